@@ -1,0 +1,31 @@
+package dev.spinel.protocol;
+
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What Redis 7.0 says about one command or subcommand: arity, flags, key positions, and the
+ * complete {@code COMMAND INFO} and {@code COMMAND DOCS} trees, re-encoded per client protocol.
+ *
+ * @param name        lower-case name; subcommands as {@code container|sub}
+ * @param arity       Redis arity: positive is exact, negative is a minimum
+ * @param flags       lower-case flags such as {@code write}, {@code readonly}, {@code fast}
+ * @param firstKey    position of the first key (0 when none)
+ * @param lastKey     position of the last key (negative counts from the end)
+ * @param step        distance between keys
+ * @param info        the {@code COMMAND INFO} entry
+ * @param docs        the {@code COMMAND DOCS} value (without the name)
+ * @param subcommands subcommand specs by lower-case subcommand name (without the container)
+ */
+public record CommandSpec(String name, int arity, Set<String> flags, int firstKey, int lastKey, int step,
+                          RespValue info, RespValue docs, Map<String, CommandSpec> subcommands) {
+
+    public boolean has(String flag) {
+        return flags.contains(flag);
+    }
+
+    /** Whether {@code argc} arguments (command name included) satisfy the arity. */
+    public boolean arityAccepts(int argc) {
+        return arity >= 0 ? argc == arity : argc >= -arity;
+    }
+}

@@ -1,0 +1,86 @@
+package dev.spinel.protocol;
+
+/**
+ * The bytes a connection has received and not yet consumed. Grows as data arrives (never from a
+ * length the client merely claims) and compacts by moving the unconsumed tail to the front.
+ *
+ * <p>Not thread-safe: owned by one connection, used on its event loop.
+ */
+public final class QueryBuffer {
+    private static final int INITIAL = 16 * 1024;
+    private static final int SHRINK_ABOVE = 256 * 1024;
+
+    byte[] data = new byte[INITIAL];
+    int readPos;
+    int writePos;
+    private RespParser parser;
+
+    /** Binds the parser whose saved positions must follow the data when it moves. */
+    public void attach(RespParser parser) {
+        this.parser = parser;
+    }
+
+    public byte[] array() {
+        return data;
+    }
+
+    public int writePos() {
+        return writePos;
+    }
+
+    /** Bytes received but not yet consumed by a complete command. */
+    public int pending() {
+        return writePos - readPos;
+    }
+
+    /** Makes room for {@code n} more bytes at {@link #writePos()}; may move or grow the array. */
+    public void ensureWritable(int n) {
+        if (data.length - writePos >= n) {
+            return;
+        }
+        int live = writePos - readPos;
+        if (readPos > 0 && data.length - live >= n) {
+            shiftToFront(data);
+            return;
+        }
+        long want = Math.max((long) data.length * 2, (long) live + n);
+        if (want > Integer.MAX_VALUE - 16) {
+            want = Integer.MAX_VALUE - 16;
+        }
+        shiftToFront(new byte[(int) want]);
+    }
+
+    public void advanceWrite(int n) {
+        writePos += n;
+    }
+
+    /** Appends bytes (used by tests and embedded callers; the server writes into {@link #array()}). */
+    public void append(byte[] src, int off, int len) {
+        ensureWritable(len);
+        System.arraycopy(src, off, data, writePos, len);
+        writePos += len;
+    }
+
+    /** Called when all complete commands are consumed: resets, and returns a big idle array. */
+    public void compactIfEmpty() {
+        if (readPos == writePos && (parser == null || !parser.inProgress())) {
+            readPos = 0;
+            writePos = 0;
+            if (data.length > SHRINK_ABOVE) {
+                data = new byte[INITIAL];
+            }
+        }
+    }
+
+    private void shiftToFront(byte[] target) {
+        int live = writePos - readPos;
+        int delta = readPos;
+        System.arraycopy(data, readPos, target, 0, live);
+        data = target;
+        readPos = 0;
+        writePos = live;
+        if (parser != null) {
+            parser.shifted(delta);
+        }
+    }
+}

@@ -1,0 +1,59 @@
+package dev.spinel.server;
+
+import dev.spinel.server.config.ConfigException;
+import dev.spinel.server.config.ServerConfig;
+
+import java.io.IOException;
+
+/**
+ * The {@code spinel-server} launcher: {@code spinel-server [/path/spinel.conf] [--name value ...]},
+ * exactly as {@code redis-server} takes its arguments. A bad directive stops the start with the
+ * line and the reason.
+ */
+public final class Main {
+    private Main() {
+    }
+
+    public static void main(String[] args) throws InterruptedException {
+        if (args.length == 1 && (args[0].equals("-v") || args[0].equals("--version"))) {
+            System.out.println("Spinel server v=" + SpinelServer.VERSION + " redis_version=" + SpinelServer.REDIS_VERSION);
+            return;
+        }
+        if (args.length == 1 && (args[0].equals("-h") || args[0].equals("--help"))) {
+            System.out.println("Usage: spinel-server [/path/to/spinel.conf] [options]\n"
+                    + "Options are redis.conf directives prefixed with --, e.g. --port 7000 --bind 127.0.0.1");
+            return;
+        }
+        ServerConfig config;
+        try {
+            config = ServerConfig.fromArgs(args);
+        } catch (ConfigException e) {
+            System.err.println(e.getMessage());
+            System.exit(1);
+            return;
+        } catch (IOException e) {
+            System.err.println("Fatal error, can't open config file '" + args[0] + "': " + e.getMessage());
+            System.exit(1);
+            return;
+        }
+        Log.configure(config.logfile.value(), config.loglevel.value());
+        Log.notice("Spinel " + SpinelServer.VERSION + " (Redis " + SpinelServer.REDIS_VERSION + " compatible) starting, pid="
+                + ProcessHandle.current().pid());
+        SpinelServer server;
+        try {
+            server = SpinelServer.start(config);
+        } catch (RuntimeException e) {
+            Log.warning(e.getMessage());
+            System.exit(1);
+            return;
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            Log.warning("Received SIGTERM scheduling shutdown...");
+            server.close();
+            Log.warning("Spinel is now ready to exit, bye bye...");
+        }, "spinel-sigterm"));
+        Log.notice("Server initialized, transport=" + (server.nativeTransport() ? "epoll" : "nio"));
+        Log.notice("Ready to accept connections tcp on port " + server.port());
+        server.awaitClose();
+    }
+}

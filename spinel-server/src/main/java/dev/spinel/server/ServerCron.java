@@ -1,0 +1,55 @@
+package dev.spinel.server;
+
+import dev.spinel.server.engine.Engine;
+import dev.spinel.server.engine.Session;
+
+/**
+ * Redis's {@code serverCron}: runs {@code hz} times a second on one event loop. Active expiry
+ * with a CPU budget of a quarter of each tick (as Redis's slow cycle), and idle-client timeouts.
+ *
+ * <p>Thread-safety: runs on a single scheduler thread; touches shared state only through
+ * thread-safe APIs (segment locks, the client registry).
+ */
+final class ServerCron implements Runnable {
+    private static final int BUCKETS_PER_STEP = 16;
+    private final Engine engine;
+
+    ServerCron(Engine engine) {
+        this.engine = engine;
+    }
+
+    @Override
+    public void run() {
+        try {
+            activeExpire();
+            closeIdleClients();
+        } catch (RuntimeException e) {
+            Log.warning("cron: " + e);
+        }
+    }
+
+    private void activeExpire() {
+        long hz = Math.max(1, Math.min(500, engine.config().hz.value()));
+        long budgetNanos = 1_000_000_000L / hz / 4;
+        long start = System.nanoTime();
+        while (System.nanoTime() - start < budgetNanos) {
+            int deleted = engine.keyspace().activeExpireCycle(System.currentTimeMillis(), BUCKETS_PER_STEP);
+            if (deleted == 0) {
+                break;
+            }
+        }
+    }
+
+    private void closeIdleClients() {
+        long timeout = engine.config().timeout.value();
+        if (timeout <= 0) {
+            return;
+        }
+        long now = System.currentTimeMillis();
+        for (Session s : engine.clients().all()) {
+            if (now - s.lastInteraction() > timeout * 1000) {
+                s.connection().kill();
+            }
+        }
+    }
+}

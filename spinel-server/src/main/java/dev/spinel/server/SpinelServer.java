@@ -1,0 +1,113 @@
+package dev.spinel.server;
+
+import dev.spinel.server.commands.Commands;
+import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.engine.CommandTable;
+import dev.spinel.server.engine.Engine;
+import dev.spinel.server.net.RespServer;
+import dev.spinel.store.Keyspace;
+import io.netty.util.concurrent.ScheduledFuture;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A running Spinel server: keyspace, engine, and the RESP front end. Embed it in a JVM test:
+ * <pre>{@code
+ * try (SpinelServer server = SpinelServer.start(ServerConfig.defaults().with("port", "0"))) {
+ *     int port = server.port(); // connect any Redis client here
+ * }
+ * }</pre>
+ * Port 0 picks a free ephemeral port.
+ *
+ * <p>Thread-safety: {@link #start} and {@link #close} may be called from any thread; close is idempotent.
+ */
+public final class SpinelServer implements AutoCloseable {
+    public static final String VERSION = "0.1.0";
+    /** The Redis command level implemented, reported as {@code redis_version}. */
+    public static final String REDIS_VERSION = "7.0.15";
+
+    private final ServerConfig config;
+    private final Engine engine;
+    private final RespServer resp;
+    private final int port;
+    private final ScheduledFuture<?> cron;
+    private final CountDownLatch closed = new CountDownLatch(1);
+    private volatile boolean closing;
+
+    private SpinelServer(ServerConfig config) throws InterruptedException {
+        this.config = config;
+        Keyspace keyspace = new Keyspace((int) config.databases.value());
+        CommandTable table = new CommandTable();
+        this.engine = new Engine(config, keyspace, table);
+        Commands.registerAll(table, this);
+        this.resp = new RespServer(engine);
+        try {
+            List<String> bind = Arrays.stream(config.bind.value().trim().split("\\s+")).filter(s -> !s.isEmpty()).toList();
+            this.port = resp.bind(bind, (int) config.port.value());
+        } catch (RuntimeException | InterruptedException e) {
+            resp.close();
+            throw e;
+        }
+        long periodMs = Math.max(2, 1000 / Math.max(1, Math.min(500, config.hz.value())));
+        this.cron = resp.workerGroup().next().scheduleAtFixedRate(new ServerCron(engine), periodMs, periodMs, TimeUnit.MILLISECONDS);
+    }
+
+    /** Starts a server with this configuration; returns once it accepts connections. */
+    public static SpinelServer start(ServerConfig config) {
+        try {
+            return new SpinelServer(config);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while starting", e);
+        }
+    }
+
+    /** Starts an in-memory server on a free port of 127.0.0.1, for tests. */
+    public static SpinelServer startEphemeral() {
+        return start(ServerConfig.defaults().with("port", "0"));
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public ServerConfig config() {
+        return config;
+    }
+
+    public Engine engine() {
+        return engine;
+    }
+
+    public boolean nativeTransport() {
+        return resp.nativeTransport();
+    }
+
+    /** Stops accepting, closes every connection, and releases the threads. */
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closing) {
+                return;
+            }
+            closing = true;
+        }
+        cron.cancel(false);
+        resp.close();
+        closed.countDown();
+    }
+
+    /** Asks the server to stop from a command (SHUTDOWN); returns at once, the stop happens on another thread. */
+    public void shutdownAsync() {
+        Thread t = new Thread(this::close, "spinel-shutdown");
+        t.start();
+    }
+
+    /** Blocks until the server is closed. */
+    public void awaitClose() throws InterruptedException {
+        closed.await();
+    }
+}

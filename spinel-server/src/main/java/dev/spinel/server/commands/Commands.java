@@ -1,0 +1,23 @@
+package dev.spinel.server.commands;
+
+import dev.spinel.server.SpinelServer;
+import dev.spinel.server.engine.CommandTable;
+
+/**
+ * Registers every command family. To find a command, look in the family file named after its type
+ * or area: {@code SET} is in {@link StringCommands}, {@code EXPIRE} in {@link KeyCommands}, {@code CLIENT}
+ * in {@link ClientCommands}, {@code CONFIG} in {@link ConfigCommands}.
+ */
+public final class Commands {
+    private Commands() {
+    }
+
+    public static void registerAll(CommandTable t, SpinelServer server) {
+        ConnectionCommands.register(t, server);
+        ClientCommands.register(t, server);
+        ServerCommands.register(t, server);
+        ConfigCommands.register(t, server);
+        StringCommands.register(t, server);
+        KeyCommands.register(t, server);
+    }
+}

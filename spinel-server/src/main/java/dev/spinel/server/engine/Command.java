@@ -1,0 +1,89 @@
+package dev.spinel.server.engine;
+
+import dev.spinel.protocol.CommandSpec;
+
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * A command Spinel implements: Redis's metadata for it, its handler, its subcommands if it is a
+ * container (CONFIG, CLIENT, OBJECT...), and its statistics for INFO commandstats.
+ *
+ * <p>Thread-safety: immutable after registration, except the statistics, which are concurrent adders.
+ */
+public final class Command {
+    private final CommandSpec spec;
+    private final CommandHandler handler;
+    private final String upperName;
+    private final Map<String, Command> subcommands = new HashMap<>();
+    final LongAdder calls = new LongAdder();
+    final LongAdder micros = new LongAdder();
+    final LongAdder rejectedCalls = new LongAdder();
+    final LongAdder failedCalls = new LongAdder();
+
+    Command(CommandSpec spec, CommandHandler handler) {
+        this.spec = spec;
+        this.handler = handler;
+        String n = spec.name();
+        this.upperName = n.substring(0, n.indexOf('|') < 0 ? n.length() : n.indexOf('|')).toUpperCase(Locale.ROOT);
+    }
+
+    public CommandSpec spec() {
+        return spec;
+    }
+
+    public String name() {
+        return spec.name();
+    }
+
+    public CommandHandler handler() {
+        return handler;
+    }
+
+    /** The container's name in upper case, as "Try CONFIG HELP." prints it. */
+    public String upperName() {
+        return upperName;
+    }
+
+    public boolean hasSubcommands() {
+        return !subcommands.isEmpty();
+    }
+
+    public Command subcommand(String lowerName) {
+        return subcommands.get(lowerName);
+    }
+
+    public Map<String, Command> subcommands() {
+        return subcommands;
+    }
+
+    void addSubcommand(Command sub) {
+        String n = sub.name();
+        subcommands.put(n.substring(n.indexOf('|') + 1), sub);
+    }
+
+    public long calls() {
+        return calls.sum();
+    }
+
+    public long micros() {
+        return micros.sum();
+    }
+
+    public long rejectedCalls() {
+        return rejectedCalls.sum();
+    }
+
+    public long failedCalls() {
+        return failedCalls.sum();
+    }
+
+    public void resetStats() {
+        calls.reset();
+        micros.reset();
+        rejectedCalls.reset();
+        failedCalls.reset();
+    }
+}

@@ -1,0 +1,47 @@
+package dev.spinel.server.engine;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Server-wide counters for INFO stats and errorstats.
+ *
+ * <p>Thread-safety: concurrent adders, updated from every event loop.
+ */
+public final class ServerStats {
+    public final long startMillis = System.currentTimeMillis();
+    public final long startNanos = System.nanoTime();
+    public final LongAdder commandsProcessed = new LongAdder();
+    public final LongAdder connectionsReceived = new LongAdder();
+    public final LongAdder rejectedConnections = new LongAdder();
+    public final LongAdder keyspaceHits = new LongAdder();
+    public final LongAdder keyspaceMisses = new LongAdder();
+    public final LongAdder netInputBytes = new LongAdder();
+    public final LongAdder netOutputBytes = new LongAdder();
+    public final LongAdder totalErrorReplies = new LongAdder();
+    public final LongAdder dirty = new LongAdder();
+    private final Map<String, LongAdder> errors = new ConcurrentHashMap<>();
+
+    public void error(String code) {
+        totalErrorReplies.increment();
+        errors.computeIfAbsent(code, k -> new LongAdder()).increment();
+    }
+
+    public Map<String, LongAdder> errors() {
+        return errors;
+    }
+
+    /** CONFIG RESETSTAT. */
+    public void reset() {
+        commandsProcessed.reset();
+        connectionsReceived.reset();
+        rejectedConnections.reset();
+        keyspaceHits.reset();
+        keyspaceMisses.reset();
+        netInputBytes.reset();
+        netOutputBytes.reset();
+        totalErrorReplies.reset();
+        errors.clear();
+    }
+}

@@ -1,0 +1,114 @@
+package dev.spinel.server.net;
+
+import dev.spinel.server.engine.Engine;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollChannelOption;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The RESP TCP front end: Netty with the native epoll transport (NIO where epoll is unavailable),
+ * one event loop per core by default, every connection served inline on its loop.
+ *
+ * <p>Thread-safety: started and closed by one thread; the loops run the connections.
+ */
+public final class RespServer implements AutoCloseable {
+    private final Engine engine;
+    private final EventLoopGroup bossGroup;
+    private final EventLoopGroup workerGroup;
+    private final List<Channel> listeners = new ArrayList<>();
+    private final boolean epoll;
+
+    public RespServer(Engine engine) {
+        this.engine = engine;
+        int threads = (int) engine.config().eventLoopThreads.value();
+        if (threads == 0) {
+            threads = Runtime.getRuntime().availableProcessors();
+        }
+        epoll = Epoll.isAvailable();
+        var factory = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        bossGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("spinel-accept", true), factory);
+        workerGroup = new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory("spinel-loop", true), factory);
+    }
+
+    public EventLoopGroup workerGroup() {
+        return workerGroup;
+    }
+
+    public boolean nativeTransport() {
+        return epoll;
+    }
+
+    /** Binds every address of the {@code bind} setting on {@code port} (0: an ephemeral port). Returns the port. */
+    public int bind(List<String> addresses, int port) throws InterruptedException {
+        Class<? extends ServerChannel> channelClass = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+        ServerBootstrap b = new ServerBootstrap()
+                .group(bossGroup, workerGroup)
+                .channel(channelClass)
+                .option(ChannelOption.SO_BACKLOG, (int) engine.config().tcpBacklog.value())
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        long keepalive = engine.config().tcpKeepalive.value();
+                        if (keepalive > 0) {
+                            ch.config().setKeepAlive(true);
+                            if (epoll) {
+                                ch.config().setOption(EpollChannelOption.TCP_KEEPIDLE, (int) keepalive);
+                                ch.config().setOption(EpollChannelOption.TCP_KEEPINTVL, (int) Math.max(1, keepalive / 3));
+                                ch.config().setOption(EpollChannelOption.TCP_KEEPCNT, 3);
+                            }
+                        }
+                        ch.pipeline().addLast(new RespConnectionHandler(engine));
+                    }
+                });
+        int bound = port;
+        for (String address : addresses) {
+            boolean optional = address.startsWith("-");
+            String host = optional ? address.substring(1) : address;
+            host = switch (host) {
+                case "*" -> "0.0.0.0";
+                case "::*" -> "::";
+                default -> host;
+            };
+            try {
+                Channel ch = b.bind(new InetSocketAddress(host, bound)).sync().channel();
+                listeners.add(ch);
+                bound = ((InetSocketAddress) ch.localAddress()).getPort();
+            } catch (Exception e) {
+                if (!optional) {
+                    throw new IllegalStateException("Could not create server TCP listening socket " + host + ":" + bound
+                            + ": " + e.getMessage(), e);
+                }
+            }
+        }
+        return bound;
+    }
+
+    @Override
+    public void close() {
+        for (Channel ch : listeners) {
+            ch.close().syncUninterruptibly();
+        }
+        bossGroup.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
+        workerGroup.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
+    }
+}

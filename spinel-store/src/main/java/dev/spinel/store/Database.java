@@ -1,0 +1,228 @@
+package dev.spinel.store;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * One of the keyspace's numbered databases: {@value #SEGMENTS} lock stripes chosen by the top bits
+ * of the key hash. Single-key commands lock one stripe; multi-key commands lock their stripes in
+ * index order through {@link StripeLocks}, so there is no global lock and no deadlock.
+ *
+ * <p>Thread-safety: the segment array is fixed; each segment guards its own keys. Methods here that
+ * touch several segments lock them one at a time and document what they guarantee.
+ */
+public final class Database {
+    public static final int SEGMENT_BITS = 6;
+    public static final int SEGMENTS = 1 << SEGMENT_BITS;
+
+    private final Keyspace keyspace;
+    private final int index;
+    private final Segment[] segments = new Segment[SEGMENTS];
+
+    Database(Keyspace keyspace, int index) {
+        this.keyspace = keyspace;
+        this.index = index;
+        for (int i = 0; i < SEGMENTS; i++) {
+            segments[i] = new Segment(this, i);
+        }
+    }
+
+    public int index() {
+        return index;
+    }
+
+    public Keyspace keyspace() {
+        return keyspace;
+    }
+
+    public Segment segment(int hash) {
+        return segments[hash >>> (32 - SEGMENT_BITS)];
+    }
+
+    public Segment segmentAt(int i) {
+        return segments[i];
+    }
+
+    /** Number of keys (including logically expired ones not yet collected, as Redis's DBSIZE). */
+    public long size() {
+        long n = 0;
+        for (Segment s : segments) {
+            s.lock();
+            try {
+                n += s.size();
+            } finally {
+                s.unlock();
+            }
+        }
+        return n;
+    }
+
+    public long volatileCount() {
+        long n = 0;
+        for (Segment s : segments) {
+            s.lock();
+            try {
+                n += s.volatileCount();
+            } finally {
+                s.unlock();
+            }
+        }
+        return n;
+    }
+
+    public long memory() {
+        long n = 0;
+        for (Segment s : segments) {
+            s.lock();
+            try {
+                n += s.memory();
+            } finally {
+                s.unlock();
+            }
+        }
+        return n;
+    }
+
+    /** Removes every key; atomic (all stripes held together). */
+    public void clear() {
+        lockAll();
+        try {
+            for (Segment s : segments) {
+                s.clear();
+            }
+        } finally {
+            unlockAll();
+        }
+    }
+
+    public void lockAll() {
+        for (Segment s : segments) {
+            s.lock();
+        }
+    }
+
+    public void unlockAll() {
+        for (int i = SEGMENTS - 1; i >= 0; i--) {
+            segments[i].unlock();
+        }
+    }
+
+    /** Exchanges all keys with another database; the caller holds every stripe of both. */
+    void swapWith(Database other) {
+        for (int i = 0; i < SEGMENTS; i++) {
+            segments[i].swapContents(other.segments[i]);
+        }
+    }
+
+    /**
+     * One SCAN step over the whole database. The cursor holds the segment index in bits 40..49 and
+     * that segment's reverse-binary bucket cursor below. Returns the next cursor (0 when done).
+     */
+    public long scan(long cursor, int count, Segment.EntryVisitor visitor) {
+        int seg = (int) (cursor >>> 40);
+        long bucketCursor = cursor & ((1L << 40) - 1);
+        if (seg < 0 || seg >= SEGMENTS) {
+            return 0;
+        }
+        int seen = 0;
+        while (seg < SEGMENTS) {
+            Segment s = segments[seg];
+            int[] counter = {0};
+            s.lock();
+            long next;
+            try {
+                next = s.scan(bucketCursor, count - seen, e -> {
+                    counter[0]++;
+                    visitor.visit(e);
+                });
+            } finally {
+                s.unlock();
+            }
+            seen += counter[0];
+            if (next != 0) {
+                return ((long) seg << 40) | next;
+            }
+            seg++;
+            bucketCursor = 0;
+            if (seen >= count && seg < SEGMENTS) {
+                return (long) seg << 40;
+            }
+        }
+        return 0;
+    }
+
+    /** A random live key, or {@code null} when the database is empty (RANDOMKEY). */
+    public byte[] randomKey(long now) {
+        ThreadLocalRandom rnd = ThreadLocalRandom.current();
+        for (int attempt = 0; attempt < 100_000; attempt++) {
+            Segment s = pickNonEmpty(rnd);
+            if (s == null) {
+                return null;
+            }
+            s.lock();
+            try {
+                Entry e = s.randomEntry(rnd);
+                if (e == null) {
+                    continue;
+                }
+                if (e.isExpired(now)) {
+                    s.removeEntry(e);
+                    expired(e.key);
+                    continue;
+                }
+                return e.key;
+            } finally {
+                s.unlock();
+            }
+        }
+        return null;
+    }
+
+    private Segment pickNonEmpty(ThreadLocalRandom rnd) {
+        List<Segment> nonEmpty = new ArrayList<>();
+        long total = 0;
+        for (Segment s : segments) {
+            int n = s.size(); // racy read: only a weight, re-checked under the lock
+            if (n > 0) {
+                nonEmpty.add(s);
+                total += n;
+            }
+        }
+        if (total == 0) {
+            return null;
+        }
+        long pick = rnd.nextLong(total);
+        for (Segment s : nonEmpty) {
+            pick -= s.size();
+            if (pick < 0) {
+                return s;
+            }
+        }
+        return nonEmpty.get(nonEmpty.size() - 1);
+    }
+
+    /** Runs active expiry over all segments within a bucket budget; returns keys deleted. */
+    int activeExpire(long now, int bucketsPerSegment) {
+        int deleted = 0;
+        for (Segment s : segments) {
+            if (s.volatileCount() == 0 || !s.tryLock()) {
+                continue; // racy pre-check; a busy stripe is visited next cycle
+            }
+            try {
+                deleted += s.expireStep(now, bucketsPerSegment);
+            } finally {
+                s.unlock();
+            }
+        }
+        return deleted;
+    }
+
+    void expired(byte[] key) {
+        keyspace.expired(this, key);
+    }
+
+    int clock() {
+        return keyspace.lruClock();
+    }
+}

@@ -1,0 +1,365 @@
+package dev.spinel.store;
+
+import java.util.Arrays;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * One lock stripe of a {@link Database}: a chained hash table of {@link Entry} with power-of-two
+ * buckets, resized all at once (a stripe holds 1/64 of a database, so a resize is short).
+ *
+ * <p>Iteration for SCAN uses Redis's reverse-binary cursor over the bucket index, so every key
+ * present for a whole scan is returned at least once even when the table grows or shrinks between
+ * calls.
+ *
+ * <p>Thread-safety: every method requires the caller to hold this segment's lock ({@link #lock()}).
+ * Entries, and the values inside them, are guarded by the same lock.
+ */
+public final class Segment {
+    private static final int MIN_CAPACITY = 8;
+    /** Heap bytes of an entry plus its bucket slot, for memory accounting. */
+    static final int ENTRY_OVERHEAD = 32 + 4;
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Database owner;
+    final int index;
+    private Entry[] table;
+    private int size;
+    private int volatileCount;
+    private long memory;
+    private int expireCursor;
+
+    Segment(Database owner, int index) {
+        this.owner = owner;
+        this.index = index;
+    }
+
+    public void lock() {
+        lock.lock();
+    }
+
+    public void unlock() {
+        lock.unlock();
+    }
+
+    public boolean tryLock() {
+        return lock.tryLock();
+    }
+
+    public boolean isHeldByCurrentThread() {
+        return lock.isHeldByCurrentThread();
+    }
+
+    public Database database() {
+        return owner;
+    }
+
+    public int size() {
+        return size;
+    }
+
+    public int volatileCount() {
+        return volatileCount;
+    }
+
+    public long memory() {
+        return memory;
+    }
+
+    /** Adds {@code delta} bytes to this segment's accounted memory (a value grew or shrank in place). */
+    public void adjustMemory(long delta) {
+        memory += delta;
+    }
+
+    // ---------------------------------------------------------------- lookup
+
+    /** The live entry for the key, or {@code null}; an expired entry is deleted on the way (lazy expiry). */
+    public Entry get(byte[] buf, int off, int len, int hash, long now) {
+        Entry e = find(buf, off, len, hash);
+        if (e != null && e.isExpired(now)) {
+            removeEntry(e);
+            owner.expired(e.key);
+            return null;
+        }
+        return e;
+    }
+
+    /** The entry for the key whether expired or not (for code that must see the raw state). */
+    public Entry find(byte[] buf, int off, int len, int hash) {
+        Entry[] t = table;
+        if (t == null) {
+            return null;
+        }
+        for (Entry e = t[hash & (t.length - 1)]; e != null; e = e.next) {
+            if (e.hash == hash && e.key.length == len && Arrays.equals(e.key, 0, len, buf, off, off + len)) {
+                return e;
+            }
+        }
+        return null;
+    }
+
+    // ---------------------------------------------------------------- mutation
+
+    /**
+     * Stores {@code value} under the key, replacing any value and time to live; {@code expireAt} is
+     * absolute Unix ms or -1. Returns the entry now holding the key.
+     */
+    public Entry put(byte[] key, int hash, Object value, long expireAt) {
+        Entry old = find(key, 0, key.length, hash);
+        if (old != null) {
+            removeEntry(old);
+        }
+        return insert(key, hash, value, expireAt);
+    }
+
+    /** Adds a key the caller knows is absent. */
+    public Entry insert(byte[] key, int hash, Object value, long expireAt) {
+        Entry e = expireAt >= 0 ? new VolatileEntry(hash, key, value, expireAt) : new Entry(hash, key, value);
+        if (expireAt >= 0) {
+            volatileCount++;
+        }
+        e.access = owner.clock();
+        link(e);
+        size++;
+        memory += ENTRY_OVERHEAD + Sizes.array(key.length) + Sizes.value(value);
+        if (size > table.length) {
+            resize(table.length * 2);
+        }
+        return e;
+    }
+
+    /** Replaces the value of an existing entry, keeping its time to live. */
+    public void replaceValue(Entry e, Object value) {
+        memory += Sizes.value(value) - Sizes.value(e.value);
+        e.value = value;
+    }
+
+    /**
+     * Sets or clears ({@code expireAt < 0}) the time to live of an entry; returns the entry now
+     * holding the key (a different object when the entry changes between volatile and persistent).
+     */
+    public Entry setExpire(Entry e, long expireAt) {
+        if (e instanceof VolatileEntry v && expireAt >= 0) {
+            v.expireAt = expireAt;
+            return v;
+        }
+        if (!(e instanceof VolatileEntry) && expireAt < 0) {
+            return e;
+        }
+        Entry n = expireAt >= 0 ? new VolatileEntry(e.hash, e.key, e.value, expireAt) : new Entry(e.hash, e.key, e.value);
+        n.access = e.access;
+        replaceEntry(e, n);
+        volatileCount += expireAt >= 0 ? 1 : -1;
+        return n;
+    }
+
+    public boolean remove(byte[] buf, int off, int len, int hash) {
+        Entry e = find(buf, off, len, hash);
+        if (e == null) {
+            return false;
+        }
+        removeEntry(e);
+        return true;
+    }
+
+    public void removeEntry(Entry e) {
+        Entry[] t = table;
+        int b = e.hash & (t.length - 1);
+        Entry prev = null;
+        for (Entry c = t[b]; c != null; prev = c, c = c.next) {
+            if (c == e) {
+                if (prev == null) {
+                    t[b] = c.next;
+                } else {
+                    prev.next = c.next;
+                }
+                size--;
+                if (e instanceof VolatileEntry) {
+                    volatileCount--;
+                }
+                memory -= ENTRY_OVERHEAD + Sizes.array(e.key.length) + Sizes.value(e.value);
+                if (size == 0) {
+                    memory = 0;
+                }
+                if (t.length > MIN_CAPACITY && size < t.length / 8) {
+                    resize(Math.max(MIN_CAPACITY, Integer.highestOneBit(Math.max(size, 1)) * 2));
+                }
+                return;
+            }
+        }
+        throw new IllegalStateException("entry not in its segment");
+    }
+
+    /** Removes every key. */
+    public void clear() {
+        table = null;
+        size = 0;
+        volatileCount = 0;
+        memory = 0;
+        expireCursor = 0;
+    }
+
+    /** Exchanges contents with the same-index segment of another database (SWAPDB). */
+    void swapContents(Segment other) {
+        Entry[] t = table;
+        table = other.table;
+        other.table = t;
+        int s = size;
+        size = other.size;
+        other.size = s;
+        int v = volatileCount;
+        volatileCount = other.volatileCount;
+        other.volatileCount = v;
+        long m = memory;
+        memory = other.memory;
+        other.memory = m;
+        expireCursor = 0;
+        other.expireCursor = 0;
+    }
+
+    private void link(Entry e) {
+        if (table == null) {
+            table = new Entry[MIN_CAPACITY];
+        }
+        int b = e.hash & (table.length - 1);
+        e.next = table[b];
+        table[b] = e;
+    }
+
+    private void replaceEntry(Entry old, Entry n) {
+        Entry[] t = table;
+        int b = old.hash & (t.length - 1);
+        Entry prev = null;
+        for (Entry c = t[b]; c != null; prev = c, c = c.next) {
+            if (c == old) {
+                n.next = old.next;
+                if (prev == null) {
+                    t[b] = n;
+                } else {
+                    prev.next = n;
+                }
+                return;
+            }
+        }
+        throw new IllegalStateException("entry not in its segment");
+    }
+
+    private void resize(int capacity) {
+        Entry[] old = table;
+        Entry[] t = new Entry[capacity];
+        int mask = capacity - 1;
+        for (Entry head : old) {
+            for (Entry e = head; e != null; ) {
+                Entry next = e.next;
+                int b = e.hash & mask;
+                e.next = t[b];
+                t[b] = e;
+                e = next;
+            }
+        }
+        table = t;
+        expireCursor = 0;
+    }
+
+    // ---------------------------------------------------------------- iteration
+
+    /** Receives the entries of one SCAN step. */
+    @FunctionalInterface
+    public interface EntryVisitor {
+        void visit(Entry e);
+    }
+
+    /**
+     * Visits the entries of the bucket at reverse-binary cursor {@code cursor} (and, as Redis does,
+     * of as many further buckets as needed for {@code minEntries}), and returns the next cursor;
+     * 0 means this segment is done.
+     */
+    public long scan(long cursor, int minEntries, EntryVisitor visitor) {
+        Entry[] t = table;
+        if (t == null || size == 0) {
+            return 0;
+        }
+        long mask = t.length - 1;
+        long v = cursor;
+        int seen = 0;
+        do {
+            for (Entry e = t[(int) (v & mask)]; e != null; e = e.next) {
+                visitor.visit(e);
+                seen++;
+            }
+            v |= ~mask;
+            v = Long.reverse(v);
+            v++;
+            v = Long.reverse(v);
+        } while (v != 0 && seen < minEntries);
+        return v;
+    }
+
+    /** Visits every entry (KEYS, FLUSH bookkeeping, snapshots). */
+    public void forEach(EntryVisitor visitor) {
+        Entry[] t = table;
+        if (t == null) {
+            return;
+        }
+        for (Entry head : t) {
+            for (Entry e = head; e != null; e = e.next) {
+                visitor.visit(e);
+            }
+        }
+    }
+
+    /** A uniformly-chosen bucket's random entry, or {@code null} if the segment is empty. */
+    public Entry randomEntry(java.util.random.RandomGenerator rnd) {
+        Entry[] t = table;
+        if (t == null || size == 0) {
+            return null;
+        }
+        while (true) {
+            Entry head = t[rnd.nextInt(t.length)];
+            if (head == null) {
+                continue;
+            }
+            int n = 0;
+            for (Entry e = head; e != null; e = e.next) {
+                n++;
+            }
+            int pick = rnd.nextInt(n);
+            Entry e = head;
+            while (pick-- > 0) {
+                e = e.next;
+            }
+            return e;
+        }
+    }
+
+    /**
+     * One step of active expiry: examines up to {@code maxBuckets} buckets from where the last step
+     * stopped and deletes the expired keys. Returns the number of keys deleted.
+     */
+    int expireStep(long now, int maxBuckets) {
+        Entry[] t = table;
+        if (t == null || volatileCount == 0) {
+            return 0;
+        }
+        int deleted = 0;
+        for (int n = 0; n < maxBuckets && volatileCount > 0; n++) {
+            if (expireCursor >= t.length) {
+                expireCursor = 0;
+            }
+            Entry e = t[expireCursor];
+            while (e != null) {
+                Entry next = e.next;
+                if (e.isExpired(now)) {
+                    removeEntry(e);
+                    owner.expired(e.key);
+                    deleted++;
+                    if (table != t) {
+                        return deleted; // resized: the cursor restarts next step
+                    }
+                }
+                e = next;
+            }
+            expireCursor++;
+        }
+        return deleted;
+    }
+}
