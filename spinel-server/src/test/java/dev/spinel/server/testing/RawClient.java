@@ -1,0 +1,132 @@
+package dev.spinel.server.testing;
+
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * A minimal RESP client that sends commands as multibulk and returns each reply's exact bytes,
+ * so tests can compare replies byte for byte. Not thread-safe.
+ */
+public final class RawClient implements AutoCloseable {
+    private final Socket socket;
+    private final InputStream in;
+    private final OutputStream out;
+
+    public RawClient(int port) throws IOException {
+        socket = new Socket("127.0.0.1", port);
+        socket.setTcpNoDelay(true);
+        socket.setSoTimeout(10_000);
+        in = new BufferedInputStream(socket.getInputStream());
+        out = socket.getOutputStream();
+    }
+
+    public void send(List<byte[]> args) throws IOException {
+        out.write(encode(args));
+        out.flush();
+    }
+
+    public void sendRaw(byte[] bytes) throws IOException {
+        out.write(bytes);
+        out.flush();
+    }
+
+    public static byte[] encode(List<byte[]> args) {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        b.writeBytes(("*" + args.size() + "\r\n").getBytes(StandardCharsets.US_ASCII));
+        for (byte[] a : args) {
+            b.writeBytes(("$" + a.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
+            b.writeBytes(a);
+            b.writeBytes("\r\n".getBytes(StandardCharsets.US_ASCII));
+        }
+        return b.toByteArray();
+    }
+
+    /** Sends a command and returns its reply's raw bytes. */
+    public byte[] call(List<byte[]> args) throws IOException {
+        send(args);
+        return readReply();
+    }
+
+    public byte[] call(String... args) throws IOException {
+        return call(java.util.Arrays.stream(args).map(s -> s.getBytes(StandardCharsets.UTF_8)).toList());
+    }
+
+    public String callString(String... args) throws IOException {
+        return new String(call(args), StandardCharsets.UTF_8);
+    }
+
+    /** Reads exactly one RESP2/RESP3 reply and returns its bytes; throws at end of stream. */
+    public byte[] readReply() throws IOException {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        readValue(b);
+        return b.toByteArray();
+    }
+
+    private void readValue(ByteArrayOutputStream b) throws IOException {
+        String line = readLine(b);
+        char type = line.charAt(0);
+        switch (type) {
+            case '+', '-', ':', ',', '#', '_', '(' -> { }
+            case '$', '=', '!' -> {
+                int n = Integer.parseInt(line.substring(1));
+                if (n >= 0) {
+                    b.writeBytes(in.readNBytes(n + 2));
+                }
+            }
+            case '*', '~', '>' -> {
+                int n = Integer.parseInt(line.substring(1));
+                for (int i = 0; i < n; i++) {
+                    readValue(b);
+                }
+            }
+            case '%', '|' -> {
+                int n = Integer.parseInt(line.substring(1));
+                for (int i = 0; i < 2 * n; i++) {
+                    readValue(b);
+                }
+            }
+            default -> throw new IOException("bad reply line: " + line);
+        }
+    }
+
+    private String readLine(ByteArrayOutputStream b) throws IOException {
+        ByteArrayOutputStream line = new ByteArrayOutputStream();
+        int prev = -1;
+        while (true) {
+            int c = in.read();
+            if (c < 0) {
+                throw new IOException("connection closed");
+            }
+            b.write(c);
+            if (prev == '\r' && c == '\n') {
+                byte[] l = line.toByteArray();
+                return new String(l, 0, l.length - 1, StandardCharsets.ISO_8859_1);
+            }
+            line.write(c);
+            prev = c;
+        }
+    }
+
+    /** True if the server closed the connection (reads EOF within the timeout). */
+    public boolean isClosedByServer() throws IOException {
+        socket.setSoTimeout(2000);
+        try {
+            return in.read() < 0;
+        } catch (java.net.SocketTimeoutException e) {
+            return false;
+        } catch (IOException e) {
+            return true;
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        socket.close();
+    }
+}
