@@ -19,5 +19,11 @@ public final class Commands {
         ConfigCommands.register(t, server);
         StringCommands.register(t, server);
         KeyCommands.register(t, server);
+        ListCommands.register(t, server);
+        HashCommands.register(t, server);
+        SetCommands.register(t, server);
+        ZSetCommands.register(t, server);
+        PubSubCommands.register(t, server);
+        TransactionCommands.register(t, server);
     }
 }
