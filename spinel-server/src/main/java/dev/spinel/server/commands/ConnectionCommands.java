@@ -23,6 +23,16 @@ public final class ConnectionCommands {
         if (a.count() > 2) {
             throw Errors.wrongArgs("ping");
         }
+        if (s.hasSubscriptions() && s.protocol() == 2) {
+            // RESP2 subscribed mode answers in the shape of a message.
+            s.out().array(2).bulk("pong");
+            if (a.count() == 2) {
+                s.out().bulk(a.buffer(), a.offset(1), a.length(1));
+            } else {
+                s.out().bulk(new byte[0]);
+            }
+            return;
+        }
         if (a.count() == 2) {
             s.out().bulk(a.buffer(), a.offset(1), a.length(1));
         } else {

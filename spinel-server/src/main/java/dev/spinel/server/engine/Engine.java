@@ -21,11 +21,17 @@ public final class Engine {
     private final CommandTable commands;
     private final ClientRegistry clients = new ClientRegistry();
     private final ServerStats stats = new ServerStats();
+    private final PubSub pubSub;
 
     public Engine(ServerConfig config, Keyspace keyspace, CommandTable commands) {
         this.config = config;
         this.keyspace = keyspace;
         this.commands = commands;
+        this.pubSub = new PubSub(new OutputLimits(config));
+    }
+
+    public PubSub pubSub() {
+        return pubSub;
     }
 
     public ServerConfig config() {
@@ -61,6 +67,7 @@ public final class Engine {
     }
 
     public void close(Session s) {
+        pubSub.unsubscribeAll(s);
         clients.remove(s);
     }
 
@@ -101,6 +108,12 @@ public final class Engine {
             applyReplyMode(session, mark);
             return;
         }
+        if (session.hasSubscriptions() && session.protocol() == 2 && !allowedWhileSubscribed(cmd)) {
+            reject(session, cmd, "ERR Can't execute '" + cmd.name()
+                    + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context");
+            applyReplyMode(session, mark);
+            return;
+        }
         run(session, cmd, args);
         applyReplyMode(session, mark);
     }
@@ -138,6 +151,14 @@ public final class Engine {
         int sp = message.indexOf(' ');
         stats.error(sp < 0 ? message : message.substring(0, sp));
         cmd.rejectedCalls.increment();
+    }
+
+    private static boolean allowedWhileSubscribed(Command cmd) {
+        return switch (cmd.name()) {
+            case "subscribe", "unsubscribe", "psubscribe", "punsubscribe", "ssubscribe", "sunsubscribe",
+                 "ping", "quit", "reset" -> true;
+            default -> false;
+        };
     }
 
     private static void applyReplyMode(Session session, int mark) {

@@ -33,6 +33,9 @@ public final class Session {
     private volatile boolean noEvict;
     private volatile boolean noTouch;
     private ReplyMode replyMode = ReplyMode.ON;
+    private Subscriptions subscriptions;
+    /** When this subscriber's output first passed the soft limit (0: not over it). */
+    private long overSoftLimitSince;
     private long now;
 
     public Session(Engine engine, long id, ClientConnection connection) {
@@ -159,6 +162,27 @@ public final class Session {
 
     public void replyMode(ReplyMode mode) {
         this.replyMode = mode;
+    }
+
+    /** This session's subscriptions, created on first use. */
+    public Subscriptions subscriptions() {
+        if (subscriptions == null) {
+            subscriptions = new Subscriptions();
+        }
+        return subscriptions;
+    }
+
+    /** True when subscribed to any channel, pattern or shard channel (Redis's CLIENT_PUBSUB flag). */
+    public boolean hasSubscriptions() {
+        return subscriptions != null && subscriptions.any();
+    }
+
+    long overSoftLimitSince() {
+        return overSoftLimitSince;
+    }
+
+    void overSoftLimitSince(long millis) {
+        this.overSoftLimitSince = millis;
     }
 
     /** The time of the command being executed, in Unix ms (one clock read per command, as Redis). */

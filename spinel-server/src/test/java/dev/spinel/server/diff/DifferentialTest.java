@@ -130,6 +130,10 @@ class DifferentialTest {
                             }
                             continue;
                         }
+                        case "read" -> {
+                            compare(where, Mode.EXACT, current[0].readReply(), current[1].readReply());
+                            continue;
+                        }
                         case "raw" -> {
                             byte[] bytes = toBytes(List.of(Quoting.split("\"" + rest + "\"").getFirst())).getFirst();
                             byte[] s = sendRaw(current[0], bytes);

@@ -1,0 +1,162 @@
+package dev.spinel.server.engine;
+
+import dev.spinel.protocol.ReplyBuffer;
+import dev.spinel.store.Glob;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The publish/subscribe registry: channel, pattern and shard-channel subscribers across all
+ * connections. A message is delivered to each subscriber on the subscriber's own event loop (a task
+ * per delivery), so the publisher never writes into another loop's buffers and messages from one
+ * publisher arrive in publishing order (each loop runs its tasks in order).
+ *
+ * <p>Thread-safety: concurrent maps of concurrent sets; subscribe/unsubscribe/publish may run on any
+ * loop at once. A session's own subscription sets ({@link Subscriptions}) are touched only on its loop.
+ */
+public final class PubSub {
+    private static final byte[] MESSAGE = "message".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] PMESSAGE = "pmessage".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] SMESSAGE = "smessage".getBytes(StandardCharsets.US_ASCII);
+
+    private final Map<ByteKey, Set<Session>> channels = new ConcurrentHashMap<>();
+    private final Map<ByteKey, Set<Session>> patterns = new ConcurrentHashMap<>();
+    private final Map<ByteKey, Set<Session>> shardChannels = new ConcurrentHashMap<>();
+    private final OutputLimit limit;
+
+    public PubSub(OutputLimit limit) {
+        this.limit = limit;
+    }
+
+    /** Decides whether a subscriber's unsent output has grown past its limit (client-output-buffer-limit pubsub). */
+    @FunctionalInterface
+    public interface OutputLimit {
+        boolean exceeded(Session subscriber, long pendingBytes);
+    }
+
+    public enum Kind { CHANNEL, PATTERN, SHARD }
+
+    private Map<ByteKey, Set<Session>> map(Kind kind) {
+        return switch (kind) {
+            case CHANNEL -> channels;
+            case PATTERN -> patterns;
+            case SHARD -> shardChannels;
+        };
+    }
+
+    /** Adds a subscription; returns false if the session already had it. */
+    public boolean subscribe(Kind kind, ByteKey name, Session s) {
+        if (!s.subscriptions().set(kind).add(name)) {
+            return false;
+        }
+        map(kind).computeIfAbsent(name, k -> ConcurrentHashMap.newKeySet()).add(s);
+        return true;
+    }
+
+    /** Removes a subscription; returns false if the session did not have it. */
+    public boolean unsubscribe(Kind kind, ByteKey name, Session s) {
+        if (!s.subscriptions().set(kind).remove(name)) {
+            return false;
+        }
+        map(kind).computeIfPresent(name, (k, set) -> {
+            set.remove(s);
+            return set.isEmpty() ? null : set;
+        });
+        return true;
+    }
+
+    /** Drops every subscription of a closing session. */
+    public void unsubscribeAll(Session s) {
+        if (!s.hasSubscriptions()) {
+            return;
+        }
+        for (Kind kind : Kind.values()) {
+            for (ByteKey name : List.copyOf(s.subscriptions().set(kind))) {
+                unsubscribe(kind, name, s);
+            }
+        }
+    }
+
+    /** PUBLISH: delivers to channel and pattern subscribers; returns the number of receivers. */
+    public long publish(byte[] channel, byte[] message) {
+        long n = 0;
+        Set<Session> direct = channels.get(new ByteKey(channel));
+        if (direct != null) {
+            for (Session s : direct) {
+                deliver(s, MESSAGE, null, channel, message);
+                n++;
+            }
+        }
+        if (!patterns.isEmpty()) {
+            for (Map.Entry<ByteKey, Set<Session>> e : patterns.entrySet()) {
+                byte[] p = e.getKey().bytes();
+                if (Glob.matches(p, channel, false)) {
+                    for (Session s : e.getValue()) {
+                        deliver(s, PMESSAGE, p, channel, message);
+                        n++;
+                    }
+                }
+            }
+        }
+        return n;
+    }
+
+    /** SPUBLISH: delivers to shard-channel subscribers. */
+    public long publishShard(byte[] channel, byte[] message) {
+        Set<Session> subs = shardChannels.get(new ByteKey(channel));
+        if (subs == null) {
+            return 0;
+        }
+        for (Session s : subs) {
+            deliver(s, SMESSAGE, null, channel, message);
+        }
+        return subs.size();
+    }
+
+    private void deliver(Session s, byte[] kind, byte[] pattern, byte[] channel, byte[] message) {
+        ClientConnection c = s.connection();
+        c.execute(() -> {
+            if (s.closing()) {
+                return;
+            }
+            ReplyBuffer out = s.out();
+            out.push(pattern == null ? 3 : 4);
+            out.bulk(kind);
+            if (pattern != null) {
+                out.bulk(pattern);
+            }
+            out.bulk(channel);
+            out.bulk(message);
+            c.flushReplies();
+            if (limit.exceeded(s, c.pendingOutputBytes())) {
+                c.kill();
+            }
+        });
+    }
+
+    /** Active channels (with at least one subscriber) matching an optional pattern. */
+    public List<byte[]> channels(Kind kind, byte[] pattern) {
+        List<byte[]> out = new ArrayList<>();
+        for (ByteKey k : map(kind).keySet()) {
+            if (pattern == null || Glob.matches(pattern, k.bytes(), false)) {
+                out.add(k.bytes());
+            }
+        }
+        return out;
+    }
+
+    public long subscriberCount(Kind kind, byte[] name) {
+        Set<Session> s = map(kind).get(new ByteKey(name));
+        return s == null ? 0 : s.size();
+    }
+
+    /** Number of distinct patterns subscribed by anyone (PUBSUB NUMPAT). */
+    public long patternCount() {
+        return patterns.size();
+    }
+}
