@@ -31,7 +31,7 @@ public final class KeyCommands {
             }
         }
         if (n > 0) {
-            s.engine().stats().dirty.add(n);
+            s.dirty(n);
         }
         s.out().integer(n);
     }

@@ -101,7 +101,7 @@ public final class StringCommands {
                     seg.setExpire(e, expireAt);
                 }
             }
-            s.engine().stats().dirty.increment();
+            s.dirty(1);
             if ((flags & GET) == 0) {
                 s.out().ok();
             }

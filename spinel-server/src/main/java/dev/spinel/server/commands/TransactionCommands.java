@@ -3,11 +3,24 @@ package dev.spinel.server.commands;
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.engine.CommandTable;
 
-/** Placeholder registration; the family is filled in by its own change. */
+/**
+ * MULTI, EXEC, DISCARD, WATCH, UNWATCH. The transaction machinery (queueing, atomic execution,
+ * watch invalidation) lives in the engine, which owns dispatch.
+ */
 public final class TransactionCommands {
     private TransactionCommands() {
     }
 
     public static void register(CommandTable t, SpinelServer server) {
+        // MULTI
+        t.register("multi", (s, a) -> s.engine().multi(s));
+        // EXEC
+        t.register("exec", (s, a) -> s.engine().exec(s));
+        // DISCARD
+        t.register("discard", (s, a) -> s.engine().discard(s));
+        // WATCH key [key ...]
+        t.register("watch", (s, a) -> s.engine().watch(s, a));
+        // UNWATCH
+        t.register("unwatch", (s, a) -> s.engine().unwatch(s));
     }
 }

@@ -22,12 +22,18 @@ public final class Engine {
     private final ClientRegistry clients = new ClientRegistry();
     private final ServerStats stats = new ServerStats();
     private final PubSub pubSub;
+    private final Watches watches = new Watches();
 
     public Engine(ServerConfig config, Keyspace keyspace, CommandTable commands) {
         this.config = config;
         this.keyspace = keyspace;
         this.commands = commands;
         this.pubSub = new PubSub(new OutputLimits(config));
+        keyspace.listener((db, key) -> watches.touch(db.index(), key));
+    }
+
+    public Watches watches() {
+        return watches;
     }
 
     public PubSub pubSub() {
@@ -68,6 +74,7 @@ public final class Engine {
 
     public void close(Session s) {
         pubSub.unsubscribeAll(s);
+        watches.unwatchAll(s);
         clients.remove(s);
     }
 
@@ -114,15 +121,143 @@ public final class Engine {
             applyReplyMode(session, mark);
             return;
         }
+        if (session.transaction() != null && !runsInsideMulti(cmd)) {
+            session.transaction().queue(cmd, args);
+            session.out().simple("QUEUED");
+            applyReplyMode(session, mark);
+            return;
+        }
         run(session, cmd, args);
         applyReplyMode(session, mark);
+    }
+
+    /** Commands that act at once even inside MULTI (Redis: EXEC, DISCARD, MULTI, WATCH, QUIT, RESET). */
+    private static boolean runsInsideMulti(Command cmd) {
+        return switch (cmd.name()) {
+            case "exec", "discard", "multi", "watch", "quit", "reset" -> true;
+            default -> false;
+        };
+    }
+
+    private static void flagTransaction(Session session) {
+        if (session.transaction() != null) {
+            session.transaction().abort();
+        }
+    }
+
+    // ---------------------------------------------------------------- transactions
+
+    /** MULTI: opens a transaction. */
+    public void multi(Session s) {
+        if (s.transaction() != null) {
+            throw new RedisError("ERR MULTI calls can not be nested");
+        }
+        s.transaction(new Transaction());
+        s.out().ok();
+    }
+
+    /** DISCARD: drops the transaction and the watches. */
+    public void discard(Session s) {
+        if (s.transaction() == null) {
+            throw new RedisError("ERR DISCARD without MULTI");
+        }
+        s.transaction(null);
+        watches.unwatchAll(s);
+        s.out().ok();
+    }
+
+    /** WATCH key [key ...] */
+    public void watch(Session s, Args a) {
+        if (s.transaction() != null) {
+            throw new RedisError("ERR WATCH inside MULTI is not allowed");
+        }
+        long now = System.currentTimeMillis();
+        for (int i = 1; i < a.count(); i++) {
+            byte[] key = a.copy(i);
+            int h = dev.spinel.store.KeyHash.hash(key);
+            dev.spinel.store.Segment seg = s.db().segment(h);
+            boolean expired;
+            seg.lock();
+            try {
+                dev.spinel.store.Entry e = seg.find(key, 0, key.length, h);
+                expired = e != null && e.expireAt() >= 0 && e.expireAt() <= now;
+            } finally {
+                seg.unlock();
+            }
+            watches.watch(s, s.dbIndex(), key, expired);
+        }
+        s.out().ok();
+    }
+
+    /** UNWATCH */
+    public void unwatch(Session s) {
+        watches.unwatchAll(s);
+        s.out().ok();
+    }
+
+    /**
+     * EXEC: runs the queued commands atomically against every other client. All stripes of all
+     * databases are held for the duration (queued commands may touch any key, and SELECT may switch
+     * databases); the stripes are taken in the global order, so this cannot deadlock with multi-key
+     * commands. Commands inside re-enter their stripes' locks (they are reentrant).
+     */
+    public void exec(Session s) {
+        Transaction t = s.transaction();
+        if (t == null) {
+            throw new RedisError("ERR EXEC without MULTI");
+        }
+        s.transaction(null);
+        if (t.aborted()) {
+            watches.unwatchAll(s);
+            throw new RedisError("EXECABORT Transaction discarded because of previous errors.");
+        }
+        int n = keyspace.databases();
+        for (int i = 0; i < n; i++) {
+            keyspace.db(i).lockAll();
+        }
+        try {
+            if (s.watchDirty() || watchedKeyExpired(s)) {
+                watches.unwatchAll(s);
+                s.out().nullArray();
+                return;
+            }
+            s.out().array(t.queued().size());
+            s.executingTransaction(true);
+            for (Transaction.Queued q : t.queued()) {
+                run(s, q.command(), Args.of(q.argv()));
+            }
+        } finally {
+            s.executingTransaction(false);
+            for (int i = n - 1; i >= 0; i--) {
+                keyspace.db(i).unlockAll();
+            }
+        }
+        watches.unwatchAll(s);
+    }
+
+    /** A watched key that is logically expired now but was not when watched also fails EXEC (Redis 7.0). */
+    private boolean watchedKeyExpired(Session s) {
+        long now = System.currentTimeMillis();
+        for (Watches.Key k : s.watched()) {
+            byte[] key = k.key().bytes();
+            int h = dev.spinel.store.KeyHash.hash(key);
+            dev.spinel.store.Entry e = keyspace.db(k.db()).segment(h).find(key, 0, key.length, h);
+            if (e != null && e.expireAt() >= 0 && e.expireAt() <= now && !k.expiredAtWatch()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void run(Session session, Command cmd, Args args) {
         long start = System.nanoTime();
         session.beginCommand(System.currentTimeMillis(), cmd.name());
+        long dirtyBefore = session.dirtyCount();
         try {
             cmd.handler().execute(session, args);
+            if (session.dirtyCount() != dirtyBefore && !watches.isEmpty()) {
+                touchWatched(session, cmd, args);
+            }
         } catch (RedisError e) {
             session.out().error(e.getMessage());
             stats.error(e.code());
@@ -133,7 +268,40 @@ public final class Engine {
         stats.commandsProcessed.increment();
     }
 
+    /** Invalidates the watches on the keys a successful write touched. */
+    private void touchWatched(Session s, Command cmd, Args args) {
+        switch (cmd.name()) {
+            case "flushall" -> watches.touchAll(-1);
+            case "flushdb" -> watches.touchAll(s.dbIndex());
+            case "swapdb" -> {
+                watches.touchAll((int) args.parseLong(1));
+                watches.touchAll((int) args.parseLong(2));
+            }
+            default -> {
+                int[] keys;
+                try {
+                    keys = dev.spinel.protocol.KeyPositions.of(cmd.spec(), args);
+                } catch (IllegalArgumentException e) {
+                    return;
+                }
+                for (int k : keys) {
+                    watches.touch(s.dbIndex(), args.copy(k));
+                }
+                if (cmd.name().equals("move")) {
+                    watches.touch((int) args.parseLong(2), args.copy(1));
+                } else if (cmd.name().equals("copy")) {
+                    for (int i = 3; i + 1 < args.count(); i++) {
+                        if (args.is(i, "DB")) {
+                            watches.touch((int) args.parseLong(i + 1), args.copy(2));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     private void rejectUnknown(Session session, Args args) {
+        flagTransaction(session);
         StringBuilder sb = new StringBuilder("ERR unknown command '");
         sb.append(Errors.truncate(args.string(0))).append("', with args beginning with: ");
         StringBuilder rest = new StringBuilder();
@@ -147,6 +315,7 @@ public final class Engine {
     }
 
     private void reject(Session session, Command cmd, String message) {
+        flagTransaction(session);
         session.out().error(message);
         int sp = message.indexOf(' ');
         stats.error(sp < 0 ? message : message.substring(0, sp));

@@ -34,6 +34,12 @@ public final class Session {
     private volatile boolean noTouch;
     private ReplyMode replyMode = ReplyMode.ON;
     private Subscriptions subscriptions;
+    private Transaction transaction;
+    private boolean executingTransaction;
+    private java.util.List<Watches.Key> watched;
+    private volatile boolean watchDirty;
+    /** Writes made by this session's commands; the engine compares it around each command. */
+    private long dirty;
     /** When this subscriber's output first passed the soft limit (0: not over it). */
     private long overSoftLimitSince;
     private long now;
@@ -183,6 +189,53 @@ public final class Session {
 
     void overSoftLimitSince(long millis) {
         this.overSoftLimitSince = millis;
+    }
+
+    /** Records {@code n} changes to the dataset (Redis's server.dirty), for WATCH, persistence and INFO. */
+    public void dirty(long n) {
+        dirty += n;
+        engine.stats().dirty.add(n);
+    }
+
+    long dirtyCount() {
+        return dirty;
+    }
+
+    /** The open MULTI, or {@code null}. */
+    public Transaction transaction() {
+        return transaction;
+    }
+
+    void transaction(Transaction t) {
+        this.transaction = t;
+    }
+
+    /** True while EXEC runs this session's queued commands (blocking commands must not block then). */
+    public boolean executingTransaction() {
+        return executingTransaction;
+    }
+
+    void executingTransaction(boolean on) {
+        this.executingTransaction = on;
+    }
+
+    java.util.List<Watches.Key> watched() {
+        if (watched == null) {
+            watched = Watches.newList();
+        }
+        return watched;
+    }
+
+    boolean watching() {
+        return watched != null && !watched.isEmpty();
+    }
+
+    boolean watchDirty() {
+        return watchDirty;
+    }
+
+    void watchDirty(boolean on) {
+        this.watchDirty = on;
     }
 
     /** The time of the command being executed, in Unix ms (one clock read per command, as Redis). */

@@ -1,0 +1,40 @@
+package dev.spinel.server.engine;
+
+import dev.spinel.protocol.Args;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A session's MULTI state: the queued commands (arguments copied, since the receive buffer moves on)
+ * and whether a queueing error doomed the transaction (EXECABORT).
+ *
+ * <p>Not thread-safe: touched only on the session's event loop.
+ */
+public final class Transaction {
+    record Queued(Command command, byte[][] argv) {
+    }
+
+    private final List<Queued> queued = new ArrayList<>();
+    private boolean aborted;
+
+    void queue(Command cmd, Args a) {
+        byte[][] argv = new byte[a.count()][];
+        for (int i = 0; i < argv.length; i++) {
+            argv[i] = a.copy(i);
+        }
+        queued.add(new Queued(cmd, argv));
+    }
+
+    List<Queued> queued() {
+        return queued;
+    }
+
+    void abort() {
+        aborted = true;
+    }
+
+    boolean aborted() {
+        return aborted;
+    }
+}
