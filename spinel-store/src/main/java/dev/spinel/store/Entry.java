@@ -1,8 +1,10 @@
 package dev.spinel.store;
 
 /**
- * One key of a {@link Segment}'s chained hash table. With compact object headers an entry is 32
- * bytes: header, hash, key, value, next, and an access stamp. Keys with a time to live are
+ * One key of a {@link Segment}'s chained hash table. With compact object headers and compressed
+ * references an entry is 24 bytes: header, key, value, next, and an access stamp. The key's hash is
+ * not stored (it would cost 8 bytes per key after alignment); lookups compare lengths first and
+ * resizes recompute hashes. Keys with a time to live are
  * {@link VolatileEntry} instances, so keys without one pay nothing for expiry.
  *
  * <p>The value is a {@code byte[]} for strings or one of the collection types; see {@link ValueType}.
@@ -10,15 +12,13 @@ package dev.spinel.store;
  * <p>Guarded by the lock of the segment that holds it; never read or written without it.
  */
 public class Entry {
-    final int hash;
     final byte[] key;
     Object value;
     Entry next;
     /** Seconds-resolution access clock (LRU) or Redis's LFU pair, per the eviction policy. */
     int access;
 
-    Entry(int hash, byte[] key, Object value) {
-        this.hash = hash;
+    Entry(byte[] key, Object value) {
         this.key = key;
         this.value = value;
     }

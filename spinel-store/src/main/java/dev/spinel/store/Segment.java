@@ -17,7 +17,7 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class Segment {
     private static final int MIN_CAPACITY = 8;
     /** Heap bytes of an entry plus its bucket slot, for memory accounting. */
-    static final int ENTRY_OVERHEAD = 32 + 4;
+    static final int ENTRY_OVERHEAD = 24 + 4;
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Database owner;
@@ -90,7 +90,7 @@ public final class Segment {
             return null;
         }
         for (Entry e = t[hash & (t.length - 1)]; e != null; e = e.next) {
-            if (e.hash == hash && e.key.length == len && Arrays.equals(e.key, 0, len, buf, off, off + len)) {
+            if (e.key.length == len && Arrays.equals(e.key, 0, len, buf, off, off + len)) {
                 return e;
             }
         }
@@ -106,19 +106,19 @@ public final class Segment {
     public Entry put(byte[] key, int hash, Object value, long expireAt) {
         Entry old = find(key, 0, key.length, hash);
         if (old != null) {
-            removeEntry(old);
+            removeEntry(old, hash);
         }
         return insert(key, hash, value, expireAt);
     }
 
     /** Adds a key the caller knows is absent. */
     public Entry insert(byte[] key, int hash, Object value, long expireAt) {
-        Entry e = expireAt >= 0 ? new VolatileEntry(hash, key, value, expireAt) : new Entry(hash, key, value);
+        Entry e = expireAt >= 0 ? new VolatileEntry(key, value, expireAt) : new Entry(key, value);
         if (expireAt >= 0) {
             volatileCount++;
         }
         e.access = owner.clock();
-        link(e);
+        link(e, hash);
         size++;
         memory += ENTRY_OVERHEAD + Sizes.array(key.length) + Sizes.value(value);
         if (size > table.length) {
@@ -145,7 +145,7 @@ public final class Segment {
         if (!(e instanceof VolatileEntry) && expireAt < 0) {
             return e;
         }
-        Entry n = expireAt >= 0 ? new VolatileEntry(e.hash, e.key, e.value, expireAt) : new Entry(e.hash, e.key, e.value);
+        Entry n = expireAt >= 0 ? new VolatileEntry(e.key, e.value, expireAt) : new Entry(e.key, e.value);
         n.access = e.access;
         replaceEntry(e, n);
         volatileCount += expireAt >= 0 ? 1 : -1;
@@ -157,13 +157,17 @@ public final class Segment {
         if (e == null) {
             return false;
         }
-        removeEntry(e);
+        removeEntry(e, hash);
         return true;
     }
 
     public void removeEntry(Entry e) {
+        removeEntry(e, KeyHash.hash(e.key));
+    }
+
+    private void removeEntry(Entry e, int hash) {
         Entry[] t = table;
-        int b = e.hash & (t.length - 1);
+        int b = hash & (t.length - 1);
         Entry prev = null;
         for (Entry c = t[b]; c != null; prev = c, c = c.next) {
             if (c == e) {
@@ -216,18 +220,18 @@ public final class Segment {
         other.expireCursor = 0;
     }
 
-    private void link(Entry e) {
+    private void link(Entry e, int hash) {
         if (table == null) {
             table = new Entry[MIN_CAPACITY];
         }
-        int b = e.hash & (table.length - 1);
+        int b = hash & (table.length - 1);
         e.next = table[b];
         table[b] = e;
     }
 
     private void replaceEntry(Entry old, Entry n) {
         Entry[] t = table;
-        int b = old.hash & (t.length - 1);
+        int b = KeyHash.hash(old.key) & (t.length - 1);
         Entry prev = null;
         for (Entry c = t[b]; c != null; prev = c, c = c.next) {
             if (c == old) {
@@ -250,7 +254,7 @@ public final class Segment {
         for (Entry head : old) {
             for (Entry e = head; e != null; ) {
                 Entry next = e.next;
-                int b = e.hash & mask;
+                int b = KeyHash.hash(e.key) & mask;
                 e.next = t[b];
                 t[b] = e;
                 e = next;

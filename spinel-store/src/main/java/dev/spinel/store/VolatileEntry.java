@@ -4,8 +4,8 @@ package dev.spinel.store;
 final class VolatileEntry extends Entry {
     long expireAt;
 
-    VolatileEntry(int hash, byte[] key, Object value, long expireAt) {
-        super(hash, key, value);
+    VolatileEntry(byte[] key, Object value, long expireAt) {
+        super(key, value);
         this.expireAt = expireAt;
     }
 
