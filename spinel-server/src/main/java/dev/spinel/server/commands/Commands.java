@@ -25,5 +25,6 @@ public final class Commands {
         ZSetCommands.register(t, server);
         PubSubCommands.register(t, server);
         TransactionCommands.register(t, server);
+        IntrospectionCommands.register(t, server);
     }
 }

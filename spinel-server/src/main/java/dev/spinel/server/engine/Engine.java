@@ -23,6 +23,9 @@ public final class Engine {
     private final ServerStats stats = new ServerStats();
     private final PubSub pubSub;
     private final Watches watches = new Watches();
+    private final SlowLog slowLog = new SlowLog();
+    private final LatencyMonitor latency = new LatencyMonitor();
+    private final Monitors monitors = new Monitors();
 
     public Engine(ServerConfig config, Keyspace keyspace, CommandTable commands) {
         this.config = config;
@@ -34,6 +37,18 @@ public final class Engine {
 
     public Watches watches() {
         return watches;
+    }
+
+    public SlowLog slowLog() {
+        return slowLog;
+    }
+
+    public LatencyMonitor latency() {
+        return latency;
+    }
+
+    public Monitors monitors() {
+        return monitors;
     }
 
     public PubSub pubSub() {
@@ -75,6 +90,7 @@ public final class Engine {
     public void close(Session s) {
         pubSub.unsubscribeAll(s);
         watches.unwatchAll(s);
+        monitors.remove(s);
         clients.remove(s);
     }
 
@@ -263,9 +279,26 @@ public final class Engine {
             stats.error(e.code());
             cmd.failedCalls.increment();
         }
+        long micros = (System.nanoTime() - start) / 1000;
         cmd.calls.increment();
-        cmd.micros.add((System.nanoTime() - start) / 1000);
+        cmd.micros.add(micros);
         stats.commandsProcessed.increment();
+        afterCommand(session, cmd, args, micros);
+    }
+
+    /** Slow log, latency monitor and MONITOR feeds: each costs one comparison when unused. */
+    private void afterCommand(Session s, Command cmd, Args args, long micros) {
+        long slower = config.slowlogLogSlowerThan.value();
+        if (slower >= 0 && micros >= slower && !cmd.spec().has("skip_slowlog")) {
+            slowLog.add(s, args, micros, config.slowlogMaxLen.value());
+        }
+        long threshold = config.latencyMonitorThreshold.value();
+        if (threshold > 0 && micros / 1000 >= threshold) {
+            latency.record(cmd.spec().has("fast") ? "fast-command" : "command", micros / 1000);
+        }
+        if (!monitors.isEmpty() && !cmd.spec().has("skip_monitor") && !cmd.spec().has("admin")) {
+            monitors.feed(s, args);
+        }
     }
 
     /** Invalidates the watches on the keys a successful write touched. */

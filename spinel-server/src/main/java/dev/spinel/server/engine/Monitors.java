@@ -1,0 +1,84 @@
+package dev.spinel.server.engine;
+
+import dev.spinel.protocol.Args;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * MONITOR: every executed command is shown to the monitoring clients as Redis formats it,
+ * {@code +<unix seconds>.<micros> [<db> <ip:port>] "arg" "arg"...}, delivered on each monitor's
+ * own event loop. When no client monitors, the cost per command is one {@code isEmpty()}.
+ *
+ * <p>Thread-safety: a concurrent set; deliveries are tasks on the monitors' loops.
+ */
+public final class Monitors {
+    private final Set<Session> monitors = ConcurrentHashMap.newKeySet();
+
+    public boolean isEmpty() {
+        return monitors.isEmpty();
+    }
+
+    public void add(Session s) {
+        monitors.add(s);
+    }
+
+    public void remove(Session s) {
+        monitors.remove(s);
+    }
+
+    public boolean contains(Session s) {
+        return monitors.contains(s);
+    }
+
+    /** Feeds one executed command to every monitor (not to the session that ran it if it monitors). */
+    public void feed(Session s, Args a) {
+        java.time.Instant now = java.time.Instant.now();
+        StringBuilder sb = new StringBuilder(64);
+        sb.append(now.getEpochSecond()).append('.');
+        String micros = Integer.toString(now.getNano() / 1000);
+        sb.append("000000", 0, 6 - micros.length()).append(micros);
+        sb.append(" [").append(s.dbIndex()).append(' ').append(s.connection().remoteAddress()).append(']');
+        for (int i = 0; i < a.count(); i++) {
+            sb.append(' ');
+            repr(sb, a.buffer(), a.offset(i), a.length(i));
+        }
+        String line = sb.toString();
+        for (Session m : monitors) {
+            if (m == s) {
+                continue;
+            }
+            m.connection().execute(() -> {
+                if (!m.closing()) {
+                    m.out().simple(line);
+                    m.connection().flushReplies();
+                }
+            });
+        }
+    }
+
+    /** Quotes bytes the way Redis's {@code sdscatrepr} does. */
+    static void repr(StringBuilder sb, byte[] b, int off, int len) {
+        sb.append('"');
+        for (int i = off; i < off + len; i++) {
+            int c = b[i] & 0xff;
+            switch (c) {
+                case '\\' -> sb.append("\\\\");
+                case '"' -> sb.append("\\\"");
+                case '\n' -> sb.append("\\n");
+                case '\r' -> sb.append("\\r");
+                case '\t' -> sb.append("\\t");
+                case 7 -> sb.append("\\a");
+                case '\b' -> sb.append("\\b");
+                default -> {
+                    if (c >= 32 && c < 127) {
+                        sb.append((char) c);
+                    } else {
+                        sb.append(String.format("\\x%02x", c));
+                    }
+                }
+            }
+        }
+        sb.append('"');
+    }
+}
