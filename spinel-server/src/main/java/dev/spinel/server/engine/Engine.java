@@ -26,13 +26,19 @@ public final class Engine {
     private final SlowLog slowLog = new SlowLog();
     private final LatencyMonitor latency = new LatencyMonitor();
     private final Monitors monitors = new Monitors();
+    private final Tracking tracking = new Tracking(clients);
 
     public Engine(ServerConfig config, Keyspace keyspace, CommandTable commands) {
         this.config = config;
         this.keyspace = keyspace;
         this.commands = commands;
         this.pubSub = new PubSub(new OutputLimits(config));
-        keyspace.listener((db, key) -> watches.touch(db.index(), key));
+        keyspace.listener((db, key) -> {
+            watches.touch(db.index(), key);
+            if (tracking.active()) {
+                tracking.keyChanged(null, key);
+            }
+        });
     }
 
     public Watches watches() {
@@ -49,6 +55,10 @@ public final class Engine {
 
     public Monitors monitors() {
         return monitors;
+    }
+
+    public Tracking tracking() {
+        return tracking;
     }
 
     public PubSub pubSub() {
@@ -91,6 +101,7 @@ public final class Engine {
         pubSub.unsubscribeAll(s);
         watches.unwatchAll(s);
         monitors.remove(s);
+        tracking.closed(s);
         clients.remove(s);
     }
 
@@ -271,8 +282,19 @@ public final class Engine {
         long dirtyBefore = session.dirtyCount();
         try {
             cmd.handler().execute(session, args);
-            if (session.dirtyCount() != dirtyBefore && !watches.isEmpty()) {
-                touchWatched(session, cmd, args);
+            if (session.dirtyCount() != dirtyBefore && (!watches.isEmpty() || tracking.active())) {
+                keysChanged(session, cmd, args);
+            }
+            TrackingState ts = session.tracking();
+            if (ts != null) {
+                if (cmd.spec().has("readonly")) {
+                    for (int k : keysOf(cmd, args)) {
+                        tracking.keyRead(session, args.copy(k));
+                    }
+                }
+                if (!cmd.name().equals("client|caching")) {
+                    ts.caching = null;
+                }
             }
         } catch (RedisError e) {
             session.out().error(e.getMessage());
@@ -301,35 +323,54 @@ public final class Engine {
         }
     }
 
-    /** Invalidates the watches on the keys a successful write touched. */
-    private void touchWatched(Session s, Command cmd, Args args) {
+    /**
+     * A command changed data: invalidate the watches (WATCH) and client caches (CLIENT TRACKING) of
+     * the keys it names, found from Redis's key specs; flushes and swaps invalidate whole databases.
+     */
+    private void keysChanged(Session s, Command cmd, Args args) {
         switch (cmd.name()) {
-            case "flushall" -> watches.touchAll(-1);
-            case "flushdb" -> watches.touchAll(s.dbIndex());
+            case "flushall" -> {
+                watches.touchAll(-1);
+                tracking.flushed(s);
+            }
+            case "flushdb" -> {
+                watches.touchAll(s.dbIndex());
+                tracking.flushed(s);
+            }
             case "swapdb" -> {
                 watches.touchAll((int) args.parseLong(1));
                 watches.touchAll((int) args.parseLong(2));
+                tracking.flushed(s);
             }
             default -> {
-                int[] keys;
-                try {
-                    keys = dev.spinel.protocol.KeyPositions.of(cmd.spec(), args);
-                } catch (IllegalArgumentException e) {
-                    return;
-                }
-                for (int k : keys) {
-                    watches.touch(s.dbIndex(), args.copy(k));
+                for (int k : keysOf(cmd, args)) {
+                    keyChanged(s, s.dbIndex(), args.copy(k));
                 }
                 if (cmd.name().equals("move")) {
-                    watches.touch((int) args.parseLong(2), args.copy(1));
+                    keyChanged(s, (int) args.parseLong(2), args.copy(1));
                 } else if (cmd.name().equals("copy")) {
                     for (int i = 3; i + 1 < args.count(); i++) {
                         if (args.is(i, "DB")) {
-                            watches.touch((int) args.parseLong(i + 1), args.copy(2));
+                            keyChanged(s, (int) args.parseLong(i + 1), args.copy(2));
                         }
                     }
                 }
             }
+        }
+    }
+
+    private void keyChanged(Session s, int db, byte[] key) {
+        watches.touch(db, key);
+        if (tracking.active()) {
+            tracking.keyChanged(s, key);
+        }
+    }
+
+    private static int[] keysOf(Command cmd, Args args) {
+        try {
+            return dev.spinel.protocol.KeyPositions.of(cmd.spec(), args);
+        } catch (IllegalArgumentException e) {
+            return new int[0];
         }
     }
 

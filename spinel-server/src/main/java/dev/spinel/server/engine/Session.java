@@ -35,6 +35,7 @@ public final class Session {
     private ReplyMode replyMode = ReplyMode.ON;
     private Subscriptions subscriptions;
     private Transaction transaction;
+    private volatile TrackingState tracking;
     private boolean executingTransaction;
     private java.util.List<Watches.Key> watched;
     private volatile boolean watchDirty;
@@ -199,6 +200,15 @@ public final class Session {
 
     long dirtyCount() {
         return dirty;
+    }
+
+    /** CLIENT TRACKING settings, or {@code null} when tracking is off. */
+    public TrackingState tracking() {
+        return tracking;
+    }
+
+    void tracking(TrackingState t) {
+        this.tracking = t;
     }
 
     /** The open MULTI, or {@code null}. */
