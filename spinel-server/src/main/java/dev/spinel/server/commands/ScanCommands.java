@@ -9,6 +9,7 @@ import dev.spinel.server.engine.Session;
 import dev.spinel.store.Database;
 import dev.spinel.store.Entry;
 import dev.spinel.store.Glob;
+import dev.spinel.store.KeyHash;
 import dev.spinel.store.Segment;
 import dev.spinel.store.ValueType;
 
@@ -20,7 +21,8 @@ import java.util.List;
  *
  * <p>SCAN's cursor comes from {@link Database#scan}: the stripe index in the high bits and that
  * stripe's reverse-binary bucket cursor below, so a full iteration returns every key present from
- * start to end at least once, whatever is written or resized in between. Expired keys are skipped.
+ * start to end at least once, whatever is written or resized in between. Expired keys are not
+ * returned; SCAN deletes those it meets (as Redis does), KEYS only skips them (as Redis 7.0 does).
  *
  * <p>Thread-safety: stateless. KEYS holds every stripe of the database while it collects (atomic, as
  * in Redis); one SCAN call holds one stripe at a time.
@@ -86,6 +88,7 @@ final class ScanCommands {
         }
         long now = s.now();
         List<byte[]> found = new ArrayList<>();
+        List<byte[]> expiredSeen = new ArrayList<>();
         byte[] match = pattern;
         String wantType = type;
         long[] typeChecks = new long[2]; // hits, misses: the type filter is a counted lookup in Redis
@@ -94,6 +97,9 @@ final class ScanCommands {
                 return;
             }
             boolean expired = isExpired(e, now);
+            if (expired) {
+                expiredSeen.add(e.key()); // deleted below: the table cannot change during the visit
+            }
             if (wantType != null) {
                 typeChecks[expired ? 1 : 0]++;
                 if (expired || !wantType.equalsIgnoreCase(ValueType.of(e.value()).redisName())) {
@@ -104,12 +110,27 @@ final class ScanCommands {
                 found.add(e.key());
             }
         });
+        deleteIfExpired(s.db(), expiredSeen, now);
         s.engine().stats().keyspaceHits.add(typeChecks[0]);
         s.engine().stats().keyspaceMisses.add(typeChecks[1]);
         ReplyBuffer out = s.out();
         out.array(2);
         out.bulk(Long.toUnsignedString(next));
         writeKeys(out, found);
+    }
+
+    /** Lazy expiry of the expired keys a SCAN step met, as Redis's SCAN does (one stripe at a time). */
+    private static void deleteIfExpired(Database db, List<byte[]> keys, long now) {
+        for (byte[] k : keys) {
+            int h = KeyHash.hash(k);
+            Segment seg = db.segment(h);
+            seg.lock();
+            try {
+                seg.get(k, 0, k.length, h, now); // deletes the entry only if it is (still) expired
+            } finally {
+                seg.unlock();
+            }
+        }
     }
 
     private static boolean isExpired(Entry e, long now) {
