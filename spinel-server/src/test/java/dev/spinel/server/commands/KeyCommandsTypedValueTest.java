@@ -16,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * TYPE, OBJECT ENCODING, COPY, RENAME and MOVE on collection values, which reach these commands only
@@ -103,6 +104,26 @@ class KeyCommandsTypedValueTest {
             c.call("SET", "k2", "hello");
             assertEquals(":0\r\n", c.callString("OBJECT", "IDLETIME", "k2"));
             assertEquals('-', c.callString("OBJECT", "FREQ", "k2").charAt(0));
+        }
+    }
+
+    @Test
+    void inspectionDoesNotRefreshTheIdleTimeButReadsDo() throws Exception {
+        try (SpinelServer server = SpinelServer.startEphemeral();
+             RawClient c = new RawClient(server.port())) {
+            c.call("SET", "k", "hello");
+            Thread.sleep(2100);
+            // TYPE, EXISTS, TTL, OBJECT and SCAN look keys up without touching them, as Redis does.
+            c.call("TYPE", "k");
+            c.call("EXISTS", "k");
+            c.call("TTL", "k");
+            c.call("OBJECT", "ENCODING", "k");
+            c.call("SCAN", "0", "TYPE", "string");
+            String idle = c.callString("OBJECT", "IDLETIME", "k");
+            assertTrue(idle.equals(":2\r\n") || idle.equals(":3\r\n"), idle);
+            c.call("GET", "k");
+            String fresh = c.callString("OBJECT", "IDLETIME", "k"); // 1 only if a clock second ticked in between
+            assertTrue(fresh.equals(":0\r\n") || fresh.equals(":1\r\n"), fresh);
         }
     }
 
