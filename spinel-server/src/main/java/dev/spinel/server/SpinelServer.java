@@ -40,6 +40,9 @@ public final class SpinelServer implements AutoCloseable {
     private SpinelServer(ServerConfig config) throws InterruptedException {
         this.config = config;
         Keyspace keyspace = new Keyspace((int) config.databases.value());
+        // Access stamps are LFU counters under an LFU policy (OBJECT FREQ), LRU clocks otherwise.
+        keyspace.lfu(config.maxmemoryPolicy.value().endsWith("-lfu"));
+        config.maxmemoryPolicy.listen(policy -> keyspace.lfu(policy.endsWith("-lfu")));
         CommandTable table = new CommandTable();
         this.engine = new Engine(config, keyspace, table);
         Commands.registerAll(table, this);

@@ -84,16 +84,24 @@ public final class Database {
         return n;
     }
 
-    /** Removes every key; atomic (all stripes held together). */
-    public void clear() {
+    /** Removes every key; atomic (all stripes held together). Returns the number of keys removed. */
+    public long clear() {
         lockAll();
         try {
-            for (Segment s : segments) {
-                s.clear();
-            }
+            return clearLocked();
         } finally {
             unlockAll();
         }
+    }
+
+    /** Removes every key; the caller holds every stripe. Returns the number of keys removed. */
+    long clearLocked() {
+        long removed = 0;
+        for (Segment s : segments) {
+            removed += s.size();
+            s.clear();
+        }
+        return removed;
     }
 
     public void lockAll() {
@@ -223,6 +231,6 @@ public final class Database {
     }
 
     int clock() {
-        return keyspace.lruClock();
+        return keyspace.initialAccess();
     }
 }

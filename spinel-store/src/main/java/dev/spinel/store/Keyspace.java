@@ -13,6 +13,8 @@ public final class Keyspace {
     private volatile KeyspaceListener listener = KeyspaceListener.NONE;
     private final AtomicLong expiredKeys = new AtomicLong();
     private final long startMillis = System.currentTimeMillis();
+    /** True under a maxmemory LFU policy: access stamps are {@link Lfu} counters, not LRU clocks. */
+    private volatile boolean lfu;
 
     public Keyspace(int databases) {
         dbs = new Database[databases];
@@ -38,10 +40,24 @@ public final class Keyspace {
         return expiredKeys.get();
     }
 
-    /** Removes every key of every database; each database is cleared atomically. */
-    public void clearAll() {
+    /**
+     * Removes every key of every database atomically (FLUSHALL): every stripe of every database is
+     * held, in the global lock order, while the tables are dropped. Returns the number of keys removed.
+     */
+    public long clearAll() {
         for (Database db : dbs) {
-            db.clear();
+            db.lockAll();
+        }
+        try {
+            long removed = 0;
+            for (Database db : dbs) {
+                removed += db.clearLocked();
+            }
+            return removed;
+        } finally {
+            for (int i = dbs.length - 1; i >= 0; i--) {
+                dbs[i].unlockAll();
+            }
         }
     }
 
@@ -82,6 +98,34 @@ public final class Keyspace {
     /** The LRU clock: seconds since this keyspace was created. */
     int lruClock() {
         return (int) ((System.currentTimeMillis() - startMillis) / 1000);
+    }
+
+    /** Selects what entries' access stamps track: LFU counters (true) or the LRU clock (false). */
+    public void lfu(boolean on) {
+        this.lfu = on;
+    }
+
+    public boolean lfu() {
+        return lfu;
+    }
+
+    /** Records an access to an entry (a read that is not NOTOUCH); the caller holds its segment lock. */
+    public void touch(Entry e) {
+        e.access = lfu ? Lfu.touched(e.access, minutes()) : lruClock();
+    }
+
+    /** The access stamp of a new entry. */
+    int initialAccess() {
+        return lfu ? Lfu.initial(minutes()) : lruClock();
+    }
+
+    /** OBJECT FREQ: the entry's LFU counter after decay (meaningful under an LFU policy). */
+    public int lfuCounter(Entry e) {
+        return Lfu.counter(e.access, minutes());
+    }
+
+    private static long minutes() {
+        return System.currentTimeMillis() / 60_000;
     }
 
     /** Seconds since a stamp taken from {@link #lruClock()} (OBJECT IDLETIME). */

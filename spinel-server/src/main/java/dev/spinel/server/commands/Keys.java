@@ -29,7 +29,7 @@ public final class Keys {
         }
         s.engine().stats().keyspaceHits.increment();
         if (!s.noTouch()) {
-            e.access(s.engine().keyspace().nowClock());
+            s.engine().keyspace().touch(e);
         }
         return e;
     }

@@ -153,6 +153,7 @@ public final class Params {
         private final String dflt;
         private volatile String value;
         private final Consumer<String> onChange;
+        private volatile Consumer<String> listener;
 
         public Enum(String name, boolean mutable, String dflt, List<String> choices, Consumer<String> onChange, String... aliases) {
             super(name, mutable, aliases);
@@ -186,6 +187,15 @@ public final class Params {
             if (onChange != null) {
                 onChange.accept(lower);
             }
+            Consumer<String> l = listener;
+            if (l != null) {
+                l.accept(lower);
+            }
+        }
+
+        /** Sets a hook called after every change, for parts of the server created after the configuration. */
+        public void listen(Consumer<String> l) {
+            this.listener = l;
         }
     }
 

@@ -142,6 +142,7 @@ class DifferentialTest {
                             continue;
                         }
                         case "unordered" -> mode = Mode.UNORDERED;
+                        case "scanset" -> mode = Mode.SCANSET;
                         case "ignore" -> mode = Mode.IGNORE;
                         case "type" -> mode = Mode.TYPE;
                         default -> throw new IllegalArgumentException(where + ": unknown directive");
@@ -174,6 +175,7 @@ class DifferentialTest {
                 case IGNORE -> true;
                 case TYPE -> spinelReply.length > 0 && redisReply.length > 0 && spinelReply[0] == redisReply[0];
                 case UNORDERED -> Replies.sortedElements(spinelReply).equals(Replies.sortedElements(redisReply));
+                case SCANSET -> Replies.scanElements(spinelReply).equals(Replies.scanElements(redisReply));
             };
             if (!same) {
                 failures.add(where + "\n    spinel: " + Replies.escape(spinelReply) + "\n    redis:  " + Replies.escape(redisReply));
@@ -199,5 +201,5 @@ class DifferentialTest {
         }
     }
 
-    enum Mode { EXACT, UNORDERED, IGNORE, TYPE }
+    enum Mode { EXACT, UNORDERED, SCANSET, IGNORE, TYPE }
 }

@@ -57,6 +57,23 @@ final class Replies {
         return out;
     }
 
+    /**
+     * For SCAN-family replies ({@code [cursor, [elements]]}): the cursor as is, then the elements sorted.
+     * Any other reply (an error) is rendered whole.
+     */
+    static List<String> scanElements(byte[] raw) {
+        RespValue v = new RespReader(raw).read();
+        List<String> out = new ArrayList<>();
+        if (v instanceof RespValue.Array a && a.items().size() == 2 && a.items().get(1) instanceof RespValue.Array items) {
+            items.items().forEach(i -> out.add(render(i)));
+            out.sort(null);
+            out.add(0, render(a.items().get(0)));
+        } else {
+            out.add(render(v));
+        }
+        return out;
+    }
+
     private static String render(RespValue v) {
         return switch (v) {
             case RespValue.BulkString b -> "$" + new String(b.value(), StandardCharsets.ISO_8859_1);
