@@ -35,7 +35,7 @@ final class DatabaseCommands {
             throw Errors.DB_INDEX;
         }
         s.engine().keyspace().swap(first, second);
-        s.engine().stats().dirty.increment();
+        s.dirty(1);
         s.out().ok();
     }
 
@@ -55,7 +55,7 @@ final class DatabaseCommands {
     static void flushdb(Session s, Args a) {
         checkFlushMode(a);
         long removed = s.db().clear();
-        s.engine().stats().dirty.add(removed);
+        s.dirty(removed);
         s.out().ok();
     }
 
@@ -64,7 +64,7 @@ final class DatabaseCommands {
         checkFlushMode(a);
         long removed = s.engine().keyspace().clearAll();
         // Redis counts one more change so that even an empty FLUSHALL reaches the log and replicas.
-        s.engine().stats().dirty.add(removed + 1);
+        s.dirty(removed + 1);
         s.out().ok();
     }
 

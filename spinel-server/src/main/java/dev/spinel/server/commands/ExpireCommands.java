@@ -95,7 +95,7 @@ final class ExpireCommands {
             } else {
                 seg.setExpire(e, when);
             }
-            s.engine().stats().dirty.increment();
+            s.dirty(1);
             s.out().integer(1);
         } finally {
             seg.unlock();
@@ -152,7 +152,7 @@ final class ExpireCommands {
                 return;
             }
             seg.setExpire(e, -1);
-            s.engine().stats().dirty.increment();
+            s.dirty(1);
             s.out().integer(1);
         } finally {
             seg.unlock();

@@ -65,7 +65,7 @@ final class KeyTransferCommands {
             // The value object moves as is: it keeps its time to live and its access clock (as in Redis).
             Entry moved = dst.insert(a.copy(2), hd, e.value(), e.expireAt());
             moved.access(e.access());
-            s.engine().stats().dirty.increment();
+            s.dirty(1);
             reply(s, nx, 1);
         } finally {
             locks.unlock();
@@ -132,7 +132,7 @@ final class KeyTransferCommands {
                 dst.removeEntry(old);
             }
             dst.insert(a.copy(2), hd, duplicate(e.value()), e.expireAt());
-            s.engine().stats().dirty.increment();
+            s.dirty(1);
             s.out().integer(1);
         } finally {
             locks.unlock();
@@ -179,7 +179,7 @@ final class KeyTransferCommands {
             src.removeEntry(e);
             Entry moved = dstDb.segment(h).insert(e.key(), h, e.value(), e.expireAt());
             moved.access(e.access());
-            s.engine().stats().dirty.increment();
+            s.dirty(1);
             s.out().integer(1);
         } finally {
             locks.unlock();
