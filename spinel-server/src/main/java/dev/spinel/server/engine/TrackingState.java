@@ -17,7 +17,7 @@ public final class TrackingState {
     /** CLIENT CACHING yes/no for the next command (OPTIN/OPTOUT); reset after each other command. */
     Boolean caching;
 
-    TrackingState(long redirect, boolean bcast, boolean optin, boolean optout, boolean noloop, List<byte[]> prefixes) {
+    public TrackingState(long redirect, boolean bcast, boolean optin, boolean optout, boolean noloop, List<byte[]> prefixes) {
         this.redirect = redirect;
         this.bcast = bcast;
         this.optin = optin;
@@ -52,6 +52,11 @@ public final class TrackingState {
 
     public void caching(Boolean yes) {
         this.caching = yes;
+    }
+
+    /** The CLIENT CACHING choice pending for the next command, or {@code null}. */
+    public Boolean cachingPeek() {
+        return caching;
     }
 
     /** Whether the current command's reads should be remembered (default mode, OPTIN, OPTOUT). */
