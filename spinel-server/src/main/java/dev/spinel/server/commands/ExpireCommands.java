@@ -4,6 +4,7 @@ import dev.spinel.protocol.Args;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Errors;
 import dev.spinel.server.engine.RedisError;
+import dev.spinel.server.engine.Notifications;
 import dev.spinel.server.engine.Session;
 import dev.spinel.store.Entry;
 import dev.spinel.store.Segment;
@@ -92,8 +93,10 @@ final class ExpireCommands {
             }
             if (when <= s.now()) {
                 seg.removeEntry(e); // a time in the past deletes the key at once (a write, not an expiry)
+                s.notify(Notifications.GENERIC, "del", a, 1);
             } else {
                 seg.setExpire(e, when);
+                s.notify(Notifications.GENERIC, "expire", a, 1);
             }
             s.dirty(1);
             s.out().integer(1);
@@ -153,6 +156,7 @@ final class ExpireCommands {
             }
             seg.setExpire(e, -1);
             s.dirty(1);
+            s.notify(Notifications.GENERIC, "persist", a, 1);
             s.out().integer(1);
         } finally {
             seg.unlock();

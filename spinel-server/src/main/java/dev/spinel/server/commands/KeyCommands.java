@@ -3,6 +3,7 @@ package dev.spinel.server.commands;
 import dev.spinel.protocol.Args;
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.engine.CommandTable;
+import dev.spinel.server.engine.Notifications;
 import dev.spinel.server.engine.Session;
 import dev.spinel.store.Database;
 import dev.spinel.store.Entry;
@@ -50,6 +51,7 @@ public final class KeyCommands {
                 Entry e = Keys.write(s, seg, a, i, h);
                 if (e != null) {
                     seg.removeEntry(e);
+                    s.notify(Notifications.GENERIC, "del", a, i);
                     n++;
                 }
             }

@@ -4,6 +4,7 @@ import dev.spinel.protocol.Args;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Errors;
 import dev.spinel.server.engine.RedisError;
+import dev.spinel.server.engine.Notifications;
 import dev.spinel.server.engine.Session;
 import dev.spinel.store.Database;
 import dev.spinel.store.Entry;
@@ -66,6 +67,8 @@ final class KeyTransferCommands {
             Entry moved = dst.insert(a.copy(2), hd, e.value(), e.expireAt());
             moved.access(e.access());
             s.dirty(1);
+            s.notify(Notifications.GENERIC, "rename_from", a, 1);
+            s.notify(Notifications.GENERIC, "rename_to", a, 2);
             reply(s, nx, 1);
         } finally {
             locks.unlock();
@@ -133,6 +136,7 @@ final class KeyTransferCommands {
             }
             dst.insert(a.copy(2), hd, duplicate(e.value()), e.expireAt());
             s.dirty(1);
+            s.notify(Notifications.GENERIC, "copy_to", a.copy(2), dbIndex);
             s.out().integer(1);
         } finally {
             locks.unlock();
@@ -180,6 +184,8 @@ final class KeyTransferCommands {
             Entry moved = dstDb.segment(h).insert(e.key(), h, e.value(), e.expireAt());
             moved.access(e.access());
             s.dirty(1);
+            s.notify(Notifications.GENERIC, "move_from", e.key(), srcDb.index());
+            s.notify(Notifications.GENERIC, "move_to", e.key(), dstDb.index());
             s.out().integer(1);
         } finally {
             locks.unlock();

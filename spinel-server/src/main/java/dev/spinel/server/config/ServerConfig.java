@@ -50,6 +50,8 @@ public final class ServerConfig {
     public final Params.Int slowlogLogSlowerThan = add(new Params.Int("slowlog-log-slower-than", true, 10000, -1, Long.MAX_VALUE, null));
     public final Params.Int slowlogMaxLen = add(new Params.Int("slowlog-max-len", true, 128, 0, Long.MAX_VALUE, null));
     public final Params.Int latencyMonitorThreshold = add(new Params.Int("latency-monitor-threshold", true, 0, 0, Long.MAX_VALUE, null));
+    public final NotifyEventsParam notifyKeyspaceEvents = add(new NotifyEventsParam(
+            dev.spinel.server.engine.Notifications::parse, dev.spinel.server.engine.Notifications::format));
     /** Spinel's own: Netty event loops; 0 means one per core. */
     public final Params.Int eventLoopThreads = add(new Params.Int("event-loop-threads", false, 0, 0, 1024, null));
 

@@ -27,13 +27,17 @@ public final class Engine {
     private final LatencyMonitor latency = new LatencyMonitor();
     private final Monitors monitors = new Monitors();
     private final Tracking tracking = new Tracking(clients);
+    private final Notifications notifications;
 
     public Engine(ServerConfig config, Keyspace keyspace, CommandTable commands) {
         this.config = config;
         this.keyspace = keyspace;
         this.commands = commands;
         this.pubSub = new PubSub(new OutputLimits(config));
+        this.notifications = new Notifications(pubSub);
+        config.notifyKeyspaceEvents.onChange(notifications::flags);
         keyspace.listener((db, key) -> {
+            notifications.notify(Notifications.EXPIRED, "expired", key, db.index());
             watches.touch(db.index(), key);
             if (tracking.active()) {
                 tracking.keyChanged(null, key);
@@ -59,6 +63,10 @@ public final class Engine {
 
     public Tracking tracking() {
         return tracking;
+    }
+
+    public Notifications notifications() {
+        return notifications;
     }
 
     public PubSub pubSub() {

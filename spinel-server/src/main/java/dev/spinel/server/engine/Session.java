@@ -211,6 +211,23 @@ public final class Session {
         this.tracking = t;
     }
 
+    /** Announces a keyspace event for a key of this session's current database. */
+    public void notify(int type, String event, byte[] key) {
+        engine.notifications().notify(type, event, key, db);
+    }
+
+    /** Announces a keyspace event for key argument {@code i}; copies the key only when the class is enabled. */
+    public void notify(int type, String event, dev.spinel.protocol.Args a, int i) {
+        if (engine.notifications().enabled(type)) {
+            engine.notifications().notify(type, event, a.copy(i), db);
+        }
+    }
+
+    /** Announces a keyspace event for a key of database {@code dbIndex}. */
+    public void notify(int type, String event, byte[] key, int dbIndex) {
+        engine.notifications().notify(type, event, key, dbIndex);
+    }
+
     /** The open MULTI, or {@code null}. */
     public Transaction transaction() {
         return transaction;
