@@ -106,6 +106,10 @@ public final class SpinelServer implements AutoCloseable {
         t.start();
     }
 
+    public boolean isClosed() {
+        return closing;
+    }
+
     /** Blocks until the server is closed. */
     public void awaitClose() throws InterruptedException {
         closed.await();

@@ -60,6 +60,7 @@ public final class Params {
         private final long max;
         private volatile long value;
         private final Consumer<Long> onChange;
+        private java.util.function.LongUnaryOperator normalize = java.util.function.LongUnaryOperator.identity();
 
         public Int(String name, boolean mutable, long dflt, long min, long max, Consumer<Long> onChange, String... aliases) {
             super(name, mutable, aliases);
@@ -68,6 +69,13 @@ public final class Params {
             this.min = min;
             this.max = max;
             this.onChange = onChange;
+        }
+
+        /** Adjusts accepted values as Redis stores them (e.g. {@code hz} clamped to 1..500); returns this. */
+        public Int normalized(java.util.function.LongUnaryOperator f) {
+            this.normalize = f;
+            this.value = f.applyAsLong(dflt);
+            return this;
         }
 
         public long value() {
@@ -81,13 +89,17 @@ public final class Params {
 
         @Override
         public String defaultValue() {
-            return Long.toString(dflt);
+            return Long.toString(normalize.applyAsLong(dflt));
         }
 
         @Override
         public void set(String v) throws ConfigException {
             long n;
             try {
+                // Redis's string2ll: an optional '-' and digits only ("+5" and " 5" are refused).
+                if (v.startsWith("+")) {
+                    throw new NumberFormatException(v);
+                }
                 n = Long.parseLong(v);
             } catch (NumberFormatException e) {
                 throw new ConfigException("argument couldn't be parsed into an integer");
@@ -95,6 +107,7 @@ public final class Params {
             if (n < min || n > max) {
                 throw new ConfigException("argument must be between " + min + " and " + max + " inclusive");
             }
+            n = normalize.applyAsLong(n);
             value = n;
             if (onChange != null) {
                 onChange.accept(n);
@@ -129,6 +142,23 @@ public final class Params {
         @Override
         public String defaultValue() {
             return Long.toString(dflt);
+        }
+
+        /** Redis writes memory values with the largest exact unit: 100mb, 1gb, 64kb. */
+        @Override
+        public String rewriteLine() {
+            long v = value;
+            String text;
+            if (v != 0 && v % (1L << 30) == 0) {
+                text = (v >> 30) + "gb";
+            } else if (v != 0 && v % (1L << 20) == 0) {
+                text = (v >> 20) + "mb";
+            } else if (v != 0 && v % 1024 == 0) {
+                text = (v >> 10) + "kb";
+            } else {
+                text = Long.toString(v);
+            }
+            return name() + " " + text;
         }
 
         @Override
