@@ -159,7 +159,7 @@ final class CommandCommand {
                 s.out().bulk(a.buffer(), a.offset(2 + k.pos()), a.length(2 + k.pos()));
                 s.out().array(k.flags().size());
                 for (String f : k.flags()) {
-                    s.out().bulk(f);
+                    s.out().simple(f);
                 }
             } else {
                 s.out().bulk(a.buffer(), a.offset(2 + k.pos()), a.length(2 + k.pos()));

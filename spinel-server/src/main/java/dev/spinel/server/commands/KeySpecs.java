@@ -40,6 +40,9 @@ final class KeySpecs {
             return sortKeys(spec, a, from);
         }
         List<Key> out = new ArrayList<>();
+        if (name.equals("set") || name.equals("bitfield")) {
+            return variableFlagKeys(name, a, from);
+        }
         for (RespValue ks : specs(spec)) {
             List<String> flags = strings(field(ks, "flags"));
             RespValue bs = field(ks, "begin_search");
@@ -115,6 +118,31 @@ final class KeySpecs {
             }
         }
         return out;
+    }
+
+    /**
+     * The commands whose key flags depend on their options (Redis's setGetKeys, bitfieldGetKeys):
+     * SET with GET reads the old value; BITFIELD without SET/INCRBY only reads.
+     */
+    private static List<Key> variableFlagKeys(String name, Args a, int from) {
+        int argc = a.count() - from;
+        boolean reads = false;
+        boolean writes = false;
+        for (int i = name.equals("set") ? 3 : 2; i < argc; i++) {
+            String w = a.string(from + i).toLowerCase(Locale.ROOT);
+            if (name.equals("set") && w.equals("get")) {
+                reads = true;
+            } else if (name.equals("bitfield") && (w.equals("set") || w.equals("incrby"))) {
+                writes = true;
+            }
+        }
+        List<String> flags;
+        if (name.equals("set")) {
+            flags = reads ? List.of("RW", "access", "update") : List.of("OW", "update");
+        } else {
+            flags = writes ? List.of("RW", "access", "update") : List.of("RO", "access");
+        }
+        return List.of(new Key(1, flags));
     }
 
     /** Redis's sortGetKeys: the key, and the STORE destination (skipping LIMIT's, BY's and GET's arguments). */

@@ -175,7 +175,8 @@ public final class ServerCommands {
     // FUNCTION FLUSH [ASYNC | SYNC]  (no function can be loaded: there is nothing to delete)
     static void functionFlush(Session s, Args a) {
         if (a.count() > 3) {
-            throw new RedisError("ERR unknown subcommand or wrong number of arguments for 'flush'. Try FUNCTION HELP.");
+            throw new RedisError("ERR unknown subcommand or wrong number of arguments for '" + truncate(a.string(1))
+                    + "'. Try FUNCTION HELP.");
         }
         if (a.count() == 3 && !a.is(2, "ASYNC") && !a.is(2, "SYNC")) {
             throw new RedisError("ERR FUNCTION FLUSH only supports SYNC|ASYNC option");

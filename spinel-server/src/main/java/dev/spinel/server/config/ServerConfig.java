@@ -51,7 +51,7 @@ public final class ServerConfig {
     public final Params.Bool rdbchecksum = add(new Params.Bool("rdbchecksum", false, true, null));
     public final Params.Bool appendonly = add(new Params.Bool("appendonly", true, false, null));
     public final Params.Enum appendfsync = add(new Params.Enum("appendfsync", true, "everysec",
-            List.of("always", "everysec", "no"), null));
+            List.of("everysec", "always", "no"), null));
     public final Params.Text appendfilename = add(new Params.Text("appendfilename", false, "appendonly.aof",
             v -> baseName(v, "appendfilename can't be a path, just a filename"), null));
     public final Params.Text appenddirname = add(new Params.Text("appenddirname", false, "appendonlydir",
