@@ -1,6 +1,7 @@
 package dev.spinel.server.commands;
 
 import dev.spinel.protocol.Args;
+import dev.spinel.server.Log;
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ConfigException;
 import dev.spinel.server.config.ConfigRewriter;
@@ -17,6 +18,8 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.Set;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -117,6 +120,28 @@ public final class ConfigCommands {
                     params.get(i).set(a.string(3 + 2 * i));
                 } catch (ConfigException e) {
                     restore(params, previous, i);
+                    throw failed(a.string(2 + 2 * i), e.getMessage());
+                }
+            }
+            // Then the running server acts on the new values (once per applier); if that fails, every
+            // value goes back and the appliers run again so the server matches the old values.
+            Set<ServerConfig.Applier> done = new LinkedHashSet<>();
+            for (int i = 0; i < n; i++) {
+                ServerConfig.Applier applier = config.applier(params.get(i));
+                if (applier == null || !done.add(applier)) {
+                    continue;
+                }
+                try {
+                    applier.apply();
+                } catch (ConfigException e) {
+                    restore(params, previous, n);
+                    for (ServerConfig.Applier undo : done) {
+                        try {
+                            undo.apply();
+                        } catch (ConfigException again) {
+                            Log.warning("CONFIG SET: could not restore the previous setting: " + again.getMessage());
+                        }
+                    }
                     throw failed(a.string(2 + 2 * i), e.getMessage());
                 }
             }

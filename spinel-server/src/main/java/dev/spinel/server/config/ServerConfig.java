@@ -23,6 +23,16 @@ public final class ServerConfig {
     private final Map<String, Param> byName = new LinkedHashMap<>();
     private final Map<String, Param> byAlias = new LinkedHashMap<>();
     private Path configFile;
+    private final Map<Param, Applier> appliers = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * Makes a running server act on a parameter's new value (rebind on port/bind, reschedule on hz),
+     * as Redis's config "apply" functions; throws with Redis's reason when that fails.
+     */
+    @FunctionalInterface
+    public interface Applier {
+        void apply() throws ConfigException;
+    }
 
     public final Params.Int port = add(new Params.Int("port", true, 6379, 0, 65535, null));
     public final Params.Text bind = add(new Params.Text("bind", true, "127.0.0.1", null, null));
@@ -152,6 +162,16 @@ public final class ServerConfig {
         } catch (ConfigException e) {
             throw new IllegalArgumentException(name + ": " + e.getMessage(), e);
         }
+    }
+
+    /** Registers what the running server does when CONFIG SET changes {@code p}; one applier may serve several. */
+    public void onApply(Param p, Applier applier) {
+        appliers.put(p, applier);
+    }
+
+    /** The applier of a parameter, or {@code null} when its new value needs no action beyond being stored. */
+    public Applier applier(Param p) {
+        return appliers.get(p);
     }
 
     public Path configFile() {
