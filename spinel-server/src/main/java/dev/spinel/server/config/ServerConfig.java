@@ -51,7 +51,7 @@ public final class ServerConfig {
     public final Params.Enum loglevel = add(new Params.Enum("loglevel", true, "notice",
             List.of("debug", "verbose", "notice", "warning", "nothing"), null));
     public final Params.Text logfile = add(new Params.Text("logfile", false, "", null, null));
-    public final Params.Text dir = add(new Params.Text("dir", true, ".", null, null));
+    public final DirParam dir = add(new DirParam());
     public final Params.Text dbfilename = add(new Params.Text("dbfilename", true, "dump.rdb",
             v -> baseName(v, "dbfilename can't be a path, just a filename"), null));
     /** Snapshot points. Spinel's default is none (Redis's is 3600 1 300 100 60 10000) until snapshots exist. */

@@ -137,4 +137,15 @@ class ServerConfigTest {
         assertEquals("500", c.hz.get());
         assertThrows(ConfigException.class, () -> c.set("hz", "+5"));
     }
+
+    @Test
+    void dirIsAbsoluteAndMustExist() throws Exception {
+        Files.createDirectory(dir.resolve("data"));
+        ServerConfig c = ServerConfig.fromArgs(new String[]{"--dir", dir.toString(), "--dir", "data"});
+        assertEquals(dir.resolve("data").toAbsolutePath().toString(), c.dir.get());
+        assertEquals(Path.of("").toAbsolutePath().toString(), ServerConfig.defaults().dir.get());
+        ConfigException e = assertThrows(ConfigException.class,
+                () -> ServerConfig.fromArgs(new String[]{"--dir", dir.resolve("missing").toString()}));
+        assertTrue(e.getMessage().endsWith("No such file or directory"), e.getMessage());
+    }
 }
