@@ -60,6 +60,7 @@ public final class SpinelServer implements AutoCloseable {
         // CONFIG SET port/bind listen anew (as Redis does); hz changes the cron's rate.
         config.onApply(config.port, () -> rebind("Unable to listen on this port"));
         config.onApply(config.bind, () -> rebind("Failed to bind to specified addresses."));
+        config.onApply(config.loglevel, () -> Log.level(config.loglevel.value()));
         config.onApply(config.hz, () -> {
             ScheduledFuture<?> old = cron;
             cron = scheduleCron();

@@ -198,7 +198,9 @@ public final class ServerConfig {
         if (clusterEnabled.value()) {
             throw new ConfigException("cluster-enabled yes is not supported: Spinel runs standalone only.");
         }
-        if (supervised.value().equals("systemd") || supervised.value().equals("upstart")) {
+        boolean underSystemd = System.getenv("NOTIFY_SOCKET") != null;
+        if (supervised.value().equals("systemd") || supervised.value().equals("upstart")
+                || (supervised.value().equals("auto") && underSystemd)) {
             throw new ConfigException("supervised " + supervised.value() + " is not supported: Spinel does not notify "
                     + "the supervisor. Use 'supervised no' with a simple (non-notify) service type.");
         }
