@@ -49,7 +49,7 @@ public final class ServerConfig {
     public final Params.Int hz = add(new Params.Int("hz", true, 10, 0, Integer.MAX_VALUE, null)
             .normalized(v -> Math.max(1, Math.min(500, v))));
     public final Params.Enum loglevel = add(new Params.Enum("loglevel", true, "notice",
-            List.of("debug", "verbose", "notice", "warning", "nothing"), null));
+            List.of("debug", "verbose", "notice", "warning"), null));
     public final Params.Text logfile = add(new Params.Text("logfile", false, "", null, null));
     public final DirParam dir = add(new DirParam());
     public final Params.Text dbfilename = add(new Params.Text("dbfilename", true, "dump.rdb",
