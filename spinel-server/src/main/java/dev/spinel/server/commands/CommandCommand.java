@@ -138,20 +138,7 @@ final class CommandCommand {
         if (c == null) {
             throw new RedisError("ERR Invalid command specified");
         }
-        if (!KeySpecs.hasKeys(c.spec())) {
-            throw new RedisError("ERR The command has no key arguments");
-        }
-        if (!c.spec().arityAccepts(a.count() - 2)) {
-            throw new RedisError("ERR Invalid number of arguments specified for command");
-        }
-        List<KeySpecs.Key> keys = KeySpecs.keys(c.spec(), a, 2);
-        if (keys == null || keys.isEmpty()) {
-            if (c.spec().has("no_mandatory_keys")) {
-                s.out().array(0);
-                return;
-            }
-            throw new RedisError("ERR Invalid arguments specified for command");
-        }
+        List<KeySpecs.Key> keys = KeySpecs.getkeys(c.spec(), a, 2);
         s.out().array(keys.size());
         for (KeySpecs.Key k : keys) {
             if (withFlags) {

@@ -3,6 +3,7 @@ package dev.spinel.server.commands;
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.CommandSpec;
 import dev.spinel.protocol.RespValue;
+import dev.spinel.server.engine.RedisError;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -24,9 +25,35 @@ final class KeySpecs {
     private KeySpecs() {
     }
 
+    /**
+     * COMMAND GETKEYS's checks and answer for a known command whose arguments start at {@code from}:
+     * Redis's errors for keyless commands, wrong argument counts and unusable key lists.
+     */
+    static List<Key> getkeys(CommandSpec spec, Args a, int from) {
+        if (!hasKeys(spec)) {
+            throw new RedisError("ERR The command has no key arguments");
+        }
+        if (!spec.arityAccepts(a.count() - from)) {
+            throw new RedisError("ERR Invalid number of arguments specified for command");
+        }
+        List<Key> keys = keys(spec, a, from);
+        if (keys == null || keys.isEmpty()) {
+            if (spec.has("no_mandatory_keys")) {
+                return List.of();
+            }
+            throw new RedisError("ERR Invalid arguments specified for command");
+        }
+        return keys;
+    }
+
     /** Whether the command has any key spec (COMMAND GETKEYS refuses keyless commands). */
     static boolean hasKeys(CommandSpec spec) {
-        return !specs(spec).isEmpty();
+        for (RespValue ks : specs(spec)) {
+            if (!strings(field(ks, "flags")).contains("not_key")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -36,8 +63,18 @@ final class KeySpecs {
     static List<Key> keys(CommandSpec spec, Args a, int from) {
         int argc = a.count() - from;
         String name = spec.name();
-        if (name.equals("sort")) {
-            return sortKeys(spec, a, from);
+        // Commands whose specs cannot say it all have Redis's dedicated rules (getkeys_proc).
+        switch (name) {
+            case "sort" -> {
+                return sortKeys(a, from);
+            }
+            case "sort_ro" -> {
+                return List.of(new Key(1, List.of("RO", "access")));
+            }
+            case "migrate" -> {
+                return migrateKeys(a, from);
+            }
+            default -> { }
         }
         List<Key> out = new ArrayList<>();
         if (name.equals("set") || name.equals("bitfield")) {
@@ -45,6 +82,12 @@ final class KeySpecs {
         }
         for (RespValue ks : specs(spec)) {
             List<String> flags = strings(field(ks, "flags"));
+            if (flags.contains("not_key")) {
+                continue;
+            }
+            if (flags.contains("incomplete")) {
+                return null;
+            }
             RespValue bs = field(ks, "begin_search");
             RespValue fk = field(ks, "find_keys");
             String bsType = RespValue.text(field(bs, "type"));
@@ -146,10 +189,9 @@ final class KeySpecs {
     }
 
     /** Redis's sortGetKeys: the key, and the STORE destination (skipping LIMIT's, BY's and GET's arguments). */
-    private static List<Key> sortKeys(CommandSpec spec, Args a, int from) {
-        List<RespValue> specs = specs(spec);
+    private static List<Key> sortKeys(Args a, int from) {
         List<Key> out = new ArrayList<>();
-        out.add(new Key(1, strings(field(specs.getFirst(), "flags"))));
+        out.add(new Key(1, List.of("RO", "access")));
         int argc = a.count() - from;
         int found = 0;
         for (int i = 2; i < argc; i++) {
@@ -168,6 +210,33 @@ final class KeySpecs {
         }
         if (found > 0) {
             out.add(new Key(found, List.of("OW", "update")));
+        }
+        return out;
+    }
+
+    /** Redis's migrateGetKeys: the key at 3, or with KEYS every argument after it (AUTH/AUTH2 values skipped). */
+    private static List<Key> migrateKeys(Args a, int from) {
+        int argc = a.count() - from;
+        int first = 3;
+        int num = 1;
+        if (argc > 6) {
+            for (int i = 6; i < argc; i++) {
+                String w = a.string(from + i).toLowerCase(Locale.ROOT);
+                if (w.equals("keys")) {
+                    first = i + 1;
+                    num = argc - first;
+                    break;
+                }
+                if (w.equals("auth")) {
+                    i += 1;
+                } else if (w.equals("auth2")) {
+                    i += 2;
+                }
+            }
+        }
+        List<Key> out = new ArrayList<>();
+        for (int i = 0; i < num; i++) {
+            out.add(new Key(first + i, List.of("RW", "access", "delete")));
         }
         return out;
     }
