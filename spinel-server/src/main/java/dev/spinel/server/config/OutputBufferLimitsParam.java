@@ -42,8 +42,9 @@ public final class OutputBufferLimitsParam extends Param {
 
     @Override
     public void set(String value) throws ConfigException {
-        String[] w = value.trim().isEmpty() ? new String[0] : value.trim().split("\\s+");
-        if (w.length == 0 || w.length % 4 != 0) {
+        // Split on single spaces as Redis's sdssplitlen; "" is no class at all (and changes nothing).
+        String[] w = value.isEmpty() ? new String[0] : value.split(" ", -1);
+        if (w.length % 4 != 0) {
             throw new ConfigException("Wrong number of arguments in buffer limit configuration.");
         }
         Limit[] next = limits.clone();
@@ -56,18 +57,46 @@ public final class OutputBufferLimitsParam extends Param {
             };
             long hard = Params.parseMemory(w[i + 1]);
             long soft = Params.parseMemory(w[i + 2]);
-            long secs = -1;
-            try {
-                secs = w[i + 3].startsWith("+") ? -1 : Long.parseLong(w[i + 3]);
-            } catch (NumberFormatException e) {
-                secs = -1;
-            }
+            long secs = strtoll(w[i + 3]);
             if (hard < 0 || soft < 0 || secs < 0) {
                 throw new ConfigException("Error in hard, soft or soft_seconds setting in buffer limit configuration.");
             }
             next[cls] = new Limit(hard, soft, secs);
         }
         limits = next;
+    }
+
+    /**
+     * C's strtoll with an end check: leading spaces, an optional sign, digits (none reads as 0), and
+     * nothing after; {@code Long.MIN_VALUE} when malformed. Overflow saturates, as strtoll does.
+     */
+    static long strtoll(String s) {
+        int i = 0;
+        int n = s.length();
+        while (i < n && Character.isWhitespace(s.charAt(i))) {
+            i++;
+        }
+        boolean neg = false;
+        if (i < n && (s.charAt(i) == '+' || s.charAt(i) == '-')) {
+            neg = s.charAt(i) == '-';
+            i++;
+        }
+        int start = i;
+        while (i < n && s.charAt(i) >= '0' && s.charAt(i) <= '9') {
+            i++;
+        }
+        if (start == i) {
+            // No digits: strtoll leaves its end pointer at the start, so only "" is fully consumed.
+            return s.isEmpty() ? 0 : Long.MIN_VALUE;
+        }
+        if (i != n) {
+            return Long.MIN_VALUE;
+        }
+        java.math.BigInteger v = new java.math.BigInteger(s.substring(start, i));
+        if (neg) {
+            v = v.negate();
+        }
+        return v.max(java.math.BigInteger.valueOf(Long.MIN_VALUE + 1)).min(java.math.BigInteger.valueOf(Long.MAX_VALUE)).longValue();
     }
 
     private static String format(Limit[] l) {

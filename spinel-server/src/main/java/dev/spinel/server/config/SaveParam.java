@@ -79,7 +79,8 @@ public final class SaveParam extends Param {
     }
 
     private static List<Point> parse(String value) throws ConfigException {
-        String[] words = value.trim().isEmpty() ? new String[0] : value.trim().split("\\s+");
+        // CONFIG SET splits on single spaces (sdssplitlen), so stray spaces make empty, invalid words.
+        String[] words = value.isEmpty() ? new String[0] : value.split(" ", -1);
         if (words.length % 2 != 0) {
             throw new ConfigException("Invalid save parameters");
         }
@@ -95,11 +96,12 @@ public final class SaveParam extends Param {
         return List.copyOf(out);
     }
 
+    /** strtoll with a full-consumption check, as Redis reads save points ("" reads as 0). */
     private static long parseLong(String w) throws ConfigException {
-        try {
-            return Long.parseLong(w);
-        } catch (NumberFormatException e) {
+        long n = OutputBufferLimitsParam.strtoll(w);
+        if (n == Long.MIN_VALUE) {
             throw new ConfigException("Invalid save parameters");
         }
+        return n;
     }
 }

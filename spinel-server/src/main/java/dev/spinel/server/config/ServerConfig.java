@@ -43,8 +43,8 @@ public final class ServerConfig {
     public final Params.Int timeout = add(new Params.Int("timeout", true, 0, 0, Integer.MAX_VALUE, null));
     public final Params.Int tcpKeepalive = add(new Params.Int("tcp-keepalive", true, 300, 0, Integer.MAX_VALUE, null));
     public final Params.Int tcpBacklog = add(new Params.Int("tcp-backlog", false, 511, 0, Integer.MAX_VALUE, null));
-    public final Params.Memory protoMaxBulkLen = add(new Params.Memory("proto-max-bulk-len", true, 512L * 1024 * 1024, Long.MAX_VALUE, null));
-    public final Params.Memory clientQueryBufferLimit = add(new Params.Memory("client-query-buffer-limit", true, 1024L * 1024 * 1024, Long.MAX_VALUE, null));
+    public final Params.Memory protoMaxBulkLen = add(Params.Memory.bounded("proto-max-bulk-len", true, 512L * 1024 * 1024, 1024 * 1024, Long.MAX_VALUE));
+    public final Params.Memory clientQueryBufferLimit = add(Params.Memory.bounded("client-query-buffer-limit", true, 1024L * 1024 * 1024, 1024 * 1024, Long.MAX_VALUE));
     /** Redis stores hz clamped to 1..500 and CONFIG GET shows the clamped value. */
     public final Params.Int hz = add(new Params.Int("hz", true, 10, 0, Integer.MAX_VALUE, null)
             .normalized(v -> Math.max(1, Math.min(500, v))));
@@ -71,7 +71,7 @@ public final class ServerConfig {
     public final Params.Bool aofLoadTruncated = add(new Params.Bool("aof-load-truncated", true, true, null));
     public final Params.Bool aofUseRdbPreamble = add(new Params.Bool("aof-use-rdb-preamble", true, true, null));
     public final Params.Bool aofTimestampEnabled = add(new Params.Bool("aof-timestamp-enabled", true, false, null));
-    public final Params.Memory maxmemory = add(new Params.Memory("maxmemory", true, 0, Long.MAX_VALUE, null));
+    public final Params.Memory maxmemory = add(Params.Memory.unsigned("maxmemory", true, 0));
     public final Params.Enum maxmemoryPolicy = add(new Params.Enum("maxmemory-policy", true, "noeviction",
             List.of("volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl", "allkeys-lru", "allkeys-lfu",
                     "allkeys-random", "noeviction"), null));
