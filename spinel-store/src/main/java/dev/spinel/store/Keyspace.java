@@ -38,6 +38,11 @@ public final class Keyspace {
         return expiredKeys.get();
     }
 
+    /** CONFIG RESETSTAT: Redis resets the expired-keys counter with the other statistics. */
+    public void resetExpiredKeys() {
+        expiredKeys.set(0);
+    }
+
     /** Removes every key of every database; each database is cleared atomically. */
     public void clearAll() {
         for (Database db : dbs) {

@@ -175,6 +175,7 @@ public final class ConfigCommands {
     // CONFIG RESETSTAT
     static void resetstat(Session s, Args a) {
         s.engine().stats().reset();
+        s.engine().keyspace().resetExpiredKeys();
         for (Command c : s.engine().commands().allWithSubcommands()) {
             c.resetStats();
         }

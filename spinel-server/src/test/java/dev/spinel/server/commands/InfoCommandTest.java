@@ -138,11 +138,16 @@ class InfoCommandTest {
     @Test
     void resetstatClearsCountersAndCommandStats() throws Exception {
         try (RawClient c = new RawClient(server.port())) {
+            c.call("SET", "soon", "v", "PX", "1");
+            Thread.sleep(5);
+            c.call("GET", "soon");
+            assertTrue(Long.parseLong(fields(info(c, "stats")).get("expired_keys")) >= 1);
             c.call("GET", "x");
             c.call("NOSUCHCOMMAND");
             assertEquals("+OK\r\n", c.callString("CONFIG", "RESETSTAT"));
             Map<String, String> f = fields(info(c, "stats", "commandstats", "errorstats"));
             assertEquals("0", f.get("keyspace_misses"));
+            assertEquals("0", f.get("expired_keys"));
             assertEquals("0", f.get("total_error_replies"));
             assertFalse(f.containsKey("cmdstat_get"));
             assertFalse(f.containsKey("errorstat_ERR"));
