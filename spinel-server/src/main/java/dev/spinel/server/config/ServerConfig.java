@@ -100,6 +100,9 @@ public final class ServerConfig {
             Long.MAX_VALUE, null, "zset-max-ziplist-entries"));
     public final Params.Int zsetMaxListpackValue = add(new Params.Int("zset-max-listpack-value", true, 64, 0,
             Long.MAX_VALUE, null, "zset-max-ziplist-value"));
+    public final Params.Memory streamNodeMaxBytes = add(new Params.Memory("stream-node-max-bytes", true, 4096, Long.MAX_VALUE, null));
+    public final Params.Int streamNodeMaxEntries = add(new Params.Int("stream-node-max-entries", true, 100, 0, Long.MAX_VALUE, null));
+    public final Params.Memory hllSparseMaxBytes = add(new Params.Memory("hll-sparse-max-bytes", true, 3000, Long.MAX_VALUE, null));
     public final OutputBufferLimitsParam clientOutputBufferLimit = add(new OutputBufferLimitsParam());
     public final Params.Bool replicaReadOnly = add(new Params.Bool("replica-read-only", true, true, null, "slave-read-only"));
     /** Accepted for redis.conf compatibility: Spinel's threads are its event loops (event-loop-threads). */
