@@ -215,10 +215,19 @@ public final class ServerConfig {
      * values are quoted as Redis's {@code sdscatrepr} does, so error lines look like Redis's.
      */
     public static ServerConfig fromArgs(String[] args) throws ConfigException, IOException {
+        return fromArgs(args, System.in);
+    }
+
+    /** {@link #fromArgs(String[])} with the stream that {@code -} (config from stdin) reads. */
+    public static ServerConfig fromArgs(String[] args, java.io.InputStream stdin) throws ConfigException, IOException {
         ServerConfig c = new ServerConfig();
         int i = 0;
         String fileText = "";
-        if (args.length > 0 && !args[0].startsWith("--")) {
+        if (args.length > 0 && args[0].equals("-")) {
+            // "spinel-server -" reads the configuration from standard input (as redis-server -).
+            fileText = new String(stdin.readAllBytes(), StandardCharsets.UTF_8);
+            i = 1;
+        } else if (args.length > 0 && !args[0].startsWith("--")) {
             c.configFile = Path.of(args[0]).toAbsolutePath();
             try {
                 fileText = Files.readString(c.configFile, StandardCharsets.UTF_8);

@@ -148,4 +148,14 @@ class ServerConfigTest {
                 () -> ServerConfig.fromArgs(new String[]{"--dir", dir.resolve("missing").toString()}));
         assertTrue(e.getMessage().endsWith("No such file or directory"), e.getMessage());
     }
+
+    @Test
+    void configFromStandardInput() throws Exception {
+        var in = new java.io.ByteArrayInputStream("port 7020\nsave 60 1\n".getBytes());
+        ServerConfig c = ServerConfig.fromArgs(new String[]{"-", "--timeout", "9"}, in);
+        assertEquals(7020, c.port.value());
+        assertEquals("60 1", c.save.get());
+        assertEquals(9, c.timeout.value());
+        assertEquals(null, c.configFile());
+    }
 }
