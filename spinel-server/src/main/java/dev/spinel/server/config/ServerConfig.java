@@ -35,7 +35,11 @@ public final class ServerConfig {
     }
 
     public final Params.Int port = add(new Params.Int("port", true, 6379, 0, 65535, null));
-    public final Params.Text bind = add(new Params.Text("bind", true, "127.0.0.1", null, null));
+    public final Params.Text bind = add(new Params.Text("bind", true, "127.0.0.1", v -> {
+        if (!v.isEmpty() && v.split(" ", -1).length > 16) {
+            throw new ConfigException("Too many bind addresses specified.");
+        }
+    }, null));
     public final Params.Bool protectedMode = add(new Params.Bool("protected-mode", true, true, null));
     public final Params.Text requirepass = add(new Params.Text("requirepass", true, "", null, null));
     public final Params.Int databases = add(new Params.Int("databases", false, 16, 1, Integer.MAX_VALUE, null));
