@@ -22,13 +22,7 @@ public final class Log {
     }
 
     public static void configure(String logfile, String loglevel) {
-        level = switch (loglevel) {
-            case "debug" -> 0;
-            case "verbose" -> 1;
-            case "warning" -> 3;
-            case "nothing" -> 4;
-            default -> 2;
-        };
+        level(loglevel);
         if (logfile != null && !logfile.isEmpty()) {
             try {
                 out = new PrintStream(new FileOutputStream(logfile, true), true, StandardCharsets.UTF_8);
@@ -36,6 +30,17 @@ public final class Log {
                 System.err.println("Can't open the log file: " + e.getMessage());
             }
         }
+    }
+
+    /** Sets the level (CONFIG SET loglevel): debug, verbose, notice, warning or nothing. */
+    public static void level(String loglevel) {
+        level = switch (loglevel) {
+            case "debug" -> 0;
+            case "verbose" -> 1;
+            case "warning" -> 3;
+            case "nothing" -> 4;
+            default -> 2;
+        };
     }
 
     public static void debug(String msg) {

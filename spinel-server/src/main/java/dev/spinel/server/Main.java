@@ -4,6 +4,8 @@ import dev.spinel.server.config.ConfigException;
 import dev.spinel.server.config.ServerConfig;
 
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 /**
  * The {@code spinel-server} launcher: {@code spinel-server [/path/spinel.conf] [--name value ...]},
@@ -27,6 +29,7 @@ public final class Main {
         ServerConfig config;
         try {
             config = ServerConfig.fromArgs(args);
+            config.checkStartable();
         } catch (ConfigException e) {
             System.err.println(e.getMessage());
             System.exit(1);
@@ -47,13 +50,44 @@ public final class Main {
             System.exit(1);
             return;
         }
+        Path pidfile = writePidfile(config.pidfile.value());
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            Log.warning("Received SIGTERM scheduling shutdown...");
+            if (!server.isClosed()) {
+                Log.warning("Received SIGTERM scheduling shutdown...");
+            }
             server.close();
+            removePidfile(pidfile);
             Log.warning("Spinel is now ready to exit, bye bye...");
         }, "spinel-sigterm"));
         Log.notice("Server initialized, transport=" + (server.nativeTransport() ? "epoll" : "nio"));
         Log.notice("Ready to accept connections tcp on port " + server.port());
         server.awaitClose();
+        // SHUTDOWN closed the server: leave with status 0 (the hook removes the pid file).
+        System.exit(0);
+    }
+
+    /** Writes the pid file when one is configured; a failure is logged, not fatal (as in Redis). */
+    private static Path writePidfile(String file) {
+        if (file.isEmpty()) {
+            return null;
+        }
+        Path p = Path.of(file);
+        try {
+            Files.writeString(p, ProcessHandle.current().pid() + "\n");
+            return p;
+        } catch (IOException e) {
+            Log.warning("Failed to write PID file: " + e.getMessage());
+            return null;
+        }
+    }
+
+    private static void removePidfile(Path p) {
+        if (p != null) {
+            try {
+                Files.deleteIfExists(p);
+            } catch (IOException e) {
+                Log.warning("Failed to remove PID file: " + e.getMessage());
+            }
+        }
     }
 }

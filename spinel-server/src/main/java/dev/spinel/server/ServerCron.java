@@ -21,6 +21,7 @@ final class ServerCron implements Runnable {
     @Override
     public void run() {
         try {
+            engine.stats().instantaneous.sample(System.currentTimeMillis(), engine.stats());
             activeExpire();
             closeIdleClients();
         } catch (RuntimeException e) {

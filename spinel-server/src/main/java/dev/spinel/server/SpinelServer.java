@@ -1,6 +1,7 @@
 package dev.spinel.server;
 
 import dev.spinel.server.commands.Commands;
+import dev.spinel.server.config.ConfigException;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Engine;
@@ -32,8 +33,11 @@ public final class SpinelServer implements AutoCloseable {
     private final ServerConfig config;
     private final Engine engine;
     private final RespServer resp;
-    private final int port;
-    private final ScheduledFuture<?> cron;
+    private volatile int port;
+    /** What the listeners are bound to now, to skip a CONFIG SET that changes nothing and to fall back on failure. */
+    private List<String> boundAddresses;
+    private int requestedPort;
+    private volatile ScheduledFuture<?> cron;
     private final CountDownLatch closed = new CountDownLatch(1);
     private volatile boolean closing;
 
@@ -48,14 +52,51 @@ public final class SpinelServer implements AutoCloseable {
         Commands.registerAll(table, this);
         this.resp = new RespServer(engine);
         try {
-            List<String> bind = Arrays.stream(config.bind.value().trim().split("\\s+")).filter(s -> !s.isEmpty()).toList();
-            this.port = resp.bind(bind, (int) config.port.value());
+            this.boundAddresses = bindAddresses();
+            this.requestedPort = (int) config.port.value();
+            this.port = resp.bind(boundAddresses, requestedPort);
         } catch (RuntimeException | InterruptedException e) {
             resp.close();
             throw e;
         }
+        this.cron = scheduleCron();
+        // CONFIG SET port/bind listen anew (as Redis does); hz changes the cron's rate.
+        config.onApply(config.port, () -> rebind("Unable to listen on this port"));
+        config.onApply(config.bind, () -> rebind("Failed to bind to specified addresses."));
+        config.onApply(config.loglevel, () -> Log.level(config.loglevel.value()));
+        config.onApply(config.hz, () -> {
+            ScheduledFuture<?> old = cron;
+            cron = scheduleCron();
+            old.cancel(false);
+        });
+    }
+
+    private ScheduledFuture<?> scheduleCron() {
         long periodMs = Math.max(2, 1000 / Math.max(1, Math.min(500, config.hz.value())));
-        this.cron = resp.workerGroup().next().scheduleAtFixedRate(new ServerCron(engine), periodMs, periodMs, TimeUnit.MILLISECONDS);
+        return resp.workerGroup().next().scheduleAtFixedRate(new ServerCron(engine), periodMs, periodMs, TimeUnit.MILLISECONDS);
+    }
+
+    private List<String> bindAddresses() {
+        return Arrays.stream(config.bind.value().trim().split("\\s+")).filter(s -> !s.isEmpty()).toList();
+    }
+
+    private synchronized void rebind(String error) throws ConfigException {
+        List<String> addresses = bindAddresses();
+        int wanted = (int) config.port.value();
+        if (addresses.equals(boundAddresses) && wanted == requestedPort) {
+            return;
+        }
+        try {
+            port = resp.rebind(addresses, wanted, boundAddresses, port);
+            boundAddresses = addresses;
+            requestedPort = wanted;
+        } catch (RuntimeException e) {
+            Log.warning(error + ": " + e.getMessage());
+            throw new ConfigException(error);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ConfigException(error);
+        }
     }
 
     /** Starts a server with this configuration; returns once it accepts connections. */
@@ -107,6 +148,10 @@ public final class SpinelServer implements AutoCloseable {
     public void shutdownAsync() {
         Thread t = new Thread(this::close, "spinel-shutdown");
         t.start();
+    }
+
+    public boolean isClosed() {
+        return closing;
     }
 
     /** Blocks until the server is closed. */

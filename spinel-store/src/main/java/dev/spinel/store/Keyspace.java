@@ -40,6 +40,11 @@ public final class Keyspace {
         return expiredKeys.get();
     }
 
+    /** CONFIG RESETSTAT: Redis resets the expired-keys counter with the other statistics. */
+    public void resetExpiredKeys() {
+        expiredKeys.set(0);
+    }
+
     /**
      * Removes every key of every database atomically (FLUSHALL): every stripe of every database is
      * held, in the global lock order, while the tables are dropped. Returns the number of keys removed.

@@ -1,13 +1,102 @@
 package dev.spinel.server.commands;
 
+import dev.spinel.protocol.Args;
+import dev.spinel.server.Log;
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.engine.CommandTable;
+import dev.spinel.server.engine.Errors;
+import dev.spinel.server.engine.RedisError;
+import dev.spinel.server.engine.Session;
 
-/** Placeholder registration; the family is filled in by its own change. */
+import java.time.Instant;
+
+/**
+ * Server commands: TIME, LASTSAVE, SHUTDOWN; registers the other server-level families: INFO
+ * ({@link InfoCommand}), COMMAND ({@link CommandCommand}), DEBUG ({@link DebugCommand}), FUNCTION
+ * ({@link FunctionCommands}), MEMORY ({@link MemoryCommands}).
+ *
+ * <p>Thread-safety: stateless; each handler runs on its connection's event loop.
+ */
 public final class ServerCommands {
     private ServerCommands() {
     }
 
     public static void register(CommandTable t, SpinelServer server) {
+        t.register("time", ServerCommands::time);
+        t.register("lastsave", ServerCommands::lastsave);
+        t.register("shutdown", (s, a) -> shutdown(server, s, a));
+        DebugCommand.register(t);
+        FunctionCommands.register(t);
+        MemoryCommands.register(t);
+        InfoCommand.register(t, server);
+        CommandCommand.register(t);
+    }
+
+    /** Whether the client is connected over loopback, for the "local" protected-action settings. */
+    static boolean isLocal(Session s) {
+        String addr = s.connection().remoteAddress();
+        return addr.startsWith("127.") || addr.startsWith("[::1]") || addr.startsWith("::1")
+                || addr.startsWith("0:0:0:0:0:0:0:1") || addr.startsWith("[0:0:0:0:0:0:0:1]");
+    }
+
+    // TIME
+    static void time(Session s, Args a) {
+        Instant now = Instant.now();
+        s.out().array(2);
+        s.out().bulk(now.getEpochSecond());
+        s.out().bulk(now.getNano() / 1000);
+    }
+
+    // LASTSAVE  (no snapshot has been taken: Redis reports the start time then too)
+    static void lastsave(Session s, Args a) {
+        s.out().integer(s.engine().stats().startMillis / 1000);
+    }
+
+    // SHUTDOWN [NOSAVE | SAVE] [NOW] [FORCE] [ABORT]
+    static void shutdown(SpinelServer server, Session s, Args a) {
+        boolean nosave = false;
+        boolean save = false;
+        boolean force = false;
+        boolean abort = false;
+        boolean other = false;
+        for (int i = 1; i < a.count(); i++) {
+            if (a.is(i, "NOSAVE")) {
+                nosave = true;
+            } else if (a.is(i, "SAVE")) {
+                save = true;
+            } else if (a.is(i, "NOW")) {
+                other = true;
+            } else if (a.is(i, "FORCE")) {
+                force = true;
+            } else if (a.is(i, "ABORT")) {
+                abort = true;
+            } else {
+                throw Errors.SYNTAX;
+            }
+        }
+        if ((abort && (nosave || save || force || other)) || (nosave && save)) {
+            throw Errors.SYNTAX;
+        }
+        if (abort) {
+            // A shutdown here is immediate, so there is never one in progress to abort.
+            throw new RedisError("ERR No shutdown in progress.");
+        }
+        boolean wantsSnapshot = save || (!nosave && !s.engine().config().save.points().isEmpty());
+        if (wantsSnapshot) {
+            // Redis would write an RDB here; Spinel has no snapshots yet, so that save fails like a failed rdbSave.
+            Log.warning("Error trying to save the DB: snapshots are not implemented in Spinel yet"
+                    + (force ? "; exiting anyway (FORCE)." : ". Use SHUTDOWN NOSAVE, or FORCE to exit anyway."));
+            if (!force) {
+                throw new RedisError("ERR Errors trying to SHUTDOWN. Check logs.");
+            }
+        }
+        Log.warning("User requested shutdown...");
+        // Redis exits without replying; the connection closes with the server.
+        s.closeAfterReply();
+        server.shutdownAsync();
+    }
+
+    static String truncate(String v) {
+        return v.length() > 128 ? v.substring(0, 128) : v;
     }
 }

@@ -60,6 +60,7 @@ public final class Params {
         private final long max;
         private volatile long value;
         private final Consumer<Long> onChange;
+        private java.util.function.LongUnaryOperator normalize = java.util.function.LongUnaryOperator.identity();
 
         public Int(String name, boolean mutable, long dflt, long min, long max, Consumer<Long> onChange, String... aliases) {
             super(name, mutable, aliases);
@@ -70,6 +71,13 @@ public final class Params {
             this.onChange = onChange;
         }
 
+        /** Adjusts accepted values as Redis stores them (e.g. {@code hz} clamped to 1..500); returns this. */
+        public Int normalized(java.util.function.LongUnaryOperator f) {
+            this.normalize = f;
+            this.value = f.applyAsLong(dflt);
+            return this;
+        }
+
         public long value() {
             return value;
         }
@@ -81,20 +89,16 @@ public final class Params {
 
         @Override
         public String defaultValue() {
-            return Long.toString(dflt);
+            return Long.toString(normalize.applyAsLong(dflt));
         }
 
         @Override
         public void set(String v) throws ConfigException {
-            long n;
-            try {
-                n = Long.parseLong(v);
-            } catch (NumberFormatException e) {
-                throw new ConfigException("argument couldn't be parsed into an integer");
-            }
+            long n = parseStrictLong(v);
             if (n < min || n > max) {
                 throw new ConfigException("argument must be between " + min + " and " + max + " inclusive");
             }
+            n = normalize.applyAsLong(n);
             value = n;
             if (onChange != null) {
                 onChange.accept(n);
@@ -102,28 +106,53 @@ public final class Params {
         }
     }
 
-    /** A byte count with Redis's memory units (k, kb, m, mb, g, gb; case-insensitive). */
+    /**
+     * A byte count with Redis's memory units (b, k, kb, m, mb, g, gb; case-insensitive), parsed as
+     * Redis's {@code memtoull}. Most are "long long" configs checked against [min, max]; an unsigned
+     * one ({@link #unsigned}, e.g. maxmemory) takes any 64-bit unsigned value and {@link #value()}
+     * saturates at {@code Long.MAX_VALUE} for the code that compares against it.
+     */
     public static final class Memory extends Param {
         private final long dflt;
+        private final long min;
         private final long max;
-        private volatile long value;
+        private final boolean unsigned;
+        private volatile long bits;
         private final Consumer<Long> onChange;
 
         public Memory(String name, boolean mutable, long dflt, long max, Consumer<Long> onChange, String... aliases) {
+            this(name, mutable, dflt, 0, max, false, onChange, aliases);
+        }
+
+        private Memory(String name, boolean mutable, long dflt, long min, long max, boolean unsigned,
+                       Consumer<Long> onChange, String... aliases) {
             super(name, mutable, aliases);
             this.dflt = dflt;
-            this.value = dflt;
+            this.bits = dflt;
+            this.min = min;
             this.max = max;
+            this.unsigned = unsigned;
             this.onChange = onChange;
         }
 
+        /** A "long long" memory config with a lower bound (proto-max-bulk-len, client-query-buffer-limit). */
+        public static Memory bounded(String name, boolean mutable, long dflt, long min, long max) {
+            return new Memory(name, mutable, dflt, min, max, false, null);
+        }
+
+        /** An "unsigned long long" memory config (maxmemory): every 64-bit value is accepted. */
+        public static Memory unsigned(String name, boolean mutable, long dflt) {
+            return new Memory(name, mutable, dflt, 0, -1, true, null);
+        }
+
         public long value() {
-            return value;
+            long b = bits;
+            return unsigned && b < 0 ? Long.MAX_VALUE : b;
         }
 
         @Override
         public String get() {
-            return Long.toString(value);
+            return unsigned ? Long.toUnsignedString(bits) : Long.toString(bits);
         }
 
         @Override
@@ -131,18 +160,34 @@ public final class Params {
             return Long.toString(dflt);
         }
 
+        /** Redis writes memory values with the largest exact unit: 100mb, 1gb, 64kb. */
+        @Override
+        public String rewriteLine() {
+            long v = bits;
+            String text;
+            if (v <= 0) {
+                text = get();
+            } else if (v % (1L << 30) == 0) {
+                text = (v >> 30) + "gb";
+            } else if (v % (1L << 20) == 0) {
+                text = (v >> 20) + "mb";
+            } else if (v % 1024 == 0) {
+                text = (v >> 10) + "kb";
+            } else {
+                text = Long.toString(v);
+            }
+            return name() + " " + text;
+        }
+
         @Override
         public void set(String v) throws ConfigException {
-            long n = parseMemory(v);
-            if (n < 0) {
-                throw new ConfigException("argument must be a memory value");
+            long n = memtoull(v);
+            if (!unsigned && (n < min || n > max)) {
+                throw new ConfigException("argument must be between " + min + " and " + max + " inclusive");
             }
-            if (n > max) {
-                throw new ConfigException("argument must be between 0 and " + max + " inclusive");
-            }
-            value = n;
+            bits = n;
             if (onChange != null) {
-                onChange.accept(n);
+                onChange.accept(value());
             }
         }
     }
@@ -247,29 +292,72 @@ public final class Params {
     }
 
     /**
-     * Parses {@code 100}, {@code 1k}, {@code 1kb}, {@code 5mb}, {@code 1g}, ... as Redis's
-     * {@code memtoull} does; returns -1 when malformed.
+     * Redis's {@code memtoull}: digits then an optional unit; the 64 result bits (an unsigned value,
+     * saturated at 2^64-1 on overflow of the digits and wrapping on the unit multiplication, as in C).
+     * An empty number counts as 0, as strtoull reads it.
      */
+    public static long memtoull(String v) throws ConfigException {
+        int u = 0;
+        if (v.startsWith("-")) {
+            throw new ConfigException("argument must be a memory value");
+        }
+        while (u < v.length() && v.charAt(u) >= '0' && v.charAt(u) <= '9') {
+            u++;
+        }
+        long mul = switch (v.substring(u).toLowerCase(Locale.ROOT)) {
+            case "", "b" -> 1;
+            case "k" -> 1000;
+            case "kb" -> 1024;
+            case "m" -> 1000L * 1000;
+            case "mb" -> 1024L * 1024;
+            case "g" -> 1000L * 1000 * 1000;
+            case "gb" -> 1024L * 1024 * 1024;
+            default -> throw new ConfigException("argument must be a memory value");
+        };
+        if (u >= 128) {
+            throw new ConfigException("argument must be a memory value");
+        }
+        java.math.BigInteger ullMax = java.math.BigInteger.ONE.shiftLeft(64).subtract(java.math.BigInteger.ONE);
+        java.math.BigInteger n = u == 0 ? java.math.BigInteger.ZERO : new java.math.BigInteger(v.substring(0, u));
+        if (n.compareTo(ullMax) > 0) {
+            n = ullMax;
+        }
+        return n.longValue() * mul;
+    }
+
+    /** {@link #memtoull} as a non-negative long, or -1 when malformed (values past Long.MAX_VALUE saturate). */
     public static long parseMemory(String v) {
-        String s = v.toLowerCase(Locale.ROOT);
-        long mul = 1;
-        String digits = s;
-        String[][] units = {{"kb", "1024"}, {"mb", "1048576"}, {"gb", "1073741824"},
-                {"k", "1000"}, {"m", "1000000"}, {"g", "1000000000"}, {"b", "1"}};
-        for (String[] u : units) {
-            if (s.endsWith(u[0])) {
-                mul = Long.parseLong(u[1]);
-                digits = s.substring(0, s.length() - u[0].length());
-                break;
+        try {
+            long n = memtoull(v);
+            return n < 0 ? Long.MAX_VALUE : n;
+        } catch (ConfigException e) {
+            return -1;
+        }
+    }
+
+    /** Redis's string2ll: an optional '-', no leading zeros or '+', no spaces, within the long range. */
+    public static long parseStrictLong(String v) throws ConfigException {
+        ConfigException bad = new ConfigException("argument couldn't be parsed into an integer");
+        int n = v.length();
+        if (n == 0 || n > 20) {
+            throw bad;
+        }
+        if (v.equals("0")) {
+            return 0;
+        }
+        int i = v.charAt(0) == '-' ? 1 : 0;
+        if (i == n || v.charAt(i) < '1' || v.charAt(i) > '9') {
+            throw bad;
+        }
+        for (int k = i; k < n; k++) {
+            if (v.charAt(k) < '0' || v.charAt(k) > '9') {
+                throw bad;
             }
         }
-        if (digits.isEmpty() || !digits.chars().allMatch(Character::isDigit)) {
-            return -1;
-        }
         try {
-            return Math.multiplyExact(Long.parseLong(digits), mul);
-        } catch (ArithmeticException | NumberFormatException e) {
-            return -1;
+            return Long.parseLong(v);
+        } catch (NumberFormatException e) {
+            throw bad;
         }
     }
 }

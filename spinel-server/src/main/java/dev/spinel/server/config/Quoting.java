@@ -115,6 +115,29 @@ public final class Quoting {
         return sb.append('"').toString();
     }
 
+    /** Always quotes, as Redis's {@code sdscatrepr} (used for command-line option values). */
+    public static String repr(String v) {
+        StringBuilder sb = new StringBuilder("\"");
+        for (char c : v.toCharArray()) {
+            switch (c) {
+                case '"', '\\' -> sb.append('\\').append(c);
+                case '\n' -> sb.append("\\n");
+                case '\r' -> sb.append("\\r");
+                case '\t' -> sb.append("\\t");
+                case 7 -> sb.append("\\a");
+                case '\b' -> sb.append("\\b");
+                default -> {
+                    if (c < ' ' || c == 127) {
+                        sb.append(String.format("\\x%02x", (int) c));
+                    } else {
+                        sb.append(c);
+                    }
+                }
+            }
+        }
+        return sb.append('"').toString();
+    }
+
     private static boolean isHex(char c) {
         return Character.digit(c, 16) >= 0;
     }

@@ -23,9 +23,23 @@ public final class ServerConfig {
     private final Map<String, Param> byName = new LinkedHashMap<>();
     private final Map<String, Param> byAlias = new LinkedHashMap<>();
     private Path configFile;
+    private final Map<Param, Applier> appliers = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * Makes a running server act on a parameter's new value (rebind on port/bind, reschedule on hz),
+     * as Redis's config "apply" functions; throws with Redis's reason when that fails.
+     */
+    @FunctionalInterface
+    public interface Applier {
+        void apply() throws ConfigException;
+    }
 
     public final Params.Int port = add(new Params.Int("port", true, 6379, 0, 65535, null));
-    public final Params.Text bind = add(new Params.Text("bind", true, "127.0.0.1", null, null));
+    public final Params.Text bind = add(new Params.Text("bind", true, "127.0.0.1", v -> {
+        if (!v.isEmpty() && v.split(" ", -1).length > 16) {
+            throw new ConfigException("Too many bind addresses specified.");
+        }
+    }, null));
     public final Params.Bool protectedMode = add(new Params.Bool("protected-mode", true, true, null));
     public final Params.Text requirepass = add(new Params.Text("requirepass", true, "", null, null));
     public final Params.Int databases = add(new Params.Int("databases", false, 16, 1, Integer.MAX_VALUE, null));
@@ -33,25 +47,84 @@ public final class ServerConfig {
     public final Params.Int timeout = add(new Params.Int("timeout", true, 0, 0, Integer.MAX_VALUE, null));
     public final Params.Int tcpKeepalive = add(new Params.Int("tcp-keepalive", true, 300, 0, Integer.MAX_VALUE, null));
     public final Params.Int tcpBacklog = add(new Params.Int("tcp-backlog", false, 511, 0, Integer.MAX_VALUE, null));
-    public final Params.Memory protoMaxBulkLen = add(new Params.Memory("proto-max-bulk-len", true, 512L * 1024 * 1024, Long.MAX_VALUE, null));
-    public final Params.Memory clientQueryBufferLimit = add(new Params.Memory("client-query-buffer-limit", true, 1024L * 1024 * 1024, Long.MAX_VALUE, null));
-    public final Params.Int hz = add(new Params.Int("hz", true, 10, 0, Integer.MAX_VALUE, null));
+    public final Params.Memory protoMaxBulkLen = add(Params.Memory.bounded("proto-max-bulk-len", true, 512L * 1024 * 1024, 1024 * 1024, Long.MAX_VALUE));
+    public final Params.Memory clientQueryBufferLimit = add(Params.Memory.bounded("client-query-buffer-limit", true, 1024L * 1024 * 1024, 1024 * 1024, Long.MAX_VALUE));
+    /** Redis stores hz clamped to 1..500 and CONFIG GET shows the clamped value. */
+    public final Params.Int hz = add(new Params.Int("hz", true, 10, 0, Integer.MAX_VALUE, null)
+            .normalized(v -> Math.max(1, Math.min(500, v))));
     public final Params.Enum loglevel = add(new Params.Enum("loglevel", true, "notice",
-            List.of("debug", "verbose", "notice", "warning", "nothing"), null));
+            List.of("debug", "verbose", "notice", "warning"), null));
     public final Params.Text logfile = add(new Params.Text("logfile", false, "", null, null));
-    public final Params.Text dir = add(new Params.Text("dir", true, ".", null, null));
-    public final Params.Text dbfilename = add(new Params.Text("dbfilename", true, "dump.rdb", null, null));
-    public final Params.Text save = add(new Params.Text("save", true, "", null, null));
+    public final DirParam dir = add(new DirParam());
+    public final Params.Text dbfilename = add(new Params.Text("dbfilename", true, "dump.rdb",
+            v -> baseName(v, "dbfilename can't be a path, just a filename"), null));
+    /** Snapshot points. Spinel's default is none (Redis's is 3600 1 300 100 60 10000) until snapshots exist. */
+    public final SaveParam save = add(new SaveParam());
+    public final Params.Bool stopWritesOnBgsaveError = add(new Params.Bool("stop-writes-on-bgsave-error", true, true, null));
+    public final Params.Bool rdbcompression = add(new Params.Bool("rdbcompression", true, true, null));
+    public final Params.Bool rdbchecksum = add(new Params.Bool("rdbchecksum", false, true, null));
     public final Params.Bool appendonly = add(new Params.Bool("appendonly", true, false, null));
-    public final Params.Memory maxmemory = add(new Params.Memory("maxmemory", true, 0, Long.MAX_VALUE, null));
+    public final Params.Enum appendfsync = add(new Params.Enum("appendfsync", true, "everysec",
+            List.of("everysec", "always", "no"), null));
+    public final Params.Text appendfilename = add(new Params.Text("appendfilename", false, "appendonly.aof",
+            v -> baseName(v, "appendfilename can't be a path, just a filename"), null));
+    public final Params.Text appenddirname = add(new Params.Text("appenddirname", false, "appendonlydir",
+            v -> baseName(v, "appenddirname can't be a path, just a dirname"), null));
+    public final Params.Int autoAofRewritePercentage = add(new Params.Int("auto-aof-rewrite-percentage", true, 100, 0, Integer.MAX_VALUE, null));
+    public final Params.Memory autoAofRewriteMinSize = add(new Params.Memory("auto-aof-rewrite-min-size", true, 64L * 1024 * 1024, Long.MAX_VALUE, null));
+    public final Params.Bool aofLoadTruncated = add(new Params.Bool("aof-load-truncated", true, true, null));
+    public final Params.Bool aofUseRdbPreamble = add(new Params.Bool("aof-use-rdb-preamble", true, true, null));
+    public final Params.Bool aofTimestampEnabled = add(new Params.Bool("aof-timestamp-enabled", true, false, null));
+    public final Params.Memory maxmemory = add(Params.Memory.unsigned("maxmemory", true, 0));
     public final Params.Enum maxmemoryPolicy = add(new Params.Enum("maxmemory-policy", true, "noeviction",
             List.of("volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl", "allkeys-lru", "allkeys-lfu",
                     "allkeys-random", "noeviction"), null));
+    public final Params.Int maxmemorySamples = add(new Params.Int("maxmemory-samples", true, 5, 1, Integer.MAX_VALUE, null));
+    public final Params.Int lfuLogFactor = add(new Params.Int("lfu-log-factor", true, 10, 0, Integer.MAX_VALUE, null));
+    public final Params.Int lfuDecayTime = add(new Params.Int("lfu-decay-time", true, 1, 0, Integer.MAX_VALUE, null));
+    public final Params.Bool lazyfreeLazyEviction = add(new Params.Bool("lazyfree-lazy-eviction", true, false, null));
+    public final Params.Bool lazyfreeLazyExpire = add(new Params.Bool("lazyfree-lazy-expire", true, false, null));
+    public final Params.Bool lazyfreeLazyServerDel = add(new Params.Bool("lazyfree-lazy-server-del", true, false, null));
+    public final Params.Bool lazyfreeLazyUserDel = add(new Params.Bool("lazyfree-lazy-user-del", true, false, null));
+    public final Params.Bool lazyfreeLazyUserFlush = add(new Params.Bool("lazyfree-lazy-user-flush", true, false, null));
+    public final NotifyEventsParam notifyKeyspaceEvents = add(new NotifyEventsParam());
     public final Params.Int slowlogLogSlowerThan = add(new Params.Int("slowlog-log-slower-than", true, 10000, -1, Long.MAX_VALUE, null));
     public final Params.Int slowlogMaxLen = add(new Params.Int("slowlog-max-len", true, 128, 0, Long.MAX_VALUE, null));
     public final Params.Int latencyMonitorThreshold = add(new Params.Int("latency-monitor-threshold", true, 0, 0, Long.MAX_VALUE, null));
-    public final NotifyEventsParam notifyKeyspaceEvents = add(new NotifyEventsParam(
-            dev.spinel.server.engine.Notifications::parse, dev.spinel.server.engine.Notifications::format));
+    // Encoding thresholds: the collection types read them to pick compact or big encodings.
+    public final Params.Int listMaxListpackSize = add(new Params.Int("list-max-listpack-size", true, -2,
+            Integer.MIN_VALUE, Integer.MAX_VALUE, null, "list-max-ziplist-size"));
+    public final Params.Int listCompressDepth = add(new Params.Int("list-compress-depth", true, 0, 0, Integer.MAX_VALUE, null));
+    public final Params.Int hashMaxListpackEntries = add(new Params.Int("hash-max-listpack-entries", true, 512, 0,
+            Long.MAX_VALUE, null, "hash-max-ziplist-entries"));
+    public final Params.Int hashMaxListpackValue = add(new Params.Int("hash-max-listpack-value", true, 64, 0,
+            Long.MAX_VALUE, null, "hash-max-ziplist-value"));
+    public final Params.Int setMaxIntsetEntries = add(new Params.Int("set-max-intset-entries", true, 512, 0, Long.MAX_VALUE, null));
+    public final Params.Int zsetMaxListpackEntries = add(new Params.Int("zset-max-listpack-entries", true, 128, 0,
+            Long.MAX_VALUE, null, "zset-max-ziplist-entries"));
+    public final Params.Int zsetMaxListpackValue = add(new Params.Int("zset-max-listpack-value", true, 64, 0,
+            Long.MAX_VALUE, null, "zset-max-ziplist-value"));
+    public final Params.Memory streamNodeMaxBytes = add(new Params.Memory("stream-node-max-bytes", true, 4096, Long.MAX_VALUE, null));
+    public final Params.Int streamNodeMaxEntries = add(new Params.Int("stream-node-max-entries", true, 100, 0, Long.MAX_VALUE, null));
+    public final Params.Memory hllSparseMaxBytes = add(new Params.Memory("hll-sparse-max-bytes", true, 3000, Long.MAX_VALUE, null));
+    public final OutputBufferLimitsParam clientOutputBufferLimit = add(new OutputBufferLimitsParam());
+    public final Params.Bool replicaReadOnly = add(new Params.Bool("replica-read-only", true, true, null, "slave-read-only"));
+    /** Accepted for redis.conf compatibility: Spinel's threads are its event loops (event-loop-threads). */
+    public final Params.Int ioThreads = add(new Params.Int("io-threads", false, 1, 1, 128, null));
+    public final Params.Bool ioThreadsDoReads = add(new Params.Bool("io-threads-do-reads", false, false, null));
+    /** Only "no" can start: a JVM cannot fork itself into the background (see {@link #checkStartable()}). */
+    public final Params.Bool daemonize = add(new Params.Bool("daemonize", false, false, null));
+    public final Params.Enum supervised = add(new Params.Enum("supervised", false, "no",
+            List.of("upstart", "systemd", "auto", "no"), null));
+    /** Written by the launcher at start and removed at shutdown. */
+    public final Params.Text pidfile = add(new Params.Text("pidfile", false, "", null, null));
+    /** Only "" can start: Spinel listens on TCP only. */
+    public final Params.Text unixsocket = add(new Params.Text("unixsocket", false, "", null, null));
+    public final Params.Bool clusterEnabled = add(new Params.Bool("cluster-enabled", false, false, null));
+    public final Params.Enum enableProtectedConfigs = add(new Params.Enum("enable-protected-configs", false, "no",
+            List.of("no", "yes", "local"), null));
+    public final Params.Enum enableDebugCommand = add(new Params.Enum("enable-debug-command", false, "no",
+            List.of("no", "yes", "local"), null));
     /** Spinel's own: Netty event loops; 0 means one per core. */
     public final Params.Int eventLoopThreads = add(new Params.Int("event-loop-threads", false, 0, 0, 1024, null));
 
@@ -98,41 +171,102 @@ public final class ServerConfig {
         }
     }
 
+    /** Registers what the running server does when CONFIG SET changes {@code p}; one applier may serve several. */
+    public void onApply(Param p, Applier applier) {
+        appliers.put(p, applier);
+    }
+
+    /** The applier of a parameter, or {@code null} when its new value needs no action beyond being stored. */
+    public Applier applier(Param p) {
+        return appliers.get(p);
+    }
+
     public Path configFile() {
         return configFile;
     }
 
+    /** Parameters Redis 7.0 guards with enable-protected-configs (they can redirect file writes). */
+    public boolean isProtected(Param p) {
+        return p == dir || p == dbfilename;
+    }
+
+    /**
+     * Refuses what Spinel cannot do at start, with the reason: daemonizing, unix sockets, cluster
+     * mode, systemd/upstart supervision. Called by the launcher after parsing.
+     */
+    public void checkStartable() throws ConfigException {
+        if (daemonize.value()) {
+            throw new ConfigException("daemonize yes is not supported: a JVM cannot fork into the background. "
+                    + "Run spinel-server under a supervisor (systemd Type=simple, docker) or with nohup, and keep 'daemonize no'.");
+        }
+        if (!unixsocket.value().isEmpty()) {
+            throw new ConfigException("unixsocket is not supported: Spinel listens on TCP only. Remove the unixsocket directive.");
+        }
+        if (clusterEnabled.value()) {
+            throw new ConfigException("cluster-enabled yes is not supported: Spinel runs standalone only.");
+        }
+        boolean underSystemd = System.getenv("NOTIFY_SOCKET") != null;
+        if (supervised.value().equals("systemd") || supervised.value().equals("upstart")
+                || (supervised.value().equals("auto") && underSystemd)) {
+            throw new ConfigException("supervised " + supervised.value() + " is not supported: Spinel does not notify "
+                    + "the supervisor. Use 'supervised no' with a simple (non-notify) service type.");
+        }
+    }
+
     /**
      * Builds a configuration the way {@code redis-server} reads its command line: an optional config
-     * file first, then {@code --name value...} options applied after it (later wins).
+     * file first, then {@code --name value...} options appended after it (later wins). Options'
+     * values are quoted as Redis's {@code sdscatrepr} does, so error lines look like Redis's.
      */
     public static ServerConfig fromArgs(String[] args) throws ConfigException, IOException {
+        return fromArgs(args, System.in);
+    }
+
+    /** {@link #fromArgs(String[])} with the stream that {@code -} (config from stdin) reads. */
+    public static ServerConfig fromArgs(String[] args, java.io.InputStream stdin) throws ConfigException, IOException {
         ServerConfig c = new ServerConfig();
         int i = 0;
-        StringBuilder text = new StringBuilder();
-        if (args.length > 0 && !args[0].startsWith("--")) {
+        String fileText = "";
+        if (args.length > 0 && args[0].equals("-")) {
+            // "spinel-server -" reads the configuration from standard input (as redis-server -).
+            fileText = new String(stdin.readAllBytes(), StandardCharsets.UTF_8);
+            i = 1;
+        } else if (args.length > 0 && !args[0].startsWith("--")) {
             c.configFile = Path.of(args[0]).toAbsolutePath();
-            text.append(Files.readString(c.configFile, StandardCharsets.UTF_8)).append('\n');
+            try {
+                fileText = Files.readString(c.configFile, StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new ConfigException("Fatal error, can't open config file '" + args[0] + "': " + reason(e));
+            }
             i = 1;
         }
         StringBuilder options = new StringBuilder();
         for (; i < args.length; i++) {
             String a = args[i];
-            if (a.startsWith("--")) {
+            if (a.startsWith("--") && a.length() > 2) {
                 if (!options.isEmpty()) {
                     options.append('\n');
                 }
-                options.append(a.substring(2));
+                options.append(a.substring(2)).append(' ');
+                // "--save" followed by another option (or nothing) means save "", as in Redis 7.0.
+                boolean noValue = i == args.length - 1 || args[i + 1].startsWith("--");
+                if (noValue && a.equalsIgnoreCase("--save")) {
+                    options.append("\"\"");
+                }
             } else {
-                options.append(' ').append(Quoting.quoteIfNeeded(a));
+                options.append(Quoting.repr(a)).append(' ');
             }
         }
-        c.load(text.append(options).toString());
+        c.load(fileText + "\n" + options);
         return c;
     }
 
     /** Applies redis.conf-syntax text; the first bad line stops loading with its number and reason. */
     public void load(String text) throws ConfigException {
+        load(text, 0);
+    }
+
+    private void load(String text, int depth) throws ConfigException {
         String[] lines = text.split("\n", -1);
         for (int n = 0; n < lines.length; n++) {
             String line = lines[n].strip();
@@ -143,14 +277,42 @@ public final class ServerConfig {
             String reason;
             if (words == null) {
                 reason = "Unbalanced quotes in configuration line";
+            } else if (words.isEmpty()) {
+                continue;
+            } else if (words.getFirst().equalsIgnoreCase("include") && words.size() == 2) {
+                include(words.get(1), depth);
+                continue;
             } else {
                 reason = apply(words);
             }
             if (reason != null) {
-                throw new ConfigException("\n*** FATAL CONFIG FILE ERROR ***\nReading the configuration file, at line "
+                throw new ConfigException("\n*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\nReading the configuration file, at line "
                         + (n + 1) + "\n>>> '" + line + "'\n" + reason);
             }
         }
+    }
+
+    private void include(String file, int depth) throws ConfigException {
+        if (depth > 16) {
+            throw new ConfigException("Fatal error, too many nested include directives (at '" + file + "')");
+        }
+        String text;
+        try {
+            text = Files.readString(Path.of(file), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new ConfigException("Fatal error, can't open config file '" + file + "': " + reason(e));
+        }
+        load(text, depth + 1);
+    }
+
+    private static String reason(IOException e) {
+        if (e instanceof java.nio.file.NoSuchFileException) {
+            return "No such file or directory";
+        }
+        if (e instanceof java.nio.file.AccessDeniedException) {
+            return "Permission denied";
+        }
+        return e.getMessage();
     }
 
     private String apply(List<String> words) {
@@ -158,19 +320,27 @@ public final class ServerConfig {
         if (p == null) {
             return "Bad directive or wrong number of arguments";
         }
-        List<String> values = new ArrayList<>(words.subList(1, words.size()));
-        if (values.isEmpty()) {
+        List<String> values = words.subList(1, words.size());
+        // Multi-argument parameters take their words joined by spaces; every other one takes exactly one.
+        boolean multi = p == save || p == bind || p == clientOutputBufferLimit;
+        if (values.isEmpty() || (!multi && values.size() != 1)) {
             return "wrong number of arguments";
         }
         try {
-            // Multi-word parameters (save, bind, ...) take their words joined; the rest take one.
-            if (values.size() > 1 && !(p instanceof Params.Text)) {
-                return "wrong number of arguments";
+            if (p == save) {
+                save.loadLine(values.size() == 1 ? values.getFirst() : String.join(" ", values));
+            } else {
+                p.set(String.join(" ", values));
             }
-            p.set(String.join(" ", values));
             return null;
         } catch (ConfigException e) {
             return e.getMessage();
+        }
+    }
+
+    private static void baseName(String v, String error) throws ConfigException {
+        if (v.indexOf('/') >= 0) {
+            throw new ConfigException(error);
         }
     }
 }

@@ -131,7 +131,8 @@ public final class Engine {
             applyReplyMode(session, mark);
             return;
         }
-        if (cmd.hasSubcommands()) {
+        // A container called alone (COMMAND) runs its own handler; arity already refused the others.
+        if (cmd.hasSubcommands() && args.count() > 1) {
             Command sub = cmd.subcommand(lowerAscii(args, 1));
             if (sub == null) {
                 reject(session, cmd, Errors.unknownSubcommand(args.string(1), cmd.upperName()).getMessage());

@@ -21,6 +21,10 @@ public final class ServerStats {
     public final LongAdder netOutputBytes = new LongAdder();
     public final LongAdder totalErrorReplies = new LongAdder();
     public final LongAdder dirty = new LongAdder();
+    /** Clients currently parked in a blocking command; blocking commands add 1 on park and -1 on wake. */
+    public final LongAdder blockedClients = new LongAdder();
+    /** Rates for INFO (instantaneous_ops_per_sec, ...), sampled by the server cron. */
+    public final InstantaneousMetrics instantaneous = new InstantaneousMetrics();
     private final Map<String, LongAdder> errors = new ConcurrentHashMap<>();
 
     public void error(String code) {

@@ -103,6 +103,30 @@ public final class RespServer implements AutoCloseable {
         return bound;
     }
 
+    /**
+     * Listens on new addresses/port (CONFIG SET port/bind), as Redis's changeBindAddr: the old listeners
+     * close first (the new set may reuse their address), and if the new ones cannot all be bound the
+     * old addresses are bound again and the error is rethrown.
+     */
+    public synchronized int rebind(List<String> addresses, int port, List<String> oldAddresses, int oldPort)
+            throws InterruptedException {
+        closeListeners();
+        try {
+            return bind(addresses, port);
+        } catch (RuntimeException | InterruptedException e) {
+            closeListeners();
+            bind(oldAddresses, oldPort);
+            throw e;
+        }
+    }
+
+    private void closeListeners() {
+        for (Channel ch : listeners) {
+            ch.close().syncUninterruptibly();
+        }
+        listeners.clear();
+    }
+
     @Override
     public void close() {
         for (Channel ch : listeners) {
