@@ -21,6 +21,7 @@ public final class Engine {
     private final CommandTable commands;
     private final ClientRegistry clients = new ClientRegistry();
     private final ServerStats stats = new ServerStats();
+    private final ClientPause pause = new ClientPause();
 
     public Engine(ServerConfig config, Keyspace keyspace, CommandTable commands) {
         this.config = config;
@@ -46,6 +47,10 @@ public final class Engine {
 
     public ServerStats stats() {
         return stats;
+    }
+
+    public ClientPause pause() {
+        return pause;
     }
 
     public boolean authRequired() {
@@ -101,8 +106,18 @@ public final class Engine {
             applyReplyMode(session, mark);
             return;
         }
+        if (pause.active() && pause.mustWait(writes(cmd), System.currentTimeMillis())) {
+            // CLIENT PAUSE delays, never rejects: the request runs again when the pause ends.
+            pause.postpone(session, args, System.currentTimeMillis());
+            return;
+        }
         run(session, cmd, args);
         applyReplyMode(session, mark);
+    }
+
+    /** What CLIENT PAUSE WRITE delays: commands flagged write or may_replicate (Redis 7.0). */
+    private static boolean writes(Command cmd) {
+        return cmd.spec().has("write") || cmd.spec().has("may_replicate");
     }
 
     private void run(Session session, Command cmd, Args args) {
@@ -140,6 +155,11 @@ public final class Engine {
         cmd.rejectedCalls.increment();
     }
 
+    /**
+     * CLIENT REPLY: drops the reply of a command that ends with replies off or skipped (so CLIENT
+     * REPLY ON and RESET are answered), then moves SKIP_NEXT to SKIP for the next command, as
+     * Redis's resetClient does.
+     */
     private static void applyReplyMode(Session session, int mark) {
         switch (session.replyMode()) {
             case ON -> { }
@@ -148,6 +168,7 @@ public final class Engine {
                 session.out().truncate(mark);
                 session.replyMode(Session.ReplyMode.ON);
             }
+            case SKIP_NEXT -> session.replyMode(Session.ReplyMode.SKIP);
         }
     }
 

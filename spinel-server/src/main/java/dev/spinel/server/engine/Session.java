@@ -12,7 +12,12 @@ import dev.spinel.store.StripeLocks;
  * CLIENT KILL) are volatile and only informational.
  */
 public final class Session {
-    public enum ReplyMode { ON, OFF, SKIP }
+    /**
+     * CLIENT REPLY state, as Redis's REPLY_OFF / REPLY_SKIP_NEXT / REPLY_SKIP flags: {@code SKIP_NEXT}
+     * is set by CLIENT REPLY SKIP and turns into {@code SKIP} for the following command only; the
+     * engine drops the reply of a command that ends in {@code OFF} or {@code SKIP}.
+     */
+    public enum ReplyMode { ON, OFF, SKIP_NEXT, SKIP }
 
     private final Engine engine;
     private final long id;
@@ -159,6 +164,24 @@ public final class Session {
 
     public void replyMode(ReplyMode mode) {
         this.replyMode = mode;
+    }
+
+    /**
+     * RESET: back to a fresh connection's state (db 0, RESP2, no name, default-user authentication,
+     * replies on). Like Redis 7.0, CLIENT NO-EVICT survives. State owned by other families (MULTI,
+     * subscriptions) is cleared by their own code around this call.
+     */
+    public void reset() {
+        select(0);
+        protocol(2);
+        name = "";
+        authenticated = !engine.authRequired();
+        replyMode = ReplyMode.ON;
+    }
+
+    /** True while the connection does not execute its input (paused by CLIENT PAUSE, or blocked). */
+    public boolean suspended() {
+        return connection.suspended();
     }
 
     /** The time of the command being executed, in Unix ms (one clock read per command, as Redis). */
