@@ -21,6 +21,11 @@ import java.net.InetSocketAddress;
  * the session's reply buffer, and they are written and flushed once per read batch
  * ({@link #channelReadComplete}). While the socket cannot take more output, reading pauses.
  *
+ * <p>A suspended connection ({@link ClientConnection#suspend}: CLIENT PAUSE, blocking commands)
+ * keeps reading into its query buffer but executes nothing until {@link #resume()} runs
+ * {@code resumeNow} on the event loop: the postponed request (a private copy), then the buffered
+ * input, then one flush.
+ *
  * <p>Not thread-safe: one instance per channel, used on the channel's event loop only (other
  * threads go through {@link ClientConnection#execute}).
  */
@@ -253,7 +258,8 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     private static String format(java.net.SocketAddress a) {
         if (a instanceof InetSocketAddress i) {
             String host = i.getAddress() != null ? i.getAddress().getHostAddress() : i.getHostString();
-            return host + ":" + i.getPort();
+            // As Redis's anetFormatAddr: IPv6 hosts in brackets, so CLIENT KILL ADDR matches its form.
+            return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + i.getPort();
         }
         return String.valueOf(a);
     }
