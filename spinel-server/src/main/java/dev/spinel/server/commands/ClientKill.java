@@ -89,6 +89,9 @@ final class ClientKill {
                 killSelf = true;
             } else {
                 c.connection().kill();
+                // Gone from CLIENT LIST at once, as Redis frees it synchronously; the close itself
+                // completes on the client's own loop (which removes it again, harmlessly).
+                s.engine().clients().remove(c);
             }
             killed++;
         }

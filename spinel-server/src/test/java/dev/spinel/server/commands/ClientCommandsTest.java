@@ -124,6 +124,7 @@ class ClientCommandsTest {
             assertEquals("+PONG\r\n", d.callString("PING"));
 
             assertEquals(":1\r\n", a.callString("CLIENT", "KILL", "ID", String.valueOf(idb)));
+            assertEquals("$0\r\n\r\n", a.callString("CLIENT", "LIST", "ID", String.valueOf(idb))); // gone at once
             assertTrue(b.isClosedByServer());
             assertEquals(":0\r\n", a.callString("CLIENT", "KILL", "ID", String.valueOf(idb)));
 
