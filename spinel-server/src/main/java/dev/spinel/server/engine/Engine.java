@@ -91,6 +91,7 @@ public final class Engine {
             Command sub = cmd.subcommand(lowerAscii(args, 1));
             if (sub == null) {
                 reject(session, cmd, Errors.unknownSubcommand(args.string(1), cmd.upperName()).getMessage());
+                session.beginCommand(System.currentTimeMillis(), "NULL"); // CLIENT LIST cmd=, as Redis
                 applyReplyMode(session, mark);
                 return;
             }
@@ -146,6 +147,7 @@ public final class Engine {
         }
         session.out().error(sb.append(rest).toString());
         stats.error("ERR");
+        session.beginCommand(System.currentTimeMillis(), "NULL"); // CLIENT LIST shows cmd=NULL, as Redis
     }
 
     private void reject(Session session, Command cmd, String message) {
@@ -153,6 +155,7 @@ public final class Engine {
         int sp = message.indexOf(' ');
         stats.error(sp < 0 ? message : message.substring(0, sp));
         cmd.rejectedCalls.increment();
+        session.beginCommand(System.currentTimeMillis(), cmd.name()); // a rejected command is still the last one
     }
 
     /**

@@ -116,6 +116,20 @@ class ClientCommandsTest {
     }
 
     @Test
+    void cmdIsTheLastCommandEvenWhenRejectedAndNullWhenUnknown() throws Exception {
+        try (RawClient a = new RawClient(server.port()); RawClient b = new RawClient(server.port())) {
+            String idb = String.valueOf(id(b));
+            String[][] steps = {{"GET"}, {"get"}, {"NOSUCH", "x"}, {"NULL"}, {"CLIENT", "ID", "x"}, {"client|id"},
+                    {"CLIENT", "foo"}, {"NULL"}, {"SET", "a", "b"}, {"set"}};
+            for (int i = 0; i < steps.length; i += 2) {
+                b.call(steps[i]);
+                Map<String, String> f = parse(a.callString("CLIENT", "LIST", "ID", idb)).getFirst();
+                assertEquals(steps[i + 1][0], f.get("cmd"), String.join(" ", steps[i]));
+            }
+        }
+    }
+
+    @Test
     void killFilters() throws Exception {
         try (RawClient a = new RawClient(server.port()); RawClient b = new RawClient(server.port());
              RawClient c = new RawClient(server.port()); RawClient d = new RawClient(server.port())) {
