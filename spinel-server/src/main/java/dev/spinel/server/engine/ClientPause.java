@@ -74,6 +74,11 @@ public final class ClientPause {
         ClientConnection c = session.connection();
         c.suspend(retry);
         postponed.add(session);
+        if (type == OFF && postponed.remove(session)) {
+            // UNPAUSE on another loop drained the queue between our check and the add.
+            c.resume();
+            return;
+        }
         c.schedule(() -> recheck(session), Math.max(1, endMillis - now));
     }
 
