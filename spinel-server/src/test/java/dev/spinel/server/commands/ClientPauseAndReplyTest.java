@@ -42,13 +42,13 @@ class ClientPauseAndReplyTest {
     void writePauseDelaysWritesOnlyUntilTheDeadline() throws Exception {
         try (RawClient admin = new RawClient(server.port()); RawClient w = new RawClient(server.port());
              RawClient r = new RawClient(server.port())) {
-            assertEquals("+OK\r\n", admin.callString("CLIENT", "PAUSE", "600", "WRITE"));
+            assertEquals("+OK\r\n", admin.callString("CLIENT", "PAUSE", "1500", "WRITE"));
             long t0 = System.nanoTime();
             assertEquals("$-1\r\n", r.callString("GET", "paused-key")); // reads go on
-            assertTrue(millisSince(t0) < 400);
+            assertTrue(millisSince(t0) < 1000, "GET waited " + millisSince(t0) + " ms");
             assertEquals("+OK\r\n", w.callString("SET", "paused-key", "v"));
             long waited = millisSince(t0);
-            assertTrue(waited >= 500 && waited < 3000, "SET waited " + waited + " ms");
+            assertTrue(waited >= 1400 && waited < 5000, "SET waited " + waited + " ms");
             assertEquals("$1\r\nv\r\n", r.callString("GET", "paused-key"));
         }
     }
