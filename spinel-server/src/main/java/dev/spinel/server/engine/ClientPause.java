@@ -1,17 +1,22 @@
 package dev.spinel.server.engine;
 
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import dev.spinel.protocol.Args;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
 
 /**
  * CLIENT PAUSE state, as Redis 7.0: a pause type (WRITE delays commands that write or may
  * replicate; ALL delays every command, CLIENT UNPAUSE included) and an end time. A new pause keeps
  * the stronger type and the later end of the current one. A delayed client is not rejected: the
  * engine suspends its connection with the command to retry ({@link ClientConnection#suspend}) and
- * registers it here; it resumes at the end time (a timer on its own event loop) or on UNPAUSE.
+ * registers it here; it resumes at the end time (a timer on its own event loop) or on UNPAUSE,
+ * in the order clients were postponed.
  *
- * <p>Thread-safety: the state is two volatile fields written under this object's lock; the hot
- * path reads one volatile ({@link #active}). Postponed sessions are in a concurrent queue.
+ * <p>Thread-safety: the state is two volatile fields; the hot path reads one of them
+ * ({@link #active}). Changes and the set of postponed sessions are guarded by this object's lock.
  */
 public final class ClientPause {
     public static final int OFF = 0;
@@ -20,7 +25,7 @@ public final class ClientPause {
 
     private volatile int type = OFF;
     private volatile long endMillis;
-    private final Queue<Session> postponed = new ConcurrentLinkedQueue<>();
+    private final Set<Session> postponed = new LinkedHashSet<>();
 
     /** True when a pause may be in effect (cheap check for the dispatcher). */
     boolean active() {
@@ -56,11 +61,13 @@ public final class ClientPause {
 
     /** CLIENT UNPAUSE (or the end time passed): resumes every postponed client on its own loop. */
     public void unpause() {
+        List<Session> wake;
         synchronized (this) {
             type = OFF;
+            wake = new ArrayList<>(postponed);
+            postponed.clear();
         }
-        Session s;
-        while ((s = postponed.poll()) != null) {
+        for (Session s : wake) {
             s.connection().resume();
         }
     }
@@ -70,32 +77,31 @@ public final class ClientPause {
     }
 
     /** Suspends {@code session}, to run {@code retry} again when the pause ends. Event loop of the session. */
-    void postpone(Session session, dev.spinel.protocol.Args retry, long now) {
+    void postpone(Session session, Args retry, long now) {
         ClientConnection c = session.connection();
         c.suspend(retry);
-        postponed.add(session);
-        if (type == OFF && postponed.remove(session)) {
-            // UNPAUSE on another loop drained the queue between our check and the add.
-            c.resume();
-            return;
+        synchronized (this) {
+            if (type != OFF) {
+                postponed.add(session);
+                c.schedule(() -> recheck(session), Math.max(1, endMillis - now));
+                return;
+            }
         }
-        c.schedule(() -> recheck(session), Math.max(1, endMillis - now));
+        c.resume(); // UNPAUSE on another loop came between the check and here
     }
 
     /** Timer on the session's loop: resume if the pause ended, else wait for the (extended) end. */
     private void recheck(Session session) {
-        if (!session.suspended() || !postponed.contains(session)) {
-            return;
-        }
         long now = System.currentTimeMillis();
-        if (type != OFF && endMillis > now) {
-            session.connection().schedule(() -> recheck(session), endMillis - now);
-            return;
+        synchronized (this) {
+            if (!postponed.contains(session)) {
+                return; // already resumed by UNPAUSE
+            }
+            if (type != OFF && endMillis > now) {
+                session.connection().schedule(() -> recheck(session), endMillis - now);
+                return;
+            }
         }
-        postponed.remove(session);
-        if (type != OFF) {
-            unpause();
-        }
-        session.connection().resume();
+        unpause();
     }
 }
