@@ -77,6 +77,7 @@ public final class ClientCommands {
     }
 
     public static void register(CommandTable t, SpinelServer server) {
+        // The container itself never runs: the engine dispatches to a subcommand or answers "unknown subcommand".
         t.register("client", (s, a) -> {
             throw Errors.unknownSubcommand(a.string(1), "CLIENT");
         });
