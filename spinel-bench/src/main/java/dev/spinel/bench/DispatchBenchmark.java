@@ -109,5 +109,23 @@ public class DispatchBenchmark {
         public long pendingOutputBytes() {
             return 0;
         }
+
+        @Override
+        public void schedule(Runnable task, long delayMillis) {
+            task.run();
+        }
+
+        @Override
+        public void suspend(Args retry) {
+        }
+
+        @Override
+        public void resume() {
+        }
+
+        @Override
+        public boolean suspended() {
+            return false;
+        }
     }
 }

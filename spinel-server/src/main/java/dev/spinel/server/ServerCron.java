@@ -48,7 +48,8 @@ final class ServerCron implements Runnable {
         }
         long now = System.currentTimeMillis();
         for (Session s : engine.clients().all()) {
-            if (now - s.lastInteraction() > timeout * 1000) {
+            // As Redis, clients waiting (CLIENT PAUSE, blocking commands) are not idle.
+            if (now - s.lastInteraction() > timeout * 1000 && !s.suspended()) {
                 s.connection().kill();
             }
         }

@@ -15,6 +15,7 @@ public final class Commands {
     public static void registerAll(CommandTable t, SpinelServer server) {
         ConnectionCommands.register(t, server);
         ClientCommands.register(t, server);
+        TrackingCommands.register(t, server);
         ServerCommands.register(t, server);
         ConfigCommands.register(t, server);
         StringCommands.register(t, server);

@@ -1,8 +1,16 @@
 package dev.spinel.server.engine;
 
+import dev.spinel.protocol.Args;
+
 /**
  * What the engine needs from a client's transport, so that command code never touches the network
  * layer. The RESP front end implements it over a Netty channel; embedded callers may supply their own.
+ *
+ * <p><b>Suspension</b> (CLIENT PAUSE, and blocking commands): {@link #suspend} stops the execution
+ * of the client's input after the command being executed, without blocking the event loop; input
+ * keeps arriving and is buffered. {@link #resume} (from any thread) schedules, on the connection's
+ * event loop, a task that first re-executes the postponed request if one was given, then the
+ * buffered input, and sends the replies.
  */
 public interface ClientConnection {
     /** "ip:port" of the peer. */
@@ -20,9 +28,41 @@ public interface ClientConnection {
     /** Runs a task on the connection's own event loop (cross-loop wakeups, pushes). */
     void execute(Runnable task);
 
+    /** Runs a task on the connection's own event loop after {@code delayMillis} (timeouts). Safe from any thread. */
+    void schedule(Runnable task, long delayMillis);
+
     /** Sends what the session's reply buffer holds (used when replies are produced outside a read batch). */
     void flushReplies();
 
     /** Bytes queued in the transport, not yet written to the socket (CLIENT LIST omem). */
     long pendingOutputBytes();
+
+    /**
+     * Stops executing this client's input after the current command (event loop only). {@code retry}
+     * is the request to execute again on {@link #resume} (a command postponed by CLIENT PAUSE; the
+     * connection copies it if it points into its receive buffer), or {@code null} when the current
+     * command already ran (a blocking command, which replies when woken).
+     */
+    void suspend(Args retry);
+
+    /** Resumes a suspended connection on its event loop; a no-op if it is not suspended. Safe from any thread. */
+    void resume();
+
+    /** True while suspended (read on the event loop; informational elsewhere). */
+    boolean suspended();
+
+    /** The socket's file descriptor, or -1 if the transport does not expose one (CLIENT LIST fd). */
+    default int fileDescriptor() {
+        return -1;
+    }
+
+    /** Bytes in the receive buffer not yet consumed (CLIENT LIST qbuf). */
+    default long queryBufferLength() {
+        return 0;
+    }
+
+    /** Free space in the receive buffer (CLIENT LIST qbuf-free). */
+    default long queryBufferFree() {
+        return 0;
+    }
 }

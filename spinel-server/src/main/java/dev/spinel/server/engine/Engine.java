@@ -28,6 +28,7 @@ public final class Engine {
     private final Monitors monitors = new Monitors();
     private final Tracking tracking = new Tracking(clients);
     private final Notifications notifications;
+    private final ClientPause pause = new ClientPause();
 
     public Engine(ServerConfig config, Keyspace keyspace, CommandTable commands) {
         this.config = config;
@@ -93,6 +94,10 @@ public final class Engine {
         return stats;
     }
 
+    public ClientPause pause() {
+        return pause;
+    }
+
     public boolean authRequired() {
         return !config.requirepass.value().isEmpty();
     }
@@ -136,6 +141,7 @@ public final class Engine {
             Command sub = cmd.subcommand(lowerAscii(args, 1));
             if (sub == null) {
                 reject(session, cmd, Errors.unknownSubcommand(args.string(1), cmd.upperName()).getMessage());
+                session.beginCommand(System.currentTimeMillis(), "NULL"); // CLIENT LIST cmd=, as Redis
                 applyReplyMode(session, mark);
                 return;
             }
@@ -155,6 +161,11 @@ public final class Engine {
             reject(session, cmd, "ERR Can't execute '" + cmd.name()
                     + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context");
             applyReplyMode(session, mark);
+            return;
+        }
+        if (pause.active() && pause.mustWait(writes(cmd, session), System.currentTimeMillis())) {
+            // CLIENT PAUSE delays, never rejects: the request runs again when the pause ends.
+            pause.postpone(session, args, System.currentTimeMillis());
             return;
         }
         if (session.transaction() != null && !runsInsideMulti(cmd)) {
@@ -285,6 +296,17 @@ public final class Engine {
         return false;
     }
 
+    /**
+     * What CLIENT PAUSE WRITE delays: commands flagged write or may_replicate, and an EXEC whose
+     * queue holds one (Redis 7.0).
+     */
+    private static boolean writes(Command cmd, Session session) {
+        if (cmd.name().equals("exec") && session.transaction() != null) {
+            return session.transaction().writes();
+        }
+        return cmd.spec().has("write") || cmd.spec().has("may_replicate");
+    }
+
     private void run(Session session, Command cmd, Args args) {
         long start = System.nanoTime();
         session.beginCommand(System.currentTimeMillis(), cmd.name());
@@ -395,6 +417,7 @@ public final class Engine {
         }
         session.out().error(sb.append(rest).toString());
         stats.error("ERR");
+        session.beginCommand(System.currentTimeMillis(), "NULL"); // CLIENT LIST shows cmd=NULL, as Redis
     }
 
     private void reject(Session session, Command cmd, String message) {
@@ -403,6 +426,7 @@ public final class Engine {
         int sp = message.indexOf(' ');
         stats.error(sp < 0 ? message : message.substring(0, sp));
         cmd.rejectedCalls.increment();
+        session.beginCommand(System.currentTimeMillis(), cmd.name()); // a rejected command is still the last one
     }
 
     private static boolean allowedWhileSubscribed(Command cmd) {
@@ -413,6 +437,11 @@ public final class Engine {
         };
     }
 
+    /**
+     * CLIENT REPLY: drops the reply of a command that ends with replies off or skipped (so CLIENT
+     * REPLY ON and RESET are answered), then moves SKIP_NEXT to SKIP for the next command, as
+     * Redis's resetClient does.
+     */
     private static void applyReplyMode(Session session, int mark) {
         switch (session.replyMode()) {
             case ON -> { }
@@ -421,6 +450,7 @@ public final class Engine {
                 session.out().truncate(mark);
                 session.replyMode(Session.ReplyMode.ON);
             }
+            case SKIP_NEXT -> session.replyMode(Session.ReplyMode.SKIP);
         }
     }
 

@@ -12,7 +12,12 @@ import dev.spinel.store.StripeLocks;
  * CLIENT KILL) are volatile and only informational.
  */
 public final class Session {
-    public enum ReplyMode { ON, OFF, SKIP }
+    /**
+     * CLIENT REPLY state, as Redis's REPLY_OFF / REPLY_SKIP_NEXT / REPLY_SKIP flags: {@code SKIP_NEXT}
+     * is set by CLIENT REPLY SKIP and turns into {@code SKIP} for the following command only; the
+     * engine drops the reply of a command that ends in {@code OFF} or {@code SKIP}.
+     */
+    public enum ReplyMode { ON, OFF, SKIP_NEXT, SKIP }
 
     private final Engine engine;
     private final long id;
@@ -263,6 +268,29 @@ public final class Session {
 
     void watchDirty(boolean on) {
         this.watchDirty = on;
+    }
+
+    /**
+     * RESET: back to a fresh connection's state: no transaction, no watches, no subscriptions, no
+     * tracking, not monitoring, db 0, RESP2, no name, default-user authentication, replies on. Like
+     * Redis 7.0, CLIENT NO-EVICT survives.
+     */
+    public void reset() {
+        transaction = null;
+        engine.watches().unwatchAll(this);
+        engine.pubSub().unsubscribeAll(this);
+        engine.tracking().disable(this);
+        engine.monitors().remove(this);
+        select(0);
+        protocol(2);
+        name = "";
+        authenticated = !engine.authRequired();
+        replyMode = ReplyMode.ON;
+    }
+
+    /** True while the connection does not execute its input (paused by CLIENT PAUSE, or blocked). */
+    public boolean suspended() {
+        return connection.suspended();
     }
 
     /** The time of the command being executed, in Unix ms (one clock read per command, as Redis). */

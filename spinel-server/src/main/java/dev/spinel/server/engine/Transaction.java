@@ -37,4 +37,14 @@ public final class Transaction {
     boolean aborted() {
         return aborted;
     }
+
+    /** Whether a queued command writes (an EXEC that writes waits out CLIENT PAUSE WRITE). */
+    boolean writes() {
+        for (Queued q : queued) {
+            if (q.command().spec().has("write") || q.command().spec().has("may_replicate")) {
+                return true;
+            }
+        }
+        return false;
+    }
 }

@@ -21,6 +21,11 @@ import java.net.InetSocketAddress;
  * the session's reply buffer, and they are written and flushed once per read batch
  * ({@link #channelReadComplete}). While the socket cannot take more output, reading pauses.
  *
+ * <p>A suspended connection ({@link ClientConnection#suspend}: CLIENT PAUSE, blocking commands)
+ * keeps reading into its query buffer but executes nothing until {@link #resume()} runs
+ * {@code resumeNow} on the event loop: the postponed request (a private copy), then the buffered
+ * input, then one flush.
+ *
  * <p>Not thread-safe: one instance per channel, used on the channel's event loop only (other
  * threads go through {@link ClientConnection#execute}).
  */
@@ -32,6 +37,9 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     private ChannelHandlerContext ctx;
     private Session session;
     private boolean closeAfterReply;
+    // Suspension (CLIENT PAUSE, blocking commands): input is buffered but not executed until resume.
+    private boolean suspended;
+    private Args retry;
     private String remote = "?:0";
     private String local = "?:0";
 
@@ -88,9 +96,9 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
         }
     }
 
-    /** Executes every complete request in the query buffer. */
+    /** Executes every complete request in the query buffer, until done or suspended. */
     private void processInput() {
-        while (!closeAfterReply) {
+        while (!closeAfterReply && !suspended) {
             boolean complete;
             try {
                 complete = parser.next();
@@ -105,6 +113,21 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
             engine.execute(session, args);
         }
         query.compactIfEmpty();
+    }
+
+    /** The resume task, on the event loop: the postponed request, then the buffered input, then one flush. */
+    private void resumeNow() {
+        if (!suspended || session == null || !ctx.channel().isActive()) {
+            return;
+        }
+        suspended = false;
+        Args again = retry;
+        retry = null;
+        if (again != null) {
+            engine.execute(session, again);
+        }
+        processInput();
+        flushReplies();
     }
 
     @Override
@@ -182,6 +205,51 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     }
 
     @Override
+    public void schedule(Runnable task, long delayMillis) {
+        ctx.executor().schedule(task, delayMillis, java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void suspend(Args request) {
+        suspended = true;
+        // The parser's slices point into the receive buffer, which later reads may move: keep a copy.
+        retry = request == null ? null : request == args ? copy(args) : request;
+    }
+
+    @Override
+    public void resume() {
+        ctx.executor().execute(this::resumeNow);
+    }
+
+    @Override
+    public boolean suspended() {
+        return suspended;
+    }
+
+    @Override
+    public int fileDescriptor() {
+        return ctx != null && ctx.channel() instanceof io.netty.channel.unix.UnixChannel u ? u.fd().intValue() : -1;
+    }
+
+    @Override
+    public long queryBufferLength() {
+        return query.pending();
+    }
+
+    @Override
+    public long queryBufferFree() {
+        return query.array().length - query.writePos();
+    }
+
+    private static Args copy(Args a) {
+        byte[][] parts = new byte[a.count()][];
+        for (int i = 0; i < parts.length; i++) {
+            parts[i] = a.copy(i);
+        }
+        return Args.of(parts);
+    }
+
+    @Override
     public long pendingOutputBytes() {
         return ctx == null ? 0 : ctx.channel().unsafe().outboundBuffer() == null ? 0
                 : ctx.channel().unsafe().outboundBuffer().totalPendingWriteBytes();
@@ -190,7 +258,8 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     private static String format(java.net.SocketAddress a) {
         if (a instanceof InetSocketAddress i) {
             String host = i.getAddress() != null ? i.getAddress().getHostAddress() : i.getHostString();
-            return host + ":" + i.getPort();
+            // As Redis's anetFormatAddr: IPv6 hosts in brackets, so CLIENT KILL ADDR matches its form.
+            return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + i.getPort();
         }
         return String.valueOf(a);
     }

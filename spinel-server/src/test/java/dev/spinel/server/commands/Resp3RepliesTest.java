@@ -2,7 +2,7 @@ package dev.spinel.server.commands;
 
 import dev.spinel.protocol.Args;
 import dev.spinel.server.SpinelServer;
-import dev.spinel.server.engine.ClientConnection;
+import dev.spinel.server.testing.DetachedConnection;
 import dev.spinel.server.engine.Session;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -31,32 +31,7 @@ class Resp3RepliesTest {
     }
 
     private static String run(int protocol, String... args) {
-        Session s = server.engine().open(new ClientConnection() {
-            public String remoteAddress() {
-                return "127.0.0.1:1";
-            }
-
-            public String localAddress() {
-                return "127.0.0.1:2";
-            }
-
-            public void closeAfterReply() {
-            }
-
-            public void kill() {
-            }
-
-            public void execute(Runnable task) {
-                task.run();
-            }
-
-            public void flushReplies() {
-            }
-
-            public long pendingOutputBytes() {
-                return 0;
-            }
-        });
+        Session s = server.engine().open(new DetachedConnection());
         try {
             s.protocol(protocol);
             server.engine().execute(s, Args.of(args));

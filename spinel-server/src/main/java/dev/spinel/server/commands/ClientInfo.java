@@ -1,0 +1,95 @@
+package dev.spinel.server.commands;
+
+import dev.spinel.server.engine.ClientConnection;
+import dev.spinel.server.engine.Session;
+
+/**
+ * One client's line of CLIENT LIST / CLIENT INFO, with Redis 7.0.15's fields in its order:
+ * {@code id addr laddr fd name age idle flags db sub psub ssub multi qbuf qbuf-free argv-mem
+ * multi-mem rbs rbp obl oll omem tot-mem events cmd user redir resp}.
+ *
+ * <p>Values that describe Redis's own memory structures are Spinel's nearest equivalents: qbuf and
+ * qbuf-free come from the connection's receive buffer, rbs/obl from the session's reply buffer,
+ * omem from bytes queued in the transport. {@code fd} is the socket's descriptor with the native
+ * (epoll) transport; with the NIO transport, which hides it, it is a synthetic {@code 1000 + id}.
+ * Also the client type used by LIST TYPE and KILL TYPE.
+ *
+ * <p>Thread-safety: reads another session's volatile/informational fields; may run on any loop.
+ */
+final class ClientInfo {
+    static final int NORMAL = 0;
+    static final int REPLICA = 1;
+    static final int PUBSUB = 2;
+    static final int MASTER = 3;
+
+    private ClientInfo() {
+    }
+
+    /** Redis's getClientTypeByName: -1 when unknown. */
+    static int typeByName(String name) {
+        return switch (name.toLowerCase(java.util.Locale.ROOT)) {
+            case "normal" -> NORMAL;
+            case "slave", "replica" -> REPLICA;
+            case "pubsub" -> PUBSUB;
+            case "master" -> MASTER;
+            default -> -1;
+        };
+    }
+
+    /** Spinel has no replication; subscribed clients will be PUBSUB once Pub/Sub marks them. */
+    static int type(Session s) {
+        return NORMAL;
+    }
+
+    /** Appends the client's line (without the trailing newline). {@code argvBytes}: its current command's size. */
+    static StringBuilder append(StringBuilder sb, Session s, long now, long argvBytes) {
+        ClientConnection c = s.connection();
+        int fd = c.fileDescriptor();
+        long qbuf = c.queryBufferLength();
+        long qfree = c.queryBufferFree();
+        long rbs = s.out().array().length;
+        long obl = s.out().size();
+        long omem = c.pendingOutputBytes();
+        sb.append("id=").append(s.id());
+        sb.append(" addr=").append(c.remoteAddress());
+        sb.append(" laddr=").append(c.localAddress());
+        sb.append(" fd=").append(fd >= 0 ? fd : 1000 + s.id());
+        sb.append(" name=").append(s.name());
+        sb.append(" age=").append(Math.max(0, (now - s.createdAt()) / 1000));
+        sb.append(" idle=").append(Math.max(0, (now - s.lastInteraction()) / 1000));
+        sb.append(" flags=").append(flags(s));
+        sb.append(" db=").append(s.dbIndex());
+        sb.append(" sub=0 psub=0 ssub=0 multi=-1");
+        sb.append(" qbuf=").append(qbuf);
+        sb.append(" qbuf-free=").append(qfree);
+        sb.append(" argv-mem=").append(argvBytes);
+        sb.append(" multi-mem=0");
+        sb.append(" rbs=").append(rbs);
+        sb.append(" rbp=").append(rbs);
+        sb.append(" obl=").append(obl);
+        sb.append(" oll=0");
+        sb.append(" omem=").append(omem);
+        sb.append(" tot-mem=").append(qbuf + qfree + argvBytes + rbs + omem);
+        sb.append(" events=").append(omem > 0 ? "rw" : "r");
+        sb.append(" cmd=").append(s.lastCommand());
+        sb.append(" user=default");
+        sb.append(" redir=-1");
+        sb.append(" resp=").append(s.protocol());
+        return sb;
+    }
+
+    /** Redis's flag letters, in its order, for the states Spinel has; "N" when none. */
+    private static String flags(Session s) {
+        StringBuilder f = new StringBuilder(4);
+        if (s.suspended()) {
+            f.append('b');
+        }
+        if (s.closing()) {
+            f.append('c');
+        }
+        if (s.noEvict()) {
+            f.append('e');
+        }
+        return f.isEmpty() ? "N" : f.toString();
+    }
+}

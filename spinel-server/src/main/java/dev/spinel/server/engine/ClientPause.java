@@ -1,0 +1,107 @@
+package dev.spinel.server.engine;
+
+import dev.spinel.protocol.Args;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * CLIENT PAUSE state, as Redis 7.0: a pause type (WRITE delays commands that write or may
+ * replicate; ALL delays every command, CLIENT UNPAUSE included) and an end time. A new pause keeps
+ * the stronger type and the later end of the current one. A delayed client is not rejected: the
+ * engine suspends its connection with the command to retry ({@link ClientConnection#suspend}) and
+ * registers it here; it resumes at the end time (a timer on its own event loop) or on UNPAUSE,
+ * in the order clients were postponed.
+ *
+ * <p>Thread-safety: the state is two volatile fields; the hot path reads one of them
+ * ({@link #active}). Changes and the set of postponed sessions are guarded by this object's lock.
+ */
+public final class ClientPause {
+    public static final int OFF = 0;
+    public static final int WRITE = 1;
+    public static final int ALL = 2;
+
+    private volatile int type = OFF;
+    private volatile long endMillis;
+    private final Set<Session> postponed = new LinkedHashSet<>();
+
+    /** True when a pause may be in effect (cheap check for the dispatcher). */
+    boolean active() {
+        return type != OFF;
+    }
+
+    /** True if a command with these properties must wait now; ends an expired pause. */
+    boolean mustWait(boolean writes, long now) {
+        int t = type;
+        if (t == OFF) {
+            return false;
+        }
+        if (endMillis <= now) {
+            unpause();
+            return false;
+        }
+        return t == ALL || writes;
+    }
+
+    /** CLIENT PAUSE: {@code end} is an absolute Unix time in ms. */
+    public synchronized void pause(long end, int newType) {
+        if (type != OFF && endMillis <= System.currentTimeMillis()) {
+            type = OFF;
+        }
+        if (type == OFF) {
+            endMillis = end;
+            type = newType;
+        } else {
+            endMillis = Math.max(endMillis, end);
+            type = Math.max(type, newType);
+        }
+    }
+
+    /** CLIENT UNPAUSE (or the end time passed): resumes every postponed client on its own loop. */
+    public void unpause() {
+        List<Session> wake;
+        synchronized (this) {
+            type = OFF;
+            wake = new ArrayList<>(postponed);
+            postponed.clear();
+        }
+        for (Session s : wake) {
+            s.connection().resume();
+        }
+    }
+
+    public long endMillis() {
+        return endMillis;
+    }
+
+    /** Suspends {@code session}, to run {@code retry} again when the pause ends. Event loop of the session. */
+    void postpone(Session session, Args retry, long now) {
+        ClientConnection c = session.connection();
+        c.suspend(retry);
+        synchronized (this) {
+            if (type != OFF) {
+                postponed.add(session);
+                c.schedule(() -> recheck(session), Math.max(1, endMillis - now));
+                return;
+            }
+        }
+        c.resume(); // UNPAUSE on another loop came between the check and here
+    }
+
+    /** Timer on the session's loop: resume if the pause ended, else wait for the (extended) end. */
+    private void recheck(Session session) {
+        long now = System.currentTimeMillis();
+        synchronized (this) {
+            if (!postponed.contains(session)) {
+                return; // already resumed by UNPAUSE
+            }
+            if (type != OFF && endMillis > now) {
+                session.connection().schedule(() -> recheck(session), endMillis - now);
+                return;
+            }
+        }
+        unpause();
+    }
+}
