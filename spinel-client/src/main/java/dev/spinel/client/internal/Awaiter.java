@@ -1,0 +1,31 @@
+package dev.spinel.client.internal;
+
+import dev.spinel.client.AsyncCommands;
+import dev.spinel.client.SpinelException;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * Blocking over the asynchronous commands: waits for the future (a virtual thread parks and frees its
+ * carrier; no extra thread per call) and rethrows the command's own exception. Thread-safe.
+ */
+public interface Awaiter<K, V> {
+    AsyncCommands<K, V> async();
+
+    default <T> T await(CompletableFuture<T> f) {
+        try {
+            return f.get();
+        } catch (ExecutionException e) {
+            Throwable c = e.getCause();
+            if (c instanceof RuntimeException r) {
+                r.addSuppressed(new SpinelException("awaited here"));
+                throw r;
+            }
+            throw new SpinelException(String.valueOf(c), c);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SpinelException("interrupted while waiting for a reply", e);
+        }
+    }
+}
