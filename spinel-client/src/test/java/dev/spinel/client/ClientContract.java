@@ -226,6 +226,18 @@ abstract class ClientContract {
     }
 
     @Test
+    void blockingCallInsideACallbackIsRefusedNotDeadlocked() throws Exception {
+        CompletableFuture<String> inner = client.async().ping().thenApply(p -> {
+            try {
+                return client.sync().ping();
+            } catch (IllegalStateException e) {
+                return "refused";
+            }
+        });
+        assertEquals("refused", inner.get(5, TimeUnit.SECONDS));
+    }
+
+    @Test
     void closedClientFailsCommands() {
         SpinelClient<String, String> c = SpinelClient.create(server.uri());
         c.close();

@@ -14,6 +14,10 @@ public interface Awaiter<K, V> {
     AsyncCommands<K, V> async();
 
     default <T> T await(CompletableFuture<T> f) {
+        if (!f.isDone() && Transport.onLoopThread()) {
+            // The reply would be read by this very thread: waiting here could never end.
+            throw new IllegalStateException("blocking call on the client's event loop (inside a callback): use async()");
+        }
         try {
             return f.get();
         } catch (ExecutionException e) {

@@ -62,38 +62,38 @@ public final class PubSubImpl<K, V> implements PubSub<K, V>, PushHandler {
     }
 
     @Override
-    @SafeVarargs
-    public final CompletableFuture<Void> subscribe(K... names) {
+    @SuppressWarnings({"unchecked", "varargs"})
+    public CompletableFuture<Void> subscribe(K... names) {
         return send(SUBSCRIBE, channels, true, names);
     }
 
     @Override
-    @SafeVarargs
-    public final CompletableFuture<Void> unsubscribe(K... names) {
+    @SuppressWarnings({"unchecked", "varargs"})
+    public CompletableFuture<Void> unsubscribe(K... names) {
         return send(UNSUBSCRIBE, channels, false, names);
     }
 
     @Override
-    @SafeVarargs
-    public final CompletableFuture<Void> psubscribe(K... names) {
+    @SuppressWarnings({"unchecked", "varargs"})
+    public CompletableFuture<Void> psubscribe(K... names) {
         return send(PSUBSCRIBE, patterns, true, names);
     }
 
     @Override
-    @SafeVarargs
-    public final CompletableFuture<Void> punsubscribe(K... names) {
+    @SuppressWarnings({"unchecked", "varargs"})
+    public CompletableFuture<Void> punsubscribe(K... names) {
         return send(PUNSUBSCRIBE, patterns, false, names);
     }
 
     @Override
-    @SafeVarargs
-    public final CompletableFuture<Void> ssubscribe(K... names) {
+    @SuppressWarnings({"unchecked", "varargs"})
+    public CompletableFuture<Void> ssubscribe(K... names) {
         return send(SSUBSCRIBE, shardChannels, true, names);
     }
 
     @Override
-    @SafeVarargs
-    public final CompletableFuture<Void> sunsubscribe(K... names) {
+    @SuppressWarnings({"unchecked", "varargs"})
+    public CompletableFuture<Void> sunsubscribe(K... names) {
         return send(SUNSUBSCRIBE, shardChannels, false, names);
     }
 

@@ -13,6 +13,7 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -23,10 +24,22 @@ public final class Transport {
     private final EventLoopGroup group;
     private final boolean epoll;
 
+    /** Marks the client's event-loop threads, where waiting for a reply would deadlock. */
+    private static final ThreadLocal<Boolean> LOOP_THREAD = new ThreadLocal<>();
+
     public Transport(int threads) {
         epoll = Epoll.isAvailable();
-        group = new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory("spinel-client", true),
-                epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+        DefaultThreadFactory names = new DefaultThreadFactory("spinel-client", true);
+        ThreadFactory marked = r -> names.newThread(() -> {
+            LOOP_THREAD.set(Boolean.TRUE);
+            r.run();
+        });
+        group = new MultiThreadIoEventLoopGroup(threads, marked, epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+    }
+
+    /** True on a client event-loop thread (of any client). */
+    public static boolean onLoopThread() {
+        return LOOP_THREAD.get() != null;
     }
 
     /** A loop for a new connection; every channel of that connection (after reconnects too) uses it. */
