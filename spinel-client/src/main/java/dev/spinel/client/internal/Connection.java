@@ -50,6 +50,8 @@ public final class Connection {
     private final AtomicInteger outstanding = new AtomicInteger();
     private final Runnable flushTask = this::flush;
     private volatile boolean closed;
+    /** Writes+flushes done (diagnostics: commands per flush shows how well writes coalesce). */
+    private volatile long flushes;
 
     // Event-loop confined.
     private Channel channel;
@@ -94,6 +96,11 @@ public final class Connection {
 
     public boolean isOpen() {
         return !closed;
+    }
+
+    /** How many times this connection flushed user commands to the socket. */
+    public long flushes() {
+        return flushes;
     }
 
     /** Commands submitted and not yet answered (or failed). */
@@ -308,6 +315,7 @@ public final class Connection {
         }
         if (written > 0) {
             channel.flush();
+            flushes++; // single writer (the loop): a plain increment of the volatile is safe
         }
     }
 
