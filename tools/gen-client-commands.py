@@ -242,7 +242,9 @@ write(f"{ROOT}/AsyncCommands.java", HEADER + "package dev.spinel.client;\n\nimpo
       " * (callbacks must not block: hand blocking work to another executor). Thread-safe.\n */\n"
       "public interface AsyncCommands<K, V> extends " + ", ".join("Async%sCommands<K, V>" % f for f in fams) + " {\n"
       "    /**\n     * Any command, by name, with arguments of type {@code byte[]}, {@code String} (sent as UTF-8)\n"
-      "     * or a number; the reply comes back as a raw {@link RespValue} (server errors still fail the future).\n     */\n"
+      "     * or a number; the reply comes back as a raw {@link RespValue} (server errors still fail the future).\n"
+      "     * Runs on the shared connection: send blocking commands (BLPOP...) through the typed methods or a\n"
+      "     * {@link SpinelClient#dedicated()} connection, or they stall every other caller until they return.\n     */\n"
       "    CompletableFuture<RespValue> execute(String command, Object... args);\n}\n")
 write(f"{ROOT}/SyncCommands.java", HEADER + "package dev.spinel.client;\n\nimport dev.spinel.protocol.RespValue;\n\n"
       "/** Every command, blocking; see {@link AsyncCommands}. Thread-safe. */\n"

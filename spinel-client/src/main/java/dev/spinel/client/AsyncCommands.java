@@ -14,6 +14,8 @@ public interface AsyncCommands<K, V> extends AsyncStringCommands<K, V>, AsyncKey
     /**
      * Any command, by name, with arguments of type {@code byte[]}, {@code String} (sent as UTF-8)
      * or a number; the reply comes back as a raw {@link RespValue} (server errors still fail the future).
+     * Runs on the shared connection: send blocking commands (BLPOP...) through the typed methods or a
+     * {@link SpinelClient#dedicated()} connection, or they stall every other caller until they return.
      */
     CompletableFuture<RespValue> execute(String command, Object... args);
 }

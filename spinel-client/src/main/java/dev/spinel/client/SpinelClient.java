@@ -36,6 +36,7 @@ public final class SpinelClient<K, V> implements AutoCloseable {
     private final SharedCommands<K, V> commands;
     private final RedisUri uri;
     private final ClientOptions options;
+    private final java.util.Set<PubSub<K, V>> subscribers = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     private SpinelClient(Transport transport, Connection connection, RedisUri uri, ClientOptions options, Codec<K, V> codec) {
         this.transport = transport;
@@ -129,14 +130,18 @@ public final class SpinelClient<K, V> implements AutoCloseable {
 
     /** Opens a subscriber connection (subscriptions are restored after reconnects). */
     public PubSub<K, V> pubSub() {
-        PubSubImpl<K, V> ps = new PubSubImpl<>(replies);
+        PubSubImpl<K, V> ps = new PubSubImpl<>(replies, subscribers::remove);
         ps.attach(join(Connection.open(transport, uri, options, ps)));
+        subscribers.add(ps);
         return ps;
     }
 
     /** Closes every connection (pending commands fail with {@link ConnectionException}) and the threads. */
     @Override
     public void close() {
+        for (PubSub<K, V> ps : subscribers) {
+            ps.close();
+        }
         CompletableFuture.allOf(connection.close(), pool.close()).join();
         transport.shutdown();
     }

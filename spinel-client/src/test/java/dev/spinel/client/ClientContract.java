@@ -126,6 +126,18 @@ abstract class ClientContract {
     }
 
     @Test
+    void resp3WhenTheServerKnowsHelloElseResp2() {
+        boolean knowsHello = true;
+        try (SpinelClient<String, String> c2 = SpinelClient.create(server.uri(), ClientOptions.defaults().withResp3(false))) {
+            c2.sync().execute("HELLO", "2");
+        } catch (ServerErrorException e) {
+            knowsHello = !e.getMessage().startsWith("ERR unknown command");
+        }
+        assertEquals(knowsHello ? 3 : 2, client.protocol());
+        assertEquals("PONG", client.sync().ping());
+    }
+
+    @Test
     void resp2WhenAsked() {
         try (SpinelClient<String, String> c2 = SpinelClient.create(server.uri(), ClientOptions.defaults().withResp3(false))) {
             assertEquals(2, c2.protocol());

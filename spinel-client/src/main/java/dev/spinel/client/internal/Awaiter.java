@@ -23,8 +23,7 @@ public interface Awaiter<K, V> {
         } catch (ExecutionException e) {
             Throwable c = e.getCause();
             if (c instanceof RuntimeException r) {
-                r.addSuppressed(new SpinelException("awaited here"));
-                throw r;
+                throw r; // as is: one exception instance may fail many commands (connection lost), never mutate it
             }
             throw new SpinelException(String.valueOf(c), c);
         } catch (InterruptedException e) {

@@ -200,7 +200,11 @@ public final class Connection {
         }
         long delay = backoffNanos;
         backoffNanos = Math.min(backoffNanos * 2, options.reconnectMax().toNanos());
-        loop.schedule(this::connect, delay, TimeUnit.NANOSECONDS);
+        try {
+            loop.schedule(this::connect, delay, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException shuttingDown) {
+            closed = true;
+        }
     }
 
     /** HELLO 3 (with AUTH), or on "unknown command"/NOPROTO the RESP2 way: AUTH, then SELECT. */

@@ -41,9 +41,11 @@ public final class PubSubImpl<K, V> implements PubSub<K, V>, PushHandler {
     private final Set<ByteKey> patterns = new LinkedHashSet<>();
     private final Set<ByteKey> shardChannels = new LinkedHashSet<>();
     private volatile Connection connection;
+    private final java.util.function.Consumer<PubSubImpl<K, V>> onClose;
 
-    public PubSubImpl(Replies<K, V> replies) {
+    public PubSubImpl(Replies<K, V> replies, java.util.function.Consumer<PubSubImpl<K, V>> onClose) {
         this.replies = replies;
+        this.onClose = onClose;
     }
 
     /** Set once, right after the connection opened (before any subscription). */
@@ -244,6 +246,7 @@ public final class PubSubImpl<K, V> implements PubSub<K, V>, PushHandler {
 
     @Override
     public void close() {
+        onClose.accept(this);
         Connection c = connection;
         if (c != null) {
             c.close();
