@@ -21,12 +21,16 @@ public interface Dispatcher<K, V> {
 
     Replies<K, V> replies();
 
-    default byte[] k(K key) {
-        return replies().codec.encodeKey(key);
+    /** A key as a command argument: a UTF-8 String goes as is (encoded straight into the write buffer). */
+    default Object k(K key) {
+        Replies<K, V> r = replies();
+        return r.codec == dev.spinel.client.Codec.UTF8 ? java.util.Objects.requireNonNull(key, "key") : r.codec.encodeKey(key);
     }
 
-    default byte[] v(V value) {
-        return replies().codec.encodeValue(value);
+    /** A value as a command argument; see {@link #k}. */
+    default Object v(V value) {
+        Replies<K, V> r = replies();
+        return r.codec == dev.spinel.client.Codec.UTF8 ? java.util.Objects.requireNonNull(value, "value") : r.codec.encodeValue(value);
     }
 
     default Object[] ks(K[] keys) {
