@@ -12,6 +12,7 @@ FAMILIES = {
  "String": ("strings", [
   ("GET key", "V", "get", "K key", "GET, k(key)", "replies().value", None),
   ("SET key value", "String", "set", "K key, V value", "SET, k(key), v(value)", "Replies.STATUS", None),
+  ("SET key value [NX|XX] [EX|PX|EXAT|PXAT|KEEPTTL] (null when NX/XX prevented it)", "String", "set", "K key, V value, SetArgs setArgs", "SET, k(key), v(value), setArgs.encode()", "Replies.STATUS_OR_NULL", None),
   ("SET key value EX seconds", "String", "setex", "K key, long seconds, V value", "SETEX, k(key), seconds, v(value)", "Replies.STATUS", None),
   ("SET key value PX milliseconds", "String", "psetex", "K key, long milliseconds, V value", "PSETEX, k(key), milliseconds, v(value)", "Replies.STATUS", None),
   ("SETNX key value (true if set)", "Boolean", "setnx", "K key, V value", "SETNX, k(key), v(value)", "Replies.BOOLEAN", None),
@@ -46,6 +47,8 @@ FAMILIES = {
   ("RENAMENX key newkey", "Boolean", "renamenx", "K key, K newKey", "RENAMENX, k(key), k(newKey)", "Replies.BOOLEAN", None),
   ("KEYS pattern", "List<K>", "keys", "K pattern", "KEYS, k(pattern)", "replies().keys", None),
   ("RANDOMKEY", "K", "randomkey", "", "RANDOMKEY", "replies().key", None),
+  ("SCAN cursor", "ScanCursor<K>", "scan", "String cursor", "SCAN, cursor", "replies().scan", None),
+  ("SCAN cursor MATCH pattern COUNT count", "ScanCursor<K>", "scan", "String cursor, K pattern, long count", "SCAN, cursor, MATCH, k(pattern), COUNT, count", "replies().scan", None),
  ]),
  "List": ("lists", [
   ("LPUSH key element [element ...]", "Long", "lpush", "K key, V... values", "LPUSH, k(key), vs(values)", "Replies.LONG", None),
@@ -62,6 +65,10 @@ FAMILIES = {
   ("LSET key index element", "String", "lset", "K key, long index, V value", "LSET, k(key), index, v(value)", "Replies.STATUS", None),
   ("LREM key count element", "Long", "lrem", "K key, long count, V value", "LREM, k(key), count, v(value)", "Replies.LONG", None),
   ("LTRIM key start stop", "String", "ltrim", "K key, long start, long stop", "LTRIM, k(key), start, stop", "Replies.STATUS", None),
+  ("LINSERT key BEFORE|AFTER pivot element (-1 if no pivot)", "Long", "linsert", "K key, boolean before, V pivot, V value", "LINSERT, k(key), before ? BEFORE : AFTER, v(pivot), v(value)", "Replies.LONG", None),
+  ("LPOS key element (null if absent)", "Long", "lpos", "K key, V element", "LPOS, k(key), v(element)", "Replies.LONG_OR_NULL", None),
+  ("LMOVE source destination LEFT|RIGHT LEFT|RIGHT", "V", "lmove", "K source, K destination, ListDirection from, ListDirection to", "LMOVE, k(source), k(destination), from.name(), to.name()", "replies().value", None),
+  ("BLMOVE source destination LEFT|RIGHT LEFT|RIGHT timeout (null on timeout)", "V", "blmove", "K source, K destination, ListDirection from, ListDirection to, double timeoutSeconds", "BLMOVE, k(source), k(destination), from.name(), to.name(), num(timeoutSeconds)", "replies().value", "timeoutSeconds"),
   ("RPOPLPUSH source destination", "V", "rpoplpush", "K source, K destination", "RPOPLPUSH, k(source), k(destination)", "replies().value", None),
   ("BLPOP key [key ...] timeout (null on timeout)", "KeyValue<K, V>", "blpop", "double timeoutSeconds, K... keys", "BLPOP, ks(keys), num(timeoutSeconds)", "replies().keyValue", "timeoutSeconds"),
   ("BRPOP key [key ...] timeout (null on timeout)", "KeyValue<K, V>", "brpop", "double timeoutSeconds, K... keys", "BRPOP, ks(keys), num(timeoutSeconds)", "replies().keyValue", "timeoutSeconds"),
@@ -112,6 +119,10 @@ FAMILIES = {
   ("ZRANGE key start stop", "List<V>", "zrange", "K key, long start, long stop", "ZRANGE, k(key), start, stop", "replies().values", None),
   ("ZRANGE key start stop REV", "List<V>", "zrevrange", "K key, long start, long stop", "ZREVRANGE, k(key), start, stop", "replies().values", None),
   ("ZRANGE key start stop WITHSCORES", "List<ScoredValue<V>>", "zrangeWithScores", "K key, long start, long stop", "ZRANGE, k(key), start, stop, WITHSCORES", "replies().scored", None),
+  ("ZPOPMIN key count", "List<ScoredValue<V>>", "zpopmin", "K key, long count", "ZPOPMIN, k(key), count", "replies().scored", None),
+  ("ZPOPMAX key count", "List<ScoredValue<V>>", "zpopmax", "K key, long count", "ZPOPMAX, k(key), count", "replies().scored", None),
+  ("BZPOPMIN key [key ...] timeout (null on timeout)", "KeyValue<K, ScoredValue<V>>", "bzpopmin", "double timeoutSeconds, K... keys", "BZPOPMIN, ks(keys), num(timeoutSeconds)", "replies().keyScored", "timeoutSeconds"),
+  ("BZPOPMAX key [key ...] timeout (null on timeout)", "KeyValue<K, ScoredValue<V>>", "bzpopmax", "double timeoutSeconds, K... keys", "BZPOPMAX, ks(keys), num(timeoutSeconds)", "replies().keyScored", "timeoutSeconds"),
   ("ZRANGEBYSCORE key min max", "List<V>", "zrangebyscore", "K key, double min, double max", "ZRANGEBYSCORE, k(key), num(min), num(max)", "replies().values", None),
  ]),
  "Server": ("server and connection", [
@@ -121,6 +132,7 @@ FAMILIES = {
   ("FLUSHDB", "String", "flushdb", "", "FLUSHDB", "Replies.STATUS", None),
   ("FLUSHALL", "String", "flushall", "", "FLUSHALL", "Replies.STATUS", None),
   ("PUBLISH channel message (receivers)", "Long", "publish", "K channel, V message", "PUBLISH, k(channel), v(message)", "Replies.LONG", None),
+  ("SPUBLISH shardchannel message (receivers)", "Long", "spublish", "K shardChannel, V message", "SPUBLISH, k(shardChannel), v(message)", "Replies.LONG", None),
  ]),
 }
 
@@ -135,6 +147,9 @@ def imports(rows, pkg_internal=False):
     pub = []
     if "KeyValue" in text: pub.append("dev.spinel.client.KeyValue")
     if "ScoredValue" in text: pub.append("dev.spinel.client.ScoredValue")
+    if "SetArgs" in text: pub.append("dev.spinel.client.SetArgs")
+    if "ScanCursor" in text: pub.append("dev.spinel.client.ScanCursor")
+    if "ListDirection" in text: pub.append("dev.spinel.client.ListDirection")
     return pub, sorted(imp)
 
 def split_params(params):
@@ -202,7 +217,7 @@ for fam, (title, rows) in FAMILIES.items():
     out.append("public interface %sCommandsImpl<K, V> extends Async%sCommands<K, V>, Dispatcher<K, V> {\n" % (fam, fam))
     for syn, ret, m, params, args, reply, blk in rows:
         consts(args)
-        arr = "cat(%s)" % args if re.search(r"\b(ks|vs|kv|scored)\(", args) else args
+        arr = "cat(%s)" % args if re.search(r"\b(ks|vs|kv|scored)\(|\.encode\(", args) else args
         sw = '    @SuppressWarnings("unchecked")\n' if varargs(params) else ""
         if blk:
             body = "return dispatchBlocking(Command.blocking(%s, blockingNanos(%s), %s));" % (reply, blk, arr)
@@ -225,7 +240,7 @@ for fam, (title, rows) in FAMILIES.items():
     out.append("}\n")
     write(f"{ROOT}/internal/Sync{fam}CommandsImpl.java", "".join(out))
 
-extra = ["WITHSCORES", "MULTI", "EXEC", "DISCARD", "WATCH", "UNWATCH", "SUBSCRIBE", "UNSUBSCRIBE", "PSUBSCRIBE", "PUNSUBSCRIBE", "SSUBSCRIBE", "SUNSUBSCRIBE", "SELECT"]
+extra = ["MATCH", "COUNT", "BEFORE", "AFTER", "WITHSCORES", "MULTI", "EXEC", "DISCARD", "WATCH", "UNWATCH", "SUBSCRIBE", "UNSUBSCRIBE", "PSUBSCRIBE", "PUNSUBSCRIBE", "SSUBSCRIBE", "SUNSUBSCRIBE", "SELECT"]
 names.update(extra)
 out = [HEADER, "package dev.spinel.client.internal;\n\nimport java.nio.charset.StandardCharsets;\n\n",
        "/** Command names as bytes, encoded once. Immutable (never modify the arrays). */\n",

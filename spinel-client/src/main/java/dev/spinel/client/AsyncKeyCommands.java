@@ -57,4 +57,10 @@ public interface AsyncKeyCommands<K, V> {
 
     /** {@code RANDOMKEY} */
     CompletableFuture<K> randomkey();
+
+    /** {@code SCAN cursor} */
+    CompletableFuture<ScanCursor<K>> scan(String cursor);
+
+    /** {@code SCAN cursor MATCH pattern COUNT count} */
+    CompletableFuture<ScanCursor<K>> scan(String cursor, K pattern, long count);
 }

@@ -55,6 +55,18 @@ public interface AsyncListCommands<K, V> {
     /** {@code LTRIM key start stop} */
     CompletableFuture<String> ltrim(K key, long start, long stop);
 
+    /** {@code LINSERT key BEFORE|AFTER pivot element (-1 if no pivot)} */
+    CompletableFuture<Long> linsert(K key, boolean before, V pivot, V value);
+
+    /** {@code LPOS key element (null if absent)} */
+    CompletableFuture<Long> lpos(K key, V element);
+
+    /** {@code LMOVE source destination LEFT|RIGHT LEFT|RIGHT} */
+    CompletableFuture<V> lmove(K source, K destination, ListDirection from, ListDirection to);
+
+    /** {@code BLMOVE source destination LEFT|RIGHT LEFT|RIGHT timeout (null on timeout)} */
+    CompletableFuture<V> blmove(K source, K destination, ListDirection from, ListDirection to, double timeoutSeconds);
+
     /** {@code RPOPLPUSH source destination} */
     CompletableFuture<V> rpoplpush(K source, K destination);
 

@@ -25,4 +25,7 @@ public interface AsyncServerCommands<K, V> {
 
     /** {@code PUBLISH channel message (receivers)} */
     CompletableFuture<Long> publish(K channel, V message);
+
+    /** {@code SPUBLISH shardchannel message (receivers)} */
+    CompletableFuture<Long> spublish(K shardChannel, V message);
 }

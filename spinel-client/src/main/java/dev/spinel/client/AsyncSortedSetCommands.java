@@ -46,6 +46,20 @@ public interface AsyncSortedSetCommands<K, V> {
     /** {@code ZRANGE key start stop WITHSCORES} */
     CompletableFuture<List<ScoredValue<V>>> zrangeWithScores(K key, long start, long stop);
 
+    /** {@code ZPOPMIN key count} */
+    CompletableFuture<List<ScoredValue<V>>> zpopmin(K key, long count);
+
+    /** {@code ZPOPMAX key count} */
+    CompletableFuture<List<ScoredValue<V>>> zpopmax(K key, long count);
+
+    /** {@code BZPOPMIN key [key ...] timeout (null on timeout)} */
+    @SuppressWarnings("unchecked")
+    CompletableFuture<KeyValue<K, ScoredValue<V>>> bzpopmin(double timeoutSeconds, K... keys);
+
+    /** {@code BZPOPMAX key [key ...] timeout (null on timeout)} */
+    @SuppressWarnings("unchecked")
+    CompletableFuture<KeyValue<K, ScoredValue<V>>> bzpopmax(double timeoutSeconds, K... keys);
+
     /** {@code ZRANGEBYSCORE key min max} */
     CompletableFuture<List<V>> zrangebyscore(K key, double min, double max);
 }

@@ -16,6 +16,9 @@ public interface AsyncStringCommands<K, V> {
     /** {@code SET key value} */
     CompletableFuture<String> set(K key, V value);
 
+    /** {@code SET key value [NX|XX] [EX|PX|EXAT|PXAT|KEEPTTL] (null when NX/XX prevented it)} */
+    CompletableFuture<String> set(K key, V value, SetArgs setArgs);
+
     /** {@code SET key value EX seconds} */
     CompletableFuture<String> setex(K key, long seconds, V value);
 

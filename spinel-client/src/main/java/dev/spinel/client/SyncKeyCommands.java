@@ -56,4 +56,10 @@ public interface SyncKeyCommands<K, V> {
 
     /** {@code RANDOMKEY} */
     K randomkey();
+
+    /** {@code SCAN cursor} */
+    ScanCursor<K> scan(String cursor);
+
+    /** {@code SCAN cursor MATCH pattern COUNT count} */
+    ScanCursor<K> scan(String cursor, K pattern, long count);
 }

@@ -54,6 +54,18 @@ public interface SyncListCommands<K, V> {
     /** {@code LTRIM key start stop} */
     String ltrim(K key, long start, long stop);
 
+    /** {@code LINSERT key BEFORE|AFTER pivot element (-1 if no pivot)} */
+    Long linsert(K key, boolean before, V pivot, V value);
+
+    /** {@code LPOS key element (null if absent)} */
+    Long lpos(K key, V element);
+
+    /** {@code LMOVE source destination LEFT|RIGHT LEFT|RIGHT} */
+    V lmove(K source, K destination, ListDirection from, ListDirection to);
+
+    /** {@code BLMOVE source destination LEFT|RIGHT LEFT|RIGHT timeout (null on timeout)} */
+    V blmove(K source, K destination, ListDirection from, ListDirection to, double timeoutSeconds);
+
     /** {@code RPOPLPUSH source destination} */
     V rpoplpush(K source, K destination);
 

@@ -24,4 +24,7 @@ public interface SyncServerCommands<K, V> {
 
     /** {@code PUBLISH channel message (receivers)} */
     Long publish(K channel, V message);
+
+    /** {@code SPUBLISH shardchannel message (receivers)} */
+    Long spublish(K shardChannel, V message);
 }

@@ -45,6 +45,20 @@ public interface SyncSortedSetCommands<K, V> {
     /** {@code ZRANGE key start stop WITHSCORES} */
     List<ScoredValue<V>> zrangeWithScores(K key, long start, long stop);
 
+    /** {@code ZPOPMIN key count} */
+    List<ScoredValue<V>> zpopmin(K key, long count);
+
+    /** {@code ZPOPMAX key count} */
+    List<ScoredValue<V>> zpopmax(K key, long count);
+
+    /** {@code BZPOPMIN key [key ...] timeout (null on timeout)} */
+    @SuppressWarnings("unchecked")
+    KeyValue<K, ScoredValue<V>> bzpopmin(double timeoutSeconds, K... keys);
+
+    /** {@code BZPOPMAX key [key ...] timeout (null on timeout)} */
+    @SuppressWarnings("unchecked")
+    KeyValue<K, ScoredValue<V>> bzpopmax(double timeoutSeconds, K... keys);
+
     /** {@code ZRANGEBYSCORE key min max} */
     List<V> zrangebyscore(K key, double min, double max);
 }

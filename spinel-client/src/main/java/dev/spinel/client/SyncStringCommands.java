@@ -15,6 +15,9 @@ public interface SyncStringCommands<K, V> {
     /** {@code SET key value} */
     String set(K key, V value);
 
+    /** {@code SET key value [NX|XX] [EX|PX|EXAT|PXAT|KEEPTTL] (null when NX/XX prevented it)} */
+    String set(K key, V value, SetArgs setArgs);
+
     /** {@code SET key value EX seconds} */
     String setex(K key, long seconds, V value);
 

@@ -71,7 +71,7 @@ abstract class CommandFamiliesContract {
     @ValueSource(booleans = {true, false})
     void strings(boolean r3) {
         SyncCommands<String, String> s = client(r3, "SETEX", "SETNX", "GETSET", "GETDEL", "MGET", "MSET", "MSETNX", "INCR", "INCRBY",
-                "DECR", "DECRBY", "INCRBYFLOAT", "APPEND", "STRLEN", "GETRANGE", "SETRANGE", "TTL", "PSETEX");
+                "DECR", "DECRBY", "INCRBYFLOAT", "APPEND", "STRLEN", "GETRANGE", "SETRANGE", "TTL", "PSETEX", "PTTL");
         String[] k = keys(r3, "a", "b", "c", "d");
         assertEquals("OK", s.setex(k[0], 100, "v"));
         assertTrue(s.ttl(k[0]) > 90);
@@ -96,13 +96,27 @@ abstract class CommandFamiliesContract {
         assertEquals("vw", s.getrange(k[0], 0, 1));
         assertEquals(5L, s.setrange(k[0], 3, "yz"));
         assertEquals("vwxyz", s.get(k[0]));
+        // SET with options
+        assertNull(s.set(k[0], "no", SetArgs.none().nx()));
+        assertNull(s.set(k[3], "no", SetArgs.none().xx()));
+        assertEquals("OK", s.set(k[3], "yes", SetArgs.none().nx().ex(100)));
+        assertTrue(s.ttl(k[3]) > 90);
+        assertEquals("OK", s.set(k[3], "kept", SetArgs.none().xx().keepTtl()));
+        assertTrue(s.ttl(k[3]) > 90);
+        assertEquals("OK", s.set(k[3], "p", SetArgs.none().px(500_000)));
+        assertTrue(s.pttl(k[3]) > 400_000);
+        assertEquals("OK", s.set(k[3], "at", SetArgs.none().pxAt(System.currentTimeMillis() + 600_000)));
+        assertTrue(s.pttl(k[3]) > 500_000);
+        ServerErrorException syntax = assertThrows(ServerErrorException.class, () -> s.set(k[3], "x", SetArgs.none().ex(0)));
+        assertEquals("ERR invalid expire time in 'set' command", syntax.getMessage());
+        assertEquals("at", s.get(k[3]));
     }
 
     @ParameterizedTest
     @ValueSource(booleans = {true, false})
     void keys(boolean r3) {
         SyncCommands<String, String> s = client(r3, "EXISTS", "EXPIRE", "PEXPIRE", "PERSIST", "TTL", "PTTL", "TYPE", "RENAME",
-                "RENAMENX", "KEYS", "UNLINK", "TOUCH", "EXPIREAT");
+                "RENAMENX", "KEYS", "UNLINK", "TOUCH", "EXPIREAT", "SCAN");
         String[] k = keys(r3, "a", "b", "c", "d");
         s.set(k[0], "1");
         s.set(k[1], "2");
@@ -123,13 +137,32 @@ abstract class CommandFamiliesContract {
         assertEquals(2L, s.touch(k[1], k[2]));
         assertEquals(2L, s.unlink(k[1], k[2]));
         assertThrows(ServerErrorException.class, () -> s.rename(k[3], k[0]));
+        // SCAN pages through every key once iteration finishes
+        String prefix = (r3 ? "scan3:" : "scan2:");
+        Set<String> expected = new TreeSet<>();
+        for (int i = 0; i < 25; i++) {
+            s.set(prefix + i, "x");
+            expected.add(prefix + i);
+        }
+        Set<String> seen = new TreeSet<>();
+        String cursor = ScanCursor.START;
+        int pages = 0;
+        do {
+            ScanCursor<String> page = s.scan(cursor, prefix + "*", 5);
+            seen.addAll(page.keys());
+            cursor = page.cursor();
+            pages++;
+        } while (!cursor.equals("0") && pages < 10_000);
+        assertEquals(expected, seen);
+        assertTrue(s.scan(ScanCursor.START).keys().size() > 0);
+        s.del(expected.toArray(new String[0]));
     }
 
     @ParameterizedTest
     @ValueSource(booleans = {true, false})
     void lists(boolean r3) {
         SyncCommands<String, String> s = client(r3, "LPUSH", "RPUSH", "LRANGE", "LLEN", "LINDEX", "LSET", "LREM", "LTRIM", "LPOP",
-                "RPOP", "RPOPLPUSH", "LPUSHX", "RPUSHX");
+                "RPOP", "RPOPLPUSH", "LPUSHX", "RPUSHX", "LINSERT", "LPOS", "LMOVE");
         String[] k = keys(r3, "a", "b", "c", "d");
         assertEquals(0L, s.lpushx(k[0], "x"));
         assertEquals(3L, s.rpush(k[0], "b", "c", "d"));
@@ -149,6 +182,14 @@ abstract class CommandFamiliesContract {
         s.rpush(k[2], "1", "2", "3");
         assertEquals(List.of("1", "2"), s.lpop(k[2], 2));
         assertEquals("3", s.rpop(k[2]));
+        s.rpush(k[2], "a", "c");
+        assertEquals(3L, s.linsert(k[2], true, "c", "b"));
+        assertEquals(4L, s.linsert(k[2], false, "c", "d"));
+        assertEquals(-1L, s.linsert(k[2], false, "zz", "d"));
+        assertEquals(2L, s.lpos(k[2], "c"));
+        assertNull(s.lpos(k[2], "zz"));
+        assertEquals("d", s.lmove(k[2], k[2], ListDirection.RIGHT, ListDirection.LEFT));
+        assertEquals(List.of("d", "a", "b", "c"), s.lrange(k[2], 0, -1));
         s.set(k[3], "str");
         ServerErrorException e = assertThrows(ServerErrorException.class, () -> s.lpush(k[3], "x"));
         assertEquals("WRONGTYPE Operation against a key holding the wrong kind of value", e.getMessage());
@@ -212,7 +253,7 @@ abstract class CommandFamiliesContract {
     @ValueSource(booleans = {true, false})
     void sortedSets(boolean r3) {
         SyncCommands<String, String> s = client(r3, "ZADD", "ZSCORE", "ZINCRBY", "ZREM", "ZCARD", "ZCOUNT", "ZRANK", "ZREVRANK",
-                "ZRANGE", "ZREVRANGE", "ZRANGEBYSCORE");
+                "ZRANGE", "ZREVRANGE", "ZRANGEBYSCORE", "ZPOPMIN", "ZPOPMAX");
         String[] k = keys(r3, "a", "b", "c", "d");
         assertEquals(1L, s.zadd(k[0], 1.5, "a"));
         assertEquals(3L, s.zadd(k[0], List.of(new ScoredValue<>("b", 2), new ScoredValue<>("c", 3), new ScoredValue<>("inf", Double.POSITIVE_INFINITY))));
@@ -230,5 +271,9 @@ abstract class CommandFamiliesContract {
         assertEquals(List.of(new ScoredValue<>("b", 2.0), new ScoredValue<>("c", 3.0)), s.zrangeWithScores(k[0], 0, 1));
         assertEquals(List.of("c", "a"), s.zrangebyscore(k[0], 2.5, 10));
         assertEquals(2L, s.zrem(k[0], "a", "b", "nope"));
+        s.zadd(k[1], List.of(new ScoredValue<>("m1", 1), new ScoredValue<>("m2", 2), new ScoredValue<>("m3", 3)));
+        assertEquals(List.of(new ScoredValue<>("m1", 1.0)), s.zpopmin(k[1], 1));
+        assertEquals(List.of(new ScoredValue<>("m3", 3.0), new ScoredValue<>("m2", 2.0)), s.zpopmax(k[1], 5));
+        assertEquals(List.of(), s.zpopmin(k[1], 1));
     }
 }

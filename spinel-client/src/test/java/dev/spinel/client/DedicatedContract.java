@@ -64,7 +64,7 @@ abstract class DedicatedContract {
     @ParameterizedTest
     @ValueSource(booleans = {true, false})
     void blockingPopDoesNotStallTheSharedConnection(boolean r3) throws Exception {
-        SpinelClient<String, String> c = client(r3, "BLPOP", "RPUSH", "BRPOP", "BRPOPLPUSH");
+        SpinelClient<String, String> c = client(r3, "BLPOP", "RPUSH", "BRPOP", "BRPOPLPUSH", "BLMOVE", "BZPOPMIN", "BZPOPMAX", "ZADD");
         String q = "bl:" + r3;
         c.sync().del(q);
         CompletableFuture<KeyValue<String, String>> popped = c.async().blpop(5, q);
@@ -78,7 +78,18 @@ abstract class DedicatedContract {
         c.sync().rpush(q, "x");
         assertEquals("x", c.sync().brpoplpush(q, q + ":dst", 1));
         assertEquals(List.of("x"), c.sync().lrange(q + ":dst", 0, -1));
+        CompletableFuture<String> moved = c.async().blmove(q, q + ":dst", ListDirection.LEFT, ListDirection.LEFT, 5);
+        c.sync().rpush(q, "y");
+        assertEquals("y", moved.get(5, TimeUnit.SECONDS));
+        assertEquals(List.of("y", "x"), c.sync().lrange(q + ":dst", 0, -1));
+        assertNull(c.sync().blmove(q, q + ":dst", ListDirection.LEFT, ListDirection.LEFT, 0.05));
         c.sync().del(q + ":dst");
+        String z = q + ":z";
+        CompletableFuture<KeyValue<String, ScoredValue<String>>> zp = c.async().bzpopmin(5, z);
+        c.sync().zadd(z, List.of(new ScoredValue<>("low", 1), new ScoredValue<>("high", 2)));
+        assertEquals(new KeyValue<>(z, new ScoredValue<>("low", 1.0)), zp.get(5, TimeUnit.SECONDS));
+        assertEquals(new KeyValue<>(z, new ScoredValue<>("high", 2.0)), c.sync().bzpopmax(1, z));
+        assertNull(c.sync().bzpopmin(0.05, z));
     }
 
     @ParameterizedTest
@@ -173,12 +184,13 @@ abstract class DedicatedContract {
             boolean sharded = true;
             try {
                 c.sync().execute("SPUBLISH");
+                c.sync().execute("SSUBSCRIBE");
             } catch (ServerErrorException e) {
                 sharded = !e.getMessage().startsWith("ERR unknown command");
             }
             if (sharded) {
                 ps.ssubscribe("orders").get(5, TimeUnit.SECONDS);
-                assertEquals(new dev.spinel.protocol.RespValue.Integer(1), c.sync().execute("SPUBLISH", "orders", "o1"));
+                assertEquals(1L, c.sync().spublish("orders", "o1"));
                 assertEquals("shard orders=o1", poll(got));
                 ps.sunsubscribe().get(5, TimeUnit.SECONDS);
             }

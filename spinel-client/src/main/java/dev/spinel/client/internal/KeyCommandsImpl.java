@@ -2,6 +2,7 @@
 package dev.spinel.client.internal;
 
 import dev.spinel.client.AsyncKeyCommands;
+import dev.spinel.client.ScanCursor;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -86,5 +87,15 @@ public interface KeyCommandsImpl<K, V> extends AsyncKeyCommands<K, V>, Dispatche
     @Override
     default CompletableFuture<K> randomkey() {
         return dispatch(new Command<>(replies().key, RANDOMKEY));
+    }
+
+    @Override
+    default CompletableFuture<ScanCursor<K>> scan(String cursor) {
+        return dispatch(new Command<>(replies().scan, SCAN, cursor));
+    }
+
+    @Override
+    default CompletableFuture<ScanCursor<K>> scan(String cursor, K pattern, long count) {
+        return dispatch(new Command<>(replies().scan, SCAN, cursor, MATCH, k(pattern), COUNT, count));
     }
 }

@@ -3,6 +3,7 @@ package dev.spinel.client.internal;
 
 import dev.spinel.client.AsyncListCommands;
 import dev.spinel.client.KeyValue;
+import dev.spinel.client.ListDirection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -82,6 +83,26 @@ public interface ListCommandsImpl<K, V> extends AsyncListCommands<K, V>, Dispatc
     @Override
     default CompletableFuture<String> ltrim(K key, long start, long stop) {
         return dispatch(new Command<>(Replies.STATUS, LTRIM, k(key), start, stop));
+    }
+
+    @Override
+    default CompletableFuture<Long> linsert(K key, boolean before, V pivot, V value) {
+        return dispatch(new Command<>(Replies.LONG, LINSERT, k(key), before ? BEFORE : AFTER, v(pivot), v(value)));
+    }
+
+    @Override
+    default CompletableFuture<Long> lpos(K key, V element) {
+        return dispatch(new Command<>(Replies.LONG_OR_NULL, LPOS, k(key), v(element)));
+    }
+
+    @Override
+    default CompletableFuture<V> lmove(K source, K destination, ListDirection from, ListDirection to) {
+        return dispatch(new Command<>(replies().value, LMOVE, k(source), k(destination), from.name(), to.name()));
+    }
+
+    @Override
+    default CompletableFuture<V> blmove(K source, K destination, ListDirection from, ListDirection to, double timeoutSeconds) {
+        return dispatchBlocking(Command.blocking(replies().value, blockingNanos(timeoutSeconds), BLMOVE, k(source), k(destination), from.name(), to.name(), num(timeoutSeconds)));
     }
 
     @Override

@@ -8,10 +8,16 @@ public final class Names {
     private Names() {
     }
 
+    public static final byte[] AFTER = "AFTER".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] APPEND = "APPEND".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] BEFORE = "BEFORE".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] BLMOVE = "BLMOVE".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] BLPOP = "BLPOP".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] BRPOP = "BRPOP".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] BRPOPLPUSH = "BRPOPLPUSH".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] BZPOPMAX = "BZPOPMAX".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] BZPOPMIN = "BZPOPMIN".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] COUNT = "COUNT".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] DBSIZE = "DBSIZE".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] DECR = "DECR".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] DECRBY = "DECRBY".getBytes(StandardCharsets.US_ASCII);
@@ -46,14 +52,18 @@ public final class Names {
     public static final byte[] INCRBYFLOAT = "INCRBYFLOAT".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] KEYS = "KEYS".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] LINDEX = "LINDEX".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] LINSERT = "LINSERT".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] LLEN = "LLEN".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] LMOVE = "LMOVE".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] LPOP = "LPOP".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] LPOS = "LPOS".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] LPUSH = "LPUSH".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] LPUSHX = "LPUSHX".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] LRANGE = "LRANGE".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] LREM = "LREM".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] LSET = "LSET".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] LTRIM = "LTRIM".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] MATCH = "MATCH".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] MGET = "MGET".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] MSET = "MSET".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] MSETNX = "MSETNX".getBytes(StandardCharsets.US_ASCII);
@@ -74,6 +84,7 @@ public final class Names {
     public static final byte[] RPUSH = "RPUSH".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] RPUSHX = "RPUSHX".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] SADD = "SADD".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] SCAN = "SCAN".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] SCARD = "SCARD".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] SDIFF = "SDIFF".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] SDIFFSTORE = "SDIFFSTORE".getBytes(StandardCharsets.US_ASCII);
@@ -88,6 +99,7 @@ public final class Names {
     public static final byte[] SMEMBERS = "SMEMBERS".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] SMOVE = "SMOVE".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] SPOP = "SPOP".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] SPUBLISH = "SPUBLISH".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] SRANDMEMBER = "SRANDMEMBER".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] SREM = "SREM".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] SSUBSCRIBE = "SSUBSCRIBE".getBytes(StandardCharsets.US_ASCII);
@@ -108,6 +120,8 @@ public final class Names {
     public static final byte[] ZCARD = "ZCARD".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] ZCOUNT = "ZCOUNT".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] ZINCRBY = "ZINCRBY".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] ZPOPMAX = "ZPOPMAX".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] ZPOPMIN = "ZPOPMIN".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] ZRANGE = "ZRANGE".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] ZRANGEBYSCORE = "ZRANGEBYSCORE".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] ZRANK = "ZRANK".getBytes(StandardCharsets.US_ASCII);

@@ -2,6 +2,7 @@ package dev.spinel.client.internal;
 
 import dev.spinel.client.Codec;
 import dev.spinel.client.KeyValue;
+import dev.spinel.client.ScanCursor;
 import dev.spinel.client.ScoredValue;
 import dev.spinel.protocol.RespValue;
 
@@ -20,6 +21,8 @@ import java.util.Map;
 public final class Replies<K, V> {
     public static final Reply<RespValue> RAW = v -> v;
     public static final Reply<String> STATUS = Replies::text;
+    /** A status that may be absent (SET ... NX not done). */
+    public static final Reply<String> STATUS_OR_NULL = v -> v instanceof RespValue.Null ? null : text(v);
     public static final Reply<Long> LONG = v -> ((RespValue.Integer) v).value();
     public static final Reply<Boolean> BOOLEAN = v -> switch (v) {
         case RespValue.Integer i -> i.value() != 0;
@@ -41,6 +44,8 @@ public final class Replies<K, V> {
     public final Reply<Map<K, V>> map;
     public final Reply<KeyValue<K, V>> keyValue;
     public final Reply<List<ScoredValue<V>>> scored;
+    public final Reply<KeyValue<K, ScoredValue<V>>> keyScored;
+    public final Reply<ScanCursor<K>> scan;
 
     public Replies(Codec<K, V> codec) {
         this.codec = codec;
@@ -77,6 +82,17 @@ public final class Replies<K, V> {
                 }
             }
             return out;
+        };
+        this.keyScored = v -> { // BZPOPMIN/BZPOPMAX: key, member, score
+            if (v instanceof RespValue.Null) {
+                return null;
+            }
+            List<RespValue> items = items(v);
+            return new KeyValue<>(key.convert(items.get(0)), new ScoredValue<>(value.convert(items.get(1)), toDouble(items.get(2))));
+        };
+        this.scan = v -> {
+            List<RespValue> items = items(v);
+            return new ScanCursor<>(text(items.get(0)), list(items.get(1), key));
         };
     }
 

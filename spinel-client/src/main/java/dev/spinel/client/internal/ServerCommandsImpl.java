@@ -37,4 +37,9 @@ public interface ServerCommandsImpl<K, V> extends AsyncServerCommands<K, V>, Dis
     default CompletableFuture<Long> publish(K channel, V message) {
         return dispatch(new Command<>(Replies.LONG, PUBLISH, k(channel), v(message)));
     }
+
+    @Override
+    default CompletableFuture<Long> spublish(K shardChannel, V message) {
+        return dispatch(new Command<>(Replies.LONG, SPUBLISH, k(shardChannel), v(message)));
+    }
 }

@@ -2,6 +2,7 @@
 package dev.spinel.client.internal;
 
 import dev.spinel.client.AsyncSortedSetCommands;
+import dev.spinel.client.KeyValue;
 import dev.spinel.client.ScoredValue;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -69,6 +70,28 @@ public interface SortedSetCommandsImpl<K, V> extends AsyncSortedSetCommands<K, V
     @Override
     default CompletableFuture<List<ScoredValue<V>>> zrangeWithScores(K key, long start, long stop) {
         return dispatch(new Command<>(replies().scored, ZRANGE, k(key), start, stop, WITHSCORES));
+    }
+
+    @Override
+    default CompletableFuture<List<ScoredValue<V>>> zpopmin(K key, long count) {
+        return dispatch(new Command<>(replies().scored, ZPOPMIN, k(key), count));
+    }
+
+    @Override
+    default CompletableFuture<List<ScoredValue<V>>> zpopmax(K key, long count) {
+        return dispatch(new Command<>(replies().scored, ZPOPMAX, k(key), count));
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    default CompletableFuture<KeyValue<K, ScoredValue<V>>> bzpopmin(double timeoutSeconds, K... keys) {
+        return dispatchBlocking(Command.blocking(replies().keyScored, blockingNanos(timeoutSeconds), cat(BZPOPMIN, ks(keys), num(timeoutSeconds))));
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    default CompletableFuture<KeyValue<K, ScoredValue<V>>> bzpopmax(double timeoutSeconds, K... keys) {
+        return dispatchBlocking(Command.blocking(replies().keyScored, blockingNanos(timeoutSeconds), cat(BZPOPMAX, ks(keys), num(timeoutSeconds))));
     }
 
     @Override

@@ -2,6 +2,7 @@
 package dev.spinel.client.internal;
 
 import dev.spinel.client.AsyncStringCommands;
+import dev.spinel.client.SetArgs;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -18,6 +19,11 @@ public interface StringCommandsImpl<K, V> extends AsyncStringCommands<K, V>, Dis
     @Override
     default CompletableFuture<String> set(K key, V value) {
         return dispatch(new Command<>(Replies.STATUS, SET, k(key), v(value)));
+    }
+
+    @Override
+    default CompletableFuture<String> set(K key, V value, SetArgs setArgs) {
+        return dispatch(new Command<>(Replies.STATUS_OR_NULL, cat(SET, k(key), v(value), setArgs.encode())));
     }
 
     @Override

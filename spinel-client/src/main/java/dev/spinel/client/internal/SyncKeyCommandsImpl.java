@@ -2,6 +2,7 @@
 package dev.spinel.client.internal;
 
 import dev.spinel.client.SyncKeyCommands;
+import dev.spinel.client.ScanCursor;
 import java.util.List;
 
 /** Implements {@link SyncKeyCommands} by waiting on the asynchronous commands. Thread-safe. */
@@ -83,5 +84,15 @@ public interface SyncKeyCommandsImpl<K, V> extends SyncKeyCommands<K, V>, Awaite
     @Override
     default K randomkey() {
         return await(async().randomkey());
+    }
+
+    @Override
+    default ScanCursor<K> scan(String cursor) {
+        return await(async().scan(cursor));
+    }
+
+    @Override
+    default ScanCursor<K> scan(String cursor, K pattern, long count) {
+        return await(async().scan(cursor, pattern, count));
     }
 }

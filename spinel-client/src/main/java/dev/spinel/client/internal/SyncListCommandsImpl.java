@@ -3,6 +3,7 @@ package dev.spinel.client.internal;
 
 import dev.spinel.client.SyncListCommands;
 import dev.spinel.client.KeyValue;
+import dev.spinel.client.ListDirection;
 import java.util.List;
 
 /** Implements {@link SyncListCommands} by waiting on the asynchronous commands. Thread-safe. */
@@ -79,6 +80,26 @@ public interface SyncListCommandsImpl<K, V> extends SyncListCommands<K, V>, Awai
     @Override
     default String ltrim(K key, long start, long stop) {
         return await(async().ltrim(key, start, stop));
+    }
+
+    @Override
+    default Long linsert(K key, boolean before, V pivot, V value) {
+        return await(async().linsert(key, before, pivot, value));
+    }
+
+    @Override
+    default Long lpos(K key, V element) {
+        return await(async().lpos(key, element));
+    }
+
+    @Override
+    default V lmove(K source, K destination, ListDirection from, ListDirection to) {
+        return await(async().lmove(source, destination, from, to));
+    }
+
+    @Override
+    default V blmove(K source, K destination, ListDirection from, ListDirection to, double timeoutSeconds) {
+        return await(async().blmove(source, destination, from, to, timeoutSeconds));
     }
 
     @Override

@@ -34,4 +34,9 @@ public interface SyncServerCommandsImpl<K, V> extends SyncServerCommands<K, V>, 
     default Long publish(K channel, V message) {
         return await(async().publish(channel, message));
     }
+
+    @Override
+    default Long spublish(K shardChannel, V message) {
+        return await(async().spublish(shardChannel, message));
+    }
 }

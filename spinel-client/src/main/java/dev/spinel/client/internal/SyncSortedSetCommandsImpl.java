@@ -2,6 +2,7 @@
 package dev.spinel.client.internal;
 
 import dev.spinel.client.SyncSortedSetCommands;
+import dev.spinel.client.KeyValue;
 import dev.spinel.client.ScoredValue;
 import java.util.List;
 
@@ -66,6 +67,28 @@ public interface SyncSortedSetCommandsImpl<K, V> extends SyncSortedSetCommands<K
     @Override
     default List<ScoredValue<V>> zrangeWithScores(K key, long start, long stop) {
         return await(async().zrangeWithScores(key, start, stop));
+    }
+
+    @Override
+    default List<ScoredValue<V>> zpopmin(K key, long count) {
+        return await(async().zpopmin(key, count));
+    }
+
+    @Override
+    default List<ScoredValue<V>> zpopmax(K key, long count) {
+        return await(async().zpopmax(key, count));
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    default KeyValue<K, ScoredValue<V>> bzpopmin(double timeoutSeconds, K... keys) {
+        return await(async().bzpopmin(timeoutSeconds, keys));
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    default KeyValue<K, ScoredValue<V>> bzpopmax(double timeoutSeconds, K... keys) {
+        return await(async().bzpopmax(timeoutSeconds, keys));
     }
 
     @Override

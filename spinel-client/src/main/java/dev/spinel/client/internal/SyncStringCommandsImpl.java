@@ -2,6 +2,7 @@
 package dev.spinel.client.internal;
 
 import dev.spinel.client.SyncStringCommands;
+import dev.spinel.client.SetArgs;
 import java.util.List;
 import java.util.Map;
 
@@ -15,6 +16,11 @@ public interface SyncStringCommandsImpl<K, V> extends SyncStringCommands<K, V>, 
     @Override
     default String set(K key, V value) {
         return await(async().set(key, value));
+    }
+
+    @Override
+    default String set(K key, V value, SetArgs setArgs) {
+        return await(async().set(key, value, setArgs));
     }
 
     @Override
