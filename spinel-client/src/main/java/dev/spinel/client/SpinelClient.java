@@ -147,6 +147,9 @@ public final class SpinelClient<K, V> implements AutoCloseable {
     }
 
     private static <T> T join(CompletableFuture<T> f) {
+        if (!f.isDone() && Transport.onLoopThread()) {
+            throw new IllegalStateException("blocking call on the client's event loop (inside a callback): use the async variant");
+        }
         try {
             return f.join();
         } catch (CompletionException e) {
