@@ -56,7 +56,7 @@ public final class Connection {
     // Event-loop confined.
     private Channel channel;
     private boolean ready;
-    private int protocol = 2;
+    private volatile int protocol = 2;
     private final ArrayDeque<Command<?>> waiting = new ArrayDeque<>();
     private final ArrayDeque<Command<?>> inflight = new ArrayDeque<>();
     private final RespDecoder decoder = new RespDecoder();
@@ -163,6 +163,11 @@ public final class Connection {
         ChannelFuture cf = bootstrap.handler(new ConnectionHandler(this)).connect(uri.host(), uri.port());
         cf.addListener(f -> {
             if (f.isSuccess()) {
+                if (closed) { // closed while connecting
+                    cf.channel().close();
+                    connectFailed(new ConnectionException("client is closed"));
+                    return;
+                }
                 channel = cf.channel();
                 handshake();
             } else {
