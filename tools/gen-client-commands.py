@@ -89,6 +89,7 @@ FAMILIES = {
   ("HINCRBYFLOAT key field increment", "Double", "hincrbyfloat", "K key, K field, double increment", "HINCRBYFLOAT, k(key), k(field), num(increment)", "Replies.DOUBLE", None),
   ("HKEYS key", "List<K>", "hkeys", "K key", "HKEYS, k(key)", "replies().keys", None),
   ("HVALS key", "List<V>", "hvals", "K key", "HVALS, k(key)", "replies().values", None),
+  ("HSCAN key cursor MATCH pattern COUNT count", "ScanCursor<KeyValue<K, V>>", "hscan", "K key, String cursor, K pattern, long count", "HSCAN, k(key), cursor, MATCH, k(pattern), COUNT, count", "replies().hscan", None),
  ]),
  "Set": ("sets", [
   ("SADD key member [member ...]", "Long", "sadd", "K key, V... members", "SADD, k(key), vs(members)", "Replies.LONG", None),
@@ -104,6 +105,7 @@ FAMILIES = {
   ("SDIFF key [key ...]", "List<V>", "sdiff", "K... keys", "SDIFF, ks(keys)", "replies().values", None),
   ("SINTERSTORE destination key [key ...]", "Long", "sinterstore", "K destination, K... keys", "SINTERSTORE, k(destination), ks(keys)", "Replies.LONG", None),
   ("SUNIONSTORE destination key [key ...]", "Long", "sunionstore", "K destination, K... keys", "SUNIONSTORE, k(destination), ks(keys)", "Replies.LONG", None),
+  ("SSCAN key cursor MATCH pattern COUNT count", "ScanCursor<V>", "sscan", "K key, String cursor, V pattern, long count", "SSCAN, k(key), cursor, MATCH, v(pattern), COUNT, count", "replies().sscan", None),
   ("SDIFFSTORE destination key [key ...]", "Long", "sdiffstore", "K destination, K... keys", "SDIFFSTORE, k(destination), ks(keys)", "Replies.LONG", None),
  ]),
  "SortedSet": ("sorted sets", [
@@ -123,12 +125,14 @@ FAMILIES = {
   ("ZPOPMAX key count", "List<ScoredValue<V>>", "zpopmax", "K key, long count", "ZPOPMAX, k(key), count", "replies().scored", None),
   ("BZPOPMIN key [key ...] timeout (null on timeout)", "KeyValue<K, ScoredValue<V>>", "bzpopmin", "double timeoutSeconds, K... keys", "BZPOPMIN, ks(keys), num(timeoutSeconds)", "replies().keyScored", "timeoutSeconds"),
   ("BZPOPMAX key [key ...] timeout (null on timeout)", "KeyValue<K, ScoredValue<V>>", "bzpopmax", "double timeoutSeconds, K... keys", "BZPOPMAX, ks(keys), num(timeoutSeconds)", "replies().keyScored", "timeoutSeconds"),
+  ("ZSCAN key cursor MATCH pattern COUNT count", "ScanCursor<ScoredValue<V>>", "zscan", "K key, String cursor, V pattern, long count", "ZSCAN, k(key), cursor, MATCH, v(pattern), COUNT, count", "replies().zscan", None),
   ("ZRANGEBYSCORE key min max", "List<V>", "zrangebyscore", "K key, double min, double max", "ZRANGEBYSCORE, k(key), num(min), num(max)", "replies().values", None),
  ]),
  "Server": ("server and connection", [
   ("PING", "String", "ping", "", "PING", "Replies.STATUS", None),
   ("ECHO message", "V", "echo", "V message", "ECHO, v(message)", "replies().value", None),
   ("DBSIZE", "Long", "dbsize", "", "DBSIZE", "Replies.LONG", None),
+  ("INFO [section] (the text as the server writes it)", "String", "info", "String section", "INFO, section", "Replies.STATUS", None),
   ("FLUSHDB", "String", "flushdb", "", "FLUSHDB", "Replies.STATUS", None),
   ("FLUSHALL", "String", "flushall", "", "FLUSHALL", "Replies.STATUS", None),
   ("PUBLISH channel message (receivers)", "Long", "publish", "K channel, V message", "PUBLISH, k(channel), v(message)", "Replies.LONG", None),

@@ -53,4 +53,7 @@ public interface AsyncHashCommands<K, V> {
 
     /** {@code HVALS key} */
     CompletableFuture<List<V>> hvals(K key);
+
+    /** {@code HSCAN key cursor MATCH pattern COUNT count} */
+    CompletableFuture<ScanCursor<KeyValue<K, V>>> hscan(K key, String cursor, K pattern, long count);
 }

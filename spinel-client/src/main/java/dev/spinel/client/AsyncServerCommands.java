@@ -17,6 +17,9 @@ public interface AsyncServerCommands<K, V> {
     /** {@code DBSIZE} */
     CompletableFuture<Long> dbsize();
 
+    /** {@code INFO [section] (the text as the server writes it)} */
+    CompletableFuture<String> info(String section);
+
     /** {@code FLUSHDB} */
     CompletableFuture<String> flushdb();
 

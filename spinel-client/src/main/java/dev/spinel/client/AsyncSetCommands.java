@@ -55,6 +55,9 @@ public interface AsyncSetCommands<K, V> {
     @SuppressWarnings("unchecked")
     CompletableFuture<Long> sunionstore(K destination, K... keys);
 
+    /** {@code SSCAN key cursor MATCH pattern COUNT count} */
+    CompletableFuture<ScanCursor<V>> sscan(K key, String cursor, V pattern, long count);
+
     /** {@code SDIFFSTORE destination key [key ...]} */
     @SuppressWarnings("unchecked")
     CompletableFuture<Long> sdiffstore(K destination, K... keys);

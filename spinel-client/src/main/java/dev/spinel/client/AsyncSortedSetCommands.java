@@ -60,6 +60,9 @@ public interface AsyncSortedSetCommands<K, V> {
     @SuppressWarnings("unchecked")
     CompletableFuture<KeyValue<K, ScoredValue<V>>> bzpopmax(double timeoutSeconds, K... keys);
 
+    /** {@code ZSCAN key cursor MATCH pattern COUNT count} */
+    CompletableFuture<ScanCursor<ScoredValue<V>>> zscan(K key, String cursor, V pattern, long count);
+
     /** {@code ZRANGEBYSCORE key min max} */
     CompletableFuture<List<V>> zrangebyscore(K key, double min, double max);
 }

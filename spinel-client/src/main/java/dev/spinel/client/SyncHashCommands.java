@@ -52,4 +52,7 @@ public interface SyncHashCommands<K, V> {
 
     /** {@code HVALS key} */
     List<V> hvals(K key);
+
+    /** {@code HSCAN key cursor MATCH pattern COUNT count} */
+    ScanCursor<KeyValue<K, V>> hscan(K key, String cursor, K pattern, long count);
 }

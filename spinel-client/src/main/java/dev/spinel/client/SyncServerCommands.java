@@ -16,6 +16,9 @@ public interface SyncServerCommands<K, V> {
     /** {@code DBSIZE} */
     Long dbsize();
 
+    /** {@code INFO [section] (the text as the server writes it)} */
+    String info(String section);
+
     /** {@code FLUSHDB} */
     String flushdb();
 

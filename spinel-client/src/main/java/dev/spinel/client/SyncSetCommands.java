@@ -54,6 +54,9 @@ public interface SyncSetCommands<K, V> {
     @SuppressWarnings("unchecked")
     Long sunionstore(K destination, K... keys);
 
+    /** {@code SSCAN key cursor MATCH pattern COUNT count} */
+    ScanCursor<V> sscan(K key, String cursor, V pattern, long count);
+
     /** {@code SDIFFSTORE destination key [key ...]} */
     @SuppressWarnings("unchecked")
     Long sdiffstore(K destination, K... keys);

@@ -59,6 +59,9 @@ public interface SyncSortedSetCommands<K, V> {
     @SuppressWarnings("unchecked")
     KeyValue<K, ScoredValue<V>> bzpopmax(double timeoutSeconds, K... keys);
 
+    /** {@code ZSCAN key cursor MATCH pattern COUNT count} */
+    ScanCursor<ScoredValue<V>> zscan(K key, String cursor, V pattern, long count);
+
     /** {@code ZRANGEBYSCORE key min max} */
     List<V> zrangebyscore(K key, double min, double max);
 }

@@ -80,6 +80,12 @@ abstract class ClientContract {
     }
 
     @Test
+    void infoSectionIsText() {
+        requireCommand("INFO");
+        assertTrue(client.sync().info("server").contains("redis_version:"));
+    }
+
+    @Test
     void asyncFuturesCompose() throws Exception {
         AsyncCommands<String, String> a = client.async();
         String v = a.set("core:a", "x").thenCompose(ok -> a.get("core:a")).get(5, TimeUnit.SECONDS);

@@ -149,12 +149,12 @@ abstract class CommandFamiliesContract {
         int pages = 0;
         do {
             ScanCursor<String> page = s.scan(cursor, prefix + "*", 5);
-            seen.addAll(page.keys());
+            seen.addAll(page.items());
             cursor = page.cursor();
             pages++;
         } while (!cursor.equals("0") && pages < 10_000);
         assertEquals(expected, seen);
-        assertTrue(s.scan(ScanCursor.START).keys().size() > 0);
+        assertTrue(s.scan(ScanCursor.START).items().size() > 0);
         s.del(expected.toArray(new String[0]));
     }
 
@@ -200,7 +200,7 @@ abstract class CommandFamiliesContract {
     @ValueSource(booleans = {true, false})
     void hashes(boolean r3) {
         SyncCommands<String, String> s = client(r3, "HSET", "HGET", "HMGET", "HGETALL", "HDEL", "HEXISTS", "HLEN", "HINCRBY",
-                "HINCRBYFLOAT", "HKEYS", "HVALS", "HSETNX", "HSTRLEN");
+                "HINCRBYFLOAT", "HKEYS", "HVALS", "HSETNX", "HSTRLEN", "HSCAN");
         String[] k = keys(r3, "a", "b", "c", "d");
         assertTrue(s.hset(k[0], "f1", "v1"));
         assertFalse(s.hset(k[0], "f1", "v1b"));
@@ -220,6 +220,9 @@ abstract class CommandFamiliesContract {
         assertEquals(7.25, s.hincrbyfloat(k[0], "n", 0.25));
         assertEquals(Set.of("f1", "f2", "n"), new TreeSet<>(s.hkeys(k[0])));
         assertEquals(Set.of("v1b", "v2", "7.25"), new TreeSet<>(s.hvals(k[0])));
+        ScanCursor<KeyValue<String, String>> hpage = s.hscan(k[0], ScanCursor.START, "f*", 100);
+        assertTrue(hpage.finished()); // a small hash answers in one page
+        assertEquals(Set.of(new KeyValue<>("f1", "v1b"), new KeyValue<>("f2", "v2")), Set.copyOf(hpage.items()));
         assertEquals(2L, s.hdel(k[0], "f1", "f2", "nope"));
     }
 
@@ -227,11 +230,14 @@ abstract class CommandFamiliesContract {
     @ValueSource(booleans = {true, false})
     void sets(boolean r3) {
         SyncCommands<String, String> s = client(r3, "SADD", "SREM", "SMEMBERS", "SISMEMBER", "SCARD", "SPOP", "SRANDMEMBER", "SMOVE",
-                "SINTER", "SUNION", "SDIFF", "SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE");
+                "SINTER", "SUNION", "SDIFF", "SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE", "SSCAN");
         String[] k = keys(r3, "a", "b", "c", "d");
         assertEquals(3L, s.sadd(k[0], "x", "y", "z", "x"));
         assertEquals(2L, s.sadd(k[1], "y", "w"));
         assertEquals(Set.of("x", "y", "z"), new TreeSet<>(s.smembers(k[0])));
+        ScanCursor<String> spage = s.sscan(k[0], ScanCursor.START, "*", 100);
+        assertTrue(spage.finished());
+        assertEquals(Set.of("x", "y", "z"), new TreeSet<>(spage.items()));
         assertTrue(s.sismember(k[0], "x"));
         assertFalse(s.sismember(k[0], "w"));
         assertEquals(3L, s.scard(k[0]));
@@ -253,7 +259,7 @@ abstract class CommandFamiliesContract {
     @ValueSource(booleans = {true, false})
     void sortedSets(boolean r3) {
         SyncCommands<String, String> s = client(r3, "ZADD", "ZSCORE", "ZINCRBY", "ZREM", "ZCARD", "ZCOUNT", "ZRANK", "ZREVRANK",
-                "ZRANGE", "ZREVRANGE", "ZRANGEBYSCORE", "ZPOPMIN", "ZPOPMAX");
+                "ZRANGE", "ZREVRANGE", "ZRANGEBYSCORE", "ZPOPMIN", "ZPOPMAX", "ZSCAN");
         String[] k = keys(r3, "a", "b", "c", "d");
         assertEquals(1L, s.zadd(k[0], 1.5, "a"));
         assertEquals(3L, s.zadd(k[0], List.of(new ScoredValue<>("b", 2), new ScoredValue<>("c", 3), new ScoredValue<>("inf", Double.POSITIVE_INFINITY))));
@@ -270,6 +276,9 @@ abstract class CommandFamiliesContract {
         assertEquals(List.of("inf", "a"), s.zrevrange(k[0], 0, 1));
         assertEquals(List.of(new ScoredValue<>("b", 2.0), new ScoredValue<>("c", 3.0)), s.zrangeWithScores(k[0], 0, 1));
         assertEquals(List.of("c", "a"), s.zrangebyscore(k[0], 2.5, 10));
+        ScanCursor<ScoredValue<String>> zpage = s.zscan(k[0], ScanCursor.START, "[ab]", 100);
+        assertTrue(zpage.finished());
+        assertEquals(Set.of(new ScoredValue<>("a", 4.0), new ScoredValue<>("b", 2.0)), Set.copyOf(zpage.items()));
         assertEquals(2L, s.zrem(k[0], "a", "b", "nope"));
         s.zadd(k[1], List.of(new ScoredValue<>("m1", 1), new ScoredValue<>("m2", 2), new ScoredValue<>("m3", 3)));
         assertEquals(List.of(new ScoredValue<>("m1", 1.0)), s.zpopmin(k[1], 1));

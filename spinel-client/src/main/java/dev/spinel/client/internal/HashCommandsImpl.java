@@ -2,6 +2,8 @@
 package dev.spinel.client.internal;
 
 import dev.spinel.client.AsyncHashCommands;
+import dev.spinel.client.KeyValue;
+import dev.spinel.client.ScanCursor;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -80,5 +82,10 @@ public interface HashCommandsImpl<K, V> extends AsyncHashCommands<K, V>, Dispatc
     @Override
     default CompletableFuture<List<V>> hvals(K key) {
         return dispatch(new Command<>(replies().values, HVALS, k(key)));
+    }
+
+    @Override
+    default CompletableFuture<ScanCursor<KeyValue<K, V>>> hscan(K key, String cursor, K pattern, long count) {
+        return dispatch(new Command<>(replies().hscan, HSCAN, k(key), cursor, MATCH, k(pattern), COUNT, count));
     }
 }

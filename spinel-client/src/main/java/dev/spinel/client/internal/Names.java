@@ -43,6 +43,7 @@ public final class Names {
     public static final byte[] HKEYS = "HKEYS".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] HLEN = "HLEN".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] HMGET = "HMGET".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] HSCAN = "HSCAN".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] HSET = "HSET".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] HSETNX = "HSETNX".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] HSTRLEN = "HSTRLEN".getBytes(StandardCharsets.US_ASCII);
@@ -50,6 +51,7 @@ public final class Names {
     public static final byte[] INCR = "INCR".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] INCRBY = "INCRBY".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] INCRBYFLOAT = "INCRBYFLOAT".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] INFO = "INFO".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] KEYS = "KEYS".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] LINDEX = "LINDEX".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] LINSERT = "LINSERT".getBytes(StandardCharsets.US_ASCII);
@@ -102,6 +104,7 @@ public final class Names {
     public static final byte[] SPUBLISH = "SPUBLISH".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] SRANDMEMBER = "SRANDMEMBER".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] SREM = "SREM".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] SSCAN = "SSCAN".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] SSUBSCRIBE = "SSUBSCRIBE".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] STRLEN = "STRLEN".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] SUBSCRIBE = "SUBSCRIBE".getBytes(StandardCharsets.US_ASCII);
@@ -128,5 +131,6 @@ public final class Names {
     public static final byte[] ZREM = "ZREM".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] ZREVRANGE = "ZREVRANGE".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] ZREVRANK = "ZREVRANK".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] ZSCAN = "ZSCAN".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] ZSCORE = "ZSCORE".getBytes(StandardCharsets.US_ASCII);
 }

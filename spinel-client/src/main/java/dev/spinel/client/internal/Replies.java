@@ -46,6 +46,9 @@ public final class Replies<K, V> {
     public final Reply<List<ScoredValue<V>>> scored;
     public final Reply<KeyValue<K, ScoredValue<V>>> keyScored;
     public final Reply<ScanCursor<K>> scan;
+    public final Reply<ScanCursor<V>> sscan;
+    public final Reply<ScanCursor<KeyValue<K, V>>> hscan;
+    public final Reply<ScanCursor<ScoredValue<V>>> zscan;
 
     public Replies(Codec<K, V> codec) {
         this.codec = codec;
@@ -93,6 +96,23 @@ public final class Replies<K, V> {
         this.scan = v -> {
             List<RespValue> items = items(v);
             return new ScanCursor<>(text(items.get(0)), list(items.get(1), key));
+        };
+        this.sscan = v -> {
+            List<RespValue> items = items(v);
+            return new ScanCursor<>(text(items.get(0)), list(items.get(1), value));
+        };
+        this.hscan = v -> {
+            List<RespValue> items = items(v);
+            List<RespValue> flat = items(items.get(1));
+            List<KeyValue<K, V>> pairs = new ArrayList<>(flat.size() / 2);
+            for (int i = 0; i + 1 < flat.size(); i += 2) {
+                pairs.add(new KeyValue<>(key.convert(flat.get(i)), value.convert(flat.get(i + 1))));
+            }
+            return new ScanCursor<>(text(items.get(0)), pairs);
+        };
+        this.zscan = v -> {
+            List<RespValue> items = items(v);
+            return new ScanCursor<>(text(items.get(0)), scored.convert(items.get(1)));
         };
     }
 

@@ -24,6 +24,11 @@ public interface ServerCommandsImpl<K, V> extends AsyncServerCommands<K, V>, Dis
     }
 
     @Override
+    default CompletableFuture<String> info(String section) {
+        return dispatch(new Command<>(Replies.STATUS, INFO, section));
+    }
+
+    @Override
     default CompletableFuture<String> flushdb() {
         return dispatch(new Command<>(Replies.STATUS, FLUSHDB));
     }

@@ -2,6 +2,7 @@
 package dev.spinel.client.internal;
 
 import dev.spinel.client.AsyncSetCommands;
+import dev.spinel.client.ScanCursor;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -79,6 +80,11 @@ public interface SetCommandsImpl<K, V> extends AsyncSetCommands<K, V>, Dispatche
     @SuppressWarnings("unchecked")
     default CompletableFuture<Long> sunionstore(K destination, K... keys) {
         return dispatch(new Command<>(Replies.LONG, cat(SUNIONSTORE, k(destination), ks(keys))));
+    }
+
+    @Override
+    default CompletableFuture<ScanCursor<V>> sscan(K key, String cursor, V pattern, long count) {
+        return dispatch(new Command<>(replies().sscan, SSCAN, k(key), cursor, MATCH, v(pattern), COUNT, count));
     }
 
     @Override

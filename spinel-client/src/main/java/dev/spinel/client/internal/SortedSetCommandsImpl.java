@@ -4,6 +4,7 @@ package dev.spinel.client.internal;
 import dev.spinel.client.AsyncSortedSetCommands;
 import dev.spinel.client.KeyValue;
 import dev.spinel.client.ScoredValue;
+import dev.spinel.client.ScanCursor;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -92,6 +93,11 @@ public interface SortedSetCommandsImpl<K, V> extends AsyncSortedSetCommands<K, V
     @SuppressWarnings("unchecked")
     default CompletableFuture<KeyValue<K, ScoredValue<V>>> bzpopmax(double timeoutSeconds, K... keys) {
         return dispatchBlocking(Command.blocking(replies().keyScored, blockingNanos(timeoutSeconds), cat(BZPOPMAX, ks(keys), num(timeoutSeconds))));
+    }
+
+    @Override
+    default CompletableFuture<ScanCursor<ScoredValue<V>>> zscan(K key, String cursor, V pattern, long count) {
+        return dispatch(new Command<>(replies().zscan, ZSCAN, k(key), cursor, MATCH, v(pattern), COUNT, count));
     }
 
     @Override

@@ -2,6 +2,8 @@
 package dev.spinel.client.internal;
 
 import dev.spinel.client.SyncHashCommands;
+import dev.spinel.client.KeyValue;
+import dev.spinel.client.ScanCursor;
 import java.util.List;
 import java.util.Map;
 
@@ -77,5 +79,10 @@ public interface SyncHashCommandsImpl<K, V> extends SyncHashCommands<K, V>, Awai
     @Override
     default List<V> hvals(K key) {
         return await(async().hvals(key));
+    }
+
+    @Override
+    default ScanCursor<KeyValue<K, V>> hscan(K key, String cursor, K pattern, long count) {
+        return await(async().hscan(key, cursor, pattern, count));
     }
 }

@@ -21,6 +21,11 @@ public interface SyncServerCommandsImpl<K, V> extends SyncServerCommands<K, V>, 
     }
 
     @Override
+    default String info(String section) {
+        return await(async().info(section));
+    }
+
+    @Override
     default String flushdb() {
         return await(async().flushdb());
     }

@@ -2,6 +2,7 @@
 package dev.spinel.client.internal;
 
 import dev.spinel.client.SyncSetCommands;
+import dev.spinel.client.ScanCursor;
 import java.util.List;
 
 /** Implements {@link SyncSetCommands} by waiting on the asynchronous commands. Thread-safe. */
@@ -76,6 +77,11 @@ public interface SyncSetCommandsImpl<K, V> extends SyncSetCommands<K, V>, Awaite
     @SuppressWarnings("unchecked")
     default Long sunionstore(K destination, K... keys) {
         return await(async().sunionstore(destination, keys));
+    }
+
+    @Override
+    default ScanCursor<V> sscan(K key, String cursor, V pattern, long count) {
+        return await(async().sscan(key, cursor, pattern, count));
     }
 
     @Override

@@ -4,6 +4,7 @@ package dev.spinel.client.internal;
 import dev.spinel.client.SyncSortedSetCommands;
 import dev.spinel.client.KeyValue;
 import dev.spinel.client.ScoredValue;
+import dev.spinel.client.ScanCursor;
 import java.util.List;
 
 /** Implements {@link SyncSortedSetCommands} by waiting on the asynchronous commands. Thread-safe. */
@@ -89,6 +90,11 @@ public interface SyncSortedSetCommandsImpl<K, V> extends SyncSortedSetCommands<K
     @SuppressWarnings("unchecked")
     default KeyValue<K, ScoredValue<V>> bzpopmax(double timeoutSeconds, K... keys) {
         return await(async().bzpopmax(timeoutSeconds, keys));
+    }
+
+    @Override
+    default ScanCursor<ScoredValue<V>> zscan(K key, String cursor, V pattern, long count) {
+        return await(async().zscan(key, cursor, pattern, count));
     }
 
     @Override
