@@ -1,0 +1,6 @@
+package dev.spinel.client;
+
+/** An end of a list, for LMOVE and BLMOVE. */
+public enum ListDirection {
+    LEFT, RIGHT
+}

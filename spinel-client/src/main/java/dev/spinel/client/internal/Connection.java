@@ -1,0 +1,413 @@
+package dev.spinel.client.internal;
+
+import dev.spinel.client.ClientOptions;
+import dev.spinel.client.CommandTimeoutException;
+import dev.spinel.client.ConnectionException;
+import dev.spinel.client.QueueFullException;
+import dev.spinel.client.RedisUri;
+import dev.spinel.protocol.RespValue;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.ScheduledFuture;
+
+import java.util.ArrayDeque;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One logical connection to the server that survives reconnects: callers on any thread submit
+ * commands; the event loop writes everything submitted since its last write in one buffer and one
+ * flush (automatic pipelining), and completes commands in FIFO order as replies arrive.
+ *
+ * <p>Writes: {@link #submit} links the command into an MPSC {@link CommandQueue} and schedules a flush
+ * task only if none is scheduled, so N concurrent callers cost one task and one syscall, not N.
+ * Lifecycle: connect, handshake ({@code HELLO 3 [AUTH]}, falling back to RESP2 {@code AUTH} when the
+ * server does not know HELLO; then {@code SELECT}), ready. When the channel dies, commands already
+ * written fail with {@link ConnectionException} (they may or may not have run); commands not yet
+ * written wait and are sent after the automatic reconnect (exponential backoff), or time out.
+ *
+ * <p>Thread-safety: {@link #submit} and {@link #close} from any thread; every other field is confined to
+ * {@link #loop}. Futures complete on the event loop: their callbacks must not block.
+ */
+public final class Connection {
+    private static final int WRITE_CHUNK = 256 * 1024;
+
+    private final EventLoop loop;
+    private final Bootstrap bootstrap;
+    private final RedisUri uri;
+    private final ClientOptions options;
+    private final long timeoutNanos;
+    private final PushHandler pushHandler;
+
+    private final CommandQueue queue = new CommandQueue();
+    private final AtomicBoolean flushScheduled = new AtomicBoolean();
+    private final AtomicInteger outstanding = new AtomicInteger();
+    private final Runnable flushTask = this::flush;
+    private volatile boolean closed;
+    /** Writes+flushes done (diagnostics: commands per flush shows how well writes coalesce). */
+    private volatile long flushes;
+
+    // Event-loop confined.
+    private Channel channel;
+    private boolean ready;
+    private volatile int protocol = 2;
+    private final ArrayDeque<Command<?>> waiting = new ArrayDeque<>();
+    private final ArrayDeque<Command<?>> inflight = new ArrayDeque<>();
+    private final RespDecoder decoder = new RespDecoder();
+    private long backoffNanos;
+    private CompletableFuture<Connection> firstConnect;
+    private ScheduledFuture<?> sweeper;
+
+    private Connection(EventLoop loop, Bootstrap bootstrap, RedisUri uri, ClientOptions options, PushHandler pushHandler) {
+        this.loop = loop;
+        this.bootstrap = bootstrap;
+        this.uri = uri;
+        this.options = options;
+        this.timeoutNanos = options.commandTimeout().toNanos();
+        this.pushHandler = pushHandler;
+        this.backoffNanos = options.reconnectMin().toNanos();
+    }
+
+    /** Opens a connection; the future completes once the handshake succeeded (or fails with its error). */
+    public static CompletableFuture<Connection> open(Transport transport, RedisUri uri, ClientOptions options, PushHandler push) {
+        EventLoop loop = transport.nextLoop();
+        Bootstrap b = transport.bootstrap(loop, (int) Math.min(Integer.MAX_VALUE, options.connectTimeout().toMillis()));
+        Connection c = new Connection(loop, b, uri, options, push);
+        CompletableFuture<Connection> f = new CompletableFuture<>();
+        loop.execute(() -> {
+            c.firstConnect = f;
+            long period = Math.clamp(c.timeoutNanos / 8, TimeUnit.MILLISECONDS.toNanos(1), TimeUnit.MILLISECONDS.toNanos(100));
+            c.sweeper = loop.scheduleAtFixedRate(c::sweepTimeouts, period, period, TimeUnit.NANOSECONDS);
+            c.connect();
+        });
+        return f;
+    }
+
+    /** 3 after a successful {@code HELLO 3}, else 2. */
+    public int protocol() {
+        return protocol;
+    }
+
+    public boolean isOpen() {
+        return !closed;
+    }
+
+    /** How many times this connection flushed user commands to the socket. */
+    public long flushes() {
+        return flushes;
+    }
+
+    /** Commands submitted and not yet answered (or failed). */
+    public int outstanding() {
+        return outstanding.get();
+    }
+
+    /** Queues a command to be written with the next coalesced flush; returns it (it is the future). */
+    public <T> Command<T> submit(Command<T> c) {
+        if (closed) {
+            c.completeExceptionally(new ConnectionException("client is closed"));
+            return c;
+        }
+        if (outstanding.incrementAndGet() > options.maxInFlight()) {
+            outstanding.decrementAndGet();
+            c.completeExceptionally(new QueueFullException("more than " + options.maxInFlight()
+                    + " commands queued or awaiting replies on this connection"));
+            return c;
+        }
+        c.deadline = System.nanoTime() + timeoutNanos + c.extraNanos;
+        queue.offer(c);
+        if (!flushScheduled.get() && flushScheduled.compareAndSet(false, true)) {
+            try {
+                loop.execute(flushTask);
+            } catch (RejectedExecutionException e) {
+                c.completeExceptionally(new ConnectionException("client is closed"));
+            }
+        }
+        return c;
+    }
+
+    /** Closes the connection for good; pending commands fail. Returns when the channel is closed. */
+    public CompletableFuture<Void> close() {
+        closed = true;
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        try {
+            loop.execute(() -> {
+                if (sweeper != null) {
+                    sweeper.cancel(false);
+                }
+                failAll(new ConnectionException("client is closed"), true);
+                if (channel != null) {
+                    channel.close().addListener(f -> done.complete(null));
+                } else {
+                    done.complete(null);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            done.complete(null);
+        }
+        return done;
+    }
+
+    // ---- event loop only below ----
+
+    private void connect() {
+        if (closed) {
+            return;
+        }
+        ChannelFuture cf = bootstrap.handler(new ConnectionHandler(this)).connect(uri.host(), uri.port());
+        cf.addListener(f -> {
+            if (f.isSuccess()) {
+                if (closed) { // closed while connecting
+                    cf.channel().close();
+                    connectFailed(new ConnectionException("client is closed"));
+                    return;
+                }
+                channel = cf.channel();
+                handshake();
+            } else {
+                connectFailed(f.cause());
+            }
+        });
+    }
+
+    private void connectFailed(Throwable cause) {
+        if (firstConnect != null) {
+            CompletableFuture<Connection> f = firstConnect;
+            firstConnect = null;
+            closed = true;
+            if (sweeper != null) {
+                sweeper.cancel(false);
+            }
+            failAll(new ConnectionException("cannot connect to " + uri + ": " + cause.getMessage(), cause), true);
+            if (channel != null) {
+                channel.close();
+            }
+            f.completeExceptionally(cause instanceof ConnectionException || cause instanceof dev.spinel.client.ServerErrorException
+                    ? cause : new ConnectionException("cannot connect to " + uri + ": " + cause, cause));
+            return;
+        }
+        if (channel != null) {
+            channel.close();
+        } else {
+            scheduleReconnect();
+        }
+    }
+
+    private void scheduleReconnect() {
+        if (closed) {
+            return;
+        }
+        long delay = backoffNanos;
+        backoffNanos = Math.min(backoffNanos * 2, options.reconnectMax().toNanos());
+        try {
+            loop.schedule(this::connect, delay, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException shuttingDown) {
+            closed = true;
+        }
+    }
+
+    /** HELLO 3 (with AUTH), or on "unknown command"/NOPROTO the RESP2 way: AUTH, then SELECT. */
+    private void handshake() {
+        Channel ch = channel;
+        CompletableFuture<?> step;
+        if (options.resp3()) {
+            Object[] hello = uri.password() == null ? new Object[]{"HELLO", "3"}
+                    : new Object[]{"HELLO", "3", "AUTH", uri.user() == null ? "default" : uri.user(), uri.password()};
+            step = direct(new Command<>(v -> v, hello)).handle((v, e) -> {
+                if (e == null) {
+                    protocol = 3;
+                    return CompletableFuture.completedFuture(v);
+                }
+                String m = e.getMessage() == null ? "" : e.getMessage();
+                if (e instanceof dev.spinel.client.ServerErrorException && (m.startsWith("NOPROTO") || m.startsWith("ERR unknown command"))) {
+                    return auth2();
+                }
+                return CompletableFuture.failedFuture(e);
+            }).thenCompose(x -> x);
+        } else {
+            step = auth2();
+        }
+        step.thenCompose(v -> uri.db() != 0 ? direct(new Command<>(x -> x, "SELECT", (long) uri.db())) : CompletableFuture.completedFuture(null))
+                .whenComplete((v, e) -> {
+                    if (ch != channel) {
+                        return; // that channel died meanwhile
+                    }
+                    if (e != null) {
+                        connectFailed(e instanceof java.util.concurrent.CompletionException ? e.getCause() : e);
+                    } else {
+                        ready();
+                    }
+                });
+    }
+
+    private CompletableFuture<?> auth2() {
+        protocol = 2;
+        if (uri.password() == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        Object[] auth = uri.user() == null ? new Object[]{"AUTH", uri.password()} : new Object[]{"AUTH", uri.user(), uri.password()};
+        return direct(new Command<>(v -> v, auth));
+    }
+
+    /** Writes a handshake command ahead of everything queued. */
+    private <T> Command<T> direct(Command<T> c) {
+        ByteBuf buf = channel.alloc().ioBuffer(Encoder.estimate(c.args));
+        Encoder.encode(buf, c.args);
+        c.deadline = System.nanoTime() + timeoutNanos;
+        outstanding.incrementAndGet();
+        inflight.add(c);
+        channel.writeAndFlush(buf);
+        return c;
+    }
+
+    private void ready() {
+        ready = true;
+        backoffNanos = options.reconnectMin().toNanos();
+        if (firstConnect != null) {
+            CompletableFuture<Connection> f = firstConnect;
+            firstConnect = null;
+            f.complete(this);
+        } else if (pushHandler != null) {
+            pushHandler.onReconnected(this);
+        }
+        flush();
+    }
+
+    private void flush() {
+        flushScheduled.set(false);
+        if (closed) {
+            failAll(new ConnectionException("client is closed"), true);
+            return;
+        }
+        if (!ready) {
+            for (Command<?> c; (c = queue.poll()) != null; ) {
+                waiting.add(c);
+            }
+            return;
+        }
+        ByteBuf buf = null;
+        int written = 0;
+        while (true) {
+            Command<?> c = waiting.poll();
+            if (c == null && (c = queue.poll()) == null) {
+                break;
+            }
+            if (c.isDone()) { // cancelled or timed out before it was sent: never send it
+                outstanding.decrementAndGet();
+                continue;
+            }
+            if (buf == null) {
+                buf = channel.alloc().ioBuffer(4096);
+            }
+            Encoder.encode(buf, c.args);
+            if (c.oneWay) {
+                outstanding.decrementAndGet();
+                c.complete(null);
+            } else {
+                inflight.add(c);
+            }
+            if (buf.readableBytes() >= WRITE_CHUNK) {
+                channel.write(buf, channel.voidPromise());
+                buf = null;
+                written++;
+            }
+        }
+        if (buf != null) {
+            channel.write(buf, channel.voidPromise());
+            written++;
+        }
+        if (written > 0) {
+            channel.flush();
+            flushes++; // single writer (the loop): a plain increment of the volatile is safe
+        }
+    }
+
+    /** One decoded frame from the server. */
+    void onFrame(RespValue v) {
+        if (pushHandler != null && pushHandler.onFrame(v)) {
+            return;
+        }
+        if (v instanceof RespValue.Push) {
+            return; // e.g. client-tracking invalidations nobody subscribed to
+        }
+        Command<?> c = inflight.poll();
+        if (c == null) {
+            throw new ProtocolError("reply without a pending command: " + v);
+        }
+        outstanding.decrementAndGet();
+        c.completeWith(v);
+    }
+
+    void onInactive(Channel ch) {
+        if (ch != channel) {
+            return;
+        }
+        ready = false;
+        channel = null;
+        decoder.reset();
+        ConnectionException e = new ConnectionException("connection to " + uri + " lost; the command may or may not have been executed");
+        for (Command<?> c; (c = inflight.poll()) != null; ) {
+            outstanding.decrementAndGet();
+            c.completeExceptionally(e);
+        }
+        if (firstConnect != null) {
+            connectFailed(e);
+        } else {
+            scheduleReconnect();
+        }
+    }
+
+    RespDecoder decoder() {
+        return decoder;
+    }
+
+    private void failAll(RuntimeException e, boolean includingUnsent) {
+        for (Command<?> c; (c = inflight.poll()) != null; ) {
+            outstanding.decrementAndGet();
+            c.completeExceptionally(e);
+        }
+        if (includingUnsent) {
+            for (Command<?> c; (c = waiting.poll()) != null || (c = queue.poll()) != null; ) {
+                outstanding.decrementAndGet();
+                c.completeExceptionally(e);
+            }
+        }
+    }
+
+    /** Fails commands past their deadline. Sent ones stay queued until their reply arrives (FIFO matching). */
+    private void sweepTimeouts() {
+        long now = System.nanoTime();
+        if (!ready) {
+            for (Command<?> c; (c = queue.poll()) != null; ) {
+                waiting.add(c);
+            }
+            for (var it = waiting.iterator(); it.hasNext(); ) {
+                Command<?> c = it.next();
+                if (c.isDone() || now - c.deadline > 0) {
+                    it.remove();
+                    outstanding.decrementAndGet();
+                    timeout(c);
+                }
+            }
+        }
+        for (Command<?> c : inflight) {
+            if (now - c.deadline > 0) {
+                timeout(c);
+            } else if (c.extraNanos == 0) {
+                break; // later commands of the same timeout expire later
+            }
+        }
+    }
+
+    private static void timeout(Command<?> c) {
+        if (!c.isDone()) {
+            c.completeExceptionally(new CommandTimeoutException(c.name() + " got no reply in time"));
+        }
+    }
+}

@@ -1,0 +1,40 @@
+package dev.spinel.client.internal;
+
+import dev.spinel.protocol.RespValue;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.ByteToMessageDecoder;
+
+import java.util.List;
+
+/**
+ * The pipeline handler of one channel: accumulates reads, decodes every complete reply and hands it
+ * to its {@link Connection}. A protocol error closes the channel (the connection then reconnects).
+ * Confined to the channel's event loop.
+ */
+final class ConnectionHandler extends ByteToMessageDecoder {
+    private final Connection connection;
+
+    ConnectionHandler(Connection connection) {
+        this.connection = connection;
+    }
+
+    @Override
+    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        RespDecoder decoder = connection.decoder();
+        for (RespValue v; (v = decoder.decode(in)) != null; ) {
+            connection.onFrame(v);
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        super.channelInactive(ctx);
+        connection.onInactive(ctx.channel());
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        ctx.close();
+    }
+}

@@ -1,0 +1,288 @@
+package dev.spinel.client;
+
+import dev.spinel.client.testing.TestServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The typed commands of each family, through a RESP3 client and a RESP2 client (replies differ in
+ * shape: maps, doubles, scored pairs). A family the server does not implement yet is skipped, not passed.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class CommandFamiliesContract {
+    private TestServer server;
+    private SpinelClient<String, String> resp3;
+    private SpinelClient<String, String> resp2;
+
+    protected abstract TestServer startServer();
+
+    @BeforeAll
+    void start() {
+        server = startServer();
+        resp3 = SpinelClient.create(server.uri());
+        resp2 = SpinelClient.create(server.uri(), ClientOptions.defaults().withResp3(false));
+    }
+
+    @AfterAll
+    void stop() {
+        resp3.close();
+        resp2.close();
+        server.close();
+    }
+
+    private SyncCommands<String, String> client(boolean useResp3, String... commands) {
+        SyncCommands<String, String> s = (useResp3 ? resp3 : resp2).sync();
+        for (String c : commands) {
+            try {
+                s.execute(c);
+            } catch (ServerErrorException e) {
+                assumeTrue(!e.getMessage().startsWith("ERR unknown command"), server.name() + " does not implement " + c + " yet");
+            }
+        }
+        s.del(keys(useResp3, "a", "b", "c", "d"));
+        return s;
+    }
+
+    private static String[] keys(boolean useResp3, String... names) {
+        String[] out = new String[names.length];
+        for (int i = 0; i < names.length; i++) {
+            out[i] = (useResp3 ? "r3:" : "r2:") + names[i];
+        }
+        return out;
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void strings(boolean r3) {
+        SyncCommands<String, String> s = client(r3, "SETEX", "SETNX", "GETSET", "GETDEL", "MGET", "MSET", "MSETNX", "INCR", "INCRBY",
+                "DECR", "DECRBY", "INCRBYFLOAT", "APPEND", "STRLEN", "GETRANGE", "SETRANGE", "TTL", "PSETEX", "PTTL");
+        String[] k = keys(r3, "a", "b", "c", "d");
+        assertEquals("OK", s.setex(k[0], 100, "v"));
+        assertTrue(s.ttl(k[0]) > 90);
+        assertEquals("OK", s.psetex(k[0], 100_000, "v"));
+        assertFalse(s.setnx(k[0], "other"));
+        assertTrue(s.setnx(k[1], "b"));
+        assertEquals("b", s.getset(k[1], "b2"));
+        assertEquals("b2", s.getdel(k[1]));
+        assertNull(s.getdel(k[1]));
+        assertEquals(java.util.Arrays.asList("v", null), s.mget(k[0], k[1]));
+        assertEquals("OK", s.mset(Map.of(k[1], "1", k[2], "2")));
+        assertFalse(s.msetnx(Map.of(k[1], "x", k[3], "y")));
+        assertEquals(2L, s.incr(k[1]));
+        assertEquals(12L, s.incrby(k[1], 10));
+        assertEquals(11L, s.decr(k[1]));
+        assertEquals(1L, s.decrby(k[1], 10));
+        assertEquals(3.5, s.incrbyfloat(k[1], 2.5));
+        ServerErrorException e = assertThrows(ServerErrorException.class, () -> s.incr(k[0]));
+        assertEquals("ERR value is not an integer or out of range", e.getMessage());
+        assertEquals(3L, s.append(k[0], "wx"));
+        assertEquals(3L, s.strlen(k[0]));
+        assertEquals("vw", s.getrange(k[0], 0, 1));
+        assertEquals(5L, s.setrange(k[0], 3, "yz"));
+        assertEquals("vwxyz", s.get(k[0]));
+        // SET with options
+        assertNull(s.set(k[0], "no", SetArgs.none().nx()));
+        assertNull(s.set(k[3], "no", SetArgs.none().xx()));
+        assertEquals("OK", s.set(k[3], "yes", SetArgs.none().nx().ex(100)));
+        assertTrue(s.ttl(k[3]) > 90);
+        assertEquals("OK", s.set(k[3], "kept", SetArgs.none().xx().keepTtl()));
+        assertTrue(s.ttl(k[3]) > 90);
+        assertEquals("OK", s.set(k[3], "p", SetArgs.none().px(500_000)));
+        assertTrue(s.pttl(k[3]) > 400_000);
+        assertEquals("OK", s.set(k[3], "at", SetArgs.none().pxAt(System.currentTimeMillis() + 600_000)));
+        assertTrue(s.pttl(k[3]) > 500_000);
+        ServerErrorException syntax = assertThrows(ServerErrorException.class, () -> s.set(k[3], "x", SetArgs.none().ex(0)));
+        assertEquals("ERR invalid expire time in 'set' command", syntax.getMessage());
+        assertEquals("at", s.get(k[3]));
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void keys(boolean r3) {
+        SyncCommands<String, String> s = client(r3, "EXISTS", "EXPIRE", "PEXPIRE", "PERSIST", "TTL", "PTTL", "TYPE", "RENAME",
+                "RENAMENX", "KEYS", "UNLINK", "TOUCH", "EXPIREAT", "SCAN");
+        String[] k = keys(r3, "a", "b", "c", "d");
+        s.set(k[0], "1");
+        s.set(k[1], "2");
+        assertEquals(2L, s.exists(k[0], k[1], k[2]));
+        assertEquals(-1L, s.ttl(k[0]));
+        assertEquals(-2L, s.ttl(k[2]));
+        assertTrue(s.expire(k[0], 100));
+        assertFalse(s.expire(k[2], 100));
+        assertTrue(s.pttl(k[0]) > 90_000);
+        assertTrue(s.persist(k[0]));
+        assertTrue(s.pexpire(k[0], 100_000));
+        assertTrue(s.expireat(k[1], System.currentTimeMillis() / 1000 + 1000));
+        assertEquals("string", s.type(k[0]));
+        assertEquals("none", s.type(k[2]));
+        assertEquals("OK", s.rename(k[0], k[2]));
+        assertFalse(s.renamenx(k[2], k[1]));
+        assertEquals(List.of(k[2]), s.keys(k[2].substring(0, 3) + "c*"));
+        assertEquals(2L, s.touch(k[1], k[2]));
+        assertEquals(2L, s.unlink(k[1], k[2]));
+        assertThrows(ServerErrorException.class, () -> s.rename(k[3], k[0]));
+        // SCAN pages through every key once iteration finishes
+        String prefix = (r3 ? "scan3:" : "scan2:");
+        Set<String> expected = new TreeSet<>();
+        for (int i = 0; i < 25; i++) {
+            s.set(prefix + i, "x");
+            expected.add(prefix + i);
+        }
+        Set<String> seen = new TreeSet<>();
+        String cursor = ScanCursor.START;
+        int pages = 0;
+        do {
+            ScanCursor<String> page = s.scan(cursor, prefix + "*", 5);
+            seen.addAll(page.items());
+            cursor = page.cursor();
+            pages++;
+        } while (!cursor.equals("0") && pages < 10_000);
+        assertEquals(expected, seen);
+        assertTrue(s.scan(ScanCursor.START).items().size() > 0);
+        s.del(expected.toArray(new String[0]));
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void lists(boolean r3) {
+        SyncCommands<String, String> s = client(r3, "LPUSH", "RPUSH", "LRANGE", "LLEN", "LINDEX", "LSET", "LREM", "LTRIM", "LPOP",
+                "RPOP", "RPOPLPUSH", "LPUSHX", "RPUSHX", "LINSERT", "LPOS", "LMOVE");
+        String[] k = keys(r3, "a", "b", "c", "d");
+        assertEquals(0L, s.lpushx(k[0], "x"));
+        assertEquals(3L, s.rpush(k[0], "b", "c", "d"));
+        assertEquals(4L, s.lpush(k[0], "a"));
+        assertEquals(5L, s.rpushx(k[0], "a"));
+        assertEquals(List.of("a", "b", "c", "d", "a"), s.lrange(k[0], 0, -1));
+        assertEquals(5L, s.llen(k[0]));
+        assertEquals("c", s.lindex(k[0], 2));
+        assertNull(s.lindex(k[0], 99));
+        assertEquals("OK", s.lset(k[0], 2, "C"));
+        assertEquals(2L, s.lrem(k[0], 0, "a"));
+        assertEquals("OK", s.ltrim(k[0], 0, 1));
+        assertEquals(List.of("b", "C"), s.lrange(k[0], 0, -1));
+        assertEquals("C", s.rpoplpush(k[0], k[1]));
+        assertEquals("b", s.lpop(k[0]));
+        assertNull(s.lpop(k[0]));
+        s.rpush(k[2], "1", "2", "3");
+        assertEquals(List.of("1", "2"), s.lpop(k[2], 2));
+        assertEquals("3", s.rpop(k[2]));
+        s.rpush(k[2], "a", "c");
+        assertEquals(3L, s.linsert(k[2], true, "c", "b"));
+        assertEquals(4L, s.linsert(k[2], false, "c", "d"));
+        assertEquals(-1L, s.linsert(k[2], false, "zz", "d"));
+        assertEquals(2L, s.lpos(k[2], "c"));
+        assertNull(s.lpos(k[2], "zz"));
+        assertEquals("d", s.lmove(k[2], k[2], ListDirection.RIGHT, ListDirection.LEFT));
+        assertEquals(List.of("d", "a", "b", "c"), s.lrange(k[2], 0, -1));
+        s.set(k[3], "str");
+        ServerErrorException e = assertThrows(ServerErrorException.class, () -> s.lpush(k[3], "x"));
+        assertEquals("WRONGTYPE Operation against a key holding the wrong kind of value", e.getMessage());
+        assertEquals("WRONGTYPE", e.code());
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void hashes(boolean r3) {
+        SyncCommands<String, String> s = client(r3, "HSET", "HGET", "HMGET", "HGETALL", "HDEL", "HEXISTS", "HLEN", "HINCRBY",
+                "HINCRBYFLOAT", "HKEYS", "HVALS", "HSETNX", "HSTRLEN", "HSCAN");
+        String[] k = keys(r3, "a", "b", "c", "d");
+        assertTrue(s.hset(k[0], "f1", "v1"));
+        assertFalse(s.hset(k[0], "f1", "v1b"));
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("f2", "v2");
+        m.put("n", "5");
+        assertEquals(2L, s.hset(k[0], m));
+        assertFalse(s.hsetnx(k[0], "f2", "x"));
+        assertEquals("v1b", s.hget(k[0], "f1"));
+        assertEquals(java.util.Arrays.asList("v1b", null), s.hmget(k[0], "f1", "nope"));
+        assertEquals(Map.of("f1", "v1b", "f2", "v2", "n", "5"), s.hgetall(k[0]));
+        assertEquals(Map.of(), s.hgetall(k[1]));
+        assertTrue(s.hexists(k[0], "f2"));
+        assertEquals(3L, s.hlen(k[0]));
+        assertEquals(3L, s.hstrlen(k[0], "f1"));
+        assertEquals(7L, s.hincrby(k[0], "n", 2));
+        assertEquals(7.25, s.hincrbyfloat(k[0], "n", 0.25));
+        assertEquals(Set.of("f1", "f2", "n"), new TreeSet<>(s.hkeys(k[0])));
+        assertEquals(Set.of("v1b", "v2", "7.25"), new TreeSet<>(s.hvals(k[0])));
+        ScanCursor<KeyValue<String, String>> hpage = s.hscan(k[0], ScanCursor.START, "f*", 100);
+        assertTrue(hpage.finished()); // a small hash answers in one page
+        assertEquals(Set.of(new KeyValue<>("f1", "v1b"), new KeyValue<>("f2", "v2")), Set.copyOf(hpage.items()));
+        assertEquals(2L, s.hdel(k[0], "f1", "f2", "nope"));
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void sets(boolean r3) {
+        SyncCommands<String, String> s = client(r3, "SADD", "SREM", "SMEMBERS", "SISMEMBER", "SCARD", "SPOP", "SRANDMEMBER", "SMOVE",
+                "SINTER", "SUNION", "SDIFF", "SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE", "SSCAN");
+        String[] k = keys(r3, "a", "b", "c", "d");
+        assertEquals(3L, s.sadd(k[0], "x", "y", "z", "x"));
+        assertEquals(2L, s.sadd(k[1], "y", "w"));
+        assertEquals(Set.of("x", "y", "z"), new TreeSet<>(s.smembers(k[0])));
+        ScanCursor<String> spage = s.sscan(k[0], ScanCursor.START, "*", 100);
+        assertTrue(spage.finished());
+        assertEquals(Set.of("x", "y", "z"), new TreeSet<>(spage.items()));
+        assertTrue(s.sismember(k[0], "x"));
+        assertFalse(s.sismember(k[0], "w"));
+        assertEquals(3L, s.scard(k[0]));
+        assertEquals(List.of("y"), s.sinter(k[0], k[1]));
+        assertEquals(Set.of("w", "x", "y", "z"), new TreeSet<>(s.sunion(k[0], k[1])));
+        assertEquals(Set.of("x", "z"), new TreeSet<>(s.sdiff(k[0], k[1])));
+        assertEquals(1L, s.sinterstore(k[2], k[0], k[1]));
+        assertEquals(4L, s.sunionstore(k[2], k[0], k[1]));
+        assertEquals(2L, s.sdiffstore(k[2], k[0], k[1]));
+        assertTrue(s.smove(k[0], k[1], "x"));
+        assertEquals(1L, s.srem(k[0], "z", "nope"));
+        assertEquals("y", s.srandmember(k[0]));
+        assertEquals("y", s.spop(k[0]));
+        assertNull(s.spop(k[0]));
+        assertEquals(List.of(), s.smembers(k[0]));
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void sortedSets(boolean r3) {
+        SyncCommands<String, String> s = client(r3, "ZADD", "ZSCORE", "ZINCRBY", "ZREM", "ZCARD", "ZCOUNT", "ZRANK", "ZREVRANK",
+                "ZRANGE", "ZREVRANGE", "ZRANGEBYSCORE", "ZPOPMIN", "ZPOPMAX", "ZSCAN");
+        String[] k = keys(r3, "a", "b", "c", "d");
+        assertEquals(1L, s.zadd(k[0], 1.5, "a"));
+        assertEquals(3L, s.zadd(k[0], List.of(new ScoredValue<>("b", 2), new ScoredValue<>("c", 3), new ScoredValue<>("inf", Double.POSITIVE_INFINITY))));
+        assertEquals(1.5, s.zscore(k[0], "a"));
+        assertNull(s.zscore(k[0], "zz"));
+        assertEquals(Double.POSITIVE_INFINITY, s.zscore(k[0], "inf"));
+        assertEquals(4.0, s.zincrby(k[0], 2.5, "a"));
+        assertEquals(4L, s.zcard(k[0]));
+        assertEquals(2L, s.zcount(k[0], 2, 3.5));
+        assertEquals(2L, s.zrank(k[0], "a"));
+        assertEquals(1L, s.zrevrank(k[0], "a"));
+        assertNull(s.zrank(k[0], "zz"));
+        assertEquals(List.of("b", "c", "a", "inf"), s.zrange(k[0], 0, -1));
+        assertEquals(List.of("inf", "a"), s.zrevrange(k[0], 0, 1));
+        assertEquals(List.of(new ScoredValue<>("b", 2.0), new ScoredValue<>("c", 3.0)), s.zrangeWithScores(k[0], 0, 1));
+        assertEquals(List.of("c", "a"), s.zrangebyscore(k[0], 2.5, 10));
+        ScanCursor<ScoredValue<String>> zpage = s.zscan(k[0], ScanCursor.START, "[ab]", 100);
+        assertTrue(zpage.finished());
+        assertEquals(Set.of(new ScoredValue<>("a", 4.0), new ScoredValue<>("b", 2.0)), Set.copyOf(zpage.items()));
+        assertEquals(2L, s.zrem(k[0], "a", "b", "nope"));
+        s.zadd(k[1], List.of(new ScoredValue<>("m1", 1), new ScoredValue<>("m2", 2), new ScoredValue<>("m3", 3)));
+        assertEquals(List.of(new ScoredValue<>("m1", 1.0)), s.zpopmin(k[1], 1));
+        assertEquals(List.of(new ScoredValue<>("m3", 3.0), new ScoredValue<>("m2", 2.0)), s.zpopmax(k[1], 5));
+        assertEquals(List.of(), s.zpopmin(k[1], 1));
+    }
+}
