@@ -202,9 +202,9 @@ public final class LongDouble {
         BigInteger num = x.unscaledValue().abs();
         BigInteger den = BigInteger.ONE;
         if (x.scale() > 0) {
-            den = BigInteger.TEN.pow(x.scale());
+            den = pow10(x.scale());
         } else if (x.scale() < 0) {
-            num = num.multiply(BigInteger.TEN.pow(-x.scale()));
+            num = num.multiply(pow10(-x.scale()));
         }
         // e = floor(log2(num/den)), from the bit lengths and one exact comparison.
         long e = (long) num.bitLength() - den.bitLength();
@@ -253,7 +253,28 @@ public final class LongDouble {
         }
         int k = (int) -e;
         // m / 2^k = m * 5^k / 10^k
-        return new BigDecimal(m.multiply(BigInteger.valueOf(5).pow(k)), k).stripTrailingZeros();
+        return new BigDecimal(m.multiply(pow5(k)), k);
+    }
+
+    /** Powers of five for the usual exponents (values within a few hundred binary orders of 1). */
+    private static final BigInteger[] POW5 = new BigInteger[256];
+    private static final BigInteger[] POW10 = new BigInteger[256];
+
+    static {
+        POW5[0] = BigInteger.ONE;
+        POW10[0] = BigInteger.ONE;
+        for (int i = 1; i < POW5.length; i++) {
+            POW5[i] = POW5[i - 1].multiply(BigInteger.valueOf(5));
+            POW10[i] = POW10[i - 1].multiply(BigInteger.TEN);
+        }
+    }
+
+    private static BigInteger pow10(int k) {
+        return k < POW10.length ? POW10[k] : BigInteger.TEN.pow(k);
+    }
+
+    private static BigInteger pow5(int k) {
+        return k < POW5.length ? POW5[k] : BigInteger.valueOf(5).pow(k);
     }
 
     /**

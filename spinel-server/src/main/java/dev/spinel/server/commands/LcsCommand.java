@@ -9,6 +9,7 @@ import dev.spinel.store.Database;
 import dev.spinel.store.Entry;
 import dev.spinel.store.StripeLocks;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
@@ -33,8 +34,8 @@ final class LcsCommand {
     static final RedisError TABLE_ALLOC =
             new RedisError("ERR Insufficient memory, failed allocating transient memory for LCS");
     private static final byte[] EMPTY = new byte[0];
-    private static final byte[] MATCHES = "matches".getBytes();
-    private static final byte[] LEN = "len".getBytes();
+    private static final byte[] MATCHES = "matches".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] LEN = "len".getBytes(StandardCharsets.US_ASCII);
 
     // LCS key1 key2 [LEN] [IDX] [MINMATCHLEN min-match-len] [WITHMATCHLEN]
     static void lcs(Session s, Args a) {
