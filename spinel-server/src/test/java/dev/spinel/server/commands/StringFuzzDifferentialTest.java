@@ -4,6 +4,10 @@ import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.testing.RawClient;
 import dev.spinel.server.testing.RedisServerProcess;
+import dev.spinel.store.KeyHash;
+import dev.spinel.store.Segment;
+import dev.spinel.store.TypedValue;
+import dev.spinel.store.ValueType;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -178,6 +182,78 @@ class StringFuzzDifferentialTest {
             if (rnd.nextInt(50) == 0) {
                 same("DEL", key);
             }
+        }
+        check();
+    }
+
+    /** A stand-in collection value: the list type is not implemented yet, but its WRONGTYPE paths are. */
+    private record FakeList() implements TypedValue {
+        @Override
+        public ValueType type() {
+            return ValueType.LIST;
+        }
+
+        @Override
+        public String encoding() {
+            return "listpack";
+        }
+
+        @Override
+        public long memoryUsage() {
+            return 16;
+        }
+
+        @Override
+        public TypedValue copy() {
+            return this;
+        }
+
+        @Override
+        public long size() {
+            return 1;
+        }
+    }
+
+    /** Makes {@code key} a list on both servers (RPUSH on Redis, an injected value on Spinel). */
+    private static void makeList(String key) throws IOException {
+        toRedis.call("DEL", key);
+        toRedis.call("RPUSH", key, "element");
+        byte[] k = key.getBytes(StandardCharsets.ISO_8859_1);
+        int h = KeyHash.hash(k, 0, k.length);
+        Segment seg = spinel.engine().keyspace().db(0).segment(h);
+        seg.lock();
+        try {
+            seg.put(k, h, new FakeList(), -1);
+        } finally {
+            seg.unlock();
+        }
+    }
+
+    @Test
+    void wrongTypeRepliesMatchRedis() throws IOException {
+        String[][] commands = {
+                {"GET", "l"}, {"GETSET", "l", "v"}, {"GETDEL", "l"}, {"GETEX", "l"}, {"GETEX", "l", "EX", "10"},
+                {"GETEX", "l", "EX", "abc"}, {"GETEX", "l", "FOO"}, {"SET", "l", "v", "GET"},
+                {"SET", "l", "v", "GET", "EX", "0"}, {"SET", "l", "v", "NX", "GET"}, {"SET", "l", "v", "XX", "GET"},
+                {"APPEND", "l", "x"}, {"SETRANGE", "l", "0", "x"}, {"SETRANGE", "l", "0", ""},
+                {"SETRANGE", "l", "-1", "x"}, {"GETRANGE", "l", "0", "-1"}, {"GETRANGE", "l", "a", "1"},
+                {"SUBSTR", "l", "0", "1"}, {"STRLEN", "l"}, {"INCR", "l"}, {"DECR", "l"}, {"INCRBY", "l", "2"},
+                {"INCRBY", "l", "x"}, {"DECRBY", "l", "2"}, {"INCRBYFLOAT", "l", "1.5"}, {"INCRBYFLOAT", "l", "x"},
+                {"MGET", "s", "l", "nokey"}, {"LCS", "l", "s"}, {"LCS", "s", "l"}, {"LCS", "l", "l", "FOO"},
+                {"SETNX", "l", "v"}, {"SET", "l", "v", "NX"}, {"MSETNX", "x", "1", "l", "2"}, {"MGET", "x"},
+        };
+        same("SET", "s", "string");
+        for (String[] c : commands) {
+            makeList("l");
+            same(c);
+        }
+        // Commands that overwrite whatever type was there
+        String[][] overwrite = {{"SET", "l", "v"}, {"SET", "l", "v", "XX"}, {"MSET", "l", "v"}, {"SETEX", "l", "10", "v"},
+                {"PSETEX", "l", "10000", "v"}, {"SET", "l", "v", "KEEPTTL"}};
+        for (String[] c : overwrite) {
+            makeList("l");
+            same(c);
+            same("GET", "l");
         }
         check();
     }
