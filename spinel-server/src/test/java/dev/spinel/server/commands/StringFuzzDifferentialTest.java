@@ -85,7 +85,7 @@ class StringFuzzDifferentialTest {
 
     /** A number in one of the many spellings strtold accepts (and some it refuses). */
     private static String randomNumber(Random rnd) {
-        return switch (rnd.nextInt(12)) {
+        return switch (rnd.nextInt(13)) {
             case 0 -> Double.toString(rnd.nextDouble() * Math.pow(10, rnd.nextInt(40) - 20));
             case 1 -> Long.toString(rnd.nextLong() >> rnd.nextInt(64));
             case 2 -> (rnd.nextBoolean() ? "-" : "") + rnd.nextInt(1000) + "." + rnd.nextInt(1000);
@@ -101,6 +101,13 @@ class StringFuzzDifferentialTest {
                     "1e99999999999999999999", "InFiNiTy", "infinit", "0X1P-16445", "0x1p-16446", "0x1p16383",
                     "0x1p16384", "0x1.fffffffffffffffep16383", "0x1.ffffffffffffffffp16383");
             case 10 -> Float.toString(rnd.nextFloat() * 1000);
+            case 11 -> switch (rnd.nextInt(4)) {
+                // significands wider than 64 bits, and inputs at Redis's 5120-byte limit
+                case 0 -> "0x" + Long.toHexString(rnd.nextLong()) + Long.toHexString(rnd.nextLong()) + "p-" + rnd.nextInt(130);
+                case 1 -> "0." + randomDigits(rnd, 5117 + rnd.nextInt(3));
+                case 2 -> "1" + "0".repeat(rnd.nextInt(30)) + "." + randomDigits(rnd, 60);
+                default -> randomDigits(rnd, 25) + "e-" + rnd.nextInt(30);
+            };
             default -> (rnd.nextBoolean() ? "-" : "") + "0.1";
         };
     }
