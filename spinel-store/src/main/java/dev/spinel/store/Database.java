@@ -86,9 +86,16 @@ public final class Database {
 
     /** Removes every key; atomic (all stripes held together). Returns the number of keys removed. */
     public long clear() {
+        return clear(n -> { });
+    }
+
+    /** Like {@link #clear()}; {@code whileLocked} receives the count before the stripes are released. */
+    public long clear(java.util.function.LongConsumer whileLocked) {
         lockAll();
         try {
-            return clearLocked();
+            long removed = clearLocked();
+            whileLocked.accept(removed);
+            return removed;
         } finally {
             unlockAll();
         }

@@ -50,6 +50,11 @@ public final class Keyspace {
      * held, in the global lock order, while the tables are dropped. Returns the number of keys removed.
      */
     public long clearAll() {
+        return clearAll(n -> { });
+    }
+
+    /** Like {@link #clearAll()}; {@code whileLocked} receives the count before the stripes are released. */
+    public long clearAll(java.util.function.LongConsumer whileLocked) {
         for (Database db : dbs) {
             db.lockAll();
         }
@@ -58,6 +63,7 @@ public final class Keyspace {
             for (Database db : dbs) {
                 removed += db.clearLocked();
             }
+            whileLocked.accept(removed);
             return removed;
         } finally {
             for (int i = dbs.length - 1; i >= 0; i--) {
@@ -68,7 +74,13 @@ public final class Keyspace {
 
     /** Swaps two databases' contents atomically (SWAPDB): all stripes of both are held. */
     public void swap(int a, int b) {
+        swap(a, b, () -> { });
+    }
+
+    /** Like {@link #swap(int, int)}; {@code whileLocked} runs after the swap, before the stripes are released. */
+    public void swap(int a, int b, Runnable whileLocked) {
         if (a == b) {
+            whileLocked.run();
             return;
         }
         Database first = dbs[Math.min(a, b)];
@@ -77,6 +89,7 @@ public final class Keyspace {
         second.lockAll();
         try {
             first.swapWith(second);
+            whileLocked.run();
         } finally {
             second.unlockAll();
             first.unlockAll();

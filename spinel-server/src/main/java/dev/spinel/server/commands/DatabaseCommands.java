@@ -34,8 +34,8 @@ final class DatabaseCommands {
         if (first < 0 || first >= n || second < 0 || second >= n) {
             throw Errors.DB_INDEX;
         }
-        s.engine().keyspace().swap(first, second);
-        s.dirty(1);
+        // Recorded under the stripes so that WATCH invalidation reaches any EXEC before it can run.
+        s.engine().keyspace().swap(first, second, () -> s.dirty(1));
         s.out().ok();
     }
 
@@ -54,17 +54,15 @@ final class DatabaseCommands {
     // FLUSHDB [ASYNC | SYNC]
     static void flushdb(Session s, Args a) {
         checkFlushMode(a);
-        long removed = s.db().clear();
-        s.dirty(removed);
+        s.db().clear(s::dirty);
         s.out().ok();
     }
 
     // FLUSHALL [ASYNC | SYNC]
     static void flushall(Session s, Args a) {
         checkFlushMode(a);
-        long removed = s.engine().keyspace().clearAll();
         // Redis counts one more change so that even an empty FLUSHALL reaches the log and replicas.
-        s.dirty(removed + 1);
+        s.engine().keyspace().clearAll(removed -> s.dirty(removed + 1));
         s.out().ok();
     }
 

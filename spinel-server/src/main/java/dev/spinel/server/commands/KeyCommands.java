@@ -55,11 +55,9 @@ public final class KeyCommands {
                     n++;
                 }
             }
+            s.dirty(n);
         } finally {
             locks.unlock();
-        }
-        if (n > 0) {
-            s.dirty(n);
         }
         s.out().integer(n);
     }

@@ -310,11 +310,12 @@ public final class Engine {
     private void run(Session session, Command cmd, Args args) {
         long start = System.nanoTime();
         session.beginCommand(System.currentTimeMillis(), cmd.name());
+        session.current(cmd, args);
         long dirtyBefore = session.dirtyCount();
         try {
             cmd.handler().execute(session, args);
-            if (session.dirtyCount() != dirtyBefore && (!watches.isEmpty() || tracking.active())) {
-                keysChanged(session, cmd, args);
+            if (session.dirtyCount() != dirtyBefore && tracking.active()) {
+                invalidateTracking(session, cmd, args);
             }
             TrackingState ts = session.tracking();
             if (ts != null) {
@@ -355,45 +356,56 @@ public final class Engine {
     }
 
     /**
-     * A command changed data: invalidate the watches (WATCH) and client caches (CLIENT TRACKING) of
-     * the keys it names, found from Redis's key specs; flushes and swaps invalidate whole databases.
+     * Called by {@link Session#dirty} the first time a command changes data, while the command still
+     * holds the stripe locks of what it changed: the watches on its keys are invalidated before any
+     * EXEC (which takes every stripe) can check them, so an EXEC never misses a concurrent write.
      */
-    private void keysChanged(Session s, Command cmd, Args args) {
+    void firstWrite(Session s, Command cmd, Args args) {
+        if (!watches.isEmpty() && cmd != null) {
+            forChangedKeys(s, cmd, args, watches::touch, watches::touchAll);
+        }
+    }
+
+    /** After a write command: client-side caches of its keys are invalidated (after its reply, as Redis). */
+    private void invalidateTracking(Session s, Command cmd, Args args) {
         switch (cmd.name()) {
-            case "flushall" -> {
-                watches.touchAll(-1);
-                tracking.flushed(s);
-            }
-            case "flushdb" -> {
-                watches.touchAll(s.dbIndex());
-                tracking.flushed(s);
-            }
+            case "flushall", "flushdb", "swapdb" -> tracking.flushed(s);
+            default -> forChangedKeys(s, cmd, args, (db, key) -> tracking.keyChanged(s, key), db -> tracking.flushed(s));
+        }
+    }
+
+    /** Receives one changed key of one database. */
+    @FunctionalInterface
+    private interface KeyVisitor {
+        void changed(int db, byte[] key);
+    }
+
+    /**
+     * The keys a write command names, found from Redis's key specs, plus the targets of MOVE/COPY ... DB;
+     * flushes and swaps change whole databases ({@code -1}: all of them).
+     */
+    private static void forChangedKeys(Session s, Command cmd, Args args, KeyVisitor key, java.util.function.IntConsumer wholeDb) {
+        switch (cmd.name()) {
+            case "flushall" -> wholeDb.accept(-1);
+            case "flushdb" -> wholeDb.accept(s.dbIndex());
             case "swapdb" -> {
-                watches.touchAll((int) args.parseLong(1));
-                watches.touchAll((int) args.parseLong(2));
-                tracking.flushed(s);
+                wholeDb.accept((int) args.parseLong(1));
+                wholeDb.accept((int) args.parseLong(2));
             }
             default -> {
                 for (int k : keysOf(cmd, args)) {
-                    keyChanged(s, s.dbIndex(), args.copy(k));
+                    key.changed(s.dbIndex(), args.copy(k));
                 }
                 if (cmd.name().equals("move")) {
-                    keyChanged(s, (int) args.parseLong(2), args.copy(1));
+                    key.changed((int) args.parseLong(2), args.copy(1));
                 } else if (cmd.name().equals("copy")) {
                     for (int i = 3; i + 1 < args.count(); i++) {
                         if (args.is(i, "DB")) {
-                            keyChanged(s, (int) args.parseLong(i + 1), args.copy(2));
+                            key.changed((int) args.parseLong(i + 1), args.copy(2));
                         }
                     }
                 }
             }
-        }
-    }
-
-    private void keyChanged(Session s, int db, byte[] key) {
-        watches.touch(db, key);
-        if (tracking.active()) {
-            tracking.keyChanged(s, key);
         }
     }
 

@@ -46,6 +46,9 @@ public final class Session {
     private volatile boolean watchDirty;
     /** Writes made by this session's commands; the engine compares it around each command. */
     private long dirty;
+    private Command currentCommand;
+    private dev.spinel.protocol.Args currentArgs;
+    private boolean wroteInCommand;
     /** When this subscriber's output first passed the soft limit (0: not over it). */
     private long overSoftLimitSince;
     private long now;
@@ -197,10 +200,28 @@ public final class Session {
         this.overSoftLimitSince = millis;
     }
 
-    /** Records {@code n} changes to the dataset (Redis's server.dirty), for WATCH, persistence and INFO. */
+    /**
+     * Records {@code n} changes to the dataset (Redis's server.dirty), for WATCH, persistence and INFO.
+     * Call it while still holding the stripe locks of what changed: the first call of a command
+     * invalidates the WATCHes on its keys at once, before any EXEC can look at them.
+     */
     public void dirty(long n) {
+        if (n <= 0) {
+            return;
+        }
         dirty += n;
         engine.stats().dirty.add(n);
+        if (!wroteInCommand) {
+            wroteInCommand = true;
+            engine.firstWrite(this, currentCommand, currentArgs);
+        }
+    }
+
+    /** The command being executed (set by the engine), for {@link #dirty}. */
+    void current(Command cmd, dev.spinel.protocol.Args args) {
+        this.currentCommand = cmd;
+        this.currentArgs = args;
+        this.wroteInCommand = false;
     }
 
     long dirtyCount() {

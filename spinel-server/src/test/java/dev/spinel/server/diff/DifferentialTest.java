@@ -103,9 +103,19 @@ class DifferentialTest {
 
         void execute(List<String> lines) throws Exception {
             for (int n = 0; n < lines.size(); n++) {
+                try {
+                    step(lines, n);
+                } catch (IOException e) {
+                    throw new IOException(name + ":" + (n + 1) + " `" + lines.get(n).strip() + "`: " + e.getMessage(), e);
+                }
+            }
+        }
+
+        private void step(List<String> lines, int n) throws Exception {
+            {
                 String line = lines.get(n).strip();
                 if (line.isEmpty() || line.startsWith("#")) {
-                    continue;
+                    return;
                 }
                 String where = name + ":" + (n + 1) + " `" + line + "`";
                 Mode mode = Mode.EXACT;
@@ -116,11 +126,11 @@ class DifferentialTest {
                     switch (directive) {
                         case "sleep" -> {
                             Thread.sleep(Long.parseLong(rest));
-                            continue;
+                            return;
                         }
                         case "conn" -> {
                             current = conn(Integer.parseInt(rest));
-                            continue;
+                            return;
                         }
                         case "closed" -> {
                             boolean a = current[0].isClosedByServer();
@@ -128,18 +138,18 @@ class DifferentialTest {
                             if (a != b) {
                                 failures.add(where + ": spinel closed=" + a + " redis closed=" + b);
                             }
-                            continue;
+                            return;
                         }
                         case "read" -> {
                             compare(where, Mode.EXACT, current[0].readReply(), current[1].readReply());
-                            continue;
+                            return;
                         }
                         case "raw" -> {
                             byte[] bytes = toBytes(List.of(Quoting.split("\"" + rest + "\"").getFirst())).getFirst();
                             byte[] s = sendRaw(current[0], bytes);
                             byte[] r = sendRaw(current[1], bytes);
                             compare(where, Mode.EXACT, s, r);
-                            continue;
+                            return;
                         }
                         case "unordered" -> mode = Mode.UNORDERED;
                         case "scanset" -> mode = Mode.SCANSET;
