@@ -50,6 +50,32 @@ public final class ServerConfig {
     /** Spinel's own: Netty event loops; 0 means one per core. */
     public final Params.Int eventLoopThreads = add(new Params.Int("event-loop-threads", false, 0, 0, 1024, null));
 
+    // ---- collections encodings (lists helper); the server helper may add the same names: reconcile here ----
+    public final Params.Int listMaxListpackSize = add(new Params.Int("list-max-listpack-size", true, -2,
+            Integer.MIN_VALUE, Integer.MAX_VALUE, null, "list-max-ziplist-size"));
+    public final Params.Int hashMaxListpackEntries = add(new Params.Int("hash-max-listpack-entries", true, 512,
+            0, Long.MAX_VALUE, null, "hash-max-ziplist-entries"));
+    public final Params.Int hashMaxListpackValue = add(new Params.Int("hash-max-listpack-value", true, 64,
+            0, Long.MAX_VALUE, null, "hash-max-ziplist-value"));
+    /** The thresholds above as the store's types read them (live: CONFIG SET applies to the next write). */
+    public final dev.spinel.store.types.CollectionSettings collectionSettings = new dev.spinel.store.types.CollectionSettings() {
+        @Override
+        public long listMaxListpackSize() {
+            return listMaxListpackSize.value();
+        }
+
+        @Override
+        public long hashMaxListpackEntries() {
+            return hashMaxListpackEntries.value();
+        }
+
+        @Override
+        public long hashMaxListpackValue() {
+            return hashMaxListpackValue.value();
+        }
+    };
+    // ---- end of collections encodings ----
+
     public static ServerConfig defaults() {
         return new ServerConfig();
     }

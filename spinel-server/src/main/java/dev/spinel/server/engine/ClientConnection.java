@@ -25,4 +25,16 @@ public interface ClientConnection {
 
     /** Bytes queued in the transport, not yet written to the socket (CLIENT LIST omem). */
     long pendingOutputBytes();
+
+    /**
+     * Runs a task on the connection's own event loop after a delay (blocking-command timeouts).
+     * The returned future may be cancelled from any thread.
+     */
+    java.util.concurrent.Future<?> schedule(Runnable task, long delayMillis);
+
+    /**
+     * Called on the connection's loop when its session stops being suspended (a blocked command was
+     * served or timed out): executes the requests that waited in the query buffer and flushes replies.
+     */
+    void resumeInput();
 }

@@ -2,6 +2,7 @@ package dev.spinel.server.engine;
 
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.ReplyBuffer;
+import dev.spinel.server.blocking.Blocking;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.store.Keyspace;
 
@@ -21,6 +22,7 @@ public final class Engine {
     private final CommandTable commands;
     private final ClientRegistry clients = new ClientRegistry();
     private final ServerStats stats = new ServerStats();
+    private final Blocking blocking = new Blocking();
 
     public Engine(ServerConfig config, Keyspace keyspace, CommandTable commands) {
         this.config = config;
@@ -48,6 +50,11 @@ public final class Engine {
         return stats;
     }
 
+    /** Blocked clients and the keys they wait on (BLPOP and friends). */
+    public Blocking blocking() {
+        return blocking;
+    }
+
     public boolean authRequired() {
         return !config.requirepass.value().isEmpty();
     }
@@ -61,6 +68,7 @@ public final class Engine {
     }
 
     public void close(Session s) {
+        blocking.disconnected(s);
         clients.remove(s);
     }
 
@@ -103,6 +111,10 @@ public final class Engine {
         }
         run(session, cmd, args);
         applyReplyMode(session, mark);
+        if (blocking.blockedClients() > 0) {
+            // Redis's handleClientsBlockedOnKeys: keys this command made ready serve their waiters now.
+            blocking.serveReady();
+        }
     }
 
     private void run(Session session, Command cmd, Args args) {

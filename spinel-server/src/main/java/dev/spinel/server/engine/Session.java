@@ -34,6 +34,8 @@ public final class Session {
     private volatile boolean noTouch;
     private ReplyMode replyMode = ReplyMode.ON;
     private long now;
+    // Set while a blocking command waits (see dev.spinel.server.blocking.Blocking); loop thread only.
+    private boolean suspended;
 
     public Session(Engine engine, long id, ClientConnection connection) {
         this.engine = engine;
@@ -170,5 +172,26 @@ public final class Session {
         this.now = nowMillis;
         this.lastInteraction = nowMillis;
         this.lastCommand = commandName;
+    }
+
+    /**
+     * True while the session must not execute further input (blocked on BLPOP and friends): the
+     * front end stops its processing loop and keeps the pipelined requests in the query buffer.
+     */
+    public boolean suspended() {
+        return suspended;
+    }
+
+    /** Stops input processing after the current command (called on the session's loop). */
+    public void suspend() {
+        suspended = true;
+    }
+
+    /** Ends a suspension and lets the connection run its pending input (called on the session's loop). */
+    public void resume() {
+        if (suspended) {
+            suspended = false;
+            connection.resumeInput();
+        }
     }
 }

@@ -90,7 +90,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
 
     /** Executes every complete request in the query buffer. */
     private void processInput() {
-        while (!closeAfterReply) {
+        while (!closeAfterReply && !session.suspended()) {
             boolean complete;
             try {
                 complete = parser.next();
@@ -179,6 +179,20 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     @Override
     public void execute(Runnable task) {
         ctx.executor().execute(task);
+    }
+
+    @Override
+    public java.util.concurrent.Future<?> schedule(Runnable task, long delayMillis) {
+        return ctx.executor().schedule(task, delayMillis, java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void resumeInput() {
+        if (session == null || !ctx.channel().isActive()) {
+            return;
+        }
+        processInput();
+        flushReplies();
     }
 
     @Override
