@@ -157,7 +157,7 @@ public final class ListBlockingCommands {
 
         @Override
         public void timeoutReply(ReplyBuffer out) {
-            out.nullBulk();
+            out.nullArray(); // Redis 7.0 answers a timed-out BLMOVE with a null array, like BLPOP
         }
     }
 }

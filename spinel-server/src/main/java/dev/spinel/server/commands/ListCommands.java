@@ -332,12 +332,12 @@ public final class ListCommands {
                     throw RANK_ZERO;
                 }
             } else if (a.is(j, "COUNT") && more) {
-                count = Lists.parseLong(a, ++j);
+                count = Lists.parseLongOr(a, ++j, COUNT_NEGATIVE);
                 if (count < 0) {
                     throw COUNT_NEGATIVE;
                 }
             } else if (a.is(j, "MAXLEN") && more) {
-                maxlen = Lists.parseLong(a, ++j);
+                maxlen = Lists.parseLongOr(a, ++j, MAXLEN_NEGATIVE);
                 if (maxlen < 0) {
                     throw MAXLEN_NEGATIVE;
                 }
