@@ -101,7 +101,7 @@ public final class HashValue implements TypedValue {
 
     /**
      * Converts to the hashtable encoding if a field or value of this length may not live in the
-     * compact one (Redis's {@code hashTypeTryConversion}, applied to the arguments of HSET and HSETNX).
+     * compact one (Redis's {@code hashTypeTryConversion}); {@link #set} applies it too.
      */
     public void checkLength(int len) {
         if (lp != null && len > settings.hashMaxListpackValue()) {
@@ -111,6 +111,8 @@ public final class HashValue implements TypedValue {
 
     /** Sets a field; returns true when it is new. Converts once the field count passes the limit. */
     public boolean set(byte[] f, int foff, int flen, byte[] v, int voff, int vlen) {
+        checkLength(flen); // as Redis 7.0's hashTypeSet: a long field or value converts the hash
+        checkLength(vlen);
         if (lp == null) {
             return map.put(Arrays.copyOfRange(f, foff, foff + flen), Arrays.copyOfRange(v, voff, voff + vlen));
         }
