@@ -58,6 +58,7 @@ public final class HashCommands {
         seg.lock();
         try {
             HashValue hv = Hashes.getOrCreate(s, seg, a, h);
+            long before = hv.memoryUsage();
             for (int i = 2; i < a.count(); i++) {
                 hv.checkLength(a.length(i));
             }
@@ -67,6 +68,7 @@ public final class HashCommands {
                     created++;
                 }
             }
+            seg.adjustMemory(hv.memoryUsage() - before);
             s.engine().stats().dirty.add((a.count() - 2) / 2);
             if (hmset) {
                 s.out().ok();
@@ -89,9 +91,11 @@ public final class HashCommands {
                 s.out().integer(0);
                 return;
             }
+            long before = hv.memoryUsage();
             hv.checkLength(a.length(2));
             hv.checkLength(a.length(3));
             hv.set(a.buffer(), a.offset(2), a.length(2), a.buffer(), a.offset(3), a.length(3));
+            seg.adjustMemory(hv.memoryUsage() - before);
             s.engine().stats().dirty.increment();
             s.out().integer(1);
         } finally {
@@ -181,15 +185,21 @@ public final class HashCommands {
                 return;
             }
             HashValue hv = Hashes.hash(e);
+            long before = hv.memoryUsage();
             int deleted = 0;
             for (int i = 2; i < a.count(); i++) {
                 if (hv.delete(a.buffer(), a.offset(i), a.length(i))) {
                     deleted++;
                     if (hv.size() == 0) {
+                        seg.adjustMemory(hv.memoryUsage() - before);
+                        before = hv.memoryUsage();
                         seg.removeEntry(e);
                         break;
                     }
                 }
+            }
+            if (hv.size() > 0) {
+                seg.adjustMemory(hv.memoryUsage() - before);
             }
             s.engine().stats().dirty.add(deleted);
             s.out().integer(deleted);
@@ -259,7 +269,9 @@ public final class HashCommands {
                 throw Errors.OVERFLOW;
             }
             value += incr;
+            long before = hv.memoryUsage();
             hv.set(a.buffer(), a.offset(2), a.length(2), Numbers.toBytes(value));
+            seg.adjustMemory(hv.memoryUsage() - before);
             s.engine().stats().dirty.increment();
             s.out().integer(value);
         } finally {
@@ -300,7 +312,9 @@ public final class HashCommands {
                 throw WOULD_BE_NAN;
             }
             byte[] text = LongDouble.format(sum).getBytes(StandardCharsets.ISO_8859_1);
+            long before = hv.memoryUsage();
             hv.set(a.buffer(), a.offset(2), a.length(2), text);
+            seg.adjustMemory(hv.memoryUsage() - before);
             s.engine().stats().dirty.increment();
             s.out().bulk(text);
         } finally {

@@ -56,9 +56,11 @@ public final class ListBlockingCommands {
                 }
                 ListValue l = Lists.list(e);
                 if (l.length() > 0) {
+                    long before = l.memoryUsage();
                     s.out().array(2);
                     s.out().bulk(a.buffer(), a.offset(i), a.length(i));
                     s.out().bulk(l.pop(head));
+                    seg.adjustMemory(l.memoryUsage() - before);
                     s.engine().stats().dirty.increment();
                     Lists.deleteIfEmpty(seg, e, l);
                     return;
@@ -131,9 +133,11 @@ public final class ListBlockingCommands {
             if (e == null || !(e.value() instanceof ListValue l) || l.length() == 0 || !ctx.claim()) {
                 return false;
             }
+            long before = l.memoryUsage();
             ctx.out().array(2);
             ctx.out().bulk(key);
             ctx.out().bulk(l.pop(head));
+            seg.adjustMemory(l.memoryUsage() - before);
             eng.stats().dirty.increment();
             Lists.deleteIfEmpty(seg, e, l);
             return true;

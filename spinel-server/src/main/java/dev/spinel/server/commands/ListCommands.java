@@ -62,9 +62,11 @@ public final class ListCommands {
             } else {
                 l = Lists.list(e);
             }
+            long before = l.memoryUsage();
             for (int i = 2; i < a.count(); i++) {
                 l.push(head, a.buffer(), a.offset(i), a.length(i));
             }
+            seg.adjustMemory(l.memoryUsage() - before);
             s.engine().stats().dirty.add(a.count() - 2);
             Lists.signal(s, a, 1);
             s.out().integer(l.length());
@@ -103,11 +105,13 @@ public final class ListCommands {
                 s.out().array(0);
                 return;
             }
+            long before = l.memoryUsage();
             if (count < 0) {
                 s.out().bulk(l.pop(head));
             } else {
                 Lists.popInto(s, l, head, count);
             }
+            seg.adjustMemory(l.memoryUsage() - before);
             s.engine().stats().dirty.increment();
             Lists.deleteIfEmpty(seg, e, l);
         } finally {
@@ -214,7 +218,9 @@ public final class ListCommands {
             if (index < 0 || index >= l.length()) {
                 throw INDEX_OUT_OF_RANGE;
             }
+            long before = l.memoryUsage();
             l.set((int) index, a.buffer(), a.offset(3), a.length(3));
+            seg.adjustMemory(l.memoryUsage() - before);
             s.engine().stats().dirty.increment();
             s.out().ok();
         } finally {
@@ -245,7 +251,9 @@ public final class ListCommands {
             int n = l.length();
             for (int i = 0; i < n; i++) {
                 if (l.equalsAt(i, a.buffer(), a.offset(3), a.length(3))) {
+                    long before = l.memoryUsage();
                     l.insert(after ? i + 1 : i, a.buffer(), a.offset(4), a.length(4));
+                    seg.adjustMemory(l.memoryUsage() - before);
                     s.engine().stats().dirty.increment();
                     s.out().integer(l.length());
                     return;
@@ -271,7 +279,9 @@ public final class ListCommands {
             }
             ListValue l = Lists.list(e);
             long limit = count == Long.MIN_VALUE ? Long.MAX_VALUE : Math.abs(count);
+            long before = l.memoryUsage();
             long removed = l.removeMatching(a.buffer(), a.offset(3), a.length(3), limit, count < 0);
+            seg.adjustMemory(l.memoryUsage() - before);
             if (removed > 0) {
                 s.engine().stats().dirty.add(removed);
                 Lists.deleteIfEmpty(seg, e, l);
@@ -306,11 +316,13 @@ public final class ListCommands {
             if (start < 0) {
                 start = 0;
             }
+            long before = l.memoryUsage();
             if (start > end || start >= len) {
                 l.trim(1, 0);
             } else {
                 l.trim((int) start, (int) Math.min(end, len - 1));
             }
+            seg.adjustMemory(l.memoryUsage() - before);
             s.engine().stats().dirty.increment();
             Lists.deleteIfEmpty(seg, e, l);
             s.out().ok();

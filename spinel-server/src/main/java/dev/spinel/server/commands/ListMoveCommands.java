@@ -92,7 +92,9 @@ public final class ListMoveCommands {
             }
             throw Errors.WRONGTYPE;
         }
+        long sBefore = sl.memoryUsage();
         byte[] v = sl.pop(fromHead);
+        sseg.adjustMemory(sl.memoryUsage() - sBefore);
         ListValue dl;
         if (de == null) {
             dl = new ListValue(eng.config().collectionSettings);
@@ -100,7 +102,9 @@ public final class ListMoveCommands {
         } else {
             dl = (ListValue) de.value();
         }
+        long dBefore = dl.memoryUsage();
         dl.push(toHead, v);
+        dseg.adjustMemory(dl.memoryUsage() - dBefore);
         if (sl.length() == 0) {
             sseg.removeEntry(se);
         }
@@ -179,10 +183,12 @@ public final class ListMoveCommands {
         out.array(2);
         out.bulk(key);
         int n = (int) Math.min(count, l.length());
+        long before = l.memoryUsage();
         out.array(n);
         for (int i = 0; i < n; i++) {
             out.bulk(l.pop(head));
         }
+        seg.adjustMemory(l.memoryUsage() - before);
         eng.stats().dirty.increment();
         if (l.length() == 0) {
             seg.removeEntry(e);

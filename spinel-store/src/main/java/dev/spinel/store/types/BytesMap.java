@@ -28,6 +28,12 @@ final class BytesMap {
 
     private Node[] table = new Node[8];
     private int size;
+    /** Heap bytes of nodes, keys and values, kept current so memoryUsage() is O(1). */
+    private long heap;
+
+    private static long cost(byte[] b) {
+        return (12 + b.length + 7) & ~7L;
+    }
 
     int size() {
         return size;
@@ -47,6 +53,7 @@ final class BytesMap {
     boolean put(byte[] key, byte[] value) {
         Node n = find(key, 0, key.length);
         if (n != null) {
+            heap += cost(value) - cost(n.value);
             n.value = value;
             return false;
         }
@@ -55,6 +62,7 @@ final class BytesMap {
         int b = h & (table.length - 1);
         e.next = table[b];
         table[b] = e;
+        heap += 24 + cost(key) + cost(value);
         if (++size > table.length) {
             resize(table.length * 2);
         }
@@ -73,6 +81,7 @@ final class BytesMap {
                     prev.next = n.next;
                 }
                 size--;
+                heap -= 24 + cost(n.key) + cost(n.value);
                 if (table.length > 8 && size < table.length / 8) {
                     resize(Math.max(8, Integer.highestOneBit(Math.max(size, 1)) * 2));
                 }
@@ -128,13 +137,7 @@ final class BytesMap {
     }
 
     long memoryUsage() {
-        long m = 24 + 16 + 4L * table.length;
-        for (Node head : table) {
-            for (Node n = head; n != null; n = n.next) {
-                m += 24 + ((16 + n.key.length) & ~7) + ((16 + n.value.length) & ~7);
-            }
-        }
-        return m;
+        return 24 + 16 + 4L * table.length + heap;
     }
 
     BytesMap copy() {

@@ -30,6 +30,8 @@ public final class ListValue implements TypedValue {
     private byte[][] ring;
     private int head;
     private int count;
+    /** Heap bytes of the element arrays in the large layout, kept current so memoryUsage() is O(1). */
+    private long elemHeap;
 
     public ListValue(CollectionSettings settings) {
         this.settings = settings;
@@ -47,6 +49,7 @@ public final class ListValue implements TypedValue {
             for (int i = 0; i < o.count; i++) {
                 ring[i] = o.ringGet(i).clone();
             }
+            this.elemHeap = o.elemHeap;
         }
     }
 
@@ -70,11 +73,7 @@ public final class ListValue implements TypedValue {
         if (lp != null) {
             return 32 + 16 + lp.length;
         }
-        long m = 32 + 16 + 4L * ring.length;
-        for (int i = 0; i < count; i++) {
-            m += 16 + ((ringGet(i).length + 7) & ~7);
-        }
-        return m;
+        return 32 + 16 + 4L * ring.length + elemHeap;
     }
 
     @Override
@@ -106,6 +105,7 @@ public final class ListValue implements TypedValue {
             } else {
                 ring[(this.head + count) & (ring.length - 1)] = Arrays.copyOfRange(buf, off, off + len);
             }
+            elemHeap += cost(len);
             count++;
         }
     }
@@ -138,7 +138,9 @@ public final class ListValue implements TypedValue {
             insertCompact(p, buf, off, len);
             maybeConvert();
         } else {
-            ring[(head + index) & (ring.length - 1)] = Arrays.copyOfRange(buf, off, off + len);
+            int slot = (head + index) & (ring.length - 1);
+            elemHeap += cost(len) - cost(ring[slot].length);
+            ring[slot] = Arrays.copyOfRange(buf, off, off + len);
         }
     }
 
@@ -164,6 +166,7 @@ public final class ListValue implements TypedValue {
             }
         }
         ring[(head + index) & mask] = v;
+        elemHeap += cost(len);
         count++;
     }
 
@@ -180,6 +183,7 @@ public final class ListValue implements TypedValue {
         }
         int mask = ring.length - 1;
         byte[] v = ring[(head + index) & mask];
+        elemHeap -= cost(v.length);
         if (index < count / 2) {
             for (int i = index; i > 0; i--) {
                 ring[(head + i) & mask] = ring[(head + i - 1) & mask];
@@ -214,8 +218,10 @@ public final class ListValue implements TypedValue {
         }
         int n = end - start + 1;
         byte[][] r = new byte[Math.max(16, Integer.highestOneBit(n) * 2)][];
+        elemHeap = 0;
         for (int i = 0; i < n; i++) {
             r[i] = ringGet(start + i);
+            elemHeap += cost(r[i].length);
         }
         ring = r;
         head = 0;
@@ -229,6 +235,7 @@ public final class ListValue implements TypedValue {
         } else {
             ring = new byte[16][];
             head = 0;
+            elemHeap = 0;
         }
     }
 
@@ -364,6 +371,7 @@ public final class ListValue implements TypedValue {
             int l = Varint.read(lp, p);
             int s = p + Varint.len(lp, p);
             r[i] = Arrays.copyOfRange(lp, s, s + l);
+            elemHeap += cost(l);
             p = s + l;
         }
         ring = r;
@@ -373,6 +381,10 @@ public final class ListValue implements TypedValue {
     }
 
     // ------------------------------------------------------------ large internals
+
+    private static long cost(int len) {
+        return (12 + len + 7) & ~7L;
+    }
 
     private byte[] ringGet(int index) {
         return ring[(head + index) & (ring.length - 1)];
