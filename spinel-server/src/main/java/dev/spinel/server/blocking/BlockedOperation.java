@@ -20,6 +20,14 @@ public interface BlockedOperation {
      */
     boolean tryServe(ServeContext ctx);
 
-    /** The reply when the timeout expires (a null array for BLPOP, a null bulk for BLMOVE...). */
+    /** The reply when the timeout expires (a null array for every list command in Redis 7.0). */
     void timeoutReply(ReplyBuffer out);
+
+    /**
+     * The reply when the client may not block (inside MULTI/EXEC or a script, {@code Session.denyBlocking()}):
+     * by default the timeout reply; BLMOVE answers a null bulk there, as Redis 7.0.
+     */
+    default void nonBlockingReply(ReplyBuffer out) {
+        timeoutReply(out);
+    }
 }

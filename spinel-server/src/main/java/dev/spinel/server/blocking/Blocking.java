@@ -57,10 +57,16 @@ public final class Blocking {
     /**
      * Blocks the session on {@code keys} of {@code db}. The caller holds the stripe locks of all the
      * keys (so that no push can slip between its check and this registration) and has written no reply.
+     * When the session may not block ({@code Session.denyBlocking()}, inside EXEC or a script) the
+     * operation's {@link BlockedOperation#nonBlockingReply} is written instead.
      *
      * @param timeoutMillis relative timeout in ms; 0 waits forever
      */
     public void block(Session s, Database db, byte[][] keys, long timeoutMillis, BlockedOperation op) {
+        if (s.denyBlocking()) {
+            op.nonBlockingReply(s.out());
+            return;
+        }
         Waiter w = new Waiter(s, db, keys, op);
         synchronized (this) {
             for (byte[] k : keys) {

@@ -163,5 +163,10 @@ public final class ListBlockingCommands {
         public void timeoutReply(ReplyBuffer out) {
             out.nullArray(); // Redis 7.0 answers a timed-out BLMOVE with a null array, like BLPOP
         }
+
+        @Override
+        public void nonBlockingReply(ReplyBuffer out) {
+            out.nullBulk(); // but a BLMOVE that may not block (in MULTI) answers a null bulk
+        }
     }
 }

@@ -36,6 +36,8 @@ public final class Session {
     private long now;
     // Set while a blocking command waits (see dev.spinel.server.blocking.Blocking); loop thread only.
     private boolean suspended;
+    // Redis's CLIENT_DENY_BLOCKING: set while EXEC or a script runs; blocking commands then answer at once.
+    private boolean denyBlocking;
 
     public Session(Engine engine, long id, ClientConnection connection) {
         this.engine = engine;
@@ -180,6 +182,15 @@ public final class Session {
      */
     public boolean suspended() {
         return suspended;
+    }
+
+    /** Whether blocking commands must answer at once instead of blocking (inside EXEC or a script). */
+    public boolean denyBlocking() {
+        return denyBlocking;
+    }
+
+    public void denyBlocking(boolean deny) {
+        this.denyBlocking = deny;
     }
 
     /** Stops input processing after the current command (called on the session's loop). */
