@@ -110,11 +110,8 @@ public final class HashCommands {
         seg.lock();
         try {
             Entry e = Keys.read(s, seg, a, 1, h);
-            byte[] v = e == null ? null : Hashes.hash(e).get(a.buffer(), a.offset(2), a.length(2));
-            if (v == null) {
+            if (e == null || !Hashes.hash(e).visitValue(a.buffer(), a.offset(2), a.length(2), BulkWriter.of(s.out(), false, true))) {
                 s.out().nullBulk();
-            } else {
-                s.out().bulk(v);
             }
         } finally {
             seg.unlock();
@@ -130,12 +127,10 @@ public final class HashCommands {
             Entry e = Keys.read(s, seg, a, 1, h);
             HashValue hv = e == null ? null : Hashes.hash(e);
             s.out().array(a.count() - 2);
+            BulkWriter w = BulkWriter.of(s.out(), false, true);
             for (int i = 2; i < a.count(); i++) {
-                byte[] v = hv == null ? null : hv.get(a.buffer(), a.offset(i), a.length(i));
-                if (v == null) {
+                if (hv == null || !hv.visitValue(a.buffer(), a.offset(i), a.length(i), w)) {
                     s.out().nullBulk();
-                } else {
-                    s.out().bulk(v);
                 }
             }
         } finally {
@@ -159,14 +154,7 @@ public final class HashCommands {
                 out.array(n);
             }
             if (hv != null) {
-                hv.forEach((k, ko, kl, v, vo, vl) -> {
-                    if (keys) {
-                        out.bulk(k, ko, kl);
-                    }
-                    if (values) {
-                        out.bulk(v, vo, vl);
-                    }
-                });
+                hv.forEach(BulkWriter.of(out, keys, values));
             }
         } finally {
             seg.unlock();

@@ -165,10 +165,7 @@ public final class ListCommands {
             }
             ReplyBuffer out = s.out();
             out.array((int) (end - start + 1));
-            l.forEach((int) start, (int) end, false, (b, off, n) -> {
-                out.bulk(b, off, n);
-                return true;
-            });
+            l.forEach((int) start, (int) end, false, BulkWriter.of(out, false, true));
         } finally {
             seg.unlock();
         }

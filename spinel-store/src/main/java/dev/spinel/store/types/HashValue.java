@@ -83,6 +83,24 @@ public final class HashValue implements TypedValue {
         return n == null ? null : n.value;
     }
 
+    /** Visits the value of a field in place (no copy); returns false when the field is absent. */
+    public boolean visitValue(byte[] buf, int off, int len, ElementVisitor v) {
+        if (lp != null) {
+            int p = findCompact(buf, off, len);
+            if (p < 0) {
+                return false;
+            }
+            v.visit(lp, p + Varint.len(lp, p), Varint.read(lp, p));
+            return true;
+        }
+        BytesMap.Node n = map.find(buf, off, len);
+        if (n == null) {
+            return false;
+        }
+        v.visit(n.value, 0, n.value.length);
+        return true;
+    }
+
     public boolean contains(byte[] buf, int off, int len) {
         return lp != null ? findCompact(buf, off, len) >= 0 : map.find(buf, off, len) != null;
     }
