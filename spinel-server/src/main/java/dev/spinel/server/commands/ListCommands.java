@@ -245,18 +245,16 @@ public final class ListCommands {
                 return;
             }
             ListValue l = Lists.list(e);
-            int n = l.length();
-            for (int i = 0; i < n; i++) {
-                if (l.equalsAt(i, a.buffer(), a.offset(3), a.length(3))) {
-                    long before = l.memoryUsage();
-                    l.insert(after ? i + 1 : i, a.buffer(), a.offset(4), a.length(4));
-                    seg.adjustMemory(l.memoryUsage() - before);
-                    s.engine().stats().dirty.increment();
-                    s.out().integer(l.length());
-                    return;
-                }
+            int i = l.indexOf(a.buffer(), a.offset(3), a.length(3));
+            if (i < 0) {
+                s.out().integer(-1);
+                return;
             }
-            s.out().integer(-1);
+            long before = l.memoryUsage();
+            l.insert(after ? i + 1 : i, a.buffer(), a.offset(4), a.length(4));
+            seg.adjustMemory(l.memoryUsage() - before);
+            s.engine().stats().dirty.increment();
+            s.out().integer(l.length());
         } finally {
             seg.unlock();
         }
@@ -328,6 +326,42 @@ public final class ListCommands {
         }
     }
 
+    /** One pass of LPOS over the scanned range, collecting match positions. */
+    private static final class LposScan implements dev.spinel.store.types.ElementVisitor {
+        final Args a;
+        final boolean fromTail;
+        final int len;
+        final long rank;
+        final long count;
+        final long[] found;
+        int nfound;
+        long matches;
+        int k;
+
+        LposScan(Args a, boolean fromTail, int len, long rank, long count) {
+            this.a = a;
+            this.fromTail = fromTail;
+            this.len = len;
+            this.rank = rank;
+            this.count = count;
+            this.found = new long[(int) Math.min(count <= 0 ? len : count, len) + 1];
+        }
+
+        @Override
+        public boolean visit(byte[] buf, int off, int n) {
+            int index = fromTail ? len - 1 - k : k;
+            k++;
+            if (n == a.length(2) && java.util.Arrays.equals(buf, off, off + n, a.buffer(), a.offset(2), a.offset(2) + n)) {
+                matches++;
+                if (matches >= rank) { // a rank of LLONG_MIN stays negative and matches at once, as in Redis
+                    found[nfound++] = index;
+                    return count != -1 && (count == 0 || nfound < count);
+                }
+            }
+            return true;
+        }
+    }
+
     // LPOS key element [RANK rank] [COUNT num-matches] [MAXLEN len]
     static void lpos(Session s, Args a) {
         long rank = 1;
@@ -372,21 +406,12 @@ public final class ListCommands {
             long r = fromTail ? -rank : rank; // LLONG_MIN stays negative, as in Redis
             int len = l.length();
             long limit = maxlen == 0 ? len : Math.min(maxlen, len);
-            long[] found = new long[(int) Math.min(count <= 0 ? len : count, len) + 1];
-            int nfound = 0;
-            long matches = 0;
-            for (int k = 0; k < limit; k++) {
-                int index = fromTail ? len - 1 - k : k;
-                if (l.equalsAt(index, a.buffer(), a.offset(2), a.length(2))) {
-                    matches++;
-                    if (matches >= r) {
-                        found[nfound++] = index;
-                        if (count == -1 || (count > 0 && nfound >= count)) {
-                            break;
-                        }
-                    }
-                }
+            LposScan scan = new LposScan(a, fromTail, len, r, count);
+            if (limit > 0) {
+                l.forEach(fromTail ? (int) (len - limit) : 0, fromTail ? len - 1 : (int) limit - 1, fromTail, scan);
             }
+            long[] found = scan.found;
+            int nfound = scan.nfound;
             if (count == -1) {
                 if (nfound == 0) {
                     s.out().nullBulk();

@@ -244,25 +244,106 @@ public final class ListValue implements TypedValue {
      * from the tail when {@code fromTail}; returns how many were removed (LREM).
      */
     public long removeMatching(byte[] buf, int off, int len, long limit, boolean fromTail) {
+        // One pass that keeps every element except the chosen matches: from the tail, the chosen ones
+        // are the last `limit` matches, so the first (total - limit) matches are kept.
+        long keepFirst = 0;
+        if (fromTail && limit != 0) {
+            keepFirst = Math.max(0, countMatches(buf, off, len) - limit);
+        }
+        long seen = 0;
         long removed = 0;
-        if (!fromTail) {
-            for (int i = 0; i < count && (limit == 0 || removed < limit); ) {
-                if (equalsAt(i, buf, off, len)) {
-                    removeAt(i);
+        if (lp != null) {
+            int r = 0;
+            int w = 0;
+            int n = count;
+            for (int i = 0; i < n; i++) {
+                int l = Varint.read(lp, r);
+                int size = Varint.len(lp, r) + l;
+                int s = r + size - l;
+                boolean drop = false;
+                if (l == len && Arrays.equals(lp, s, s + l, buf, off, off + len)) {
+                    seen++;
+                    drop = fromTail ? (limit == 0 || seen > keepFirst) : (limit == 0 || removed < limit);
+                }
+                if (drop) {
                     removed++;
                 } else {
-                    i++;
+                    if (w != r) {
+                        System.arraycopy(lp, r, lp, w, size);
+                    }
+                    w += size;
                 }
+                r += size;
             }
-        } else {
-            for (int i = count - 1; i >= 0 && (limit == 0 || removed < limit); i--) {
-                if (equalsAt(i, buf, off, len)) {
-                    removeAt(i);
-                    removed++;
-                }
+            used = w;
+            count -= (int) removed;
+            return removed;
+        }
+        byte[][] kept = new byte[ring.length][];
+        int k = 0;
+        for (int i = 0; i < count; i++) {
+            byte[] v = ringGet(i);
+            boolean drop = false;
+            if (v.length == len && Arrays.equals(v, 0, len, buf, off, off + len)) {
+                seen++;
+                drop = fromTail ? (limit == 0 || seen > keepFirst) : (limit == 0 || removed < limit);
+            }
+            if (drop) {
+                removed++;
+                elemHeap -= cost(v.length);
+            } else {
+                kept[k++] = v;
             }
         }
+        ring = kept;
+        head = 0;
+        count = k;
         return removed;
+    }
+
+    private long countMatches(byte[] buf, int off, int len) {
+        long total = 0;
+        if (lp != null) {
+            int p = 0;
+            for (int i = 0; i < count; i++) {
+                int l = Varint.read(lp, p);
+                int st = p + Varint.len(lp, p);
+                if (l == len && Arrays.equals(lp, st, st + l, buf, off, off + len)) {
+                    total++;
+                }
+                p = st + l;
+            }
+            return total;
+        }
+        for (int i = 0; i < count; i++) {
+            if (equalsAt(i, buf, off, len)) {
+                total++;
+            }
+        }
+        return total;
+    }
+
+    /** Position of the first element equal to the slice, or -1 (one pass over the list). */
+    public int indexOf(byte[] buf, int off, int len) {
+        if (lp != null) {
+            int p = 0;
+            for (int i = 0; i < count; i++) {
+                int l = Varint.read(lp, p);
+                int s = p + Varint.len(lp, p);
+                if (l == len && Arrays.equals(lp, s, s + l, buf, off, off + len)) {
+                    return i;
+                }
+                p = s + l;
+            }
+            return -1;
+        }
+        for (int i = 0; i < count; i++) {
+            byte[] v = ringGet(i);
+            if (v.length == len && Arrays.equals(v, 0, len, buf, off, off + len)) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /** Whether the element at {@code index} equals the slice. */
