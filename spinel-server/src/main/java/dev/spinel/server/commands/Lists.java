@@ -67,7 +67,7 @@ final class Lists {
         try {
             d = a.parseDouble(i);
         } catch (NumberFormatException e) {
-            throw TIMEOUT_NOT_FLOAT;
+            d = hexFloat(a.string(i)); // strtold also reads hexadecimal floats ("0x10" = 16 seconds)
         }
         double ms = Math.ceil(d * 1000.0);
         if (!(ms < 9.223372036854775807E18) || ms < -9.223372036854775807E18) {
@@ -78,6 +78,19 @@ final class Lists {
             throw TIMEOUT_NEGATIVE;
         }
         return t;
+    }
+
+    private static double hexFloat(String s) {
+        String body = s.startsWith("+") || s.startsWith("-") ? s.substring(1) : s;
+        if (!(body.startsWith("0x") || body.startsWith("0X")) || body.length() < 3
+                || !body.substring(2).matches("[0-9a-fA-F]*\\.?[0-9a-fA-F]*([pP][+-]?[0-9]+)?")) {
+            throw TIMEOUT_NOT_FLOAT;
+        }
+        try {
+            return Double.parseDouble(body.matches(".*[pP].*") ? s : s + "p0");
+        } catch (NumberFormatException e) {
+            throw TIMEOUT_NOT_FLOAT;
+        }
     }
 
     /** Creates the list of a key being pushed to for the first time. */
