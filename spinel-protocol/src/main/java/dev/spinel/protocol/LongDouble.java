@@ -40,6 +40,10 @@ public final class LongDouble {
         if (rest.equals("inf") || rest.equals("infinity")) {
             return null;
         }
+        if (rest.startsWith("0x")) {
+            BigDecimal h = hex(rest.substring(2));
+            return checkRange(b[off] == '-' ? h.negate() : h);
+        }
         boolean digits = false;
         for (int k = off; k < off + len; k++) {
             byte c = b[k];
@@ -52,9 +56,12 @@ public final class LongDouble {
         if (!digits) {
             throw new NumberFormatException();
         }
-        BigDecimal exact = new BigDecimal(new String(b, off, len, java.nio.charset.StandardCharsets.ISO_8859_1));
-        // strtold reports ERANGE for overflow and for underflow below the smallest normal: Redis refuses both
-        if (exact.signum() != 0 && exact.abs().compareTo(MIN_NORMAL) < 0) {
+        return checkRange(new BigDecimal(new String(b, off, len, java.nio.charset.StandardCharsets.ISO_8859_1)));
+    }
+
+    /** strtold's ERANGE: overflow, or underflow to zero (below half the smallest subnormal); Redis refuses both. */
+    private static BigDecimal checkRange(BigDecimal exact) {
+        if (exact.signum() != 0 && exact.abs().compareTo(UNDERFLOW) < 0) {
             throw new NumberFormatException();
         }
         BigDecimal r = round(exact);
@@ -64,7 +71,31 @@ public final class LongDouble {
         return r;
     }
 
-    private static final BigDecimal MIN_NORMAL = BigDecimal.ONE.divide(new BigDecimal(BigInteger.ONE.shiftLeft(16382)));
+    private static final BigDecimal UNDERFLOW = BigDecimal.ONE.divide(new BigDecimal(BigInteger.ONE.shiftLeft(16446)));
+
+    /** Exact value of a hexadecimal float body (after "0x"): hex digits, optional point, optional p exponent. */
+    private static BigDecimal hex(String body) {
+        int pIdx = body.indexOf('p');
+        String mant = pIdx < 0 ? body : body.substring(0, pIdx);
+        int exp = 0;
+        if (pIdx >= 0) {
+            String e = body.substring(pIdx + 1);
+            if (!e.matches("[+-]?[0-9]{1,6}")) {
+                throw new NumberFormatException();
+            }
+            exp = Integer.parseInt(e);
+        }
+        int dot = mant.indexOf('.');
+        String digits = dot < 0 ? mant : mant.substring(0, dot) + mant.substring(dot + 1);
+        int fraction = dot < 0 ? 0 : mant.length() - dot - 1;
+        if (digits.isEmpty() || !digits.matches("[0-9a-f]+")) {
+            throw new NumberFormatException();
+        }
+        BigDecimal v = new BigDecimal(new BigInteger(digits, 16));
+        int shift = exp - 4 * fraction;
+        BigDecimal pow = new BigDecimal(BigInteger.ONE.shiftLeft(Math.abs(shift)));
+        return shift >= 0 ? v.multiply(pow) : v.divide(pow);
+    }
 
     /** {@code a + b} rounded to a long double, or {@code null} when it overflows to infinity. */
     public static BigDecimal add(BigDecimal a, BigDecimal b) {

@@ -30,6 +30,8 @@ class LongDoubleTest {
         assertEquals("9223372036854775808", sum("9223372036854775807", "1"));
         assertEquals("0", sum("1", "-1.0000000000000000001"));
         assertEquals("0.3", sum("0.1", "0.2"));
+        assertEquals("16.5", sum("0x10", "0x.8"));
+        assertEquals("0", sum("0", "1e-4950"));
     }
 
     @Test
