@@ -47,7 +47,8 @@ final class ServerCron implements Runnable {
         }
         long now = System.currentTimeMillis();
         for (Session s : engine.clients().all()) {
-            if (now - s.lastInteraction() > timeout * 1000) {
+            // As Redis, a client blocked on BLPOP & co. is not idle: its own timeout governs it.
+            if (now - s.lastInteraction() > timeout * 1000 && !engine.blocking().isBlocked(s.id())) {
                 s.connection().kill();
             }
         }
