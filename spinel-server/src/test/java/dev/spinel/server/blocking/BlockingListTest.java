@@ -170,6 +170,54 @@ class BlockingListTest {
     }
 
     @Test
+    void blmpopIsServedWithUpToCountElements() throws Exception {
+        try (RawClient c = new RawClient(server.port()); RawClient p = new RawClient(server.port())) {
+            p.call("DEL", "ma", "mb");
+            c.send(cmd("BLMPOP", "0", "2", "ma", "mb", "RIGHT", "COUNT", "2"));
+            awaitBlocked(1);
+            p.call("RPUSH", "mb", "x", "y", "z");
+            assertEquals("*2\r\n" + bulk("mb") + "*2\r\n" + bulk("z") + bulk("y"),
+                    new String(c.readReply(), StandardCharsets.UTF_8));
+            assertEquals("*1\r\n" + bulk("x"), p.callString("LRANGE", "mb", "0", "-1"));
+        }
+    }
+
+    @Test
+    void blmoveToAKeyOfTheWrongTypeFailsAndKeepsTheElement() throws Exception {
+        try (RawClient c = new RawClient(server.port()); RawClient p = new RawClient(server.port())) {
+            p.call("DEL", "wsrc", "wdst");
+            c.send(cmd("BLMOVE", "wsrc", "wdst", "LEFT", "RIGHT", "0"));
+            awaitBlocked(1);
+            p.call("SET", "wdst", "str");
+            p.call("RPUSH", "wsrc", "a", "b");
+            assertEquals("-WRONGTYPE Operation against a key holding the wrong kind of value\r\n",
+                    new String(c.readReply(), StandardCharsets.UTF_8));
+            assertEquals("*2\r\n" + bulk("a") + bulk("b"), p.callString("LRANGE", "wsrc", "0", "-1"));
+            awaitBlocked(0);
+        }
+    }
+
+    @Test
+    void waitersAreServedOnlyByTheirOwnDatabase() throws Exception {
+        try (RawClient c = new RawClient(server.port()); RawClient p = new RawClient(server.port())) {
+            c.call("SELECT", "1");
+            p.call("DEL", "dbkey");
+            c.send(cmd("BLPOP", "dbkey", "0"));
+            awaitBlocked(1);
+            p.call("RPUSH", "dbkey", "in-db0");
+            Thread.sleep(50);
+            assertEquals(1, blocking().blockedClients());
+            p.call("SELECT", "1");
+            p.call("RPUSH", "dbkey", "in-db1");
+            assertEquals("*2\r\n" + bulk("dbkey") + bulk("in-db1"), new String(c.readReply(), StandardCharsets.UTF_8));
+            assertEquals(":0\r\n", p.callString("LLEN", "dbkey"), "db 1 list emptied and deleted");
+            p.call("SELECT", "0");
+            assertEquals(":1\r\n", p.callString("LLEN", "dbkey"));
+            p.call("DEL", "dbkey");
+        }
+    }
+
+    @Test
     void unblockEndsTheWaitWithATimeoutOrAnError() throws Exception {
         try (RawClient c = new RawClient(server.port())) {
             c.send(cmd("BLPOP", "unb", "0"));
