@@ -43,6 +43,8 @@ public final class Blocking {
     private final AtomicInteger blockedClients = new AtomicInteger();
     private final ThreadLocal<ArrayDeque<KeyRef>> ready = ThreadLocal.withInitial(ArrayDeque::new);
     private final ThreadLocal<StripeLocks> serveLocks = ThreadLocal.withInitial(StripeLocks::new);
+    /** Scratch reply buffer of the serving thread; the reply is copied out exactly sized per waiter. */
+    private final ThreadLocal<ReplyBuffer> scratch = ThreadLocal.withInitial(ReplyBuffer::new);
 
     /** Clients blocked right now (INFO's {@code blocked_clients}). */
     public int blockedClients() {
@@ -122,8 +124,9 @@ public final class Blocking {
                 return;
             }
             boolean served;
+            ReplyBuffer out = scratch(w);
             try {
-                served = w.op.tryServe(new ServeContext(this, w, k.key, locks));
+                served = w.op.tryServe(new ServeContext(this, w, k.key, locks, out));
             } finally {
                 locks.unlock();
             }
@@ -131,6 +134,7 @@ public final class Blocking {
                 return; // nothing left to serve on this key
             }
             if (served && w.state.get() == Waiter.SERVED) {
+                w.reply = Arrays.copyOf(out.array(), out.size());
                 remove(w);
                 deliver(w);
             } else {
@@ -167,14 +171,22 @@ public final class Blocking {
             return false;
         }
         remove(w);
-        ReplyBuffer out = w.out;
+        ReplyBuffer out = scratch(w);
         if (error) {
             out.error(new String(UNBLOCKED));
         } else {
             w.op.timeoutReply(out);
         }
+        w.reply = Arrays.copyOf(out.array(), out.size());
         deliver(w);
         return true;
+    }
+
+    private ReplyBuffer scratch(Waiter w) {
+        ReplyBuffer out = scratch.get();
+        out.clear();
+        out.resp3(w.resp3);
+        return out;
     }
 
     private void remove(Waiter w) {
@@ -203,8 +215,7 @@ public final class Blocking {
     private void deliver(Waiter w) {
         try {
             w.session.connection().execute(() -> {
-                ReplyBuffer out = w.out;
-                w.session.out().raw(out.array(), 0, out.size());
+                w.session.out().raw(w.reply);
                 w.session.resume();
             });
         } catch (java.util.concurrent.RejectedExecutionException e) {

@@ -16,12 +16,14 @@ public final class ServeContext {
     final Waiter waiter;
     private final byte[] key;
     private final StripeLocks locks;
+    private final ReplyBuffer out;
 
-    ServeContext(Blocking blocking, Waiter waiter, byte[] key, StripeLocks locks) {
+    ServeContext(Blocking blocking, Waiter waiter, byte[] key, StripeLocks locks, ReplyBuffer out) {
         this.blocking = blocking;
         this.waiter = waiter;
         this.key = key;
         this.locks = locks;
+        this.out = out;
     }
 
     /**
@@ -47,9 +49,9 @@ public final class ServeContext {
         return locks;
     }
 
-    /** The waiter's reply buffer (same protocol version as its session). */
+    /** Where the waiter's reply is written (same protocol version as its session; a per-thread scratch buffer). */
     public ReplyBuffer out() {
-        return waiter.out;
+        return out;
     }
 
     /** The time of this attempt, in Unix ms. */

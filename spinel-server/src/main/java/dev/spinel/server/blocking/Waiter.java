@@ -1,6 +1,5 @@
 package dev.spinel.server.blocking;
 
-import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.server.engine.Session;
 import dev.spinel.store.Database;
 
@@ -21,7 +20,9 @@ final class Waiter {
     final Database db;
     final byte[][] keys;
     final BlockedOperation op;
-    final ReplyBuffer out = new ReplyBuffer();
+    final boolean resp3;
+    /** The reply produced by a serving thread, handed to the client's loop. */
+    byte[] reply;
     final AtomicInteger state = new AtomicInteger(WAITING);
     volatile Future<?> timer;
 
@@ -30,6 +31,6 @@ final class Waiter {
         this.db = db;
         this.keys = keys;
         this.op = op;
-        out.resp3(session.protocol() == 3);
+        this.resp3 = session.protocol() == 3;
     }
 }
