@@ -128,6 +128,24 @@ public final class ServerConfig {
     /** Spinel's own: Netty event loops; 0 means one per core. */
     public final Params.Int eventLoopThreads = add(new Params.Int("event-loop-threads", false, 0, 0, 1024, null));
 
+    /** The encoding thresholds as the store's types read them (live: CONFIG SET applies to the next write). */
+    public final dev.spinel.store.types.CollectionSettings collectionSettings = new dev.spinel.store.types.CollectionSettings() {
+        @Override
+        public long listMaxListpackSize() {
+            return listMaxListpackSize.value();
+        }
+
+        @Override
+        public long hashMaxListpackEntries() {
+            return hashMaxListpackEntries.value();
+        }
+
+        @Override
+        public long hashMaxListpackValue() {
+            return hashMaxListpackValue.value();
+        }
+    };
+
     public static ServerConfig defaults() {
         return new ServerConfig();
     }

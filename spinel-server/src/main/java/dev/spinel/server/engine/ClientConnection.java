@@ -28,8 +28,6 @@ public interface ClientConnection {
     /** Runs a task on the connection's own event loop (cross-loop wakeups, pushes). */
     void execute(Runnable task);
 
-    /** Runs a task on the connection's own event loop after {@code delayMillis} (timeouts). Safe from any thread. */
-    void schedule(Runnable task, long delayMillis);
 
     /** Sends what the session's reply buffer holds (used when replies are produced outside a read batch). */
     void flushReplies();
@@ -65,4 +63,10 @@ public interface ClientConnection {
     default long queryBufferFree() {
         return 0;
     }
+
+    /**
+     * Runs a task on the connection's own event loop after a delay (blocking-command timeouts,
+     * CLIENT PAUSE deadlines). The returned future may be cancelled from any thread.
+     */
+    java.util.concurrent.Future<?> schedule(Runnable task, long delayMillis);
 }

@@ -2,6 +2,7 @@ package dev.spinel.server.engine;
 
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.ReplyBuffer;
+import dev.spinel.server.blocking.Blocking;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.store.Keyspace;
 
@@ -29,6 +30,7 @@ public final class Engine {
     private final Tracking tracking = new Tracking(clients);
     private final Notifications notifications;
     private final ClientPause pause = new ClientPause();
+    private final Blocking blocking = new Blocking();
 
     public Engine(ServerConfig config, Keyspace keyspace, CommandTable commands) {
         this.config = config;
@@ -98,6 +100,11 @@ public final class Engine {
         return pause;
     }
 
+    /** Blocked clients and the keys they wait on (BLPOP and friends). */
+    public Blocking blocking() {
+        return blocking;
+    }
+
     public boolean authRequired() {
         return !config.requirepass.value().isEmpty();
     }
@@ -115,6 +122,7 @@ public final class Engine {
         watches.unwatchAll(s);
         monitors.remove(s);
         tracking.closed(s);
+        blocking.disconnected(s);
         clients.remove(s);
     }
 
@@ -176,6 +184,10 @@ public final class Engine {
         }
         run(session, cmd, args);
         applyReplyMode(session, mark);
+        if (blocking.blockedClients() > 0) {
+            // Redis's handleClientsBlockedOnKeys: keys this command made ready serve their waiters now.
+            blocking.serveReady();
+        }
     }
 
     /** Commands that act at once even inside MULTI (Redis: EXEC, DISCARD, MULTI, WATCH, QUIT, RESET). */

@@ -52,6 +52,9 @@ public final class Session {
     /** When this subscriber's output first passed the soft limit (0: not over it). */
     private long overSoftLimitSince;
     private long now;
+    // Set while a blocking command waits (see dev.spinel.server.blocking.Blocking); loop thread only.
+    // Redis's CLIENT_DENY_BLOCKING: set while EXEC or a script runs; blocking commands then answer at once.
+    private boolean denyBlocking;
 
     public Session(Engine engine, long id, ClientConnection connection) {
         this.engine = engine;
@@ -323,5 +326,27 @@ public final class Session {
         this.now = nowMillis;
         this.lastInteraction = nowMillis;
         this.lastCommand = commandName;
+    }
+
+    /** Whether blocking commands must answer at once instead of blocking (inside EXEC or a script). */
+    public boolean denyBlocking() {
+        return denyBlocking || executingTransaction;
+    }
+
+    public void denyBlocking(boolean deny) {
+        this.denyBlocking = deny;
+    }
+
+    /**
+     * Stops input processing after the current command (a blocking command that waits; called on the
+     * session's loop). The pipelined requests stay in the query buffer.
+     */
+    public void suspend() {
+        connection.suspend(null);
+    }
+
+    /** Ends a suspension: the connection runs its pending input on its own loop. */
+    public void resume() {
+        connection.resume();
     }
 }

@@ -205,8 +205,8 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     }
 
     @Override
-    public void schedule(Runnable task, long delayMillis) {
-        ctx.executor().schedule(task, delayMillis, java.util.concurrent.TimeUnit.MILLISECONDS);
+    public java.util.concurrent.Future<?> schedule(Runnable task, long delayMillis) {
+        return ctx.executor().schedule(task, delayMillis, java.util.concurrent.TimeUnit.MILLISECONDS);
     }
 
     @Override

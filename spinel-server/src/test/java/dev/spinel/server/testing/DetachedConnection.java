@@ -5,7 +5,7 @@ import dev.spinel.server.engine.ClientConnection;
 
 /**
  * A connection with no socket, for tests that drive the engine directly and read the session's
- * reply buffer. Tasks run inline; suspension is recorded but nothing is ever resumed by it.
+ * reply buffer. Tasks run inline, delayed tasks on a shared daemon timer; suspension is recorded.
  */
 public final class DetachedConnection implements ClientConnection {
     private boolean suspended;
@@ -34,9 +34,16 @@ public final class DetachedConnection implements ClientConnection {
     }
 
     @Override
-    public void schedule(Runnable task, long delayMillis) {
-        task.run();
+    public java.util.concurrent.Future<?> schedule(Runnable task, long delayMillis) {
+        return TIMERS.schedule(task, delayMillis, java.util.concurrent.TimeUnit.MILLISECONDS);
     }
+
+    private static final java.util.concurrent.ScheduledExecutorService TIMERS =
+            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "detached-connection-timer");
+                t.setDaemon(true);
+                return t;
+            });
 
     @Override
     public void flushReplies() {

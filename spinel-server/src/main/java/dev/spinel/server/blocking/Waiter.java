@@ -1,0 +1,36 @@
+package dev.spinel.server.blocking;
+
+import dev.spinel.server.engine.Session;
+import dev.spinel.store.Database;
+
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One blocked client: where it waits, what it runs when served, and its state. The state moves
+ * once from WAITING to SERVED (claimed by a serving thread) or GONE (timeout, disconnect, unblock),
+ * so exactly one of them completes the client.
+ */
+final class Waiter {
+    static final int WAITING = 0;
+    static final int SERVED = 1;
+    static final int GONE = 2;
+
+    final Session session;
+    final Database db;
+    final byte[][] keys;
+    final BlockedOperation op;
+    final boolean resp3;
+    /** The reply produced by a serving thread, handed to the client's loop. */
+    byte[] reply;
+    final AtomicInteger state = new AtomicInteger(WAITING);
+    volatile Future<?> timer;
+
+    Waiter(Session session, Database db, byte[][] keys, BlockedOperation op) {
+        this.session = session;
+        this.db = db;
+        this.keys = keys;
+        this.op = op;
+        this.resp3 = session.protocol() == 3;
+    }
+}

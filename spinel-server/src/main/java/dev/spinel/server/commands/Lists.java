@@ -1,0 +1,127 @@
+package dev.spinel.server.commands;
+
+import dev.spinel.protocol.Args;
+import dev.spinel.server.engine.Errors;
+import dev.spinel.server.engine.RedisError;
+import dev.spinel.server.engine.Session;
+import dev.spinel.store.Database;
+import dev.spinel.store.Entry;
+import dev.spinel.store.Segment;
+import dev.spinel.store.types.ListValue;
+
+/**
+ * Helpers shared by the list commands and their blocking variants. Callers hold the key's segment lock.
+ */
+final class Lists {
+    static final RedisError NOT_POSITIVE = Errors.NOT_POSITIVE;
+    static final RedisError TIMEOUT_NOT_FLOAT = new RedisError("ERR timeout is not a float or out of range");
+    static final RedisError TIMEOUT_NEGATIVE = new RedisError("ERR timeout is negative");
+
+    private Lists() {
+    }
+
+    /** The list of an entry, or WRONGTYPE. */
+    static ListValue list(Entry e) {
+        if (e.value() instanceof ListValue l) {
+            return l;
+        }
+        throw Errors.WRONGTYPE;
+    }
+
+    /** LEFT → true (head), RIGHT → false; anything else is a syntax error. */
+    static boolean side(Args a, int i) {
+        if (a.is(i, "LEFT")) {
+            return true;
+        }
+        if (a.is(i, "RIGHT")) {
+            return false;
+        }
+        throw Errors.SYNTAX;
+    }
+
+    static long parseLong(Args a, int i) {
+        try {
+            return a.parseLong(i);
+        } catch (NumberFormatException e) {
+            throw Errors.NOT_INTEGER;
+        }
+    }
+
+    /** Parses a long, answering {@code error} when it is not one. */
+    static long parseLongOr(Args a, int i, RedisError error) {
+        try {
+            return a.parseLong(i);
+        } catch (NumberFormatException e) {
+            throw error;
+        }
+    }
+
+    /**
+     * A blocking command's timeout in seconds, converted as Redis 7.0 does: parsed as a long double,
+     * times 1000, rounded up to whole milliseconds; a value that does not fit a C long long becomes
+     * negative (x86 conversion), hence "timeout is negative" for inf and 1e300. Returns relative ms,
+     * 0 meaning forever.
+     */
+    static long timeoutMillis(Args a, int i) {
+        double d;
+        try {
+            d = a.parseDouble(i);
+        } catch (NumberFormatException e) {
+            d = hexFloat(a.string(i)); // strtold also reads hexadecimal floats ("0x10" = 16 seconds)
+        }
+        double ms = Math.ceil(d * 1000.0);
+        if (!(ms < 9.223372036854775807E18) || ms < -9.223372036854775807E18) {
+            throw TIMEOUT_NEGATIVE;
+        }
+        long t = (long) ms;
+        if (t < 0) {
+            throw TIMEOUT_NEGATIVE;
+        }
+        return t;
+    }
+
+    private static double hexFloat(String s) {
+        String body = s.startsWith("+") || s.startsWith("-") ? s.substring(1) : s;
+        if (!(body.startsWith("0x") || body.startsWith("0X")) || body.length() < 3
+                || !body.substring(2).matches("[0-9a-fA-F]*\\.?[0-9a-fA-F]*([pP][+-]?[0-9]+)?")) {
+            throw TIMEOUT_NOT_FLOAT;
+        }
+        try {
+            return Double.parseDouble(body.matches(".*[pP].*") ? s : s + "p0");
+        } catch (NumberFormatException e) {
+            throw TIMEOUT_NOT_FLOAT;
+        }
+    }
+
+    /** Creates the list of a key being pushed to for the first time. */
+    static ListValue create(Session s, Segment seg, Args a, int keyArg, int hash) {
+        ListValue l = new ListValue(s.engine().config().collectionSettings);
+        seg.insert(a.copy(keyArg), hash, l, -1);
+        return l;
+    }
+
+    /** Deletes the key if its list became empty (Redis never keeps empty collections). */
+    static void deleteIfEmpty(Segment seg, Entry e, ListValue l) {
+        if (l.length() == 0) {
+            seg.removeEntry(e);
+        }
+    }
+
+    /** Tells the blocking framework a list key may now have elements for its waiters. */
+    static void signal(Session s, Database db, byte[] buf, int off, int len) {
+        s.engine().blocking().signal(db, buf, off, len);
+    }
+
+    static void signal(Session s, Args a, int i) {
+        signal(s, s.db(), a.buffer(), a.offset(i), a.length(i));
+    }
+
+    /** Writes {@code n} bulk elements popped from one end of the list. */
+    static void popInto(Session s, ListValue l, boolean head, long n) {
+        int count = (int) Math.min(n, l.length());
+        s.out().array(count);
+        for (int i = 0; i < count; i++) {
+            s.out().bulk(l.pop(head));
+        }
+    }
+}
