@@ -232,7 +232,8 @@ class RobustnessTest {
                 }
                 long perConnection = (Sockets.retained() - before) / idle.size();
                 System.out.println("[RobustnessTest] retained per idle connection: " + perConnection + " bytes");
-                assertTrue(perConnection < 64 * 1024, "per idle connection: " + perConnection);
+                // Redis 7.0 spends about 20 KB per client (a 16 KB reply buffer); this includes the test's own sockets
+                assertTrue(perConnection < 16 * 1024, "per idle connection: " + perConnection);
                 assertServes(server.port());
             } finally {
                 for (Socket s : idle) {
