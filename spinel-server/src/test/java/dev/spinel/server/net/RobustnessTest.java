@@ -197,7 +197,8 @@ class RobustnessTest {
                 // other clients are unaffected
                 long t0 = System.nanoTime();
                 assertServes(server.port());
-                assertTrue(System.nanoTime() - t0 < 2_000_000_000L, "other clients were slowed down");
+                // generous: the machine running the tests may be loaded; a blocked loop would take far longer
+                assertTrue(System.nanoTime() - t0 < 10_000_000_000L, "other clients were slowed down");
                 long grown = Sockets.retained() - before;
                 assertTrue(grown < 64 * MB, "a slow reader made the server retain " + grown / MB + " MB");
                 // the slow client still gets every reply once it reads
