@@ -7,7 +7,7 @@
 # Environment: ROUNDS (default 3; the median of the rounds is reported), QUICK=1, N_PIPE, N_PLAIN,
 # N_CONN (requests per redis-benchmark run), KEYS (keys for the memory scenario, default 1000000),
 # BENCH_THREADS (redis-benchmark --threads, default 1), SPINEL_JAVA_OPTS (passed to bin/spinel-server),
-# OUT (directory for raw results, default a temporary one).
+# OUT (directory for raw results, default a temporary one), NO_BUILD=1 (use the jar already built).
 #
 # Scenarios (each with -t set,get): pipelined (-P 30 -c 32 -d 256), unpipelined (-P 1 -c 50),
 # many connections (-P 30 -c 1024), and memory: KEYS keys of 14 bytes with 32-byte values loaded with
@@ -24,6 +24,14 @@ for tool in redis-server redis-benchmark redis-cli; do
   fi
 done
 
+# Build first, so that the jar measured is the current source (bin/spinel-server would build only a missing
+# jar, and the first start must not count against the start-up wait). NO_BUILD=1 skips this.
+if [ "${NO_BUILD:-0}" != 1 ]; then
+  echo "Building Spinel..." >&2
+  JAVA_HOME=$("$root/bin/find-java") MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow" \
+    mvn -q -B -f "$root/pom.xml" -DskipTests -pl spinel-server -am package >&2
+fi
+
 QUICK=${QUICK:-0}
 if [ "$QUICK" = 1 ]; then
   ROUNDS=${ROUNDS:-1}; N_PIPE=${N_PIPE:-200000}; N_PLAIN=${N_PLAIN:-20000}; N_CONN=${N_CONN:-200000}; KEYS=${KEYS:-100000}
@@ -37,10 +45,13 @@ RESULTS="$OUT/results.tsv"
 : > "$RESULTS"
 CLK_TCK=$(getconf CLK_TCK)
 
+# A port below the kernel's ephemeral range (so no client socket of redis-benchmark holds it) that nothing
+# answers on; a server that still fails to bind is retried on another port.
+EPHEMERAL_LOW=$(awk '{print $1}' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
 free_port() {
-  local p
+  local p span=$(( EPHEMERAL_LOW - 10000 ))
   for _ in $(seq 1 200); do
-    p=$(( 20000 + RANDOM % 30000 ))
+    p=$(( 10000 + (RANDOM * 32768 + RANDOM) % span ))
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
   done
   echo "compare.sh: no free port found" >&2; exit 1
@@ -50,26 +61,31 @@ PIDS=()
 cleanup() { for p in "${PIDS[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done; }
 trap cleanup EXIT
 
-wait_ping() { # port
-  for _ in $(seq 1 300); do
+wait_ping() { # port pid -> 0 when PONG, 1 when the process died
+  for _ in $(seq 1 600); do
     [ "$(redis-cli -p "$1" PING 2>/dev/null)" = PONG ] && return 0
+    kill -0 "$2" 2>/dev/null || return 1
     sleep 0.1
   done
-  echo "compare.sh: server on port $1 did not answer PING" >&2; exit 1
+  echo "compare.sh: server on port $1 did not answer PING within 60 s" >&2; exit 1
 }
 
 # start_server NAME -> sets SERVER_PID and SERVER_PORT
 start_server() {
-  SERVER_PORT=$(free_port)
-  if [ "$1" = redis ]; then
-    redis-server --port "$SERVER_PORT" --bind 127.0.0.1 --save "" --appendonly no --daemonize no \
-      --logfile "$OUT/redis-$SERVER_PORT.log" &
-  else
-    "$root/bin/spinel-server" --port "$SERVER_PORT" --bind 127.0.0.1 > "$OUT/spinel-$SERVER_PORT.log" 2>&1 &
-  fi
-  SERVER_PID=$!
-  PIDS+=("$SERVER_PID")
-  wait_ping "$SERVER_PORT"
+  for _ in 1 2 3 4 5; do
+    SERVER_PORT=$(free_port)
+    if [ "$1" = redis ]; then
+      redis-server --port "$SERVER_PORT" --bind 127.0.0.1 --save "" --appendonly no --daemonize no \
+        --logfile "$OUT/redis-$SERVER_PORT.log" &
+    else
+      "$root/bin/spinel-server" --port "$SERVER_PORT" --bind 127.0.0.1 > "$OUT/spinel-$SERVER_PORT.log" 2>&1 &
+    fi
+    SERVER_PID=$!
+    PIDS+=("$SERVER_PID")
+    if wait_ping "$SERVER_PORT" "$SERVER_PID"; then return 0; fi
+    echo "compare.sh: $1 could not start on port $SERVER_PORT, trying another" >&2
+  done
+  echo "compare.sh: $1 did not start (see $OUT)" >&2; exit 1
 }
 
 stop_server() { # pid

@@ -12,6 +12,7 @@ import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.JedisPool;
 import redis.clients.jedis.JedisPoolConfig;
 import redis.clients.jedis.Pipeline;
+import redis.clients.jedis.RedisProtocol;
 import redis.clients.jedis.Response;
 
 import java.util.ArrayList;
@@ -146,6 +147,28 @@ class JedisClientTest {
     @Test
     void pipelinesOfAThousandWithoutClientSetInfo() {
         pipelines(false);
+    }
+
+    /** Needs HELLO 3: Jedis switches to RESP3 only when asked. */
+    @Test
+    void resp3ConnectionWithHello() {
+        JedisClientConfig resp3 = DefaultJedisClientConfig.builder().protocol(RedisProtocol.RESP3).timeoutMillis(10_000).build();
+        try (Jedis j = new Jedis(new HostAndPort("127.0.0.1", server.port()), resp3)) {
+            assertEquals("PONG", j.ping());
+            assertEquals("OK", j.set("jedis:resp3", "3"));
+            assertEquals("3", j.get("jedis:resp3"));
+            assertNull(j.get("jedis:resp3:missing"));
+            Pipeline p = j.pipelined();
+            List<Response<String>> gets = new ArrayList<>();
+            for (int i = 0; i < 1000; i++) {
+                p.set("jedis:resp3:" + i, "x" + i);
+                gets.add(p.get("jedis:resp3:" + i));
+            }
+            p.sync();
+            for (int i = 0; i < 1000; i++) {
+                assertEquals("x" + i, gets.get(i).get());
+            }
+        }
     }
 
     @Test
