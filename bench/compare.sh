@@ -11,7 +11,8 @@
 #
 # Scenarios (each with -t set,get): pipelined (-P 30 -c 32 -d 256), unpipelined (-P 1 -c 50),
 # many connections (-P 30 -c 1024), and memory: KEYS keys of 14 bytes with 32-byte values loaded with
-# redis-cli --pipe into a freshly started server, then VmRSS of the server process.
+# redis-cli --pipe into a freshly started server, then VmRSS of the server process; and idle: RSS of a fresh
+# server holding IDLE_CONNS (10000) idle connections opened by bench/idle_clients.py (skipped without python3).
 # Server CPU seconds per run come from /proc/<pid>/stat (utime+stime), giving ops per CPU-second.
 # Rounds alternate which server runs first. Installs nothing: needs redis-server and redis-benchmark.
 set -euo pipefail
@@ -39,6 +40,7 @@ else
   ROUNDS=${ROUNDS:-3}; N_PIPE=${N_PIPE:-2000000}; N_PLAIN=${N_PLAIN:-200000}; N_CONN=${N_CONN:-1000000}; KEYS=${KEYS:-1000000}
 fi
 BENCH_THREADS=${BENCH_THREADS:-1}
+IDLE_CONNS=${IDLE_CONNS:-10000}
 OUT=${OUT:-$(mktemp -d /tmp/spinel-compare.XXXXXX)}
 mkdir -p "$OUT"
 RESULTS="$OUT/results.tsv"
@@ -75,10 +77,10 @@ start_server() {
   for _ in 1 2 3 4 5; do
     SERVER_PORT=$(free_port)
     if [ "$1" = redis ]; then
-      redis-server --port "$SERVER_PORT" --bind 127.0.0.1 --save "" --appendonly no --daemonize no \
+      redis-server --port "$SERVER_PORT" --bind 127.0.0.1 --save "" --appendonly no --daemonize no --maxclients 10100 \
         --logfile "$OUT/redis-$SERVER_PORT.log" &
     else
-      "$root/bin/spinel-server" --port "$SERVER_PORT" --bind 127.0.0.1 > "$OUT/spinel-$SERVER_PORT.log" 2>&1 &
+      "$root/bin/spinel-server" --port "$SERVER_PORT" --bind 127.0.0.1 --maxclients 10100 > "$OUT/spinel-$SERVER_PORT.log" 2>&1 &
     fi
     SERVER_PID=$!
     PIDS+=("$SERVER_PID")
@@ -146,6 +148,26 @@ memory_round() { # SERVER ROUND
   stop_server "$pid"
 }
 
+# idle_round SERVER: RSS growth of a fresh server holding IDLE_CONNS idle connections (needs python3)
+idle_round() {
+  local server=$1 rss0 rss
+  start_server "$server"
+  local pid=$SERVER_PID port=$SERVER_PORT
+  sleep 1
+  rss0=$(rss_kb "$pid")
+  coproc IDLE { python3 "$root/bench/idle_clients.py" "$port" "$IDLE_CONNS"; }
+  local line=""
+  read -r line <&"${IDLE[0]}" || true
+  [ "$line" = ready ] || { echo "compare.sh: $IDLE_CONNS idle connections to $server failed" >&2; exit 1; }
+  redis-cli -p "$port" PING > /dev/null
+  sleep 2
+  rss=$(rss_kb "$pid")
+  exec {IDLE[1]}>&-
+  wait "$IDLE_PID" 2>/dev/null || true
+  printf '%s\t%d\t%d\n' "$server" "$rss0" "$rss" >> "$OUT/idle.tsv"
+  stop_server "$pid"
+}
+
 echo "Results in $OUT (ROUNDS=$ROUNDS, N_PIPE=$N_PIPE, N_PLAIN=$N_PLAIN, N_CONN=$N_CONN, KEYS=$KEYS)" >&2
 : > "$OUT/memory.tsv"
 
@@ -178,6 +200,16 @@ for round in $(seq 1 "$ROUNDS"); do
     memory_round $s "$round"
   done
 done
+
+: > "$OUT/idle.tsv"
+if command -v python3 > /dev/null && [ "$(ulimit -n)" -gt $((IDLE_CONNS + 200)) ]; then
+  for s in redis spinel; do
+    echo "idle connections: $s" >&2
+    idle_round $s
+  done
+else
+  echo "compare.sh: idle-connection scenario skipped (needs python3 and ulimit -n > IDLE_CONNS + 200)" >&2
+fi
 
 # ---- report: medians over rounds ----
 echo
@@ -220,6 +252,15 @@ awk -F'\t' '
     lr = median(load["redis"]); ls = median(load["spinel"]);
     printf "| redis-cli --pipe load (keys/s) | %.0f | %.0f | %.2f |\n", lr, ls, (lr > 0 ? ls / lr : 0)
   }' "$OUT/memory.tsv"
+if [ -s "$OUT/idle.tsv" ]; then
+  echo
+  echo "| $IDLE_CONNS idle connections | Redis | Spinel | ratio |"
+  echo "|---|---:|---:|---:|"
+  awk -F'\t' -v n="$IDLE_CONNS" '{ grow[$1] = ($3 - $2) * 1024 / n; rss[$1] = $3 / 1024 }
+    END { printf "| RSS with the connections open (MB) | %.1f | %.1f | %.2f |\n", rss["redis"], rss["spinel"], rss["spinel"] / rss["redis"];
+          printf "| RSS growth per connection (bytes) | %.0f | %.0f | %.2f |\n", grow["redis"], grow["spinel"],
+            (grow["redis"] > 0 ? grow["spinel"] / grow["redis"] : 0) }' "$OUT/idle.tsv"
+fi
 echo
 echo "Spinel JVM options: ${SPINEL_JAVA_OPTS:--XX:+UseCompactObjectHeaders -XX:+UseZGC -Xms256m (bin/spinel-server default)}"
 echo "Raw results: $RESULTS and $OUT/memory.tsv"
