@@ -96,6 +96,9 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
             return;
         }
         if (!paused) {
+            // read on every batch, not once per connection: CONFIG SET proto-max-bulk-len applies to
+            // connected clients at once, as in Redis
+            parser.maxBulkLength(engine.config().protoMaxBulkLen.value());
             processInput();
         }
     }

@@ -59,6 +59,17 @@ class RobustnessTest {
     }
 
     @Test
+    void protoMaxBulkLenChangedAtRuntimeAppliesToConnectedClients() throws IOException {
+        try (SpinelServer server = start(); Socket s = Sockets.open(server.port())) {
+            Sockets.send(s, "PING\r\n");
+            assertEquals("+PONG\r\n", Sockets.readExactly(s, 7));
+            server.config().with("proto-max-bulk-len", "1mb"); // what CONFIG SET does
+            Sockets.send(s, "*2\r\n$4\r\nECHO\r\n$" + (MB + 1) + "\r\n");
+            assertEquals("-ERR Protocol error: invalid bulk length\r\n<EOF>", Sockets.readUntilCloseOrQuiet(s, 3000));
+        }
+    }
+
+    @Test
     void queryBufferLimitClosesTheClientWithoutReply() throws IOException {
         try (SpinelServer server = start("client-query-buffer-limit", "1mb")) {
             try (Socket s = Sockets.open(server.port()); Socket other = Sockets.open(server.port())) {
