@@ -17,6 +17,7 @@ public final class RespParser {
     private final QueryBuffer in;
     private final Args args;
     private long maxBulkLength = 512L * 1024 * 1024;
+    private boolean unauthenticated;
     private final InlineSplitter inline = new InlineSplitter();
 
     // multibulk state, positions absolute in the buffer's current array
@@ -33,6 +34,14 @@ public final class RespParser {
 
     public void maxBulkLength(long bytes) {
         this.maxBulkLength = bytes;
+    }
+
+    /**
+     * Whether the client must still authenticate: Redis then refuses more than 10 arguments and bulks
+     * longer than 16384 bytes before parsing them, so an unauthenticated client cannot make it buffer much.
+     */
+    public void unauthenticated(boolean yes) {
+        this.unauthenticated = yes;
     }
 
     /** True while a multibulk request has started but not completed. */
@@ -69,6 +78,9 @@ public final class RespParser {
             long n = parseLength(d, p + 1, cr);
             if (n == Long.MIN_VALUE || n > Integer.MAX_VALUE) {
                 throw new ProtocolException("Protocol error: invalid multibulk length");
+            }
+            if (n > 10 && unauthenticated) {
+                throw new ProtocolException("Protocol error: unauthenticated multibulk length");
             }
             args.reset(d);
             if (n <= 0) {
@@ -107,6 +119,9 @@ public final class RespParser {
                 long n = parseLength(d, p + 1, cr);
                 if (n < 0 || n > maxBulkLength) {
                     throw new ProtocolException("Protocol error: invalid bulk length");
+                }
+                if (n > 16384 && unauthenticated) {
+                    throw new ProtocolException("Protocol error: unauthenticated bulk length");
                 }
                 bulkLength = n;
                 p = cr + 2;

@@ -127,6 +127,29 @@ class RespParserTest {
     }
 
     @Test
+    void unauthenticatedLimits() {
+        ParserHarness h = new ParserHarness();
+        h.parser.unauthenticated(true);
+        h.feed(bytes("*10\r\n"));
+        assertNull(h.error, "10 arguments are allowed before AUTH");
+        h = new ParserHarness();
+        h.parser.unauthenticated(true);
+        assertEquals("Protocol error: unauthenticated multibulk length", h.feed(bytes("*11\r\n")).error);
+        h = new ParserHarness();
+        h.parser.unauthenticated(true);
+        assertNull(h.feed(bytes("*2\r\n$4\r\nAUTH\r\n$16384\r\n")).error);
+        h = new ParserHarness();
+        h.parser.unauthenticated(true);
+        assertEquals("Protocol error: unauthenticated bulk length", h.feed(bytes("*2\r\n$4\r\nAUTH\r\n$16385\r\n")).error);
+        // the invalid-length checks come first, as in Redis
+        h = new ParserHarness();
+        h.parser.unauthenticated(true);
+        assertEquals("Protocol error: invalid multibulk length", h.feed(bytes("*3000000000\r\n")).error);
+        // once authenticated, no such limits
+        assertNull(new ParserHarness().feed(bytes("*11\r\n$16385\r\n")).error);
+    }
+
+    @Test
     void expectedDollar() {
         assertError("Protocol error: expected '$', got 'X'", "*1\r\nXYZ\r\n");
         assertError("Protocol error: expected '$', got ':'", "*2\r\n$4\r\nECHO\r\n:1\r\n");

@@ -120,6 +120,8 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
                     break;
                 }
             }
+            // per request: an AUTH earlier in the same batch lifts the limits for the requests after it
+            parser.unauthenticated(!session.authenticated() && engine.authRequired());
             boolean complete;
             try {
                 complete = parser.next();

@@ -164,6 +164,25 @@ class RobustnessTest {
     }
 
     @Test
+    void unauthenticatedClientsCannotSendBigRequests() throws IOException {
+        try (SpinelServer server = start("requirepass", "secret")) {
+            try (Socket s = Sockets.open(server.port())) {
+                Sockets.send(s, "PING\r\n*11\r\n");
+                assertEquals("-NOAUTH Authentication required.\r\n-ERR Protocol error: unauthenticated multibulk length\r\n<EOF>",
+                        Sockets.readUntilCloseOrQuiet(s, 3000));
+            }
+            try (Socket s = Sockets.open(server.port())) {
+                Sockets.send(s, "*2\r\n$4\r\nECHO\r\n$16385\r\n");
+                assertEquals("-ERR Protocol error: unauthenticated bulk length\r\n<EOF>", Sockets.readUntilCloseOrQuiet(s, 3000));
+            }
+            try (Socket s = Sockets.open(server.port())) {
+                Sockets.send(s, "*2\r\n$4\r\nECHO\r\n$16384\r\n");
+                assertEquals("<open>", Sockets.readUntilCloseOrQuiet(s, 300));
+            }
+        }
+    }
+
+    @Test
     void maxclientsRefusesTheNextClient() throws IOException {
         try (SpinelServer server = start("maxclients", "2");
              RawClient a = new RawClient(server.port()); RawClient b = new RawClient(server.port())) {
