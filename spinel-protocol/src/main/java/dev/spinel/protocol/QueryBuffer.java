@@ -7,7 +7,8 @@ package dev.spinel.protocol;
  * <p>Not thread-safe: owned by one connection, used on its event loop.
  */
 public final class QueryBuffer {
-    private static final int INITIAL = 16 * 1024;
+    // Small at first: an idle connection costs little (10k idle clients are a target); busy ones grow once.
+    private static final int INITIAL = 512;
     private static final int SHRINK_ABOVE = 256 * 1024;
 
     byte[] data = new byte[INITIAL];

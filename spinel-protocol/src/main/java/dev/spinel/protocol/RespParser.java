@@ -17,6 +17,7 @@ public final class RespParser {
     private final QueryBuffer in;
     private final Args args;
     private long maxBulkLength = 512L * 1024 * 1024;
+    private boolean unauthenticated;
     private final InlineSplitter inline = new InlineSplitter();
 
     // multibulk state, positions absolute in the buffer's current array
@@ -33,6 +34,14 @@ public final class RespParser {
 
     public void maxBulkLength(long bytes) {
         this.maxBulkLength = bytes;
+    }
+
+    /**
+     * Whether the client must still authenticate: Redis then refuses more than 10 arguments and bulks
+     * longer than 16384 bytes before parsing them, so an unauthenticated client cannot make it buffer much.
+     */
+    public void unauthenticated(boolean yes) {
+        this.unauthenticated = yes;
     }
 
     /** True while a multibulk request has started but not completed. */
@@ -56,16 +65,22 @@ public final class RespParser {
             if (d[p] != '*') {
                 return parseInline(d, p, end);
             }
-            int cr = findCrlf(d, p + 1, end);
+            int cr = findCr(d, p + 1, end);
             if (cr < 0) {
                 if (end - p > INLINE_MAX) {
                     throw new ProtocolException("Protocol error: too big mbulk count string");
                 }
                 return false;
             }
+            if (cr + 1 >= end) {
+                return false; // the byte after '\r' has not arrived
+            }
             long n = parseLength(d, p + 1, cr);
             if (n == Long.MIN_VALUE || n > Integer.MAX_VALUE) {
                 throw new ProtocolException("Protocol error: invalid multibulk length");
+            }
+            if (n > 10 && unauthenticated) {
+                throw new ProtocolException("Protocol error: unauthenticated multibulk length");
             }
             args.reset(d);
             if (n <= 0) {
@@ -85,10 +100,7 @@ public final class RespParser {
                     scan = p;
                     return false;
                 }
-                if (d[p] != '$') {
-                    throw new ProtocolException("Protocol error: expected '$', got '" + (char) (d[p] & 0xff) + "'");
-                }
-                int cr = findCrlf(d, p + 1, end);
+                int cr = findCr(d, p, end);
                 if (cr < 0) {
                     if (end - p > INLINE_MAX) {
                         throw new ProtocolException("Protocol error: too big bulk count string");
@@ -96,9 +108,20 @@ public final class RespParser {
                     scan = p;
                     return false;
                 }
+                if (cr + 1 >= end) {
+                    scan = p;
+                    return false;
+                }
+                // Redis looks for the line end before it looks at the type byte: "X" alone waits.
+                if (d[p] != '$') {
+                    throw new ProtocolException("Protocol error: expected '$', got '" + (char) (d[p] & 0xff) + "'");
+                }
                 long n = parseLength(d, p + 1, cr);
                 if (n < 0 || n > maxBulkLength) {
                     throw new ProtocolException("Protocol error: invalid bulk length");
+                }
+                if (n > 16384 && unauthenticated) {
+                    throw new ProtocolException("Protocol error: unauthenticated bulk length");
                 }
                 bulkLength = n;
                 p = cr + 2;
@@ -116,6 +139,15 @@ public final class RespParser {
         return true;
     }
 
+    /**
+     * Bytes received and not yet parsed: what Redis 7.0 counts against {@code client-query-buffer-limit}
+     * (the arguments of a request in progress that are already parsed are not counted, as Redis has
+     * moved them out of its query buffer by then).
+     */
+    public long unparsedBytes() {
+        return in.writePos - (inMultibulk ? scan : in.readPos);
+    }
+
     /** How many more bytes the request in progress needs at least (a hint for read sizing). */
     public long bytesWanted() {
         if (!inMultibulk || bulkLength < 0) {
@@ -127,9 +159,13 @@ public final class RespParser {
     private boolean parseInline(byte[] d, int p, int end) throws ProtocolException {
         int nl = -1;
         for (int k = p; k < end; k++) {
-            if (d[k] == '\n') {
+            byte c = d[k];
+            if (c == '\n') {
                 nl = k;
                 break;
+            }
+            if (c == 0) {
+                break; // Redis's strchr stops at NUL: the line never completes
             }
         }
         if (nl < 0) {
@@ -153,10 +189,19 @@ public final class RespParser {
         }
     }
 
-    private static int findCrlf(byte[] d, int from, int end) {
-        for (int k = from; k < end - 1; k++) {
-            if (d[k] == '\r' && d[k + 1] == '\n') {
+    /**
+     * The first '\r' in {@code [from, end)}, or -1. Like Redis's {@code strchr} on its NUL-terminated
+     * query buffer, the search stops at a NUL byte (the request then waits, up to the 64 KiB limit).
+     * The byte after '\r' is skipped unchecked, as Redis does.
+     */
+    private static int findCr(byte[] d, int from, int end) {
+        for (int k = from; k < end; k++) {
+            byte c = d[k];
+            if (c == '\r') {
                 return k;
+            }
+            if (c == 0) {
+                return -1;
             }
         }
         return -1;

@@ -431,15 +431,7 @@ public final class Engine {
 
     private void rejectUnknown(Session session, Args args) {
         flagTransaction(session);
-        StringBuilder sb = new StringBuilder("ERR unknown command '");
-        sb.append(Errors.truncate(args.string(0))).append("', with args beginning with: ");
-        StringBuilder rest = new StringBuilder();
-        for (int i = 1; i < args.count() && rest.length() < 128; i++) {
-            String a = args.string(i);
-            int room = 128 - rest.length();
-            rest.append('\'').append(a.length() > room ? a.substring(0, room) : a).append("' ");
-        }
-        session.out().error(sb.append(rest).toString());
+        UnknownCommandReply.write(session.out(), args);
         stats.error("ERR");
         session.beginCommand(System.currentTimeMillis(), "NULL"); // CLIENT LIST shows cmd=NULL, as Redis
     }

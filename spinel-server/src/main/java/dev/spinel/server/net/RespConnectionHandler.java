@@ -5,6 +5,7 @@ import dev.spinel.protocol.ProtocolException;
 import dev.spinel.protocol.QueryBuffer;
 import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.protocol.RespParser;
+import dev.spinel.server.Log;
 import dev.spinel.server.engine.ClientConnection;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.Session;
@@ -14,6 +15,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 
 /**
  * One client connection on the RESP front end. Each read is appended to the connection's query
@@ -30,6 +32,8 @@ import java.net.InetSocketAddress;
  * threads go through {@link ClientConnection#execute}).
  */
 final class RespConnectionHandler extends ChannelInboundHandlerAdapter implements ClientConnection {
+    /** Reply bytes after which they are handed to the socket while a read batch is still being executed. */
+    private static final int OUTPUT_CHUNK = 64 * 1024;
     private final Engine engine;
     private final QueryBuffer query = new QueryBuffer();
     private final Args args = new Args();
@@ -40,6 +44,8 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     // Suspension (CLIENT PAUSE, blocking commands): input is buffered but not executed until resume.
     private boolean suspended;
     private Args retry;
+    /** Input processing stopped because the socket does not take more output; see {@link #processInput}. */
+    private boolean paused;
     private String remote = "?:0";
     private String local = "?:0";
 
@@ -88,22 +94,48 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
         } finally {
             in.release();
         }
-        processInput();
-        if (query.pending() > engine.config().clientQueryBufferLimit.value()) {
-            // Redis closes such a client without a reply.
+        // Checked before parsing, as Redis does after each read: a client whose unparsed input passes
+        // the limit is closed without a reply, even if the input would complete a request.
+        if (parser.unparsedBytes() > engine.config().clientQueryBufferLimit.value()) {
+            Log.warning("Closing client that reached max query buffer length: addr=" + remote
+                    + " qbuf=" + parser.unparsedBytes());
             closeAfterReply = true;
             ctx.close();
+            return;
+        }
+        if (!paused) {
+            // read on every batch, not once per connection: CONFIG SET proto-max-bulk-len applies to
+            // connected clients at once, as in Redis
+            parser.maxBulkLength(engine.config().protoMaxBulkLen.value());
+            processInput();
         }
     }
 
-    /** Executes every complete request in the query buffer, until done or suspended. */
+    /**
+     * Executes the complete requests in the query buffer, until done or suspended (CLIENT PAUSE,
+     * blocking commands). Replies past {@link #OUTPUT_CHUNK} bytes are
+     * handed to the socket as they accumulate; once the socket stops taking them (a client that sends
+     * but does not read) processing pauses, the rest of the input stays queued, reading stops, and
+     * {@link #channelWritabilityChanged} resumes: memory stays bounded whatever the client pipelines.
+     */
     private void processInput() {
+        ReplyBuffer out = session.out();
         while (!closeAfterReply && !suspended) {
+            if (out.size() >= OUTPUT_CHUNK) {
+                flushReplies();
+                if (!ctx.channel().isWritable()) {
+                    paused = true;
+                    ctx.channel().config().setAutoRead(false);
+                    break;
+                }
+            }
+            // per request: an AUTH earlier in the same batch lifts the limits for the requests after it
+            parser.unauthenticated(!session.authenticated() && engine.authRequired());
             boolean complete;
             try {
                 complete = parser.next();
             } catch (ProtocolException e) {
-                session.out().error("ERR " + e.getMessage());
+                protocolError(out, e.getMessage());
                 closeAfterReply = true;
                 break;
             }
@@ -128,6 +160,20 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
         }
         processInput();
         flushReplies();
+    }
+
+    /**
+     * {@code -ERR <message>} with the message's characters as single bytes: Redis formats the
+     * offending byte of "expected '$', got 'X'" with %c, so a byte above 0x7f is sent as is.
+     */
+    private static void protocolError(ReplyBuffer out, String message) {
+        byte[] b = ("-ERR " + message + "\r\n").getBytes(StandardCharsets.ISO_8859_1);
+        for (int k = 1; k < b.length - 2; k++) {
+            if (b[k] == '\r' || b[k] == '\n') {
+                b[k] = ' ';
+            }
+        }
+        out.raw(b);
     }
 
     @Override
@@ -164,7 +210,14 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
         if (ctx.channel().isWritable()) {
-            ctx.channel().config().setAutoRead(true);
+            if (paused && session != null) {
+                paused = false;
+                processInput();
+                flushReplies();
+            }
+            if (!paused && ctx.channel().isWritable()) {
+                ctx.channel().config().setAutoRead(true);
+            }
         }
         ctx.fireChannelWritabilityChanged();
     }

@@ -1,0 +1,266 @@
+#!/usr/bin/env bash
+# Side-by-side load comparison of Spinel and redis-server on this machine, in one run.
+#
+#   bench/compare.sh              full run (ROUNDS=3, a few minutes)
+#   QUICK=1 bench/compare.sh      smoke run (small -n, 1 round)
+#
+# Environment: ROUNDS (default 3; the median of the rounds is reported), QUICK=1, N_PIPE, N_PLAIN,
+# N_CONN (requests per redis-benchmark run), KEYS (keys for the memory scenario, default 1000000),
+# BENCH_THREADS (redis-benchmark --threads, default 1), SPINEL_JAVA_OPTS (passed to bin/spinel-server),
+# OUT (directory for raw results, default a temporary one), NO_BUILD=1 (use the jar already built).
+#
+# Scenarios (each with -t set,get): pipelined (-P 30 -c 32 -d 256), unpipelined (-P 1 -c 50),
+# many connections (-P 30 -c 1024), and memory: KEYS keys of 14 bytes with 32-byte values loaded with
+# redis-cli --pipe into a freshly started server, then VmRSS of the server process; and idle: RSS of a fresh
+# server holding IDLE_CONNS (10000) idle connections opened by bench/idle_clients.py (skipped without python3).
+# Server CPU seconds per run come from /proc/<pid>/stat (utime+stime), giving ops per CPU-second.
+# Rounds alternate which server runs first. Installs nothing: needs redis-server and redis-benchmark.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+
+for tool in redis-server redis-benchmark redis-cli; do
+  if ! command -v "$tool" >/dev/null; then
+    echo "compare.sh: $tool not found. Install it with: sudo apt-get install redis-server redis-tools" >&2
+    exit 2
+  fi
+done
+
+# Build first, so that the jar measured is the current source (bin/spinel-server would build only a missing
+# jar, and the first start must not count against the start-up wait). NO_BUILD=1 skips this.
+if [ "${NO_BUILD:-0}" != 1 ]; then
+  echo "Building Spinel..." >&2
+  JAVA_HOME=$("$root/bin/find-java") MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow" \
+    mvn -q -B -f "$root/pom.xml" -DskipTests -pl spinel-server -am package >&2
+fi
+
+QUICK=${QUICK:-0}
+if [ "$QUICK" = 1 ]; then
+  ROUNDS=${ROUNDS:-1}; N_PIPE=${N_PIPE:-200000}; N_PLAIN=${N_PLAIN:-20000}; N_CONN=${N_CONN:-200000}; KEYS=${KEYS:-100000}
+else
+  ROUNDS=${ROUNDS:-3}; N_PIPE=${N_PIPE:-2000000}; N_PLAIN=${N_PLAIN:-200000}; N_CONN=${N_CONN:-1000000}; KEYS=${KEYS:-1000000}
+fi
+BENCH_THREADS=${BENCH_THREADS:-1}
+IDLE_CONNS=${IDLE_CONNS:-10000}
+OUT=${OUT:-$(mktemp -d /tmp/spinel-compare.XXXXXX)}
+mkdir -p "$OUT"
+RESULTS="$OUT/results.tsv"
+: > "$RESULTS"
+CLK_TCK=$(getconf CLK_TCK)
+
+# A port below the kernel's ephemeral range (so no client socket of redis-benchmark holds it) that nothing
+# answers on; a server that still fails to bind is retried on another port.
+EPHEMERAL_LOW=$(awk '{print $1}' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+free_port() {
+  local p span=$(( EPHEMERAL_LOW - 10000 ))
+  for _ in $(seq 1 200); do
+    p=$(( 10000 + (RANDOM * 32768 + RANDOM) % span ))
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
+  done
+  echo "compare.sh: no free port found" >&2; exit 1
+}
+
+PIDS=()
+cleanup() { for p in "${PIDS[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done; }
+trap cleanup EXIT
+
+wait_ping() { # port pid -> 0 when PONG, 1 when the process died
+  for _ in $(seq 1 600); do
+    [ "$(redis-cli -p "$1" PING 2>/dev/null)" = PONG ] && return 0
+    kill -0 "$2" 2>/dev/null || return 1
+    sleep 0.1
+  done
+  echo "compare.sh: server on port $1 did not answer PING within 60 s" >&2; exit 1
+}
+
+# start_server NAME -> sets SERVER_PID and SERVER_PORT
+start_server() {
+  for _ in 1 2 3 4 5; do
+    SERVER_PORT=$(free_port)
+    if [ "$1" = redis ]; then
+      redis-server --port "$SERVER_PORT" --bind 127.0.0.1 --save "" --appendonly no --daemonize no --maxclients 10100 \
+        --logfile "$OUT/redis-$SERVER_PORT.log" &
+    else
+      "$root/bin/spinel-server" --port "$SERVER_PORT" --bind 127.0.0.1 --maxclients 10100 > "$OUT/spinel-$SERVER_PORT.log" 2>&1 &
+    fi
+    SERVER_PID=$!
+    PIDS+=("$SERVER_PID")
+    if wait_ping "$SERVER_PORT" "$SERVER_PID"; then return 0; fi
+    echo "compare.sh: $1 could not start on port $SERVER_PORT, trying another" >&2
+  done
+  echo "compare.sh: $1 did not start (see $OUT)" >&2; exit 1
+}
+
+stop_server() { # pid
+  kill "$1" 2>/dev/null || true
+  wait "$1" 2>/dev/null || true
+}
+
+cpu_ticks() { # pid -> utime+stime in clock ticks (fields after the ')' of the command name)
+  sed 's/^.*) //' "/proc/$1/stat" | awk '{print $12 + $13}'
+}
+
+rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
+
+# run_bench SERVER PID PORT SCENARIO ROUND N ARGS... : appends one line per test to RESULTS
+run_bench() {
+  local server=$1 pid=$2 port=$3 scenario=$4 round=$5 n=$6; shift 6
+  local before after csv
+  before=$(cpu_ticks "$pid")
+  csv=$(redis-benchmark -h 127.0.0.1 -p "$port" -n "$n" --threads "$BENCH_THREADS" --csv "$@" -t set,get)
+  after=$(cpu_ticks "$pid")
+  local cpu_s
+  cpu_s=$(awk -v a="$after" -v b="$before" -v t="$CLK_TCK" 'BEGIN {printf "%.3f", (a - b) / t}')
+  # CSV: "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"
+  echo "$csv" | tr -d '"' | awk -F, -v s="$server" -v sc="$scenario" -v r="$round" -v cpu="$cpu_s" -v n="$n" \
+    '$1 == "SET" || $1 == "GET" { ops = (cpu > 0) ? (2 * n / cpu) : 0;
+       printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f\n", s, sc, $1, r, $2, $5, $7, ops }' >> "$RESULTS"
+}
+
+# load_keys PORT FILE -> seconds taken
+make_load_file() {
+  local f="$OUT/load-$KEYS.resp"
+  if [ ! -s "$f" ]; then
+    # key: "k:" + 12 digits = 14 bytes; value: 32 bytes
+    awk -v n="$KEYS" 'BEGIN { v = "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv";
+      for (i = 0; i < n; i++) printf "*3\r\n$3\r\nSET\r\n$14\r\nk:%012d\r\n$32\r\n%s\r\n", i, v }' > "$f"
+  fi
+  echo "$f"
+}
+
+memory_round() { # SERVER ROUND
+  local server=$1 round=$2 file start end rss0 rss
+  file=$(make_load_file)
+  start_server "$server"
+  local pid=$SERVER_PID port=$SERVER_PORT
+  sleep 1
+  rss0=$(rss_kb "$pid")
+  start=$(date +%s.%N)
+  redis-cli -p "$port" --pipe < "$file" > "$OUT/pipe-$server-$round.log"
+  end=$(date +%s.%N)
+  # check the load really happened: the last key must be there
+  local last
+  last=$(redis-cli -p "$port" GET "k:$(printf %012d $((KEYS - 1)))")
+  [ "$last" = vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv ] || { echo "compare.sh: load into $server failed" >&2; exit 1; }
+  sleep 2 # let a concurrent GC settle before reading RSS
+  rss=$(rss_kb "$pid")
+  awk -v s="$server" -v r="$round" -v rss="$rss" -v rss0="$rss0" -v t0="$start" -v t1="$end" -v n="$KEYS" \
+    'BEGIN { printf "%s\tmemory\tLOAD\t%s\t%.0f\t0\t0\t0\t%d\t%d\n", s, r, n / (t1 - t0), rss, rss0 }' >> "$OUT/memory.tsv"
+  stop_server "$pid"
+}
+
+# idle_round SERVER: RSS growth of a fresh server holding IDLE_CONNS idle connections (needs python3)
+idle_round() {
+  local server=$1 rss0 rss
+  start_server "$server"
+  local pid=$SERVER_PID port=$SERVER_PORT
+  sleep 1
+  rss0=$(rss_kb "$pid")
+  coproc IDLE { python3 "$root/bench/idle_clients.py" "$port" "$IDLE_CONNS"; }
+  local line=""
+  read -r line <&"${IDLE[0]}" || true
+  [ "$line" = ready ] || { echo "compare.sh: $IDLE_CONNS idle connections to $server failed" >&2; exit 1; }
+  redis-cli -p "$port" PING > /dev/null
+  sleep 2
+  rss=$(rss_kb "$pid")
+  exec {IDLE[1]}>&-
+  wait "$IDLE_PID" 2>/dev/null || true
+  printf '%s\t%d\t%d\n' "$server" "$rss0" "$rss" >> "$OUT/idle.tsv"
+  stop_server "$pid"
+}
+
+echo "Results in $OUT (ROUNDS=$ROUNDS, N_PIPE=$N_PIPE, N_PLAIN=$N_PLAIN, N_CONN=$N_CONN, KEYS=$KEYS)" >&2
+: > "$OUT/memory.tsv"
+
+start_server redis; REDIS_PID=$SERVER_PID; REDIS_PORT=$SERVER_PORT
+start_server spinel; SPINEL_PID=$SERVER_PID; SPINEL_PORT=$SERVER_PORT
+
+# Warm-up (the JVM compiles its hot paths), not counted.
+for s in redis spinel; do
+  if [ $s = redis ]; then p=$REDIS_PORT; else p=$SPINEL_PORT; fi
+  redis-benchmark -p "$p" -n $((N_PIPE / 4)) -P 30 -c 32 -d 256 -t set,get -q > /dev/null
+  redis-benchmark -p "$p" -n $((N_PLAIN / 4)) -P 1 -c 50 -t set,get -q > /dev/null
+done
+
+for round in $(seq 1 "$ROUNDS"); do
+  if [ $((round % 2)) = 1 ]; then order="redis spinel"; else order="spinel redis"; fi
+  for s in $order; do
+    if [ $s = redis ]; then pid=$REDIS_PID; port=$REDIS_PORT; else pid=$SPINEL_PID; port=$SPINEL_PORT; fi
+    echo "round $round: $s" >&2
+    run_bench $s "$pid" "$port" pipelined "$round" "$N_PIPE" -P 30 -c 32 -d 256
+    run_bench $s "$pid" "$port" unpipelined "$round" "$N_PLAIN" -P 1 -c 50
+    run_bench $s "$pid" "$port" conn1024 "$round" "$N_CONN" -P 30 -c 1024
+  done
+done
+stop_server "$REDIS_PID"; stop_server "$SPINEL_PID"
+
+for round in $(seq 1 "$ROUNDS"); do
+  if [ $((round % 2)) = 1 ]; then order="redis spinel"; else order="spinel redis"; fi
+  for s in $order; do
+    echo "round $round: memory $s" >&2
+    memory_round $s "$round"
+  done
+done
+
+: > "$OUT/idle.tsv"
+if command -v python3 > /dev/null && [ "$(ulimit -n)" -gt $((IDLE_CONNS + 200)) ]; then
+  for s in redis spinel; do
+    echo "idle connections: $s" >&2
+    idle_round $s
+  done
+else
+  echo "compare.sh: idle-connection scenario skipped (needs python3 and ulimit -n > IDLE_CONNS + 200)" >&2
+fi
+
+# ---- report: medians over rounds ----
+echo
+echo "| scenario | test | Redis ops/s | Spinel ops/s | ratio | Redis p50/p99 ms | Spinel p50/p99 ms | Redis ops/CPU-s | Spinel ops/CPU-s | CPU ratio |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+awk -F'\t' '
+  function median(list,   a, n, i, j, t) {
+    n = split(list, a, " ");
+    for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] + 0 > t + 0; j--) a[j + 1] = a[j]; a[j + 1] = t }
+    return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+  }
+  { k = $2 SUBSEP $3; keys[k] = 1; rps[$1, k] = rps[$1, k] " " $5; p50[$1, k] = p50[$1, k] " " $6;
+    p99[$1, k] = p99[$1, k] " " $7; cpu[$1, k] = cpu[$1, k] " " $8 }
+  END {
+    split("pipelined unpipelined conn1024", order, " ");
+    for (o = 1; o <= 3; o++) for (t = 1; t <= 2; t++) {
+      test = (t == 1) ? "SET" : "GET"; k = order[o] SUBSEP test; if (!(k in keys)) continue;
+      rr = median(rps["redis", k]); sr = median(rps["spinel", k]);
+      rc = median(cpu["redis", k]); sc = median(cpu["spinel", k]);
+      printf "| %s | %s | %.0f | %.0f | %.2f | %.3f / %.3f | %.3f / %.3f | %.0f | %.0f | %.2f |\n", order[o], test,
+        rr, sr, (rr > 0 ? sr / rr : 0), median(p50["redis", k]), median(p99["redis", k]),
+        median(p50["spinel", k]), median(p99["spinel", k]), rc, sc, (rc > 0 ? sc / rc : 0)
+    }
+  }' "$RESULTS"
+echo
+echo "| memory ($KEYS keys, 14-byte keys, 32-byte values) | Redis | Spinel | ratio |"
+echo "|---|---:|---:|---:|"
+awk -F'\t' '
+  function median(list,   a, n, i, j, t) {
+    n = split(list, a, " ");
+    for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] + 0 > t + 0; j--) a[j + 1] = a[j]; a[j + 1] = t }
+    return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+  }
+  { rss[$1] = rss[$1] " " $9; rss0[$1] = rss0[$1] " " $10; load[$1] = load[$1] " " $5 }
+  END {
+    r = median(rss["redis"]); s = median(rss["spinel"]);
+    printf "| RSS after load (MB) | %.1f | %.1f | %.2f |\n", r / 1024, s / 1024, (r > 0 ? s / r : 0);
+    r0 = median(rss0["redis"]); s0 = median(rss0["spinel"]);
+    printf "| RSS empty, before load (MB) | %.1f | %.1f | |\n", r0 / 1024, s0 / 1024;
+    lr = median(load["redis"]); ls = median(load["spinel"]);
+    printf "| redis-cli --pipe load (keys/s) | %.0f | %.0f | %.2f |\n", lr, ls, (lr > 0 ? ls / lr : 0)
+  }' "$OUT/memory.tsv"
+if [ -s "$OUT/idle.tsv" ]; then
+  echo
+  echo "| $IDLE_CONNS idle connections | Redis | Spinel | ratio |"
+  echo "|---|---:|---:|---:|"
+  awk -F'\t' -v n="$IDLE_CONNS" '{ grow[$1] = ($3 - $2) * 1024 / n; rss[$1] = $3 / 1024 }
+    END { printf "| RSS with the connections open (MB) | %.1f | %.1f | %.2f |\n", rss["redis"], rss["spinel"], rss["spinel"] / rss["redis"];
+          printf "| RSS growth per connection (bytes) | %.0f | %.0f | %.2f |\n", grow["redis"], grow["spinel"],
+            (grow["redis"] > 0 ? grow["spinel"] / grow["redis"] : 0) }' "$OUT/idle.tsv"
+fi
+echo
+echo "Spinel JVM options: ${SPINEL_JAVA_OPTS:--XX:+UseCompactObjectHeaders -XX:+UseZGC -Xms256m (bin/spinel-server default)}"
+echo "Raw results: $RESULTS and $OUT/memory.tsv"
