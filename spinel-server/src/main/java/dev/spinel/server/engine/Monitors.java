@@ -48,12 +48,7 @@ public final class Monitors {
             if (m == s) {
                 continue;
             }
-            m.connection().execute(() -> {
-                if (!m.closing()) {
-                    m.out().simple(line);
-                    m.connection().flushReplies();
-                }
-            });
+            m.deliver(() -> m.out().simple(line));
         }
     }
 

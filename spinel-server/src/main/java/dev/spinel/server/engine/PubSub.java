@@ -120,10 +120,7 @@ public final class PubSub {
 
     private void deliver(Session s, byte[] kind, byte[] pattern, byte[] channel, byte[] message) {
         ClientConnection c = s.connection();
-        c.execute(() -> {
-            if (s.closing()) {
-                return;
-            }
+        s.deliver(() -> {
             ReplyBuffer out = s.out();
             out.push(pattern == null ? 3 : 4);
             out.bulk(kind);
@@ -132,8 +129,7 @@ public final class PubSub {
             }
             out.bulk(channel);
             out.bulk(message);
-            c.flushReplies();
-            if (limit.exceeded(s, c.pendingOutputBytes())) {
+            if (limit.exceeded(s, c.pendingOutputBytes() + out.size())) {
                 c.kill();
             }
         });

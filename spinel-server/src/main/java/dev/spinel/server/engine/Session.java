@@ -39,6 +39,9 @@ public final class Session {
     private volatile boolean noTouch;
     private ReplyMode replyMode = ReplyMode.ON;
     private Subscriptions subscriptions;
+    /** Writes other loops hand to this session (pub/sub messages, MONITOR lines, invalidations). */
+    private final java.util.concurrent.ConcurrentLinkedQueue<Runnable> deliveries = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final java.util.concurrent.atomic.AtomicBoolean drainScheduled = new java.util.concurrent.atomic.AtomicBoolean();
     private Transaction transaction;
     private volatile TrackingState tracking;
     private boolean executingTransaction;
@@ -180,6 +183,37 @@ public final class Session {
 
     public void replyMode(ReplyMode mode) {
         this.replyMode = mode;
+    }
+
+    /**
+     * Hands this session a write to perform on its own loop (a pub/sub message, a MONITOR line, an
+     * invalidation). Safe from any thread. Pending deliveries run before the session's next input is
+     * executed ({@link #drainDeliveries}), so a message published before a command arrives is sent
+     * before that command's reply, as in Redis; an idle session gets them from a task on its loop.
+     */
+    public void deliver(Runnable write) {
+        deliveries.add(write);
+        if (drainScheduled.compareAndSet(false, true)) {
+            connection.execute(() -> {
+                drainScheduled.set(false);
+                if (drainDeliveries()) {
+                    connection.flushReplies();
+                }
+            });
+        }
+    }
+
+    /** Performs the pending deliveries (on the session's loop); true if there were any. */
+    public boolean drainDeliveries() {
+        boolean any = false;
+        Runnable r;
+        while ((r = deliveries.poll()) != null) {
+            if (!closing()) {
+                r.run();
+            }
+            any = true;
+        }
+        return any;
     }
 
     /** This session's subscriptions, created on first use. */

@@ -112,12 +112,7 @@ public final class Tracking {
         if (to == origin) {
             write.run(); // after the writer's own reply, as Redis defers it
         } else {
-            to.connection().execute(() -> {
-                if (!to.closing()) {
-                    write.run();
-                    to.connection().flushReplies();
-                }
-            });
+            to.deliver(write);
         }
     }
 

@@ -120,6 +120,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
      */
     private void processInput() {
         ReplyBuffer out = session.out();
+        session.drainDeliveries(); // messages published before this input was read go first, as in Redis
         while (!closeAfterReply && !suspended) {
             if (out.size() >= OUTPUT_CHUNK) {
                 flushReplies();
