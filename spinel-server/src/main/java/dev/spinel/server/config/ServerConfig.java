@@ -50,6 +50,17 @@ public final class ServerConfig {
     /** Spinel's own: Netty event loops; 0 means one per core. */
     public final Params.Int eventLoopThreads = add(new Params.Int("event-loop-threads", false, 0, 0, 1024, null));
 
+    // ---- set and sorted-set encodings (sets helper) ----
+    /** Thresholds handed to the store's set and sorted-set types; updated by the parameters below. */
+    public final dev.spinel.store.types.SetLimits setLimits = new dev.spinel.store.types.SetLimits();
+    public final Params.Int setMaxIntsetEntries = add(new Params.Int("set-max-intset-entries", true, 512, 0,
+            Long.MAX_VALUE, setLimits::setMaxIntsetEntries));
+    public final Params.Int zsetMaxListpackEntries = add(new Params.Int("zset-max-listpack-entries", true, 128, 0,
+            Long.MAX_VALUE, setLimits::zsetMaxListpackEntries, "zset-max-ziplist-entries"));
+    public final Params.Memory zsetMaxListpackValue = add(new Params.Memory("zset-max-listpack-value", true, 64,
+            Long.MAX_VALUE, setLimits::zsetMaxListpackValue, "zset-max-ziplist-value"));
+    // ---- end of set and sorted-set encodings ----
+
     public static ServerConfig defaults() {
         return new ServerConfig();
     }

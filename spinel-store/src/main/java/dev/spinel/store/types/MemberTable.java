@@ -23,6 +23,7 @@ final class MemberTable {
     private double[] values;
     private int size;
     private int used; // live + tombstones
+    private long memberBytes; // heap bytes of the live member arrays, so memoryUsage() is O(1)
     private final boolean withValues;
 
     MemberTable(int expected, boolean withValues) {
@@ -108,6 +109,7 @@ final class MemberTable {
             values[i] = value;
         }
         size++;
+        memberBytes += arrayBytes(member);
         return true;
     }
 
@@ -120,7 +122,12 @@ final class MemberTable {
         return true;
     }
 
+    static long arrayBytes(byte[] m) {
+        return (12 + m.length + 7) & ~7L;
+    }
+
     void removeSlot(int i) {
+        memberBytes -= arrayBytes(members[i]);
         members[i] = TOMBSTONE;
         size--;
         if (members.length > MIN_CAPACITY && size * 8L < members.length) {
@@ -206,13 +213,8 @@ final class MemberTable {
     }
 
     long memoryUsage() {
-        long n = 16 + 16L + members.length * 4L + 16 + members.length * 4L + (withValues ? 16 + members.length * 8L : 0);
-        for (byte[] m : members) {
-            if (m != null && m != TOMBSTONE) {
-                n += (12 + m.length + 7) & ~7L;
-            }
-        }
-        return n;
+        return 16 + 16L + members.length * 4L + 16 + members.length * 4L
+                + (withValues ? 16 + members.length * 8L : 0) + memberBytes;
     }
 
     MemberTable copy(boolean shareMembers) {

@@ -24,6 +24,7 @@ public final class ZSetValue implements TypedValue {
     private byte[][] members;
     private double[] scores;
     private int count;
+    private long memberBytes; // heap bytes of the listpack's member arrays, so memoryUsage() is O(1)
     // skiplist form
     private ZSkipList zsl;
     private MemberTable dict;
@@ -75,11 +76,7 @@ public final class ZSetValue implements TypedValue {
     @Override
     public long memoryUsage() {
         if (members != null) {
-            long n = 16 + ((12 + members.length * 4L + 7) & ~7L) + 16 + scores.length * 8L;
-            for (int i = 0; i < count; i++) {
-                n += (12 + members[i].length + 7) & ~7L;
-            }
-            return n;
+            return 16 + ((12 + members.length * 4L + 7) & ~7L) + 16 + scores.length * 8L + memberBytes;
         }
         // per node: object, forward and span arrays (average 1.33 levels)
         return 16 + dict.memoryUsage() + zsl.length() * 80L;
@@ -95,6 +92,7 @@ public final class ZSetValue implements TypedValue {
             }
             z.scores = Arrays.copyOf(scores, Math.max(4, count));
             z.count = count;
+            z.memberBytes = memberBytes;
             return z;
         }
         ZSetValue z = createSkiplist();
@@ -187,6 +185,7 @@ public final class ZSetValue implements TypedValue {
             members[pos] = member;
             scores[pos] = score;
             count++;
+            memberBytes += MemberTable.arrayBytes(member);
         } else {
             zsl.insert(score, member);
             dict.add(member, score);
@@ -205,6 +204,7 @@ public final class ZSetValue implements TypedValue {
             members[pos] = m;
             scores[pos] = newScore;
             count++;
+            memberBytes += MemberTable.arrayBytes(m);
             return;
         }
         int slot = dict.find(b, off, len);
@@ -215,6 +215,7 @@ public final class ZSetValue implements TypedValue {
     }
 
     private void removeIndex(int i) {
+        memberBytes -= MemberTable.arrayBytes(members[i]);
         System.arraycopy(members, i + 1, members, i, count - i - 1);
         System.arraycopy(scores, i + 1, scores, i, count - i - 1);
         count--;
@@ -251,6 +252,9 @@ public final class ZSetValue implements TypedValue {
         if (members != null) {
             int s = (int) start;
             int n = (int) (end - start + 1);
+            for (int k = s; k < s + n; k++) {
+                memberBytes -= MemberTable.arrayBytes(members[k]);
+            }
             System.arraycopy(members, s + n, members, s, count - s - n);
             System.arraycopy(scores, s + n, scores, s, count - s - n);
             Arrays.fill(members, count - n, count, null);
@@ -274,6 +278,7 @@ public final class ZSetValue implements TypedValue {
         members = null;
         scores = null;
         count = 0;
+        memberBytes = 0;
     }
 
     /**
@@ -300,6 +305,10 @@ public final class ZSetValue implements TypedValue {
         members = m;
         scores = s;
         count = n;
+        memberBytes = 0;
+        for (int k = 0; k < n; k++) {
+            memberBytes += MemberTable.arrayBytes(m[k]);
+        }
         zsl = null;
         dict = null;
     }

@@ -1,0 +1,83 @@
+package dev.spinel.server.commands;
+
+import dev.spinel.protocol.Args;
+import dev.spinel.protocol.Numbers;
+import dev.spinel.server.engine.Errors;
+import dev.spinel.server.engine.RedisError;
+import dev.spinel.store.types.LexRange;
+import dev.spinel.store.types.ScoreRange;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/**
+ * Score and range arguments of the sorted-set commands, parsed with Redis's rules and error texts
+ * (t_zset.c's zslParseRange and zslParseLexRange), and score formatting for bulk replies. Stateless.
+ */
+final class ZScores {
+    static final RedisError NOT_FLOAT_RANGE = new RedisError("ERR min or max is not a float");
+    static final RedisError NOT_LEX_RANGE = new RedisError("ERR min or max not valid string range item");
+    static final RedisError NAN = new RedisError("ERR resulting score is not a number (NaN)");
+
+    private ZScores() {
+    }
+
+    /** A score argument; "ERR value is not a valid float" otherwise. */
+    static double score(Args a, int i) {
+        try {
+            return a.parseDouble(i);
+        } catch (NumberFormatException e) {
+            throw Errors.NOT_FLOAT;
+        }
+    }
+
+    /** {@code min max} of BYSCORE forms: numbers, {@code -inf}/{@code +inf}, '(' for exclusive. */
+    static ScoreRange scoreRange(Args a, int minArg, int maxArg) {
+        boolean minEx = a.length(minArg) > 0 && a.byteAt(minArg, 0) == '(';
+        boolean maxEx = a.length(maxArg) > 0 && a.byteAt(maxArg, 0) == '(';
+        double min = bound(a, minArg, minEx);
+        double max = bound(a, maxArg, maxEx);
+        return new ScoreRange(min, minEx, max, maxEx);
+    }
+
+    private static double bound(Args a, int i, boolean exclusive) {
+        int skip = exclusive ? 1 : 0;
+        try {
+            return Numbers.parseDouble(a.buffer(), a.offset(i) + skip, a.length(i) - skip);
+        } catch (NumberFormatException e) {
+            throw NOT_FLOAT_RANGE;
+        }
+    }
+
+    /** {@code min max} of BYLEX forms: {@code [x}, {@code (x}, {@code -}, {@code +}. */
+    static LexRange lexRange(Args a, int minArg, int maxArg) {
+        Object[] min = lexBound(a, minArg);
+        Object[] max = lexBound(a, maxArg);
+        return new LexRange((byte[]) min[0], (Boolean) min[1], (Integer) min[2],
+                (byte[]) max[0], (Boolean) max[1], (Integer) max[2]);
+    }
+
+    private static Object[] lexBound(Args a, int i) {
+        int len = a.length(i);
+        if (len == 0) {
+            throw NOT_LEX_RANGE;
+        }
+        byte c = a.byteAt(i, 0);
+        if (len == 1 && c == '+') {
+            return new Object[] {null, Boolean.FALSE, LexRange.POS};
+        }
+        if (len == 1 && c == '-') {
+            return new Object[] {null, Boolean.FALSE, LexRange.NEG};
+        }
+        if (c != '(' && c != '[') {
+            throw NOT_LEX_RANGE;
+        }
+        byte[] v = Arrays.copyOfRange(a.buffer(), a.offset(i) + 1, a.offset(i) + len);
+        return new Object[] {v, c == '(', 0};
+    }
+
+    /** A score as Redis 7.0 writes it in bulk strings (%.17g). */
+    static byte[] format(double d) {
+        return Numbers.formatDouble(d).getBytes(StandardCharsets.US_ASCII);
+    }
+}
