@@ -24,12 +24,35 @@ final class ScanOptions {
     /** Parses the cursor; Redis does this before looking the key up, the options after. */
     static ScanOptions cursor(Args a, int cursorArg) {
         ScanOptions o = new ScanOptions();
-        try {
-            o.cursor = Long.parseUnsignedLong(a.string(cursorArg));
-        } catch (NumberFormatException e) {
+        o.cursor = parseCursor(a, cursorArg);
+        return o;
+    }
+
+    /** As C's strtoul with Redis's checks: optional sign, digits only, no overflow; "-1" wraps. */
+    private static long parseCursor(Args a, int i) {
+        int len = a.length(i);
+        int p = 0;
+        boolean neg = false;
+        if (len > 0 && (a.byteAt(i, 0) == '-' || a.byteAt(i, 0) == '+')) {
+            neg = a.byteAt(i, 0) == '-';
+            p = 1;
+        }
+        if (p == len) {
             throw INVALID_CURSOR;
         }
-        return o;
+        long v = 0;
+        for (; p < len; p++) {
+            int d = a.byteAt(i, p) - '0';
+            if (d < 0 || d > 9 || Long.compareUnsigned(v, Long.divideUnsigned(-1L, 10)) > 0) {
+                throw INVALID_CURSOR;
+            }
+            long next = v * 10 + d;
+            if (Long.compareUnsigned(next, v * 10) < 0) {
+                throw INVALID_CURSOR;
+            }
+            v = next;
+        }
+        return neg ? -v : v;
     }
 
     /** Parses MATCH/COUNT (only once the key is known to exist with the right type, as Redis). */

@@ -138,7 +138,11 @@ public final class SetCommands {
         }
         long count = -1;
         if (a.count() == 3) {
-            count = StringCommands.parseLongOrError(a, 2);
+            try {
+                count = a.parseLong(2);
+            } catch (NumberFormatException e) {
+                throw Errors.NOT_POSITIVE; // getPositiveLongFromObjectOrReply: one message for both
+            }
             if (count < 0) {
                 throw Errors.NOT_POSITIVE;
             }
