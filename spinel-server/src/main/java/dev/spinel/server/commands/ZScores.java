@@ -25,9 +25,18 @@ final class ZScores {
     /** A score argument; "ERR value is not a valid float" otherwise. */
     static double score(Args a, int i) {
         try {
-            return a.parseDouble(i);
-        } catch (NumberFormatException e) {
+            return Strtod.parseStrict(a.buffer(), a.offset(i), a.length(i));
+        } catch (Strtod.Invalid e) {
             throw Errors.NOT_FLOAT;
+        }
+    }
+
+    /** A WEIGHTS value (strict, as a score) or the given error. */
+    static double weight(Args a, int i, RedisError error) {
+        try {
+            return Strtod.parseStrict(a.buffer(), a.offset(i), a.length(i));
+        } catch (Strtod.Invalid e) {
+            throw error;
         }
     }
 
@@ -43,8 +52,8 @@ final class ZScores {
     private static double bound(Args a, int i, boolean exclusive) {
         int skip = exclusive ? 1 : 0;
         try {
-            return Numbers.parseDouble(a.buffer(), a.offset(i) + skip, a.length(i) - skip);
-        } catch (NumberFormatException e) {
+            return Strtod.parseLenient(a.buffer(), a.offset(i) + skip, a.length(i) - skip);
+        } catch (Strtod.Invalid e) {
             throw NOT_FLOAT_RANGE;
         }
     }

@@ -112,11 +112,7 @@ final class ZSetAlgebraCommands {
                 if (op != Op.DIFF && !cardOnly && remaining >= n + 1 && a.is(j, "WEIGHTS")) {
                     j++;
                     for (int i = 0; i < n; i++, j++) {
-                        try {
-                            src[i].weight = a.parseDouble(j);
-                        } catch (NumberFormatException ex) {
-                            throw WEIGHT;
-                        }
+                        src[i].weight = ZScores.weight(a, j, WEIGHT);
                     }
                 } else if (op != Op.DIFF && !cardOnly && remaining >= 2 && a.is(j, "AGGREGATE")) {
                     j++;

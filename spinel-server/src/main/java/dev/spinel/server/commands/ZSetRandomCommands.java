@@ -76,7 +76,8 @@ final class ZSetRandomCommands {
                 return;
             }
             if (count >= size) {
-                ZSetRangeCommands.emit(out, z, 0, size, 1, withScores);
+                // Redis's zset iterator walks from the tail: the whole set comes highest first
+                ZSetRangeCommands.emit(out, z, size - 1, size, -1, withScores);
                 return;
             }
             // distinct ranks: reservoir sample of count ranks, shuffled

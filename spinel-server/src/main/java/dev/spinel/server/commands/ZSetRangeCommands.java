@@ -58,7 +58,7 @@ final class ZSetRangeCommands {
         long limit = -1;
         for (int j = keyArg + 3; j < a.count(); j++) {
             int left = a.count() - j - 1;
-            if (a.is(j, "WITHSCORES")) {
+            if (dstArg < 0 && a.is(j, "WITHSCORES")) {
                 withScores = true;
             } else if (a.is(j, "LIMIT") && left >= 2) {
                 offset = StringCommands.parseLongOrError(a, j + 1);
@@ -141,19 +141,29 @@ final class ZSetRangeCommands {
                     n = end - start + 1;
                     first = dir > 0 ? start : llen - 1 - start;
                 }
+            } else if (offset < 0 || (offset > 0 && offset >= llen) || (lr != null && !lexMayMatch(z, lr))) {
+                n = 0;
+                first = 0;
             } else {
-                long lo = kind == Kind.SCORE ? z.countBelow(sr) : z.countBelow(lr);
-                long hi = (kind == Kind.SCORE ? z.countUpToMax(sr) : z.countUpToMax(lr)) - 1;
-                long available = hi - lo + 1;
-                if (offset < 0 || available <= 0 || offset >= available) {
-                    n = 0;
-                } else {
-                    n = available - offset;
-                    if (limit >= 0) {
-                        n = Math.min(n, limit);
+                // As Redis: find the first element in range from the chosen end, then walk while the
+                // far bound holds (matters for BYLEX over members not in lexicographic order).
+                long from = dir > 0 ? (kind == Kind.SCORE ? z.countBelow(sr) : z.countBelow(lr))
+                        : (kind == Kind.SCORE ? z.countUpToMax(sr) - 1 : z.lastUpToMax(lr));
+                long skipped = 0;
+                n = 0;
+                ZSetValue.Cursor c = z.cursor(from);
+                if (c.valid() && inRange(c, sr, lr, -dir)) {
+                    for (; c.valid() && inRange(c, sr, lr, dir); step(c, dir)) {
+                        if (skipped < offset) {
+                            skipped++;
+                        } else if (limit >= 0 && n >= limit) {
+                            break;
+                        } else {
+                            n++;
+                        }
                     }
                 }
-                first = dir > 0 ? lo + offset : hi - offset;
+                first = dir > 0 ? from + offset : from - offset;
             }
             if (store) {
                 ZSetValue dst = n > limits.zsetMaxListpackEntries() ? ZSetValue.createSkiplist() : ZSetValue.createListpack();
@@ -169,6 +179,38 @@ final class ZSetRangeCommands {
         } finally {
             s.locks().unlock();
         }
+    }
+
+    /**
+     * Redis's zslIsInLexRange pre-check: a non-empty range whose min is not above the last member and
+     * whose max is not below the first. Without it nothing is in range.
+     */
+    static boolean lexMayMatch(ZSetValue z, LexRange lr) {
+        if (lr.isEmpty() || z.size() == 0) {
+            return false;
+        }
+        return lr.aboveMin(z.cursor(z.size() - 1).member()) && lr.belowMax(z.cursor(0).member());
+    }
+
+    /** The bound checked while walking: the max going forward, the min going backward. */
+    private static boolean inRange(ZSetValue.Cursor c, ScoreRange sr, LexRange lr, int dir) {
+        if (sr != null) {
+            return dir > 0 ? sr.belowMax(c.score()) : sr.aboveMin(c.score());
+        }
+        return dir > 0 ? lr.belowMax(c.member()) : lr.aboveMin(c.member());
+    }
+
+    /** Elements from forward rank {@code from} onwards while the range's max holds. */
+    private static long countForward(ZSetValue z, long from, ScoreRange sr, LexRange lr) {
+        long n = 0;
+        ZSetValue.Cursor c = z.cursor(from);
+        if (!c.valid() || !inRange(c, sr, lr, -1)) {
+            return 0;
+        }
+        for (; c.valid() && inRange(c, sr, lr, 1); c.next()) {
+            n++;
+        }
+        return n;
     }
 
     private static void step(ZSetValue.Cursor c, int dir) {
@@ -217,7 +259,7 @@ final class ZSetRangeCommands {
             ZSetValue z = TypedKeys.zset(Keys.read(s, seg, a, 1, h));
             long n = 0;
             if (z != null) {
-                n = lex ? z.countUpToMax(lr) - z.countBelow(lr) : z.countUpToMax(sr) - z.countBelow(sr);
+                n = lex ? (lexMayMatch(z, lr) ? countForward(z, z.countBelow(lr), null, lr) : 0) : z.countUpToMax(sr) - z.countBelow(sr);
             }
             s.out().integer(Math.max(0, n));
         } finally {
@@ -267,12 +309,12 @@ final class ZSetRangeCommands {
                 if (end >= llen) {
                     end = llen - 1;
                 }
-            } else if (kind == Kind.SCORE) {
-                start = z.countBelow(sr);
-                end = z.countUpToMax(sr) - 1;
+            } else if (lr != null && !lexMayMatch(z, lr)) {
+                s.out().integer(0);
+                return;
             } else {
-                start = z.countBelow(lr);
-                end = z.countUpToMax(lr) - 1;
+                start = kind == Kind.SCORE ? z.countBelow(sr) : z.countBelow(lr);
+                end = start + countForward(z, start, sr, lr) - 1;
             }
             long before = z.memoryUsage();
             long removed = z.removeRanks(start, end);

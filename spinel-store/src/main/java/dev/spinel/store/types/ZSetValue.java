@@ -175,6 +175,7 @@ public final class ZSetValue implements TypedValue {
             convertToSkiplist();
         }
         if (members != null) {
+            score = score + 0.0; // -0 becomes 0, as Redis's d2string into the listpack does
             int pos = lpInsertPos(score, member);
             if (count == members.length) {
                 members = Arrays.copyOf(members, count * 2);
@@ -195,6 +196,7 @@ public final class ZSetValue implements TypedValue {
     /** Changes the score of a present member. */
     public void updateScore(byte[] b, int off, int len, double newScore) {
         if (members != null) {
+            newScore = newScore + 0.0; // -0 becomes 0 in a listpack
             int i = lpFind(b, off, len);
             byte[] m = members[i];
             removeIndex(i);
@@ -300,7 +302,7 @@ public final class ZSetValue implements TypedValue {
         int i = 0;
         for (ZSkipList.Node x = zsl.first(); x != null; x = x.next()) {
             m[i] = x.member;
-            s[i++] = x.score;
+            s[i++] = x.score + 0.0;
         }
         members = m;
         scores = s;
@@ -359,6 +361,23 @@ public final class ZSetValue implements TypedValue {
             return i;
         }
         return zsl.countUpToMax(r);
+    }
+
+    /**
+     * Rank of the last element that is not above the lex range's max, found the way Redis finds it
+     * (a scan from the tail of a listpack, a descent of the skip list), or -1. The two differ only when
+     * members with different scores are not in lexicographic order, where Redis's answer is by design
+     * encoding-dependent.
+     */
+    public long lastUpToMax(LexRange r) {
+        if (members != null) {
+            int i = count - 1;
+            while (i >= 0 && !r.belowMax(members[i])) {
+                i--;
+            }
+            return i;
+        }
+        return zsl.countUpToMax(r) - 1;
     }
 
     /** A cursor at 0-based rank {@code rank} (invalid if out of range). */
