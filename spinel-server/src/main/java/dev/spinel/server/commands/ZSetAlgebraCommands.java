@@ -196,8 +196,8 @@ final class ZSetAlgebraCommands {
                 double r = acc + v;
                 yield Double.isNaN(r) ? 0 : r; // inf + -inf
             }
-            case MIN -> Math.min(acc, v);
-            case MAX -> Math.max(acc, v);
+            case MIN -> v < acc ? v : acc; // not Math.min: a NaN value must leave acc unchanged, as Redis
+            case MAX -> v > acc ? v : acc;
         };
     }
 

@@ -76,15 +76,15 @@ public final class ZSetCommands {
         if (elements == 0 || elements % 2 != 0) {
             throw Errors.SYNTAX;
         }
-        if ((flags & INCR) != 0 && elements > 2) {
-            throw INCR_PAIRS;
-        }
         if ((flags & NX) != 0 && (flags & XX) != 0) {
             throw XX_NX;
         }
         if (((flags & GT) != 0 && (flags & NX) != 0) || ((flags & LT) != 0 && (flags & NX) != 0)
                 || ((flags & GT) != 0 && (flags & LT) != 0)) {
             throw GT_LT_NX;
+        }
+        if ((flags & INCR) != 0 && elements > 2) {
+            throw INCR_PAIRS;
         }
         double[] scores = new double[elements / 2];
         for (int k = 0; k < scores.length; k++) {
