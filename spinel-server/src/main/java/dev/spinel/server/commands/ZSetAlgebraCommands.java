@@ -243,7 +243,7 @@ final class ZSetAlgebraCommands {
                     result.insert(m.clone(), score, UNBOUNDED);
                 } else {
                     double next = aggregate(cur, score, agg);
-                    if (next != cur) {
+                    if (Double.doubleToRawLongBits(next) != Double.doubleToRawLongBits(cur)) { // -0 vs 0 too
                         result.updateScore(m, 0, m.length, next);
                     }
                 }
