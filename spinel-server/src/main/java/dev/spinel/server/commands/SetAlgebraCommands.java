@@ -87,7 +87,7 @@ final class SetAlgebraCommands {
             SetValue[] sets = new SetValue[n];
             boolean empty = false;
             for (int i = 0; i < n; i++) {
-                Entry e = TypedKeys.read(s, a, from + i);
+                Entry e = dst >= 0 ? TypedKeys.write(s, a, from + i) : TypedKeys.read(s, a, from + i);
                 if (e == null) {
                     empty = true;
                     continue;
@@ -157,7 +157,7 @@ final class SetAlgebraCommands {
             int n = a.count() - from;
             SetValue[] sets = new SetValue[n];
             for (int i = 0; i < n; i++) {
-                sets[i] = TypedKeys.set(TypedKeys.read(s, a, from + i));
+                sets[i] = TypedKeys.set(dst >= 0 ? TypedKeys.write(s, a, from + i) : TypedKeys.read(s, a, from + i));
             }
             SetValue result = SetValue.createIntset();
             if (op == Op.UNION) {
@@ -190,7 +190,7 @@ final class SetAlgebraCommands {
             }
             out.set((int) result.size());
             for (int p = result.first(); p >= 0; p = result.next(p)) {
-                out.bulk(result.member(p));
+                SetCommands.replyMember(out, result, p);
             }
         } finally {
             s.locks().unlock();

@@ -19,6 +19,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * {@link SetAlgebraCommands}. Each command holds its key's stripe lock for its whole run.
  */
 public final class SetCommands {
+    /** Largest reply a negative-count random command may build (one array header holds an int). */
+    static final long MAX_REPLY_ELEMENTS = 100_000_000L;
+
     private SetCommands() {
     }
 
@@ -170,7 +173,7 @@ public final class SetCommands {
             }
             for (long k = 0; k < n; k++) {
                 int pos = set.randomPosition(rnd);
-                out.bulk(set.member(pos));
+                replyMember(out, set, pos);
                 set.removeAt(pos);
             }
             s.engine().stats().dirty.add(n);
@@ -193,6 +196,10 @@ public final class SetCommands {
                 throw new dev.spinel.server.engine.RedisError(
                         "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807");
             }
+            if (count < -MAX_REPLY_ELEMENTS) {
+                // Redis would try to build the reply and run out of memory; refuse with a clear error instead
+                throw new dev.spinel.server.engine.RedisError("ERR value is out of range");
+            }
         }
         int h = Keys.hash(a, 1);
         Segment seg = s.db().segment(h);
@@ -204,7 +211,7 @@ public final class SetCommands {
                 if (set == null) {
                     out.nullBulk();
                 } else {
-                    out.bulk(set.member(set.randomPosition(ThreadLocalRandom.current())));
+                    replyMember(out, set, set.randomPosition(ThreadLocalRandom.current()));
                 }
                 return;
             }
@@ -226,14 +233,14 @@ public final class SetCommands {
             long n = -count;
             out.array((int) n);
             for (long k = 0; k < n; k++) {
-                out.bulk(set.member(set.randomPosition(rnd)));
+                replyMember(out, set, set.randomPosition(rnd));
             }
             return;
         }
         if (count >= size) {
             out.array((int) size);
             for (int p = set.first(); p >= 0; p = set.next(p)) {
-                out.bulk(set.member(p));
+                replyMember(out, set, p);
             }
             return;
         }
@@ -258,7 +265,16 @@ public final class SetCommands {
         }
         out.array(chosen.length);
         for (int p : chosen) {
-            out.bulk(set.member(p));
+            replyMember(out, set, p);
+        }
+    }
+
+    /** Writes the member at an iterator position; intset members are written as numbers, no allocation. */
+    static void replyMember(ReplyBuffer out, SetValue set, int pos) {
+        if (set.isIntset()) {
+            out.bulk(set.intAt(pos));
+        } else {
+            out.bulk(set.member(pos));
         }
     }
 

@@ -37,6 +37,9 @@ final class ZSetRandomCommands {
             if (count == Long.MIN_VALUE) {
                 throw RANGE;
             }
+            if (count < -SetCommands.MAX_REPLY_ELEMENTS && a.count() <= 3) {
+                throw OUT_OF_RANGE; // Redis would build the reply until memory runs out
+            }
             if (a.count() > 4 || (a.count() == 4 && !a.is(3, "WITHSCORES"))) {
                 throw Errors.SYNTAX;
             }
