@@ -244,7 +244,20 @@ public final class SetCommands {
             }
             return;
         }
-        // distinct members: a reservoir sample over one iteration (O(count) memory), then shuffled
+        if (count * 3 <= size) {
+            // few against many: random picks, duplicates rejected (O(count))
+            DistinctPicks seen = new DistinctPicks(count);
+            out.array((int) count);
+            for (long got = 0; got < count; ) {
+                int p = set.randomPosition(rnd);
+                if (seen.add(p)) {
+                    replyMember(out, set, p);
+                    got++;
+                }
+            }
+            return;
+        }
+        // many against the size: a reservoir sample over one iteration, then shuffled
         int[] chosen = new int[(int) count];
         int seen = 0;
         for (int p = set.first(); p >= 0; p = set.next(p), seen++) {

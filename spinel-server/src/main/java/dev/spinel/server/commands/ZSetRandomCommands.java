@@ -83,7 +83,20 @@ final class ZSetRandomCommands {
                 ZSetRangeCommands.emit(out, z, size - 1, size, -1, withScores);
                 return;
             }
-            // distinct ranks: reservoir sample of count ranks, shuffled
+            if (count * 3 <= size) {
+                // few against many: random ranks, duplicates rejected (O(count log n))
+                DistinctPicks seen = new DistinctPicks(count);
+                header(out, count, withScores);
+                for (long got = 0; got < count; ) {
+                    long r = rnd.nextLong(size);
+                    if (seen.add(r)) {
+                        element(out, z.cursor(r), withScores);
+                        got++;
+                    }
+                }
+                return;
+            }
+            // many against the size: reservoir sample of ranks, shuffled
             long[] chosen = new long[(int) count];
             for (int i = 0; i < count; i++) {
                 chosen[i] = i;

@@ -126,6 +126,18 @@ class SetZSetPropertiesTest {
                 assertEquals(5, new HashSet<>(distinct).size());
                 assertTrue(Set.of("a", "b", "c", "d", "e", "f", "g", "h").containsAll(distinct));
             }
+            for (String first : new String[] {"0", "m"}) { // intset and hashtable, count small against size
+                List<String> big = new ArrayList<>(List.of("SADD", "rnd:big" + first));
+                for (int i = 0; i < 300; i++) {
+                    big.add(first.equals("0") ? Integer.toString(i) : "m" + i);
+                }
+                c.call(big.toArray(new String[0]));
+                for (int t = 0; t < 20; t++) {
+                    List<String> few = elements(c.call("SRANDMEMBER", "rnd:big" + first, "20"));
+                    assertEquals(20, new HashSet<>(few).size());
+                    assertTrue(big.subList(2, big.size()).containsAll(few));
+                }
+            }
             List<String> repeated = elements(c.call("SRANDMEMBER", "rnd:s", "-200"));
             assertEquals(200, repeated.size());
             assertEquals(8, new HashSet<>(repeated).size(), "200 draws from 8 cover all (p of a miss ~1e-11)");
@@ -146,6 +158,21 @@ class SetZSetPropertiesTest {
                     assertEquals(Integer.toString(el.get(i).charAt(0) - 'a' + 1), el.get(i + 1));
                 }
                 assertEquals(3, members.size());
+            }
+            List<String> zbig = new ArrayList<>(List.of("ZADD", "rnd:zbig"));
+            for (int i = 0; i < 300; i++) {
+                zbig.add(Integer.toString(i));
+                zbig.add("m" + i);
+            }
+            c.call(zbig.toArray(new String[0]));
+            for (int t = 0; t < 20; t++) {
+                List<String> el = elements(c.call("ZRANDMEMBER", "rnd:zbig", "20", "WITHSCORES"));
+                Set<String> members = new HashSet<>();
+                for (int i = 0; i < el.size(); i += 2) {
+                    members.add(el.get(i));
+                    assertEquals("m" + el.get(i + 1), el.get(i));
+                }
+                assertEquals(20, members.size());
             }
             List<String> rep = elements(c.call("ZRANDMEMBER", "rnd:z", "-100"));
             assertEquals(100, rep.size());
