@@ -10,7 +10,8 @@ import java.util.random.RandomGenerator;
  * A Redis set in one of Redis 7.0's two encodings:
  * <ul>
  * <li>{@code intset}: while every member is a 64-bit integer in canonical form and the count is at most
- * {@code set-max-intset-entries}: a sorted {@code long[]} (iterated in ascending order, as Redis does);
+ * {@code set-max-intset-entries}: an {@link IntSet}, sorted integers packed at 2, 4 or 8 bytes each
+ * (iterated in ascending order, as Redis does);
  * <li>{@code hashtable}: otherwise, a {@link MemberTable} of byte strings. A set never converts back.
  * </ul>
  * Members are passed as slices of a caller's buffer and copied only when stored.
@@ -18,8 +19,7 @@ import java.util.random.RandomGenerator;
  * <p>Not thread-safe: guarded by the lock of the segment holding the key.
  */
 public final class SetValue implements TypedValue {
-    private long[] ints; // intset form, sorted; null in hashtable form
-    private int intCount;
+    private IntSet ints; // intset form; null in hashtable form
     private MemberTable table; // hashtable form
 
     private SetValue() {
@@ -29,7 +29,7 @@ public final class SetValue implements TypedValue {
     public static SetValue createFor(byte[] b, int off, int len) {
         SetValue s = new SetValue();
         if (isInt(b, off, len)) {
-            s.ints = new long[4];
+            s.ints = new IntSet(4);
         } else {
             s.table = new MemberTable(4, false);
         }
@@ -39,7 +39,7 @@ public final class SetValue implements TypedValue {
     /** An empty set in the intset encoding (the destination of SINTERSTORE/SUNIONSTORE/SDIFFSTORE). */
     public static SetValue createIntset() {
         SetValue s = new SetValue();
-        s.ints = new long[4];
+        s.ints = new IntSet(4);
         return s;
     }
 
@@ -63,13 +63,13 @@ public final class SetValue implements TypedValue {
 
     @Override
     public long size() {
-        return ints != null ? intCount : table.size();
+        return ints != null ? ints.size() : table.size();
     }
 
     @Override
     public long memoryUsage() {
         if (ints != null) {
-            return 16 + ((12 + ints.length * 8L + 7) & ~7L);
+            return 16 + ints.memoryUsage();
         }
         return 16 + table.memoryUsage();
     }
@@ -78,8 +78,7 @@ public final class SetValue implements TypedValue {
     public SetValue copy() {
         SetValue s = new SetValue();
         if (ints != null) {
-            s.ints = Arrays.copyOf(ints, Math.max(4, intCount));
-            s.intCount = intCount;
+            s.ints = ints.copy();
         } else {
             s.table = table.copy(false);
         }
@@ -96,7 +95,7 @@ public final class SetValue implements TypedValue {
             } catch (NumberFormatException e) {
                 return false;
             }
-            return Arrays.binarySearch(ints, 0, intCount, v) >= 0;
+            return ints.contains(v);
         }
         return table.contains(b, off, len);
     }
@@ -112,22 +111,14 @@ public final class SetValue implements TypedValue {
             try {
                 v = Ints.parse(b, off, len);
             } catch (NumberFormatException e) {
-                convertToTable(intCount + 1);
+                convertToTable(ints.size() + 1);
                 return table.add(Arrays.copyOfRange(b, off, off + len), 0);
             }
-            int pos = Arrays.binarySearch(ints, 0, intCount, v);
-            if (pos >= 0) {
+            if (!ints.add(v)) {
                 return false;
             }
-            pos = -pos - 1;
-            if (intCount == ints.length) {
-                ints = Arrays.copyOf(ints, intCount * 2);
-            }
-            System.arraycopy(ints, pos, ints, pos + 1, intCount - pos);
-            ints[pos] = v;
-            intCount++;
-            if (intCount > limits.setMaxIntsetEntries()) {
-                convertToTable(intCount);
+            if (ints.size() > limits.setMaxIntsetEntries()) {
+                convertToTable(ints.size());
             }
             return true;
         }
@@ -146,13 +137,7 @@ public final class SetValue implements TypedValue {
             } catch (NumberFormatException e) {
                 return false;
             }
-            int pos = Arrays.binarySearch(ints, 0, intCount, v);
-            if (pos < 0) {
-                return false;
-            }
-            System.arraycopy(ints, pos + 1, ints, pos, intCount - pos - 1);
-            intCount--;
-            return true;
+            return ints.remove(v);
         }
         return table.remove(b, off, len);
     }
@@ -163,12 +148,11 @@ public final class SetValue implements TypedValue {
 
     private void convertToTable(int expected) {
         MemberTable t = new MemberTable(expected, false);
-        for (int i = 0; i < intCount; i++) {
-            t.add(Ints.toBytes(ints[i]), 0);
+        for (int i = 0; i < ints.size(); i++) {
+            t.add(Ints.toBytes(ints.get(i)), 0);
         }
         table = t;
         ints = null;
-        intCount = 0;
     }
 
     // ---------------------------------------------------------------- iteration and randomness
@@ -178,33 +162,32 @@ public final class SetValue implements TypedValue {
      * stay valid while the set is not modified.
      */
     public int first() {
-        return ints != null ? (intCount > 0 ? 0 : -1) : table.nextSlot(0);
+        return ints != null ? (ints.size() > 0 ? 0 : -1) : table.nextSlot(0);
     }
 
     public int next(int pos) {
-        return ints != null ? (pos + 1 < intCount ? pos + 1 : -1) : table.nextSlot(pos + 1);
+        return ints != null ? (pos + 1 < ints.size() ? pos + 1 : -1) : table.nextSlot(pos + 1);
     }
 
     /** The member at an iterator position, as bytes (allocated for intset members). */
     public byte[] member(int pos) {
-        return ints != null ? Ints.toBytes(ints[pos]) : table.memberAt(pos);
+        return ints != null ? Ints.toBytes(ints.get(pos)) : table.memberAt(pos);
     }
 
     /** The integer at an iterator position in the intset encoding (avoids formatting). */
     public long intAt(int pos) {
-        return ints[pos];
+        return ints.get(pos);
     }
 
     /** A random position (the set must not be empty). */
     public int randomPosition(RandomGenerator rnd) {
-        return ints != null ? rnd.nextInt(intCount) : table.randomSlot(rnd);
+        return ints != null ? rnd.nextInt(ints.size()) : table.randomSlot(rnd);
     }
 
     /** Removes the member at an iterator position (the set's positions are then invalid). */
     public void removeAt(int pos) {
         if (ints != null) {
-            System.arraycopy(ints, pos + 1, ints, pos, intCount - pos - 1);
-            intCount--;
+            ints.removeAt(pos);
         } else {
             table.removeSlot(pos);
         }
@@ -221,8 +204,8 @@ public final class SetValue implements TypedValue {
      */
     public long scan(long cursor, int count, Visitor v) {
         if (ints != null) {
-            for (int i = 0; i < intCount; i++) {
-                v.visit(Ints.toBytes(ints[i]));
+            for (int i = 0; i < ints.size(); i++) {
+                v.visit(Ints.toBytes(ints.get(i)));
             }
             return 0;
         }
