@@ -226,7 +226,7 @@ final class ZSetAlgebraCommands {
             }
             card[0]++;
             if (result != null) {
-                result.insert(m.clone(), score, UNBOUNDED);
+                result.insert(m.clone(), score, ALWAYS_SKIPLIST);
             } else if (limit > 0 && card[0] >= limit) {
                 stop[0] = true;
             }
@@ -240,7 +240,7 @@ final class ZSetAlgebraCommands {
                 double score = weighted(sc, in.weight);
                 double cur = result.score(m);
                 if (Double.isNaN(cur)) {
-                    result.insert(m.clone(), score, UNBOUNDED);
+                    result.insert(m.clone(), score, ALWAYS_SKIPLIST);
                 } else {
                     double next = aggregate(cur, score, agg);
                     if (Double.doubleToRawLongBits(next) != Double.doubleToRawLongBits(cur)) { // -0 vs 0 too
@@ -258,11 +258,11 @@ final class ZSetAlgebraCommands {
                     return;
                 }
             }
-            result.insert(m.clone(), sc, UNBOUNDED);
+            result.insert(m.clone(), sc, ALWAYS_SKIPLIST);
         });
     }
 
     /** Results are built as skip lists (as Redis does) and converted once complete. */
-    private static final SetLimits UNBOUNDED = new SetLimits().zsetMaxListpackEntries(0);
+    private static final SetLimits ALWAYS_SKIPLIST = new SetLimits().zsetMaxListpackEntries(0);
 
 }
