@@ -60,29 +60,34 @@ final class ZScores {
 
     /** {@code min max} of BYLEX forms: {@code [x}, {@code (x}, {@code -}, {@code +}. */
     static LexRange lexRange(Args a, int minArg, int maxArg) {
-        Object[] min = lexBound(a, minArg);
-        Object[] max = lexBound(a, maxArg);
-        return new LexRange((byte[]) min[0], (Boolean) min[1], (Integer) min[2],
-                (byte[]) max[0], (Boolean) max[1], (Integer) max[2]);
+        int minInf = lexInfinity(a, minArg);
+        int maxInf = lexInfinity(a, maxArg);
+        return new LexRange(lexValue(a, minArg, minInf), lexExclusive(a, minArg, minInf), minInf,
+                lexValue(a, maxArg, maxInf), lexExclusive(a, maxArg, maxInf), maxInf);
     }
 
-    private static Object[] lexBound(Args a, int i) {
+    /** -1 for "-", +1 for "+", 0 for a '['/'(' bound; the error for anything else. */
+    private static int lexInfinity(Args a, int i) {
         int len = a.length(i);
-        if (len == 0) {
-            throw NOT_LEX_RANGE;
-        }
-        byte c = a.byteAt(i, 0);
+        byte c = len == 0 ? 0 : a.byteAt(i, 0);
         if (len == 1 && c == '+') {
-            return new Object[] {null, Boolean.FALSE, LexRange.POS};
+            return LexRange.POS;
         }
         if (len == 1 && c == '-') {
-            return new Object[] {null, Boolean.FALSE, LexRange.NEG};
+            return LexRange.NEG;
         }
         if (c != '(' && c != '[') {
             throw NOT_LEX_RANGE;
         }
-        byte[] v = Arrays.copyOfRange(a.buffer(), a.offset(i) + 1, a.offset(i) + len);
-        return new Object[] {v, c == '(', 0};
+        return 0;
+    }
+
+    private static byte[] lexValue(Args a, int i, int infinity) {
+        return infinity != 0 ? null : Arrays.copyOfRange(a.buffer(), a.offset(i) + 1, a.offset(i) + a.length(i));
+    }
+
+    private static boolean lexExclusive(Args a, int i, int infinity) {
+        return infinity == 0 && a.byteAt(i, 0) == '(';
     }
 
     /** A score as Redis 7.0 writes it in bulk strings (%.17g). */
