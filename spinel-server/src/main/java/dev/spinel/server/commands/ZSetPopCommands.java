@@ -67,7 +67,7 @@ public final class ZSetPopCommands {
             if (shape == Reply.PAIRS || shape == Reply.KEY_PAIRS) {
                 out.array(2);
             }
-            out.bulk(c.member());
+            out.bulk(c.memberArray(), c.memberOffset(), c.memberLength());
             out.doubleValue(c.score());
             if (max) {
                 c.prev();

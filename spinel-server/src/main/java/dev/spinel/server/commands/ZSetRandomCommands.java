@@ -61,7 +61,8 @@ final class ZSetRandomCommands {
                 if (z == null) {
                     out.nullBulk();
                 } else {
-                    out.bulk(z.cursor(rnd.nextLong(z.size())).member());
+                    ZSetValue.Cursor c = z.cursor(rnd.nextLong(z.size()));
+                    out.bulk(c.memberArray(), c.memberOffset(), c.memberLength());
                 }
                 return;
             }
@@ -130,7 +131,7 @@ final class ZSetRandomCommands {
         if (withScores && out.resp3()) {
             out.array(2);
         }
-        out.bulk(c.member());
+        out.bulk(c.memberArray(), c.memberOffset(), c.memberLength());
         if (withScores) {
             out.doubleValue(c.score());
         }

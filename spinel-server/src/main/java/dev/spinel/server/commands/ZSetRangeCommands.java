@@ -13,6 +13,8 @@ import dev.spinel.store.types.ScoreRange;
 import dev.spinel.store.types.SetLimits;
 import dev.spinel.store.types.ZSetValue;
 
+import java.util.Arrays;
+
 /**
  * Sorted-set ranges (Redis's zrangeGenericCommand and friends): ZRANGE with BYSCORE/BYLEX/REV/LIMIT/
  * WITHSCORES, ZRANGESTORE, the legacy ZREVRANGE/Z[REV]RANGEBYSCORE/Z[REV]RANGEBYLEX, ZCOUNT, ZLEXCOUNT and
@@ -169,7 +171,7 @@ final class ZSetRangeCommands {
                 ZSetValue dst = n > limits.zsetMaxListpackEntries() ? ZSetValue.createSkiplist() : ZSetValue.createListpack();
                 ZSetValue.Cursor c = z.cursor(first);
                 for (long k = 0; k < n; k++) {
-                    dst.insert(c.member().clone(), c.score(), limits);
+                    dst.insert(Arrays.copyOfRange(c.memberArray(), c.memberOffset(), c.memberOffset() + c.memberLength()), c.score(), limits);
                     step(c, dir);
                 }
                 storeResult(s, a, dstArg, dst);
@@ -189,7 +191,7 @@ final class ZSetRangeCommands {
         if (lr.isEmpty() || z.size() == 0) {
             return false;
         }
-        return lr.aboveMin(z.cursor(z.size() - 1).member()) && lr.belowMax(z.cursor(0).member());
+        return z.cursor(z.size() - 1).memberAboveMin(lr) && z.cursor(0).memberBelowMax(lr);
     }
 
     /** ZLEXCOUNT as Redis counts: by walking a listpack, by rank difference on a skip list (O(log n)). */
@@ -202,7 +204,7 @@ final class ZSetRangeCommands {
             return countForward(z, first, null, lr);
         }
         ZSetValue.Cursor c = z.cursor(first);
-        return c.valid() && lr.belowMax(c.member()) ? z.countUpToMax(lr) - first : 0;
+        return c.valid() && c.memberBelowMax(lr) ? z.countUpToMax(lr) - first : 0;
     }
 
     /** The bound checked while walking: the max going forward, the min going backward. */
@@ -210,7 +212,7 @@ final class ZSetRangeCommands {
         if (sr != null) {
             return dir > 0 ? sr.belowMax(c.score()) : sr.aboveMin(c.score());
         }
-        return dir > 0 ? lr.belowMax(c.member()) : lr.aboveMin(c.member());
+        return dir > 0 ? c.memberBelowMax(lr) : c.memberAboveMin(lr);
     }
 
     /** Elements from forward rank {@code from} onwards while the range's max holds. */
@@ -246,7 +248,7 @@ final class ZSetRangeCommands {
             if (pairs) {
                 out.array(2);
             }
-            out.bulk(c.member());
+            out.bulk(c.memberArray(), c.memberOffset(), c.memberLength());
             if (withScores) {
                 out.doubleValue(c.score());
             }

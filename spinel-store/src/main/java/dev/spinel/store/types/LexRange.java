@@ -20,6 +20,24 @@ public record LexRange(byte[] min, boolean minExclusive, int minInfinity, byte[]
         return Arrays.compareUnsigned(a, b);
     }
 
+    /** A bound comparison on a slice {@code b[from, to)} (members packed in a listpack). */
+    private static int compare(byte[] b, int from, int to, byte[] bound, int boundInf) {
+        if (boundInf != 0) {
+            return -boundInf;
+        }
+        return Arrays.compareUnsigned(b, from, to, bound, 0, bound.length);
+    }
+
+    public boolean aboveMin(byte[] b, int from, int to) {
+        int c = compare(b, from, to, min, minInfinity);
+        return minExclusive ? c > 0 : c >= 0;
+    }
+
+    public boolean belowMax(byte[] b, int from, int to) {
+        int c = compare(b, from, to, max, maxInfinity);
+        return maxExclusive ? c < 0 : c <= 0;
+    }
+
     public boolean aboveMin(byte[] v) {
         int c = compare(v, 0, min, minInfinity);
         return minExclusive ? c > 0 : c >= 0;

@@ -3,29 +3,24 @@ package dev.spinel.store.types;
 import dev.spinel.store.TypedValue;
 import dev.spinel.store.ValueType;
 
-import java.util.Arrays;
+
 
 /**
  * A Redis sorted set in one of Redis 7.0's two encodings:
  * <ul>
  * <li>{@code listpack}: while it has at most {@code zset-max-listpack-entries} members, none longer than
- * {@code zset-max-listpack-value} bytes: parallel sorted arrays of members and {@code double} scores
- * (no object per element; lookups by member are linear, as in Redis);
+ * {@code zset-max-listpack-value} bytes: a {@link ZListpack} (members packed in one array, scores in
+ * another; no object per element; lookups by member are linear, as in Redis);
  * <li>{@code skiplist}: a {@link ZSkipList} with spans (O(log n) rank and range) plus a
  * {@link MemberTable} member→score map (O(1) ZSCORE). The two share each member's bytes.
  * </ul>
  * Order is by score, then by member bytes (unsigned). Ranks are 0-based. Members are passed as slices of
- * a caller's buffer; methods that keep a member say so.
+ * a caller's buffer and copied when stored.
  *
  * <p>Not thread-safe: guarded by the lock of the segment holding the key.
  */
 public final class ZSetValue implements TypedValue {
-    // listpack form (members == null in skiplist form)
-    private byte[][] members;
-    private double[] scores;
-    private int count;
-    private long memberBytes; // heap bytes of the listpack's member arrays, so memoryUsage() is O(1)
-    // skiplist form
+    private ZListpack lp; // listpack form; null in skiplist form
     private ZSkipList zsl;
     private MemberTable dict;
 
@@ -34,8 +29,7 @@ public final class ZSetValue implements TypedValue {
 
     public static ZSetValue createListpack() {
         ZSetValue z = new ZSetValue();
-        z.members = new byte[4][];
-        z.scores = new double[4];
+        z.lp = new ZListpack(4, 16);
         return z;
     }
 
@@ -61,22 +55,22 @@ public final class ZSetValue implements TypedValue {
 
     @Override
     public String encoding() {
-        return members != null ? "listpack" : "skiplist";
+        return lp != null ? "listpack" : "skiplist";
     }
 
     public boolean isListpack() {
-        return members != null;
+        return lp != null;
     }
 
     @Override
     public long size() {
-        return members != null ? count : zsl.length();
+        return lp != null ? lp.size() : zsl.length();
     }
 
     @Override
     public long memoryUsage() {
-        if (members != null) {
-            return 16 + ((12 + members.length * 4L + 7) & ~7L) + 16 + scores.length * 8L + memberBytes;
+        if (lp != null) {
+            return 16 + lp.memoryUsage();
         }
         // per node: object, forward and span arrays (average 1.33 levels)
         return 16 + dict.memoryUsage() + zsl.length() * 80L;
@@ -84,15 +78,9 @@ public final class ZSetValue implements TypedValue {
 
     @Override
     public ZSetValue copy() {
-        if (members != null) {
+        if (lp != null) {
             ZSetValue z = new ZSetValue();
-            z.members = new byte[Math.max(4, count)][];
-            for (int i = 0; i < count; i++) {
-                z.members[i] = members[i].clone();
-            }
-            z.scores = Arrays.copyOf(scores, Math.max(4, count));
-            z.count = count;
-            z.memberBytes = memberBytes;
+            z.lp = lp.copy();
             return z;
         }
         ZSetValue z = createSkiplist();
@@ -106,21 +94,11 @@ public final class ZSetValue implements TypedValue {
 
     // ---------------------------------------------------------------- lookup
 
-    private int lpFind(byte[] b, int off, int len) {
-        for (int i = 0; i < count; i++) {
-            byte[] m = members[i];
-            if (m.length == len && Arrays.equals(m, 0, len, b, off, off + len)) {
-                return i;
-            }
-        }
-        return -1;
-    }
-
     /** The member's score, or NaN when absent (scores are never NaN). */
     public double score(byte[] b, int off, int len) {
-        if (members != null) {
-            int i = lpFind(b, off, len);
-            return i < 0 ? Double.NaN : scores[i];
+        if (lp != null) {
+            int i = lp.find(b, off, len);
+            return i < 0 ? Double.NaN : lp.score(i);
         }
         int slot = dict.find(b, off, len);
         return slot < 0 ? Double.NaN : dict.valueAt(slot);
@@ -133,8 +111,8 @@ public final class ZSetValue implements TypedValue {
     /** 0-based rank of the member (from the highest score when {@code reverse}), or -1. */
     public long rank(byte[] b, int off, int len, boolean reverse) {
         long r;
-        if (members != null) {
-            r = lpFind(b, off, len);
+        if (lp != null) {
+            r = lp.find(b, off, len);
             if (r < 0) {
                 return -1;
             }
@@ -150,43 +128,17 @@ public final class ZSetValue implements TypedValue {
 
     // ---------------------------------------------------------------- mutation
 
-    private int lpInsertPos(double score, byte[] m) {
-        int lo = 0;
-        int hi = count;
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            double s = scores[mid];
-            if (s < score || (s == score && Arrays.compareUnsigned(members[mid], m) < 0)) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        return lo;
-    }
-
     /**
-     * Inserts a member the caller knows is absent (the array is kept, not copied), converting to a
-     * skip list first if the listpack would exceed its limits (Redis's zsetAdd).
+     * Inserts a member the caller knows is absent, converting to a skip list first if the listpack would
+     * exceed its limits (Redis's zsetAdd). A skip list keeps the array; a listpack copies its bytes.
      */
     public void insert(byte[] member, double score, SetLimits limits) {
-        if (members != null && (count + 1L > limits.zsetMaxListpackEntries()
+        if (lp != null && (lp.size() + 1L > limits.zsetMaxListpackEntries()
                 || member.length > limits.zsetMaxListpackValue())) {
             convertToSkiplist();
         }
-        if (members != null) {
-            score = score + 0.0; // -0 becomes 0, as Redis's d2string into the listpack does
-            int pos = lpInsertPos(score, member);
-            if (count == members.length) {
-                members = Arrays.copyOf(members, count * 2);
-                scores = Arrays.copyOf(scores, count * 2);
-            }
-            System.arraycopy(members, pos, members, pos + 1, count - pos);
-            System.arraycopy(scores, pos, scores, pos + 1, count - pos);
-            members[pos] = member;
-            scores[pos] = score;
-            count++;
-            memberBytes += MemberTable.arrayBytes(member);
+        if (lp != null) {
+            lp.insert(member, 0, member.length, score);
         } else {
             zsl.insert(score, member);
             dict.add(member, score);
@@ -195,18 +147,8 @@ public final class ZSetValue implements TypedValue {
 
     /** Changes the score of a present member. */
     public void updateScore(byte[] b, int off, int len, double newScore) {
-        if (members != null) {
-            newScore = newScore + 0.0; // -0 becomes 0 in a listpack
-            int i = lpFind(b, off, len);
-            byte[] m = members[i];
-            removeIndex(i);
-            int pos = lpInsertPos(newScore, m);
-            System.arraycopy(members, pos, members, pos + 1, count - pos);
-            System.arraycopy(scores, pos, scores, pos + 1, count - pos);
-            members[pos] = m;
-            scores[pos] = newScore;
-            count++;
-            memberBytes += MemberTable.arrayBytes(m);
+        if (lp != null) {
+            lp.updateScore(lp.find(b, off, len), newScore);
             return;
         }
         int slot = dict.find(b, off, len);
@@ -216,21 +158,13 @@ public final class ZSetValue implements TypedValue {
         dict.setValue(slot, newScore);
     }
 
-    private void removeIndex(int i) {
-        memberBytes -= MemberTable.arrayBytes(members[i]);
-        System.arraycopy(members, i + 1, members, i, count - i - 1);
-        System.arraycopy(scores, i + 1, scores, i, count - i - 1);
-        count--;
-        members[count] = null;
-    }
-
     public boolean remove(byte[] b, int off, int len) {
-        if (members != null) {
-            int i = lpFind(b, off, len);
+        if (lp != null) {
+            int i = lp.find(b, off, len);
             if (i < 0) {
                 return false;
             }
-            removeIndex(i);
+            lp.removeRange(i, i);
             return true;
         }
         int slot = dict.find(b, off, len);
@@ -251,17 +185,9 @@ public final class ZSetValue implements TypedValue {
         if (start > end) {
             return 0;
         }
-        if (members != null) {
-            int s = (int) start;
-            int n = (int) (end - start + 1);
-            for (int k = s; k < s + n; k++) {
-                memberBytes -= MemberTable.arrayBytes(members[k]);
-            }
-            System.arraycopy(members, s + n, members, s, count - s - n);
-            System.arraycopy(scores, s + n, scores, s, count - s - n);
-            Arrays.fill(members, count - n, count, null);
-            count -= n;
-            return n;
+        if (lp != null) {
+            lp.removeRange((int) start, (int) end);
+            return end - start + 1;
         }
         long before = zsl.length();
         zsl.deleteRankRange(start, end, node -> dict.remove(node.member, 0, node.member.length));
@@ -270,47 +196,37 @@ public final class ZSetValue implements TypedValue {
 
     public void convertToSkiplist() {
         ZSkipList l = new ZSkipList();
-        MemberTable d = new MemberTable(count, true);
-        for (int i = 0; i < count; i++) {
-            l.insert(scores[i], members[i]);
-            d.add(members[i], scores[i]);
+        MemberTable d = new MemberTable(lp.size(), true);
+        for (int i = 0; i < lp.size(); i++) {
+            byte[] m = lp.member(i);
+            l.insert(lp.score(i), m);
+            d.add(m, lp.score(i));
         }
         zsl = l;
         dict = d;
-        members = null;
-        scores = null;
-        count = 0;
-        memberBytes = 0;
+        lp = null;
     }
 
     /**
      * Converts a skip list back to a listpack when it fits (Redis's zsetConvertToListpackIfNeeded, used
-     * for the destinations of ZUNIONSTORE/ZINTERSTORE/ZDIFFSTORE/ZRANGESTORE).
+     * for the destinations of ZUNIONSTORE/ZINTERSTORE/ZDIFFSTORE).
      */
     public void convertToListpackIfNeeded(SetLimits limits) {
-        if (members != null || zsl.length() > limits.zsetMaxListpackEntries()) {
+        if (lp != null || zsl.length() > limits.zsetMaxListpackEntries()) {
             return;
         }
-        int n = zsl.length();
+        int bytes = 0;
         for (ZSkipList.Node x = zsl.first(); x != null; x = x.next()) {
             if (x.member.length > limits.zsetMaxListpackValue()) {
                 return;
             }
+            bytes += x.member.length;
         }
-        byte[][] m = new byte[Math.max(4, n)][];
-        double[] s = new double[Math.max(4, n)];
-        int i = 0;
+        ZListpack p = new ZListpack(zsl.length(), bytes);
         for (ZSkipList.Node x = zsl.first(); x != null; x = x.next()) {
-            m[i] = x.member;
-            s[i++] = x.score + 0.0;
+            p.insert(x.member, 0, x.member.length, x.score);
         }
-        members = m;
-        scores = s;
-        count = n;
-        memberBytes = 0;
-        for (int k = 0; k < n; k++) {
-            memberBytes += MemberTable.arrayBytes(m[k]);
-        }
+        lp = p;
         zsl = null;
         dict = null;
     }
@@ -319,48 +235,20 @@ public final class ZSetValue implements TypedValue {
 
     /** Number of elements below the range's min: the rank of the first element in range. */
     public long countBelow(ScoreRange r) {
-        if (members != null) {
-            int i = 0;
-            while (i < count && !r.aboveMin(scores[i])) {
-                i++;
-            }
-            return i;
-        }
-        return zsl.countBelow(r);
+        return lp != null ? lp.countBelow(r) : zsl.countBelow(r);
     }
 
     /** Number of elements not above the range's max: one past the rank of the last in range. */
     public long countUpToMax(ScoreRange r) {
-        if (members != null) {
-            int i = 0;
-            while (i < count && r.belowMax(scores[i])) {
-                i++;
-            }
-            return i;
-        }
-        return zsl.countUpToMax(r);
+        return lp != null ? lp.countUpToMax(r) : zsl.countUpToMax(r);
     }
 
     public long countBelow(LexRange r) {
-        if (members != null) {
-            int i = 0;
-            while (i < count && !r.aboveMin(members[i])) {
-                i++;
-            }
-            return i;
-        }
-        return zsl.countBelow(r);
+        return lp != null ? lp.countBelow(r) : zsl.countBelow(r);
     }
 
     public long countUpToMax(LexRange r) {
-        if (members != null) {
-            int i = 0;
-            while (i < count && r.belowMax(members[i])) {
-                i++;
-            }
-            return i;
-        }
-        return zsl.countUpToMax(r);
+        return lp != null ? lp.countUpToMax(r) : zsl.countUpToMax(r);
     }
 
     /**
@@ -370,14 +258,7 @@ public final class ZSetValue implements TypedValue {
      * encoding-dependent.
      */
     public long lastUpToMax(LexRange r) {
-        if (members != null) {
-            int i = count - 1;
-            while (i >= 0 && !r.belowMax(members[i])) {
-                i--;
-            }
-            return i;
-        }
-        return zsl.countUpToMax(r) - 1;
+        return lp != null ? lp.lastUpToMax(r) : zsl.countUpToMax(r) - 1;
     }
 
     /** A cursor at 0-based rank {@code rank} (invalid if out of range). */
@@ -389,45 +270,68 @@ public final class ZSetValue implements TypedValue {
 
     /**
      * Walks elements in order from a rank, forwards or backwards. Valid while the set is not modified.
+     * The member can be read without a copy as {@code memberArray()[memberOffset() .. +memberLength())}.
      */
     public final class Cursor {
         private int index = -1;
         private ZSkipList.Node node;
 
         public void seek(long rank) {
-            if (members != null) {
-                index = rank >= 0 && rank < count ? (int) rank : -1;
+            if (lp != null) {
+                index = rank >= 0 && rank < lp.size() ? (int) rank : -1;
             } else {
                 node = zsl.byRank(rank);
             }
         }
 
         public boolean valid() {
-            return members != null ? index >= 0 : node != null;
+            return lp != null ? index >= 0 : node != null;
         }
 
+        /** The member's bytes (a copy for a listpack; prefer the slice accessors for replies). */
         public byte[] member() {
-            return members != null ? members[index] : node.member;
+            return lp != null ? lp.member(index) : node.member;
+        }
+
+        public byte[] memberArray() {
+            return lp != null ? lp.blob() : node.member;
+        }
+
+        public int memberOffset() {
+            return lp != null ? lp.start(index) : 0;
+        }
+
+        public int memberLength() {
+            return lp != null ? lp.length(index) : node.member.length;
         }
 
         public double score() {
-            return members != null ? scores[index] : node.score;
+            return lp != null ? lp.score(index) : node.score;
         }
 
         public void next() {
-            if (members != null) {
-                index = index + 1 < count ? index + 1 : -1;
+            if (lp != null) {
+                index = index + 1 < lp.size() ? index + 1 : -1;
             } else {
                 node = node.next();
             }
         }
 
         public void prev() {
-            if (members != null) {
+            if (lp != null) {
                 index--;
             } else {
                 node = node.prev();
             }
+        }
+
+        /** Whether the member is inside or beyond the lex range's max (no copy for a listpack). */
+        public boolean memberBelowMax(LexRange r) {
+            return lp != null ? r.belowMax(lp.blob(), lp.start(index), lp.end(index)) : r.belowMax(node.member);
+        }
+
+        public boolean memberAboveMin(LexRange r) {
+            return lp != null ? r.aboveMin(lp.blob(), lp.start(index), lp.end(index)) : r.aboveMin(node.member);
         }
     }
 
@@ -438,12 +342,13 @@ public final class ZSetValue implements TypedValue {
 
     /** One ZSCAN step: a listpack returns everything with cursor 0, a skip list walks its table. */
     public long scan(long cursor, int n, Visitor v) {
-        if (members != null) {
-            for (int i = 0; i < count; i++) {
-                v.visit(members[i], scores[i]);
+        if (lp != null) {
+            for (int i = 0; i < lp.size(); i++) {
+                v.visit(lp.member(i), lp.score(i));
             }
             return 0;
         }
         return dict.scan(cursor, n, v::visit);
     }
+
 }
