@@ -82,22 +82,22 @@ final class SetAlgebraCommands {
     static void inter(Session s, Args a, int from, int to, int dst, boolean cardinalityOnly, long limit,
                       SetLimits limits) {
         try {
-            TypedKeys.lockKeys(s, a, from, to, dst);
+            SetKeys.lockKeys(s, a, from, to, dst);
             int n = to - from;
             SetValue[] sets = new SetValue[n];
             boolean empty = false;
             for (int i = 0; i < n; i++) {
-                Entry e = dst >= 0 ? TypedKeys.write(s, a, from + i) : TypedKeys.read(s, a, from + i);
+                Entry e = dst >= 0 ? SetKeys.write(s, a, from + i) : SetKeys.read(s, a, from + i);
                 if (e == null) {
                     empty = true;
                     continue;
                 }
-                sets[i] = TypedKeys.set(e);
+                sets[i] = SetKeys.set(e);
             }
             ReplyBuffer out = s.out();
             if (empty) {
                 if (dst >= 0) {
-                    if (TypedKeys.store(s, a, dst, null)) {
+                    if (SetKeys.store(s, a, dst, null)) {
                         s.engine().stats().dirty.increment();
                     }
                     out.integer(0);
@@ -136,7 +136,7 @@ final class SetAlgebraCommands {
             if (cardinalityOnly) {
                 out.integer(card);
             } else if (stored != null) {
-                TypedKeys.store(s, a, dst, stored);
+                SetKeys.store(s, a, dst, stored);
                 s.engine().stats().dirty.increment();
                 out.integer(stored.size());
             } else {
@@ -153,11 +153,11 @@ final class SetAlgebraCommands {
     /** SUNION/SDIFF and their STORE forms: keys from {@code from} to the end. */
     private static void unionDiff(Session s, Args a, int from, int dst, Op op, SetLimits limits) {
         try {
-            TypedKeys.lockKeys(s, a, from, a.count(), dst);
+            SetKeys.lockKeys(s, a, from, a.count(), dst);
             int n = a.count() - from;
             SetValue[] sets = new SetValue[n];
             for (int i = 0; i < n; i++) {
-                sets[i] = TypedKeys.set(dst >= 0 ? TypedKeys.write(s, a, from + i) : TypedKeys.read(s, a, from + i));
+                sets[i] = SetKeys.set(dst >= 0 ? SetKeys.write(s, a, from + i) : SetKeys.read(s, a, from + i));
             }
             SetValue result = SetValue.createIntset();
             if (op == Op.UNION) {
@@ -183,7 +183,7 @@ final class SetAlgebraCommands {
             }
             ReplyBuffer out = s.out();
             if (dst >= 0) {
-                TypedKeys.store(s, a, dst, result);
+                SetKeys.store(s, a, dst, result);
                 s.engine().stats().dirty.increment();
                 out.integer(result.size());
                 return;

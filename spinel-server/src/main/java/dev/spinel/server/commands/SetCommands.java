@@ -46,7 +46,7 @@ public final class SetCommands {
         seg.lock();
         try {
             Entry e = Keys.write(s, seg, a, 1, h);
-            SetValue set = TypedKeys.set(e);
+            SetValue set = SetKeys.set(e);
             if (set == null) {
                 set = SetValue.createFor(a.buffer(), a.offset(2), a.length(2));
                 e = seg.insert(a.copy(1), h, set, -1);
@@ -73,7 +73,7 @@ public final class SetCommands {
         seg.lock();
         try {
             Entry e = Keys.write(s, seg, a, 1, h);
-            SetValue set = TypedKeys.set(e);
+            SetValue set = SetKeys.set(e);
             int removed = 0;
             if (set != null) {
                 long before = set.memoryUsage();
@@ -82,7 +82,7 @@ public final class SetCommands {
                         removed++;
                     }
                 }
-                TypedKeys.afterChange(seg, e, set, before);
+                SetKeys.afterChange(seg, e, set, before);
             }
             s.engine().stats().dirty.add(removed);
             s.out().integer(removed);
@@ -97,7 +97,7 @@ public final class SetCommands {
         Segment seg = s.db().segment(h);
         seg.lock();
         try {
-            SetValue set = TypedKeys.set(Keys.read(s, seg, a, 1, h));
+            SetValue set = SetKeys.set(Keys.read(s, seg, a, 1, h));
             s.out().integer(set != null && set.contains(a.buffer(), a.offset(2), a.length(2)) ? 1 : 0);
         } finally {
             seg.unlock();
@@ -110,7 +110,7 @@ public final class SetCommands {
         Segment seg = s.db().segment(h);
         seg.lock();
         try {
-            SetValue set = TypedKeys.set(Keys.read(s, seg, a, 1, h));
+            SetValue set = SetKeys.set(Keys.read(s, seg, a, 1, h));
             ReplyBuffer out = s.out();
             out.array(a.count() - 2);
             for (int i = 2; i < a.count(); i++) {
@@ -127,7 +127,7 @@ public final class SetCommands {
         Segment seg = s.db().segment(h);
         seg.lock();
         try {
-            SetValue set = TypedKeys.set(Keys.read(s, seg, a, 1, h));
+            SetValue set = SetKeys.set(Keys.read(s, seg, a, 1, h));
             s.out().integer(set == null ? 0 : set.size());
         } finally {
             seg.unlock();
@@ -155,7 +155,7 @@ public final class SetCommands {
         seg.lock();
         try {
             Entry e = Keys.write(s, seg, a, 1, h);
-            SetValue set = TypedKeys.set(e);
+            SetValue set = SetKeys.set(e);
             ReplyBuffer out = s.out();
             if (set == null || count == 0) {
                 if (count < 0) {
@@ -177,7 +177,7 @@ public final class SetCommands {
                 set.removeAt(pos);
             }
             s.engine().stats().dirty.add(n);
-            TypedKeys.afterChange(seg, e, set, before);
+            SetKeys.afterChange(seg, e, set, before);
         } finally {
             seg.unlock();
         }
@@ -205,7 +205,7 @@ public final class SetCommands {
         Segment seg = s.db().segment(h);
         seg.lock();
         try {
-            SetValue set = TypedKeys.set(Keys.read(s, seg, a, 1, h));
+            SetValue set = SetKeys.set(Keys.read(s, seg, a, 1, h));
             ReplyBuffer out = s.out();
             if (!withCount) {
                 if (set == null) {
@@ -294,15 +294,15 @@ public final class SetCommands {
     // SMOVE source destination member
     static void smove(Session s, Args a, SetLimits limits) {
         try {
-            TypedKeys.lockKeys(s, a, 1, 3, -1);
-            Entry src = TypedKeys.write(s, a, 1);
-            Entry dst = TypedKeys.write(s, a, 2);
+            SetKeys.lockKeys(s, a, 1, 3, -1);
+            Entry src = SetKeys.write(s, a, 1);
+            Entry dst = SetKeys.write(s, a, 2);
             if (src == null) {
                 s.out().integer(0);
                 return;
             }
-            SetValue from = TypedKeys.set(src);
-            SetValue to = TypedKeys.set(dst);
+            SetValue from = SetKeys.set(src);
+            SetValue to = SetKeys.set(dst);
             byte[] buf = a.buffer();
             int off = a.offset(3);
             int len = a.length(3);
@@ -316,7 +316,7 @@ public final class SetCommands {
                 s.out().integer(0);
                 return;
             }
-            TypedKeys.afterChange(srcSeg, src, from, before);
+            SetKeys.afterChange(srcSeg, src, from, before);
             Segment dstSeg = s.db().segment(Keys.hash(a, 2));
             if (to == null) {
                 to = SetValue.createFor(buf, off, len);
@@ -334,19 +334,19 @@ public final class SetCommands {
 
     // SSCAN key cursor [MATCH pattern] [COUNT count]
     static void sscan(Session s, Args a) {
-        ScanOptions opt = ScanOptions.cursor(a, 2);
+        MemberScan opt = MemberScan.cursor(a, 2);
         int h = Keys.hash(a, 1);
         Segment seg = s.db().segment(h);
         seg.lock();
         try {
-            SetValue set = TypedKeys.set(Keys.read(s, seg, a, 1, h));
+            SetValue set = SetKeys.set(Keys.read(s, seg, a, 1, h));
             ReplyBuffer out = s.out();
             if (set == null) {
-                ScanOptions.emptyReply(out);
+                MemberScan.emptyReply(out);
                 return;
             }
             opt.options(a, 2);
-            ScanOptions.Collector c = new ScanOptions.Collector(opt, a);
+            MemberScan.Collector c = new MemberScan.Collector(opt, a);
             long next = set.scan(opt.cursor, opt.count, c::add);
             c.reply(out, next, false);
         } finally {

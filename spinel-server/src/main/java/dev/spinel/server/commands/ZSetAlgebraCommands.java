@@ -87,11 +87,11 @@ final class ZSetAlgebraCommands {
         int n = (int) setnum;
         int firstKey = numkeysArg + 1;
         try {
-            TypedKeys.lockKeys(s, a, firstKey, firstKey + n, dstArg);
+            SetKeys.lockKeys(s, a, firstKey, firstKey + n, dstArg);
             Source[] src = new Source[n];
             for (int i = 0; i < n; i++) {
                 src[i] = new Source();
-                Entry e = dstArg >= 0 ? TypedKeys.write(s, a, firstKey + i) : TypedKeys.read(s, a, firstKey + i);
+                Entry e = dstArg >= 0 ? SetKeys.write(s, a, firstKey + i) : SetKeys.read(s, a, firstKey + i);
                 if (e != null) {
                     Object v = e.value();
                     if (v instanceof ZSetValue z) {
@@ -165,7 +165,7 @@ final class ZSetAlgebraCommands {
                 if (result.size() > 0) {
                     result.convertToListpackIfNeeded(limits);
                 }
-                boolean changed = TypedKeys.store(s, a, dstArg, result);
+                boolean changed = SetKeys.store(s, a, dstArg, result);
                 if (changed) {
                     s.engine().stats().dirty.increment();
                 }

@@ -106,7 +106,7 @@ public final class ZSetCommands {
         seg.lock();
         try {
             Entry e = Keys.write(s, seg, a, keyArg, h);
-            ZSetValue z = TypedKeys.zset(e);
+            ZSetValue z = SetKeys.zset(e);
             ReplyBuffer out = s.out();
             if (z == null) {
                 if ((flags & XX) != 0) {
@@ -158,7 +158,7 @@ public final class ZSetCommands {
                     }
                 }
             } finally {
-                TypedKeys.afterChange(seg, e, z, before);
+                SetKeys.afterChange(seg, e, z, before);
                 s.engine().stats().dirty.add(added + updated);
             }
             if (incr) {
@@ -182,7 +182,7 @@ public final class ZSetCommands {
         seg.lock();
         try {
             Entry e = Keys.write(s, seg, a, 1, h);
-            ZSetValue z = TypedKeys.zset(e);
+            ZSetValue z = SetKeys.zset(e);
             long removed = 0;
             if (z != null) {
                 long before = z.memoryUsage();
@@ -191,7 +191,7 @@ public final class ZSetCommands {
                         removed++;
                     }
                 }
-                TypedKeys.afterChange(seg, e, z, before);
+                SetKeys.afterChange(seg, e, z, before);
             }
             s.engine().stats().dirty.add(removed);
             s.out().integer(removed);
@@ -206,7 +206,7 @@ public final class ZSetCommands {
         Segment seg = s.db().segment(h);
         seg.lock();
         try {
-            ZSetValue z = TypedKeys.zset(Keys.read(s, seg, a, 1, h));
+            ZSetValue z = SetKeys.zset(Keys.read(s, seg, a, 1, h));
             s.out().integer(z == null ? 0 : z.size());
         } finally {
             seg.unlock();
@@ -219,7 +219,7 @@ public final class ZSetCommands {
         Segment seg = s.db().segment(h);
         seg.lock();
         try {
-            ZSetValue z = TypedKeys.zset(Keys.read(s, seg, a, 1, h));
+            ZSetValue z = SetKeys.zset(Keys.read(s, seg, a, 1, h));
             double d = z == null ? Double.NaN : z.score(a.buffer(), a.offset(2), a.length(2));
             if (Double.isNaN(d)) {
                 s.out().nullBulk();
@@ -237,7 +237,7 @@ public final class ZSetCommands {
         Segment seg = s.db().segment(h);
         seg.lock();
         try {
-            ZSetValue z = TypedKeys.zset(Keys.read(s, seg, a, 1, h));
+            ZSetValue z = SetKeys.zset(Keys.read(s, seg, a, 1, h));
             ReplyBuffer out = s.out();
             out.array(a.count() - 2);
             for (int i = 2; i < a.count(); i++) {
@@ -259,7 +259,7 @@ public final class ZSetCommands {
         Segment seg = s.db().segment(h);
         seg.lock();
         try {
-            ZSetValue z = TypedKeys.zset(Keys.read(s, seg, a, 1, h));
+            ZSetValue z = SetKeys.zset(Keys.read(s, seg, a, 1, h));
             long r = z == null ? -1 : z.rank(a.buffer(), a.offset(2), a.length(2), reverse);
             if (r < 0) {
                 s.out().nullBulk();
@@ -273,18 +273,18 @@ public final class ZSetCommands {
 
     // ZSCAN key cursor [MATCH pattern] [COUNT count]
     static void zscan(Session s, Args a) {
-        ScanOptions opt = ScanOptions.cursor(a, 2);
+        MemberScan opt = MemberScan.cursor(a, 2);
         int h = Keys.hash(a, 1);
         Segment seg = s.db().segment(h);
         seg.lock();
         try {
-            ZSetValue z = TypedKeys.zset(Keys.read(s, seg, a, 1, h));
+            ZSetValue z = SetKeys.zset(Keys.read(s, seg, a, 1, h));
             if (z == null) {
-                ScanOptions.emptyReply(s.out());
+                MemberScan.emptyReply(s.out());
                 return;
             }
             opt.options(a, 2);
-            ScanOptions.Collector c = new ScanOptions.Collector(opt, a);
+            MemberScan.Collector c = new MemberScan.Collector(opt, a);
             long next = z.scan(opt.cursor, opt.count, c::add);
             c.reply(s.out(), next, true);
         } finally {

@@ -76,7 +76,7 @@ public final class ZSetPopCommands {
             }
         }
         z.removeRanks(max ? size - n : 0, max ? size - 1 : n - 1);
-        TypedKeys.afterChange(seg, e, z, before);
+        SetKeys.afterChange(seg, e, z, before);
         s.engine().stats().dirty.add(n);
         return n;
     }
@@ -103,7 +103,7 @@ public final class ZSetPopCommands {
         seg.lock();
         try {
             Entry e = Keys.write(s, seg, a, 1, h);
-            ZSetValue z = TypedKeys.zset(e);
+            ZSetValue z = SetKeys.zset(e);
             if (z == null || count == 0) {
                 s.out().array(0);
                 return;
@@ -158,13 +158,13 @@ public final class ZSetPopCommands {
             count = 1;
         }
         try {
-            TypedKeys.lockKeys(s, a, 2, w, -1);
+            SetKeys.lockKeys(s, a, 2, w, -1);
             for (int i = 2; i < w; i++) {
-                Entry e = TypedKeys.write(s, a, i);
+                Entry e = SetKeys.write(s, a, i);
                 if (e == null) {
                     continue;
                 }
-                ZSetValue z = TypedKeys.zset(e);
+                ZSetValue z = SetKeys.zset(e);
                 pop(s, s.db().segment(Keys.hash(a, i)), e, z, max, count, Reply.KEY_PAIRS);
                 return;
             }

@@ -54,7 +54,7 @@ final class ZSetRandomCommands {
         Segment seg = s.db().segment(h);
         seg.lock();
         try {
-            ZSetValue z = TypedKeys.zset(Keys.read(s, seg, a, 1, h));
+            ZSetValue z = SetKeys.zset(Keys.read(s, seg, a, 1, h));
             ReplyBuffer out = s.out();
             ThreadLocalRandom rnd = ThreadLocalRandom.current();
             if (!withCount) {

@@ -108,9 +108,9 @@ final class ZSetRangeCommands {
         }
         boolean store = dstArg >= 0;
         try {
-            TypedKeys.lockKeys(s, a, keyArg, keyArg + 1, dstArg);
-            Entry e = store ? TypedKeys.write(s, a, keyArg) : TypedKeys.read(s, a, keyArg);
-            ZSetValue z = TypedKeys.zset(e);
+            SetKeys.lockKeys(s, a, keyArg, keyArg + 1, dstArg);
+            Entry e = store ? SetKeys.write(s, a, keyArg) : SetKeys.read(s, a, keyArg);
+            ZSetValue z = SetKeys.zset(e);
             ReplyBuffer out = s.out();
             if (z == null) {
                 if (store) {
@@ -257,7 +257,7 @@ final class ZSetRangeCommands {
     }
 
     private static void storeResult(Session s, Args a, int dstArg, ZSetValue result) {
-        if (TypedKeys.store(s, a, dstArg, result) || result != null) {
+        if (SetKeys.store(s, a, dstArg, result) || result != null) {
             s.engine().stats().dirty.increment();
         }
         s.out().integer(result == null ? 0 : result.size());
@@ -271,7 +271,7 @@ final class ZSetRangeCommands {
         Segment seg = s.db().segment(h);
         seg.lock();
         try {
-            ZSetValue z = TypedKeys.zset(Keys.read(s, seg, a, 1, h));
+            ZSetValue z = SetKeys.zset(Keys.read(s, seg, a, 1, h));
             long n = 0;
             if (z != null) {
                 n = lex ? lexCount(z, lr) : z.countUpToMax(sr) - z.countBelow(sr);
@@ -301,7 +301,7 @@ final class ZSetRangeCommands {
         seg.lock();
         try {
             Entry e = Keys.write(s, seg, a, 1, h);
-            ZSetValue z = TypedKeys.zset(e);
+            ZSetValue z = SetKeys.zset(e);
             if (z == null) {
                 s.out().integer(0);
                 return;
@@ -333,7 +333,7 @@ final class ZSetRangeCommands {
             }
             long before = z.memoryUsage();
             long removed = z.removeRanks(start, end);
-            TypedKeys.afterChange(seg, e, z, before);
+            SetKeys.afterChange(seg, e, z, before);
             s.engine().stats().dirty.add(removed);
             s.out().integer(removed);
         } finally {

@@ -44,7 +44,7 @@ public final class SetValue implements TypedValue {
     }
 
     private static boolean isInt(byte[] b, int off, int len) {
-        return Ints.isCanonical(b, off, len);
+        return CanonicalInts.isCanonical(b, off, len);
     }
 
     @Override
@@ -91,7 +91,7 @@ public final class SetValue implements TypedValue {
         if (ints != null) {
             long v;
             try {
-                v = Ints.parse(b, off, len);
+                v = CanonicalInts.parse(b, off, len);
             } catch (NumberFormatException e) {
                 return false;
             }
@@ -109,7 +109,7 @@ public final class SetValue implements TypedValue {
         if (ints != null) {
             long v;
             try {
-                v = Ints.parse(b, off, len);
+                v = CanonicalInts.parse(b, off, len);
             } catch (NumberFormatException e) {
                 convertToTable(ints.size() + 1);
                 return table.add(Arrays.copyOfRange(b, off, off + len), 0);
@@ -133,7 +133,7 @@ public final class SetValue implements TypedValue {
         if (ints != null) {
             long v;
             try {
-                v = Ints.parse(b, off, len);
+                v = CanonicalInts.parse(b, off, len);
             } catch (NumberFormatException e) {
                 return false;
             }
@@ -149,7 +149,7 @@ public final class SetValue implements TypedValue {
     private void convertToTable(int expected) {
         MemberTable t = new MemberTable(expected, false);
         for (int i = 0; i < ints.size(); i++) {
-            t.add(Ints.toBytes(ints.get(i)), 0);
+            t.add(CanonicalInts.toBytes(ints.get(i)), 0);
         }
         table = t;
         ints = null;
@@ -171,7 +171,7 @@ public final class SetValue implements TypedValue {
 
     /** The member at an iterator position, as bytes (allocated for intset members). */
     public byte[] member(int pos) {
-        return ints != null ? Ints.toBytes(ints.get(pos)) : table.memberAt(pos);
+        return ints != null ? CanonicalInts.toBytes(ints.get(pos)) : table.memberAt(pos);
     }
 
     /** The integer at an iterator position in the intset encoding (avoids formatting). */
@@ -205,7 +205,7 @@ public final class SetValue implements TypedValue {
     public long scan(long cursor, int count, Visitor v) {
         if (ints != null) {
             for (int i = 0; i < ints.size(); i++) {
-                v.visit(Ints.toBytes(ints.get(i)));
+                v.visit(CanonicalInts.toBytes(ints.get(i)));
             }
             return 0;
         }

@@ -14,8 +14,8 @@ import dev.spinel.store.types.ZSetValue;
  * set/zset commands share: a collection left empty is deleted, a *STORE destination is replaced (its
  * time to live dropped) or deleted when the result is empty. Callers hold the key's segment lock.
  */
-final class TypedKeys {
-    private TypedKeys() {
+final class SetKeys {
+    private SetKeys() {
     }
 
     static SetValue set(Entry e) {

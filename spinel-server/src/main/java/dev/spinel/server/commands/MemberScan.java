@@ -14,7 +14,7 @@ import java.util.List;
  * collector that filters a step's elements by the pattern before replying {@code [cursor, [elements]]}.
  * One instance per call; not shared.
  */
-final class ScanOptions {
+final class MemberScan {
     private static final RedisError INVALID_CURSOR = new RedisError("ERR invalid cursor");
 
     long cursor;
@@ -22,8 +22,8 @@ final class ScanOptions {
     int matchArg = -1;
 
     /** Parses the cursor; Redis does this before looking the key up, the options after. */
-    static ScanOptions cursor(Args a, int cursorArg) {
-        ScanOptions o = new ScanOptions();
+    static MemberScan cursor(Args a, int cursorArg) {
+        MemberScan o = new MemberScan();
         o.cursor = parseCursor(a, cursorArg);
         return o;
     }
@@ -56,8 +56,8 @@ final class ScanOptions {
     }
 
     /** Parses MATCH/COUNT (only once the key is known to exist with the right type, as Redis). */
-    ScanOptions options(Args a, int cursorArg) {
-        ScanOptions o = this;
+    MemberScan options(Args a, int cursorArg) {
+        MemberScan o = this;
         for (int i = cursorArg + 1; i < a.count(); i += 2) {
             if (i + 1 >= a.count()) {
                 throw Errors.SYNTAX;
@@ -85,13 +85,13 @@ final class ScanOptions {
 
     /** Collects one step's elements (and scores for ZSCAN), dropping those the pattern rejects. */
     static final class Collector {
-        private final ScanOptions opt;
+        private final MemberScan opt;
         private final Args args;
         private final boolean matchAll;
         private final List<byte[]> members = new ArrayList<>();
         private double[] scores = new double[16];
 
-        Collector(ScanOptions opt, Args args) {
+        Collector(MemberScan opt, Args args) {
             this.opt = opt;
             this.args = args;
             this.matchAll = opt.matchArg < 0

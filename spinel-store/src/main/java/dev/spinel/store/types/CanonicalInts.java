@@ -6,8 +6,8 @@ import java.nio.charset.StandardCharsets;
  * Canonical 64-bit integer strings, as Redis's {@code string2ll} accepts them (no '+', no leading
  * zeros, no spaces): the test for whether a set member can live in an intset. Stateless.
  */
-final class Ints {
-    private Ints() {
+final class CanonicalInts {
+    private CanonicalInts() {
     }
 
     /** Parses a canonical integer; throws {@link NumberFormatException} otherwise. */
