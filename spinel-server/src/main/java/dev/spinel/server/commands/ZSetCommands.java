@@ -152,7 +152,7 @@ public final class ZSetCommands {
                             updated++;
                         }
                     } else if ((flags & XX) == 0) {
-                        z.insert(a.copy(m), score, limits);
+                        z.insert(buf, off, len, score, limits);
                         added++;
                         processed++;
                     }

@@ -3,7 +3,7 @@ package dev.spinel.store.types;
 import dev.spinel.store.TypedValue;
 import dev.spinel.store.ValueType;
 
-
+import java.util.Arrays;
 
 /**
  * A Redis sorted set in one of Redis 7.0's two encodings:
@@ -140,6 +140,20 @@ public final class ZSetValue implements TypedValue {
         if (lp != null) {
             lp.insert(member, 0, member.length, score);
         } else {
+            zsl.insert(score, member);
+            dict.add(member, score);
+        }
+    }
+
+    /** Inserts an absent member given as a slice of a caller's buffer (copied once, into whichever form). */
+    public void insert(byte[] b, int off, int len, double score, SetLimits limits) {
+        if (lp != null && (lp.size() + 1L > limits.zsetMaxListpackEntries() || len > limits.zsetMaxListpackValue())) {
+            convertToSkiplist();
+        }
+        if (lp != null) {
+            lp.insert(b, off, len, score);
+        } else {
+            byte[] member = Arrays.copyOfRange(b, off, off + len);
             zsl.insert(score, member);
             dict.add(member, score);
         }
