@@ -99,11 +99,6 @@ public final class ServerConfig {
             Long.MAX_VALUE, null, "hash-max-ziplist-entries"));
     public final Params.Int hashMaxListpackValue = add(new Params.Int("hash-max-listpack-value", true, 64, 0,
             Long.MAX_VALUE, null, "hash-max-ziplist-value"));
-    public final Params.Int setMaxIntsetEntries = add(new Params.Int("set-max-intset-entries", true, 512, 0, Long.MAX_VALUE, null));
-    public final Params.Int zsetMaxListpackEntries = add(new Params.Int("zset-max-listpack-entries", true, 128, 0,
-            Long.MAX_VALUE, null, "zset-max-ziplist-entries"));
-    public final Params.Int zsetMaxListpackValue = add(new Params.Int("zset-max-listpack-value", true, 64, 0,
-            Long.MAX_VALUE, null, "zset-max-ziplist-value"));
     public final Params.Memory streamNodeMaxBytes = add(new Params.Memory("stream-node-max-bytes", true, 4096, Long.MAX_VALUE, null));
     public final Params.Int streamNodeMaxEntries = add(new Params.Int("stream-node-max-entries", true, 100, 0, Long.MAX_VALUE, null));
     public final Params.Memory hllSparseMaxBytes = add(new Params.Memory("hll-sparse-max-bytes", true, 3000, Long.MAX_VALUE, null));
@@ -145,6 +140,15 @@ public final class ServerConfig {
             return hashMaxListpackValue.value();
         }
     };
+
+    /** Thresholds handed to the store's set and sorted-set types; updated by the parameters below. */
+    public final dev.spinel.store.types.SetLimits setLimits = new dev.spinel.store.types.SetLimits();
+    public final Params.Int setMaxIntsetEntries = add(new Params.Int("set-max-intset-entries", true, 512, 0,
+            Long.MAX_VALUE, setLimits::setMaxIntsetEntries));
+    public final Params.Int zsetMaxListpackEntries = add(new Params.Int("zset-max-listpack-entries", true, 128, 0,
+            Long.MAX_VALUE, setLimits::zsetMaxListpackEntries, "zset-max-ziplist-entries"));
+    public final Params.Memory zsetMaxListpackValue = add(new Params.Memory("zset-max-listpack-value", true, 64,
+            Long.MAX_VALUE, setLimits::zsetMaxListpackValue, "zset-max-ziplist-value"));
 
     public static ServerConfig defaults() {
         return new ServerConfig();

@@ -1,0 +1,93 @@
+package dev.spinel.server.commands;
+
+import dev.spinel.protocol.Args;
+import dev.spinel.server.engine.Errors;
+import dev.spinel.server.engine.Session;
+import dev.spinel.store.Entry;
+import dev.spinel.store.Segment;
+import dev.spinel.store.TypedValue;
+import dev.spinel.store.types.SetValue;
+import dev.spinel.store.types.ZSetValue;
+
+/**
+ * Typed access to set and sorted-set keys (WRONGTYPE on mismatch) and the write-back rules the
+ * set/zset commands share: a collection left empty is deleted, a *STORE destination is replaced (its
+ * time to live dropped) or deleted when the result is empty. Callers hold the key's segment lock.
+ */
+final class SetKeys {
+    private SetKeys() {
+    }
+
+    static SetValue set(Entry e) {
+        if (e == null) {
+            return null;
+        }
+        if (e.value() instanceof SetValue v) {
+            return v;
+        }
+        throw Errors.WRONGTYPE;
+    }
+
+    static ZSetValue zset(Entry e) {
+        if (e == null) {
+            return null;
+        }
+        if (e.value() instanceof ZSetValue v) {
+            return v;
+        }
+        throw Errors.WRONGTYPE;
+    }
+
+    /** After an in-place change: accounts the size change and deletes the key if now empty. */
+    static void afterChange(Segment seg, Entry e, TypedValue v, long memoryBefore) {
+        seg.adjustMemory(v.memoryUsage() - memoryBefore);
+        if (v.size() == 0) {
+            seg.removeEntry(e);
+        }
+    }
+
+    /** Stores {@code value} at key argument {@code i} (deleting the key when null or empty); true if the key changed. */
+    static boolean store(Session s, Args a, int i, TypedValue value) {
+        int h = Keys.hash(a, i);
+        Segment seg = s.db().segment(h);
+        Entry e = Keys.write(s, seg, a, i, h);
+        if (value == null || value.size() == 0) {
+            if (e != null) {
+                seg.removeEntry(e);
+                return true;
+            }
+            return false;
+        }
+        if (e == null) {
+            seg.insert(a.copy(i), h, value, -1);
+        } else {
+            seg.replaceValue(e, value);
+            seg.setExpire(e, -1);
+        }
+        return true;
+    }
+
+    /** Locks the stripes of key arguments [from, to) with step 1 plus an optional extra key (-1: none). */
+    static void lockKeys(Session s, Args a, int from, int to, int extra) {
+        var locks = s.locks();
+        var db = s.db();
+        if (extra >= 0) {
+            locks.add(db, a.buffer(), a.offset(extra), a.length(extra));
+        }
+        for (int i = from; i < to; i++) {
+            locks.add(db, a.buffer(), a.offset(i), a.length(i));
+        }
+        locks.lock();
+    }
+
+    /** The live entry of key argument {@code i} for a read, with its stripe already locked. */
+    static Entry read(Session s, Args a, int i) {
+        int h = Keys.hash(a, i);
+        return Keys.read(s, s.db().segment(h), a, i, h);
+    }
+
+    static Entry write(Session s, Args a, int i) {
+        int h = Keys.hash(a, i);
+        return Keys.write(s, s.db().segment(h), a, i, h);
+    }
+}

@@ -1,0 +1,214 @@
+package dev.spinel.server.commands;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * C's {@code strtod} on bytes, for the sorted-set commands whose number rules Redis builds on it:
+ * decimal and hexadecimal floats, {@code inf}/{@code infinity}/{@code nan} in any case, optional sign,
+ * leading white space. {@link #scan} finds how much of the input strtod would consume;
+ * the callers apply Redis's checks (whole input consumed, no NaN, and for strict parsing no leading
+ * space and no overflow or underflow to zero). Stateless.
+ */
+final class Strtod {
+    private Strtod() {
+    }
+
+    /** Thrown when the input is not a number under the caller's rules. */
+    static final class Invalid extends Exception {
+        static final Invalid INSTANCE = new Invalid();
+
+        private Invalid() {
+            super(null, null, false, false);
+        }
+    }
+
+    private static boolean isSpace(byte c) {
+        return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == 0x0b || c == '\f';
+    }
+
+    private static boolean isDigit(byte c) {
+        return c >= '0' && c <= '9';
+    }
+
+    private static boolean isHex(byte c) {
+        return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+    }
+
+    private static boolean word(byte[] b, int p, int end, String w) {
+        if (end - p < w.length()) {
+            return false;
+        }
+        for (int i = 0; i < w.length(); i++) {
+            if ((b[p + i] | 0x20) != w.charAt(i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Lenient form (zslParseRange): the whole input must be consumed (an empty input is 0) and not NaN.
+     */
+    static double parseLenient(byte[] b, int off, int len) throws Invalid {
+        int end = off + len;
+        int p = off;
+        while (p < end && isSpace(b[p])) {
+            p++;
+        }
+        if (len == 0) {
+            return 0;
+        }
+        int e = scanNumber(b, p, end);
+        if (e == p || e != end) {
+            throw Invalid.INSTANCE; // nothing converted leaves the end pointer at the start
+        }
+        double d = value(b, p, e);
+        if (Double.isNaN(d)) {
+            throw Invalid.INSTANCE;
+        }
+        return d;
+    }
+
+    /**
+     * Strict form (getDoubleFromObject): non-empty, no leading space, whole input consumed, no NaN,
+     * no overflow to infinity and no underflow to zero.
+     */
+    static double parseStrict(byte[] b, int off, int len) throws Invalid {
+        int end = off + len;
+        if (len == 0 || isSpace(b[off])) {
+            throw Invalid.INSTANCE;
+        }
+        int e = scanNumber(b, off, end);
+        if (e != end) {
+            throw Invalid.INSTANCE;
+        }
+        double d = value(b, off, e);
+        if (Double.isNaN(d)) {
+            throw Invalid.INSTANCE;
+        }
+        if (Double.isInfinite(d) && !isInfWord(b, off, e)) {
+            throw Invalid.INSTANCE; // ERANGE overflow
+        }
+        if (d == 0 && hasNonZeroDigit(b, off, e)) {
+            throw Invalid.INSTANCE; // ERANGE underflow to zero
+        }
+        return d;
+    }
+
+    private static boolean isInfWord(byte[] b, int p, int end) {
+        if (b[p] == '+' || b[p] == '-') {
+            p++;
+        }
+        return word(b, p, end, "inf");
+    }
+
+    private static boolean hasNonZeroDigit(byte[] b, int p, int end) {
+        boolean hex = false;
+        for (int i = p; i < end; i++) {
+            byte c = b[i];
+            if ((c | 0x20) == 'x') {
+                hex = true;
+                continue;
+            }
+            if (!hex && (c == 'e' || c == 'E')) {
+                return false;
+            }
+            if (hex && (c == 'p' || c == 'P')) {
+                return false;
+            }
+            if ((c >= '1' && c <= '9') || (hex && isHex(c) && c != '0')) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Index just after the longest prefix strtod converts, starting at {@code p}; {@code p} if none. */
+    static int scanNumber(byte[] b, int p, int end) {
+        int i = p;
+        if (i < end && (b[i] == '+' || b[i] == '-')) {
+            i++;
+        }
+        if (word(b, i, end, "infinity")) {
+            return i + 8;
+        }
+        if (word(b, i, end, "inf") || word(b, i, end, "nan")) {
+            return i + 3;
+        }
+        if (i + 1 < end && b[i] == '0' && (b[i + 1] | 0x20) == 'x') {
+            int j = i + 2;
+            int digits = 0;
+            while (j < end && isHex(b[j])) {
+                j++;
+                digits++;
+            }
+            if (j < end && b[j] == '.') {
+                j++;
+                while (j < end && isHex(b[j])) {
+                    j++;
+                    digits++;
+                }
+            }
+            if (digits == 0) {
+                return i + 1; // just the "0"
+            }
+            return exponent(b, j, end, 'p');
+        }
+        int j = i;
+        int digits = 0;
+        while (j < end && isDigit(b[j])) {
+            j++;
+            digits++;
+        }
+        if (j < end && b[j] == '.') {
+            j++;
+            while (j < end && isDigit(b[j])) {
+                j++;
+                digits++;
+            }
+        }
+        if (digits == 0) {
+            return p;
+        }
+        return exponent(b, j, end, 'e');
+    }
+
+    private static int exponent(byte[] b, int j, int end, char marker) {
+        if (j < end && (b[j] | 0x20) == marker) {
+            int k = j + 1;
+            if (k < end && (b[k] == '+' || b[k] == '-')) {
+                k++;
+            }
+            int start = k;
+            while (k < end && isDigit(b[k])) {
+                k++;
+            }
+            if (k > start) {
+                return k;
+            }
+        }
+        return j;
+    }
+
+    private static double value(byte[] b, int p, int e) {
+        String t = new String(b, p, e - p, StandardCharsets.ISO_8859_1);
+        int i = 0;
+        boolean neg = false;
+        if (t.charAt(0) == '+' || t.charAt(0) == '-') {
+            neg = t.charAt(0) == '-';
+            i = 1;
+        }
+        String body = t.substring(i).toLowerCase(java.util.Locale.ROOT);
+        double v;
+        if (body.startsWith("inf")) {
+            v = Double.POSITIVE_INFINITY;
+        } else if (body.startsWith("nan")) {
+            v = Double.NaN;
+        } else if (body.startsWith("0x")) {
+            v = Double.parseDouble(body.contains("p") ? body : body + "p0");
+        } else {
+            v = Double.parseDouble(body);
+        }
+        return neg ? -v : v;
+    }
+}
