@@ -50,6 +50,7 @@ public final class Main {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             Log.warning("Received SIGTERM scheduling shutdown...");
             server.close();
+            server.persistence().saveOnShutdown(); // after close: no write can race the final snapshot
             Log.warning("Spinel is now ready to exit, bye bye...");
         }, "spinel-sigterm"));
         Log.notice("Server initialized, transport=" + (server.nativeTransport() ? "epoll" : "nio"));

@@ -5,6 +5,7 @@ import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.net.RespServer;
+import dev.spinel.server.persistence.Persistence;
 import dev.spinel.store.Keyspace;
 import io.netty.util.concurrent.ScheduledFuture;
 
@@ -34,6 +35,8 @@ public final class SpinelServer implements AutoCloseable {
     private final RespServer resp;
     private final int port;
     private final ScheduledFuture<?> cron;
+    private final Persistence persistence;
+    private final ScheduledFuture<?> persistenceCron;
     private final CountDownLatch closed = new CountDownLatch(1);
     private volatile boolean closing;
 
@@ -45,6 +48,8 @@ public final class SpinelServer implements AutoCloseable {
         config.maxmemoryPolicy.listen(policy -> keyspace.lfu(policy.endsWith("-lfu")));
         CommandTable table = new CommandTable();
         this.engine = new Engine(config, keyspace, table);
+        this.persistence = new Persistence(config, keyspace, engine.stats());
+        persistence.loadAtStartup(); // before accepting connections; a bad file stops the start
         Commands.registerAll(table, this);
         this.resp = new RespServer(engine);
         try {
@@ -56,6 +61,7 @@ public final class SpinelServer implements AutoCloseable {
         }
         long periodMs = Math.max(2, 1000 / Math.max(1, Math.min(500, config.hz.value())));
         this.cron = resp.workerGroup().next().scheduleAtFixedRate(new ServerCron(engine), periodMs, periodMs, TimeUnit.MILLISECONDS);
+        this.persistenceCron = resp.workerGroup().next().scheduleAtFixedRate(persistence::cron, 100, 100, TimeUnit.MILLISECONDS);
     }
 
     /** Starts a server with this configuration; returns once it accepts connections. */
@@ -85,6 +91,11 @@ public final class SpinelServer implements AutoCloseable {
         return engine;
     }
 
+    /** Snapshots: SAVE/BGSAVE, the save schedule, INFO persistence, the final save at shutdown. */
+    public Persistence persistence() {
+        return persistence;
+    }
+
     public boolean nativeTransport() {
         return resp.nativeTransport();
     }
@@ -99,6 +110,7 @@ public final class SpinelServer implements AutoCloseable {
             closing = true;
         }
         cron.cancel(false);
+        persistenceCron.cancel(false);
         resp.close();
         closed.countDown();
     }

@@ -41,7 +41,7 @@ public final class ServerConfig {
     public final Params.Text logfile = add(new Params.Text("logfile", false, "", null, null));
     public final Params.Text dir = add(new Params.Text("dir", true, ".", null, null));
     public final Params.Text dbfilename = add(new Params.Text("dbfilename", true, "dump.rdb", null, null));
-    public final Params.Text save = add(new Params.Text("save", true, "", null, null));
+    public final Params.Text save = add(new Params.Text("save", true, "", dev.spinel.server.persistence.SavePoints::validate, null));
     public final Params.Bool appendonly = add(new Params.Bool("appendonly", true, false, null));
     public final Params.Memory maxmemory = add(new Params.Memory("maxmemory", true, 0, Long.MAX_VALUE, null));
     public final Params.Enum maxmemoryPolicy = add(new Params.Enum("maxmemory-policy", true, "noeviction",
@@ -50,6 +50,10 @@ public final class ServerConfig {
     public final Params.Int slowlogLogSlowerThan = add(new Params.Int("slowlog-log-slower-than", true, 10000, -1, Long.MAX_VALUE, null));
     public final Params.Int slowlogMaxLen = add(new Params.Int("slowlog-max-len", true, 128, 0, Long.MAX_VALUE, null));
     public final Params.Int latencyMonitorThreshold = add(new Params.Int("latency-monitor-threshold", true, 0, 0, Long.MAX_VALUE, null));
+    // ---- persistence (owned by the persistence module; see dev.spinel.server.persistence) ----
+    public final Params.Bool rdbcompression = add(new Params.Bool("rdbcompression", true, true, null));
+    public final Params.Bool rdbchecksum = add(new Params.Bool("rdbchecksum", false, true, null));
+    // ---- end persistence ----
     /** Spinel's own: Netty event loops; 0 means one per core. */
     public final Params.Int eventLoopThreads = add(new Params.Int("event-loop-threads", false, 0, 0, 1024, null));
 
