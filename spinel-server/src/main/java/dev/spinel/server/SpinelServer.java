@@ -49,8 +49,8 @@ public final class SpinelServer implements AutoCloseable {
         CommandTable table = new CommandTable();
         this.engine = new Engine(config, keyspace, table);
         this.persistence = new Persistence(config, keyspace, engine.stats());
-        persistence.loadAtStartup(); // before accepting connections; a bad file stops the start
         Commands.registerAll(table, this);
+        persistence.loadAtStartup(engine); // before accepting connections; a bad file stops the start
         this.resp = new RespServer(engine);
         try {
             List<String> bind = Arrays.stream(config.bind.value().trim().split("\\s+")).filter(s -> !s.isEmpty()).toList();
@@ -112,6 +112,7 @@ public final class SpinelServer implements AutoCloseable {
         cron.cancel(false);
         persistenceCron.cancel(false);
         resp.close();
+        persistence.close();
         closed.countDown();
     }
 

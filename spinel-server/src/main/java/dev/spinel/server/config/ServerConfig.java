@@ -53,6 +53,10 @@ public final class ServerConfig {
     // ---- persistence (owned by the persistence module; see dev.spinel.server.persistence) ----
     public final Params.Bool rdbcompression = add(new Params.Bool("rdbcompression", true, true, null));
     public final Params.Bool rdbchecksum = add(new Params.Bool("rdbchecksum", false, true, null));
+    public final Params.Enum appendfsync = add(new Params.Enum("appendfsync", true, "everysec", List.of("always", "everysec", "no"), null));
+    public final Params.Text appenddirname = add(new Params.Text("appenddirname", false, "appendonlydir", null, null));
+    public final Params.Text appendfilename = add(new Params.Text("appendfilename", false, "appendonly.aof", null, null));
+    public final Params.Bool aofLoadTruncated = add(new Params.Bool("aof-load-truncated", true, true, null));
     // ---- end persistence ----
     /** Spinel's own: Netty event loops; 0 means one per core. */
     public final Params.Int eventLoopThreads = add(new Params.Int("event-loop-threads", false, 0, 0, 1024, null));

@@ -27,6 +27,10 @@ public final class Engine {
     private final LatencyMonitor latency = new LatencyMonitor();
     private final Monitors monitors = new Monitors();
     private final Tracking tracking = new Tracking(clients);
+    /** The append-only log's hook, or null when it is off. */
+    private volatile Propagator propagator;
+    /** Stripes held around a write command while it runs and is logged (one per event-loop thread). */
+    private final ThreadLocal<dev.spinel.store.StripeLocks> logLocks = ThreadLocal.withInitial(dev.spinel.store.StripeLocks::new);
 
     public Engine(ServerConfig config, Keyspace keyspace, CommandTable commands) {
         this.config = config;
@@ -39,6 +43,15 @@ public final class Engine {
                 tracking.keyChanged(null, key);
             }
         });
+    }
+
+    public Propagator propagator() {
+        return propagator;
+    }
+
+    /** Installs (or with null removes) the append-only log's hook. */
+    public void propagator(Propagator p) {
+        this.propagator = p;
     }
 
     public Watches watches() {
@@ -253,6 +266,10 @@ public final class Engine {
             for (Transaction.Queued q : t.queued()) {
                 run(s, q.command(), Args.of(q.argv()));
             }
+            Propagator p = propagator;
+            if (p != null) {
+                p.execDone(s);
+            }
         } finally {
             s.executingTransaction(false);
             for (int i = n - 1; i >= 0; i--) {
@@ -277,6 +294,45 @@ public final class Engine {
     }
 
     private void run(Session session, Command cmd, Args args) {
+        Propagator p = propagator;
+        if (p == null || session.executingTransaction() || !cmd.spec().has("write")) {
+            runCommand(session, cmd, args, null);
+            return;
+        }
+        // Logged write: hold its stripes across execution and logging so that the log's order of
+        // writes to a key is the order they were applied in.
+        dev.spinel.store.StripeLocks locks = logLocks.get();
+        boolean all = lockForLog(session, cmd, args, locks);
+        try {
+            runCommand(session, cmd, args, p);
+        } finally {
+            if (all) {
+                for (int i = keyspace.databases() - 1; i >= 0; i--) {
+                    keyspace.db(i).unlockAll();
+                }
+            } else {
+                locks.unlock();
+            }
+        }
+    }
+
+    /** Locks the stripes a write may touch; returns true when it took every stripe (keyless writes). */
+    private boolean lockForLog(Session s, Command cmd, Args args, dev.spinel.store.StripeLocks locks) {
+        int[] keys = keysOf(cmd, args);
+        if (keys.length == 0 || cmd.name().equals("move") || cmd.name().equals("copy")) {
+            for (int i = 0; i < keyspace.databases(); i++) {
+                keyspace.db(i).lockAll();
+            }
+            return true;
+        }
+        for (int k : keys) {
+            locks.add(s.db(), args.buffer(), args.offset(k), args.length(k));
+        }
+        locks.lock();
+        return false;
+    }
+
+    private void runCommand(Session session, Command cmd, Args args, Propagator p) {
         long start = System.nanoTime();
         session.beginCommand(System.currentTimeMillis(), cmd.name());
         long dirtyBefore = session.dirtyCount();
@@ -284,6 +340,12 @@ public final class Engine {
             cmd.handler().execute(session, args);
             if (session.dirtyCount() != dirtyBefore && (!watches.isEmpty() || tracking.active())) {
                 keysChanged(session, cmd, args);
+            }
+            if (session.dirtyCount() != dirtyBefore) {
+                Propagator inTx = p != null ? p : session.executingTransaction() ? propagator : null;
+                if (inTx != null) {
+                    inTx.propagate(session, cmd, args);
+                }
             }
             TrackingState ts = session.tracking();
             if (ts != null) {

@@ -79,8 +79,43 @@ public final class Persistence {
 
     // ---------------------------------------------------------------- start-up
 
+    private volatile Aof aof;
+
+    /**
+     * Loads the dataset at start-up and opens the append-only log when {@code appendonly yes}: the AOF
+     * when it exists and is enabled, otherwise {@code dir/dbfilename}. Throws {@link RdbException}
+     * (the message says which file, what and where) when a file exists but cannot be loaded.
+     */
+    public void loadAtStartup(dev.spinel.server.engine.Engine engine) {
+        if (config.appendonly.value()) {
+            Aof a = new Aof(config, engine);
+            try {
+                if (a.exists()) {
+                    a.load();
+                    dirtyAtLastSave = stats.dirty.sum();
+                } else {
+                    loadRdb();
+                }
+                a.open();
+            } catch (IOException e) {
+                throw new RdbException(e.getMessage(), e);
+            }
+            aof = a;
+            return;
+        }
+        loadRdb();
+    }
+
+    /** Stops the append-only log (pending writes written and fsynced). */
+    public void close() {
+        Aof a = aof;
+        if (a != null) {
+            a.close();
+        }
+    }
+
     /** Loads {@code dir/dbfilename} if it exists. Throws {@link RdbException} when it exists but is bad. */
-    public void loadAtStartup() {
+    private void loadRdb() {
         Path file = rdbPath();
         long start = System.nanoTime();
         KeyspaceLoader loader = new KeyspaceLoader(keyspace, System.currentTimeMillis());
@@ -280,7 +315,7 @@ public final class Persistence {
         line(sb, "rdb_last_cow_size", 0);
         line(sb, "rdb_last_load_keys_expired", lastLoadKeysExpired);
         line(sb, "rdb_last_load_keys_loaded", lastLoadKeysLoaded);
-        line(sb, "aof_enabled", 0);
+        line(sb, "aof_enabled", aof != null ? 1 : 0);
         line(sb, "aof_rewrite_in_progress", 0);
         line(sb, "aof_rewrite_scheduled", 0);
         line(sb, "aof_last_rewrite_time_sec", -1);
@@ -288,7 +323,7 @@ public final class Persistence {
         sb.append("aof_last_bgrewrite_status:ok\r\n");
         line(sb, "aof_rewrites", 0);
         line(sb, "aof_rewrites_consecutive_failures", 0);
-        sb.append("aof_last_write_status:ok\r\n");
+        sb.append("aof_last_write_status:").append(aof == null || aof.lastWriteOk() ? "ok" : "err").append("\r\n");
         line(sb, "aof_last_cow_size", 0);
         line(sb, "module_fork_in_progress", 0);
         line(sb, "module_fork_last_cow_size", 0);

@@ -1,0 +1,152 @@
+package dev.spinel.server.persistence;
+
+import dev.spinel.persistence.KeyspaceLoader;
+import dev.spinel.persistence.RdbFiles;
+import dev.spinel.persistence.RdbWriter;
+import dev.spinel.server.Log;
+import dev.spinel.server.SpinelServer;
+import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.engine.Engine;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The append-only log in Redis 7.0's multi-part layout, under {@code dir/appenddirname}:
+ * <pre>
+ *   appendonly.aof.manifest         file appendonly.aof.1.base.rdb seq 1 type b
+ *                                   file appendonly.aof.1.incr.aof seq 1 type i
+ *   appendonly.aof.1.base.rdb       the dataset when the log was created (RDB, aof-base=1)
+ *   appendonly.aof.1.incr.aof       every write since, as RESP commands
+ * </pre>
+ * {@link #load} replays the base then the incremental files; {@link #open} creates the layout when
+ * there is none (the base is a snapshot of what is in memory, e.g. loaded from dump.rdb) and appends
+ * to the last incremental file. A torn tail of the last file is cut at the last complete command
+ * when {@code aof-load-truncated yes} (with a log line); anything else malformed stops the start with
+ * the file name and offset.
+ *
+ * <p>Thread-safety: load and open run once at start-up; afterwards the {@link AofFile} is shared.
+ */
+public final class Aof implements AutoCloseable {
+    private final ServerConfig config;
+    private final Engine engine;
+    private AofFile file;
+
+    public Aof(ServerConfig config, Engine engine) {
+        this.config = config;
+        this.engine = engine;
+    }
+
+    Path dir() {
+        return Path.of(config.dir.value()).resolve(config.appenddirname.value());
+    }
+
+    Path manifestPath() {
+        return dir().resolve(config.appendfilename.value() + ".manifest");
+    }
+
+    public boolean exists() {
+        return Files.exists(manifestPath());
+    }
+
+    /** Replays every file of the manifest into the keyspace (the log is not yet open for writes). */
+    public void load() throws IOException {
+        AofManifest m = AofManifest.read(manifestPath());
+        AofManifest.Part base = m.base();
+        long start = System.nanoTime();
+        if (base != null) {
+            Path p = dir().resolve(base.file());
+            if (isRdb(p)) {
+                RdbFiles.load(engine.keyspace(), p, new KeyspaceLoader(engine.keyspace(), System.currentTimeMillis()));
+            } else {
+                replay(p, false);
+            }
+            Log.notice("DB loaded from base file " + base.file() + ": " + String.format("%.3f", (System.nanoTime() - start) / 1e9) + " seconds");
+        }
+        List<AofManifest.Part> incr = m.incrementals();
+        for (int i = 0; i < incr.size(); i++) {
+            replay(dir().resolve(incr.get(i).file()), i == incr.size() - 1);
+            Log.notice("DB loaded from incr file " + incr.get(i).file());
+        }
+    }
+
+    private static boolean isRdb(Path p) throws IOException {
+        try (InputStream in = Files.newInputStream(p)) {
+            byte[] magic = in.readNBytes(5);
+            return new String(magic, java.nio.charset.StandardCharsets.US_ASCII).equals("REDIS");
+        }
+    }
+
+    private void replay(Path p, boolean last) throws IOException {
+        if (!Files.exists(p)) {
+            throw new IOException("The AOF file " + p.getFileName() + " doesn't exist");
+        }
+        AofLoader.Result r = new AofLoader(engine).replay(p);
+        if (!r.truncated()) {
+            return;
+        }
+        if (!last || !config.aofLoadTruncated.value()) {
+            throw new IOException("Unexpected end of file reading the append only file " + p.getFileName() + " at offset "
+                    + r.validLength() + ". You can: 1) Make a backup of your AOF file, then use ./redis-check-aof --fix <filename.manifest>. "
+                    + "2) Alternatively you can set the 'aof-load-truncated' configuration option to yes and restart the server.");
+        }
+        Log.warning("!!! Warning: short read while loading the AOF file " + p.getFileName() + "!!!");
+        Log.warning("!!! Truncating the AOF " + p.getFileName() + " at offset " + r.validLength() + " !!!");
+        try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE)) {
+            ch.truncate(r.validLength());
+            ch.force(true);
+        }
+        Log.warning("AOF " + p.getFileName() + " loaded anyway because aof-load-truncated is enabled");
+    }
+
+    /** Opens the last incremental file for appending, creating the layout first if there is none. */
+    public void open() throws IOException {
+        Files.createDirectories(dir());
+        AofManifest m;
+        if (exists()) {
+            m = AofManifest.read(manifestPath());
+        } else {
+            String baseName = config.appendfilename.value() + ".1.base.rdb";
+            RdbFiles.save(engine.keyspace(), dir().resolve(baseName), new RdbWriter.Options(config.rdbcompression.value(),
+                    config.rdbchecksum.value(), RdbWriter.Access.NONE, RdbWriter.Options.redisAux(SpinelServer.REDIS_VERSION, 0, true)));
+            m = new AofManifest(List.of(new AofManifest.Part(baseName, 1, 'b')));
+            Log.notice("Creating AOF base file " + baseName + " on server start");
+        }
+        List<AofManifest.Part> incr = m.incrementals();
+        String incrName;
+        if (incr.isEmpty()) {
+            long seq = 1;
+            incrName = config.appendfilename.value() + "." + seq + ".incr.aof";
+            List<AofManifest.Part> parts = new ArrayList<>(m.parts());
+            parts.add(new AofManifest.Part(incrName, seq, 'i'));
+            Files.deleteIfExists(dir().resolve(incrName));
+            Files.createFile(dir().resolve(incrName));
+            new AofManifest(parts).write(manifestPath());
+            Log.notice("Creating AOF incr file " + incrName + " on server start");
+        } else {
+            incrName = incr.getLast().file();
+        }
+        file = new AofFile(config, dir().resolve(incrName));
+        engine.propagator(new AofPropagator(file));
+    }
+
+    public boolean lastWriteOk() {
+        return file == null || file.lastWriteOk();
+    }
+
+    /** Stops logging: pending writes are written and fsynced. */
+    @Override
+    public void close() {
+        if (file != null) {
+            engine.propagator(null);
+            file.close();
+            file = null;
+        }
+    }
+}
