@@ -266,11 +266,11 @@ public final class Engine {
             for (Transaction.Queued q : t.queued()) {
                 run(s, q.command(), Args.of(q.argv()));
             }
+        } finally {
             Propagator p = propagator;
             if (p != null) {
-                p.execDone(s);
+                p.execDone(s); // in finally: whatever part of the transaction was applied is logged
             }
-        } finally {
             s.executingTransaction(false);
             for (int i = n - 1; i >= 0; i--) {
                 keyspace.db(i).unlockAll();

@@ -40,6 +40,7 @@ final class AofLoader {
 
     Result replay(Path file) throws IOException {
         Session session = engine.open(new LoaderConnection());
+        session.authenticated(true); // the log replays what authenticated clients did
         long commands = 0;
         long multiAt = -1; // offset of an open MULTI: a file ending inside a transaction is truncated there
         try (InputStream in = new BufferedInputStream(Files.newInputStream(file), 1 << 16)) {
