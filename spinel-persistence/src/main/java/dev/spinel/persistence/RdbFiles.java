@@ -29,6 +29,19 @@ public final class RdbFiles {
 
     /** Writes the keyspace to {@code target} atomically. Returns the number of keys written. */
     public static long save(Keyspace keyspace, Path target, RdbWriter.Options options) throws IOException {
+        return save(os -> new RdbWriter(ValueCodecs.standard()).write(keyspace, os, options), target);
+    }
+
+    /** Writes a capture to {@code target} atomically. Returns the number of keys written. */
+    public static long save(RdbWriter.Snapshot snapshot, Path target, RdbWriter.Options options) throws IOException {
+        return save(os -> new RdbWriter(ValueCodecs.standard()).write(snapshot, os, options), target);
+    }
+
+    private interface Body {
+        long write(OutputStream os);
+    }
+
+    private static long save(Body body, Path target) throws IOException {
         Path dir = target.toAbsolutePath().getParent();
         Path temp = dir.resolve("temp-" + ProcessHandle.current().pid() + "-" + TEMP.incrementAndGet() + ".rdb");
         long keys;
@@ -36,7 +49,7 @@ public final class RdbFiles {
                 StandardOpenOption.TRUNCATE_EXISTING)) {
             OutputStream os = Channels.newOutputStream(ch);
             try {
-                keys = new RdbWriter(ValueCodecs.standard()).write(keyspace, os, options);
+                keys = body.write(os);
             } catch (RdbException e) {
                 if (e.getCause() instanceof IOException io) {
                     throw io;

@@ -22,6 +22,7 @@ public final class PersistenceCommands {
         t.register("save", (s, a) -> save(p, s));
         t.register("bgsave", (s, a) -> bgsave(p, s, a));
         t.register("lastsave", (s, a) -> s.out().integer(p.lastSave()));
+        t.register("bgrewriteaof", (s, a) -> bgrewriteaof(p, s));
     }
 
     // SAVE
@@ -36,6 +37,20 @@ public final class PersistenceCommands {
             throw new RedisError("ERR");
         }
         s.out().ok();
+    }
+
+    // BGREWRITEAOF
+    static void bgrewriteaof(Persistence p, Session s) {
+        boolean started;
+        try {
+            started = p.rewriteAof();
+        } catch (java.io.IOException | RuntimeException e) {
+            throw new RedisError("ERR Can't rewrite append only file in background: " + e.getMessage());
+        }
+        if (!started) {
+            throw new RedisError("ERR Background append only file rewriting already in progress");
+        }
+        s.out().simple("Background append only file rewriting started");
     }
 
     // BGSAVE [SCHEDULE]

@@ -136,6 +136,114 @@ public final class Aof implements AutoCloseable {
         engine.propagator(new AofPropagator(file));
     }
 
+    private final java.util.concurrent.atomic.AtomicBoolean rewriting = new java.util.concurrent.atomic.AtomicBoolean();
+    private volatile boolean lastRewriteOk = true;
+    private volatile long rewrites;
+
+    public boolean rewriting() {
+        return rewriting.get();
+    }
+
+    public boolean lastRewriteOk() {
+        return lastRewriteOk;
+    }
+
+    public long rewrites() {
+        return rewrites;
+    }
+
+    /**
+     * BGREWRITEAOF: replaces the base and the incremental files by a new base holding the current
+     * dataset and a new, empty incremental file. For a moment every stripe of every database is held:
+     * the dataset is captured (one reference per key), a new incremental file is added to the manifest
+     * and the log switches to it; writes then resume and the new base is written in the background.
+     * Only when it is complete does the manifest drop the old files, so a crash at any point leaves a
+     * manifest that replays to the right state. Returns false when a rewrite is already running.
+     */
+    public boolean rewrite() throws IOException {
+        if (!rewriting.compareAndSet(false, true)) {
+            return false;
+        }
+        dev.spinel.store.Keyspace ks = engine.keyspace();
+        RdbWriter.Snapshot snap;
+        AofManifest.Part newIncr;
+        AofManifest before;
+        try {
+            before = AofManifest.read(manifestPath());
+            long seq = 1 + before.incrementals().stream().mapToLong(AofManifest.Part::seq).max().orElse(0);
+            newIncr = new AofManifest.Part(config.appendfilename.value() + "." + seq + ".incr.aof", seq, 'i');
+            for (int i = 0; i < ks.databases(); i++) {
+                ks.db(i).lockAll();
+            }
+            try {
+                snap = new RdbWriter(dev.spinel.persistence.ValueCodecs.standard()).capture(ks, RdbWriter.Access.NONE);
+                List<AofManifest.Part> parts = new ArrayList<>(before.parts());
+                parts.add(newIncr);
+                Files.deleteIfExists(dir().resolve(newIncr.file()));
+                new AofManifest(parts).write(manifestPath());
+                file.switchTo(dir().resolve(newIncr.file()));
+            } finally {
+                for (int i = ks.databases() - 1; i >= 0; i--) {
+                    ks.db(i).unlockAll();
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            rewriting.set(false);
+            lastRewriteOk = false;
+            throw e;
+        }
+        Thread t = new Thread(() -> finishRewrite(snap, before, newIncr), "spinel-aof-rewrite");
+        t.setDaemon(true);
+        t.start();
+        return true;
+    }
+
+    /**
+     * BGREWRITEAOF while the log is off (as Redis 7.0): writes a new base of the dataset and a manifest
+     * listing only it. No incremental file exists, so a per-stripe-consistent capture suffices.
+     */
+    public boolean rewriteWithoutLog() throws IOException {
+        if (!rewriting.compareAndSet(false, true)) {
+            return false;
+        }
+        AofManifest before;
+        try {
+            Files.createDirectories(dir());
+            before = exists() ? AofManifest.read(manifestPath()) : new AofManifest(List.of());
+        } catch (IOException | RuntimeException e) {
+            rewriting.set(false);
+            throw e;
+        }
+        RdbWriter.Snapshot snap = new RdbWriter(dev.spinel.persistence.ValueCodecs.standard()).capture(engine.keyspace(), RdbWriter.Access.NONE);
+        Thread t = new Thread(() -> finishRewrite(snap, before, null), "spinel-aof-rewrite");
+        t.setDaemon(true);
+        t.start();
+        return true;
+    }
+
+    private void finishRewrite(RdbWriter.Snapshot snap, AofManifest before, AofManifest.Part newIncr) {
+        try {
+            long baseSeq = 1 + (before.base() == null ? 0 : before.base().seq());
+            AofManifest.Part base = new AofManifest.Part(config.appendfilename.value() + "." + baseSeq + ".base.rdb", baseSeq, 'b');
+            RdbFiles.save(snap, dir().resolve(base.file()), new RdbWriter.Options(config.rdbcompression.value(),
+                    config.rdbchecksum.value(), RdbWriter.Access.NONE, RdbWriter.Options.redisAux(SpinelServer.REDIS_VERSION, 0, true)));
+            new AofManifest(newIncr == null ? List.of(base) : List.of(base, newIncr)).write(manifestPath());
+            for (AofManifest.Part old : before.parts()) {
+                if (!old.file().equals(base.file()) && (newIncr == null || !old.file().equals(newIncr.file()))) {
+                    Files.deleteIfExists(dir().resolve(old.file()));
+                }
+            }
+            lastRewriteOk = true;
+            rewrites++;
+            Log.notice("Background AOF rewrite finished successfully");
+        } catch (IOException | RuntimeException e) {
+            lastRewriteOk = false;
+            Log.warning("Background AOF rewrite failed: " + e);
+        } finally {
+            rewriting.set(false);
+        }
+    }
+
     public boolean lastWriteOk() {
         return file == null || file.lastWriteOk();
     }

@@ -31,8 +31,8 @@ final class AofFile implements AutoCloseable {
     private static final byte[] EXEC = "*1\r\n$4\r\nEXEC\r\n".getBytes(StandardCharsets.US_ASCII);
 
     private final ServerConfig config;
-    private final FileChannel channel;
-    private final Path path;
+    private volatile FileChannel channel;
+    private volatile Path path;
     private final Object lock = new Object();
     private byte[] pending = new byte[1 << 16];
     private int pendingLen;
@@ -198,6 +198,8 @@ final class AofFile implements AutoCloseable {
             if (upTo > synced) {
                 synced = upTo;
             }
+        } catch (java.nio.channels.ClosedChannelException e) {
+            // switched to a new file meanwhile; the switch fsynced the old one
         } catch (IOException e) {
             Log.warning("Error fsyncing the AOF file " + path + ": " + e.getMessage());
             lastWriteOk = false;
@@ -207,6 +209,7 @@ final class AofFile implements AutoCloseable {
     private void release() {
         List<Runnable> ready = new ArrayList<>();
         synchronized (lock) {
+            lock.notifyAll(); // a file switch may be waiting for the buffer to drain
             waiters.removeIf(w -> {
                 if (acknowledged(w.position())) {
                     ready.add(w.task());
@@ -237,6 +240,33 @@ final class AofFile implements AutoCloseable {
                     sync(w);
                 }
             }
+        }
+    }
+
+    /**
+     * Continues the log in {@code next} (an AOF rewrite). The caller holds every stripe, so no append
+     * can arrive; this waits until everything appended is written, fsyncs the old file, and switches.
+     * The new file starts with a SELECT, as Redis's does.
+     */
+    void switchTo(Path next) throws IOException {
+        FileChannel ch = FileChannel.open(next, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+        synchronized (lock) {
+            while (pendingLen > 0 || written < appended) {
+                try {
+                    lock.wait(100);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    ch.close();
+                    throw new IOException("interrupted while switching AOF files");
+                }
+            }
+            FileChannel old = channel;
+            old.force(false);
+            synced = Math.max(synced, written);
+            channel = ch;
+            path = next;
+            lastDb = -1;
+            old.close();
         }
     }
 

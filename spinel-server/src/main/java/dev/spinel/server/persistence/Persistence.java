@@ -80,6 +80,22 @@ public final class Persistence {
     // ---------------------------------------------------------------- start-up
 
     private volatile Aof aof;
+    /** Does BGREWRITEAOF while the log is off. */
+    private volatile Aof offlineRewriter;
+
+    /** BGREWRITEAOF: false when a rewrite is already running. Throws with the reason when it cannot start. */
+    public boolean rewriteAof() throws IOException {
+        Aof a = aof;
+        if (a != null) {
+            return a.rewrite();
+        }
+        return offlineRewriter.rewriteWithoutLog();
+    }
+
+    private Aof rewriter() {
+        Aof a = aof;
+        return a != null ? a : offlineRewriter;
+    }
 
     /**
      * Loads the dataset at start-up and opens the append-only log when {@code appendonly yes}: the AOF
@@ -87,6 +103,7 @@ public final class Persistence {
      * (the message says which file, what and where) when a file exists but cannot be loaded.
      */
     public void loadAtStartup(dev.spinel.server.engine.Engine engine) {
+        this.offlineRewriter = new Aof(config, engine);
         if (config.appendonly.value()) {
             Aof a = new Aof(config, engine);
             try {
@@ -316,12 +333,13 @@ public final class Persistence {
         line(sb, "rdb_last_load_keys_expired", lastLoadKeysExpired);
         line(sb, "rdb_last_load_keys_loaded", lastLoadKeysLoaded);
         line(sb, "aof_enabled", aof != null ? 1 : 0);
-        line(sb, "aof_rewrite_in_progress", 0);
+        Aof rw = rewriter();
+        line(sb, "aof_rewrite_in_progress", rw != null && rw.rewriting() ? 1 : 0);
         line(sb, "aof_rewrite_scheduled", 0);
         line(sb, "aof_last_rewrite_time_sec", -1);
         line(sb, "aof_current_rewrite_time_sec", -1);
-        sb.append("aof_last_bgrewrite_status:ok\r\n");
-        line(sb, "aof_rewrites", 0);
+        sb.append("aof_last_bgrewrite_status:").append(rw == null || rw.lastRewriteOk() ? "ok" : "err").append("\r\n");
+        line(sb, "aof_rewrites", rw == null ? 0 : rw.rewrites());
         line(sb, "aof_rewrites_consecutive_failures", 0);
         sb.append("aof_last_write_status:").append(aof == null || aof.lastWriteOk() ? "ok" : "err").append("\r\n");
         line(sb, "aof_last_cow_size", 0);
