@@ -133,12 +133,66 @@ public final class Aof implements AutoCloseable {
             incrName = incr.getLast().file();
         }
         file = new AofFile(config, dir().resolve(incrName));
+        measure();
         engine.propagator(new AofPropagator(file));
     }
 
     private final java.util.concurrent.atomic.AtomicBoolean rewriting = new java.util.concurrent.atomic.AtomicBoolean();
     private volatile boolean lastRewriteOk = true;
     private volatile long rewrites;
+
+    /** Log size when the last rewrite finished (or at start-up), and the write counter then. */
+    private volatile long baseSize;
+    private volatile long writtenAtBase;
+
+    /** The size of the log's files now (Redis's aof_current_size). */
+    public long currentSize() {
+        AofFile f = file;
+        return f == null ? 0 : baseSize + f.written() - writtenAtBase;
+    }
+
+    /** The size after the last rewrite (Redis's aof_base_size). */
+    public long baseSize() {
+        return baseSize;
+    }
+
+    private void measure() {
+        long size = 0;
+        try {
+            for (AofManifest.Part p : AofManifest.read(manifestPath()).parts()) {
+                Path f = dir().resolve(p.file());
+                if (Files.exists(f)) {
+                    size += Files.size(f);
+                }
+            }
+        } catch (IOException e) {
+            Log.warning("Cannot measure the AOF: " + e.getMessage());
+        }
+        AofFile f = file;
+        writtenAtBase = f == null ? 0 : f.written();
+        baseSize = size;
+    }
+
+    /**
+     * auto-aof-rewrite-percentage / auto-aof-rewrite-min-size, checked by the cron: rewrites when the log
+     * is above the minimum size and has grown by the percentage since the last rewrite.
+     */
+    public void autoRewrite() {
+        long pct = config.autoAofRewritePercentage.value();
+        if (file == null || pct <= 0 || rewriting.get()) {
+            return;
+        }
+        long size = currentSize();
+        long base = Math.max(1, baseSize);
+        if (size > config.autoAofRewriteMinSize.value() && (size - base) * 100 / base >= pct) {
+            Log.notice("Starting automatic rewriting of AOF on " + ((size - base) * 100 / base) + "% growth");
+            try {
+                rewrite();
+            } catch (IOException | RuntimeException e) {
+                Log.warning("Automatic AOF rewrite failed to start: " + e);
+            }
+        }
+    }
 
     public boolean rewriting() {
         return rewriting.get();
@@ -235,6 +289,9 @@ public final class Aof implements AutoCloseable {
             }
             lastRewriteOk = true;
             rewrites++;
+            if (newIncr != null) {
+                measure();
+            }
             Log.notice("Background AOF rewrite finished successfully");
         } catch (IOException | RuntimeException e) {
             lastRewriteOk = false;

@@ -61,6 +61,11 @@ final class AofFile implements AutoCloseable {
         fsyncer.start();
     }
 
+    /** Bytes written to the log files since this object was created. */
+    long written() {
+        return written;
+    }
+
     Path path() {
         return path;
     }

@@ -252,6 +252,10 @@ public final class Persistence {
 
     /** Called by the server cron: starts a scheduled BGSAVE or one due by the {@code save} points. */
     public void cron() {
+        Aof a = aof;
+        if (a != null) {
+            a.autoRewrite();
+        }
         if (saving.get()) {
             return;
         }

@@ -115,6 +115,32 @@ class AofRewriteTest {
     }
 
     @Test
+    @Timeout(60)
+    void theLogIsRewrittenWhenItDoublesPastTheMinimumSize() throws Exception {
+        Path manifest = dir.resolve("appendonlydir").resolve("appendonly.aof.manifest");
+        try (SpinelServer s = SpinelServer.start(ServerConfig.defaults().with("port", "0").with("dir", dir.toString())
+                .with("appendonly", "yes").with("auto-aof-rewrite-min-size", "20000").with("auto-aof-rewrite-percentage", "100"));
+             RawClient c = new RawClient(s.port())) {
+            for (int i = 0; i < 100; i++) {
+                c.call("SET", "same-key", "x".repeat(100)); // ~13 kB of log, below the minimum
+            }
+            Thread.sleep(300);
+            assertTrue(Files.readString(manifest).contains("seq 1 type b"), "below the minimum size: no rewrite");
+            for (int i = 0; i < 200; i++) {
+                c.call("SET", "same-key", "x".repeat(100));
+            }
+            long deadline = System.currentTimeMillis() + 20_000;
+            while (!Files.readString(manifest).contains("seq 2 type b") && System.currentTimeMillis() < deadline) {
+                Thread.sleep(20);
+            }
+            assertEquals("file appendonly.aof.2.base.rdb seq 2 type b\nfile appendonly.aof.2.incr.aof seq 2 type i\n",
+                    Files.readString(manifest));
+            awaitRewrite(s);
+            assertEquals("$100\r\n" + "x".repeat(100) + "\r\n", c.callString("GET", "same-key"));
+        }
+    }
+
+    @Test
     void rewriteWithTheLogOffWritesABaseOnly() throws Exception {
         try (SpinelServer s = start(false); RawClient c = new RawClient(s.port())) {
             c.call("SET", "k", "v");
