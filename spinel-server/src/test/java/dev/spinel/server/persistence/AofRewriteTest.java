@@ -110,6 +110,7 @@ class AofRewriteTest {
         assertEquals(0, check.exitValue(), report);
         try (RedisServerProcess redis = RedisServerProcess.start("--dir", dir.toString(), "--appendonly", "yes");
              RawClient c = new RawClient(redis.port())) {
+            awaitLoaded(c);
             assertEquals(expected, state(c, writers, keys));
         }
     }
@@ -152,6 +153,14 @@ class AofRewriteTest {
                 Files.readString(dir.resolve("appendonlydir").resolve("appendonly.aof.manifest")));
         try (SpinelServer s = start(true); RawClient c = new RawClient(s.port())) {
             assertEquals("$1\r\nv\r\n", c.callString("GET", "k"));
+        }
+    }
+
+    /** Waits until a just-started redis-server has loaded its files (it answers -LOADING until then). */
+    static void awaitLoaded(RawClient c) throws Exception {
+        long deadline = System.currentTimeMillis() + 30_000;
+        while (new String(c.call("DBSIZE"), StandardCharsets.ISO_8859_1).startsWith("-LOADING") && System.currentTimeMillis() < deadline) {
+            Thread.sleep(20);
         }
     }
 }

@@ -107,6 +107,7 @@ class AofTest {
 
         try (RedisServerProcess redis = RedisServerProcess.start("--dir", dir.toString(), "--appendonly", "yes");
              RawClient c = new RawClient(redis.port())) {
+            awaitLoaded(c);
             assertEquals(expected, state(c));
         }
         try (SpinelServer s = start("everysec"); RawClient c = new RawClient(s.port())) {
@@ -152,6 +153,14 @@ class AofTest {
         Files.delete(dir.resolve("dump.rdb"));
         try (SpinelServer s = start("everysec"); RawClient c = new RawClient(s.port())) {
             assertEquals("$3\r\nyes\r\n", c.callString("GET", "from-rdb"));
+        }
+    }
+
+    /** Waits until a just-started redis-server has loaded its files (it answers -LOADING until then). */
+    static void awaitLoaded(RawClient c) throws Exception {
+        long deadline = System.currentTimeMillis() + 30_000;
+        while (new String(c.call("DBSIZE"), StandardCharsets.ISO_8859_1).startsWith("-LOADING") && System.currentTimeMillis() < deadline) {
+            Thread.sleep(20);
         }
     }
 }

@@ -104,6 +104,7 @@ class SnapshotInteropTest {
         assertEquals(0, check.exitValue(), report);
         try (RedisServerProcess redis = RedisServerProcess.start("--dir", dir.toString(), "--dbfilename", "spinel.rdb");
              RawClient c = new RawClient(redis.port())) {
+            awaitLoaded(c);
             assertEquals(expected, state(c, keys));
         }
         // And Spinel itself restarts from the file with the same contents.
@@ -215,6 +216,14 @@ class SnapshotInteropTest {
             throw new AssertionError("started from a truncated file");
         } catch (RuntimeException e) {
             assertTrue(e.getMessage().contains("Unexpected EOF"), e.getMessage());
+        }
+    }
+
+    /** Waits until a just-started redis-server has loaded its files (it answers -LOADING until then). */
+    static void awaitLoaded(RawClient c) throws Exception {
+        long deadline = System.currentTimeMillis() + 30_000;
+        while (new String(c.call("DBSIZE"), StandardCharsets.ISO_8859_1).startsWith("-LOADING") && System.currentTimeMillis() < deadline) {
+            Thread.sleep(20);
         }
     }
 }
