@@ -49,10 +49,12 @@ public final class DumpPayload {
 
     /**
      * Decodes the value of a payload that passed {@link #verify}. Throws {@link RdbException} when the
-     * body is malformed, of an unknown type, or does not end exactly at the footer.
+     * body is malformed, of an unknown type, or runs past the end of the payload.
      */
     public static Object read(ValueCodecs codecs, byte[] p) {
-        RdbInput in = new RdbInput(new ByteArrayInputStream(p, 0, p.length - 10));
+        // Redis reads the value from the whole payload, footer included: a body that claims more bytes
+        // than it has takes them from the footer instead of failing. Same here, for identical results.
+        RdbInput in = new RdbInput(new ByteArrayInputStream(p));
         int type = in.readByte();
         ValueCodec codec = codecs.forRdbType(type);
         if (codec == null) {
