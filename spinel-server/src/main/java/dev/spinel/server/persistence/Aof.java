@@ -105,6 +105,46 @@ public final class Aof implements AutoCloseable {
         Log.warning("AOF " + p.getFileName() + " loaded anyway because aof-load-truncated is enabled");
     }
 
+    /**
+     * CONFIG SET appendonly yes: starts logging from the dataset in memory. Under every stripe, the
+     * dataset is captured, a new empty incremental file is opened and the log hook installed, so every
+     * later write is in the new incremental file and none is in the capture; the new base is written
+     * in the background and the manifest then lists exactly the new base and incremental file (older
+     * files of a previous log are deleted).
+     */
+    public void startFromMemory() throws IOException {
+        Files.createDirectories(dir());
+        AofManifest before = exists() ? AofManifest.read(manifestPath()) : new AofManifest(List.of());
+        long incrSeq = 1 + before.incrementals().stream().mapToLong(AofManifest.Part::seq).max().orElse(0);
+        AofManifest.Part newIncr = new AofManifest.Part(config.appendfilename.value() + "." + incrSeq + ".incr.aof", incrSeq, 'i');
+        if (!rewriting.compareAndSet(false, true)) {
+            throw new IOException("a rewrite is already running");
+        }
+        dev.spinel.store.Keyspace ks = engine.keyspace();
+        RdbWriter.Snapshot snap;
+        try {
+            for (int i = 0; i < ks.databases(); i++) {
+                ks.db(i).lockAll();
+            }
+            try {
+                snap = new RdbWriter(dev.spinel.persistence.ValueCodecs.standard()).capture(ks, RdbWriter.Access.NONE);
+                Files.deleteIfExists(dir().resolve(newIncr.file()));
+                file = new AofFile(config, dir().resolve(newIncr.file()));
+                engine.propagator(new AofPropagator(file));
+            } finally {
+                for (int i = ks.databases() - 1; i >= 0; i--) {
+                    ks.db(i).unlockAll();
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            rewriting.set(false);
+            throw e;
+        }
+        Thread t = new Thread(() -> finishRewrite(snap, before, newIncr), "spinel-aof-rewrite");
+        t.setDaemon(true);
+        t.start();
+    }
+
     /** Opens the last incremental file for appending, creating the layout first if there is none. */
     public void open() throws IOException {
         Files.createDirectories(dir());

@@ -104,6 +104,7 @@ public final class Persistence {
      */
     public void loadAtStartup(dev.spinel.server.engine.Engine engine) {
         this.offlineRewriter = new Aof(config, engine);
+        config.appendonly.listen(on -> appendonlyChanged(engine, on));
         if (config.appendonly.value()) {
             Aof a = new Aof(config, engine);
             try {
@@ -121,6 +122,25 @@ public final class Persistence {
             return;
         }
         loadRdb();
+    }
+
+    /** CONFIG SET appendonly: starts the log from memory, or stops it. */
+    private synchronized void appendonlyChanged(dev.spinel.server.engine.Engine engine, boolean on) {
+        Aof a = aof;
+        if (on && a == null) {
+            Aof started = new Aof(config, engine);
+            try {
+                started.startFromMemory();
+            } catch (IOException e) {
+                Log.warning("Redis needs to enable the AOF but can't trigger a background AOF rewrite operation: " + e.getMessage());
+                return;
+            }
+            aof = started;
+            Log.notice("Background append only file rewriting started");
+        } else if (!on && a != null) {
+            aof = null;
+            a.close();
+        }
     }
 
     /** Stops the append-only log (pending writes written and fsynced). */

@@ -142,6 +142,31 @@ class AofRewriteTest {
     }
 
     @Test
+    @Timeout(60)
+    void turningTheLogOnAtRunTimeStartsFromMemory() throws Exception {
+        try (SpinelServer s = start(false); RawClient c = new RawClient(s.port())) {
+            c.call("SET", "before", "1");
+            s.config().with("appendonly", "yes"); // what CONFIG SET appendonly yes does
+            c.call("SET", "after", "2");
+            awaitRewrite(s);
+            c.call("SET", "later", "3");
+            StringBuilder info = new StringBuilder();
+            s.persistence().appendInfo(info);
+            assertTrue(info.toString().contains("aof_enabled:1\r\n"), info.toString());
+        }
+        assertEquals("file appendonly.aof.1.base.rdb seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\n",
+                Files.readString(dir.resolve("appendonlydir").resolve("appendonly.aof.manifest")));
+        try (SpinelServer s = start(true); RawClient c = new RawClient(s.port())) {
+            assertEquals(":3\r\n", c.callString("DBSIZE"));
+            s.config().with("appendonly", "no");
+            c.call("SET", "unlogged", "4");
+        }
+        try (SpinelServer s = start(true); RawClient c = new RawClient(s.port())) {
+            assertEquals(":3\r\n", c.callString("DBSIZE"));
+        }
+    }
+
+    @Test
     void rewriteWithTheLogOffWritesABaseOnly() throws Exception {
         try (SpinelServer s = start(false); RawClient c = new RawClient(s.port())) {
             c.call("SET", "k", "v");
