@@ -59,6 +59,7 @@ public final class ServerConfig {
     public final Params.Bool aofLoadTruncated = add(new Params.Bool("aof-load-truncated", true, true, null));
     public final Params.Int autoAofRewritePercentage = add(new Params.Int("auto-aof-rewrite-percentage", true, 100, 0, Integer.MAX_VALUE, null));
     public final Params.Memory autoAofRewriteMinSize = add(new Params.Memory("auto-aof-rewrite-min-size", true, 64L * 1024 * 1024, Long.MAX_VALUE, null));
+    public final Params.Bool stopWritesOnBgsaveError = add(new Params.Bool("stop-writes-on-bgsave-error", true, true, null));
     // ---- end persistence ----
     /** Spinel's own: Netty event loops; 0 means one per core. */
     public final Params.Int eventLoopThreads = add(new Params.Int("event-loop-threads", false, 0, 0, 1024, null));

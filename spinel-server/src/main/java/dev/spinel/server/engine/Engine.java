@@ -45,6 +45,16 @@ public final class Engine {
         });
     }
 
+    /**
+     * Redis's {@code writeCommandsDeniedByDiskError}: the persistence layer's reason to refuse writes
+     * (and PING) after a failed save or log write, or null to accept them.
+     */
+    private volatile java.util.function.Supplier<String> diskError;
+
+    public void diskError(java.util.function.Supplier<String> check) {
+        this.diskError = check;
+    }
+
     public Propagator propagator() {
         return propagator;
     }
@@ -154,6 +164,15 @@ public final class Engine {
             reject(session, cmd, Errors.NOAUTH.getMessage());
             applyReplyMode(session, mark);
             return;
+        }
+        java.util.function.Supplier<String> disk = diskError;
+        if (disk != null && (cmd.spec().has("write") || cmd.name().equals("ping"))) {
+            String refusal = disk.get();
+            if (refusal != null) {
+                reject(session, cmd, refusal);
+                applyReplyMode(session, mark);
+                return;
+            }
         }
         if (session.hasSubscriptions() && session.protocol() == 2 && !allowedWhileSubscribed(cmd)) {
             reject(session, cmd, "ERR Can't execute '" + cmd.name()

@@ -105,6 +105,7 @@ public final class Persistence {
     public void loadAtStartup(dev.spinel.server.engine.Engine engine) {
         this.offlineRewriter = new Aof(config, engine);
         config.appendonly.listen(on -> appendonlyChanged(engine, on));
+        engine.diskError(this::writeRefusal);
         if (config.appendonly.value()) {
             Aof a = new Aof(config, engine);
             try {
@@ -122,6 +123,22 @@ public final class Persistence {
             return;
         }
         loadRdb();
+    }
+
+    private static final String MISCONF_RDB = "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk. "
+            + "Commands that may modify the data set are disabled, because this instance is configured to report errors during writes "
+            + "if RDB snapshotting fails (stop-writes-on-bgsave-error option). Please check the Redis logs for details about the RDB error.";
+
+    /** Why writes are refused now (Redis's MISCONF), or null. Cheap: read on every write command. */
+    String writeRefusal() {
+        if (!lastBgsaveOk && config.stopWritesOnBgsaveError.value() && !SavePoints.parseOrNone(config.save.value()).isEmpty()) {
+            return MISCONF_RDB;
+        }
+        Aof a = aof;
+        if (a != null && !a.lastWriteOk()) {
+            return "MISCONF Errors writing to the AOF file: Input/output error";
+        }
+        return null;
     }
 
     /** CONFIG SET appendonly: starts the log from memory, or stops it. */
@@ -251,6 +268,7 @@ public final class Persistence {
             RdbFiles.save(keyspace, rdbPath(), options());
             dirtyAtLastSave = dirtyBefore;
             lastSaveSeconds = System.currentTimeMillis() / 1000;
+            lastBgsaveOk = true; // as Redis's rdbSave: any successful save clears the error
             if (!background) {
                 Log.notice("DB saved on disk");
             }

@@ -209,6 +209,25 @@ class SnapshotInteropTest {
     }
 
     @Test
+    void aFailedBgsaveStopsWritesUntilASaveSucceeds() throws Exception {
+        try (SpinelServer s = SpinelServer.start(ServerConfig.defaults().with("port", "0").with("dir", dir.resolve("missing").toString())
+                .with("save", "1000 1")); RawClient c = new RawClient(s.port())) {
+            c.call("SET", "a", "1");
+            assertEquals("+Background saving started\r\n", c.callString("BGSAVE"));
+            awaitNoBgsave(s);
+            String misconf = c.callString("SET", "b", "2");
+            assertTrue(misconf.startsWith("-MISCONF Redis is configured to save RDB snapshots"), misconf);
+            assertTrue(c.callString("PING").startsWith("-MISCONF"));
+            assertEquals("$1\r\n1\r\n", c.callString("GET", "a"));
+            assertEquals("-ERR\r\n", c.callString("SAVE"));
+            s.config().with("dir", dir.toString());
+            assertEquals("+OK\r\n", c.callString("SAVE"));
+            assertEquals("+OK\r\n", c.callString("SET", "b", "2"));
+            assertEquals("+PONG\r\n", c.callString("PING"));
+        }
+    }
+
+    @Test
     void aCorruptDumpStopsTheStartWithTheReason() throws Exception {
         Files.write(dir.resolve("dump.rdb"), b("REDIS0010\u00fe\u0000\u0000\u0003key"));
         try {
