@@ -255,8 +255,13 @@ final class AofFile implements AutoCloseable {
      */
     void switchTo(Path next) throws IOException {
         FileChannel ch = FileChannel.open(next, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+        long deadline = System.currentTimeMillis() + 10_000;
         synchronized (lock) {
             while (pendingLen > 0 || written < appended) {
+                if (System.currentTimeMillis() > deadline) {
+                    ch.close(); // the log cannot be written (disk error): do not hold every stripe forever
+                    throw new IOException("the AOF could not be written within 10 seconds");
+                }
                 try {
                     lock.wait(100);
                 } catch (InterruptedException e) {
