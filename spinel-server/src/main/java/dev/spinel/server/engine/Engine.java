@@ -166,13 +166,11 @@ public final class Engine {
             return;
         }
         java.util.function.Supplier<String> disk = diskError;
-        if (disk != null && (cmd.spec().has("write") || cmd.name().equals("ping"))) {
-            String refusal = disk.get();
-            if (refusal != null) {
-                reject(session, cmd, refusal);
-                applyReplyMode(session, mark);
-                return;
-            }
+        String refusal = disk == null ? null : disk.get(); // two volatile reads when all is well
+        if (refusal != null && (cmd.spec().has("write") || cmd.name().equals("ping"))) {
+            reject(session, cmd, refusal);
+            applyReplyMode(session, mark);
+            return;
         }
         if (session.hasSubscriptions() && session.protocol() == 2 && !allowedWhileSubscribed(cmd)) {
             reject(session, cmd, "ERR Can't execute '" + cmd.name()
