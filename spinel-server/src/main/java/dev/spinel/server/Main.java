@@ -56,6 +56,7 @@ public final class Main {
                 Log.warning("Received SIGTERM scheduling shutdown...");
             }
             server.close();
+            server.persistence().saveOnShutdown(); // after close: no write can race the final snapshot
             removePidfile(pidfile);
             Log.warning("Spinel is now ready to exit, bye bye...");
         }, "spinel-sigterm"));

@@ -6,6 +6,7 @@ import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.net.RespServer;
+import dev.spinel.server.persistence.Persistence;
 import dev.spinel.store.Keyspace;
 import io.netty.util.concurrent.ScheduledFuture;
 
@@ -38,6 +39,8 @@ public final class SpinelServer implements AutoCloseable {
     private List<String> boundAddresses;
     private int requestedPort;
     private volatile ScheduledFuture<?> cron;
+    private final Persistence persistence;
+    private final ScheduledFuture<?> persistenceCron;
     private final CountDownLatch closed = new CountDownLatch(1);
     private volatile boolean closing;
 
@@ -49,7 +52,9 @@ public final class SpinelServer implements AutoCloseable {
         config.maxmemoryPolicy.listen(policy -> keyspace.lfu(policy.endsWith("-lfu")));
         CommandTable table = new CommandTable();
         this.engine = new Engine(config, keyspace, table);
+        this.persistence = new Persistence(config, keyspace, engine.stats());
         Commands.registerAll(table, this);
+        persistence.loadAtStartup(engine); // before accepting connections; a bad file stops the start
         this.resp = new RespServer(engine);
         try {
             this.boundAddresses = bindAddresses();
@@ -60,6 +65,7 @@ public final class SpinelServer implements AutoCloseable {
             throw e;
         }
         this.cron = scheduleCron();
+        this.persistenceCron = resp.workerGroup().next().scheduleAtFixedRate(persistence::cron, 100, 100, TimeUnit.MILLISECONDS);
         // CONFIG SET port/bind listen anew (as Redis does); hz changes the cron's rate.
         config.onApply(config.port, () -> rebind("Unable to listen on this port"));
         config.onApply(config.bind, () -> rebind("Failed to bind to specified addresses."));
@@ -126,6 +132,11 @@ public final class SpinelServer implements AutoCloseable {
         return engine;
     }
 
+    /** Snapshots: SAVE/BGSAVE, the save schedule, INFO persistence, the final save at shutdown. */
+    public Persistence persistence() {
+        return persistence;
+    }
+
     public boolean nativeTransport() {
         return resp.nativeTransport();
     }
@@ -140,7 +151,9 @@ public final class SpinelServer implements AutoCloseable {
             closing = true;
         }
         cron.cancel(false);
+        persistenceCron.cancel(false);
         resp.close();
+        persistence.close();
         closed.countDown();
     }
 

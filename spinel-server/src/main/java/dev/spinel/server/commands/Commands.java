@@ -27,5 +27,7 @@ public final class Commands {
         PubSubCommands.register(t, server);
         TransactionCommands.register(t, server);
         IntrospectionCommands.register(t, server);
+        PersistenceCommands.register(t, server);
+        DumpCommands.register(t, server);
     }
 }

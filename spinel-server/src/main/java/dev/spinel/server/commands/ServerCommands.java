@@ -23,7 +23,6 @@ public final class ServerCommands {
 
     public static void register(CommandTable t, SpinelServer server) {
         t.register("time", ServerCommands::time);
-        t.register("lastsave", ServerCommands::lastsave);
         t.register("shutdown", (s, a) -> shutdown(server, s, a));
         DebugCommand.register(t);
         FunctionCommands.register(t);
@@ -45,11 +44,6 @@ public final class ServerCommands {
         s.out().array(2);
         s.out().bulk(now.getEpochSecond());
         s.out().bulk(now.getNano() / 1000);
-    }
-
-    // LASTSAVE  (no snapshot has been taken: Redis reports the start time then too)
-    static void lastsave(Session s, Args a) {
-        s.out().integer(s.engine().stats().startMillis / 1000);
     }
 
     // SHUTDOWN [NOSAVE | SAVE] [NOW] [FORCE] [ABORT]
@@ -83,13 +77,18 @@ public final class ServerCommands {
         }
         boolean wantsSnapshot = save || (!nosave && !s.engine().config().save.points().isEmpty());
         if (wantsSnapshot) {
-            // Redis would write an RDB here; Spinel has no snapshots yet, so that save fails like a failed rdbSave.
-            Log.warning("Error trying to save the DB: snapshots are not implemented in Spinel yet"
-                    + (force ? "; exiting anyway (FORCE)." : ". Use SHUTDOWN NOSAVE, or FORCE to exit anyway."));
-            if (!force) {
+            boolean saved;
+            try {
+                saved = server.persistence().save();
+            } catch (IllegalStateException busy) {
+                saved = false;
+                Log.warning("Error trying to save the DB: " + busy.getMessage());
+            }
+            if (!saved && !force) {
                 throw new RedisError("ERR Errors trying to SHUTDOWN. Check logs.");
             }
         }
+        server.persistence().skipShutdownSave(); // saved (or told not to): the SIGTERM hook must not save again
         Log.warning("User requested shutdown...");
         // Redis exits without replying; the connection closes with the server.
         s.closeAfterReply();

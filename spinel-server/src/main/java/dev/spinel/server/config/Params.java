@@ -50,6 +50,17 @@ public final class Params {
             if (onChange != null) {
                 onChange.accept(b);
             }
+            Consumer<Boolean> l = listener;
+            if (l != null) {
+                l.accept(b);
+            }
+        }
+
+        private volatile Consumer<Boolean> listener;
+
+        /** Runs {@code l} after every change (subsystems created after the config, e.g. persistence). */
+        public void listen(Consumer<Boolean> l) {
+            this.listener = l;
         }
     }
 

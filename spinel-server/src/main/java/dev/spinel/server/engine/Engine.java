@@ -31,6 +31,10 @@ public final class Engine {
     private final Notifications notifications;
     private final ClientPause pause = new ClientPause();
     private final Blocking blocking = new Blocking();
+    /** The append-only log's hook, or null when it is off. */
+    private volatile Propagator propagator;
+    /** Stripes held around a write command while it runs and is logged (one per event-loop thread). */
+    private final ThreadLocal<dev.spinel.store.StripeLocks> logLocks = ThreadLocal.withInitial(dev.spinel.store.StripeLocks::new);
 
     public Engine(ServerConfig config, Keyspace keyspace, CommandTable commands) {
         this.config = config;
@@ -46,6 +50,25 @@ public final class Engine {
                 tracking.keyChanged(null, key);
             }
         });
+    }
+
+    /**
+     * Redis's {@code writeCommandsDeniedByDiskError}: the persistence layer's reason to refuse writes
+     * (and PING) after a failed save or log write, or null to accept them.
+     */
+    private volatile java.util.function.Supplier<String> diskError;
+
+    public void diskError(java.util.function.Supplier<String> check) {
+        this.diskError = check;
+    }
+
+    public Propagator propagator() {
+        return propagator;
+    }
+
+    /** Installs (or with null removes) the append-only log's hook. */
+    public void propagator(Propagator p) {
+        this.propagator = p;
     }
 
     public Watches watches() {
@@ -162,6 +185,13 @@ public final class Engine {
         }
         if (!session.authenticated() && !cmd.spec().has("no_auth")) {
             reject(session, cmd, Errors.NOAUTH.getMessage());
+            applyReplyMode(session, mark);
+            return;
+        }
+        java.util.function.Supplier<String> disk = diskError;
+        String refusal = disk == null ? null : disk.get(); // two volatile reads when all is well
+        if (refusal != null && (cmd.spec().has("write") || cmd.name().equals("ping"))) {
+            reject(session, cmd, refusal);
             applyReplyMode(session, mark);
             return;
         }
@@ -286,6 +316,10 @@ public final class Engine {
                 run(s, q.command(), Args.of(q.argv()));
             }
         } finally {
+            Propagator p = propagator;
+            if (p != null) {
+                p.execDone(s); // in finally: whatever part of the transaction was applied is logged
+            }
             s.executingTransaction(false);
             for (int i = n - 1; i >= 0; i--) {
                 keyspace.db(i).unlockAll();
@@ -320,6 +354,45 @@ public final class Engine {
     }
 
     private void run(Session session, Command cmd, Args args) {
+        Propagator p = propagator;
+        if (p == null || session.executingTransaction() || !cmd.spec().has("write")) {
+            runCommand(session, cmd, args, null);
+            return;
+        }
+        // Logged write: hold its stripes across execution and logging so that the log's order of
+        // writes to a key is the order they were applied in.
+        dev.spinel.store.StripeLocks locks = logLocks.get();
+        boolean all = lockForLog(session, cmd, args, locks);
+        try {
+            runCommand(session, cmd, args, p);
+        } finally {
+            if (all) {
+                for (int i = keyspace.databases() - 1; i >= 0; i--) {
+                    keyspace.db(i).unlockAll();
+                }
+            } else {
+                locks.unlock();
+            }
+        }
+    }
+
+    /** Locks the stripes a write may touch; returns true when it took every stripe (keyless writes). */
+    private boolean lockForLog(Session s, Command cmd, Args args, dev.spinel.store.StripeLocks locks) {
+        int[] keys = keysOf(cmd, args);
+        if (keys.length == 0 || cmd.name().equals("move") || cmd.name().equals("copy")) {
+            for (int i = 0; i < keyspace.databases(); i++) {
+                keyspace.db(i).lockAll();
+            }
+            return true;
+        }
+        for (int k : keys) {
+            locks.add(s.db(), args.buffer(), args.offset(k), args.length(k));
+        }
+        locks.lock();
+        return false;
+    }
+
+    private void runCommand(Session session, Command cmd, Args args, Propagator p) {
         long start = System.nanoTime();
         session.beginCommand(System.currentTimeMillis(), cmd.name());
         session.current(cmd, args);
@@ -328,6 +401,12 @@ public final class Engine {
             cmd.handler().execute(session, args);
             if (session.dirtyCount() != dirtyBefore && tracking.active()) {
                 invalidateTracking(session, cmd, args);
+            }
+            if (session.dirtyCount() != dirtyBefore) {
+                Propagator inTx = p != null ? p : session.executingTransaction() ? propagator : null;
+                if (inTx != null) {
+                    inTx.propagate(session, cmd, args);
+                }
             }
             TrackingState ts = session.tracking();
             if (ts != null) {

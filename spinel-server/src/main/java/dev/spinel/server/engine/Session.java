@@ -45,6 +45,8 @@ public final class Session {
     private Transaction transaction;
     private volatile TrackingState tracking;
     private boolean executingTransaction;
+    /** Append-only log position of this session's last logged write (its replies wait for it). */
+    private long logPosition;
     private java.util.List<Watches.Key> watched;
     private volatile boolean watchDirty;
     /** Writes made by this session's commands; the engine compares it around each command. */
@@ -80,6 +82,14 @@ public final class Session {
 
     public ReplyBuffer out() {
         return out;
+    }
+
+    public long logPosition() {
+        return logPosition;
+    }
+
+    public void logPosition(long position) {
+        this.logPosition = position;
     }
 
     /** Reusable stripe locks for multi-key commands. */

@@ -8,6 +8,7 @@ import dev.spinel.protocol.RespParser;
 import dev.spinel.server.Log;
 import dev.spinel.server.engine.ClientConnection;
 import dev.spinel.server.engine.Engine;
+import dev.spinel.server.engine.Propagator;
 import dev.spinel.server.engine.Session;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFutureListener;
@@ -46,6 +47,8 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     private Args retry;
     /** Input processing stopped because the socket does not take more output; see {@link #processInput}. */
     private boolean paused;
+    /** A flush waits for the append-only log (see {@link #flushReplies}). */
+    private boolean flushPending;
     private String remote = "?:0";
     private String local = "?:0";
 
@@ -190,6 +193,19 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
         }
         ReplyBuffer out = session.out();
         int size = out.size();
+        Propagator log = engine.propagator();
+        if (size > 0 && log != null && !log.acknowledged(session.logPosition())) {
+            // Log before reply: these replies wait until the writes they acknowledge are logged
+            // (one fsync covers the batches of every connection waiting for it).
+            if (!flushPending) {
+                flushPending = true;
+                log.whenAcknowledged(session.logPosition(), () -> ctx.executor().execute(() -> {
+                    flushPending = false;
+                    flushReplies();
+                }));
+            }
+            return;
+        }
         if (size > 0) {
             ByteBuf b = ctx.alloc().ioBuffer(size);
             b.writeBytes(out.array(), 0, size);

@@ -68,28 +68,53 @@ class ServerCommandsTest {
     }
 
     @Test
-    void shutdownRefusesWhenRedisWouldSaveAndNoSnapshotsExist() throws Exception {
-        try (SpinelServer server = SpinelServer.start(ServerConfig.defaults().with("port", "0").with("save", "900 1"));
+    void shutdownSavesWhenSavePointsAreConfigured(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        try (SpinelServer server = SpinelServer.start(ServerConfig.defaults().with("port", "0")
+                .with("dir", dir.toString()).with("save", "900 1"));
              RawClient c = new RawClient(server.port())) {
+            c.call("SET", "k", "v");
+            c.send(java.util.List.of("SHUTDOWN".getBytes()));
+            awaitClose(server);
+        }
+        assertTrue(java.nio.file.Files.size(dir.resolve("dump.rdb")) > 0);
+    }
+
+    @Test
+    void shutdownRefusesWhenTheSaveFailsUnlessForced(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        try (SpinelServer server = SpinelServer.start(ServerConfig.defaults().with("port", "0")
+                .with("dir", dir.toString()).with("save", "900 1"));
+             RawClient c = new RawClient(server.port())) {
+            // A directory where the snapshot file should go makes every save fail.
+            java.nio.file.Files.createDirectories(dir.resolve("dump.rdb"));
             assertEquals("-ERR Errors trying to SHUTDOWN. Check logs.\r\n", c.callString("SHUTDOWN"));
             assertEquals("-ERR Errors trying to SHUTDOWN. Check logs.\r\n", c.callString("SHUTDOWN", "SAVE"));
             assertEquals("+PONG\r\n", c.callString("PING"));
             c.send(java.util.List.of("SHUTDOWN".getBytes(), "FORCE".getBytes()));
-            CompletableFuture.runAsync(() -> {
-                try {
-                    server.awaitClose();
-                } catch (InterruptedException e) {
-                    throw new RuntimeException(e);
-                }
-            }).get(10, TimeUnit.SECONDS);
+            awaitClose(server);
         }
     }
 
     @Test
-    void shutdownSaveWithoutSavePointsStillNeedsASnapshot() throws Exception {
-        try (SpinelServer server = SpinelServer.startEphemeral(); RawClient c = new RawClient(server.port())) {
-            assertEquals("-ERR Errors trying to SHUTDOWN. Check logs.\r\n", c.callString("SHUTDOWN", "SAVE"));
+    void shutdownNosaveSkipsTheSnapshot(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        try (SpinelServer server = SpinelServer.start(ServerConfig.defaults().with("port", "0")
+                .with("dir", dir.toString()).with("save", "900 1"));
+             RawClient c = new RawClient(server.port())) {
+            c.call("SET", "k", "v");
+            c.send(java.util.List.of("SHUTDOWN".getBytes(), "NOSAVE".getBytes()));
+            awaitClose(server);
+            assertTrue(server.persistence().saveOnShutdown(), "the SIGTERM hook must not save after NOSAVE");
         }
+        assertTrue(!java.nio.file.Files.exists(dir.resolve("dump.rdb")));
+    }
+
+    private static void awaitClose(SpinelServer server) throws Exception {
+        CompletableFuture.runAsync(() -> {
+            try {
+                server.awaitClose();
+            } catch (InterruptedException e) {
+                throw new RuntimeException(e);
+            }
+        }).get(10, TimeUnit.SECONDS);
     }
 
     @Test

@@ -1,0 +1,61 @@
+package dev.spinel.persistence;
+
+import dev.spinel.store.Entry;
+import dev.spinel.store.KeyHash;
+import dev.spinel.store.Keyspace;
+import dev.spinel.store.Segment;
+
+/**
+ * An {@link RdbSink} that stores what it reads into a keyspace, as Redis's {@code rdbLoad} does for a
+ * master: keys already expired are skipped, a key seen twice keeps its last value, and the LRU idle
+ * time or LFU counter of the file is applied when the keyspace tracks that kind of stamp.
+ *
+ * <p>Thread-safety: takes each key's segment lock while storing it, so it may run while the server
+ * already serves (it normally runs before the server accepts connections).
+ */
+public final class KeyspaceLoader implements RdbSink {
+    private final Keyspace keyspace;
+    private final long now;
+    private long loaded;
+    private long expiredSkipped;
+
+    public KeyspaceLoader(Keyspace keyspace, long now) {
+        this.keyspace = keyspace;
+        this.now = now;
+    }
+
+    @Override
+    public void entry(int db, byte[] key, Object value, long expireAt, long idleSeconds, int freq) {
+        if (expireAt >= 0 && expireAt < now) {
+            expiredSkipped++;
+            return;
+        }
+        int h = KeyHash.hash(key, 0, key.length);
+        Segment seg = keyspace.db(db).segment(h);
+        seg.lock();
+        try {
+            Entry e = seg.put(key, h, value, expireAt);
+            applyAccess(keyspace, e, idleSeconds, freq);
+        } finally {
+            seg.unlock();
+        }
+        loaded++;
+    }
+
+    /** Redis's {@code objectSetLRUOrLFU}: sets the stamp kind the keyspace uses, if the source gave it. */
+    public static void applyAccess(Keyspace keyspace, Entry e, long idleSeconds, int freq) {
+        if (keyspace.lfu() && freq >= 0) {
+            e.access((int) ((System.currentTimeMillis() / 60_000 & 0xFFFF) << 8) | Math.min(255, freq));
+        } else if (!keyspace.lfu() && idleSeconds >= 0) {
+            e.access((int) Math.max(Integer.MIN_VALUE, keyspace.nowClock() - idleSeconds));
+        }
+    }
+
+    public long loaded() {
+        return loaded;
+    }
+
+    public long expiredSkipped() {
+        return expiredSkipped;
+    }
+}

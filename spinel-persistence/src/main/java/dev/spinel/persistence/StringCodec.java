@@ -1,0 +1,43 @@
+package dev.spinel.persistence;
+
+import dev.spinel.store.ValueType;
+
+/**
+ * Strings: {@link Rdb#TYPE_STRING} with Redis's int, LZF or raw encoding.
+ *
+ * <p>A string value is a {@code byte[]} that commands never modify after storing it (they store a new
+ * array), so a snapshot keeps the reference instead of copying. Stateless and thread-safe.
+ */
+public final class StringCodec implements ValueCodec {
+    private static final int[] TYPES = {Rdb.TYPE_STRING};
+
+    @Override
+    public ValueType type() {
+        return ValueType.STRING;
+    }
+
+    @Override
+    public int rdbType(Object snapshot) {
+        return Rdb.TYPE_STRING;
+    }
+
+    @Override
+    public int[] readTypes() {
+        return TYPES.clone();
+    }
+
+    @Override
+    public Object snapshot(Object value) {
+        return value;
+    }
+
+    @Override
+    public void write(Object snapshot, RdbOutput out) {
+        out.writeString((byte[]) snapshot);
+    }
+
+    @Override
+    public Object read(int rdbType, RdbInput in) {
+        return in.readString();
+    }
+}

@@ -1,0 +1,31 @@
+package dev.spinel.server.engine;
+
+import dev.spinel.protocol.Args;
+
+/**
+ * Receives every command that changed data (its session's dirty count moved), for the append-only
+ * log. The engine calls {@link #propagate} while holding the stripes of the command's keys (or every
+ * stripe for keyless writes such as FLUSHALL), so the log order of writes to one key is the order in
+ * which they were applied, and the propagator may read the keys' resulting state (absolute expiry
+ * times, new values) to log the command deterministically.
+ *
+ * <p>Inside EXEC the engine already holds every stripe; {@link #execDone} closes the transaction so
+ * the propagator can wrap its writes in MULTI/EXEC.
+ *
+ * <p>Thread-safety: called from every event loop concurrently.
+ */
+public interface Propagator {
+    void propagate(Session session, Command cmd, Args args);
+
+    /** End of an EXEC (its stripes still held). */
+    void execDone(Session session);
+
+    /**
+     * True when log position {@code position} is safe enough for its replies to be sent: on disk under
+     * {@code appendfsync always}, handed to the OS otherwise.
+     */
+    boolean acknowledged(long position);
+
+    /** Runs {@code task} (on the log's thread) once {@link #acknowledged}{@code (position)} holds. */
+    void whenAcknowledged(long position, Runnable task);
+}

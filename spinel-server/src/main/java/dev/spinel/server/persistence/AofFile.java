@@ -1,0 +1,304 @@
+package dev.spinel.server.persistence;
+
+import dev.spinel.server.Log;
+import dev.spinel.server.config.ServerConfig;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The incremental AOF file being appended to, with group commit. Event loops {@link #append} encoded
+ * commands into a shared buffer and get back a log position; one writer thread moves everything
+ * pending to the file in one write and, under {@code appendfsync always}, one fsync, then releases the
+ * replies waiting for those positions ({@link #whenAcknowledged}). Under {@code everysec} a second
+ * thread fsyncs once a second, concurrently with the writes, so no event loop ever waits on fsync;
+ * under {@code no} the OS decides.
+ *
+ * <p>A position is "acknowledged" when fsynced (always) or written to the OS (everysec, no: as
+ * Redis, which writes before it replies and fsyncs later).
+ *
+ * <p>Thread-safety: {@link #append} and {@link #whenAcknowledged} from any thread; the buffer, the
+ * SELECT state and the waiter list are guarded by {@link #lock}; positions are volatile.
+ */
+final class AofFile implements AutoCloseable {
+    private static final byte[] MULTI = "*1\r\n$5\r\nMULTI\r\n".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] EXEC = "*1\r\n$4\r\nEXEC\r\n".getBytes(StandardCharsets.US_ASCII);
+
+    private final ServerConfig config;
+    private volatile FileChannel channel;
+    private volatile Path path;
+    private final Object lock = new Object();
+    private byte[] pending = new byte[1 << 16];
+    private int pendingLen;
+    private long appended;
+    private int lastDb = -1;
+    private final List<Waiter> waiters = new ArrayList<>();
+    private volatile long written;
+    private volatile long synced;
+    private volatile boolean closed;
+    private volatile boolean lastWriteOk = true;
+    private final Thread writer;
+    private final Thread fsyncer;
+
+    private record Waiter(long position, Runnable task) {
+    }
+
+    AofFile(ServerConfig config, Path path) throws IOException {
+        this.config = config;
+        this.path = path;
+        this.channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+        writer = new Thread(this::writeLoop, "spinel-aof-write");
+        writer.setDaemon(true);
+        writer.start();
+        fsyncer = new Thread(this::fsyncLoop, "spinel-aof-fsync");
+        fsyncer.setDaemon(true);
+        fsyncer.start();
+    }
+
+    /** Bytes written to the log files since this object was created. */
+    long written() {
+        return written;
+    }
+
+    Path path() {
+        return path;
+    }
+
+    boolean lastWriteOk() {
+        return lastWriteOk;
+    }
+
+    private boolean always() {
+        return config.appendfsync.value().equals("always");
+    }
+
+    boolean acknowledged(long position) {
+        return (always() ? synced : written) >= position;
+    }
+
+    /** Appends one command logged in database {@code db}; returns its end position. */
+    long append(int db, byte[] cmd, int off, int len) {
+        synchronized (lock) {
+            selectIfNeeded(db);
+            put(cmd, off, len);
+            lock.notifyAll();
+            return appended;
+        }
+    }
+
+    /** Appends a transaction's commands, wrapped in MULTI/EXEC when there is more than one. */
+    long appendTransaction(List<int[]> dbs, List<byte[]> cmds) {
+        synchronized (lock) {
+            boolean wrap = cmds.size() > 1;
+            for (int i = 0; i < cmds.size(); i++) {
+                selectIfNeeded(dbs.get(i)[0]);
+                if (wrap && i == 0) {
+                    put(MULTI, 0, MULTI.length);
+                }
+                put(cmds.get(i), 0, cmds.get(i).length);
+            }
+            if (wrap) {
+                put(EXEC, 0, EXEC.length);
+            }
+            lock.notifyAll();
+            return appended;
+        }
+    }
+
+    private void selectIfNeeded(int db) {
+        if (db != lastDb) {
+            String n = Integer.toString(db);
+            byte[] sel = ("*2\r\n$6\r\nSELECT\r\n$" + n.length() + "\r\n" + n + "\r\n").getBytes(StandardCharsets.US_ASCII);
+            put(sel, 0, sel.length);
+            lastDb = db;
+        }
+    }
+
+    private void put(byte[] b, int off, int len) {
+        if (pendingLen + len > pending.length) {
+            pending = java.util.Arrays.copyOf(pending, Math.max(pending.length * 2, pendingLen + len));
+        }
+        System.arraycopy(b, off, pending, pendingLen, len);
+        pendingLen += len;
+        appended += len;
+    }
+
+    void whenAcknowledged(long position, Runnable task) {
+        synchronized (lock) {
+            if (!acknowledged(position)) {
+                waiters.add(new Waiter(position, task));
+                lock.notifyAll();
+                return;
+            }
+        }
+        task.run();
+    }
+
+    private void writeLoop() {
+        byte[] spare = new byte[1 << 16];
+        while (true) {
+            byte[] buf;
+            int len;
+            long end;
+            synchronized (lock) {
+                while (pendingLen == 0 && !closed) {
+                    try {
+                        lock.wait();
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+                if (pendingLen == 0) {
+                    return; // closed and drained
+                }
+                buf = pending;
+                len = pendingLen;
+                end = appended;
+                pending = spare.length >= 1 << 16 ? spare : new byte[1 << 16];
+                pendingLen = 0;
+            }
+            writeFully(buf, len);
+            spare = buf.length <= 1 << 20 ? buf : new byte[1 << 16];
+            written = end;
+            if (always()) {
+                sync(end);
+            }
+            release();
+        }
+    }
+
+    private void writeFully(byte[] buf, int len) {
+        ByteBuffer bb = ByteBuffer.wrap(buf, 0, len);
+        while (bb.hasRemaining()) {
+            try {
+                channel.write(bb);
+                lastWriteOk = true;
+            } catch (IOException e) {
+                // Replies stay withheld while the log cannot be written; retry, as Redis does.
+                if (lastWriteOk) {
+                    Log.warning("Error writing to the AOF file " + path + ": " + e.getMessage());
+                }
+                lastWriteOk = false;
+                if (closed) {
+                    return;
+                }
+                try {
+                    Thread.sleep(1000);
+                } catch (InterruptedException ie) {
+                    return;
+                }
+            }
+        }
+    }
+
+    private void sync(long upTo) {
+        try {
+            channel.force(false);
+            if (upTo > synced) {
+                synced = upTo;
+            }
+        } catch (java.nio.channels.ClosedChannelException e) {
+            // switched to a new file meanwhile; the switch fsynced the old one
+        } catch (IOException e) {
+            Log.warning("Error fsyncing the AOF file " + path + ": " + e.getMessage());
+            lastWriteOk = false;
+        }
+    }
+
+    private void release() {
+        List<Runnable> ready = new ArrayList<>();
+        synchronized (lock) {
+            lock.notifyAll(); // a file switch may be waiting for the buffer to drain
+            waiters.removeIf(w -> {
+                if (acknowledged(w.position())) {
+                    ready.add(w.task());
+                    return true;
+                }
+                return false;
+            });
+        }
+        for (Runnable r : ready) {
+            try {
+                r.run();
+            } catch (RuntimeException e) {
+                Log.warning("AOF waiter failed: " + e);
+            }
+        }
+    }
+
+    private void fsyncLoop() {
+        while (!closed) {
+            try {
+                Thread.sleep(1000);
+            } catch (InterruptedException e) {
+                return;
+            }
+            if (config.appendfsync.value().equals("everysec")) {
+                long w = written;
+                if (w > synced) {
+                    sync(w);
+                }
+            }
+        }
+    }
+
+    /**
+     * Continues the log in {@code next} (an AOF rewrite). The caller holds every stripe, so no append
+     * can arrive; this waits until everything appended is written, fsyncs the old file, and switches.
+     * The new file starts with a SELECT, as Redis's does.
+     */
+    void switchTo(Path next) throws IOException {
+        FileChannel ch = FileChannel.open(next, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+        long deadline = System.currentTimeMillis() + 10_000;
+        synchronized (lock) {
+            while (pendingLen > 0 || written < appended) {
+                if (System.currentTimeMillis() > deadline) {
+                    ch.close(); // the log cannot be written (disk error): do not hold every stripe forever
+                    throw new IOException("the AOF could not be written within 10 seconds");
+                }
+                try {
+                    lock.wait(100);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    ch.close();
+                    throw new IOException("interrupted while switching AOF files");
+                }
+            }
+            FileChannel old = channel;
+            old.force(false);
+            synced = Math.max(synced, written);
+            channel = ch;
+            path = next;
+            lastDb = -1;
+            old.close();
+        }
+    }
+
+    /** Writes what is pending, fsyncs, and stops the threads. */
+    @Override
+    public void close() {
+        synchronized (lock) {
+            closed = true;
+            lock.notifyAll();
+        }
+        try {
+            writer.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        fsyncer.interrupt();
+        sync(written);
+        release();
+        try {
+            channel.close();
+        } catch (IOException e) {
+            Log.warning("Error closing the AOF file: " + e.getMessage());
+        }
+    }
+}

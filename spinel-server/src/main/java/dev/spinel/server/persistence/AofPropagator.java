@@ -1,0 +1,262 @@
+package dev.spinel.server.persistence;
+
+import dev.spinel.protocol.Args;
+import dev.spinel.server.engine.Command;
+import dev.spinel.server.engine.Propagator;
+import dev.spinel.server.engine.Session;
+import dev.spinel.store.Entry;
+import dev.spinel.store.KeyHash;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Turns each data-changing command into what the append-only log must replay to reach the same
+ * state, whenever it runs. Most commands are logged as received; the rewrite table below covers the
+ * commands whose effect depends on the time or on the current value (Redis's
+ * {@code rewriteClientCommandArgument} cases). Because the engine calls {@link #propagate} with the
+ * key's stripe still held, a rewrite reads the key's resulting state (its absolute expiry, its new
+ * value) instead of recomputing it:
+ * <ul>
+ *   <li>SET with EX/PX/EXAT, SETEX, PSETEX → {@code SET key value PXAT <ms>} (other SET flags kept);</li>
+ *   <li>EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT → {@code PEXPIREAT key <ms>}, or {@code DEL key} when the
+ *       time was in the past and the key was deleted;</li>
+ *   <li>GETEX with an expiry option → {@code PEXPIREAT}, with PERSIST → {@code PERSIST};</li>
+ *   <li>RESTORE → {@code RESTORE key <abs ms|0> payload ABSTTL REPLACE}, or {@code DEL} when the TTL had
+ *       already passed;</li>
+ *   <li>INCRBYFLOAT → {@code SET key <new value> KEEPTTL}.</li>
+ * </ul>
+ * Inside EXEC the commands are collected and appended at the end as one MULTI/EXEC block (a single
+ * write is logged bare, as Redis 7.0 does).
+ *
+ * <p>Thread-safety: called from every event loop; per-thread scratch state only, the file is shared.
+ */
+final class AofPropagator implements Propagator {
+    private final AofFile file;
+    private final ThreadLocal<Encoder> encoders = ThreadLocal.withInitial(Encoder::new);
+    private final ThreadLocal<List<byte[]>> txCommands = ThreadLocal.withInitial(ArrayList::new);
+    private final ThreadLocal<List<int[]>> txDbs = ThreadLocal.withInitial(ArrayList::new);
+
+    AofPropagator(AofFile file) {
+        this.file = file;
+    }
+
+    @Override
+    public void propagate(Session s, Command cmd, Args a) {
+        Encoder e = encoders.get();
+        e.reset();
+        rewrite(s, cmd.name(), a, e);
+        if (e.count == 0) {
+            return;
+        }
+        byte[] frame = e.frame();
+        if (s.executingTransaction()) {
+            txCommands.get().add(frame);
+            txDbs.get().add(new int[] {s.dbIndex()});
+            return;
+        }
+        s.logPosition(file.append(s.dbIndex(), frame, 0, frame.length));
+    }
+
+    @Override
+    public void execDone(Session s) {
+        List<byte[]> cmds = txCommands.get();
+        if (cmds.isEmpty()) {
+            return;
+        }
+        s.logPosition(file.appendTransaction(txDbs.get(), cmds));
+        cmds.clear();
+        txDbs.get().clear();
+    }
+
+    @Override
+    public boolean acknowledged(long position) {
+        return file.acknowledged(position);
+    }
+
+    @Override
+    public void whenAcknowledged(long position, Runnable task) {
+        file.whenAcknowledged(position, task);
+    }
+
+    private static final byte[] SET = b("SET");
+    private static final byte[] DEL = b("DEL");
+    private static final byte[] PXAT = b("PXAT");
+    private static final byte[] PEXPIREAT = b("PEXPIREAT");
+    private static final byte[] PERSIST = b("PERSIST");
+    private static final byte[] KEEPTTL = b("KEEPTTL");
+    private static final byte[] ABSTTL = b("ABSTTL");
+    private static final byte[] REPLACE = b("REPLACE");
+
+    private static byte[] b(String s) {
+        return s.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** The rewrite table; anything not listed is logged verbatim. */
+    private static void rewrite(Session s, String name, Args a, Encoder e) {
+        switch (name) {
+            case "set" -> {
+                int expireArg = -1;
+                for (int i = 3; i < a.count(); i++) {
+                    if (a.is(i, "EX") || a.is(i, "PX") || a.is(i, "EXAT") || a.is(i, "PXAT")) {
+                        expireArg = i;
+                    }
+                }
+                if (expireArg < 0) {
+                    verbatim(a, e);
+                    return;
+                }
+                Entry en = entry(s, a, 1);
+                if (en == null) {
+                    delete(a, e);
+                    return;
+                }
+                e.begin(3 + (a.count() - 5) + 2);
+                e.bulk(SET);
+                e.arg(a, 1);
+                e.arg(a, 2);
+                for (int i = 3; i < a.count(); i++) {
+                    if (i == expireArg || i == expireArg + 1) {
+                        continue;
+                    }
+                    e.arg(a, i);
+                }
+                e.bulk(PXAT);
+                e.number(en.expireAt());
+            }
+            case "setex", "psetex" -> {
+                Entry en = entry(s, a, 1);
+                if (en == null) {
+                    delete(a, e);
+                    return;
+                }
+                e.begin(5);
+                e.bulk(SET);
+                e.arg(a, 1);
+                e.arg(a, 3);
+                e.bulk(PXAT);
+                e.number(en.expireAt());
+            }
+            case "expire", "pexpire", "expireat", "pexpireat", "getex" -> {
+                Entry en = entry(s, a, 1);
+                if (en == null) {
+                    delete(a, e);
+                } else if (en.expireAt() < 0) {
+                    e.begin(2);
+                    e.bulk(PERSIST);
+                    e.arg(a, 1);
+                } else {
+                    e.begin(3);
+                    e.bulk(PEXPIREAT);
+                    e.arg(a, 1);
+                    e.number(en.expireAt());
+                }
+            }
+            case "restore" -> {
+                Entry en = entry(s, a, 1);
+                if (en == null) {
+                    delete(a, e);
+                    return;
+                }
+                e.begin(6);
+                e.arg(a, 0);
+                e.arg(a, 1);
+                e.number(Math.max(0, en.expireAt()));
+                e.arg(a, 3);
+                e.bulk(ABSTTL);
+                e.bulk(REPLACE);
+            }
+            case "incrbyfloat" -> {
+                Entry en = entry(s, a, 1);
+                if (en == null || !(en.value() instanceof byte[] v)) {
+                    verbatim(a, e);
+                    return;
+                }
+                e.begin(4);
+                e.bulk(SET);
+                e.arg(a, 1);
+                e.bulk(v);
+                e.bulk(KEEPTTL);
+            }
+            default -> verbatim(a, e);
+        }
+    }
+
+    /** The key's entry if live (the caller's stripe is held by the engine), else null. */
+    private static Entry entry(Session s, Args a, int i) {
+        int h = KeyHash.hash(a.buffer(), a.offset(i), a.length(i));
+        Entry en = s.db().segment(h).find(a.buffer(), a.offset(i), a.length(i), h);
+        if (en == null || (en.expireAt() >= 0 && en.expireAt() <= System.currentTimeMillis())) {
+            return null;
+        }
+        return en;
+    }
+
+    private static void delete(Args a, Encoder e) {
+        e.begin(2);
+        e.bulk(DEL);
+        e.arg(a, 1);
+    }
+
+    private static void verbatim(Args a, Encoder e) {
+        e.begin(a.count());
+        for (int i = 0; i < a.count(); i++) {
+            e.arg(a, i);
+        }
+    }
+
+    /** RESP array-of-bulks encoder into a reusable buffer. */
+    private static final class Encoder {
+        private byte[] buf = new byte[256];
+        private int len;
+        int count;
+
+        void reset() {
+            len = 0;
+            count = 0;
+        }
+
+        void begin(int n) {
+            count = n;
+            ascii("*" + n + "\r\n");
+        }
+
+        void arg(Args a, int i) {
+            bytes(a.buffer(), a.offset(i), a.length(i));
+        }
+
+        void bulk(byte[] v) {
+            bytes(v, 0, v.length);
+        }
+
+        void number(long v) {
+            bulk(Long.toString(v).getBytes(StandardCharsets.US_ASCII));
+        }
+
+        private void bytes(byte[] b, int off, int n) {
+            ascii("$" + n + "\r\n");
+            raw(b, off, n);
+            raw(CRLF, 0, 2);
+        }
+
+        private static final byte[] CRLF = {'\r', '\n'};
+
+        private void ascii(String s) {
+            byte[] b = s.getBytes(StandardCharsets.US_ASCII);
+            raw(b, 0, b.length);
+        }
+
+        private void raw(byte[] b, int off, int n) {
+            if (len + n > buf.length) {
+                buf = java.util.Arrays.copyOf(buf, Math.max(buf.length * 2, len + n));
+            }
+            System.arraycopy(b, off, buf, len, n);
+            len += n;
+        }
+
+        byte[] frame() {
+            return java.util.Arrays.copyOf(buf, len);
+        }
+    }
+}

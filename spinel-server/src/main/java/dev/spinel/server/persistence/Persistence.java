@@ -1,0 +1,395 @@
+package dev.spinel.server.persistence;
+
+import dev.spinel.persistence.KeyspaceLoader;
+import dev.spinel.persistence.RdbException;
+import dev.spinel.persistence.RdbFiles;
+import dev.spinel.persistence.RdbWriter;
+import dev.spinel.server.Log;
+import dev.spinel.server.SpinelServer;
+import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.engine.ServerStats;
+import dev.spinel.store.Keyspace;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Snapshots of one server: SAVE (on the caller's thread), BGSAVE (on a background thread while the
+ * event loops keep serving), the {@code save} schedule checked by the server cron, loading
+ * {@code dir/dbfilename} at start-up, and the final save at shutdown.
+ *
+ * <p>Consistency of a snapshot: per segment (see {@link RdbWriter}). Redis's fork gives a
+ * point-in-time image of the whole keyspace; Spinel's image is point-in-time for each of the 64
+ * stripes of each database, captured one after the other while writes go on.
+ *
+ * <p>Thread-safety: at most one save runs at a time ({@link #saving}); the counters read by INFO are
+ * volatile. Every method may be called from any thread; {@link #save} blocks its caller.
+ */
+public final class Persistence {
+    /** Redis's CONFIG_BGSAVE_RETRY_DELAY: after a failed BGSAVE, the schedule waits this long. */
+    private static final long RETRY_DELAY_SECONDS = 5;
+
+    private final ServerConfig config;
+    private final Keyspace keyspace;
+    private final ServerStats stats;
+    private final AtomicBoolean saving = new AtomicBoolean();
+    private final AtomicBoolean shutdownHandled = new AtomicBoolean();
+
+    private volatile boolean bgsaveInProgress;
+    private volatile boolean bgsaveScheduled;
+    private volatile long lastSaveSeconds = System.currentTimeMillis() / 1000;
+    private volatile long lastBgsaveTrySeconds;
+    private volatile boolean lastBgsaveOk = true;
+    private volatile long lastBgsaveDurationSeconds = -1;
+    private volatile long bgsaveStartMillis = -1;
+    private volatile long dirtyAtLastSave;
+    private volatile long saves;
+    private volatile long lastLoadKeysLoaded;
+    private volatile long lastLoadKeysExpired;
+    private volatile long currentSaveKeysTotal;
+
+    public Persistence(ServerConfig config, Keyspace keyspace, ServerStats stats) {
+        this.config = config;
+        this.keyspace = keyspace;
+        this.stats = stats;
+    }
+
+    /** {@code dir/dbfilename}. */
+    public Path rdbPath() {
+        return Path.of(config.dir.value()).resolve(config.dbfilename.value());
+    }
+
+    private RdbWriter.Options options() {
+        String policy = config.maxmemoryPolicy.value();
+        RdbWriter.Access access = policy.endsWith("-lfu") ? RdbWriter.Access.LFU_FREQ
+                : policy.endsWith("-lru") ? RdbWriter.Access.LRU_IDLE : RdbWriter.Access.NONE;
+        long used = 0;
+        for (int i = 0; i < keyspace.databases(); i++) {
+            used += keyspace.db(i).memory();
+        }
+        return new RdbWriter.Options(config.rdbcompression.value(), config.rdbchecksum.value(), access,
+                RdbWriter.Options.redisAux(SpinelServer.REDIS_VERSION, used, false));
+    }
+
+    /** Changes since the last successful save (Redis's {@code server.dirty}). */
+    public long changesSinceLastSave() {
+        return stats.dirty.sum() - dirtyAtLastSave;
+    }
+
+    // ---------------------------------------------------------------- start-up
+
+    private volatile Aof aof;
+    /** Does BGREWRITEAOF while the log is off. */
+    private volatile Aof offlineRewriter;
+
+    /** BGREWRITEAOF: false when a rewrite is already running. Throws with the reason when it cannot start. */
+    public boolean rewriteAof() throws IOException {
+        Aof a = aof;
+        if (a != null) {
+            return a.rewrite();
+        }
+        return offlineRewriter.rewriteWithoutLog();
+    }
+
+    private Aof rewriter() {
+        Aof a = aof;
+        return a != null ? a : offlineRewriter;
+    }
+
+    /**
+     * Loads the dataset at start-up and opens the append-only log when {@code appendonly yes}: the AOF
+     * when it exists and is enabled, otherwise {@code dir/dbfilename}. Throws {@link RdbException}
+     * (the message says which file, what and where) when a file exists but cannot be loaded.
+     */
+    public void loadAtStartup(dev.spinel.server.engine.Engine engine) {
+        this.offlineRewriter = new Aof(config, engine);
+        config.appendonly.listen(on -> appendonlyChanged(engine, on));
+        engine.diskError(this::writeRefusal);
+        if (config.appendonly.value()) {
+            Aof a = new Aof(config, engine);
+            try {
+                if (a.exists()) {
+                    a.load();
+                    dirtyAtLastSave = stats.dirty.sum();
+                } else {
+                    loadRdb();
+                }
+                a.open();
+            } catch (IOException e) {
+                throw new RdbException(e.getMessage(), e);
+            }
+            aof = a;
+            return;
+        }
+        loadRdb();
+    }
+
+    private static final String MISCONF_RDB = "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk. "
+            + "Commands that may modify the data set are disabled, because this instance is configured to report errors during writes "
+            + "if RDB snapshotting fails (stop-writes-on-bgsave-error option). Please check the Redis logs for details about the RDB error.";
+
+    /** Why writes are refused now (Redis's MISCONF), or null. Cheap: read on every write command. */
+    String writeRefusal() {
+        if (!lastBgsaveOk && config.stopWritesOnBgsaveError.value() && !SavePoints.parseOrNone(config.save.get()).isEmpty()) {
+            return MISCONF_RDB;
+        }
+        Aof a = aof;
+        if (a != null && !a.lastWriteOk()) {
+            return "MISCONF Errors writing to the AOF file: Input/output error";
+        }
+        return null;
+    }
+
+    /** CONFIG SET appendonly: starts the log from memory, or stops it. */
+    private synchronized void appendonlyChanged(dev.spinel.server.engine.Engine engine, boolean on) {
+        Aof a = aof;
+        if (on && a == null) {
+            Aof started = new Aof(config, engine);
+            try {
+                started.startFromMemory();
+            } catch (IOException e) {
+                Log.warning("Redis needs to enable the AOF but can't trigger a background AOF rewrite operation: " + e.getMessage());
+                return;
+            }
+            aof = started;
+            Log.notice("Background append only file rewriting started");
+        } else if (!on && a != null) {
+            aof = null;
+            a.close();
+        }
+    }
+
+    /** Stops the append-only log (pending writes written and fsynced). */
+    public void close() {
+        Aof a = aof;
+        if (a != null) {
+            a.close();
+        }
+    }
+
+    /** Loads {@code dir/dbfilename} if it exists. Throws {@link RdbException} when it exists but is bad. */
+    private void loadRdb() {
+        Path file = rdbPath();
+        long start = System.nanoTime();
+        KeyspaceLoader loader = new KeyspaceLoader(keyspace, System.currentTimeMillis());
+        boolean found;
+        try {
+            found = RdbFiles.load(keyspace, file, loader);
+        } catch (IOException e) {
+            throw new RdbException("Fatal error loading the DB: " + e.getMessage() + ". Exiting.", e);
+        }
+        if (found) {
+            lastLoadKeysLoaded = loader.loaded();
+            lastLoadKeysExpired = loader.expiredSkipped();
+            Log.notice(String.format("DB loaded from disk: %.3f seconds", (System.nanoTime() - start) / 1e9));
+            Log.notice("Done loading RDB, keys loaded: " + loader.loaded() + ", keys expired: " + loader.expiredSkipped() + ".");
+        }
+        dirtyAtLastSave = stats.dirty.sum();
+    }
+
+    // ---------------------------------------------------------------- SAVE / BGSAVE
+
+    /** True while a BGSAVE runs. */
+    public boolean bgsaveInProgress() {
+        return bgsaveInProgress;
+    }
+
+    /**
+     * SAVE: writes the snapshot on the calling thread. Returns false when it failed (logged); throws
+     * {@link IllegalStateException} when a background save is in progress.
+     */
+    public boolean save() {
+        if (!saving.compareAndSet(false, true)) {
+            throw new IllegalStateException("Background save already in progress");
+        }
+        try {
+            return doSave(false);
+        } finally {
+            saving.set(false);
+        }
+    }
+
+    /** Outcome of a BGSAVE request. */
+    public enum BgsaveStart { STARTED, SCHEDULED, ALREADY_IN_PROGRESS }
+
+    /**
+     * BGSAVE [SCHEDULE]. Inside MULTI/EXEC the save is only scheduled (the cron starts it), as Redis
+     * does; SCHEDULE matters in Redis only while another child (an AOF rewrite) runs, which Spinel has
+     * not, so it starts at once like a plain BGSAVE.
+     */
+    public BgsaveStart bgsave(boolean inTransaction) {
+        if (saving.get()) {
+            return BgsaveStart.ALREADY_IN_PROGRESS;
+        }
+        if (inTransaction) {
+            bgsaveScheduled = true;
+            return BgsaveStart.SCHEDULED;
+        }
+        if (!saving.compareAndSet(false, true)) {
+            return BgsaveStart.ALREADY_IN_PROGRESS;
+        }
+        startBackground();
+        return BgsaveStart.STARTED;
+    }
+
+    /** Starts the background thread; the caller holds {@link #saving}. */
+    private void startBackground() {
+        bgsaveInProgress = true;
+        bgsaveScheduled = false;
+        bgsaveStartMillis = System.currentTimeMillis();
+        lastBgsaveTrySeconds = bgsaveStartMillis / 1000;
+        Log.notice("Background saving started");
+        Thread t = new Thread(() -> {
+            try {
+                boolean ok = doSave(true);
+                lastBgsaveOk = ok;
+                Log.notice(ok ? "Background saving terminated with success" : "Background saving error");
+            } finally {
+                lastBgsaveDurationSeconds = (System.currentTimeMillis() - bgsaveStartMillis) / 1000;
+                bgsaveStartMillis = -1;
+                bgsaveInProgress = false;
+                saving.set(false);
+            }
+        }, "spinel-bgsave");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    private boolean doSave(boolean background) {
+        long dirtyBefore = stats.dirty.sum();
+        long keysTotal = 0;
+        for (int i = 0; i < keyspace.databases(); i++) {
+            keysTotal += keyspace.db(i).size();
+        }
+        currentSaveKeysTotal = keysTotal;
+        saves++;
+        try {
+            RdbFiles.save(keyspace, rdbPath(), options());
+            dirtyAtLastSave = dirtyBefore;
+            lastSaveSeconds = System.currentTimeMillis() / 1000;
+            lastBgsaveOk = true; // as Redis's rdbSave: any successful save clears the error
+            if (!background) {
+                Log.notice("DB saved on disk");
+            }
+            return true;
+        } catch (IOException | RuntimeException e) {
+            Log.warning("Failed opening the temp RDB file or writing it (in server root dir " + config.dir.value() + "): " + e);
+            return false;
+        } finally {
+            currentSaveKeysTotal = 0;
+        }
+    }
+
+    /** LASTSAVE: Unix seconds of the last successful save (start-up time before any). */
+    public long lastSave() {
+        return lastSaveSeconds;
+    }
+
+    // ---------------------------------------------------------------- cron and shutdown
+
+    /** Called by the server cron: starts a scheduled BGSAVE or one due by the {@code save} points. */
+    public void cron() {
+        Aof a = aof;
+        if (a != null) {
+            a.autoRewrite();
+        }
+        if (saving.get()) {
+            return;
+        }
+        long now = System.currentTimeMillis() / 1000;
+        if (bgsaveScheduled) {
+            bgsave(false);
+            return;
+        }
+        SavePoints points = SavePoints.parseOrNone(config.save.get());
+        if (points.isEmpty()) {
+            return;
+        }
+        long[] due = points.due(changesSinceLastSave(), now - lastSaveSeconds);
+        if (due != null && (lastBgsaveOk || now - lastBgsaveTrySeconds > RETRY_DELAY_SECONDS)) {
+            Log.notice(due[1] + " changes in " + due[0] + " seconds. Saving...");
+            bgsave(false);
+        }
+    }
+
+    /** Marks the shutdown as handled without saving (SHUTDOWN NOSAVE). */
+    public void skipShutdownSave() {
+        shutdownHandled.set(true);
+    }
+
+    /**
+     * The final save at shutdown (SHUTDOWN, SIGTERM): when save points are configured, waits for a
+     * running BGSAVE and saves synchronously. Runs at most once per server; returns false only when
+     * a save was needed and failed.
+     */
+    public boolean saveOnShutdown() {
+        if (!shutdownHandled.compareAndSet(false, true)) {
+            return true;
+        }
+        if (SavePoints.parseOrNone(config.save.get()).isEmpty()) {
+            return true;
+        }
+        Log.notice("Saving the final RDB snapshot before exiting.");
+        while (!saving.compareAndSet(false, true)) {
+            Thread.onSpinWait();
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        try {
+            boolean ok = doSave(false);
+            if (!ok) {
+                Log.warning("Error trying to save the DB, can't exit.");
+            }
+            return ok;
+        } finally {
+            saving.set(false);
+        }
+    }
+
+    // ---------------------------------------------------------------- INFO
+
+    /** The INFO {@code persistence} section body, Redis 7.0's fields in its order ({@code name:value\r\n}). */
+    public void appendInfo(StringBuilder sb) {
+        long start = bgsaveStartMillis;
+        line(sb, "loading", 0);
+        line(sb, "async_loading", 0);
+        line(sb, "current_cow_peak", 0);
+        line(sb, "current_cow_size", 0);
+        line(sb, "current_cow_size_age", 0);
+        sb.append("current_fork_perc:0.00\r\n");
+        line(sb, "current_save_keys_processed", 0);
+        line(sb, "current_save_keys_total", currentSaveKeysTotal);
+        line(sb, "rdb_changes_since_last_save", changesSinceLastSave());
+        line(sb, "rdb_bgsave_in_progress", bgsaveInProgress ? 1 : 0);
+        line(sb, "rdb_last_save_time", lastSaveSeconds);
+        sb.append("rdb_last_bgsave_status:").append(lastBgsaveOk ? "ok" : "err").append("\r\n");
+        line(sb, "rdb_last_bgsave_time_sec", lastBgsaveDurationSeconds);
+        line(sb, "rdb_current_bgsave_time_sec", start < 0 ? -1 : (System.currentTimeMillis() - start) / 1000);
+        line(sb, "rdb_saves", saves);
+        line(sb, "rdb_last_cow_size", 0);
+        line(sb, "rdb_last_load_keys_expired", lastLoadKeysExpired);
+        line(sb, "rdb_last_load_keys_loaded", lastLoadKeysLoaded);
+        line(sb, "aof_enabled", aof != null ? 1 : 0);
+        Aof rw = rewriter();
+        line(sb, "aof_rewrite_in_progress", rw != null && rw.rewriting() ? 1 : 0);
+        line(sb, "aof_rewrite_scheduled", 0);
+        line(sb, "aof_last_rewrite_time_sec", -1);
+        line(sb, "aof_current_rewrite_time_sec", -1);
+        sb.append("aof_last_bgrewrite_status:").append(rw == null || rw.lastRewriteOk() ? "ok" : "err").append("\r\n");
+        line(sb, "aof_rewrites", rw == null ? 0 : rw.rewrites());
+        line(sb, "aof_rewrites_consecutive_failures", 0);
+        sb.append("aof_last_write_status:").append(aof == null || aof.lastWriteOk() ? "ok" : "err").append("\r\n");
+        line(sb, "aof_last_cow_size", 0);
+        line(sb, "module_fork_in_progress", 0);
+        line(sb, "module_fork_last_cow_size", 0);
+    }
+
+    private static void line(StringBuilder sb, String name, long v) {
+        sb.append(name).append(':').append(v).append("\r\n");
+    }
+}
