@@ -3,7 +3,7 @@ package dev.spinel.bench;
 import dev.spinel.protocol.Args;
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ServerConfig;
-import dev.spinel.server.engine.ClientConnection;
+import dev.spinel.server.engine.InternalConnection;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.Session;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -45,7 +45,7 @@ public class DispatchBenchmark {
     public void setup() {
         server = SpinelServer.start(ServerConfig.defaults().with("port", "0"));
         engine = server.engine();
-        session = engine.open(new NoConnection());
+        session = engine.open(new InternalConnection("bench:0"));
         set = Args.of("SET", "key:00000001", "v".repeat(256));
         get = Args.of("GET", "key:00000001");
         engine.execute(session, set);
@@ -74,58 +74,5 @@ public class DispatchBenchmark {
             session.out().clear();
         }
         return size;
-    }
-
-    /** A connection that goes nowhere: the benchmark reads the reply buffer itself. */
-    static final class NoConnection implements ClientConnection {
-        @Override
-        public String remoteAddress() {
-            return "127.0.0.1:1";
-        }
-
-        @Override
-        public String localAddress() {
-            return "127.0.0.1:6379";
-        }
-
-        @Override
-        public void closeAfterReply() {
-        }
-
-        @Override
-        public void kill() {
-        }
-
-        @Override
-        public void execute(Runnable task) {
-            task.run();
-        }
-
-        @Override
-        public void flushReplies() {
-        }
-
-        @Override
-        public long pendingOutputBytes() {
-            return 0;
-        }
-
-        @Override
-        public void schedule(Runnable task, long delayMillis) {
-            task.run();
-        }
-
-        @Override
-        public void suspend(Args retry) {
-        }
-
-        @Override
-        public void resume() {
-        }
-
-        @Override
-        public boolean suspended() {
-            return false;
-        }
     }
 }

@@ -148,14 +148,29 @@ abstract class ResilienceContract {
     @Test
     void commandsIssuedWhileDisconnectedAreSentAfterReconnectOrTimeOut() throws Exception {
         try (TestServer server = startServer();
-             SpinelClient<String, String> c = SpinelClient.create(server.uri(), FAST_RECONNECT.withCommandTimeout(Duration.ofMillis(300)))) {
+             SpinelClient<String, String> impatient = SpinelClient.create(server.uri(), FAST_RECONNECT.withCommandTimeout(Duration.ofMillis(300)));
+             SpinelClient<String, String> patient = SpinelClient.create(server.uri(), FAST_RECONNECT.withCommandTimeout(Duration.ofSeconds(20)))) {
             server.stop();
-            awaitDisconnected(c);
-            CompletionException e = assertThrows(CompletionException.class, () -> c.async().ping().join());
+            awaitDisconnected(impatient);
+            awaitQueueing(patient);
+            CompletionException e = assertThrows(CompletionException.class, () -> impatient.async().ping().join());
             assertInstanceOf(CommandTimeoutException.class, e.getCause());
-            CompletableFuture<String> queued = c.async().echo("waited");
+            // A server start can take seconds on a loaded machine: the patient client's timeout covers it.
+            CompletableFuture<String> queued = patient.async().echo("waited");
             server.startAgain();
-            assertEquals("waited", queued.get(5, TimeUnit.SECONDS));
+            assertEquals("waited", queued.get(20, TimeUnit.SECONDS));
+        }
+    }
+
+    /** Waits until the client has noticed the outage: a PING fails, or stays queued instead of being answered. */
+    private static void awaitQueueing(SpinelClient<String, String> c) throws InterruptedException {
+        for (int i = 0; i < 500; i++) {
+            try {
+                c.async().ping().get(50, TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                return;
+            }
+            Thread.sleep(10);
         }
     }
 

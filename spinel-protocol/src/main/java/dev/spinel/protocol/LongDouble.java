@@ -54,7 +54,7 @@ public final class LongDouble {
             throw new NumberFormatException();
         }
         int rest = end - p;
-        if (rest == 3 && matchesIgnoreCase(b, p, "inf") || rest == 8 && matchesIgnoreCase(b, p, "infinity")) {
+        if (rest == 3 && Numbers.matchesIgnoreCase(b, p, "inf") || rest == 8 && Numbers.matchesIgnoreCase(b, p, "infinity")) {
             return null;
         }
         BigDecimal v;
@@ -292,18 +292,5 @@ public final class LongDouble {
         }
         s = s.substring(0, end);
         return s.equals("-0") ? "0" : s;
-    }
-
-    private static boolean matchesIgnoreCase(byte[] b, int off, String lower) {
-        for (int k = 0; k < lower.length(); k++) {
-            int c = b[off + k];
-            if (c >= 'A' && c <= 'Z') {
-                c += 32;
-            }
-            if (c != lower.charAt(k)) {
-                return false;
-            }
-        }
-        return true;
     }
 }

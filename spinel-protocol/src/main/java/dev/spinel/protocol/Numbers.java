@@ -122,7 +122,8 @@ public final class Numbers {
         return parseDouble(b, 0, b.length);
     }
 
-    private static boolean matchesIgnoreCase(byte[] b, int off, String lower) {
+    /** True when {@code b[off..]} starts with the lower-case ASCII word {@code lower}, ignoring case. */
+    static boolean matchesIgnoreCase(byte[] b, int off, String lower) {
         for (int k = 0; k < lower.length(); k++) {
             int c = b[off + k];
             if (c >= 'A' && c <= 'Z') {

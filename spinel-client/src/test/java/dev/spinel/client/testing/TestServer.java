@@ -1,5 +1,7 @@
 package dev.spinel.client.testing;
 
+import dev.spinel.server.testing.RedisServerProcess;
+
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ServerConfig;
 

@@ -3,7 +3,7 @@ package dev.spinel.server.blocking;
 import dev.spinel.protocol.Args;
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ServerConfig;
-import dev.spinel.server.testing.DetachedConnection;
+import dev.spinel.server.engine.InternalConnection;
 import dev.spinel.server.engine.Session;
 import org.junit.jupiter.api.Test;
 
@@ -25,7 +25,7 @@ class DenyBlockingTest {
     @Test
     void blockingCommandsDoNotBlockWhenDenied() {
         try (SpinelServer server = SpinelServer.start(ServerConfig.defaults().with("port", "0"))) {
-            Session s = server.engine().open(new DetachedConnection());
+            Session s = server.engine().open(new InternalConnection("test:0"));
             s.denyBlocking(true);
             assertEquals("*-1\r\n", run(s, "BLPOP", "deny", "0"));
             assertEquals("*-1\r\n", run(s, "BRPOP", "deny", "deny2", "1"));

@@ -2,7 +2,7 @@ package dev.spinel.server.commands;
 
 import dev.spinel.protocol.Args;
 import dev.spinel.server.SpinelServer;
-import dev.spinel.server.testing.DetachedConnection;
+import dev.spinel.server.engine.InternalConnection;
 import dev.spinel.server.engine.Session;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -31,7 +31,7 @@ class Resp3RepliesTest {
     }
 
     private static String run(int protocol, String... args) {
-        Session s = server.engine().open(new DetachedConnection());
+        Session s = server.engine().open(new InternalConnection("test:0"));
         try {
             s.protocol(protocol);
             server.engine().execute(s, Args.of(args));

@@ -4,7 +4,7 @@ import dev.spinel.protocol.Args;
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.engine.Session;
-import dev.spinel.server.testing.DetachedConnection;
+import dev.spinel.server.engine.InternalConnection;
 import dev.spinel.server.testing.RawClient;
 import dev.spinel.server.testing.RedisServerProcess;
 import org.junit.jupiter.api.AfterAll;
@@ -56,7 +56,7 @@ class StringResp3DifferentialTest {
                 {"LCS", "nokey", "nokey2", "IDX"}, {"SET", "k", "v", "EX", "0"}, {"INCRBYFLOAT", "f", "inf"},
         };
         List<String> failures = new ArrayList<>();
-        Session session = spinel.engine().open(new DetachedConnection());
+        Session session = spinel.engine().open(new InternalConnection("test:0"));
         session.protocol(3);
         try (RawClient r = new RawClient(redis.port())) {
             r.call("HELLO", "3");

@@ -3,7 +3,7 @@ package dev.spinel.server.diff;
 import dev.spinel.protocol.Args;
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ServerConfig;
-import dev.spinel.server.testing.DetachedConnection;
+import dev.spinel.server.engine.InternalConnection;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.testing.RawClient;
 import dev.spinel.server.testing.RedisServerProcess;
@@ -52,7 +52,7 @@ class Resp3CollectionsDiffTest {
              SpinelServer spinel = SpinelServer.start(ServerConfig.defaults().with("port", "0"));
              RawClient r = new RawClient(redis.port())) {
             r.call("HELLO", "3");
-            Session s = spinel.engine().open(new DetachedConnection());
+            Session s = spinel.engine().open(new InternalConnection("test:0"));
             s.protocol(3);
             for (String[] cmd : script) {
                 byte[] expected = r.call(cmd);

@@ -11,7 +11,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A real {@code redis-server} (from the system's package) on a free port, in a temporary directory,
- * for differential tests. {@code .ci/run} installs it; without it, differential tests fail loudly
+ * for differential tests and the client's integration tests ({@link #startOn} takes a fixed port, so a
+ * test can restart the server where a client reconnects). {@code .ci/run} installs it; without it, differential tests fail loudly
  * rather than pass by skipping.
  */
 public final class RedisServerProcess implements AutoCloseable {
@@ -27,8 +28,16 @@ public final class RedisServerProcess implements AutoCloseable {
 
     public static RedisServerProcess start(String... extraArgs) {
         try {
-            Path dir = Files.createTempDirectory("redis-diff");
-            int port = freePort();
+            return startOn(freePort(), extraArgs);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Starts redis-server on the given port. */
+    public static RedisServerProcess startOn(int port, String... extraArgs) {
+        try {
+            Path dir = Files.createTempDirectory("redis-test");
             List<String> cmd = new ArrayList<>(List.of(executable(), "--port", Integer.toString(port), "--bind", "127.0.0.1",
                     "--save", "", "--appendonly", "no", "--dir", dir.toString(), "--daemonize", "no", "--loglevel", "warning"));
             cmd.addAll(List.of(extraArgs));
