@@ -1,7 +1,10 @@
 package dev.spinel.server.commands;
 
 import dev.spinel.server.engine.ClientConnection;
+import dev.spinel.server.engine.PubSub;
 import dev.spinel.server.engine.Session;
+import dev.spinel.server.engine.TrackingState;
+import dev.spinel.server.engine.Transaction;
 
 /**
  * One client's line of CLIENT LIST / CLIENT INFO, with Redis 7.0.15's fields in its order:
@@ -36,9 +39,12 @@ final class ClientInfo {
         };
     }
 
-    /** Spinel has no replication; subscribed clients will be PUBSUB once Pub/Sub marks them. */
+    /** Redis's client type: a subscriber is PUBSUB, a MONITOR client counts as a replica; else normal. */
     static int type(Session s) {
-        return NORMAL;
+        if (s.engine().monitors().contains(s)) {
+            return REPLICA;
+        }
+        return s.hasSubscriptions() ? PUBSUB : NORMAL;
     }
 
     /** Appends the client's line (without the trailing newline). {@code argvBytes}: its current command's size. */
@@ -59,7 +65,17 @@ final class ClientInfo {
         sb.append(" idle=").append(Math.max(0, (now - s.lastInteraction()) / 1000));
         sb.append(" flags=").append(flags(s));
         sb.append(" db=").append(s.dbIndex());
-        sb.append(" sub=0 psub=0 ssub=0 multi=-1");
+        int sub = 0;
+        int psub = 0;
+        int ssub = 0;
+        if (s.hasSubscriptions()) {
+            sub = s.subscriptions().set(PubSub.Kind.CHANNEL).size();
+            psub = s.subscriptions().set(PubSub.Kind.PATTERN).size();
+            ssub = s.subscriptions().set(PubSub.Kind.SHARD).size();
+        }
+        Transaction t = s.transaction();
+        sb.append(" sub=").append(sub).append(" psub=").append(psub).append(" ssub=").append(ssub);
+        sb.append(" multi=").append(t == null ? -1 : t.size());
         sb.append(" qbuf=").append(qbuf);
         sb.append(" qbuf-free=").append(qfree);
         sb.append(" argv-mem=").append(argvBytes);
@@ -73,7 +89,8 @@ final class ClientInfo {
         sb.append(" events=").append(omem > 0 ? "rw" : "r");
         sb.append(" cmd=").append(s.lastCommand());
         sb.append(" user=default");
-        sb.append(" redir=-1");
+        TrackingState tracking = s.tracking();
+        sb.append(" redir=").append(tracking == null ? -1 : tracking.redirect());
         sb.append(" resp=").append(s.protocol());
         return sb;
     }
@@ -81,8 +98,30 @@ final class ClientInfo {
     /** Redis's flag letters, in its order, for the states Spinel has; "N" when none. */
     private static String flags(Session s) {
         StringBuilder f = new StringBuilder(4);
+        if (s.engine().monitors().contains(s)) {
+            f.append('O');
+        }
+        if (s.hasSubscriptions()) {
+            f.append('P');
+        }
+        if (s.transaction() != null) {
+            f.append('x');
+        }
         if (s.suspended()) {
             f.append('b');
+        }
+        TrackingState tracking = s.tracking();
+        if (tracking != null) {
+            f.append('t');
+            if (tracking.redirect() > 0 && s.engine().clients().get(tracking.redirect()) == null) {
+                f.append('R');
+            }
+            if (tracking.bcast()) {
+                f.append('B');
+            }
+        }
+        if (s.watchInvalidated()) {
+            f.append('d');
         }
         if (s.closing()) {
             f.append('c');

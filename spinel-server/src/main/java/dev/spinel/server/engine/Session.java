@@ -334,6 +334,11 @@ public final class Session {
         return watchDirty;
     }
 
+    /** True when a watched key changed: the next EXEC fails (CLIENT LIST flag d). */
+    public boolean watchInvalidated() {
+        return watchDirty;
+    }
+
     void watchDirty(boolean on) {
         this.watchDirty = on;
     }

@@ -26,6 +26,11 @@ public final class Transaction {
         queued.add(new Queued(cmd, argv));
     }
 
+    /** Number of queued commands (CLIENT LIST multi=). */
+    public int size() {
+        return queued.size();
+    }
+
     List<Queued> queued() {
         return queued;
     }

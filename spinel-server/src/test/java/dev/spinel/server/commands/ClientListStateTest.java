@@ -1,0 +1,34 @@
+package dev.spinel.server.commands;
+
+import dev.spinel.server.SpinelServer;
+import dev.spinel.server.testing.RawClient;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** CLIENT LIST shows pub/sub, MULTI, tracking and MONITOR state with Redis's fields and flags. */
+class ClientListStateTest {
+
+    @Test
+    void subscriberAndTransactionStateAppearInClientList() throws Exception {
+        try (SpinelServer server = SpinelServer.startEphemeral();
+             RawClient sub = new RawClient(server.port());
+             RawClient tx = new RawClient(server.port());
+             RawClient admin = new RawClient(server.port())) {
+            sub.call("SUBSCRIBE", "a");
+            sub.send(java.util.List.of("PSUBSCRIBE".getBytes(), "p*".getBytes()));
+            sub.readReply();
+            tx.call("CLIENT", "TRACKING", "ON", "BCAST");
+            tx.call("MULTI");
+            tx.call("SET", "k", "v");
+            String pubsub = admin.callString("CLIENT", "LIST", "TYPE", "pubsub");
+            assertTrue(pubsub.contains(" flags=P ") && pubsub.contains(" sub=1 psub=1 ssub=0 multi=-1 "), pubsub);
+            String all = admin.callString("CLIENT", "LIST");
+            assertTrue(all.contains(" flags=xtB ") && all.contains(" multi=1 "), all);
+            assertTrue(all.contains(" redir=0 "), all);
+            admin.call("MONITOR");
+            String replica = new RawClient(server.port()).callString("CLIENT", "LIST", "TYPE", "replica");
+            assertTrue(replica.contains(" flags=O "), replica);
+        }
+    }
+}
