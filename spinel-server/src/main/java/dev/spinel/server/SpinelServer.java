@@ -40,6 +40,8 @@ public final class SpinelServer implements AutoCloseable {
     private volatile ScheduledFuture<?> cron;
     private final CountDownLatch closed = new CountDownLatch(1);
     private volatile boolean closing;
+    /** Running extensions (the gRPC service), closed before the RESP front end. */
+    private final List<AutoCloseable> extensions = new java.util.ArrayList<>();
 
     private SpinelServer(ServerConfig config) throws InterruptedException {
         this.config = config;
@@ -60,6 +62,12 @@ public final class SpinelServer implements AutoCloseable {
             throw e;
         }
         this.cron = scheduleCron();
+        try {
+            startExtensions();
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
         // CONFIG SET port/bind listen anew (as Redis does); hz changes the cron's rate.
         config.onApply(config.port, () -> rebind("Unable to listen on this port"));
         config.onApply(config.bind, () -> rebind("Failed to bind to specified addresses."));
@@ -69,6 +77,26 @@ public final class SpinelServer implements AutoCloseable {
             cron = scheduleCron();
             old.cancel(false);
         });
+    }
+
+    private void startExtensions() {
+        for (SpinelExtension x : java.util.ServiceLoader.load(SpinelExtension.class)) {
+            try {
+                AutoCloseable running = x.start(this);
+                if (running != null) {
+                    extensions.add(running);
+                }
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IllegalStateException(x.getClass().getName() + ": " + e.getMessage(), e);
+            }
+        }
+    }
+
+    /** The event loops of the RESP front end, which other front ends may share. */
+    public io.netty.channel.EventLoopGroup eventLoops() {
+        return resp.workerGroup();
     }
 
     private ScheduledFuture<?> scheduleCron() {
@@ -140,6 +168,13 @@ public final class SpinelServer implements AutoCloseable {
             closing = true;
         }
         cron.cancel(false);
+        for (int i = extensions.size() - 1; i >= 0; i--) {
+            try {
+                extensions.get(i).close();
+            } catch (Exception e) {
+                Log.warning("stopping " + extensions.get(i) + ": " + e.getMessage());
+            }
+        }
         resp.close();
         closed.countDown();
     }

@@ -29,6 +29,8 @@ public final class Engine {
     private final Tracking tracking = new Tracking(clients);
     private final Notifications notifications;
     private final ClientPause pause = new ClientPause();
+    /** Other front ends' view of key changes (gRPC); null when none runs. */
+    private volatile KeyObserver keyObserver;
 
     public Engine(ServerConfig config, Keyspace keyspace, CommandTable commands) {
         this.config = config;
@@ -43,7 +45,29 @@ public final class Engine {
             if (tracking.active()) {
                 tracking.keyChanged(null, key);
             }
+            KeyObserver o = keyObserver;
+            if (o != null) {
+                o.keyExpired(db.index(), key);
+            }
         });
+    }
+
+    /** Installs (or, with null, removes) the observer of key changes made by commands. */
+    public void keyObserver(KeyObserver observer) {
+        this.keyObserver = observer;
+    }
+
+    /**
+     * A front end other than RESP (gRPC) changed {@code key} of database {@code db}: counts the change
+     * and invalidates WATCHes and CLIENT TRACKING caches, as a command's write would. Does not call the
+     * {@link KeyObserver} (the caller is the one that changed the key).
+     */
+    public void keyChangedExternally(int db, byte[] key) {
+        stats.dirty.increment();
+        watches.touch(db, key);
+        if (tracking.active()) {
+            tracking.keyChanged(null, key);
+        }
     }
 
     public Watches watches() {
@@ -313,7 +337,7 @@ public final class Engine {
         long dirtyBefore = session.dirtyCount();
         try {
             cmd.handler().execute(session, args);
-            if (session.dirtyCount() != dirtyBefore && (!watches.isEmpty() || tracking.active())) {
+            if (session.dirtyCount() != dirtyBefore && (!watches.isEmpty() || tracking.active() || observing())) {
                 keysChanged(session, cmd, args);
             }
             TrackingState ts = session.tracking();
@@ -363,15 +387,19 @@ public final class Engine {
             case "flushall" -> {
                 watches.touchAll(-1);
                 tracking.flushed(s);
+                databaseChanged(-1);
             }
             case "flushdb" -> {
                 watches.touchAll(s.dbIndex());
                 tracking.flushed(s);
+                databaseChanged(s.dbIndex());
             }
             case "swapdb" -> {
                 watches.touchAll((int) args.parseLong(1));
                 watches.touchAll((int) args.parseLong(2));
                 tracking.flushed(s);
+                databaseChanged((int) args.parseLong(1));
+                databaseChanged((int) args.parseLong(2));
             }
             default -> {
                 for (int k : keysOf(cmd, args)) {
@@ -394,6 +422,22 @@ public final class Engine {
         watches.touch(db, key);
         if (tracking.active()) {
             tracking.keyChanged(s, key);
+        }
+        KeyObserver o = keyObserver;
+        if (o != null) {
+            o.keyChanged(db, key);
+        }
+    }
+
+    private boolean observing() {
+        KeyObserver o = keyObserver;
+        return o != null && o.active();
+    }
+
+    private void databaseChanged(int db) {
+        KeyObserver o = keyObserver;
+        if (o != null) {
+            o.databaseChanged(db);
         }
     }
 
