@@ -160,8 +160,23 @@ final class KvService extends KVGrpc.KVImplBase {
         call.onNext(WatchResponse.newBuilder().setHeader(store.header()).setCreated(true).build());
     }
 
+    /**
+     * Batch: each request message is answered by one response message, in order. Inbound flow control
+     * is manual: the next request is read only while the client keeps reading replies, so a client
+     * that sends without reading cannot make the server buffer replies without bound.
+     */
     @Override
-    public StreamObserver<BatchRequest> batch(StreamObserver<BatchResponse> out) {
+    public StreamObserver<BatchRequest> batch(StreamObserver<BatchResponse> responses) {
+        var out = (ServerCallStreamObserver<BatchResponse>) responses;
+        out.disableAutoRequest();
+        boolean[] waiting = {false};
+        out.setOnReadyHandler(() -> {
+            if (waiting[0] && out.isReady()) {
+                waiting[0] = false;
+                out.request(1);
+            }
+        });
+        out.request(1);
         return new StreamObserver<>() {
             @Override
             public void onNext(BatchRequest req) {
@@ -170,6 +185,11 @@ final class KvService extends KVGrpc.KVImplBase {
                     b.addResults(one(op));
                 }
                 out.onNext(b.build());
+                if (out.isReady()) {
+                    out.request(1);
+                } else {
+                    waiting[0] = true;
+                }
             }
 
             @Override
