@@ -144,6 +144,7 @@ final class KvStore {
             }
             seg.insert(key, h, value, expireAt);
             v = versions.written(key, value);
+            touched(key);
         } finally {
             seg.unlock();
         }
@@ -221,6 +222,7 @@ final class KvStore {
             }
             seg.replaceValue(e, value);
             v = versions.written(key, value);
+            touched(key);
             volatileKey = false;
         } finally {
             seg.unlock();
@@ -267,6 +269,7 @@ final class KvStore {
         }
         seg.removeEntry(e);
         versions.deleted(key);
+        touched(key);
         return current;
     }
 
@@ -297,13 +300,21 @@ final class KvStore {
             seg.setExpire(e, expireAt);
         }
         b.setCreated(e == null).setVersion(versions.written(key, value));
+        touched(key);
     }
 
     // ---------------------------------------------------------------- after a write
 
-    /** Tells the rest of the server that gRPC wrote {@code key} (call after unlocking). */
-    void written(byte[] key, boolean withTtl) {
+    /**
+     * Invalidates WATCHes and client caches of {@code key}; called with its stripe lock held, so an
+     * EXEC (which holds every stripe while it checks its watches) sees the write or runs before it.
+     */
+    private void touched(byte[] key) {
         engine.keyChangedExternally(DB, key);
+    }
+
+    /** Publishes the write of {@code key} (notifications, Watch streams); call after unlocking. */
+    void written(byte[] key, boolean withTtl) {
         Notifications n = engine.notifications();
         n.notify(Notifications.STRING, "set", key, DB);
         if (withTtl) {
@@ -313,7 +324,6 @@ final class KvStore {
     }
 
     void deleted(byte[] key) {
-        engine.keyChangedExternally(DB, key);
         engine.notifications().notify(Notifications.GENERIC, "del", key, DB);
         hub.changed(key, false);
     }
