@@ -102,10 +102,10 @@ final class KvService extends KVGrpc.KVImplBase {
         Context ctx = Context.current();
         Deadline d = ctx.getDeadline();
         if (d != null && d.isExpired()) {
-            return Status.DEADLINE_EXCEEDED.withDescription("deadline passed before the call ran").asRuntimeException();
+            return Failure.of(Status.DEADLINE_EXCEEDED.withDescription("deadline passed before the call ran"));
         }
         if (ctx.isCancelled()) {
-            return Status.CANCELLED.withDescription("call cancelled").asRuntimeException();
+            return Failure.of(Status.CANCELLED.withDescription("call cancelled"));
         }
         return null;
     }
@@ -141,12 +141,12 @@ final class KvService extends KVGrpc.KVImplBase {
                 prefix = true;
             }
             default -> {
-                out.onError(Status.INVALID_ARGUMENT.withDescription("set key or prefix").asRuntimeException());
+                out.onError(Failure.of(Status.INVALID_ARGUMENT.withDescription("set key or prefix")));
                 return;
             }
         }
         if (!prefix && target.length == 0) {
-            out.onError(Status.INVALID_ARGUMENT.withDescription("key must not be empty").asRuntimeException());
+            out.onError(Failure.of(Status.INVALID_ARGUMENT.withDescription("key must not be empty")));
             return;
         }
         var call = (ServerCallStreamObserver<WatchResponse>) out;
@@ -214,7 +214,7 @@ final class KvService extends KVGrpc.KVImplBase {
                 case DELETE -> b.setDelete(store.delete(op.getDelete()));
                 case PUT -> b.setPut(store.put(op.getPut()));
                 case TXN -> b.setTxn(txn.run(op.getTxn()));
-                default -> throw Status.INVALID_ARGUMENT.withDescription("empty BatchOp").asRuntimeException();
+                default -> throw Failure.of(Status.INVALID_ARGUMENT.withDescription("empty BatchOp"));
             }
         } catch (StatusRuntimeException e) {
             b.clear().setCode(e.getStatus().getCode().value());

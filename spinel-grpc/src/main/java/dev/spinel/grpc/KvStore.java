@@ -72,7 +72,7 @@ final class KvStore {
 
     static byte[] key(ByteString key) {
         if (key.isEmpty()) {
-            throw Status.INVALID_ARGUMENT.withDescription("key must not be empty").asRuntimeException();
+            throw Failure.of(Status.INVALID_ARGUMENT.withDescription("key must not be empty"));
         }
         return key.toByteArray();
     }
@@ -80,39 +80,39 @@ final class KvStore {
     byte[] value(ByteString value) {
         long max = engine.config().protoMaxBulkLen.value();
         if (value.size() > max) {
-            throw Status.INVALID_ARGUMENT.withDescription("value of " + value.size()
-                    + " bytes is over the limit of " + max + " (proto-max-bulk-len)").asRuntimeException();
+            throw Failure.of(Status.INVALID_ARGUMENT.withDescription("value of " + value.size()
+                    + " bytes is over the limit of " + max + " (proto-max-bulk-len)"));
         }
         return value.toByteArray();
     }
 
     static long expireAt(long ttlMs, long now) {
         if (ttlMs < 0) {
-            throw Status.INVALID_ARGUMENT.withDescription("ttl_ms must not be negative").asRuntimeException();
+            throw Failure.of(Status.INVALID_ARGUMENT.withDescription("ttl_ms must not be negative"));
         }
         if (ttlMs == 0) {
             return -1;
         }
         if (ttlMs > Long.MAX_VALUE - now) {
-            throw Status.INVALID_ARGUMENT.withDescription("ttl_ms too large").asRuntimeException();
+            throw Failure.of(Status.INVALID_ARGUMENT.withDescription("ttl_ms too large"));
         }
         return now + ttlMs;
     }
 
     static StatusRuntimeException notFound(byte[] key) {
-        return Status.NOT_FOUND.withDescription("key not found").asRuntimeException();
+        return Failure.of(Status.NOT_FOUND.withDescription("key not found"));
     }
 
     static StatusRuntimeException versionMismatch(long expected, long actual) {
-        return Status.FAILED_PRECONDITION.withDescription("version mismatch: expected " + expected
-                + ", key is at " + actual).asRuntimeException();
+        return Failure.of(Status.FAILED_PRECONDITION.withDescription("version mismatch: expected " + expected
+                + ", key is at " + actual));
     }
 
     static byte[] string(Entry e) {
         try {
             return Keys.string(e);
         } catch (RedisError wrongType) {
-            throw Status.FAILED_PRECONDITION.withDescription(wrongType.getMessage()).asRuntimeException();
+            throw Failure.of(Status.FAILED_PRECONDITION.withDescription(wrongType.getMessage()));
         }
     }
 
@@ -140,7 +140,7 @@ final class KvStore {
         seg.lock();
         try {
             if (seg.get(key, 0, key.length, h, now) != null) {
-                throw Status.ALREADY_EXISTS.withDescription("key exists").asRuntimeException();
+                throw Failure.of(Status.ALREADY_EXISTS.withDescription("key exists"));
             }
             seg.insert(key, h, value, expireAt);
             v = versions.written(key, value);
@@ -207,7 +207,6 @@ final class KvStore {
         int h = KeyHash.hash(key);
         Segment seg = db.segment(h);
         long v;
-        boolean volatileKey;
         seg.lock();
         try {
             Entry e = seg.get(key, 0, key.length, h, System.currentTimeMillis());
@@ -223,11 +222,10 @@ final class KvStore {
             seg.replaceValue(e, value);
             v = versions.written(key, value);
             touched(key);
-            volatileKey = false;
         } finally {
             seg.unlock();
         }
-        written(key, volatileKey);
+        written(key, false); // the TTL is kept, not set
         return UpdateResponse.newBuilder().setHeader(header()).setVersion(v).build();
     }
 

@@ -44,21 +44,21 @@ final class ScanStream {
         this.start = r.getRangeStart().toByteArray();
         this.end = r.getRangeEnd().toByteArray();
         if (prefix.length > 0 && (start.length > 0 || end.length > 0)) {
-            throw Status.INVALID_ARGUMENT.withDescription("give a prefix or a range, not both").asRuntimeException();
+            throw Failure.of(Status.INVALID_ARGUMENT.withDescription("give a prefix or a range, not both"));
         }
         if (r.getLimit() < 0) {
-            throw Status.INVALID_ARGUMENT.withDescription("limit must not be negative").asRuntimeException();
+            throw Failure.of(Status.INVALID_ARGUMENT.withDescription("limit must not be negative"));
         }
         this.remaining = r.getLimit() == 0 ? Long.MAX_VALUE : r.getLimit();
         if (!r.getPageToken().isEmpty()) {
             if (r.getPageToken().size() != 12) {
-                throw Status.INVALID_ARGUMENT.withDescription("malformed page_token").asRuntimeException();
+                throw Failure.of(Status.INVALID_ARGUMENT.withDescription("malformed page_token"));
             }
             ByteBuffer b = r.getPageToken().asReadOnlyByteBuffer();
             cursor = b.getLong();
             skip = b.getInt();
             if (cursor < 0 || skip < 0) {
-                throw Status.INVALID_ARGUMENT.withDescription("malformed page_token").asRuntimeException();
+                throw Failure.of(Status.INVALID_ARGUMENT.withDescription("malformed page_token"));
             }
         }
     }

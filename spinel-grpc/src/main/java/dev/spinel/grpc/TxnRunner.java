@@ -1,6 +1,5 @@
 package dev.spinel.grpc;
 
-import com.google.protobuf.ByteString;
 import dev.spinel.grpc.v1.Compare;
 import dev.spinel.grpc.v1.DeleteResponse;
 import dev.spinel.grpc.v1.GetResponse;
@@ -191,10 +190,6 @@ final class TxnRunner {
     }
 
     private static io.grpc.StatusRuntimeException invalid(String message) {
-        return Status.INVALID_ARGUMENT.withDescription(message).asRuntimeException();
-    }
-
-    static ByteString bytes(byte[] b) {
-        return ByteString.copyFrom(b);
+        return Failure.of(Status.INVALID_ARGUMENT.withDescription(message));
     }
 }

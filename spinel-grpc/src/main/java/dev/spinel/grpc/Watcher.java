@@ -77,8 +77,8 @@ final class Watcher {
         if (size.get() > MAX_PENDING) {
             closed = true;
             store.hub().remove(this);
-            out.onError(Status.RESOURCE_EXHAUSTED.withDescription("watcher too slow: over "
-                    + MAX_PENDING + " undelivered changes").asRuntimeException());
+            out.onError(Failure.of(Status.RESOURCE_EXHAUSTED.withDescription("watcher too slow: over "
+                    + MAX_PENDING + " undelivered changes")));
             return;
         }
         while (out.isReady() && !pending.isEmpty()) {
