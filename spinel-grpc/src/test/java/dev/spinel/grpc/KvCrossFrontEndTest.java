@@ -149,6 +149,32 @@ class KvCrossFrontEndTest {
         assertEquals("w:3", e.getKv().getKey().toStringUtf8());
     }
 
+    @Test
+    void keyWatchSeesOnlyItsKeyAndFlushes() throws Exception {
+        BlockingQueue<WatchResponse> got = new LinkedBlockingQueue<>();
+        server.async().watch(WatchRequest.newBuilder().setKey(b("wk")).build(), new StreamObserver<>() {
+            public void onNext(WatchResponse r) {
+                got.add(r);
+            }
+
+            public void onError(Throwable t) {
+            }
+
+            public void onCompleted() {
+            }
+        });
+        assertTrue(got.poll(5, TimeUnit.SECONDS).getCreated());
+        kv.put(PutRequest.newBuilder().setKey(b("wk2")).setValue(b("no")).build());
+        kv.put(PutRequest.newBuilder().setKey(b("wk")).setValue(b("yes")).build());
+        Event e = next(got);
+        assertEquals("wk", e.getKv().getKey().toStringUtf8());
+        assertEquals("yes", e.getKv().getValue().toStringUtf8());
+        try (Jedis j = server.jedis()) {
+            j.flushDB();
+        }
+        assertEquals(Event.Type.DELETE, next(got).getType());
+    }
+
     private static Event next(BlockingQueue<WatchResponse> q) throws InterruptedException {
         WatchResponse r = q.poll(5, TimeUnit.SECONDS);
         assertNotNull(r, "no event");
