@@ -10,12 +10,14 @@ import dev.spinel.server.engine.KeyObserver;
  * <p>Thread-safety: thread-safe (see {@link KeyObserver}).
  */
 final class ChangeFeed implements KeyObserver {
+    private final KvStore store;
     private final KeyVersions versions;
     private final WatchHub hub;
 
-    ChangeFeed(KeyVersions versions, WatchHub hub) {
-        this.versions = versions;
-        this.hub = hub;
+    ChangeFeed(KvStore store) {
+        this.store = store;
+        this.versions = store.versions();
+        this.hub = store.hub();
     }
 
     @Override
@@ -26,7 +28,9 @@ final class ChangeFeed implements KeyObserver {
     @Override
     public void keyChanged(int db, byte[] key) {
         if (db == KvStore.DB) {
-            versions.bump(key);
+            if (versions.has(key)) {
+                store.refreshVersion(key);
+            }
             hub.changed(key, false);
         }
     }

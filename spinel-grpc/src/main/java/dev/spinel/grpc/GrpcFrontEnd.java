@@ -29,11 +29,14 @@ public final class GrpcFrontEnd implements SpinelExtension {
         private final Server server;
         private final HealthStatusManager health;
         private final SpinelServer spinel;
+        /** For tests in this package. */
+        final KvStore store;
 
-        Running(Server server, HealthStatusManager health, SpinelServer spinel) {
+        Running(Server server, HealthStatusManager health, SpinelServer spinel, KvStore store) {
             this.server = server;
             this.health = health;
             this.spinel = spinel;
+            this.store = store;
         }
 
         public int port() {
@@ -85,8 +88,8 @@ public final class GrpcFrontEnd implements SpinelExtension {
                 .addService(ProtoReflectionServiceV1.newInstance())
                 .build()
                 .start();
-        spinel.engine().keyObserver(new ChangeFeed(versions, hub));
+        spinel.engine().keyObserver(new ChangeFeed(store));
         Log.notice("gRPC service (spinel.kv.v1.KV) listening on " + address.getHostString() + ":" + server.getPort());
-        return new Running(server, health, spinel);
+        return new Running(server, health, spinel, store);
     }
 }

@@ -67,6 +67,10 @@ final class KeyVersions {
         revision.incrementAndGet();
     }
 
+    boolean has(byte[] key) {
+        return stamps.containsKey(new Key(key));
+    }
+
     /** Another front end changed the key, possibly in place: its next version must be new. */
     void bump(byte[] key) {
         stamps.computeIfPresent(new Key(key), (k, s) -> new Stamp(revision.incrementAndGet(), s.value));

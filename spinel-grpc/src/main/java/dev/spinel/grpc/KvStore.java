@@ -185,6 +185,27 @@ final class KvStore {
         return kv(e, versions.versionOf(key, e.value()), withValue);
     }
 
+    /**
+     * After a RESP command wrote a key gRPC holds a version for: a new version if it still exists (the
+     * change may have been in place), its stamp dropped if it was deleted (so keys deleted through RESP
+     * do not keep a stamp forever).
+     */
+    void refreshVersion(byte[] key) {
+        int h = KeyHash.hash(key);
+        Segment seg = db.segment(h);
+        seg.lock();
+        try {
+            Entry e = seg.get(key, 0, key.length, h, System.currentTimeMillis());
+            if (e == null) {
+                versions.versionOf(key, null);
+            } else {
+                versions.bump(key);
+            }
+        } finally {
+            seg.unlock();
+        }
+    }
+
     /** For Watch: the key's value and version, or null when absent (a non-string key: no value). */
     KeyValue snapshot(byte[] key) {
         int h = KeyHash.hash(key);

@@ -92,6 +92,17 @@ class KvCrossFrontEndTest {
     }
 
     @Test
+    void respDeleteDropsTheVersionStamp() {
+        KeyVersions versions = server.grpc.store.versions();
+        try (Jedis j = server.jedis()) {
+            kv.put(PutRequest.newBuilder().setKey(b("x:stamp")).setValue(b("v")).build());
+            assertTrue(versions.has("x:stamp".getBytes()));
+            j.del("x:stamp");
+            assertTrue(!versions.has("x:stamp".getBytes()), "a key deleted through RESP keeps no stamp");
+        }
+    }
+
+    @Test
     void grpcWriteFailsARespWatch() {
         try (Jedis j = server.jedis()) {
             j.set("x:watched", "a");
