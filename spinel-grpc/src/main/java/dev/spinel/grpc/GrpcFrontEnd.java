@@ -44,12 +44,17 @@ public final class GrpcFrontEnd implements SpinelExtension {
         }
 
         @Override
-        public void close() throws InterruptedException {
+        public void close() {
             spinel.engine().keyObserver(null);
             health.enterTerminalState();
             server.shutdown();
-            if (!server.awaitTermination(2, TimeUnit.SECONDS)) {
+            try {
+                if (!server.awaitTermination(2, TimeUnit.SECONDS)) {
+                    server.shutdownNow();
+                }
+            } catch (InterruptedException e) {
                 server.shutdownNow();
+                Thread.currentThread().interrupt();
             }
         }
 
