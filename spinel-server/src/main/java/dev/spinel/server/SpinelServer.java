@@ -43,6 +43,8 @@ public final class SpinelServer implements AutoCloseable {
     private final ScheduledFuture<?> persistenceCron;
     private final CountDownLatch closed = new CountDownLatch(1);
     private volatile boolean closing;
+    /** Running extensions (the gRPC service), closed before the RESP front end. */
+    private final List<AutoCloseable> extensions = new java.util.ArrayList<>();
 
     private SpinelServer(ServerConfig config) throws InterruptedException {
         this.config = config;
@@ -66,6 +68,12 @@ public final class SpinelServer implements AutoCloseable {
         }
         this.cron = scheduleCron();
         this.persistenceCron = resp.workerGroup().next().scheduleAtFixedRate(persistence::cron, 100, 100, TimeUnit.MILLISECONDS);
+        try {
+            startExtensions();
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
         // CONFIG SET port/bind listen anew (as Redis does); hz changes the cron's rate.
         config.onApply(config.port, () -> rebind("Unable to listen on this port"));
         config.onApply(config.bind, () -> rebind("Failed to bind to specified addresses."));
@@ -75,6 +83,26 @@ public final class SpinelServer implements AutoCloseable {
             cron = scheduleCron();
             old.cancel(false);
         });
+    }
+
+    private void startExtensions() {
+        for (SpinelExtension x : java.util.ServiceLoader.load(SpinelExtension.class)) {
+            try {
+                AutoCloseable running = x.start(this);
+                if (running != null) {
+                    extensions.add(running);
+                }
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IllegalStateException(x.getClass().getName() + ": " + e.getMessage(), e);
+            }
+        }
+    }
+
+    /** The event loops of the RESP front end, which other front ends may share. */
+    public io.netty.channel.EventLoopGroup eventLoops() {
+        return resp.workerGroup();
     }
 
     private ScheduledFuture<?> scheduleCron() {
@@ -152,6 +180,13 @@ public final class SpinelServer implements AutoCloseable {
         }
         cron.cancel(false);
         persistenceCron.cancel(false);
+        for (int i = extensions.size() - 1; i >= 0; i--) {
+            try {
+                extensions.get(i).close();
+            } catch (Exception e) {
+                Log.warning("stopping " + extensions.get(i) + ": " + e.getMessage());
+            }
+        }
         resp.close();
         persistence.close();
         closed.countDown();

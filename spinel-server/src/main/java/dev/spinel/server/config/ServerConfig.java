@@ -149,6 +149,15 @@ public final class ServerConfig {
             Long.MAX_VALUE, setLimits::zsetMaxListpackEntries, "zset-max-ziplist-entries"));
     public final Params.Memory zsetMaxListpackValue = add(new Params.Memory("zset-max-listpack-value", true, 64,
             Long.MAX_VALUE, setLimits::zsetMaxListpackValue, "zset-max-ziplist-value"));
+    // ---- gRPC front end (module spinel-grpc; ignored when that module is not on the class path).
+    /** Port of the gRPC key-value service; 0 disables it. */
+    public final Params.Int grpcPort = add(new Params.Int("grpc-port", false, 50051, 0, 65535, null));
+    /** Address the gRPC service listens on. */
+    public final Params.Text grpcBind = add(new Params.Text("grpc-bind", false, "127.0.0.1", null, null));
+    /** Largest gRPC message accepted; larger ones fail with RESOURCE_EXHAUSTED. */
+    public final Params.Memory grpcMaxMessageSize = add(Params.Memory.bounded("grpc-max-message-size", false,
+            4L * 1024 * 1024, 1024, Integer.MAX_VALUE));
+    // ---- end gRPC
 
     public static ServerConfig defaults() {
         return new ServerConfig();

@@ -35,6 +35,8 @@ public final class Engine {
     private volatile Propagator propagator;
     /** Stripes held around a write command while it runs and is logged (one per event-loop thread). */
     private final ThreadLocal<dev.spinel.store.StripeLocks> logLocks = ThreadLocal.withInitial(dev.spinel.store.StripeLocks::new);
+    /** Other front ends' view of key changes (gRPC); null when none runs. */
+    private volatile KeyObserver keyObserver;
 
     public Engine(ServerConfig config, Keyspace keyspace, CommandTable commands) {
         this.config = config;
@@ -48,6 +50,10 @@ public final class Engine {
             watches.touch(db.index(), key);
             if (tracking.active()) {
                 tracking.keyChanged(null, key);
+            }
+            KeyObserver o = keyObserver;
+            if (o != null) {
+                o.keyExpired(db.index(), key);
             }
         });
     }
@@ -69,6 +75,24 @@ public final class Engine {
     /** Installs (or with null removes) the append-only log's hook. */
     public void propagator(Propagator p) {
         this.propagator = p;
+    }
+
+    /** Installs (or, with null, removes) the observer of key changes made by commands. */
+    public void keyObserver(KeyObserver observer) {
+        this.keyObserver = observer;
+    }
+
+    /**
+     * A front end other than RESP (gRPC) changed {@code key} of database {@code db}: counts the change
+     * and invalidates WATCHes and CLIENT TRACKING caches, as a command's write would. Does not call the
+     * {@link KeyObserver} (the caller is the one that changed the key).
+     */
+    public void keyChangedExternally(int db, byte[] key) {
+        stats.dirty.increment();
+        watches.touch(db, key);
+        if (tracking.active()) {
+            tracking.keyChanged(null, key);
+        }
     }
 
     public Watches watches() {
@@ -402,6 +426,9 @@ public final class Engine {
             if (session.dirtyCount() != dirtyBefore && tracking.active()) {
                 invalidateTracking(session, cmd, args);
             }
+            if (session.dirtyCount() != dirtyBefore && observing()) {
+                notifyObserver(session, cmd, args);
+            }
             if (session.dirtyCount() != dirtyBefore) {
                 Propagator inTx = p != null ? p : session.executingTransaction() ? propagator : null;
                 if (inTx != null) {
@@ -498,6 +525,17 @@ public final class Engine {
                 }
             }
         }
+    }
+
+    /** Tells the other front ends' observer (gRPC versions, Watch streams) which keys a command changed. */
+    private void notifyObserver(Session s, Command cmd, Args args) {
+        KeyObserver o = keyObserver;
+        forChangedKeys(s, cmd, args, o::keyChanged, o::databaseChanged);
+    }
+
+    private boolean observing() {
+        KeyObserver o = keyObserver;
+        return o != null && o.active();
     }
 
     private static int[] keysOf(Command cmd, Args args) {

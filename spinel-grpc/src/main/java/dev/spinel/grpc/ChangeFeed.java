@@ -1,0 +1,53 @@
+package dev.spinel.grpc;
+
+import dev.spinel.server.engine.KeyObserver;
+
+/**
+ * The engine's change hook as the gRPC service sees it: RESP writes move the versions of keys gRPC
+ * has seen and feed Watch streams; expiries end versions. Active only while gRPC holds versions or
+ * has watchers, so RESP writes cost nothing extra otherwise.
+ *
+ * <p>Thread-safety: thread-safe (see {@link KeyObserver}).
+ */
+final class ChangeFeed implements KeyObserver {
+    private final KvStore store;
+    private final KeyVersions versions;
+    private final WatchHub hub;
+
+    ChangeFeed(KvStore store) {
+        this.store = store;
+        this.versions = store.versions();
+        this.hub = store.hub();
+    }
+
+    @Override
+    public boolean active() {
+        return !versions.isEmpty() || !hub.isEmpty();
+    }
+
+    @Override
+    public void keyChanged(int db, byte[] key) {
+        if (db == KvStore.DB) {
+            if (versions.has(key)) {
+                store.refreshVersion(key);
+            }
+            hub.changed(key, false);
+        }
+    }
+
+    @Override
+    public void keyExpired(int db, byte[] key) {
+        if (db == KvStore.DB) {
+            versions.forget(key);
+            hub.changed(key, true);
+        }
+    }
+
+    @Override
+    public void databaseChanged(int db) {
+        if (db == KvStore.DB || db == -1) {
+            versions.clear();
+            hub.flushed();
+        }
+    }
+}

@@ -1,0 +1,100 @@
+package dev.spinel.grpc;
+
+import dev.spinel.server.Log;
+import dev.spinel.server.SpinelExtension;
+import dev.spinel.server.SpinelServer;
+import dev.spinel.server.config.ServerConfig;
+import io.grpc.Server;
+import io.grpc.ServerInterceptors;
+import io.grpc.netty.NettyServerBuilder;
+import io.grpc.protobuf.services.HealthStatusManager;
+import io.grpc.protobuf.services.ProtoReflectionServiceV1;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Starts the gRPC service with the server (found by {@link java.util.ServiceLoader}): the KV service,
+ * the standard health service and server reflection, on {@code grpc-bind}:{@code grpc-port} (0: off).
+ * It shares the RESP front end's Netty event loops (accept and I/O) and runs handlers directly on
+ * them, so it adds no thread of its own; handlers never block.
+ *
+ * <p>Thread-safety: {@link #start} once per server; the returned handle is closed once.
+ */
+public final class GrpcFrontEnd implements SpinelExtension {
+    /** The running service, for tests and the load runner. */
+    public static final class Running implements AutoCloseable {
+        private final Server server;
+        private final HealthStatusManager health;
+        private final SpinelServer spinel;
+        /** For tests in this package. */
+        final KvStore store;
+
+        Running(Server server, HealthStatusManager health, SpinelServer spinel, KvStore store) {
+            this.server = server;
+            this.health = health;
+            this.spinel = spinel;
+            this.store = store;
+        }
+
+        public int port() {
+            return server.getPort();
+        }
+
+        @Override
+        public void close() {
+            spinel.engine().keyObserver(null);
+            health.enterTerminalState();
+            server.shutdown();
+            try {
+                if (!server.awaitTermination(2, TimeUnit.SECONDS)) {
+                    server.shutdownNow();
+                }
+            } catch (InterruptedException e) {
+                server.shutdownNow();
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "gRPC service on port " + port();
+        }
+    }
+
+    @Override
+    public AutoCloseable start(SpinelServer spinel) throws Exception {
+        ServerConfig config = spinel.config();
+        int port = (int) config.grpcPort.value();
+        if (port == 0) {
+            return null;
+        }
+        return start(spinel, new InetSocketAddress(config.grpcBind.value(), port));
+    }
+
+    /** Starts the service on {@code address} (port 0 there: an ephemeral port). */
+    public static Running start(SpinelServer spinel, InetSocketAddress address) throws java.io.IOException {
+        ServerConfig config = spinel.config();
+        KeyVersions versions = new KeyVersions();
+        WatchHub hub = new WatchHub();
+        KvStore store = new KvStore(spinel.engine(), versions, hub);
+        HealthStatusManager health = new HealthStatusManager();
+        health.setStatus("spinel.kv.v1.KV", io.grpc.health.v1.HealthCheckResponse.ServingStatus.SERVING);
+        Server server = NettyServerBuilder.forAddress(address)
+                .bossEventLoopGroup(spinel.eventLoops())
+                .workerEventLoopGroup(spinel.eventLoops())
+                .channelType(spinel.nativeTransport() ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
+                .directExecutor()
+                .maxInboundMessageSize((int) config.grpcMaxMessageSize.value())
+                .addService(ServerInterceptors.intercept(new KvService(store, spinel.eventLoops()), new AuthInterceptor(config)))
+                .addService(health.getHealthService())
+                .addService(ProtoReflectionServiceV1.newInstance())
+                .build()
+                .start();
+        spinel.engine().keyObserver(new ChangeFeed(store));
+        Log.notice("gRPC service (spinel.kv.v1.KV) listening on " + address.getHostString() + ":" + server.getPort());
+        return new Running(server, health, spinel, store);
+    }
+}

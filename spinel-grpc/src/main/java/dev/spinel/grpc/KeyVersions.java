@@ -1,0 +1,112 @@
+package dev.spinel.grpc;
+
+import java.util.Arrays;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Key versions for the gRPC service (semantics in {@code kv.proto}). A global revision counter hands
+ * out versions; a side table holds a stamp (version, value object) only for keys the gRPC service
+ * has written or observed, so a RESP-only user pays nothing per key.
+ *
+ * <p>A stamp is valid while the entry still holds the very value object it was taken with: any RESP
+ * write that replaces a value (SET, INCR, ...) makes a new object, so {@link #versionOf} notices it
+ * under the key's stripe lock and hands out a new version. Writes that change a value in place
+ * (collections, APPEND) are caught by the engine's change hook ({@link #bump}), which runs just after
+ * the command. Either way the version only grows.
+ *
+ * <p>Thread-safety: thread-safe. {@link #versionOf}, {@link #written} and {@link #deleted} must be
+ * called with the key's stripe lock held (so a key's stamp changes in step with its entry).
+ */
+final class KeyVersions {
+    private final AtomicLong revision = new AtomicLong();
+    private final ConcurrentHashMap<Key, Stamp> stamps = new ConcurrentHashMap<>();
+
+    private record Stamp(long version, Object value) {
+    }
+
+    /** The store's revision: the last version handed out. */
+    long revision() {
+        return revision.get();
+    }
+
+    boolean isEmpty() {
+        return stamps.isEmpty();
+    }
+
+    int size() {
+        return stamps.size();
+    }
+
+    /** The version of a key whose live entry holds {@code value} (null: absent, version 0). */
+    long versionOf(byte[] key, Object value) {
+        Key k = new Key(key);
+        if (value == null) {
+            stamps.remove(k);
+            return 0;
+        }
+        Stamp s = stamps.get(k);
+        if (s != null && s.value == value) {
+            return s.version;
+        }
+        long v = revision.incrementAndGet();
+        stamps.put(k, new Stamp(v, value));
+        return v;
+    }
+
+    /** The key now holds {@code value}, written by gRPC: returns its new version. */
+    long written(byte[] key, Object value) {
+        long v = revision.incrementAndGet();
+        stamps.put(new Key(key), new Stamp(v, value));
+        return v;
+    }
+
+    /** The key was deleted by gRPC. */
+    void deleted(byte[] key) {
+        stamps.remove(new Key(key));
+        revision.incrementAndGet();
+    }
+
+    boolean has(byte[] key) {
+        return stamps.containsKey(new Key(key));
+    }
+
+    /** Another front end changed the key, possibly in place: its next version must be new. */
+    void bump(byte[] key) {
+        stamps.computeIfPresent(new Key(key), (k, s) -> new Stamp(revision.incrementAndGet(), s.value));
+    }
+
+    /** The key expired (called with its stripe lock held). */
+    void forget(byte[] key) {
+        if (stamps.remove(new Key(key)) != null) {
+            revision.incrementAndGet();
+        }
+    }
+
+    /** Every key may have changed (FLUSHDB, SWAPDB): all stamps go, so every key gets a new version. */
+    void clear() {
+        stamps.clear();
+        revision.incrementAndGet();
+    }
+
+    /** A key as a map key (content equality). */
+    private static final class Key {
+        final byte[] bytes;
+        final int hash;
+
+        Key(byte[] bytes) {
+            this.bytes = bytes;
+            this.hash = Arrays.hashCode(bytes);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Key k && k.hash == hash && Arrays.equals(k.bytes, bytes);
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+    }
+}

@@ -1,0 +1,48 @@
+package dev.spinel.grpc;
+
+import dev.spinel.grpc.v1.KVGrpc;
+import dev.spinel.server.SpinelServer;
+import dev.spinel.server.config.ServerConfig;
+import io.grpc.ManagedChannel;
+import io.grpc.netty.NettyChannelBuilder;
+import redis.clients.jedis.Jedis;
+
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+
+/** An in-process Spinel with the gRPC service on ephemeral ports, plus a channel and a Jedis to it. */
+final class GrpcTestServer implements AutoCloseable {
+    final SpinelServer spinel;
+    final GrpcFrontEnd.Running grpc;
+    final ManagedChannel channel;
+
+    GrpcTestServer(String... config) throws Exception {
+        ServerConfig c = ServerConfig.defaults().with("port", "0").with("grpc-port", "0");
+        for (int i = 0; i + 1 < config.length; i += 2) {
+            c = c.with(config[i], config[i + 1]);
+        }
+        spinel = SpinelServer.start(c);
+        grpc = GrpcFrontEnd.start(spinel, new InetSocketAddress("127.0.0.1", 0));
+        channel = NettyChannelBuilder.forAddress("127.0.0.1", grpc.port()).usePlaintext()
+                .maxInboundMessageSize(64 << 20).build();
+    }
+
+    KVGrpc.KVBlockingStub blocking() {
+        return KVGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS);
+    }
+
+    KVGrpc.KVStub async() {
+        return KVGrpc.newStub(channel);
+    }
+
+    Jedis jedis() {
+        return new Jedis("127.0.0.1", spinel.port());
+    }
+
+    @Override
+    public void close() {
+        channel.shutdownNow();
+        grpc.close();
+        spinel.close();
+    }
+}
