@@ -218,7 +218,7 @@ final class InfoCommand {
         field(sb, "sync_partial_ok", 0);
         field(sb, "sync_partial_err", 0);
         field(sb, "expired_keys", e.keyspace().expiredKeys());
-        field(sb, "evicted_keys", 0);
+        field(sb, "evicted_keys", e.evictor().evictedKeys());
         field(sb, "keyspace_hits", hits);
         field(sb, "keyspace_misses", misses);
         field(sb, "latest_fork_usec", 0);

@@ -29,6 +29,7 @@ public final class Engine {
     private final Monitors monitors = new Monitors();
     private final Tracking tracking = new Tracking(clients);
     private final Notifications notifications;
+    private final Evictor evictor;
     private final ClientPause pause = new ClientPause();
     private final Blocking blocking = new Blocking();
     /** The append-only log's hook, or null when it is off. */
@@ -44,6 +45,7 @@ public final class Engine {
         this.commands = commands;
         this.pubSub = new PubSub(new OutputLimits(config));
         this.notifications = new Notifications(pubSub);
+        this.evictor = new Evictor(config, keyspace, this);
         config.notifyKeyspaceEvents.onChange(notifications::flags);
         keyspace.listener((db, key) -> {
             notifications.notify(Notifications.EXPIRED, "expired", key, db.index());
@@ -117,6 +119,21 @@ public final class Engine {
 
     public Notifications notifications() {
         return notifications;
+    }
+
+    /** maxmemory enforcement and INFO's evicted_keys. */
+    public Evictor evictor() {
+        return evictor;
+    }
+
+    /** A key was evicted (called under its stripe lock): the same signals as a deletion by a command. */
+    void keyEvicted(int db, byte[] key) {
+        notifications.notify(Notifications.EVICTED, "evicted", key, db);
+        keyChangedExternally(db, key);
+        KeyObserver o = keyObserver;
+        if (o != null) {
+            o.keyChanged(db, key);
+        }
     }
 
     public PubSub pubSub() {
@@ -228,6 +245,12 @@ public final class Engine {
         if (pause.active() && pause.mustWait(writes(cmd, session), System.currentTimeMillis())) {
             // CLIENT PAUSE delays, never rejects: the request runs again when the pause ends.
             pause.postpone(session, args, System.currentTimeMillis());
+            return;
+        }
+        if (cmd.spec().has("denyoom") && config.maxmemory.value() > 0 && !evictor.makeRoom()) {
+            // Redis refuses a command that may grow the dataset while over maxmemory (at queue time in MULTI).
+            reject(session, cmd, Evictor.OOM.getMessage());
+            applyReplyMode(session, mark);
             return;
         }
         if (session.transaction() != null && !runsInsideMulti(cmd)) {

@@ -1,0 +1,78 @@
+package dev.spinel.server.engine;
+
+import dev.spinel.server.SpinelServer;
+import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.testing.RawClient;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** maxmemory by the store's accounting: refused writes under noeviction, evictions under the other policies. */
+class EvictionTest {
+    private static final String VALUE = "v".repeat(1000);
+
+    @Test
+    void noevictionRefusesWritesButServesReadsAndDeletes() throws Exception {
+        try (SpinelServer server = SpinelServer.start(ServerConfig.defaults().with("port", "0"));
+             RawClient c = new RawClient(server.port())) {
+            for (int i = 0; i < 200; i++) {
+                c.call("SET", "k" + i, VALUE);
+            }
+            long used = server.engine().evictor().usedMemory();
+            c.call("CONFIG", "SET", "maxmemory", Long.toString(used / 2));
+            assertEquals("-OOM command not allowed when used memory > 'maxmemory'.\r\n", c.callString("SET", "new", "x"));
+            assertEquals("-OOM command not allowed when used memory > 'maxmemory'.\r\n", c.callString("LPUSH", "l", "x"));
+            assertTrue(c.callString("GET", "k1").startsWith("$1000"), "reads still work");
+            assertEquals("+OK\r\n", c.callString("MULTI"));
+            assertTrue(c.callString("SET", "new", "x").startsWith("-OOM"), "refused at queue time");
+            assertTrue(c.callString("EXEC").startsWith("-EXECABORT"));
+            assertEquals(":1\r\n", c.callString("DEL", "k1"), "deletes still work");
+            assertEquals(":199\r\n", c.callString("DBSIZE"));
+        }
+    }
+
+    @Test
+    void allkeysLruEvictsTheLeastRecentlyUsedKeysToStayUnderTheLimit() throws Exception {
+        try (SpinelServer server = SpinelServer.start(ServerConfig.defaults().with("port", "0")
+                .with("maxmemory-policy", "allkeys-lru").with("maxmemory-samples", "10"));
+             RawClient c = new RawClient(server.port());
+             RawClient watcher = new RawClient(server.port())) {
+            for (int i = 0; i < 200; i++) {
+                c.call("SET", "k" + i, VALUE);
+            }
+            long limit = server.engine().evictor().usedMemory() / 2;
+            c.call("CONFIG", "SET", "maxmemory", Long.toString(limit));
+            c.call("CONFIG", "SET", "notify-keyspace-events", "Ee");
+            watcher.call("SUBSCRIBE", "__keyevent@0__:evicted");
+            assertEquals("+OK\r\n", c.callString("SET", "fresh", VALUE));
+            assertTrue(server.engine().evictor().usedMemory() <= limit + 2048, "back under the limit");
+            assertTrue(server.engine().evictor().evictedKeys() >= 90, "about half the keys went");
+            assertEquals("$1000", c.callString("GET", "fresh").substring(0, 5));
+            String message = new String(watcher.readReply(), java.nio.charset.StandardCharsets.UTF_8);
+            assertTrue(message.contains("__keyevent@0__:evicted"), message);
+            String info = c.callString("INFO", "stats");
+            assertTrue(info.contains("evicted_keys:" + server.engine().evictor().evictedKeys()), info);
+        }
+    }
+
+    @Test
+    void volatilePoliciesOnlyEvictKeysWithATimeToLive() throws Exception {
+        try (SpinelServer server = SpinelServer.start(ServerConfig.defaults().with("port", "0")
+                .with("maxmemory-policy", "volatile-ttl"));
+             RawClient c = new RawClient(server.port())) {
+            for (int i = 0; i < 100; i++) {
+                c.call("SET", "keep" + i, VALUE);
+                c.call("SET", "tmp" + i, VALUE, "EX", Integer.toString(1000 + i));
+            }
+            c.call("CONFIG", "SET", "maxmemory", Long.toString(server.engine().evictor().usedMemory() * 3 / 4));
+            assertEquals("+OK\r\n", c.callString("SET", "one-more", "x"));
+            for (int i = 0; i < 100; i++) {
+                assertTrue(c.callString("EXISTS", "keep" + i).equals(":1\r\n"), "persistent keys stay");
+            }
+            // Once only persistent keys are left, nothing can be evicted: writes are refused.
+            c.call("CONFIG", "SET", "maxmemory", "1");
+            assertTrue(c.callString("SET", "x", "y").startsWith("-OOM"));
+        }
+    }
+}
