@@ -111,8 +111,9 @@ public class DispatchBenchmark {
         }
 
         @Override
-        public void schedule(Runnable task, long delayMillis) {
+        public java.util.concurrent.Future<?> schedule(Runnable task, long delayMillis) {
             task.run();
+            return java.util.concurrent.CompletableFuture.completedFuture(null);
         }
 
         @Override
