@@ -2,7 +2,7 @@
 # A/B of Spinel JVM option sets under one load: each set gets a fresh server, a warm-up, then a measured
 # bench/load.sh run; sets alternate for ROUNDS rounds. Prints ops/s, p99, p99.9, ops per server CPU-s and
 # RSS at the end of the run, one line per run.
-#   bench/jvmopts.sh "<opts A>" "<opts B>" ...      (env: ROUNDS=2, SECONDS_RUN=8, PORT=7550, LOAD_ARGS)
+#   bench/jvmopts.sh "<opts A>" "<opts B>" ...  (env: ROUNDS=2, SECONDS_RUN=8, PORT=7550, LOAD_ARGS, SERVER_ARGS)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 ROUNDS=${ROUNDS:-2}; SECONDS_RUN=${SECONDS_RUN:-8}; PORT=${PORT:-7550}
@@ -12,7 +12,7 @@ for round in $(seq 1 "$ROUNDS"); do
   sets=("$@")
   if [ $((round % 2)) = 0 ]; then sets=(); for ((i = $# ; i >= 1; i--)); do sets+=("${!i}"); done; fi
   for opts in "${sets[@]}"; do
-    SPINEL_JAVA_OPTS="$opts" "$root/bin/spinel-server" --port "$PORT" --bind 127.0.0.1 > /tmp/jvmopts-server.log 2>&1 &
+    SPINEL_JAVA_OPTS="$opts" "$root/bin/spinel-server" --port "$PORT" --bind 127.0.0.1 ${SERVER_ARGS:-} > /tmp/jvmopts-server.log 2>&1 &
     pid=$!
     for _ in $(seq 1 100); do [ "$(redis-cli -p "$PORT" PING 2>/dev/null)" = PONG ] && break; sleep 0.1; done
     NO_BUILD=1 "$root/bench/load.sh" --port "$PORT" --duration 3 --warmup 0 $LOAD_ARGS > /dev/null
