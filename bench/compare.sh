@@ -15,6 +15,10 @@
 # server holding IDLE_CONNS (10000) idle connections opened by bench/idle_clients.py (skipped without python3).
 # Server CPU seconds per run come from /proc/<pid>/stat (utime+stime), giving ops per CPU-second.
 # Rounds alternate which server runs first. Installs nothing: needs redis-server and redis-benchmark.
+#
+# PARTS (default "redis-benchmark loadgen memory idle") selects what runs. "loadgen" runs the same three
+# scenarios with bench/load.sh (spinel-bench's HdrHistogram load generator, SET:GET 1:10, 100000 keys,
+# LOAD_SECONDS per run, default 10, 3 in QUICK mode) and reports ops/s, p99, p99.9 and ops per server CPU-second.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -30,7 +34,7 @@ done
 if [ "${NO_BUILD:-0}" != 1 ]; then
   echo "Building Spinel..." >&2
   JAVA_HOME=$("$root/bin/find-java") MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow" \
-    mvn -q -B -f "$root/pom.xml" -DskipTests -pl spinel-server -am package >&2
+    mvn -q -B -f "$root/pom.xml" -DskipTests -pl spinel-server,spinel-bench -am package >&2
 fi
 
 QUICK=${QUICK:-0}
@@ -40,6 +44,9 @@ else
   ROUNDS=${ROUNDS:-3}; N_PIPE=${N_PIPE:-2000000}; N_PLAIN=${N_PLAIN:-200000}; N_CONN=${N_CONN:-1000000}; KEYS=${KEYS:-1000000}
 fi
 BENCH_THREADS=${BENCH_THREADS:-1}
+PARTS=${PARTS:-redis-benchmark loadgen memory idle}
+has_part() { case " $PARTS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+if [ "$QUICK" = 1 ]; then LOAD_SECONDS=${LOAD_SECONDS:-3}; else LOAD_SECONDS=${LOAD_SECONDS:-10}; fi
 IDLE_CONNS=${IDLE_CONNS:-10000}
 OUT=${OUT:-$(mktemp -d /tmp/spinel-compare.XXXXXX)}
 mkdir -p "$OUT"
@@ -116,6 +123,21 @@ run_bench() {
        printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f\n", s, sc, $1, r, $2, $5, $7, ops }' >> "$RESULTS"
 }
 
+# run_load SERVER PID PORT SCENARIO ROUND ARGS... : one line in $OUT/load.tsv (bench/load.sh, HdrHistogram)
+run_load() {
+  local server=$1 pid=$2 port=$3 scenario=$4 round=$5; shift 5
+  local before after line
+  before=$(cpu_ticks "$pid")
+  line=$(NO_BUILD=1 "$root/bench/load.sh" --port "$port" --duration "$LOAD_SECONDS" --warmup 1 "$@" | grep '^RESULT')
+  after=$(cpu_ticks "$pid")
+  # ops per CPU-second over the measured window only is not available (warm-up included): scale by duration share
+  echo "$line" | awk -v s="$server" -v sc="$scenario" -v r="$round" -v a="$after" -v b="$before" -v t="$CLK_TCK" \
+    -v d="$LOAD_SECONDS" '{ for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+      cpu = (a - b) / t; ops = (cpu > 0) ? v["ops_s"] * (d + 1) / cpu : 0;
+      printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f\n", s, sc, r, v["ops_s"], v["p50_ms"], v["p99_ms"], v["p999_ms"], ops }' \
+    >> "$OUT/load.tsv"
+}
+
 # load_keys PORT FILE -> seconds taken
 make_load_file() {
   local f="$OUT/load-$KEYS.resp"
@@ -175,7 +197,9 @@ start_server redis; REDIS_PID=$SERVER_PID; REDIS_PORT=$SERVER_PORT
 start_server spinel; SPINEL_PID=$SERVER_PID; SPINEL_PORT=$SERVER_PORT
 
 # Warm-up (the JVM compiles its hot paths), not counted.
+: > "$OUT/load.tsv"
 for s in redis spinel; do
+  has_part redis-benchmark || has_part loadgen || break
   if [ $s = redis ]; then p=$REDIS_PORT; else p=$SPINEL_PORT; fi
   redis-benchmark -p "$p" -n $((N_PIPE / 4)) -P 30 -c 32 -d 256 -t set,get -q > /dev/null
   redis-benchmark -p "$p" -n $((N_PLAIN / 4)) -P 1 -c 50 -t set,get -q > /dev/null
@@ -186,14 +210,22 @@ for round in $(seq 1 "$ROUNDS"); do
   for s in $order; do
     if [ $s = redis ]; then pid=$REDIS_PID; port=$REDIS_PORT; else pid=$SPINEL_PID; port=$SPINEL_PORT; fi
     echo "round $round: $s" >&2
-    run_bench $s "$pid" "$port" pipelined "$round" "$N_PIPE" -P 30 -c 32 -d 256
-    run_bench $s "$pid" "$port" unpipelined "$round" "$N_PLAIN" -P 1 -c 50
-    run_bench $s "$pid" "$port" conn1024 "$round" "$N_CONN" -P 30 -c 1024
+    if has_part redis-benchmark; then
+      run_bench $s "$pid" "$port" pipelined "$round" "$N_PIPE" -P 30 -c 32 -d 256
+      run_bench $s "$pid" "$port" unpipelined "$round" "$N_PLAIN" -P 1 -c 50
+      run_bench $s "$pid" "$port" conn1024 "$round" "$N_CONN" -P 30 -c 1024
+    fi
+    if has_part loadgen; then
+      run_load $s "$pid" "$port" pipelined "$round" --conns 32 --pipeline 30 --value-size 256
+      run_load $s "$pid" "$port" unpipelined "$round" --conns 50 --pipeline 1 --value-size 256
+      run_load $s "$pid" "$port" conn1024 "$round" --conns 1024 --pipeline 30 --value-size 256
+    fi
   done
 done
 stop_server "$REDIS_PID"; stop_server "$SPINEL_PID"
 
 for round in $(seq 1 "$ROUNDS"); do
+  has_part memory || break
   if [ $((round % 2)) = 1 ]; then order="redis spinel"; else order="spinel redis"; fi
   for s in $order; do
     echo "round $round: memory $s" >&2
@@ -202,7 +234,9 @@ for round in $(seq 1 "$ROUNDS"); do
 done
 
 : > "$OUT/idle.tsv"
-if command -v python3 > /dev/null && [ "$(ulimit -n)" -gt $((IDLE_CONNS + 200)) ]; then
+if ! has_part idle; then
+  :
+elif command -v python3 > /dev/null && [ "$(ulimit -n)" -gt $((IDLE_CONNS + 200)) ]; then
   for s in redis spinel; do
     echo "idle connections: $s" >&2
     idle_round $s
@@ -212,6 +246,9 @@ else
 fi
 
 # ---- report: medians over rounds ----
+if [ -s "$RESULTS" ]; then
+echo
+echo "redis-benchmark (medians of $ROUNDS rounds)"
 echo
 echo "| scenario | test | Redis ops/s | Spinel ops/s | ratio | Redis p50/p99 ms | Spinel p50/p99 ms | Redis ops/CPU-s | Spinel ops/CPU-s | CPU ratio |"
 echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
@@ -234,6 +271,32 @@ awk -F'\t' '
         median(p50["spinel", k]), median(p99["spinel", k]), rc, sc, (rc > 0 ? sc / rc : 0)
     }
   }' "$RESULTS"
+fi
+if [ -s "$OUT/load.tsv" ]; then
+  echo
+  echo "bench/load.sh (SET:GET 1:10, 256-byte values, 100000 keys, ${LOAD_SECONDS}s per run; medians of $ROUNDS rounds)"
+  echo
+  echo "| scenario | Redis ops/s | Spinel ops/s | ratio | Redis p50/p99/p99.9 ms | Spinel p50/p99/p99.9 ms | Redis ops/CPU-s | Spinel ops/CPU-s | CPU ratio |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+  awk -F'\t' '
+    function median(list,   a, n, i, j, t) {
+      n = split(list, a, " ");
+      for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] + 0 > t + 0; j--) a[j + 1] = a[j]; a[j + 1] = t }
+      return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+    }
+    { k = $2; keys[k] = 1; ops[$1, k] = ops[$1, k] " " $4; p50[$1, k] = p50[$1, k] " " $5;
+      p99[$1, k] = p99[$1, k] " " $6; p999[$1, k] = p999[$1, k] " " $7; cpu[$1, k] = cpu[$1, k] " " $8 }
+    END {
+      split("pipelined unpipelined conn1024", order, " ");
+      for (o = 1; o <= 3; o++) { k = order[o]; if (!(k in keys)) continue;
+        rr = median(ops["redis", k]); sr = median(ops["spinel", k]); rc = median(cpu["redis", k]); sc = median(cpu["spinel", k]);
+        printf "| %s | %.0f | %.0f | %.2f | %.3f / %.3f / %.3f | %.3f / %.3f / %.3f | %.0f | %.0f | %.2f |\n", k, rr, sr,
+          (rr > 0 ? sr / rr : 0), median(p50["redis", k]), median(p99["redis", k]), median(p999["redis", k]),
+          median(p50["spinel", k]), median(p99["spinel", k]), median(p999["spinel", k]), rc, sc, (rc > 0 ? sc / rc : 0)
+      }
+    }' "$OUT/load.tsv"
+fi
+if [ -s "$OUT/memory.tsv" ]; then
 echo
 echo "| memory ($KEYS keys, 14-byte keys, 32-byte values) | Redis | Spinel | ratio |"
 echo "|---|---:|---:|---:|"
@@ -252,6 +315,7 @@ awk -F'\t' '
     lr = median(load["redis"]); ls = median(load["spinel"]);
     printf "| redis-cli --pipe load (keys/s) | %.0f | %.0f | %.2f |\n", lr, ls, (lr > 0 ? ls / lr : 0)
   }' "$OUT/memory.tsv"
+fi
 if [ -s "$OUT/idle.tsv" ]; then
   echo
   echo "| $IDLE_CONNS idle connections | Redis | Spinel | ratio |"
@@ -263,4 +327,4 @@ if [ -s "$OUT/idle.tsv" ]; then
 fi
 echo
 echo "Spinel JVM options: ${SPINEL_JAVA_OPTS:--XX:+UseCompactObjectHeaders -XX:+UseZGC -Xms256m (bin/spinel-server default)}"
-echo "Raw results: $RESULTS and $OUT/memory.tsv"
+echo "Raw results: $RESULTS, $OUT/load.tsv and $OUT/memory.tsv"

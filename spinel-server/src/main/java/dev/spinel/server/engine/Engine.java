@@ -441,7 +441,7 @@ public final class Engine {
 
     private void runCommand(Session session, Command cmd, Args args, Propagator p) {
         long start = System.nanoTime();
-        session.beginCommand(System.currentTimeMillis(), cmd.name());
+        session.beginCommand(session.clock.millis(start), cmd.name()); // no second clock read (CommandClock)
         session.current(cmd, args);
         long dirtyBefore = session.dirtyCount();
         try {

@@ -57,6 +57,8 @@ public final class Session {
     /** When this subscriber's output first passed the soft limit (0: not over it). */
     private long overSoftLimitSince;
     private long now;
+    /** Wall-clock time of each command from its start nanoTime (one clock read per command). */
+    final CommandClock clock = new CommandClock();
     // Set while a blocking command waits (see dev.spinel.server.blocking.Blocking); loop thread only.
     // Redis's CLIENT_DENY_BLOCKING: set while EXEC or a script runs; blocking commands then answer at once.
     private boolean denyBlocking;

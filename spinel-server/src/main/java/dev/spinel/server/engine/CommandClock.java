@@ -1,0 +1,42 @@
+package dev.spinel.server.engine;
+
+import java.time.Instant;
+
+/**
+ * The wall-clock time of a command, derived from the {@link System#nanoTime} reading that also starts the
+ * command's duration measurement: one clock read per command instead of two ({@code nanoTime} and
+ * {@code currentTimeMillis} each cost ~35 ns on this project's VMs, a fifth of an in-cache GET through the engine).
+ *
+ * <p>The derivation is re-anchored to the real wall clock ({@link Instant#now}, nanosecond precision) whenever
+ * more than {@link #REANCHOR_NANOS} have passed, so the result is the wall clock to within microseconds, and a
+ * wall-clock step (NTP, an operator) is followed within a millisecond, as Redis follows it per command.
+ *
+ * <p>Thread-safety: the anchor is one immutable object published through a plain field; a thread that sees a
+ * stale anchor only re-anchors again. One instance per {@link Session}, normally used by its event loop only.
+ */
+final class CommandClock {
+    static final long REANCHOR_NANOS = 1_000_000L;
+
+    private record Anchor(long nano, long wallNanos) {
+    }
+
+    private Anchor anchor = anchor();
+
+    private static Anchor anchor() {
+        long nano = System.nanoTime();
+        Instant now = Instant.now();
+        return new Anchor(nano, now.getEpochSecond() * 1_000_000_000L + now.getNano());
+    }
+
+    /** Unix milliseconds at {@code nanoNow} (a {@link System#nanoTime} reading taken just before). */
+    long millis(long nanoNow) {
+        Anchor a = anchor;
+        long elapsed = nanoNow - a.nano;
+        if (elapsed < 0 || elapsed > REANCHOR_NANOS) {
+            a = anchor();
+            anchor = a;
+            elapsed = Math.max(0, nanoNow - a.nano);
+        }
+        return Math.floorDiv(a.wallNanos + elapsed, 1_000_000L);
+    }
+}
