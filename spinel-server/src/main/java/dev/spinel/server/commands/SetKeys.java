@@ -64,6 +64,8 @@ final class SetKeys {
             seg.replaceValue(e, value);
             seg.setExpire(e, -1);
         }
+        // a stored sorted set feeds BZPOPMIN & co. waiting on the key (Redis's setKey → signalKeyAsReady)
+        s.engine().blocking().signal(s.db(), a.buffer(), a.offset(i), a.length(i));
         return true;
     }
 

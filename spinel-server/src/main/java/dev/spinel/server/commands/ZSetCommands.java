@@ -47,6 +47,7 @@ public final class ZSetCommands {
         t.register("zscan", ZSetCommands::zscan);
         ZSetRangeCommands.register(t, limits);
         ZSetPopCommands.register(t);
+        ZSetBlockingCommands.register(t);
         ZSetRandomCommands.register(t);
         ZSetAlgebraCommands.register(t, limits);
     }
@@ -119,6 +120,7 @@ public final class ZSetCommands {
                 }
                 z = ZSetValue.createFor(a.length(first + 1), limits);
                 e = seg.insert(a.copy(keyArg), h, z, -1);
+                s.engine().blocking().signal(s.db(), a.buffer(), a.offset(keyArg), a.length(keyArg));
             }
             long before = z.memoryUsage();
             long added = 0;
