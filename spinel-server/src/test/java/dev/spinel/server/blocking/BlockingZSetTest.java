@@ -136,4 +136,35 @@ class BlockingZSetTest {
             awaitBlocked(0);
         }
     }
+
+    @Test
+    void clientUnblockEndsTheWaitAndInfoCountsBlockedClients() throws Exception {
+        try (RawClient c = new RawClient(server.port()); RawClient p = new RawClient(server.port())) {
+            String id = c.callString("CLIENT", "ID").substring(1).trim();
+            c.send(cmd("BZPOPMIN", "zunb", "0"));
+            awaitBlocked(1);
+            assertTrue(p.callString("INFO", "clients").contains("blocked_clients:1\r\n"));
+            assertTrue(p.callString("CLIENT", "LIST", "ID", id).contains(" flags=b "));
+            assertEquals(":1\r\n", p.callString("CLIENT", "UNBLOCK", id));
+            assertEquals("*-1\r\n", reply(c));
+            awaitBlocked(0);
+            assertTrue(p.callString("INFO", "clients").contains("blocked_clients:0\r\n"));
+            assertTrue(p.callString("CLIENT", "LIST", "ID", id).contains(" flags=N "));
+            assertEquals(":0\r\n", p.callString("CLIENT", "UNBLOCK", id), "not blocked any more");
+
+            c.send(cmd("BZMPOP", "0", "1", "zunb", "MAX"));
+            awaitBlocked(1);
+            assertEquals(":1\r\n", p.callString("CLIENT", "UNBLOCK", id, "error"));
+            assertEquals("-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n", reply(c));
+            awaitBlocked(0);
+
+            c.send(cmd("BLPOP", "lunb", "0"));
+            awaitBlocked(1);
+            assertEquals(":1\r\n", p.callString("CLIENT", "UNBLOCK", id, "TIMEOUT"));
+            assertEquals("*-1\r\n", reply(c));
+            assertEquals("+PONG\r\n", c.callString("PING"));
+            p.call("ZADD", "zunb", "1", "a");
+            assertEquals(":1\r\n", p.callString("ZCARD", "zunb"), "nobody took the member");
+        }
+    }
 }
