@@ -18,7 +18,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * BZPOPMIN, BZPOPMAX and BZMPOP where a script cannot reach: first-come-first-served service of clients
  * on two event loops, timeouts, wake-ups by ZADD, ZINCRBY and ZUNIONSTORE from another client, a key
- * of the wrong type that keeps the client waiting, and CLIENT UNBLOCK.
+ * of the wrong type that keeps the client waiting, CLIENT UNBLOCK, and keys that arrive by RENAME, COPY,
+ * MOVE or SWAPDB waking list and sorted-set waiters (Redis's signalKeyAsReady in dbAdd).
  */
 class BlockingZSetTest {
     private static SpinelServer server;
@@ -165,6 +166,45 @@ class BlockingZSetTest {
             assertEquals("+PONG\r\n", c.callString("PING"));
             p.call("ZADD", "zunb", "1", "a");
             assertEquals(":1\r\n", p.callString("ZCARD", "zunb"), "nobody took the member");
+        }
+    }
+
+    @Test
+    void keysArrivingByRenameCopyMoveOrSwapdbWakeWaiters() throws Exception {
+        try (RawClient c = new RawClient(server.port()); RawClient p = new RawClient(server.port())) {
+            p.call("FLUSHALL");
+            p.call("ZADD", "ztmp", "1", "r");
+            c.send(cmd("BZPOPMIN", "zren", "0"));
+            awaitBlocked(1);
+            p.call("RENAME", "ztmp", "zren");
+            assertEquals("*3\r\n" + bulk("zren") + bulk("r") + bulk("1"), reply(c));
+            awaitBlocked(0);
+
+            p.call("RPUSH", "ltmp", "c");
+            c.send(cmd("BLPOP", "lcopy", "0"));
+            awaitBlocked(1);
+            p.call("COPY", "ltmp", "lcopy");
+            assertEquals("*2\r\n" + bulk("lcopy") + bulk("c"), reply(c));
+            awaitBlocked(0);
+
+            p.call("SELECT", "1");
+            p.call("ZADD", "zmove", "5", "m");
+            c.send(cmd("BZPOPMAX", "zmove", "0"));
+            awaitBlocked(1);
+            p.call("MOVE", "zmove", "0");
+            assertEquals("*3\r\n" + bulk("zmove") + bulk("m") + bulk("5"), reply(c));
+            awaitBlocked(0);
+
+            p.call("SELECT", "0");
+            p.call("SELECT", "2");
+            p.call("ZADD", "zswap", "3", "s");
+            c.send(cmd("BZPOPMIN", "zswap", "0")); // c is in db 0
+            awaitBlocked(1);
+            assertEquals("+OK\r\n", p.callString("SWAPDB", "0", "2"));
+            assertEquals("*3\r\n" + bulk("zswap") + bulk("s") + bulk("3"), reply(c));
+            awaitBlocked(0);
+            p.call("SELECT", "0");
+            p.call("FLUSHALL");
         }
     }
 }
