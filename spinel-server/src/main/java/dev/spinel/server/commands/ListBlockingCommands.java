@@ -7,6 +7,7 @@ import dev.spinel.server.blocking.BlockedOperation;
 import dev.spinel.server.blocking.ServeContext;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Engine;
+import dev.spinel.server.engine.Notifications;
 import dev.spinel.server.engine.Session;
 import dev.spinel.store.Database;
 import dev.spinel.store.Entry;
@@ -61,8 +62,12 @@ public final class ListBlockingCommands {
                     s.out().bulk(a.buffer(), a.offset(i), a.length(i));
                     s.out().bulk(l.pop(head));
                     seg.adjustMemory(l.memoryUsage() - before);
-                    s.engine().stats().dirty.increment();
+                    s.dirty(1);
+                    s.notify(Notifications.LIST, head ? "lpop" : "rpop", a, i);
                     Lists.deleteIfEmpty(seg, e, l);
+                    if (l.length() == 0) {
+                        s.notify(Notifications.GENERIC, "del", a, i);
+                    }
                     return;
                 }
             }
@@ -84,7 +89,9 @@ public final class ListBlockingCommands {
         StripeLocks locks = s.locks().add(db, src, 0, src.length).add(db, dst, 0, dst.length);
         locks.lock();
         try {
-            if (!ListMoveCommands.move(s.engine(), s.out(), db, src, dst, fromHead, toHead, s.now(), false)) {
+            if (ListMoveCommands.move(s.engine(), s.out(), db, src, dst, fromHead, toHead, s.now(), false)) {
+                s.dirty(1);
+            } else {
                 s.engine().blocking().block(s, db, new byte[][] {src}, timeout, new MoveWaiter(dst, fromHead, toHead));
             }
         } finally {
@@ -108,6 +115,7 @@ public final class ListBlockingCommands {
             for (int i = 0; i < m.numKeys(); i++) {
                 keys[i] = a.copy(m.firstKey() + i);
                 if (ListMoveCommands.popFirst(s.engine(), s.out(), db, keys[i], m.head(), m.count(), s.now(), false, null)) {
+                    s.dirty(1);
                     return;
                 }
             }
@@ -140,6 +148,10 @@ public final class ListBlockingCommands {
             seg.adjustMemory(l.memoryUsage() - before);
             eng.stats().dirty.increment();
             Lists.deleteIfEmpty(seg, e, l);
+            eng.notifications().notify(Notifications.LIST, head ? "lpop" : "rpop", key, ctx.db().index());
+            if (l.length() == 0) {
+                eng.notifications().notify(Notifications.GENERIC, "del", key, ctx.db().index());
+            }
             return true;
         }
 

@@ -5,6 +5,7 @@ import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Errors;
+import dev.spinel.server.engine.Notifications;
 import dev.spinel.server.engine.RedisError;
 import dev.spinel.server.engine.Session;
 import dev.spinel.store.Entry;
@@ -161,7 +162,10 @@ public final class ZSetCommands {
                 }
             } finally {
                 SetKeys.afterChange(seg, e, z, before);
-                s.engine().stats().dirty.add(added + updated);
+                s.dirty(added + updated);
+                if (added + updated > 0) {
+                    s.notify(Notifications.ZSET, incr ? "zincr" : "zadd", a, keyArg);
+                }
             }
             if (incr) {
                 if (processed > 0) {
@@ -195,7 +199,13 @@ public final class ZSetCommands {
                 }
                 SetKeys.afterChange(seg, e, z, before);
             }
-            s.engine().stats().dirty.add(removed);
+            s.dirty(removed);
+            if (removed > 0) {
+                s.notify(Notifications.ZSET, "zrem", a, 1);
+                if (z.size() == 0) {
+                    s.notify(Notifications.GENERIC, "del", a, 1);
+                }
+            }
             s.out().integer(removed);
         } finally {
             seg.unlock();
