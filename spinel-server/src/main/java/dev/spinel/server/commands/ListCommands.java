@@ -44,6 +44,7 @@ public final class ListCommands {
         t.register("lpos", ListCommands::lpos);
         ListMoveCommands.register(t, server);
         ListBlockingCommands.register(t, server);
+        SortCommand.register(t);
     }
 
     // LPUSH key element [element ...] / RPUSH ... / LPUSHX ... / RPUSHX ...
