@@ -19,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * BZPOPMIN, BZPOPMAX and BZMPOP where a script cannot reach: first-come-first-served service of clients
  * on two event loops, timeouts, wake-ups by ZADD, ZINCRBY and ZUNIONSTORE from another client, a key
  * of the wrong type that keeps the client waiting, CLIENT UNBLOCK, and keys that arrive by RENAME, COPY,
- * MOVE or SWAPDB waking list and sorted-set waiters (Redis's signalKeyAsReady in dbAdd).
+ * MOVE, SWAPDB or SORT ... STORE waking list and sorted-set waiters (Redis's signalKeyAsReady in dbAdd).
  */
 class BlockingZSetTest {
     private static SpinelServer server;
@@ -170,7 +170,7 @@ class BlockingZSetTest {
     }
 
     @Test
-    void keysArrivingByRenameCopyMoveOrSwapdbWakeWaiters() throws Exception {
+    void keysArrivingByRenameCopyMoveSwapdbOrSortStoreWakeWaiters() throws Exception {
         try (RawClient c = new RawClient(server.port()); RawClient p = new RawClient(server.port())) {
             p.call("FLUSHALL");
             p.call("ZADD", "ztmp", "1", "r");
@@ -196,6 +196,13 @@ class BlockingZSetTest {
             awaitBlocked(0);
 
             p.call("SELECT", "0");
+            p.call("RPUSH", "lsrc", "3", "1", "2");
+            c.send(cmd("BLPOP", "lsorted", "0"));
+            awaitBlocked(1);
+            assertEquals(":3\r\n", p.callString("SORT", "lsrc", "STORE", "lsorted"));
+            assertEquals("*2\r\n" + bulk("lsorted") + bulk("1"), reply(c));
+            awaitBlocked(0);
+
             p.call("SELECT", "2");
             p.call("ZADD", "zswap", "3", "s");
             c.send(cmd("BZPOPMIN", "zswap", "0")); // c is in db 0
