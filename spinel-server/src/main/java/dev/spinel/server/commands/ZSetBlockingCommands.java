@@ -18,7 +18,7 @@ import dev.spinel.store.types.ZSetValue;
  * runs like ZPOPMIN/ZMPOP with the stripes of all its keys held; if every key is empty it blocks through
  * {@link dev.spinel.server.blocking.Blocking} before releasing them, so no ZADD can be missed.
  *
- * <p>Stateless; the per-client wait state is the {@link Waiter} record held by the blocking framework.
+ * <p>Stateless; the per-client wait state is the {@link ZPopWaiter} record held by the blocking framework.
  */
 public final class ZSetBlockingCommands {
     private ZSetBlockingCommands() {
@@ -56,14 +56,14 @@ public final class ZSetBlockingCommands {
             for (int i = from; i < to; i++) {
                 keys[i - from] = a.copy(i);
             }
-            s.engine().blocking().block(s, db, keys, timeout, new Waiter(max, count, shape));
+            s.engine().blocking().block(s, db, keys, timeout, new ZPopWaiter(max, count, shape));
         } finally {
             s.locks().unlock();
         }
     }
 
     /** A client waiting for a sorted set to pop from; a key of another type keeps it waiting, as Redis. */
-    private record Waiter(boolean max, long count, ZSetPopCommands.Reply shape) implements BlockedOperation {
+    private record ZPopWaiter(boolean max, long count, ZSetPopCommands.Reply shape) implements BlockedOperation {
         @Override
         public boolean tryServe(ServeContext ctx) {
             byte[] key = ctx.key();

@@ -214,4 +214,31 @@ class BlockingZSetTest {
             p.call("FLUSHALL");
         }
     }
+
+    @Test
+    void aServedWaiterAnnouncesItsPopAfterTheWriteThatFedIt() throws Exception {
+        try (RawClient c = new RawClient(server.port()); RawClient p = new RawClient(server.port());
+             RawClient sub = new RawClient(server.port())) {
+            p.call("CONFIG", "SET", "notify-keyspace-events", "Egzl");
+            try {
+                sub.call("PSUBSCRIBE", "__keyevent@0__:*");
+                c.send(cmd("BZPOPMAX", "zev", "0"));
+                awaitBlocked(1);
+                p.call("ZADD", "zev", "1", "a");
+                assertEquals("*3\r\n" + bulk("zev") + bulk("a") + bulk("1"), reply(c));
+                c.send(cmd("BLPOP", "lev", "0"));
+                awaitBlocked(1);
+                p.call("RPUSH", "lev", "x");
+                assertEquals("*2\r\n" + bulk("lev") + bulk("x"), reply(c));
+                String[] expected = {"zadd", "zpopmax", "del", "rpush", "lpop", "del"};
+                String[] keys = {"zev", "zev", "zev", "lev", "lev", "lev"};
+                for (int i = 0; i < expected.length; i++) {
+                    String ch = "__keyevent@0__:" + expected[i];
+                    assertEquals("*4\r\n" + bulk("pmessage") + bulk("__keyevent@0__:*") + bulk(ch) + bulk(keys[i]), reply(sub));
+                }
+            } finally {
+                p.call("CONFIG", "SET", "notify-keyspace-events", "");
+            }
+        }
+    }
 }
