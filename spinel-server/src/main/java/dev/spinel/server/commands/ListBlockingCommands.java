@@ -16,12 +16,20 @@ import dev.spinel.store.Segment;
 import dev.spinel.store.StripeLocks;
 import dev.spinel.store.types.ListValue;
 
+import java.nio.charset.StandardCharsets;
+
 /**
  * Blocking list commands: BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP. Each first runs like its
  * non-blocking form with the stripes of all its keys held; if nothing can be served it blocks
  * through {@link dev.spinel.server.blocking.Blocking} before releasing them, so no push can be missed.
  */
 public final class ListBlockingCommands {
+    private static final byte[] LPOP = "LPOP".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] RPOP = "RPOP".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] LMOVE = "LMOVE".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] LEFT = "LEFT".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] RIGHT = "RIGHT".getBytes(StandardCharsets.US_ASCII);
+
     private ListBlockingCommands() {
     }
 
@@ -133,7 +141,11 @@ public final class ListBlockingCommands {
             ctx.locks().add(ctx.db(), key, 0, key.length).lock();
             Engine eng = ctx.session().engine();
             if (count > 0) {
-                return ListMoveCommands.popFirst(eng, ctx.out(), ctx.db(), key, head, count, ctx.now(), true, ctx::claim);
+                if (!ListMoveCommands.popFirst(eng, ctx.out(), ctx.db(), key, head, count, ctx.now(), true, ctx::claim)) {
+                    return false;
+                }
+                ctx.propagate(head ? LPOP : RPOP, key, Long.toString(count).getBytes(StandardCharsets.US_ASCII));
+                return true;
             }
             int h = KeyHash.hash(key);
             Segment seg = ctx.db().segment(h);
@@ -152,6 +164,7 @@ public final class ListBlockingCommands {
             if (l.length() == 0) {
                 eng.notifications().notify(Notifications.GENERIC, "del", key, ctx.db().index());
             }
+            ctx.propagate(head ? LPOP : RPOP, key);
             return true;
         }
 
@@ -167,8 +180,14 @@ public final class ListBlockingCommands {
         public boolean tryServe(ServeContext ctx) {
             byte[] src = ctx.key();
             ctx.locks().add(ctx.db(), src, 0, src.length).add(ctx.db(), dst, 0, dst.length).lock();
-            return ListMoveCommands.move(ctx.session().engine(), ctx.out(), ctx.db(), src, dst, fromHead, toHead,
-                    ctx.now(), true, ctx::claim);
+            if (!ListMoveCommands.move(ctx.session().engine(), ctx.out(), ctx.db(), src, dst, fromHead, toHead,
+                    ctx.now(), true, ctx::claim)) {
+                return false;
+            }
+            if (ctx.out().size() > 0 && ctx.out().array()[0] != '-') { // a WRONGTYPE destination changed nothing
+                ctx.propagate(LMOVE, src, dst, fromHead ? LEFT : RIGHT, toHead ? LEFT : RIGHT);
+            }
+            return true;
         }
 
         @Override

@@ -13,6 +13,8 @@ import dev.spinel.store.KeyHash;
 import dev.spinel.store.Segment;
 import dev.spinel.store.types.ZSetValue;
 
+import java.nio.charset.StandardCharsets;
+
 /**
  * Blocking sorted-set pops: BZPOPMIN, BZPOPMAX, BZMPOP (Redis's blockingGenericZpopCommand). Each first
  * runs like ZPOPMIN/ZMPOP with the stripes of all its keys held; if every key is empty it blocks through
@@ -21,6 +23,9 @@ import dev.spinel.store.types.ZSetValue;
  * <p>Stateless; the per-client wait state is the {@link ZPopWaiter} record held by the blocking framework.
  */
 public final class ZSetBlockingCommands {
+    private static final byte[] ZPOPMIN = "ZPOPMIN".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] ZPOPMAX = "ZPOPMAX".getBytes(StandardCharsets.US_ASCII);
+
     private ZSetBlockingCommands() {
     }
 
@@ -77,6 +82,7 @@ public final class ZSetBlockingCommands {
             Engine eng = ctx.session().engine();
             long n = ZSetPopCommands.pop(eng, ctx.out(), ctx.db().index(), seg, e, z, max, count, shape);
             eng.stats().dirty.add(n);
+            ctx.propagate(max ? ZPOPMAX : ZPOPMIN, key, Long.toString(count).getBytes(StandardCharsets.US_ASCII));
             return true;
         }
 
