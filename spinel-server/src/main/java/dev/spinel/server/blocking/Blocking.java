@@ -103,6 +103,24 @@ public final class Blocking {
         }
     }
 
+    /**
+     * SWAPDB: every key waited on in database {@code dbIndex} may now hold data (Redis's
+     * scanDatabaseForReadyKeys). Call with the database's stripes held.
+     */
+    public void signalDatabase(int dbIndex) {
+        if (blockedClients.get() == 0) {
+            return;
+        }
+        ArrayDeque<KeyRef> r = ready.get();
+        synchronized (this) {
+            for (KeyRef k : queues.keySet()) {
+                if (k.db == dbIndex && !r.contains(k)) {
+                    r.addLast(k);
+                }
+            }
+        }
+    }
+
     /** Serves the waiters of every key this thread made ready. Call after each command, no locks held. */
     public void serveReady() {
         ArrayDeque<KeyRef> r = ready.get();

@@ -67,6 +67,25 @@ public final class ServeContext {
         return waiter.state.compareAndSet(Waiter.WAITING, Waiter.SERVED);
     }
 
+    /**
+     * Hands what the served waiter did to the append-only log as a plain command (Redis propagates a
+     * served BLPOP as LPOP, BZPOPMIN as ZPOPMIN, BLMOVE as LMOVE...). Call after the change, with the
+     * stripes still held, so the log keeps the order of writes to the key. The log position lands in
+     * the waiter's session before its reply is handed to its loop, which orders the two.
+     */
+    public void propagate(byte[]... parts) {
+        dev.spinel.server.engine.Session s = waiter.session;
+        dev.spinel.server.engine.Propagator p = s.engine().propagator();
+        if (p == null) {
+            return;
+        }
+        dev.spinel.protocol.Args a = dev.spinel.protocol.Args.of(parts);
+        dev.spinel.server.engine.Command cmd = s.engine().commands().get(new String(parts[0], java.nio.charset.StandardCharsets.US_ASCII));
+        if (cmd != null) {
+            p.propagate(s, cmd, a);
+        }
+    }
+
     /** Marks another key as ready (e.g. the destination of BLMOVE), to serve its waiters next. */
     public void signal(Database db, byte[] key) {
         blocking.signal(db, key, 0, key.length);

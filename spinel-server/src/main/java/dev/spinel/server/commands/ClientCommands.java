@@ -12,8 +12,8 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * CLIENT subcommands, as Redis 7.0.15: ID, INFO, LIST, KILL, SETNAME, GETNAME, REPLY, NO-EVICT,
- * PAUSE, UNPAUSE, GETREDIR, TRACKINGINFO, HELP. (SETINFO and NO-TOUCH are 7.2 and are not part of
- * 7.0; TRACKING, CACHING and UNBLOCK belong to features not built yet and stay unregistered.)
+ * PAUSE, UNPAUSE, UNBLOCK, GETREDIR, TRACKINGINFO, HELP. (SETINFO and NO-TOUCH are 7.2 and are not part of
+ * 7.0.)
  *
  * <p>Thread-safety: handlers run on the caller's event loop; they read other sessions through the
  * client registry (informational fields) and close them with the thread-safe {@code kill()}.
@@ -92,6 +92,7 @@ public final class ClientCommands {
         t.registerSub("client", "no-evict", ClientCommands::noEvict);
         t.registerSub("client", "pause", ClientCommands::pause);
         t.registerSub("client", "unpause", ClientCommands::unpause);
+        t.registerSub("client", "unblock", ClientCommands::unblock);
     }
 
     // CLIENT HELP
@@ -241,6 +242,31 @@ public final class ClientCommands {
         long end = timeout > 0 ? timeout + s.now() : 0;
         s.engine().pause().pause(end, type);
         s.out().ok();
+    }
+
+    // CLIENT UNBLOCK client-id [TIMEOUT | ERROR]
+    static void unblock(Session s, Args a) {
+        if (a.count() > 4) {
+            throw new RedisError("ERR unknown subcommand or wrong number of arguments for '" + a.string(1)
+                    + "'. Try CLIENT HELP.");
+        }
+        boolean error = false;
+        if (a.count() == 4) { // Redis checks the reason before the id
+            if (a.is(3, "TIMEOUT")) {
+                error = false;
+            } else if (a.is(3, "ERROR")) {
+                error = true;
+            } else {
+                throw new RedisError("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+            }
+        }
+        long id;
+        try {
+            id = a.parseLong(2);
+        } catch (NumberFormatException e) {
+            throw Errors.NOT_INTEGER;
+        }
+        s.out().integer(s.engine().blocking().unblock(id, error) ? 1 : 0);
     }
 
     // CLIENT UNPAUSE

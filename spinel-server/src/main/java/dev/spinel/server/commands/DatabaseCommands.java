@@ -35,7 +35,12 @@ final class DatabaseCommands {
             throw Errors.DB_INDEX;
         }
         // Recorded under the stripes so that WATCH invalidation reaches any EXEC before it can run.
-        s.engine().keyspace().swap(first, second, () -> s.dirty(1));
+        // Waiters of both databases may now find data (Redis's scanDatabaseForReadyKeys).
+        s.engine().keyspace().swap(first, second, () -> {
+            s.dirty(1);
+            s.engine().blocking().signalDatabase(first);
+            s.engine().blocking().signalDatabase(second);
+        });
         s.out().ok();
     }
 

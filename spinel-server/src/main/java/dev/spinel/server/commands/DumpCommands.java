@@ -138,6 +138,7 @@ public final class DumpCommands {
             }
             Entry e = seg.insert(a.copy(1), h, value, ttl != 0 ? ttl : -1);
             KeyspaceLoader.applyAccess(s.engine().keyspace(), e, idle, (int) freq);
+            s.engine().blocking().signal(s.db(), a.buffer(), a.offset(1), a.length(1));
             s.dirty(1);
             s.out().ok();
         } finally {

@@ -7,6 +7,7 @@ import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Errors;
+import dev.spinel.server.engine.Notifications;
 import dev.spinel.server.engine.RedisError;
 import dev.spinel.server.engine.Session;
 import dev.spinel.store.Entry;
@@ -69,7 +70,8 @@ public final class HashCommands {
                 }
             }
             seg.adjustMemory(hv.memoryUsage() - before);
-            s.engine().stats().dirty.add((a.count() - 2) / 2);
+            s.dirty((a.count() - 2) / 2);
+            s.notify(Notifications.HASH, "hset", a, 1);
             if (hmset) {
                 s.out().ok();
             } else {
@@ -96,7 +98,8 @@ public final class HashCommands {
             hv.checkLength(a.length(3));
             hv.set(a.buffer(), a.offset(2), a.length(2), a.buffer(), a.offset(3), a.length(3));
             seg.adjustMemory(hv.memoryUsage() - before);
-            s.engine().stats().dirty.increment();
+            s.dirty(1);
+            s.notify(Notifications.HASH, "hset", a, 1);
             s.out().integer(1);
         } finally {
             seg.unlock();
@@ -189,7 +192,13 @@ public final class HashCommands {
             if (hv.size() > 0) {
                 seg.adjustMemory(hv.memoryUsage() - before);
             }
-            s.engine().stats().dirty.add(deleted);
+            s.dirty(deleted);
+            if (deleted > 0) {
+                s.notify(Notifications.HASH, "hdel", a, 1);
+                if (hv.size() == 0) {
+                    s.notify(Notifications.GENERIC, "del", a, 1);
+                }
+            }
             s.out().integer(deleted);
         } finally {
             seg.unlock();
@@ -260,7 +269,8 @@ public final class HashCommands {
             long before = hv.memoryUsage();
             hv.set(a.buffer(), a.offset(2), a.length(2), Numbers.toBytes(value));
             seg.adjustMemory(hv.memoryUsage() - before);
-            s.engine().stats().dirty.increment();
+            s.dirty(1);
+            s.notify(Notifications.HASH, "hincrby", a, 1);
             s.out().integer(value);
         } finally {
             seg.unlock();
@@ -303,7 +313,8 @@ public final class HashCommands {
             long before = hv.memoryUsage();
             hv.set(a.buffer(), a.offset(2), a.length(2), text);
             seg.adjustMemory(hv.memoryUsage() - before);
-            s.engine().stats().dirty.increment();
+            s.dirty(1);
+            s.notify(Notifications.HASH, "hincrbyfloat", a, 1);
             s.out().bulk(text);
         } finally {
             seg.unlock();

@@ -144,7 +144,7 @@ final class InfoCommand {
         field(sb, "maxclients", e.config().maxclients.value());
         field(sb, "client_recent_max_input_buffer", 0);
         field(sb, "client_recent_max_output_buffer", 0);
-        field(sb, "blocked_clients", e.stats().blockedClients.sum());
+        field(sb, "blocked_clients", e.blocking().blockedClients());
         field(sb, "tracking_clients", 0);
         field(sb, "clients_in_timeout_table", 0);
     }

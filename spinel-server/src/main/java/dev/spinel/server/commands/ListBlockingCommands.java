@@ -7,6 +7,7 @@ import dev.spinel.server.blocking.BlockedOperation;
 import dev.spinel.server.blocking.ServeContext;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Engine;
+import dev.spinel.server.engine.Notifications;
 import dev.spinel.server.engine.Session;
 import dev.spinel.store.Database;
 import dev.spinel.store.Entry;
@@ -15,12 +16,20 @@ import dev.spinel.store.Segment;
 import dev.spinel.store.StripeLocks;
 import dev.spinel.store.types.ListValue;
 
+import java.nio.charset.StandardCharsets;
+
 /**
  * Blocking list commands: BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP. Each first runs like its
  * non-blocking form with the stripes of all its keys held; if nothing can be served it blocks
  * through {@link dev.spinel.server.blocking.Blocking} before releasing them, so no push can be missed.
  */
 public final class ListBlockingCommands {
+    private static final byte[] LPOP = "LPOP".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] RPOP = "RPOP".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] LMOVE = "LMOVE".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] LEFT = "LEFT".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] RIGHT = "RIGHT".getBytes(StandardCharsets.US_ASCII);
+
     private ListBlockingCommands() {
     }
 
@@ -61,8 +70,12 @@ public final class ListBlockingCommands {
                     s.out().bulk(a.buffer(), a.offset(i), a.length(i));
                     s.out().bulk(l.pop(head));
                     seg.adjustMemory(l.memoryUsage() - before);
-                    s.engine().stats().dirty.increment();
+                    s.dirty(1);
+                    s.notify(Notifications.LIST, head ? "lpop" : "rpop", a, i);
                     Lists.deleteIfEmpty(seg, e, l);
+                    if (l.length() == 0) {
+                        s.notify(Notifications.GENERIC, "del", a, i);
+                    }
                     return;
                 }
             }
@@ -84,7 +97,9 @@ public final class ListBlockingCommands {
         StripeLocks locks = s.locks().add(db, src, 0, src.length).add(db, dst, 0, dst.length);
         locks.lock();
         try {
-            if (!ListMoveCommands.move(s.engine(), s.out(), db, src, dst, fromHead, toHead, s.now(), false)) {
+            if (ListMoveCommands.move(s.engine(), s.out(), db, src, dst, fromHead, toHead, s.now(), false)) {
+                s.dirty(1);
+            } else {
                 s.engine().blocking().block(s, db, new byte[][] {src}, timeout, new MoveWaiter(dst, fromHead, toHead));
             }
         } finally {
@@ -108,6 +123,7 @@ public final class ListBlockingCommands {
             for (int i = 0; i < m.numKeys(); i++) {
                 keys[i] = a.copy(m.firstKey() + i);
                 if (ListMoveCommands.popFirst(s.engine(), s.out(), db, keys[i], m.head(), m.count(), s.now(), false, null)) {
+                    s.dirty(1);
                     return;
                 }
             }
@@ -125,7 +141,11 @@ public final class ListBlockingCommands {
             ctx.locks().add(ctx.db(), key, 0, key.length).lock();
             Engine eng = ctx.session().engine();
             if (count > 0) {
-                return ListMoveCommands.popFirst(eng, ctx.out(), ctx.db(), key, head, count, ctx.now(), true, ctx::claim);
+                if (!ListMoveCommands.popFirst(eng, ctx.out(), ctx.db(), key, head, count, ctx.now(), true, ctx::claim)) {
+                    return false;
+                }
+                ctx.propagate(head ? LPOP : RPOP, key, Long.toString(count).getBytes(StandardCharsets.US_ASCII));
+                return true;
             }
             int h = KeyHash.hash(key);
             Segment seg = ctx.db().segment(h);
@@ -140,6 +160,11 @@ public final class ListBlockingCommands {
             seg.adjustMemory(l.memoryUsage() - before);
             eng.stats().dirty.increment();
             Lists.deleteIfEmpty(seg, e, l);
+            eng.notifications().notify(Notifications.LIST, head ? "lpop" : "rpop", key, ctx.db().index());
+            if (l.length() == 0) {
+                eng.notifications().notify(Notifications.GENERIC, "del", key, ctx.db().index());
+            }
+            ctx.propagate(head ? LPOP : RPOP, key);
             return true;
         }
 
@@ -155,8 +180,14 @@ public final class ListBlockingCommands {
         public boolean tryServe(ServeContext ctx) {
             byte[] src = ctx.key();
             ctx.locks().add(ctx.db(), src, 0, src.length).add(ctx.db(), dst, 0, dst.length).lock();
-            return ListMoveCommands.move(ctx.session().engine(), ctx.out(), ctx.db(), src, dst, fromHead, toHead,
-                    ctx.now(), true, ctx::claim);
+            if (!ListMoveCommands.move(ctx.session().engine(), ctx.out(), ctx.db(), src, dst, fromHead, toHead,
+                    ctx.now(), true, ctx::claim)) {
+                return false;
+            }
+            if (ctx.out().size() > 0 && ctx.out().array()[0] != '-') { // a WRONGTYPE destination changed nothing
+                ctx.propagate(LMOVE, src, dst, fromHead ? LEFT : RIGHT, toHead ? LEFT : RIGHT);
+            }
+            return true;
         }
 
         @Override

@@ -5,6 +5,7 @@ import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Errors;
+import dev.spinel.server.engine.Notifications;
 import dev.spinel.server.engine.RedisError;
 import dev.spinel.server.engine.Session;
 import dev.spinel.store.Entry;
@@ -43,6 +44,7 @@ public final class ListCommands {
         t.register("lpos", ListCommands::lpos);
         ListMoveCommands.register(t, server);
         ListBlockingCommands.register(t, server);
+        SortCommand.register(t);
     }
 
     // LPUSH key element [element ...] / RPUSH ... / LPUSHX ... / RPUSHX ...
@@ -67,7 +69,8 @@ public final class ListCommands {
                 l.push(head, a.buffer(), a.offset(i), a.length(i));
             }
             seg.adjustMemory(l.memoryUsage() - before);
-            s.engine().stats().dirty.add(a.count() - 2);
+            s.dirty(a.count() - 2);
+            s.notify(Notifications.LIST, head ? "lpush" : "rpush", a, 1);
             Lists.signal(s, a, 1);
             s.out().integer(l.length());
         } finally {
@@ -112,8 +115,10 @@ public final class ListCommands {
                 Lists.popInto(s, l, head, count);
             }
             seg.adjustMemory(l.memoryUsage() - before);
-            s.engine().stats().dirty.increment();
+            s.dirty(1);
+            s.notify(Notifications.LIST, head ? "lpop" : "rpop", a, 1);
             Lists.deleteIfEmpty(seg, e, l);
+            Lists.notifyIfDeleted(s, a, 1, l);
         } finally {
             seg.unlock();
         }
@@ -218,7 +223,8 @@ public final class ListCommands {
             long before = l.memoryUsage();
             l.set((int) index, a.buffer(), a.offset(3), a.length(3));
             seg.adjustMemory(l.memoryUsage() - before);
-            s.engine().stats().dirty.increment();
+            s.dirty(1);
+            s.notify(Notifications.LIST, "lset", a, 1);
             s.out().ok();
         } finally {
             seg.unlock();
@@ -253,7 +259,8 @@ public final class ListCommands {
             long before = l.memoryUsage();
             l.insert(after ? i + 1 : i, a.buffer(), a.offset(4), a.length(4));
             seg.adjustMemory(l.memoryUsage() - before);
-            s.engine().stats().dirty.increment();
+            s.dirty(1);
+            s.notify(Notifications.LIST, "linsert", a, 1);
             s.out().integer(l.length());
         } finally {
             seg.unlock();
@@ -278,8 +285,10 @@ public final class ListCommands {
             long removed = l.removeMatching(a.buffer(), a.offset(3), a.length(3), limit, count < 0);
             seg.adjustMemory(l.memoryUsage() - before);
             if (removed > 0) {
-                s.engine().stats().dirty.add(removed);
+                s.dirty(removed);
+                s.notify(Notifications.LIST, "lrem", a, 1);
                 Lists.deleteIfEmpty(seg, e, l);
+                Lists.notifyIfDeleted(s, a, 1, l);
             }
             s.out().integer(removed);
         } finally {
@@ -318,8 +327,10 @@ public final class ListCommands {
                 l.trim((int) start, (int) Math.min(end, len - 1));
             }
             seg.adjustMemory(l.memoryUsage() - before);
-            s.engine().stats().dirty.increment();
+            s.dirty(1);
+            s.notify(Notifications.LIST, "ltrim", a, 1);
             Lists.deleteIfEmpty(seg, e, l);
+            Lists.notifyIfDeleted(s, a, 1, l);
             s.out().ok();
         } finally {
             seg.unlock();

@@ -5,6 +5,7 @@ import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Engine;
+import dev.spinel.server.engine.Notifications;
 import dev.spinel.server.engine.Errors;
 import dev.spinel.server.engine.RedisError;
 import dev.spinel.server.engine.Session;
@@ -44,7 +45,9 @@ public final class ListMoveCommands {
         StripeLocks locks = s.locks().add(db, src, 0, src.length).add(db, dst, 0, dst.length);
         locks.lock();
         try {
-            if (!move(s.engine(), s.out(), db, src, dst, fromHead, toHead, s.now(), false)) {
+            if (move(s.engine(), s.out(), db, src, dst, fromHead, toHead, s.now(), false)) {
+                s.dirty(1);
+            } else {
                 s.out().nullBulk();
             }
         } finally {
@@ -108,7 +111,16 @@ public final class ListMoveCommands {
         if (sl.length() == 0) {
             sseg.removeEntry(se);
         }
-        eng.stats().dirty.increment();
+        if (serving) {
+            eng.stats().dirty.increment(); // the caller records it for its session otherwise
+        }
+        // Redis's order: the push on the destination, the pop on the source, then del if emptied
+        Notifications nt = eng.notifications();
+        nt.notify(Notifications.LIST, toHead ? "lpush" : "rpush", dst, db.index());
+        nt.notify(Notifications.LIST, fromHead ? "lpop" : "rpop", src, db.index());
+        if (sl.length() == 0) {
+            nt.notify(Notifications.GENERIC, "del", src, db.index());
+        }
         eng.blocking().signal(db, dst, 0, dst.length);
         out.bulk(v);
         return true;
@@ -154,6 +166,7 @@ public final class ListMoveCommands {
             for (int i = 0; i < m.numKeys(); i++) {
                 int k = m.firstKey() + i;
                 if (popFirst(s.engine(), s.out(), db, a.copy(k), m.head(), m.count(), s.now(), false, null)) {
+                    s.dirty(1);
                     return;
                 }
             }
@@ -189,9 +202,14 @@ public final class ListMoveCommands {
             out.bulk(l.pop(head));
         }
         seg.adjustMemory(l.memoryUsage() - before);
-        eng.stats().dirty.increment();
+        if (serving) {
+            eng.stats().dirty.increment(); // the caller records it for its session otherwise
+        }
+        Notifications nt = eng.notifications();
+        nt.notify(Notifications.LIST, head ? "lpop" : "rpop", key, db.index());
         if (l.length() == 0) {
             seg.removeEntry(e);
+            nt.notify(Notifications.GENERIC, "del", key, db.index());
         }
         return true;
     }

@@ -107,6 +107,13 @@ final class Lists {
         }
     }
 
+    /** Announces {@code del} for key argument {@code i} if its list was emptied (and so deleted). */
+    static void notifyIfDeleted(Session s, Args a, int i, ListValue l) {
+        if (l.length() == 0) {
+            s.notify(dev.spinel.server.engine.Notifications.GENERIC, "del", a, i);
+        }
+    }
+
     /** Tells the blocking framework a list key may now have elements for its waiters. */
     static void signal(Session s, Database db, byte[] buf, int off, int len) {
         s.engine().blocking().signal(db, buf, off, len);

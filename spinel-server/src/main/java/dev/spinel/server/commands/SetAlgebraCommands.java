@@ -4,6 +4,7 @@ import dev.spinel.protocol.Args;
 import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Errors;
+import dev.spinel.server.engine.Notifications;
 import dev.spinel.server.engine.RedisError;
 import dev.spinel.server.engine.Session;
 import dev.spinel.store.Entry;
@@ -97,8 +98,8 @@ final class SetAlgebraCommands {
             ReplyBuffer out = s.out();
             if (empty) {
                 if (dst >= 0) {
-                    if (SetKeys.store(s, a, dst, null)) {
-                        s.engine().stats().dirty.increment();
+                    if (SetKeys.storeResult(s, a, dst, null, Notifications.SET, "sinterstore")) {
+                        s.dirty(1);
                     }
                     out.integer(0);
                 } else if (cardinalityOnly) {
@@ -136,8 +137,8 @@ final class SetAlgebraCommands {
             if (cardinalityOnly) {
                 out.integer(card);
             } else if (stored != null) {
-                SetKeys.store(s, a, dst, stored);
-                s.engine().stats().dirty.increment();
+                SetKeys.storeResult(s, a, dst, stored, Notifications.SET, "sinterstore");
+                s.dirty(1);
                 out.integer(stored.size());
             } else {
                 out.set(found.size());
@@ -183,8 +184,8 @@ final class SetAlgebraCommands {
             }
             ReplyBuffer out = s.out();
             if (dst >= 0) {
-                SetKeys.store(s, a, dst, result);
-                s.engine().stats().dirty.increment();
+                SetKeys.storeResult(s, a, dst, result, Notifications.SET, op == Op.UNION ? "sunionstore" : "sdiffstore");
+                s.dirty(1);
                 out.integer(result.size());
                 return;
             }

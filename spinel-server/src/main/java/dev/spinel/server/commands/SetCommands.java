@@ -5,6 +5,7 @@ import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Errors;
+import dev.spinel.server.engine.Notifications;
 import dev.spinel.server.engine.Session;
 import dev.spinel.store.Entry;
 import dev.spinel.store.Segment;
@@ -59,7 +60,10 @@ public final class SetCommands {
                 }
             }
             seg.adjustMemory(set.memoryUsage() - before);
-            s.engine().stats().dirty.add(added);
+            s.dirty(added);
+            if (added > 0) {
+                s.notify(Notifications.SET, "sadd", a, 1);
+            }
             s.out().integer(added);
         } finally {
             seg.unlock();
@@ -84,7 +88,13 @@ public final class SetCommands {
                 }
                 SetKeys.afterChange(seg, e, set, before);
             }
-            s.engine().stats().dirty.add(removed);
+            s.dirty(removed);
+            if (removed > 0) {
+                s.notify(Notifications.SET, "srem", a, 1);
+                if (set.size() == 0) {
+                    s.notify(Notifications.GENERIC, "del", a, 1);
+                }
+            }
             s.out().integer(removed);
         } finally {
             seg.unlock();
@@ -176,8 +186,12 @@ public final class SetCommands {
                 replyMember(out, set, pos);
                 set.removeAt(pos);
             }
-            s.engine().stats().dirty.add(n);
+            s.dirty(n);
             SetKeys.afterChange(seg, e, set, before);
+            s.notify(Notifications.SET, "spop", a, 1);
+            if (set.size() == 0) {
+                s.notify(Notifications.GENERIC, "del", a, 1);
+            }
         } finally {
             seg.unlock();
         }
@@ -317,15 +331,21 @@ public final class SetCommands {
                 return;
             }
             SetKeys.afterChange(srcSeg, src, from, before);
+            s.notify(Notifications.SET, "srem", a, 1);
+            if (from.size() == 0) {
+                s.notify(Notifications.GENERIC, "del", a, 1);
+            }
             Segment dstSeg = s.db().segment(Keys.hash(a, 2));
             if (to == null) {
                 to = SetValue.createFor(buf, off, len);
                 dst = dstSeg.insert(a.copy(2), Keys.hash(a, 2), to, -1);
             }
             long beforeDst = to.memoryUsage();
-            to.add(buf, off, len, limits);
+            if (to.add(buf, off, len, limits)) {
+                s.notify(Notifications.SET, "sadd", a, 2);
+            }
             dstSeg.adjustMemory(to.memoryUsage() - beforeDst);
-            s.engine().stats().dirty.increment();
+            s.dirty(1);
             s.out().integer(1);
         } finally {
             s.locks().unlock();

@@ -64,7 +64,24 @@ final class SetKeys {
             seg.replaceValue(e, value);
             seg.setExpire(e, -1);
         }
+        // a stored sorted set feeds BZPOPMIN & co. waiting on the key (Redis's setKey → signalKeyAsReady)
+        s.engine().blocking().signal(s.db(), a.buffer(), a.offset(i), a.length(i));
         return true;
+    }
+
+    /**
+     * A *STORE command's result: stores it as {@link #store} does and announces {@code event} (class
+     * {@code type}) when something was stored, or {@code del} when an empty result deleted the key, as
+     * Redis's SINTERSTORE/ZUNIONSTORE/... do. Returns whether the key changed.
+     */
+    static boolean storeResult(Session s, Args a, int i, TypedValue value, int type, String event) {
+        boolean changed = store(s, a, i, value);
+        if (value != null && value.size() > 0) {
+            s.notify(type, event, a, i);
+        } else if (changed) {
+            s.notify(dev.spinel.server.engine.Notifications.GENERIC, "del", a, i);
+        }
+        return changed;
     }
 
     /** Locks the stripes of key arguments [from, to) with step 1 plus an optional extra key (-1: none). */

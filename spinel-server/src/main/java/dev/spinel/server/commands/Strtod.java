@@ -95,6 +95,22 @@ final class Strtod {
         return d;
     }
 
+    /**
+     * SORT's form: strtod must consume the whole input (an empty input is 0, leading space allowed), and
+     * neither NaN nor ERANGE (overflow to infinity, underflow to zero) is accepted.
+     */
+    static double parseForSort(byte[] b, int off, int len) throws Invalid {
+        double d = parseLenient(b, off, len);
+        int p = off;
+        while (p < off + len && isSpace(b[p])) {
+            p++;
+        }
+        if (len > 0 && ((Double.isInfinite(d) && !isInfWord(b, p, off + len)) || (d == 0 && hasNonZeroDigit(b, p, off + len)))) {
+            throw Invalid.INSTANCE;
+        }
+        return d;
+    }
+
     private static boolean isInfWord(byte[] b, int p, int end) {
         if (b[p] == '+' || b[p] == '-') {
             p++;

@@ -4,6 +4,7 @@ import dev.spinel.protocol.Args;
 import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Errors;
+import dev.spinel.server.engine.Notifications;
 import dev.spinel.server.engine.RedisError;
 import dev.spinel.server.engine.Session;
 import dev.spinel.store.Entry;
@@ -165,9 +166,10 @@ final class ZSetAlgebraCommands {
                 if (result.size() > 0) {
                     result.convertToListpackIfNeeded(limits);
                 }
-                boolean changed = SetKeys.store(s, a, dstArg, result);
+                boolean changed = SetKeys.storeResult(s, a, dstArg, result, Notifications.ZSET,
+                        op == Op.UNION ? "zunionstore" : op == Op.INTER ? "zinterstore" : "zdiffstore");
                 if (changed) {
-                    s.engine().stats().dirty.increment();
+                    s.dirty(1);
                 }
                 out.integer(result.size());
                 return;

@@ -5,6 +5,7 @@ import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Errors;
+import dev.spinel.server.engine.Notifications;
 import dev.spinel.server.engine.RedisError;
 import dev.spinel.server.engine.Session;
 import dev.spinel.store.Entry;
@@ -47,6 +48,7 @@ public final class ZSetCommands {
         t.register("zscan", ZSetCommands::zscan);
         ZSetRangeCommands.register(t, limits);
         ZSetPopCommands.register(t);
+        ZSetBlockingCommands.register(t);
         ZSetRandomCommands.register(t);
         ZSetAlgebraCommands.register(t, limits);
     }
@@ -119,6 +121,7 @@ public final class ZSetCommands {
                 }
                 z = ZSetValue.createFor(a.length(first + 1), limits);
                 e = seg.insert(a.copy(keyArg), h, z, -1);
+                s.engine().blocking().signal(s.db(), a.buffer(), a.offset(keyArg), a.length(keyArg));
             }
             long before = z.memoryUsage();
             long added = 0;
@@ -159,7 +162,10 @@ public final class ZSetCommands {
                 }
             } finally {
                 SetKeys.afterChange(seg, e, z, before);
-                s.engine().stats().dirty.add(added + updated);
+                s.dirty(added + updated);
+                if (added + updated > 0) {
+                    s.notify(Notifications.ZSET, incr ? "zincr" : "zadd", a, keyArg);
+                }
             }
             if (incr) {
                 if (processed > 0) {
@@ -193,7 +199,13 @@ public final class ZSetCommands {
                 }
                 SetKeys.afterChange(seg, e, z, before);
             }
-            s.engine().stats().dirty.add(removed);
+            s.dirty(removed);
+            if (removed > 0) {
+                s.notify(Notifications.ZSET, "zrem", a, 1);
+                if (z.size() == 0) {
+                    s.notify(Notifications.GENERIC, "del", a, 1);
+                }
+            }
             s.out().integer(removed);
         } finally {
             seg.unlock();

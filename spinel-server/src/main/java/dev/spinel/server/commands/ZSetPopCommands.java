@@ -3,7 +3,9 @@ package dev.spinel.server.commands;
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.server.engine.CommandTable;
+import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.Errors;
+import dev.spinel.server.engine.Notifications;
 import dev.spinel.server.engine.RedisError;
 import dev.spinel.server.engine.Session;
 import dev.spinel.store.Entry;
@@ -45,7 +47,18 @@ public final class ZSetPopCommands {
      * returns the number popped. The caller holds the key's stripe lock; {@code e} is the key's live entry.
      */
     public static long pop(Session s, Segment seg, Entry e, ZSetValue z, boolean max, long count, Reply shape) {
-        ReplyBuffer out = s.out();
+        long n = pop(s.engine(), s.out(), s.dbIndex(), seg, e, z, max, count, shape);
+        s.dirty(n);
+        return n;
+    }
+
+    /**
+     * The pop itself, writing into {@code out}: also used by the blocking forms when serving a waiter
+     * from another thread (so it must not touch any session). Announces zpopmin/zpopmax (and del when the
+     * key is emptied) as Redis's genericZpopCommand. The caller accounts {@code dirty}.
+     */
+    static long pop(Engine eng, ReplyBuffer out, int dbIndex, Segment seg, Entry e, ZSetValue z, boolean max,
+            long count, Reply shape) {
         long n = Math.min(count, z.size());
         switch (shape) {
             case FLAT -> out.array((int) (n * 2));
@@ -76,8 +89,13 @@ public final class ZSetPopCommands {
             }
         }
         z.removeRanks(max ? size - n : 0, max ? size - 1 : n - 1);
+        byte[] key = e.key();
         SetKeys.afterChange(seg, e, z, before);
-        s.engine().stats().dirty.add(n);
+        Notifications nt = eng.notifications();
+        nt.notify(Notifications.ZSET, max ? "zpopmax" : "zpopmin", key, dbIndex);
+        if (z.size() == 0) {
+            nt.notify(Notifications.GENERIC, "del", key, dbIndex);
+        }
         return n;
     }
 
@@ -114,63 +132,79 @@ public final class ZSetPopCommands {
         }
     }
 
-    // ZMPOP numkeys key [key ...] MIN | MAX [COUNT count]
-    static void zmpop(Session s, Args a) {
-        long numkeys;
-        try {
-            numkeys = a.parseLong(1);
-        } catch (NumberFormatException ex) {
-            throw NUMKEYS;
-        }
-        if (numkeys < 1) {
-            throw NUMKEYS;
-        }
-        long whereArg = 2 + numkeys;
-        if (whereArg >= a.count()) {
-            throw Errors.SYNTAX;
-        }
-        int w = (int) whereArg;
-        boolean max;
-        if (a.is(w, "MIN")) {
-            max = false;
-        } else if (a.is(w, "MAX")) {
-            max = true;
-        } else {
-            throw Errors.SYNTAX;
-        }
-        long count = -1;
-        for (int j = w + 1; j < a.count(); j++) {
-            if (count == -1 && a.is(j, "COUNT") && j + 1 < a.count()) {
-                j++;
-                try {
-                    count = a.parseLong(j);
-                } catch (NumberFormatException ex) {
-                    throw COUNT;
-                }
-                if (count < 1) {
-                    throw COUNT;
-                }
+    /** ZMPOP/BZMPOP's parsed options: keys are arguments [firstKey, whereArg). */
+    record MpopArgs(int firstKey, int whereArg, boolean max, long count) {
+        /** Parses from the numkeys argument, in Redis's order (numkeys, MIN|MAX, COUNT). */
+        static MpopArgs parse(Args a, int numkeysArg) {
+            long numkeys;
+            try {
+                numkeys = a.parseLong(numkeysArg);
+            } catch (NumberFormatException ex) {
+                throw NUMKEYS;
+            }
+            if (numkeys < 1) {
+                throw NUMKEYS;
+            }
+            long whereArg = numkeysArg + 1 + numkeys;
+            if (whereArg >= a.count()) {
+                throw Errors.SYNTAX;
+            }
+            int w = (int) whereArg;
+            boolean max;
+            if (a.is(w, "MIN")) {
+                max = false;
+            } else if (a.is(w, "MAX")) {
+                max = true;
             } else {
                 throw Errors.SYNTAX;
             }
-        }
-        if (count == -1) {
-            count = 1;
-        }
-        try {
-            SetKeys.lockKeys(s, a, 2, w, -1);
-            for (int i = 2; i < w; i++) {
-                Entry e = SetKeys.write(s, a, i);
-                if (e == null) {
-                    continue;
+            long count = -1;
+            for (int j = w + 1; j < a.count(); j++) {
+                if (count == -1 && a.is(j, "COUNT") && j + 1 < a.count()) {
+                    j++;
+                    try {
+                        count = a.parseLong(j);
+                    } catch (NumberFormatException ex) {
+                        throw COUNT;
+                    }
+                    if (count < 1) {
+                        throw COUNT;
+                    }
+                } else {
+                    throw Errors.SYNTAX;
                 }
-                ZSetValue z = SetKeys.zset(e);
-                pop(s, s.db().segment(Keys.hash(a, i)), e, z, max, count, Reply.KEY_PAIRS);
-                return;
             }
-            s.out().nullArray();
+            return new MpopArgs(numkeysArg + 1, w, max, count == -1 ? 1 : count);
+        }
+    }
+
+    // ZMPOP numkeys key [key ...] MIN | MAX [COUNT count]
+    static void zmpop(Session s, Args a) {
+        MpopArgs m = MpopArgs.parse(a, 1);
+        try {
+            SetKeys.lockKeys(s, a, m.firstKey(), m.whereArg(), -1);
+            if (!popFirst(s, a, m.firstKey(), m.whereArg(), m.max(), m.count(), Reply.KEY_PAIRS)) {
+                s.out().nullArray();
+            }
         } finally {
             s.locks().unlock();
         }
+    }
+
+    /**
+     * Pops from the first non-empty sorted set among key arguments [from, to) (stripes locked by the
+     * caller); WRONGTYPE on the first key of another type met before it. False when all are empty.
+     */
+    static boolean popFirst(Session s, Args a, int from, int to, boolean max, long count, Reply shape) {
+        for (int i = from; i < to; i++) {
+            Entry e = SetKeys.write(s, a, i);
+            if (e == null) {
+                continue;
+            }
+            ZSetValue z = SetKeys.zset(e);
+            pop(s, s.db().segment(Keys.hash(a, i)), e, z, max, count, shape);
+            return true;
+        }
+        return false;
     }
 }

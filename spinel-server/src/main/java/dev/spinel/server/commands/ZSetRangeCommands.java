@@ -4,6 +4,7 @@ import dev.spinel.protocol.Args;
 import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Errors;
+import dev.spinel.server.engine.Notifications;
 import dev.spinel.server.engine.RedisError;
 import dev.spinel.server.engine.Session;
 import dev.spinel.store.Entry;
@@ -257,8 +258,8 @@ final class ZSetRangeCommands {
     }
 
     private static void storeResult(Session s, Args a, int dstArg, ZSetValue result) {
-        if (SetKeys.store(s, a, dstArg, result) || result != null) {
-            s.engine().stats().dirty.increment();
+        if (SetKeys.storeResult(s, a, dstArg, result, Notifications.ZSET, "zrangestore") || result != null) {
+            s.dirty(1);
         }
         s.out().integer(result == null ? 0 : result.size());
     }
@@ -334,7 +335,14 @@ final class ZSetRangeCommands {
             long before = z.memoryUsage();
             long removed = z.removeRanks(start, end);
             SetKeys.afterChange(seg, e, z, before);
-            s.engine().stats().dirty.add(removed);
+            s.dirty(removed);
+            if (removed > 0) {
+                s.notify(Notifications.ZSET, kind == Kind.RANK ? "zremrangebyrank"
+                        : kind == Kind.SCORE ? "zremrangebyscore" : "zremrangebylex", a, 1);
+                if (z.size() == 0) {
+                    s.notify(Notifications.GENERIC, "del", a, 1);
+                }
+            }
             s.out().integer(removed);
         } finally {
             seg.unlock();
