@@ -44,7 +44,10 @@ else
   ROUNDS=${ROUNDS:-3}; N_PIPE=${N_PIPE:-2000000}; N_PLAIN=${N_PLAIN:-200000}; N_CONN=${N_CONN:-1000000}; KEYS=${KEYS:-1000000}
 fi
 BENCH_THREADS=${BENCH_THREADS:-1}
-PARTS=${PARTS:-redis-benchmark loadgen memory idle}
+PARTS=${PARTS:-redis-benchmark loadgen collections memory idle}
+# The collections part: redis-benchmark's list, set, hash and sorted-set tests, pipelined.
+COLLECTION_TESTS=lpush,lpop,sadd,hset,zadd,lrange_100
+N_COLL=${N_COLL:-$((N_PIPE / 4))}
 has_part() { case " $PARTS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 if [ "$QUICK" = 1 ]; then LOAD_SECONDS=${LOAD_SECONDS:-3}; else LOAD_SECONDS=${LOAD_SECONDS:-10}; fi
 IDLE_CONNS=${IDLE_CONNS:-10000}
@@ -113,13 +116,13 @@ run_bench() {
   local server=$1 pid=$2 port=$3 scenario=$4 round=$5 n=$6; shift 6
   local before after csv
   before=$(cpu_ticks "$pid")
-  csv=$(redis-benchmark -h 127.0.0.1 -p "$port" -n "$n" --threads "$BENCH_THREADS" --csv "$@" -t set,get)
+  csv=$(redis-benchmark -h 127.0.0.1 -p "$port" -n "$n" --threads "$BENCH_THREADS" --csv "$@" -t "${BENCH_TESTS:-set,get}")
   after=$(cpu_ticks "$pid")
   local cpu_s
   cpu_s=$(awk -v a="$after" -v b="$before" -v t="$CLK_TCK" 'BEGIN {printf "%.3f", (a - b) / t}')
   # CSV: "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"
   echo "$csv" | tr -d '"' | awk -F, -v s="$server" -v sc="$scenario" -v r="$round" -v cpu="$cpu_s" -v n="$n" \
-    '$1 == "SET" || $1 == "GET" { ops = (cpu > 0) ? (2 * n / cpu) : 0;
+    'NR > 1 && $1 != "test" { ops = (cpu > 0) ? (2 * n / cpu) : 0;
        printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f\n", s, sc, $1, r, $2, $5, $7, ops }' >> "$RESULTS"
 }
 
@@ -215,6 +218,9 @@ for round in $(seq 1 "$ROUNDS"); do
       run_bench $s "$pid" "$port" unpipelined "$round" "$N_PLAIN" -P 1 -c 50
       run_bench $s "$pid" "$port" conn1024 "$round" "$N_CONN" -P 30 -c 1024
     fi
+    if has_part collections; then
+      BENCH_TESTS=$COLLECTION_TESTS run_bench $s "$pid" "$port" collections "$round" "$N_COLL" -P 30 -c 32
+    fi
     if has_part loadgen; then
       run_load $s "$pid" "$port" pipelined "$round" --conns 32 --pipeline 30 --value-size 256
       run_load $s "$pid" "$port" unpipelined "$round" --conns 50 --pipeline 1 --value-size 256
@@ -271,6 +277,24 @@ awk -F'\t' '
         median(p50["spinel", k]), median(p99["spinel", k]), rc, sc, (rc > 0 ? sc / rc : 0)
     }
   }' "$RESULTS"
+fi
+if grep -q $'\tcollections\t' "$RESULTS" 2>/dev/null; then
+  echo
+  echo "redis-benchmark collection commands (-P 30 -c 32, medians of $ROUNDS rounds)"
+  echo
+  echo "| test | Redis ops/s | Spinel ops/s | ratio | Redis p99 ms | Spinel p99 ms |"
+  echo "|---|---:|---:|---:|---:|---:|"
+  awk -F'\t' '
+    function median(list,   a, n, i, j, t) {
+      n = split(list, a, " ");
+      for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] + 0 > t + 0; j--) a[j + 1] = a[j]; a[j + 1] = t }
+      return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+    }
+    $2 == "collections" { if (!($3 in seen)) { seen[$3] = 1; order[++n] = $3 }
+      rps[$1, $3] = rps[$1, $3] " " $5; p99[$1, $3] = p99[$1, $3] " " $7 }
+    END { for (i = 1; i <= n; i++) { t = order[i]; rr = median(rps["redis", t]); sr = median(rps["spinel", t]);
+      printf "| %s | %.0f | %.0f | %.2f | %.3f | %.3f |\n", t, rr, sr, (rr > 0 ? sr / rr : 0),
+        median(p99["redis", t]), median(p99["spinel", t]) } }' "$RESULTS"
 fi
 if [ -s "$OUT/load.tsv" ]; then
   echo
