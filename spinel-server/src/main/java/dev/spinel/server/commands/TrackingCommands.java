@@ -119,7 +119,7 @@ public final class TrackingCommands {
     // CLIENT CACHING <YES | NO>
     static void caching(Session s, Args a) {
         TrackingState t = s.tracking();
-        if (t == null || (!t.optin() && !t.optout())) {
+        if (t == null) {
             throw new RedisError("ERR CLIENT CACHING can be called only when the client is in tracking mode with "
                     + "OPTIN or OPTOUT mode enabled");
         }
@@ -184,7 +184,9 @@ public final class TrackingCommands {
         s.out().bulk("redirect");
         s.out().integer(t == null ? -1 : t.redirect());
         s.out().bulk("prefixes");
-        List<byte[]> p = t == null ? List.of() : t.prefixes();
+        // Redis keeps a client's prefixes in a radix tree: they are listed in byte order.
+        List<byte[]> p = new ArrayList<>(t == null ? List.of() : t.prefixes());
+        p.sort(java.util.Arrays::compareUnsigned);
         s.out().array(p.size());
         for (byte[] x : p) {
             s.out().bulk(x);
