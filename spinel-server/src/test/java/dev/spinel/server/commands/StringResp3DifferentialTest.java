@@ -1,14 +1,11 @@
 package dev.spinel.server.commands;
 
 import dev.spinel.protocol.Args;
-import dev.spinel.server.SpinelServer;
-import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.engine.InternalConnection;
 import dev.spinel.server.testing.RawClient;
-import dev.spinel.server.testing.RedisServerProcess;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import dev.spinel.server.testing.SideBySide;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -25,24 +22,9 @@ import static org.junit.jupiter.api.Assertions.fail;
  * for the HELLO command of the connection family; once HELLO lands a script can take this over.
  */
 class StringResp3DifferentialTest {
-    private static RedisServerProcess redis;
-    private static SpinelServer spinel;
+    @RegisterExtension
+    static final SideBySide SERVERS = new SideBySide();
 
-    @BeforeAll
-    static void start() {
-        redis = RedisServerProcess.start();
-        spinel = SpinelServer.start(ServerConfig.defaults().with("port", "0"));
-    }
-
-    @AfterAll
-    static void stop() {
-        if (spinel != null) {
-            spinel.close();
-        }
-        if (redis != null) {
-            redis.close();
-        }
-    }
 
     @Test
     void resp3RepliesMatchRedis() throws IOException {
@@ -56,13 +38,13 @@ class StringResp3DifferentialTest {
                 {"LCS", "nokey", "nokey2", "IDX"}, {"SET", "k", "v", "EX", "0"}, {"INCRBYFLOAT", "f", "inf"},
         };
         List<String> failures = new ArrayList<>();
-        Session session = spinel.engine().open(new InternalConnection("test:0"));
+        Session session = SERVERS.spinel().engine().open(new InternalConnection("test:0"));
         session.protocol(3);
-        try (RawClient r = new RawClient(redis.port())) {
+        try (RawClient r = new RawClient(SERVERS.redis().port())) {
             r.call("HELLO", "3");
             for (String[] command : script) {
                 session.out().clear();
-                spinel.engine().execute(session, Args.of(command));
+                SERVERS.spinel().engine().execute(session, Args.of(command));
                 byte[] mine = Arrays.copyOf(session.out().array(), session.out().size());
                 byte[] theirs = r.call(command);
                 if (!Arrays.equals(mine, theirs)) {
@@ -70,7 +52,7 @@ class StringResp3DifferentialTest {
                 }
             }
         } finally {
-            spinel.engine().close(session);
+            SERVERS.spinel().engine().close(session);
         }
         if (!failures.isEmpty()) {
             fail(String.join("\n", failures));

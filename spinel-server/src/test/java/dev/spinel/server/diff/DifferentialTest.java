@@ -1,12 +1,9 @@
 package dev.spinel.server.diff;
 
-import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.Quoting;
-import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.testing.RawClient;
-import dev.spinel.server.testing.RedisServerProcess;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import dev.spinel.server.testing.SideBySide;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 
@@ -29,24 +26,9 @@ import static org.junit.jupiter.api.Assertions.fail;
  * the script syntax.
  */
 class DifferentialTest {
-    private static RedisServerProcess redis;
-    private static SpinelServer spinel;
+    @RegisterExtension
+    static final SideBySide SERVERS = new SideBySide();
 
-    @BeforeAll
-    static void start() {
-        redis = RedisServerProcess.start();
-        spinel = SpinelServer.start(ServerConfig.defaults().with("port", "0"));
-    }
-
-    @AfterAll
-    static void stop() {
-        if (spinel != null) {
-            spinel.close();
-        }
-        if (redis != null) {
-            redis.close();
-        }
-    }
 
     @TestFactory
     Stream<DynamicTest> scripts() throws IOException, URISyntaxException {
@@ -62,7 +44,7 @@ class DifferentialTest {
     }
 
     private void run(Path script) throws Exception {
-        ScriptRun run = new ScriptRun(script.getFileName().toString(), spinel.port(), redis.port());
+        ScriptRun run = new ScriptRun(script.getFileName().toString(), SERVERS.spinel().port(), SERVERS.redis().port());
         try {
             run.execute(Files.readAllLines(script, StandardCharsets.UTF_8));
         } finally {

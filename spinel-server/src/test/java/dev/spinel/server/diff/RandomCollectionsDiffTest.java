@@ -1,11 +1,8 @@
 package dev.spinel.server.diff;
 
-import dev.spinel.server.SpinelServer;
-import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.testing.RawClient;
-import dev.spinel.server.testing.RedisServerProcess;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import dev.spinel.server.testing.SideBySide;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
@@ -25,30 +22,15 @@ import static org.junit.jupiter.api.Assertions.fail;
  */
 class RandomCollectionsDiffTest {
     private static final int OPS = Integer.getInteger("random.ops", 6000);
-    private static RedisServerProcess redis;
-    private static SpinelServer spinel;
+    @RegisterExtension
+    static final SideBySide SERVERS = new SideBySide();
 
-    @BeforeAll
-    static void start() {
-        redis = RedisServerProcess.start();
-        spinel = SpinelServer.start(ServerConfig.defaults().with("port", "0"));
-    }
-
-    @AfterAll
-    static void stop() {
-        if (spinel != null) {
-            spinel.close();
-        }
-        if (redis != null) {
-            redis.close();
-        }
-    }
 
     @Test
     void randomListAndHashCommandsAnswerLikeRedis() throws Exception {
         long seed = Long.getLong("random.seed", System.nanoTime());
         Random rnd = new Random(seed);
-        try (RawClient s = new RawClient(spinel.port()); RawClient r = new RawClient(redis.port())) {
+        try (RawClient s = new RawClient(SERVERS.spinel().port()); RawClient r = new RawClient(SERVERS.redis().port())) {
             List<String> keys = List.of("rl1", "rl2", "rl3", "rh1", "rh2", "rh3", "rstr");
             for (String k : keys) {
                 s.call("DEL", k);
