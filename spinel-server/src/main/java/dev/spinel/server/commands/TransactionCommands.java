@@ -13,14 +13,14 @@ public final class TransactionCommands {
 
     public static void register(CommandTable t, SpinelServer server) {
         // MULTI
-        t.register("multi", (s, a) -> s.engine().multi(s));
+        t.register("multi", (s, a) -> s.engine().transactions().multi(s));
         // EXEC
-        t.register("exec", (s, a) -> s.engine().exec(s));
+        t.register("exec", (s, a) -> s.engine().transactions().exec(s));
         // DISCARD
-        t.register("discard", (s, a) -> s.engine().discard(s));
+        t.register("discard", (s, a) -> s.engine().transactions().discard(s));
         // WATCH key [key ...]
-        t.register("watch", (s, a) -> s.engine().watch(s, a));
+        t.register("watch", (s, a) -> s.engine().transactions().watch(s, a));
         // UNWATCH
-        t.register("unwatch", (s, a) -> s.engine().unwatch(s));
+        t.register("unwatch", (s, a) -> s.engine().transactions().unwatch(s));
     }
 }

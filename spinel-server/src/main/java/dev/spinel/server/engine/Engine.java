@@ -24,6 +24,7 @@ public final class Engine {
     private final ServerStats stats = new ServerStats();
     private final PubSub pubSub;
     private final Watches watches = new Watches();
+    private final Transactions transactions;
     private final SlowLog slowLog = new SlowLog();
     private final LatencyMonitor latency = new LatencyMonitor();
     private final Monitors monitors = new Monitors();
@@ -46,6 +47,7 @@ public final class Engine {
         this.pubSub = new PubSub(new OutputLimits(config));
         this.notifications = new Notifications(pubSub);
         this.evictor = new Evictor(config, keyspace, this);
+        this.transactions = new Transactions(this, keyspace, watches);
         config.notifyKeyspaceEvents.onChange(notifications::flags);
         keyspace.listener((db, key) -> {
             notifications.notify(Notifications.EXPIRED, "expired", key, db.index());
@@ -99,6 +101,11 @@ public final class Engine {
 
     public Watches watches() {
         return watches;
+    }
+
+    /** MULTI, EXEC, DISCARD, WATCH, UNWATCH. */
+    public Transactions transactions() {
+        return transactions;
     }
 
     public SlowLog slowLog() {
@@ -281,114 +288,6 @@ public final class Engine {
         }
     }
 
-    // ---------------------------------------------------------------- transactions
-
-    /** MULTI: opens a transaction. */
-    public void multi(Session s) {
-        if (s.transaction() != null) {
-            throw new RedisError("ERR MULTI calls can not be nested");
-        }
-        s.transaction(new Transaction());
-        s.out().ok();
-    }
-
-    /** DISCARD: drops the transaction and the watches. */
-    public void discard(Session s) {
-        if (s.transaction() == null) {
-            throw new RedisError("ERR DISCARD without MULTI");
-        }
-        s.transaction(null);
-        watches.unwatchAll(s);
-        s.out().ok();
-    }
-
-    /** WATCH key [key ...] */
-    public void watch(Session s, Args a) {
-        if (s.transaction() != null) {
-            throw new RedisError("ERR WATCH inside MULTI is not allowed");
-        }
-        long now = System.currentTimeMillis();
-        for (int i = 1; i < a.count(); i++) {
-            byte[] key = a.copy(i);
-            int h = dev.spinel.store.KeyHash.hash(key);
-            dev.spinel.store.Segment seg = s.db().segment(h);
-            boolean expired;
-            seg.lock();
-            try {
-                dev.spinel.store.Entry e = seg.find(key, 0, key.length, h);
-                expired = e != null && e.expireAt() >= 0 && e.expireAt() <= now;
-            } finally {
-                seg.unlock();
-            }
-            watches.watch(s, s.dbIndex(), key, expired);
-        }
-        s.out().ok();
-    }
-
-    /** UNWATCH */
-    public void unwatch(Session s) {
-        watches.unwatchAll(s);
-        s.out().ok();
-    }
-
-    /**
-     * EXEC: runs the queued commands atomically against every other client. All stripes of all
-     * databases are held for the duration (queued commands may touch any key, and SELECT may switch
-     * databases); the stripes are taken in the global order, so this cannot deadlock with multi-key
-     * commands. Commands inside re-enter their stripes' locks (they are reentrant).
-     */
-    public void exec(Session s) {
-        Transaction t = s.transaction();
-        if (t == null) {
-            throw new RedisError("ERR EXEC without MULTI");
-        }
-        s.transaction(null);
-        if (t.aborted()) {
-            watches.unwatchAll(s);
-            throw new RedisError("EXECABORT Transaction discarded because of previous errors.");
-        }
-        int n = keyspace.databases();
-        for (int i = 0; i < n; i++) {
-            keyspace.db(i).lockAll();
-        }
-        try {
-            if (s.watchDirty() || watchedKeyExpired(s)) {
-                watches.unwatchAll(s);
-                s.out().nullArray();
-                return;
-            }
-            s.out().array(t.queued().size());
-            s.executingTransaction(true);
-            for (Transaction.Queued q : t.queued()) {
-                run(s, q.command(), Args.of(q.argv()));
-            }
-        } finally {
-            Propagator p = propagator;
-            if (p != null) {
-                p.execDone(s); // in finally: whatever part of the transaction was applied is logged
-            }
-            s.executingTransaction(false);
-            for (int i = n - 1; i >= 0; i--) {
-                keyspace.db(i).unlockAll();
-            }
-        }
-        watches.unwatchAll(s);
-    }
-
-    /** A watched key that is logically expired now but was not when watched also fails EXEC (Redis 7.0). */
-    private boolean watchedKeyExpired(Session s) {
-        long now = System.currentTimeMillis();
-        for (Watches.Key k : s.watched()) {
-            byte[] key = k.key().bytes();
-            int h = dev.spinel.store.KeyHash.hash(key);
-            dev.spinel.store.Entry e = keyspace.db(k.db()).segment(h).find(key, 0, key.length, h);
-            if (e != null && e.expireAt() >= 0 && e.expireAt() <= now && !k.expiredAtWatch()) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     /**
      * What CLIENT PAUSE WRITE delays: commands flagged write or may_replicate, and an EXEC whose
      * queue holds one (Redis 7.0).
@@ -400,7 +299,8 @@ public final class Engine {
         return cmd.spec().has("write") || cmd.spec().has("may_replicate");
     }
 
-    private void run(Session session, Command cmd, Args args) {
+    /** Runs one command that passed dispatch's checks (EXEC runs its queued commands through here). */
+    void run(Session session, Command cmd, Args args) {
         Propagator p = propagator;
         if (p == null || session.executingTransaction() || !cmd.spec().has("write")) {
             runCommand(session, cmd, args, null);
