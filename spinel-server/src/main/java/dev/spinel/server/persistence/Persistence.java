@@ -53,6 +53,8 @@ public final class Persistence {
         this.config = config;
         this.keyspace = keyspace;
         this.stats = stats;
+        dev.spinel.persistence.CollectionCodecs.register(dev.spinel.persistence.ValueCodecs.standard(),
+                config.collectionSettings, config.setLimits);
     }
 
     /** {@code dir/dbfilename}. */
