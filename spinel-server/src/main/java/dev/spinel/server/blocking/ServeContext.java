@@ -67,6 +67,14 @@ public final class ServeContext {
         return waiter.state.compareAndSet(Waiter.WAITING, Waiter.SERVED);
     }
 
+    /** Logs what this serve changed, as its non-blocking command (call with the locks held). */
+    public void propagate(byte[]... argv) {
+        dev.spinel.server.engine.Propagator p = waiter.session.engine().propagator();
+        if (p != null) {
+            p.propagateServed(waiter.db.index(), argv);
+        }
+    }
+
     /** Marks another key as ready (e.g. the destination of BLMOVE), to serve its waiters next. */
     public void signal(Database db, byte[] key) {
         blocking.signal(db, key, 0, key.length);

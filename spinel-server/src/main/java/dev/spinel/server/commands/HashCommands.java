@@ -69,7 +69,7 @@ public final class HashCommands {
                 }
             }
             seg.adjustMemory(hv.memoryUsage() - before);
-            s.engine().stats().dirty.add((a.count() - 2) / 2);
+            s.dirty((a.count() - 2) / 2);
             if (hmset) {
                 s.out().ok();
             } else {
@@ -96,7 +96,7 @@ public final class HashCommands {
             hv.checkLength(a.length(3));
             hv.set(a.buffer(), a.offset(2), a.length(2), a.buffer(), a.offset(3), a.length(3));
             seg.adjustMemory(hv.memoryUsage() - before);
-            s.engine().stats().dirty.increment();
+            s.dirty(1);
             s.out().integer(1);
         } finally {
             seg.unlock();
@@ -189,7 +189,7 @@ public final class HashCommands {
             if (hv.size() > 0) {
                 seg.adjustMemory(hv.memoryUsage() - before);
             }
-            s.engine().stats().dirty.add(deleted);
+            s.dirty(deleted);
             s.out().integer(deleted);
         } finally {
             seg.unlock();
@@ -260,7 +260,7 @@ public final class HashCommands {
             long before = hv.memoryUsage();
             hv.set(a.buffer(), a.offset(2), a.length(2), Numbers.toBytes(value));
             seg.adjustMemory(hv.memoryUsage() - before);
-            s.engine().stats().dirty.increment();
+            s.dirty(1);
             s.out().integer(value);
         } finally {
             seg.unlock();
@@ -303,7 +303,7 @@ public final class HashCommands {
             long before = hv.memoryUsage();
             hv.set(a.buffer(), a.offset(2), a.length(2), text);
             seg.adjustMemory(hv.memoryUsage() - before);
-            s.engine().stats().dirty.increment();
+            s.dirty(1);
             s.out().bulk(text);
         } finally {
             seg.unlock();

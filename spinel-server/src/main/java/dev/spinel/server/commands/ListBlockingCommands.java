@@ -61,7 +61,8 @@ public final class ListBlockingCommands {
                     s.out().bulk(a.buffer(), a.offset(i), a.length(i));
                     s.out().bulk(l.pop(head));
                     seg.adjustMemory(l.memoryUsage() - before);
-                    s.engine().stats().dirty.increment();
+                    s.dirty(1);
+                    s.propagateAs(head ? ListMoveCommands.LPOP : ListMoveCommands.RPOP, a.copy(i)); // as Redis 7.0
                     Lists.deleteIfEmpty(seg, e, l);
                     return;
                 }
@@ -86,6 +87,10 @@ public final class ListBlockingCommands {
         try {
             if (!ListMoveCommands.move(s.engine(), s.out(), db, src, dst, fromHead, toHead, s.now(), false)) {
                 s.engine().blocking().block(s, db, new byte[][] {src}, timeout, new MoveWaiter(dst, fromHead, toHead));
+            } else {
+                s.dirty(1);
+                s.propagateAs(ListMoveCommands.LMOVE, src, dst, fromHead ? ListMoveCommands.LEFT : ListMoveCommands.RIGHT,
+                        toHead ? ListMoveCommands.LEFT : ListMoveCommands.RIGHT);
             }
         } finally {
             locks.unlock();
@@ -108,6 +113,9 @@ public final class ListBlockingCommands {
             for (int i = 0; i < m.numKeys(); i++) {
                 keys[i] = a.copy(m.firstKey() + i);
                 if (ListMoveCommands.popFirst(s.engine(), s.out(), db, keys[i], m.head(), m.count(), s.now(), false, null)) {
+                    s.dirty(1);
+                    s.propagateAs(m.head() ? ListMoveCommands.LPOP : ListMoveCommands.RPOP, keys[i],
+                            Long.toString(m.count()).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
                     return;
                 }
             }
@@ -125,7 +133,7 @@ public final class ListBlockingCommands {
             ctx.locks().add(ctx.db(), key, 0, key.length).lock();
             Engine eng = ctx.session().engine();
             if (count > 0) {
-                return ListMoveCommands.popFirst(eng, ctx.out(), ctx.db(), key, head, count, ctx.now(), true, ctx::claim);
+                return ListMoveCommands.popFirst(eng, ctx.out(), ctx.db(), key, head, count, ctx.now(), true, ctx);
             }
             int h = KeyHash.hash(key);
             Segment seg = ctx.db().segment(h);
@@ -139,6 +147,7 @@ public final class ListBlockingCommands {
             ctx.out().bulk(l.pop(head));
             seg.adjustMemory(l.memoryUsage() - before);
             eng.stats().dirty.increment();
+            ctx.propagate(head ? ListMoveCommands.LPOP : ListMoveCommands.RPOP, key);
             Lists.deleteIfEmpty(seg, e, l);
             return true;
         }
@@ -156,7 +165,7 @@ public final class ListBlockingCommands {
             byte[] src = ctx.key();
             ctx.locks().add(ctx.db(), src, 0, src.length).add(ctx.db(), dst, 0, dst.length).lock();
             return ListMoveCommands.move(ctx.session().engine(), ctx.out(), ctx.db(), src, dst, fromHead, toHead,
-                    ctx.now(), true, ctx::claim);
+                    ctx.now(), true, ctx);
         }
 
         @Override

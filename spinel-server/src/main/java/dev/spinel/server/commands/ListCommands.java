@@ -67,7 +67,7 @@ public final class ListCommands {
                 l.push(head, a.buffer(), a.offset(i), a.length(i));
             }
             seg.adjustMemory(l.memoryUsage() - before);
-            s.engine().stats().dirty.add(a.count() - 2);
+            s.dirty(a.count() - 2);
             Lists.signal(s, a, 1);
             s.out().integer(l.length());
         } finally {
@@ -112,7 +112,7 @@ public final class ListCommands {
                 Lists.popInto(s, l, head, count);
             }
             seg.adjustMemory(l.memoryUsage() - before);
-            s.engine().stats().dirty.increment();
+            s.dirty(1);
             Lists.deleteIfEmpty(seg, e, l);
         } finally {
             seg.unlock();
@@ -218,7 +218,7 @@ public final class ListCommands {
             long before = l.memoryUsage();
             l.set((int) index, a.buffer(), a.offset(3), a.length(3));
             seg.adjustMemory(l.memoryUsage() - before);
-            s.engine().stats().dirty.increment();
+            s.dirty(1);
             s.out().ok();
         } finally {
             seg.unlock();
@@ -253,7 +253,7 @@ public final class ListCommands {
             long before = l.memoryUsage();
             l.insert(after ? i + 1 : i, a.buffer(), a.offset(4), a.length(4));
             seg.adjustMemory(l.memoryUsage() - before);
-            s.engine().stats().dirty.increment();
+            s.dirty(1);
             s.out().integer(l.length());
         } finally {
             seg.unlock();
@@ -278,7 +278,7 @@ public final class ListCommands {
             long removed = l.removeMatching(a.buffer(), a.offset(3), a.length(3), limit, count < 0);
             seg.adjustMemory(l.memoryUsage() - before);
             if (removed > 0) {
-                s.engine().stats().dirty.add(removed);
+                s.dirty(removed);
                 Lists.deleteIfEmpty(seg, e, l);
             }
             s.out().integer(removed);
@@ -318,7 +318,7 @@ public final class ListCommands {
                 l.trim((int) start, (int) Math.min(end, len - 1));
             }
             seg.adjustMemory(l.memoryUsage() - before);
-            s.engine().stats().dirty.increment();
+            s.dirty(1);
             Lists.deleteIfEmpty(seg, e, l);
             s.out().ok();
         } finally {

@@ -21,6 +21,11 @@ import dev.spinel.store.types.ListValue;
  * Keys' stripes are locked together in global order ({@link StripeLocks}).
  */
 public final class ListMoveCommands {
+    static final byte[] LMOVE = "LMOVE".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    static final byte[] LPOP = "LPOP".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    static final byte[] RPOP = "RPOP".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    static final byte[] LEFT = "LEFT".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    static final byte[] RIGHT = "RIGHT".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     static final RedisError NUMKEYS = new RedisError("ERR numkeys should be greater than 0");
     static final RedisError COUNT_POSITIVE = new RedisError("ERR count should be greater than 0");
 
@@ -46,6 +51,8 @@ public final class ListMoveCommands {
         try {
             if (!move(s.engine(), s.out(), db, src, dst, fromHead, toHead, s.now(), false)) {
                 s.out().nullBulk();
+            } else {
+                s.dirty(1);
             }
         } finally {
             locks.unlock();
@@ -65,7 +72,7 @@ public final class ListMoveCommands {
 
     static boolean move(Engine eng, ReplyBuffer out, Database db, byte[] src, byte[] dst,
                         boolean fromHead, boolean toHead, long now, boolean serving,
-                        java.util.function.BooleanSupplier claim) {
+                        dev.spinel.server.blocking.ServeContext claim) {
         int sh = KeyHash.hash(src);
         Segment sseg = db.segment(sh);
         Entry se = sseg.get(src, 0, src.length, sh, now);
@@ -79,7 +86,7 @@ public final class ListMoveCommands {
         if (sl.length() == 0) {
             return false;
         }
-        if (claim != null && !claim.getAsBoolean()) {
+        if (claim != null && !claim.claim()) {
             return false;
         }
         int dh = KeyHash.hash(dst);
@@ -108,7 +115,10 @@ public final class ListMoveCommands {
         if (sl.length() == 0) {
             sseg.removeEntry(se);
         }
-        eng.stats().dirty.increment();
+        if (claim != null) { // serving a blocked client: no command of its own is logged (commands call s.dirty)
+            eng.stats().dirty.increment();
+            claim.propagate(LMOVE, src, dst, fromHead ? LEFT : RIGHT, toHead ? LEFT : RIGHT);
+        }
         eng.blocking().signal(db, dst, 0, dst.length);
         out.bulk(v);
         return true;
@@ -154,6 +164,7 @@ public final class ListMoveCommands {
             for (int i = 0; i < m.numKeys(); i++) {
                 int k = m.firstKey() + i;
                 if (popFirst(s.engine(), s.out(), db, a.copy(k), m.head(), m.count(), s.now(), false, null)) {
+                    s.dirty(1);
                     return;
                 }
             }
@@ -169,7 +180,7 @@ public final class ListMoveCommands {
      * WRONGTYPE is thrown (or, when serving, the key is skipped).
      */
     static boolean popFirst(Engine eng, ReplyBuffer out, Database db, byte[] key, boolean head, long count,
-                            long now, boolean serving, java.util.function.BooleanSupplier claim) {
+                            long now, boolean serving, dev.spinel.server.blocking.ServeContext claim) {
         int h = KeyHash.hash(key);
         Segment seg = db.segment(h);
         Entry e = seg.get(key, 0, key.length, h, now);
@@ -177,7 +188,7 @@ public final class ListMoveCommands {
             return false;
         }
         ListValue l = Lists.list(e);
-        if (l.length() == 0 || (claim != null && !claim.getAsBoolean())) {
+        if (l.length() == 0 || (claim != null && !claim.claim())) {
             return false;
         }
         out.array(2);
@@ -189,7 +200,10 @@ public final class ListMoveCommands {
             out.bulk(l.pop(head));
         }
         seg.adjustMemory(l.memoryUsage() - before);
-        eng.stats().dirty.increment();
+        if (claim != null) { // serving a blocked BLMPOP: logged as its non-blocking pop
+            eng.stats().dirty.increment();
+            claim.propagate(head ? LPOP : RPOP, key, Long.toString(n).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        }
         if (l.length() == 0) {
             seg.removeEntry(e);
         }

@@ -98,7 +98,7 @@ final class SetAlgebraCommands {
             if (empty) {
                 if (dst >= 0) {
                     if (SetKeys.store(s, a, dst, null)) {
-                        s.engine().stats().dirty.increment();
+                        s.dirty(1);
                     }
                     out.integer(0);
                 } else if (cardinalityOnly) {
@@ -137,7 +137,7 @@ final class SetAlgebraCommands {
                 out.integer(card);
             } else if (stored != null) {
                 SetKeys.store(s, a, dst, stored);
-                s.engine().stats().dirty.increment();
+                s.dirty(1);
                 out.integer(stored.size());
             } else {
                 out.set(found.size());
@@ -184,7 +184,7 @@ final class SetAlgebraCommands {
             ReplyBuffer out = s.out();
             if (dst >= 0) {
                 SetKeys.store(s, a, dst, result);
-                s.engine().stats().dirty.increment();
+                s.dirty(1);
                 out.integer(result.size());
                 return;
             }

@@ -59,7 +59,7 @@ public final class SetCommands {
                 }
             }
             seg.adjustMemory(set.memoryUsage() - before);
-            s.engine().stats().dirty.add(added);
+            s.dirty(added);
             s.out().integer(added);
         } finally {
             seg.unlock();
@@ -84,7 +84,7 @@ public final class SetCommands {
                 }
                 SetKeys.afterChange(seg, e, set, before);
             }
-            s.engine().stats().dirty.add(removed);
+            s.dirty(removed);
             s.out().integer(removed);
         } finally {
             seg.unlock();
@@ -134,6 +134,8 @@ public final class SetCommands {
         }
     }
 
+    private static final byte[] SREM = "SREM".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
     // SPOP key [count]
     static void spop(Session s, Args a) {
         if (a.count() > 3) {
@@ -171,12 +173,17 @@ public final class SetCommands {
             if (count >= 0) {
                 out.set((int) n);
             }
+            byte[][] srem = new byte[(int) n + 2][]; // logged as SREM of the members popped (Redis 7.0)
+            srem[0] = SREM;
+            srem[1] = a.copy(1);
             for (long k = 0; k < n; k++) {
                 int pos = set.randomPosition(rnd);
                 replyMember(out, set, pos);
+                srem[(int) k + 2] = set.member(pos).clone();
                 set.removeAt(pos);
             }
-            s.engine().stats().dirty.add(n);
+            s.dirty(n);
+            s.propagateAs(srem);
             SetKeys.afterChange(seg, e, set, before);
         } finally {
             seg.unlock();
@@ -325,7 +332,7 @@ public final class SetCommands {
             long beforeDst = to.memoryUsage();
             to.add(buf, off, len, limits);
             dstSeg.adjustMemory(to.memoryUsage() - beforeDst);
-            s.engine().stats().dirty.increment();
+            s.dirty(1);
             s.out().integer(1);
         } finally {
             s.locks().unlock();

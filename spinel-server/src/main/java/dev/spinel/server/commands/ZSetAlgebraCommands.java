@@ -167,7 +167,7 @@ final class ZSetAlgebraCommands {
                 }
                 boolean changed = SetKeys.store(s, a, dstArg, result);
                 if (changed) {
-                    s.engine().stats().dirty.increment();
+                    s.dirty(1);
                 }
                 out.integer(result.size());
                 return;

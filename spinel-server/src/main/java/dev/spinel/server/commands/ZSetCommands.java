@@ -159,7 +159,7 @@ public final class ZSetCommands {
                 }
             } finally {
                 SetKeys.afterChange(seg, e, z, before);
-                s.engine().stats().dirty.add(added + updated);
+                s.dirty(added + updated);
             }
             if (incr) {
                 if (processed > 0) {
@@ -193,7 +193,7 @@ public final class ZSetCommands {
                 }
                 SetKeys.afterChange(seg, e, z, before);
             }
-            s.engine().stats().dirty.add(removed);
+            s.dirty(removed);
             s.out().integer(removed);
         } finally {
             seg.unlock();

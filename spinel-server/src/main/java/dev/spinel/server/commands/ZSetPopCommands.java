@@ -77,7 +77,7 @@ public final class ZSetPopCommands {
         }
         z.removeRanks(max ? size - n : 0, max ? size - 1 : n - 1);
         SetKeys.afterChange(seg, e, z, before);
-        s.engine().stats().dirty.add(n);
+        s.dirty(n);
         return n;
     }
 

@@ -258,7 +258,7 @@ final class ZSetRangeCommands {
 
     private static void storeResult(Session s, Args a, int dstArg, ZSetValue result) {
         if (SetKeys.store(s, a, dstArg, result) || result != null) {
-            s.engine().stats().dirty.increment();
+            s.dirty(1);
         }
         s.out().integer(result == null ? 0 : result.size());
     }
@@ -334,7 +334,7 @@ final class ZSetRangeCommands {
             long before = z.memoryUsage();
             long removed = z.removeRanks(start, end);
             SetKeys.afterChange(seg, e, z, before);
-            s.engine().stats().dirty.add(removed);
+            s.dirty(removed);
             s.out().integer(removed);
         } finally {
             seg.unlock();
