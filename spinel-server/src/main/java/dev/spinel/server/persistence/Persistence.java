@@ -389,6 +389,15 @@ public final class Persistence {
         line(sb, "aof_last_cow_size", 0);
         line(sb, "module_fork_in_progress", 0);
         line(sb, "module_fork_last_cow_size", 0);
+        Aof on = aof;
+        if (on != null) { // Redis 7.0 adds these while the log is on
+            line(sb, "aof_current_size", on.currentSize());
+            line(sb, "aof_base_size", on.baseSize());
+            line(sb, "aof_pending_rewrite", 0);
+            line(sb, "aof_buffer_length", 0);
+            line(sb, "aof_pending_bio_fsync", 0);
+            line(sb, "aof_delayed_fsync", 0);
+        }
     }
 
     private static void line(StringBuilder sb, String name, long v) {
