@@ -264,7 +264,7 @@ public final class Persistence {
      * small record per key (plus a copy of each collection). Above it, each stripe is captured under its
      * own lock (consistent per stripe only), so a huge dataset never stalls every writer for long.
      */
-    static final long POINT_IN_TIME_MAX_KEYS = 1_000_000;
+    static final long POINT_IN_TIME_MAX_KEYS = 100_000;
 
     private boolean doSave(boolean background) {
         long keysTotal = 0;
@@ -278,6 +278,7 @@ public final class Persistence {
         try {
             if (keysTotal <= POINT_IN_TIME_MAX_KEYS) {
                 int n = keyspace.databases();
+                long t0 = System.nanoTime();
                 for (int i = 0; i < n; i++) {
                     keyspace.db(i).lockAll();
                 }
@@ -289,6 +290,8 @@ public final class Persistence {
                         keyspace.db(i).unlockAll();
                     }
                 }
+                Log.notice(String.format("Dataset captured for the RDB (%d keys, writers paused %.1f ms)",
+                        keysTotal, (System.nanoTime() - t0) / 1e6));
             } else {
                 dirtyBefore = stats.dirty.sum();
                 snap = new RdbWriter(dev.spinel.persistence.ValueCodecs.standard()).capture(keyspace, options().access());
