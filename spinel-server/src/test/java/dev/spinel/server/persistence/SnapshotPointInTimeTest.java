@@ -70,6 +70,9 @@ class SnapshotPointInTimeTest {
                         });
                     }
                     assertTrue(m.size() == 0 || m.size() == 100, "pairs: " + m.size());
+                    if (m.isEmpty()) {
+                        continue; // saved before the first MSET
+                    }
                     assertEquals(1, m.values().stream().distinct().count(), "one MSET per image: " + m.values().stream().distinct().toList());
                 }
             } finally {
