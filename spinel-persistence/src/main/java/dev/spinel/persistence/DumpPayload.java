@@ -68,6 +68,9 @@ public final class DumpPayload {
         } catch (RuntimeException e) {
             throw new RdbException("Bad data format: " + e.getMessage(), e);
         }
+        if (v == null) {
+            throw new RdbException("Bad data format: empty collection");
+        }
         return v;
     }
 }

@@ -119,7 +119,9 @@ public final class RdbReader {
                         }
                         throw new RdbException("Bad value of type " + type + " at offset " + at + ": " + e.getMessage(), e);
                     }
-                    sink.entry(db, key, value, expireAt, idle, freq);
+                    if (value != null) { // an empty collection: Redis skips the key ("empty keys skipped")
+                        sink.entry(db, key, value, expireAt, idle, freq);
+                    }
                     expireAt = -1;
                     idle = -1;
                     freq = -1;

@@ -84,7 +84,7 @@ final class InfoCommand {
                 case "server" -> server(sb, engine);
                 case "clients" -> clients(sb, engine);
                 case "memory" -> memory(sb, engine);
-                case "persistence" -> persistence(sb, engine);
+                case "persistence" -> server.persistence().appendInfo(sb.append("# Persistence\r\n"));
                 case "stats" -> stats(sb, engine);
                 case "replication" -> replication(sb);
                 case "cpu" -> cpu(sb);
@@ -178,27 +178,6 @@ final class InfoCommand {
         field(sb, "mem_fragmentation_ratio", String.format(Locale.ROOT, "%.2f", used == 0 ? 0.0 : rss / (double) used));
         field(sb, "mem_allocator", "jvm");
         field(sb, "lazyfree_pending_objects", 0);
-    }
-
-    private static void persistence(StringBuilder sb, Engine e) {
-        sb.append("# Persistence\r\n");
-        field(sb, "loading", 0);
-        field(sb, "async_loading", 0);
-        field(sb, "rdb_changes_since_last_save", e.stats().dirty.sum());
-        field(sb, "rdb_bgsave_in_progress", 0);
-        field(sb, "rdb_last_save_time", e.stats().startMillis / 1000);
-        field(sb, "rdb_last_bgsave_status", "ok");
-        field(sb, "rdb_last_bgsave_time_sec", -1);
-        field(sb, "rdb_current_bgsave_time_sec", -1);
-        field(sb, "rdb_saves", 0);
-        field(sb, "aof_enabled", e.config().appendonly.value() ? 1 : 0);
-        field(sb, "aof_rewrite_in_progress", 0);
-        field(sb, "aof_rewrite_scheduled", 0);
-        field(sb, "aof_last_rewrite_time_sec", -1);
-        field(sb, "aof_current_rewrite_time_sec", -1);
-        field(sb, "aof_last_bgrewrite_status", "ok");
-        field(sb, "aof_rewrites", 0);
-        field(sb, "aof_last_write_status", "ok");
     }
 
     private static void stats(StringBuilder sb, Engine e) {

@@ -72,6 +72,7 @@ public final class ListBlockingCommands {
                     seg.adjustMemory(l.memoryUsage() - before);
                     s.dirty(1);
                     s.notify(Notifications.LIST, head ? "lpop" : "rpop", a, i);
+                    s.propagateAs(head ? ListMoveCommands.LPOP : ListMoveCommands.RPOP, a.copy(i)); // as Redis 7.0
                     Lists.deleteIfEmpty(seg, e, l);
                     if (l.length() == 0) {
                         s.notify(Notifications.GENERIC, "del", a, i);
@@ -99,6 +100,8 @@ public final class ListBlockingCommands {
         try {
             if (ListMoveCommands.move(s.engine(), s.out(), db, src, dst, fromHead, toHead, s.now(), false)) {
                 s.dirty(1);
+                s.propagateAs(ListMoveCommands.LMOVE, src, dst, fromHead ? ListMoveCommands.LEFT : ListMoveCommands.RIGHT,
+                        toHead ? ListMoveCommands.LEFT : ListMoveCommands.RIGHT);
             } else {
                 s.engine().blocking().block(s, db, new byte[][] {src}, timeout, new MoveWaiter(dst, fromHead, toHead));
             }
@@ -124,6 +127,8 @@ public final class ListBlockingCommands {
                 keys[i] = a.copy(m.firstKey() + i);
                 if (ListMoveCommands.popFirst(s.engine(), s.out(), db, keys[i], m.head(), m.count(), s.now(), false, null)) {
                     s.dirty(1);
+                    s.propagateAs(m.head() ? ListMoveCommands.LPOP : ListMoveCommands.RPOP, keys[i],
+                            Long.toString(m.count()).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
                     return;
                 }
             }
@@ -141,7 +146,7 @@ public final class ListBlockingCommands {
             ctx.locks().add(ctx.db(), key, 0, key.length).lock();
             Engine eng = ctx.session().engine();
             if (count > 0) {
-                if (!ListMoveCommands.popFirst(eng, ctx.out(), ctx.db(), key, head, count, ctx.now(), true, ctx::claim)) {
+                if (!ListMoveCommands.popFirst(eng, ctx.out(), ctx.db(), key, head, count, ctx.now(), true, ctx)) {
                     return false;
                 }
                 ctx.propagate(head ? LPOP : RPOP, key, Long.toString(count).getBytes(StandardCharsets.US_ASCII));
@@ -181,7 +186,7 @@ public final class ListBlockingCommands {
             byte[] src = ctx.key();
             ctx.locks().add(ctx.db(), src, 0, src.length).add(ctx.db(), dst, 0, dst.length).lock();
             if (!ListMoveCommands.move(ctx.session().engine(), ctx.out(), ctx.db(), src, dst, fromHead, toHead,
-                    ctx.now(), true, ctx::claim)) {
+                    ctx.now(), true, ctx)) {
                 return false;
             }
             if (ctx.out().size() > 0 && ctx.out().array()[0] != '-') { // a WRONGTYPE destination changed nothing

@@ -22,6 +22,11 @@ import dev.spinel.store.types.ListValue;
  * Keys' stripes are locked together in global order ({@link StripeLocks}).
  */
 public final class ListMoveCommands {
+    static final byte[] LMOVE = "LMOVE".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    static final byte[] LPOP = "LPOP".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    static final byte[] RPOP = "RPOP".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    static final byte[] LEFT = "LEFT".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    static final byte[] RIGHT = "RIGHT".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     static final RedisError NUMKEYS = new RedisError("ERR numkeys should be greater than 0");
     static final RedisError COUNT_POSITIVE = new RedisError("ERR count should be greater than 0");
 
@@ -68,7 +73,7 @@ public final class ListMoveCommands {
 
     static boolean move(Engine eng, ReplyBuffer out, Database db, byte[] src, byte[] dst,
                         boolean fromHead, boolean toHead, long now, boolean serving,
-                        java.util.function.BooleanSupplier claim) {
+                        dev.spinel.server.blocking.ServeContext claim) {
         int sh = KeyHash.hash(src);
         Segment sseg = db.segment(sh);
         Entry se = sseg.get(src, 0, src.length, sh, now);
@@ -82,7 +87,7 @@ public final class ListMoveCommands {
         if (sl.length() == 0) {
             return false;
         }
-        if (claim != null && !claim.getAsBoolean()) {
+        if (claim != null && !claim.claim()) {
             return false;
         }
         int dh = KeyHash.hash(dst);
@@ -182,7 +187,7 @@ public final class ListMoveCommands {
      * WRONGTYPE is thrown (or, when serving, the key is skipped).
      */
     static boolean popFirst(Engine eng, ReplyBuffer out, Database db, byte[] key, boolean head, long count,
-                            long now, boolean serving, java.util.function.BooleanSupplier claim) {
+                            long now, boolean serving, dev.spinel.server.blocking.ServeContext claim) {
         int h = KeyHash.hash(key);
         Segment seg = db.segment(h);
         Entry e = seg.get(key, 0, key.length, h, now);
@@ -190,7 +195,7 @@ public final class ListMoveCommands {
             return false;
         }
         ListValue l = Lists.list(e);
-        if (l.length() == 0 || (claim != null && !claim.getAsBoolean())) {
+        if (l.length() == 0 || (claim != null && !claim.claim())) {
             return false;
         }
         out.array(2);

@@ -144,6 +144,8 @@ public final class SetCommands {
         }
     }
 
+    private static final byte[] SREM = "SREM".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
     // SPOP key [count]
     static void spop(Session s, Args a) {
         if (a.count() > 3) {
@@ -181,12 +183,17 @@ public final class SetCommands {
             if (count >= 0) {
                 out.set((int) n);
             }
+            byte[][] srem = new byte[(int) n + 2][]; // logged as SREM of the members popped (Redis 7.0)
+            srem[0] = SREM;
+            srem[1] = a.copy(1);
             for (long k = 0; k < n; k++) {
                 int pos = set.randomPosition(rnd);
                 replyMember(out, set, pos);
+                srem[(int) k + 2] = set.member(pos).clone();
                 set.removeAt(pos);
             }
             s.dirty(n);
+            s.propagateAs(srem);
             SetKeys.afterChange(seg, e, set, before);
             s.notify(Notifications.SET, "spop", a, 1);
             if (set.size() == 0) {

@@ -17,6 +17,13 @@ import dev.spinel.protocol.Args;
 public interface Propagator {
     void propagate(Session session, Command cmd, Args args);
 
+    /**
+     * Logs a write done outside any command: a blocked client served by another client's push (BLPOP
+     * served → LPOP). Called with the stripes of the keys changed still held.
+     */
+    default void propagateServed(int db, byte[][] argv) {
+    }
+
     /** End of an EXEC (its stripes still held). */
     void execDone(Session session);
 

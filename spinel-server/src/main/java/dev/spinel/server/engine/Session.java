@@ -54,6 +54,8 @@ public final class Session {
     private Command currentCommand;
     private dev.spinel.protocol.Args currentArgs;
     private boolean wroteInCommand;
+    /** What to log instead of the command (non-deterministic commands: SPOP → SREM, BLPOP → LPOP); per command. */
+    private java.util.List<byte[][]> propagateAs;
     /** When this subscriber's output first passed the soft limit (0: not over it). */
     private long overSoftLimitSince;
     private long now;
@@ -271,6 +273,25 @@ public final class Session {
         this.currentCommand = cmd;
         this.currentArgs = args;
         this.wroteInCommand = false;
+        if (propagateAs != null) {
+            propagateAs.clear();
+        }
+    }
+
+    /**
+     * Logs {@code argv} (to the append-only log) instead of the running command; several calls log
+     * several commands. For commands whose effect cannot be replayed as received (random or blocking).
+     */
+    public void propagateAs(byte[]... argv) {
+        if (propagateAs == null) {
+            propagateAs = new java.util.ArrayList<>(2);
+        }
+        propagateAs.add(argv);
+    }
+
+    /** The replacements recorded by the running command ({@code null} or empty: log it as received). */
+    public java.util.List<byte[][]> propagatedAs() {
+        return propagateAs;
     }
 
     long dirtyCount() {

@@ -25,7 +25,10 @@ import java.util.List;
  *   <li>GETEX with an expiry option → {@code PEXPIREAT}, with PERSIST → {@code PERSIST};</li>
  *   <li>RESTORE → {@code RESTORE key <abs ms|0> payload ABSTTL REPLACE}, or {@code DEL} when the TTL had
  *       already passed;</li>
- *   <li>INCRBYFLOAT → {@code SET key <new value> KEEPTTL}.</li>
+ *   <li>INCRBYFLOAT → {@code SET key <new value> KEEPTTL}; HINCRBYFLOAT → {@code HSET key field <new value>};</li>
+ *   <li>commands that said what to log ({@link Session#propagateAs}): SPOP → {@code SREM} of the members
+ *       popped, BLPOP/BRPOP → {@code LPOP/RPOP}, BLMOVE/BRPOPLPUSH → {@code LMOVE}, BLMPOP → {@code LPOP/RPOP key count};</li>
+ *   <li>blocked clients served by another client's push ({@link #propagateServed}): their non-blocking pop/move.</li>
  * </ul>
  * Inside EXEC the commands are collected and appended at the end as one MULTI/EXEC block (a single
  * write is logged bare, as Redis 7.0 does).
@@ -46,7 +49,14 @@ final class AofPropagator implements Propagator {
     public void propagate(Session s, Command cmd, Args a) {
         Encoder e = encoders.get();
         e.reset();
-        rewrite(s, cmd.name(), a, e);
+        List<byte[][]> as = s.propagatedAs();
+        if (as != null && !as.isEmpty()) {
+            for (byte[][] argv : as) { // the command said what to log (SPOP → SREM, BLPOP → LPOP, ...)
+                e.command(argv);
+            }
+        } else {
+            rewrite(s, cmd.name(), a, e);
+        }
         if (e.count == 0) {
             return;
         }
@@ -57,6 +67,19 @@ final class AofPropagator implements Propagator {
             return;
         }
         s.logPosition(file.append(s.dbIndex(), frame, 0, frame.length));
+    }
+
+    /**
+     * A blocked client served by another client's write, logged as its non-blocking form. Not waited
+     * for before the served client's reply (its position belongs to the waiter's loop).
+     */
+    @Override
+    public void propagateServed(int db, byte[][] argv) {
+        Encoder e = encoders.get();
+        e.reset();
+        e.command(argv);
+        byte[] frame = e.frame();
+        file.append(db, frame, 0, frame.length);
     }
 
     @Override
@@ -88,6 +111,7 @@ final class AofPropagator implements Propagator {
     private static final byte[] KEEPTTL = b("KEEPTTL");
     private static final byte[] ABSTTL = b("ABSTTL");
     private static final byte[] REPLACE = b("REPLACE");
+    private static final byte[] HSET = b("HSET");
 
     private static byte[] b(String s) {
         return s.getBytes(StandardCharsets.US_ASCII);
@@ -179,6 +203,21 @@ final class AofPropagator implements Propagator {
                 e.bulk(v);
                 e.bulk(KEEPTTL);
             }
+            case "hincrbyfloat" -> {
+                // HSET of the result, so replay does not depend on float formatting (Redis 7.0)
+                Entry en = entry(s, a, 1);
+                byte[] v = en != null && en.value() instanceof dev.spinel.store.types.HashValue h
+                        ? h.get(a.buffer(), a.offset(2), a.length(2)) : null;
+                if (v == null) {
+                    verbatim(a, e);
+                    return;
+                }
+                e.begin(4);
+                e.bulk(HSET);
+                e.arg(a, 1);
+                e.arg(a, 2);
+                e.bulk(v);
+            }
             default -> verbatim(a, e);
         }
     }
@@ -220,6 +259,16 @@ final class AofPropagator implements Propagator {
         void begin(int n) {
             count = n;
             ascii("*" + n + "\r\n");
+        }
+
+        /** Appends one whole command (several may share a frame; {@code count} counts commands then). */
+        void command(byte[][] argv) {
+            int before = count;
+            begin(argv.length);
+            for (byte[] x : argv) {
+                bulk(x);
+            }
+            count = before + argv.length;
         }
 
         void arg(Args a, int i) {
