@@ -244,6 +244,15 @@ public final class ReplyBuffer {
 
     /** A double: {@code ,d} in RESP3, a bulk string in RESP2; formatted as Redis 7.0 does (%.17g). */
     public ReplyBuffer doubleValue(double d) {
+        if (d == Math.rint(d) && Math.abs(d) < 1e15 && (d != 0 || 1 / d > 0)) {
+            // Integral scores (the common case) print as their digits under %.17g: no String, no BigDecimal.
+            long v = (long) d;
+            if (resp3) {
+                prefixed((byte) ',', v);
+                return this;
+            }
+            return bulk(v);
+        }
         String s = Numbers.formatDouble(d);
         if (resp3) {
             rawByte((byte) ',');

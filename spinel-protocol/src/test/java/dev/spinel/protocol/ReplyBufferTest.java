@@ -33,6 +33,13 @@ class ReplyBufferTest {
         both(":0\r\n", "#f\r\n", b -> b.bool(false));
         both("$19\r\n0.10000000000000001\r\n", ",0.10000000000000001\r\n", b -> b.doubleValue(0.1));
         both("$1\r\n3\r\n", ",3\r\n", b -> b.doubleValue(3.0));
+        // integral values take the digits path; it must agree with %.17g at its edges
+        both("$2\r\n-7\r\n", ",-7\r\n", b -> b.doubleValue(-7.0));
+        both("$1\r\n0\r\n", ",0\r\n", b -> b.doubleValue(0.0));
+        both("$2\r\n-0\r\n", ",-0\r\n", b -> b.doubleValue(-0.0));
+        both("$15\r\n999999999999999\r\n", ",999999999999999\r\n", b -> b.doubleValue(999999999999999.0));
+        both("$16\r\n1000000000000000\r\n", ",1000000000000000\r\n", b -> b.doubleValue(1e15));
+        both("$5\r\n1e+17\r\n", ",1e+17\r\n", b -> b.doubleValue(1e17));
         both("$3\r\ninf\r\n", ",inf\r\n", b -> b.doubleValue(Double.POSITIVE_INFINITY));
         both("$4\r\n-inf\r\n", ",-inf\r\n", b -> b.doubleValue(Double.NEGATIVE_INFINITY));
         both("$5\r\nhello\r\n", "=9\r\ntxt:hello\r\n", b -> b.verbatim("hello"));
