@@ -207,6 +207,11 @@ for s in redis spinel; do
   redis-benchmark -p "$p" -n $((N_PIPE / 4)) -P 30 -c 32 -d 256 -t set,get -q > /dev/null
   redis-benchmark -p "$p" -n $((N_PLAIN / 4)) -P 1 -c 50 -t set,get -q > /dev/null
 done
+for s in redis spinel; do
+  has_part collections || break
+  if [ $s = redis ]; then p=$REDIS_PORT; else p=$SPINEL_PORT; fi
+  redis-benchmark -p "$p" -n $((N_COLL / 2)) -P 30 -c 32 -t "$COLLECTION_TESTS" -q > /dev/null
+done
 
 for round in $(seq 1 "$ROUNDS"); do
   if [ $((round % 2)) = 1 ]; then order="redis spinel"; else order="spinel redis"; fi
@@ -252,18 +257,20 @@ else
 fi
 
 # ---- report: medians over rounds ----
+# An awk function shared by the report tables: the median of a space-separated list of numbers.
+AWK_MEDIAN='function median(list,   a, n, i, j, t) {
+  n = split(list, a, " ");
+  for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] + 0 > t + 0; j--) a[j + 1] = a[j]; a[j + 1] = t }
+  return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}'
+
 if [ -s "$RESULTS" ]; then
 echo
 echo "redis-benchmark (medians of $ROUNDS rounds)"
 echo
 echo "| scenario | test | Redis ops/s | Spinel ops/s | ratio | Redis p50/p99 ms | Spinel p50/p99 ms | Redis ops/CPU-s | Spinel ops/CPU-s | CPU ratio |"
 echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
-awk -F'\t' '
-  function median(list,   a, n, i, j, t) {
-    n = split(list, a, " ");
-    for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] + 0 > t + 0; j--) a[j + 1] = a[j]; a[j + 1] = t }
-    return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-  }
+awk -F'\t' "$AWK_MEDIAN"'
   { k = $2 SUBSEP $3; keys[k] = 1; rps[$1, k] = rps[$1, k] " " $5; p50[$1, k] = p50[$1, k] " " $6;
     p99[$1, k] = p99[$1, k] " " $7; cpu[$1, k] = cpu[$1, k] " " $8 }
   END {
@@ -284,12 +291,7 @@ if grep -q $'\tcollections\t' "$RESULTS" 2>/dev/null; then
   echo
   echo "| test | Redis ops/s | Spinel ops/s | ratio | Redis p99 ms | Spinel p99 ms |"
   echo "|---|---:|---:|---:|---:|---:|"
-  awk -F'\t' '
-    function median(list,   a, n, i, j, t) {
-      n = split(list, a, " ");
-      for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] + 0 > t + 0; j--) a[j + 1] = a[j]; a[j + 1] = t }
-      return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-    }
+  awk -F'\t' "$AWK_MEDIAN"'
     $2 == "collections" { if (!($3 in seen)) { seen[$3] = 1; order[++n] = $3 }
       rps[$1, $3] = rps[$1, $3] " " $5; p99[$1, $3] = p99[$1, $3] " " $7 }
     END { for (i = 1; i <= n; i++) { t = order[i]; rr = median(rps["redis", t]); sr = median(rps["spinel", t]);
@@ -302,12 +304,7 @@ if [ -s "$OUT/load.tsv" ]; then
   echo
   echo "| scenario | Redis ops/s | Spinel ops/s | ratio | Redis p50/p99/p99.9 ms | Spinel p50/p99/p99.9 ms | Redis ops/CPU-s | Spinel ops/CPU-s | CPU ratio |"
   echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
-  awk -F'\t' '
-    function median(list,   a, n, i, j, t) {
-      n = split(list, a, " ");
-      for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] + 0 > t + 0; j--) a[j + 1] = a[j]; a[j + 1] = t }
-      return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-    }
+  awk -F'\t' "$AWK_MEDIAN"'
     { k = $2; keys[k] = 1; ops[$1, k] = ops[$1, k] " " $4; p50[$1, k] = p50[$1, k] " " $5;
       p99[$1, k] = p99[$1, k] " " $6; p999[$1, k] = p999[$1, k] " " $7; cpu[$1, k] = cpu[$1, k] " " $8 }
     END {
@@ -324,12 +321,7 @@ if [ -s "$OUT/memory.tsv" ]; then
 echo
 echo "| memory ($KEYS keys, 14-byte keys, 32-byte values) | Redis | Spinel | ratio |"
 echo "|---|---:|---:|---:|"
-awk -F'\t' '
-  function median(list,   a, n, i, j, t) {
-    n = split(list, a, " ");
-    for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] + 0 > t + 0; j--) a[j + 1] = a[j]; a[j + 1] = t }
-    return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-  }
+awk -F'\t' "$AWK_MEDIAN"'
   { rss[$1] = rss[$1] " " $9; rss0[$1] = rss0[$1] " " $10; load[$1] = load[$1] " " $5 }
   END {
     r = median(rss["redis"]); s = median(rss["spinel"]);
