@@ -91,6 +91,22 @@ public final class Engine {
      * and invalidates WATCHes and CLIENT TRACKING caches, as a command's write would. Does not call the
      * {@link KeyObserver} (the caller is the one that changed the key).
      */
+    /**
+     * A blocked client was served (its pop or move already counted as a write, under the key's
+     * stripe): the watches, client caches and other front ends' views of the key are invalidated,
+     * as for a command's write.
+     */
+    public void keyChangedByServe(int db, byte[] key) {
+        watches.touch(db, key);
+        if (tracking.active()) {
+            tracking.keyChanged(null, key);
+        }
+        KeyObserver o = keyObserver;
+        if (o != null) {
+            o.keyChanged(db, key);
+        }
+    }
+
     public void keyChangedExternally(int db, byte[] key) {
         stats.dirty.increment();
         watches.touch(db, key);
