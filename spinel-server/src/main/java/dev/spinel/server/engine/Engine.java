@@ -30,6 +30,7 @@ public final class Engine {
     private final Monitors monitors = new Monitors();
     private final Tracking tracking = new Tracking(clients);
     private final Notifications notifications;
+    private static final byte[] DEL = {'D', 'E', 'L'};
     private final Evictor evictor;
     private final ClientPause pause = new ClientPause();
     private final Blocking blocking = new Blocking();
@@ -151,6 +152,10 @@ public final class Engine {
 
     /** A key was evicted (called under its stripe lock): the same signals as a deletion by a command. */
     void keyEvicted(int db, byte[] key) {
+        Propagator p = propagator;
+        if (p != null) {
+            p.propagateEffect(db, new byte[][] {DEL, key}); // as Redis: the log and replicas see a DEL
+        }
         notifications.notify(Notifications.EVICTED, "evicted", key, db);
         keyChangedExternally(db, key);
         KeyObserver o = keyObserver;

@@ -19,9 +19,10 @@ public interface Propagator {
 
     /**
      * Logs a write done outside any command: a blocked client served by another client's push (BLPOP
-     * served → LPOP). Called with the stripes of the keys changed still held.
+     * served → LPOP), a key evicted by maxmemory (→ DEL). Called with the stripes of the keys changed
+     * still held.
      */
-    default void propagateServed(int db, byte[][] argv) {
+    default void propagateEffect(int db, byte[][] argv) {
     }
 
     /** End of an EXEC (its stripes still held). */

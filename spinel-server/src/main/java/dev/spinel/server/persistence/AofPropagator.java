@@ -28,7 +28,7 @@ import java.util.List;
  *   <li>INCRBYFLOAT → {@code SET key <new value> KEEPTTL}; HINCRBYFLOAT → {@code HSET key field <new value>};</li>
  *   <li>commands that said what to log ({@link Session#propagateAs}): SPOP → {@code SREM} of the members
  *       popped, BLPOP/BRPOP → {@code LPOP/RPOP}, BLMOVE/BRPOPLPUSH → {@code LMOVE}, BLMPOP → {@code LPOP/RPOP key count};</li>
- *   <li>blocked clients served by another client's push ({@link #propagateServed}): their non-blocking pop/move.</li>
+ *   <li>blocked clients served by another client's push ({@link #propagateEffect}): their non-blocking pop/move.</li>
  * </ul>
  * Inside EXEC the commands are collected and appended at the end as one MULTI/EXEC block (a single
  * write is logged bare, as Redis 7.0 does).
@@ -74,7 +74,7 @@ final class AofPropagator implements Propagator {
      * for before the served client's reply (its position belongs to the waiter's loop).
      */
     @Override
-    public void propagateServed(int db, byte[][] argv) {
+    public void propagateEffect(int db, byte[][] argv) {
         Encoder e = encoders.get();
         e.reset();
         e.command(argv);

@@ -75,4 +75,26 @@ class EvictionTest {
             assertTrue(c.callString("SET", "x", "y").startsWith("-OOM"));
         }
     }
+
+    @Test
+    void evictedKeysAreLoggedAsDelSoARestartDoesNotBringThemBack(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        ServerConfig config = ServerConfig.defaults().with("port", "0").with("dir", dir.toString())
+                .with("appendonly", "yes").with("appendfsync", "always").with("maxmemory-policy", "allkeys-random");
+        long remaining;
+        try (SpinelServer server = SpinelServer.start(config); RawClient c = new RawClient(server.port())) {
+            for (int i = 0; i < 100; i++) {
+                c.call("SET", "k" + i, VALUE);
+            }
+            c.call("CONFIG", "SET", "maxmemory", Long.toString(server.engine().evictor().usedMemory() / 2));
+            c.call("SET", "trigger", "x");
+            assertTrue(server.engine().evictor().evictedKeys() > 0);
+            remaining = Long.parseLong(c.callString("DBSIZE").substring(1).trim());
+        }
+        try (SpinelServer again = SpinelServer.start(ServerConfig.defaults().with("port", "0").with("dir", dir.toString())
+                .with("appendonly", "yes"));
+             RawClient c = new RawClient(again.port())) {
+            assertEquals(":" + remaining + "\r\n", c.callString("DBSIZE"), "evicted keys stay gone after a restart");
+        }
+    }
 }
