@@ -4,24 +4,22 @@ import dev.spinel.store.Database;
 import dev.spinel.store.Entry;
 import dev.spinel.store.Keyspace;
 import dev.spinel.store.Segment;
+import dev.spinel.store.SegmentCapture;
 
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 
 /**
  * Writes a keyspace as an RDB version 10 file (layout in {@link Rdb}), without fork and without
- * stopping writers: each of a database's 64 segments is copied under its own lock (keys, expiry,
- * access stamp and {@link ValueCodec#snapshot}s of the values), then serialized after the lock is
- * released.
+ * stopping writers for more than a moment: a {@link Snapshot} is armed while every stripe is held
+ * (one flag per segment), then each segment is copied by copy-on-write (keys, expiry, access stamp and
+ * {@link ValueCodec#snapshot}s of the values) and serialized after its lock is released.
  *
- * <p>Consistency guaranteed: each segment is captured atomically (every command touching only that
- * segment is either wholly in or wholly out), but different segments are captured at different
- * moments, so a multi-key command spanning segments (MSET, RENAME, MULTI/EXEC) may appear half-applied.
- * Keys already expired at capture time are left out.
+ * <p>Consistency guaranteed: the image is the keyspace at the moment the snapshot was armed, with no
+ * multi-key command (MSET, RENAME, MULTI/EXEC) half-applied, as a fork gives Redis. Keys already
+ * expired at that moment are left out.
  *
  * <p>Thread-safety: an instance holds no state between calls; concurrent writes to different streams
  * are safe.
@@ -50,16 +48,12 @@ public final class RdbWriter {
         this.codecs = codecs;
     }
 
-    /** Writes the whole keyspace to {@code os} (not closed). Returns the number of keys written. */
+    /**
+     * Writes the whole keyspace to {@code os} (not closed), as it was when this call began (see
+     * {@link #snapshot}). Returns the number of keys written.
+     */
     public long write(Keyspace keyspace, OutputStream os, Options options) {
-        RdbOutput out = new RdbOutput(os, options.compression());
-        writeHeader(out, options.aux());
-        long keys = 0;
-        for (int d = 0; d < keyspace.databases(); d++) {
-            keys += writeDatabase(out, keyspace, keyspace.db(d), options.access());
-        }
-        writeFooter(out, options.checksum());
-        return keys;
+        return write(snapshot(keyspace, options.access()), os, options);
     }
 
     static void writeHeader(RdbOutput out, Map<String, Object> aux) {
@@ -83,115 +77,194 @@ public final class RdbWriter {
         out.flush();
     }
 
-    private long writeDatabase(RdbOutput out, Keyspace keyspace, Database db, Access access) {
-        long size = db.size();
-        if (size == 0) {
-            return 0;
-        }
-        out.writeByte(Rdb.OPCODE_SELECTDB);
-        out.writeLength(db.index());
-        out.writeByte(Rdb.OPCODE_RESIZEDB); // sizes are hints for the reader's table sizing
-        out.writeLength(size);
-        out.writeLength(db.volatileCount());
-        long written = 0;
-        List<Captured> batch = new ArrayList<>();
-        for (int i = 0; i < Database.SEGMENTS; i++) {
-            capture(keyspace, db.segmentAt(i), access, batch);
-            for (Captured c : batch) {
-                writeEntry(out, c.key, c.codec, c.snapshot, c.expireAt, access, c.accessValue);
-            }
-            written += batch.size();
-            batch.clear();
-        }
-        return written;
-    }
+    /**
+     * One segment's copy, in parallel arrays rather than an object per key: a capture runs on a writer's
+     * event loop, so it allocates a handful of arrays per segment and nothing per key.
+     */
+    private static final class Captured {
+        int count;
+        final byte[][] keys;
+        final ValueCodec[] codecs;
+        final Object[] snapshots;
+        final long[] expireAt;
+        final long[] access;
 
-    private record Captured(byte[] key, ValueCodec codec, Object snapshot, long expireAt, long accessValue) {
-    }
-
-    /** A whole-keyspace capture: per database, its entries (see {@link #capture}). */
-    public static final class Snapshot {
-        private final List<List<Captured>> dbs = new ArrayList<>();
-        private final Access access;
-
-        private Snapshot(Access access) {
-            this.access = access;
-        }
-
-        public long keys() {
-            long n = 0;
-            for (List<Captured> d : dbs) {
-                n += d.size();
-            }
-            return n;
+        Captured(int capacity, boolean withAccess) {
+            keys = new byte[capacity][];
+            codecs = new ValueCodec[capacity];
+            snapshots = new Object[capacity];
+            expireAt = new long[capacity];
+            access = withAccess ? new long[capacity] : null;
         }
     }
 
     /**
-     * Captures every entry of the keyspace. Point-in-time when the caller holds every stripe of every
-     * database (e.g. an AOF rewrite switching files); without them, consistent per stripe. Only
-     * references and {@link ValueCodec#snapshot}s are taken, so the cost is one small record per key.
+     * A point-in-time image of a keyspace, copied lazily segment by segment (copy-on-write per segment,
+     * see {@link SegmentCapture}): arming costs one flag per segment while every stripe is held; each
+     * segment is then copied (references to keys and strings, {@link ValueCodec#snapshot}s of
+     * collections) by whichever thread locks it first, a writer about to change it or {@link #write}
+     * walking the keyspace. Copies are dropped as soon as they are written, so the memory held is what
+     * writers touched ahead of the walk.
+     *
+     * <p>Thread-safety: captures run on any thread under their segment's lock; {@link #write} is called
+     * by one thread, once.
      */
-    public Snapshot capture(Keyspace keyspace, Access access) {
-        Snapshot snap = new Snapshot(access);
+    public final class Snapshot implements SegmentCapture {
+        private final Keyspace keyspace;
+        private final Access access;
+        private final long now;
+        private final long[] dbSizes;
+        private final long[] dbVolatile;
+        /** Per database, per segment: its copy, or null when not captured yet (or already written). */
+        private final Captured[][] captured;
+        private volatile boolean cancelled;
+        private volatile RuntimeException failure;
+
+        private Snapshot(Keyspace keyspace, Access access) {
+            this.keyspace = keyspace;
+            this.access = access;
+            this.now = System.currentTimeMillis();
+            int n = keyspace.databases();
+            dbSizes = new long[n];
+            dbVolatile = new long[n];
+            captured = new Captured[n][Database.SEGMENTS];
+        }
+
+        /** Keys in the image, as counted when it was armed (keys past their expiry are left out when written). */
+        public long keys() {
+            long total = 0;
+            for (long s : dbSizes) {
+                total += s;
+            }
+            return total;
+        }
+
+        @Override
+        public void capture(Segment seg) {
+            if (cancelled) {
+                return;
+            }
+            try {
+                Captured into = new Captured(seg.size(), access != Access.NONE);
+                seg.forEach(e -> {
+                    long at = e.expireAt();
+                    if (at >= 0 && at <= now) {
+                        return;
+                    }
+                    ValueCodec codec = codecs.forValue(e.value());
+                    if (codec == null) {
+                        throw new RdbException("no RDB codec for type " + dev.spinel.store.ValueType.of(e.value()).redisName());
+                    }
+                    int i = into.count++;
+                    into.keys[i] = e.key();
+                    into.codecs[i] = codec;
+                    into.snapshots[i] = codec.snapshot(e.value());
+                    into.expireAt[i] = at;
+                    if (into.access != null) {
+                        into.access[i] = accessValue(keyspace, e, access);
+                    }
+                });
+                captured[seg.database().index()][seg.index()] = into;
+            } catch (RuntimeException e) {
+                failure = e; // never thrown into the writer that happened to lock the segment
+                cancelled = true;
+            }
+        }
+
+        /** Gives up: copies not yet made are skipped, those made are released. */
+        public void cancel() {
+            cancelled = true;
+            for (Captured[] db : captured) {
+                java.util.Arrays.fill(db, null);
+            }
+        }
+
+        /** This segment's copy, capturing it now if no writer has; the copy is released. */
+        private Captured take(Segment seg) {
+            seg.lock(); // runs the pending capture, if still armed
+            try {
+                Captured c = captured[seg.database().index()][seg.index()];
+                captured[seg.database().index()][seg.index()] = null;
+                return c;
+            } finally {
+                seg.unlock();
+            }
+        }
+    }
+
+    /**
+     * Arms a point-in-time snapshot of the keyspace. The caller holds every stripe of every database
+     * ({@link Keyspace#lockAll()}), so the image is exactly the state at this call, with no multi-key
+     * command half-applied; arming costs one flag per segment, not a copy of the data.
+     */
+    public Snapshot arm(Keyspace keyspace, Access access) {
+        Snapshot snap = new Snapshot(keyspace, access);
         for (int d = 0; d < keyspace.databases(); d++) {
-            List<Captured> entries = new ArrayList<>();
             Database db = keyspace.db(d);
             for (int i = 0; i < Database.SEGMENTS; i++) {
-                capture(keyspace, db.segmentAt(i), access, entries);
+                Segment seg = db.segmentAt(i);
+                if (!seg.isHeldByCurrentThread()) {
+                    throw new IllegalStateException("arming a snapshot needs every stripe held");
+                }
+                snap.dbSizes[d] += seg.size();
+                snap.dbVolatile[d] += seg.volatileCount();
+                if (seg.size() > 0) {
+                    seg.armCapture(snap);
+                }
             }
-            snap.dbs.add(entries);
         }
         return snap;
     }
 
-    /** Writes a capture as a complete RDB file to {@code os} (not closed). Returns the keys written. */
-    public long write(Snapshot snap, OutputStream os, Options options) {
-        RdbOutput out = new RdbOutput(os, options.compression());
-        writeHeader(out, options.aux());
-        long keys = 0;
-        for (int d = 0; d < snap.dbs.size(); d++) {
-            List<Captured> entries = snap.dbs.get(d);
-            if (entries.isEmpty()) {
-                continue;
-            }
-            long volatileKeys = 0;
-            for (Captured c : entries) {
-                if (c.expireAt >= 0) {
-                    volatileKeys++;
-                }
-            }
-            out.writeByte(Rdb.OPCODE_SELECTDB);
-            out.writeLength(d);
-            out.writeByte(Rdb.OPCODE_RESIZEDB);
-            out.writeLength(entries.size());
-            out.writeLength(volatileKeys);
-            for (Captured c : entries) {
-                writeEntry(out, c.key, c.codec, c.snapshot, c.expireAt, snap.access, c.accessValue);
-            }
-            keys += entries.size();
+    /** Arms a point-in-time snapshot, taking and releasing every stripe for the moment it needs. */
+    public Snapshot snapshot(Keyspace keyspace, Access access) {
+        keyspace.lockAll();
+        try {
+            return arm(keyspace, access);
+        } finally {
+            keyspace.unlockAll();
         }
-        writeFooter(out, options.checksum());
-        return keys;
     }
 
-    private void capture(Keyspace keyspace, Segment seg, Access access, List<Captured> into) {
-        seg.lock();
+    /**
+     * Writes a snapshot as a complete RDB file to {@code os} (not closed), segment by segment. Returns
+     * the keys written. On failure the snapshot is cancelled, so writers stop copying for it.
+     */
+    public long write(Snapshot snap, OutputStream os, Options options) {
         try {
-            long now = System.currentTimeMillis();
-            seg.forEach(e -> {
-                long at = e.expireAt();
-                if (at >= 0 && at <= now) {
-                    return;
+            RdbOutput out = new RdbOutput(os, options.compression());
+            writeHeader(out, options.aux());
+            long keys = 0;
+            for (int d = 0; d < snap.dbSizes.length; d++) {
+                if (snap.dbSizes[d] == 0) {
+                    continue;
                 }
-                ValueCodec codec = codecs.forValue(e.value());
-                if (codec == null) {
-                    throw new RdbException("no RDB codec for type " + dev.spinel.store.ValueType.of(e.value()).redisName());
+                out.writeByte(Rdb.OPCODE_SELECTDB);
+                out.writeLength(d);
+                out.writeByte(Rdb.OPCODE_RESIZEDB); // sizes are hints for the reader's table sizing
+                out.writeLength(snap.dbSizes[d]);
+                out.writeLength(snap.dbVolatile[d]);
+                Database db = snap.keyspace.db(d);
+                for (int i = 0; i < Database.SEGMENTS; i++) {
+                    Captured entries = snap.take(db.segmentAt(i));
+                    if (snap.failure != null) {
+                        throw snap.failure;
+                    }
+                    if (entries == null) {
+                        continue; // empty when armed
+                    }
+                    for (int k = 0; k < entries.count; k++) {
+                        writeEntry(out, entries.keys[k], entries.codecs[k], entries.snapshots[k], entries.expireAt[k], snap.access,
+                                entries.access == null ? 0 : entries.access[k]);
+                    }
+                    keys += entries.count;
                 }
-                into.add(new Captured(e.key(), codec, codec.snapshot(e.value()), at, accessValue(keyspace, e, access)));
-            });
-        } finally {
-            seg.unlock();
+            }
+            writeFooter(out, options.checksum());
+            return keys;
+        } catch (RuntimeException e) {
+            snap.cancel();
+            throw e;
         }
     }
 

@@ -31,6 +31,24 @@ public final class Keyspace {
         return dbs[index];
     }
 
+    /**
+     * Takes every stripe of every database in the global lock order (database, then segment): the
+     * whole keyspace stands still until {@link #unlockAll()}. For point-in-time work (EXEC, arming a
+     * snapshot, switching the append-only log).
+     */
+    public void lockAll() {
+        for (Database db : dbs) {
+            db.lockAll();
+        }
+    }
+
+    /** Releases what {@link #lockAll()} took, in reverse order. */
+    public void unlockAll() {
+        for (int i = dbs.length - 1; i >= 0; i--) {
+            dbs[i].unlockAll();
+        }
+    }
+
     public void listener(KeyspaceListener l) {
         this.listener = l == null ? KeyspaceListener.NONE : l;
     }

@@ -27,6 +27,8 @@ public final class Segment {
     private int volatileCount;
     private long memory;
     private int expireCursor;
+    /** A snapshot's copy-on-write step, run by the next {@link #lock()}; guarded by the lock. */
+    private SegmentCapture pendingCapture;
 
     Segment(Database owner, int index) {
         this.owner = owner;
@@ -35,6 +37,9 @@ public final class Segment {
 
     public void lock() {
         lock.lock();
+        if (pendingCapture != null) {
+            runPendingCapture();
+        }
     }
 
     public void unlock() {
@@ -42,7 +47,38 @@ public final class Segment {
     }
 
     public boolean tryLock() {
-        return lock.tryLock();
+        if (!lock.tryLock()) {
+            return false;
+        }
+        if (pendingCapture != null) {
+            runPendingCapture();
+        }
+        return true;
+    }
+
+    /** Position of this segment in its database (0 .. {@link Database#SEGMENTS} - 1). */
+    public int index() {
+        return index;
+    }
+
+    /**
+     * Arms a snapshot's copy-on-write step: the next {@link #lock()} by any thread runs it before the
+     * caller sees the segment. The caller holds this segment's lock, and for a point-in-time snapshot
+     * every other segment's too. Two snapshots armed one after the other are both served by one run,
+     * which is right: nothing can have changed the segment between them.
+     */
+    public void armCapture(SegmentCapture capture) {
+        SegmentCapture previous = pendingCapture;
+        pendingCapture = previous == null ? capture : seg -> {
+            previous.capture(seg);
+            capture.capture(seg);
+        };
+    }
+
+    private void runPendingCapture() {
+        SegmentCapture c = pendingCapture;
+        pendingCapture = null; // first: the capture may lock this segment again (reentrant)
+        c.capture(this);
     }
 
     public boolean isHeldByCurrentThread() {

@@ -3,11 +3,15 @@ package dev.spinel.server.commands;
 import dev.spinel.protocol.Args;
 import dev.spinel.server.Log;
 import dev.spinel.server.engine.CommandTable;
+import dev.spinel.server.engine.Errors;
+import dev.spinel.store.Database;
+import dev.spinel.store.KeyHash;
+import dev.spinel.store.Segment;
 import dev.spinel.server.engine.RedisError;
 import dev.spinel.server.engine.Session;
 
 /**
- * DEBUG LOG / SLEEP / HELP, allowed as the immutable {@code enable-debug-command} says (no, yes,
+ * DEBUG LOG / SLEEP / POPULATE / HELP, allowed as the immutable {@code enable-debug-command} says (no, yes,
  * local), with Redis 7.0's refusal text. Other DEBUG subcommands answer Redis's unknown-subcommand error.
  *
  * <p>Thread-safety: stateless.
@@ -39,6 +43,10 @@ final class DebugCommand {
             Help.reply(s, "DEBUG",
                     "LOG <message>",
                     "    Write <message> to the server log.",
+                    "POPULATE <count> [<prefix>] [<size>]",
+                    "    Create <count> string keys named key:<num>. If <prefix> is specified then",
+                    "    it is used instead of the 'key' prefix. These are not propagated to",
+                    "    replicas. Cache master will be flushed.",
                     "SLEEP <seconds>",
                     "    Stop the server for <seconds>. Decimals allowed.");
         } else if (a.count() == 3 && a.is(1, "LOG")) {
@@ -46,10 +54,84 @@ final class DebugCommand {
             s.out().ok();
         } else if (a.count() == 3 && a.is(1, "SLEEP")) {
             debugSleep(s, a.string(2));
+        } else if (a.count() >= 3 && a.count() <= 5 && a.is(1, "POPULATE")) {
+            populate(s, a);
         } else {
             throw new RedisError("ERR unknown subcommand or wrong number of arguments for '"
                     + ServerCommands.truncate(a.string(1)) + "'. Try DEBUG HELP.");
         }
+    }
+
+    /**
+     * DEBUG POPULATE count [prefix] [size] (Redis's debug.c): adds string keys {@code <prefix>:<j>} for
+     * j in 0..count-1 with values {@code value:<j>} (or that text cut or zero-padded to {@code size}
+     * bytes), skipping keys that exist. Like Redis it is not a write command: not logged, not counted
+     * as a change for save points. Atomic: the database's stripes are held throughout, as Redis's single
+     * thread is. A count the heap cannot hold is refused up front with Redis's error for a failed expand.
+     */
+    private static void populate(Session s, Args a) {
+        long count = positiveLong(a, 2);
+        long valueSize = a.count() == 5 ? positiveLong(a, 4) : 0;
+        byte[] prefix = a.count() >= 4 ? a.copy(3) : "key".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        Runtime rt = Runtime.getRuntime();
+        long free = rt.maxMemory() - (rt.totalMemory() - rt.freeMemory());
+        if (count > free / (POPULATE_BYTES_PER_KEY + valueSize)) {
+            throw new RedisError("ERR OOM in dictTryExpand");
+        }
+        Database db = s.db();
+        long now = s.now();
+        db.lockAll();
+        try {
+            for (long j = 0; j < count; j++) {
+                byte[] key = cString(concat(prefix, (":" + j).getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
+                int h = KeyHash.hash(key, 0, key.length);
+                Segment seg = db.segment(h);
+                if (seg.get(key, 0, key.length, h, now) != null) {
+                    continue;
+                }
+                byte[] text = ("value:" + j).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+                seg.insert(key, h, valueSize == 0 ? text : java.util.Arrays.copyOf(text, (int) valueSize), -1);
+                s.engine().keyModified(db.index(), key);
+            }
+        } finally {
+            db.unlockAll();
+        }
+        s.out().ok();
+    }
+
+    /** Heap a populated key costs beyond its value (entry, key array, table slot), with headroom. */
+    private static final long POPULATE_BYTES_PER_KEY = 128;
+
+    /** Redis formats the key with snprintf into 128 bytes: cut at the first NUL and at 127 bytes. */
+    private static byte[] cString(byte[] b) {
+        int n = Math.min(b.length, 127);
+        for (int i = 0; i < n; i++) {
+            if (b[i] == 0) {
+                n = i;
+                break;
+            }
+        }
+        return n == b.length ? b : java.util.Arrays.copyOf(b, n);
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] r = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, r, a.length, b.length);
+        return r;
+    }
+
+    /** Redis's getPositiveLongFromObjectOrReply with its default message. */
+    private static long positiveLong(Args a, int i) {
+        long v;
+        try {
+            v = a.parseLong(i);
+        } catch (NumberFormatException e) {
+            throw Errors.NOT_POSITIVE;
+        }
+        if (v < 0) {
+            throw Errors.NOT_POSITIVE;
+        }
+        return v;
     }
 
     /**

@@ -98,6 +98,15 @@ public final class Engine {
      * as for a command's write.
      */
     public void keyChangedByServe(int db, byte[] key) {
+        keyModified(db, key);
+    }
+
+    /**
+     * A key was written outside the command path that normally reports it (Redis's
+     * {@code signalModifiedKey}): watches, client caches and other front ends' views are invalidated.
+     * The caller holds the key's stripe.
+     */
+    public void keyModified(int db, byte[] key) {
         watches.touch(db, key);
         if (tracking.active()) {
             tracking.keyChanged(null, key);

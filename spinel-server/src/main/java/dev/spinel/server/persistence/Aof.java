@@ -106,8 +106,8 @@ public final class Aof implements AutoCloseable {
     }
 
     /**
-     * CONFIG SET appendonly yes: starts logging from the dataset in memory. Under every stripe, the
-     * dataset is captured, a new empty incremental file is opened and the log hook installed, so every
+     * CONFIG SET appendonly yes: starts logging from the dataset in memory. Under every stripe, a
+     * snapshot of the dataset is armed, a new empty incremental file is opened and the log hook installed, so every
      * later write is in the new incremental file and none is in the capture; the new base is written
      * in the background and the manifest then lists exactly the new base and incremental file (older
      * files of a previous log are deleted).
@@ -123,18 +123,19 @@ public final class Aof implements AutoCloseable {
         dev.spinel.store.Keyspace ks = engine.keyspace();
         RdbWriter.Snapshot snap;
         try {
-            for (int i = 0; i < ks.databases(); i++) {
-                ks.db(i).lockAll();
-            }
+            ks.lockAll();
             try {
-                snap = new RdbWriter(dev.spinel.persistence.ValueCodecs.standard()).capture(ks, RdbWriter.Access.NONE);
-                Files.deleteIfExists(dir().resolve(newIncr.file()));
-                file = new AofFile(config, dir().resolve(newIncr.file()));
+                snap = new RdbWriter(dev.spinel.persistence.ValueCodecs.standard()).arm(ks, RdbWriter.Access.NONE);
+                try {
+                    Files.deleteIfExists(dir().resolve(newIncr.file()));
+                    file = new AofFile(config, dir().resolve(newIncr.file()));
+                } catch (IOException | RuntimeException e) {
+                    snap.cancel();
+                    throw e;
+                }
                 engine.propagator(new AofPropagator(file));
             } finally {
-                for (int i = ks.databases() - 1; i >= 0; i--) {
-                    ks.db(i).unlockAll();
-                }
+                ks.unlockAll();
             }
         } catch (IOException | RuntimeException e) {
             rewriting.set(false);
@@ -249,7 +250,7 @@ public final class Aof implements AutoCloseable {
     /**
      * BGREWRITEAOF: replaces the base and the incremental files by a new base holding the current
      * dataset and a new, empty incremental file. For a moment every stripe of every database is held:
-     * the dataset is captured (one reference per key), a new incremental file is added to the manifest
+     * a snapshot is armed (copy-on-write per segment, {@link RdbWriter.Snapshot}), a new incremental file is added to the manifest
      * and the log switches to it; writes then resume and the new base is written in the background.
      * Only when it is complete does the manifest drop the old files, so a crash at any point leaves a
      * manifest that replays to the right state. Returns false when a rewrite is already running.
@@ -266,20 +267,21 @@ public final class Aof implements AutoCloseable {
             before = AofManifest.read(manifestPath());
             long seq = 1 + before.incrementals().stream().mapToLong(AofManifest.Part::seq).max().orElse(0);
             newIncr = new AofManifest.Part(config.appendfilename.value() + "." + seq + ".incr.aof", seq, 'i');
-            for (int i = 0; i < ks.databases(); i++) {
-                ks.db(i).lockAll();
-            }
+            ks.lockAll();
             try {
-                snap = new RdbWriter(dev.spinel.persistence.ValueCodecs.standard()).capture(ks, RdbWriter.Access.NONE);
-                List<AofManifest.Part> parts = new ArrayList<>(before.parts());
-                parts.add(newIncr);
-                Files.deleteIfExists(dir().resolve(newIncr.file()));
-                new AofManifest(parts).write(manifestPath());
-                file.switchTo(dir().resolve(newIncr.file()));
-            } finally {
-                for (int i = ks.databases() - 1; i >= 0; i--) {
-                    ks.db(i).unlockAll();
+                snap = new RdbWriter(dev.spinel.persistence.ValueCodecs.standard()).arm(ks, RdbWriter.Access.NONE);
+                try {
+                    List<AofManifest.Part> parts = new ArrayList<>(before.parts());
+                    parts.add(newIncr);
+                    Files.deleteIfExists(dir().resolve(newIncr.file()));
+                    new AofManifest(parts).write(manifestPath());
+                    file.switchTo(dir().resolve(newIncr.file()));
+                } catch (IOException | RuntimeException e) {
+                    snap.cancel();
+                    throw e;
                 }
+            } finally {
+                ks.unlockAll();
             }
         } catch (IOException | RuntimeException e) {
             rewriting.set(false);
@@ -294,7 +296,7 @@ public final class Aof implements AutoCloseable {
 
     /**
      * BGREWRITEAOF while the log is off (as Redis 7.0): writes a new base of the dataset and a manifest
-     * listing only it. No incremental file exists, so a per-stripe-consistent capture suffices.
+     * listing only it (a point-in-time snapshot, like every base).
      */
     public boolean rewriteWithoutLog() throws IOException {
         if (!rewriting.compareAndSet(false, true)) {
@@ -308,7 +310,7 @@ public final class Aof implements AutoCloseable {
             rewriting.set(false);
             throw e;
         }
-        RdbWriter.Snapshot snap = new RdbWriter(dev.spinel.persistence.ValueCodecs.standard()).capture(engine.keyspace(), RdbWriter.Access.NONE);
+        RdbWriter.Snapshot snap = new RdbWriter(dev.spinel.persistence.ValueCodecs.standard()).snapshot(engine.keyspace(), RdbWriter.Access.NONE);
         Thread t = new Thread(() -> finishRewrite(snap, before, null), "spinel-aof-rewrite");
         t.setDaemon(true);
         t.start();
@@ -334,6 +336,7 @@ public final class Aof implements AutoCloseable {
             }
             Log.notice("Background AOF rewrite finished successfully");
         } catch (IOException | RuntimeException e) {
+            snap.cancel();
             lastRewriteOk = false;
             Log.warning("Background AOF rewrite failed: " + e);
         } finally {
@@ -343,6 +346,12 @@ public final class Aof implements AutoCloseable {
 
     public boolean lastWriteOk() {
         return file == null || file.lastWriteOk();
+    }
+
+    /** Why the last write or fsync of the log failed (the OS's words). */
+    public String lastWriteError() {
+        AofFile f = file;
+        return f == null ? "" : f.lastWriteError();
     }
 
     /** Stops logging: pending writes are written and fsynced. */

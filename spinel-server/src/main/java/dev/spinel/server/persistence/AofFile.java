@@ -43,16 +43,30 @@ final class AofFile implements AutoCloseable {
     private volatile long synced;
     private volatile boolean closed;
     private volatile boolean lastWriteOk = true;
+    /** The OS's reason for the last failed write or fsync (Redis's strerror), for MISCONF. */
+    private volatile String lastWriteError = "Input/output error";
     private final Thread writer;
     private final Thread fsyncer;
 
     private record Waiter(long position, Runnable task) {
     }
 
+    /** Opens a log file for appending. */
+    @FunctionalInterface
+    interface Opener {
+        FileChannel open(Path path) throws IOException;
+    }
+
+    /**
+     * How log files are opened. A seam for tests only: they put a channel in front of the file that
+     * fails like a full disk. Production code never changes it.
+     */
+    static volatile Opener opener = p -> FileChannel.open(p, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+
     AofFile(ServerConfig config, Path path) throws IOException {
         this.config = config;
         this.path = path;
-        this.channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+        this.channel = opener.open(path);
         writer = new Thread(this::writeLoop, "spinel-aof-write");
         writer.setDaemon(true);
         writer.start();
@@ -72,6 +86,10 @@ final class AofFile implements AutoCloseable {
 
     boolean lastWriteOk() {
         return lastWriteOk;
+    }
+
+    String lastWriteError() {
+        return lastWriteError;
     }
 
     private boolean always() {
@@ -167,7 +185,14 @@ final class AofFile implements AutoCloseable {
             spare = buf.length <= 1 << 20 ? buf : new byte[1 << 16];
             written = end;
             if (always()) {
-                sync(end);
+                // Replies under `always` wait for the fsync: retry until it succeeds (MISCONF meanwhile).
+                while (!sync(end) && !closed) {
+                    try {
+                        Thread.sleep(1000);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
             }
             release();
         }
@@ -178,12 +203,13 @@ final class AofFile implements AutoCloseable {
         while (bb.hasRemaining()) {
             try {
                 channel.write(bb);
-                lastWriteOk = true;
+                recovered();
             } catch (IOException e) {
                 // Replies stay withheld while the log cannot be written; retry, as Redis does.
                 if (lastWriteOk) {
                     Log.warning("Error writing to the AOF file " + path + ": " + e.getMessage());
                 }
+                lastWriteError = reason(e);
                 lastWriteOk = false;
                 if (closed) {
                     return;
@@ -197,17 +223,37 @@ final class AofFile implements AutoCloseable {
         }
     }
 
-    private void sync(long upTo) {
+    /** The OS's text for an I/O failure, as strerror gives it to Redis ("No space left on device"). */
+    private static String reason(IOException e) {
+        String m = e.getMessage();
+        return m == null || m.isBlank() ? "Input/output error" : m;
+    }
+
+    private void recovered() {
+        if (!lastWriteOk) {
+            lastWriteOk = true;
+            Log.warning("AOF write error looks solved, Redis can write again.");
+        }
+    }
+
+    /** fsyncs the file; false (and writes refused with MISCONF) when the OS reports an error. */
+    private boolean sync(long upTo) {
         try {
             channel.force(false);
             if (upTo > synced) {
                 synced = upTo;
             }
+            recovered();
+            return true;
         } catch (java.nio.channels.ClosedChannelException e) {
-            // switched to a new file meanwhile; the switch fsynced the old one
+            return true; // switched to a new file meanwhile; the switch fsynced the old one
         } catch (IOException e) {
-            Log.warning("Error fsyncing the AOF file " + path + ": " + e.getMessage());
+            if (lastWriteOk) {
+                Log.warning("Error fsyncing the AOF file " + path + ": " + e.getMessage());
+            }
+            lastWriteError = reason(e);
             lastWriteOk = false;
+            return false;
         }
     }
 
@@ -254,7 +300,7 @@ final class AofFile implements AutoCloseable {
      * The new file starts with a SELECT, as Redis's does.
      */
     void switchTo(Path next) throws IOException {
-        FileChannel ch = FileChannel.open(next, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+        FileChannel ch = opener.open(next);
         long deadline = System.currentTimeMillis() + 10_000;
         synchronized (lock) {
             while (pendingLen > 0 || written < appended) {

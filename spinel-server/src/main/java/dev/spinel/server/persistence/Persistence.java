@@ -138,7 +138,7 @@ public final class Persistence {
         }
         Aof a = aof;
         if (a != null && !a.lastWriteOk()) {
-            return "MISCONF Errors writing to the AOF file: Input/output error";
+            return "MISCONF Errors writing to the AOF file: " + a.lastWriteError();
         }
         return null;
     }
@@ -258,14 +258,6 @@ public final class Persistence {
         t.start();
     }
 
-    /**
-     * Up to this many keys a save captures the dataset under every stripe at once (a point-in-time
-     * image, as a fork gives Redis: no multi-key command half-applied); the writers' pause is about one
-     * small record per key (plus a copy of each collection). Above it, each stripe is captured under its
-     * own lock (consistent per stripe only), so a huge dataset never stalls every writer for long.
-     */
-    static final long POINT_IN_TIME_MAX_KEYS = 100_000;
-
     private boolean doSave(boolean background) {
         long keysTotal = 0;
         for (int i = 0; i < keyspace.databases(); i++) {
@@ -276,26 +268,17 @@ public final class Persistence {
         long dirtyBefore;
         RdbWriter.Snapshot snap;
         try {
-            if (keysTotal <= POINT_IN_TIME_MAX_KEYS) {
-                int n = keyspace.databases();
-                long t0 = System.nanoTime();
-                for (int i = 0; i < n; i++) {
-                    keyspace.db(i).lockAll();
-                }
-                try {
-                    dirtyBefore = stats.dirty.sum(); // writers count dirty under their stripes: exact here
-                    snap = new RdbWriter(dev.spinel.persistence.ValueCodecs.standard()).capture(keyspace, options().access());
-                } finally {
-                    for (int i = n - 1; i >= 0; i--) {
-                        keyspace.db(i).unlockAll();
-                    }
-                }
-                Log.notice(String.format("Dataset captured for the RDB (%d keys, writers paused %.1f ms)",
-                        keysTotal, (System.nanoTime() - t0) / 1e6));
-            } else {
-                dirtyBefore = stats.dirty.sum();
-                snap = new RdbWriter(dev.spinel.persistence.ValueCodecs.standard()).capture(keyspace, options().access());
+            // Point in time, as a fork gives Redis: armed under every stripe (a flag per segment), then
+            // copied segment by segment as writers or the save reach them (RdbWriter.Snapshot).
+            long t0 = System.nanoTime();
+            keyspace.lockAll();
+            try {
+                dirtyBefore = stats.dirty.sum(); // writers count dirty under their stripes: exact here
+                snap = new RdbWriter(dev.spinel.persistence.ValueCodecs.standard()).arm(keyspace, options().access());
+            } finally {
+                keyspace.unlockAll();
             }
+            Log.verbose(String.format("Snapshot armed (%d keys, writers paused %.3f ms)", keysTotal, (System.nanoTime() - t0) / 1e6));
         } catch (RuntimeException e) {
             currentSaveKeysTotal = 0;
             Log.warning("Failed capturing the dataset for the RDB: " + e);
@@ -311,6 +294,7 @@ public final class Persistence {
             }
             return true;
         } catch (IOException | RuntimeException e) {
+            snap.cancel();
             Log.warning("Failed opening the temp RDB file or writing it (in server root dir " + config.dir.value() + "): " + e);
             return false;
         } finally {

@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -23,7 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * BGSAVE gives a point-in-time image: while a client keeps rewriting 100 pairs of keys (in different
  * stripes) with one MSET each, every file saved holds each pair with equal values, i.e. no MSET appears
- * half-applied.
+ * half-applied. The second test does the same at a size where copying everything at once would pause
+ * writers (300k keys) and with collections changed in place by transactions.
  */
 class SnapshotPointInTimeTest {
     @TempDir
@@ -75,6 +77,71 @@ class SnapshotPointInTimeTest {
                     }
                     assertEquals(1, m.values().stream().distinct().count(), "one MSET per image: " + m.values().stream().distinct().toList());
                 }
+            } finally {
+                stop.set(true);
+                writer.join();
+            }
+        }
+    }
+
+    @Test
+    @Timeout(180)
+    void largeKeyspaceWithCollectionsIsPointInTime() throws Exception {
+        try (SpinelServer s = SpinelServer.start(ServerConfig.defaults().with("port", "0").with("dir", dir.toString())
+                .with("enable-debug-command", "yes"));
+             RawClient c = new RawClient(s.port()); RawClient w = new RawClient(s.port())) {
+            assertEquals("+OK\r\n", c.callString("DEBUG", "POPULATE", "300000", "filler", "16"));
+            AtomicBoolean stop = new AtomicBoolean();
+            Thread writer = new Thread(() -> {
+                try {
+                    // Each transaction moves one element into a list, a set, a hash and a sorted set and
+                    // counts it in a string: in every image all five must agree.
+                    for (long round = 1; !stop.get(); round++) {
+                        String r = Long.toString(round);
+                        w.call("MULTI");
+                        w.call("RPUSH", "tx:list", r);
+                        w.call("SADD", "tx:set", r);
+                        w.call("HSET", "tx:hash", r, r);
+                        w.call("ZADD", "tx:zset", r, r);
+                        w.call("SET", "tx:count", r);
+                        w.call("EXEC");
+                    }
+                } catch (Exception e) {
+                    throw new RuntimeException(e);
+                }
+            });
+            writer.start();
+            try {
+                int checked = 0;
+                for (int save = 0; save < 6; save++) {
+                    Thread.sleep(50);
+                    assertEquals("+Background saving started\r\n", c.callString("BGSAVE"));
+                    while (s.persistence().bgsaveInProgress()) {
+                        Thread.sleep(5);
+                    }
+                    Map<String, Long> sizes = new HashMap<>();
+                    long[] fillers = new long[1];
+                    try (InputStream in = Files.newInputStream(dir.resolve("dump.rdb"))) {
+                        new RdbReader(ValueCodecs.standard(), 16).read(in, (db, key, value, exp, idle, freq) -> {
+                            String k = new String(key, StandardCharsets.ISO_8859_1);
+                            if (k.startsWith("filler:")) {
+                                fillers[0]++;
+                            } else if (k.equals("tx:count")) {
+                                sizes.put(k, Long.parseLong(new String((byte[]) value, StandardCharsets.ISO_8859_1)));
+                            } else if (k.startsWith("tx:")) {
+                                sizes.put(k, ((dev.spinel.store.TypedValue) value).size());
+                            }
+                        });
+                    }
+                    assertEquals(300_000, fillers[0]);
+                    if (sizes.isEmpty()) {
+                        continue;
+                    }
+                    assertEquals(5, sizes.size(), sizes.toString());
+                    assertEquals(1, sizes.values().stream().distinct().count(), "one state per image: " + sizes);
+                    checked++;
+                }
+                assertTrue(checked >= 3, "images taken while the transactions ran: " + checked);
             } finally {
                 stop.set(true);
                 writer.join();

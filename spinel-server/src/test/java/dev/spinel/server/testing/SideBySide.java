@@ -11,13 +11,34 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * for differential tests: {@code @RegisterExtension static final SideBySide servers = new SideBySide();}
  */
 public final class SideBySide implements BeforeAllCallback, AfterAllCallback {
+    private final String[] settings;
     private RedisServerProcess redis;
     private SpinelServer spinel;
 
+    /** Both servers with their defaults. */
+    public SideBySide() {
+        this(new String[0]);
+    }
+
+    /** Both servers with the same directives, as name/value pairs (e.g. "enable-debug-command", "yes"). */
+    public SideBySide(String... settings) {
+        if (settings.length % 2 != 0) {
+            throw new IllegalArgumentException("name/value pairs expected");
+        }
+        this.settings = settings.clone();
+    }
+
     @Override
     public void beforeAll(ExtensionContext context) {
-        redis = RedisServerProcess.start();
-        spinel = SpinelServer.start(ServerConfig.defaults().with("port", "0"));
+        String[] redisArgs = new String[settings.length];
+        ServerConfig config = ServerConfig.defaults().with("port", "0");
+        for (int i = 0; i < settings.length; i += 2) {
+            redisArgs[i] = "--" + settings[i];
+            redisArgs[i + 1] = settings[i + 1];
+            config = config.with(settings[i], settings[i + 1]);
+        }
+        redis = RedisServerProcess.start(redisArgs);
+        spinel = SpinelServer.start(config);
     }
 
     @Override
