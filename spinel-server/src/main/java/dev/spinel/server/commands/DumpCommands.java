@@ -9,6 +9,7 @@ import dev.spinel.protocol.Args;
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Errors;
+import dev.spinel.server.engine.Notifications;
 import dev.spinel.server.engine.RedisError;
 import dev.spinel.server.engine.Session;
 import dev.spinel.store.Entry;
@@ -132,6 +133,7 @@ public final class DumpCommands {
             if (ttl != 0 && ttl <= now) {
                 if (deleted) {
                     s.dirty(1); // the old value is gone: the effect is a DEL
+                    s.notify(Notifications.GENERIC, "del", a, 1);
                 }
                 s.out().ok();
                 return;
@@ -140,6 +142,7 @@ public final class DumpCommands {
             KeyspaceLoader.applyAccess(s.engine().keyspace(), e, idle, (int) freq);
             s.engine().blocking().signal(s.db(), a.buffer(), a.offset(1), a.length(1));
             s.dirty(1);
+            s.notify(Notifications.GENERIC, "restore", a, 1);
             s.out().ok();
         } finally {
             seg.unlock();
