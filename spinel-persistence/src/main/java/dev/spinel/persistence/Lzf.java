@@ -12,7 +12,8 @@ package dev.spinel.persistence;
  * This is an independent implementation of that format: a greedy matcher over a hash of the next
  * three bytes.
  *
- * <p>Stateless and thread-safe.
+ * <p>Stateless and thread-safe; a table passed to {@link #compress(byte[], int, byte[], int, int[])}
+ * must not be shared between threads.
  */
 public final class Lzf {
     private static final int MAX_LITERAL = 32;
@@ -28,10 +29,25 @@ public final class Lzf {
      * compressed length, or 0 when the result would not fit (the caller then stores the bytes raw).
      */
     public static int compress(byte[] in, int inLen, byte[] out, int outLimit) {
+        return compress(in, inLen, out, outLimit, newTable());
+    }
+
+    /** A hash table for {@link #compress(byte[], int, byte[], int, int[])}, reusable across calls. */
+    public static int[] newTable() {
+        return new int[1 << HASH_BITS];
+    }
+
+    /**
+     * As {@link #compress(byte[], int, byte[], int)} with a caller-owned hash table (from
+     * {@link #newTable()}), so that compressing a million short strings does not allocate and clear
+     * 64 KB each. The table need not be cleared between calls: an entry left by an earlier input is
+     * only used when it points before the current position and the bytes there match, which makes it
+     * a valid back reference in this input.
+     */
+    public static int compress(byte[] in, int inLen, byte[] out, int outLimit, int[] table) {
         if (inLen == 0 || outLimit < 2) {
             return 0;
         }
-        int[] table = new int[1 << HASH_BITS]; // position + 1 of the last occurrence; 0 = none
         int ip = 0;
         int op = 1; // out[0] is the control byte of the first literal run
         int lit = 0;
@@ -43,7 +59,7 @@ public final class Lzf {
                 table[h] = ip + 1;
             }
             int off = ip - ref - 1;
-            if (ref >= 0 && off < MAX_OFFSET && in[ref] == in[ip] && in[ref + 1] == in[ip + 1] && in[ref + 2] == in[ip + 2]) {
+            if (ref >= 0 && ref < ip && off < MAX_OFFSET && in[ref] == in[ip] && in[ref + 1] == in[ip + 1] && in[ref + 2] == in[ip + 2]) {
                 int max = Math.min(MAX_MATCH, inLen - ip);
                 int len = 3;
                 while (len < max && in[ref + len] == in[ip + len]) {

@@ -22,6 +22,8 @@ public final class RdbOutput {
     private long crc;
     private long written;
     private byte[] lzfScratch = new byte[0];
+    /** LZF's hash table, reused for every string of this output (allocated on first use). */
+    private int[] lzfTable;
 
     public RdbOutput(OutputStream out, boolean compression) {
         this.out = out;
@@ -149,7 +151,10 @@ public final class RdbOutput {
         if (lzfScratch.length < limit) {
             lzfScratch = new byte[limit];
         }
-        int n = Lzf.compress(s, s.length, lzfScratch, limit);
+        if (lzfTable == null) {
+            lzfTable = Lzf.newTable();
+        }
+        int n = Lzf.compress(s, s.length, lzfScratch, limit, lzfTable);
         if (n == 0) {
             return false;
         }

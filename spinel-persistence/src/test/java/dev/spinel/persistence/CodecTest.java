@@ -36,6 +36,26 @@ class CodecTest {
     }
 
     @Test
+    void lzfWithOneTableReusedAcrossInputsStillRoundTrips() {
+        // Long inputs leave table entries pointing far ahead of a short input's positions: they must
+        // never become back references.
+        Random rnd = new Random(7);
+        int[] table = Lzf.newTable();
+        for (int round = 0; round < 2000; round++) {
+            int len = 1 + rnd.nextInt(round % 2 == 0 ? 5000 : 60);
+            byte[] in = new byte[len];
+            int alphabet = 1 + rnd.nextInt(4);
+            for (int i = 0; i < len; i++) {
+                in[i] = (byte) rnd.nextInt(alphabet);
+            }
+            byte[] out = new byte[len + len / 16 + 64];
+            int n = Lzf.compress(in, len, out, out.length, table);
+            assertTrue(n > 0, "fits with headroom");
+            assertArrayEquals(in, Lzf.decompress(out, 0, n, len), "round " + round);
+        }
+    }
+
+    @Test
     void lzfCompressesRunsAndRespectsTheLimit() {
         byte[] in = "a".repeat(1000).getBytes(StandardCharsets.US_ASCII);
         byte[] out = new byte[996];
