@@ -39,7 +39,7 @@ public final class RespServer implements AutoCloseable {
         transport = IoTransport.select(engine.config().ioTransport.value(), Log::warning);
         var factory = transport.ioHandlerFactory();
         bossGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("spinel-accept", true), factory);
-        workerGroup = new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory("spinel-loop", true), factory);
+        workerGroup = new MultiThreadIoEventLoopGroup(threads, new LoopThreadFactory("spinel-loop"), factory);
     }
 
     public EventLoopGroup workerGroup() {
