@@ -31,8 +31,9 @@ public enum IoTransport {
     NIO("nio");
 
     /**
-     * What {@code auto} tries, best first. epoll before io_uring: on this project's 2-core machine the two
-     * measured within noise of each other unpipelined and io_uring lost pipelined (docs/benchmarks.md).
+     * What {@code auto} tries, best first. epoll before io_uring: on this project's 2-core machine io_uring
+     * (Netty 4.2.18's defaults) cost 10-15 % more kernel time per unpipelined request and served no more
+     * requests per CPU-second in any scenario (docs/benchmarks.md, "io_uring transport trial").
      */
     private static final IoTransport[] AUTO_ORDER = {EPOLL, IO_URING, NIO};
 
