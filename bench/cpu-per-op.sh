@@ -32,7 +32,10 @@ done
 # shellcheck disable=SC2086
 redis-benchmark -p "$port" -n 200000 ${BENCH_ARGS:--c 50} -r 100000 -d 256 -t set,get -q > /dev/null
 ticks() { sed 's/^.*) //' "/proc/$pid/stat" | awk '{print $12, $13}'; }
+# context switches of all the server's threads (a wake-up from epoll_wait is one voluntary switch)
+switches() { cat /proc/"$pid"/task/*/status 2> /dev/null | awk '/^(non)?voluntary_ctxt_switches/ {n += $2} END {print n}'; }
 read -r u0 s0 < <(ticks)
+c0=$(switches)
 tracer=""
 if [ "${PERF:-0}" = 1 ]; then perf record -F 499 -g -p "$pid" -o "$OUT/perf.data" 2> /dev/null & tracer=$!; sleep 0.5; fi
 if [ "${STRACE:-0}" = 1 ]; then strace -c -f -p "$pid" -o "$OUT/strace.txt" 2> /dev/null & tracer=$!; sleep 1; fi
@@ -40,9 +43,10 @@ if [ "${STRACE:-0}" = 1 ]; then strace -c -f -p "$pid" -o "$OUT/strace.txt" 2> /
 redis-benchmark -p "$port" -n "$N" ${BENCH_ARGS:--c 50} -r 100000 -d 256 -t set,get -q | tr '\r' '\n' | grep -v '^ *$' | tail -2
 if [ -n "$tracer" ]; then kill -INT "$tracer"; wait "$tracer" || true; fi
 read -r u1 s1 < <(ticks)
-awk -v u=$((u1 - u0)) -v s=$((s1 - s0)) -v t="$(getconf CLK_TCK)" -v n=$((2 * N)) -v name="$server $*" 'BEGIN {
-  printf "%s: user %.2f s, system %.2f s: %.2f us user + %.2f us system per request, %.0f requests per CPU-second\n",
-    name, u / t, s / t, u / t * 1e6 / n, s / t * 1e6 / n, n / ((u + s) / t) }'
+c1=$(switches)
+awk -v u=$((u1 - u0)) -v s=$((s1 - s0)) -v c=$((c1 - c0)) -v t="$(getconf CLK_TCK)" -v n=$((2 * N)) -v name="$server $*" 'BEGIN {
+  printf "%s: user %.2f s, system %.2f s: %.2f us user + %.2f us system per request, %.0f requests per CPU-second, %.3f context switches per request\n",
+    name, u / t, s / t, u / t * 1e6 / n, s / t * 1e6 / n, n / ((u + s) / t), c / n }'
 [ "${STRACE:-0}" = 1 ] && head -20 "$OUT/strace.txt"
 kill "$pid"; wait "$pid" 2> /dev/null || true
 echo "Output in $OUT"
