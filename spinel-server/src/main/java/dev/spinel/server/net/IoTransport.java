@@ -31,9 +31,9 @@ public enum IoTransport {
     NIO("nio");
 
     /**
-     * What {@code auto} tries, best first. epoll before io_uring: on this project's 2-core machine io_uring
-     * (Netty 4.2.18's defaults) cost 10-15 % more kernel time per unpipelined request and served no more
-     * requests per CPU-second in any scenario (docs/benchmarks.md, "io_uring transport trial").
+     * What {@code auto} tries, best first. epoll before io_uring: on this project's 2-core machine neither was
+     * consistently cheaper per request (io_uring from 10 % worse to 7 % better between runs, docs/benchmarks.md,
+     * "Unpipelined throughput and the io_uring trial"), and epoll is the transport with the longer record.
      */
     private static final IoTransport[] AUTO_ORDER = {EPOLL, IO_URING, NIO};
 
