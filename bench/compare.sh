@@ -7,6 +7,7 @@
 # Environment: ROUNDS (default 3; the median of the rounds is reported), QUICK=1, N_PIPE, N_PLAIN,
 # N_CONN (requests per redis-benchmark run), KEYS (keys for the memory scenario, default 1000000),
 # BENCH_THREADS (redis-benchmark --threads, default 1), SPINEL_JAVA_OPTS (passed to bin/spinel-server),
+# SPINEL_ARGS (extra server arguments, e.g. "--io-transport io_uring"),
 # OUT (directory for raw results, default a temporary one), NO_BUILD=1 (use the jar already built).
 #
 # Scenarios (each with -t set,get): pipelined (-P 30 -c 32 -d 256), unpipelined (-P 1 -c 50),
@@ -90,7 +91,7 @@ start_server() {
       redis-server --port "$SERVER_PORT" --bind 127.0.0.1 --save "" --appendonly no --daemonize no --maxclients 10100 \
         --logfile "$OUT/redis-$SERVER_PORT.log" &
     else
-      "$root/bin/spinel-server" --port "$SERVER_PORT" --bind 127.0.0.1 --maxclients 10100 > "$OUT/spinel-$SERVER_PORT.log" 2>&1 &
+      "$root/bin/spinel-server" --port "$SERVER_PORT" --bind 127.0.0.1 --maxclients 10100 ${SPINEL_ARGS:-} > "$OUT/spinel-$SERVER_PORT.log" 2>&1 &
     fi
     SERVER_PID=$!
     PIDS+=("$SERVER_PID")
@@ -343,4 +344,5 @@ if [ -s "$OUT/idle.tsv" ]; then
 fi
 echo
 echo "Spinel JVM options: ${SPINEL_JAVA_OPTS:--XX:+UseCompactObjectHeaders -XX:+UseZGC -Xms256m (bin/spinel-server default)}"
+echo "Spinel arguments: ${SPINEL_ARGS:-(none)}; $(grep -h -o 'transport=[a-z_]*' "$OUT"/spinel-*.log 2>/dev/null | sort -u | tr '\n' ' ')"
 echo "Raw results: $RESULTS, $OUT/load.tsv and $OUT/memory.tsv"

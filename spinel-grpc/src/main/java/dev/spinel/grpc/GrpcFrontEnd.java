@@ -9,8 +9,6 @@ import io.grpc.ServerInterceptors;
 import io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
-import io.netty.channel.epoll.EpollServerSocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
@@ -85,7 +83,7 @@ public final class GrpcFrontEnd implements SpinelExtension {
         Server server = NettyServerBuilder.forAddress(address)
                 .bossEventLoopGroup(spinel.eventLoops())
                 .workerEventLoopGroup(spinel.eventLoops())
-                .channelType(spinel.nativeTransport() ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
+                .channelType(spinel.transport().serverChannel())
                 .directExecutor()
                 .maxInboundMessageSize((int) config.grpcMaxMessageSize.value())
                 .addService(ServerInterceptors.intercept(new KvService(store, spinel.eventLoops()), new AuthInterceptor(config)))

@@ -60,7 +60,7 @@ public final class Main {
             removePidfile(pidfile);
             Log.warning("Spinel is now ready to exit, bye bye...");
         }, "spinel-sigterm"));
-        Log.notice("Server initialized, transport=" + (server.nativeTransport() ? "epoll" : "nio"));
+        Log.notice("Server initialized, transport=" + server.transport().word());
         Log.notice("Ready to accept connections tcp on port " + server.port());
         server.awaitClose();
         // SHUTDOWN closed the server: leave with status 0 (the hook removes the pid file).

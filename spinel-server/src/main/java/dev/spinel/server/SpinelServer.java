@@ -165,8 +165,9 @@ public final class SpinelServer implements AutoCloseable {
         return persistence;
     }
 
-    public boolean nativeTransport() {
-        return resp.nativeTransport();
+    /** The network transport of the RESP front end's event loops, which the gRPC service shares. */
+    public dev.spinel.server.net.IoTransport transport() {
+        return resp.transport();
     }
 
     /** Stops accepting, closes every connection, and releases the threads. */

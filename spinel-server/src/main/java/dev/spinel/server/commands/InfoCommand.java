@@ -115,7 +115,7 @@ final class InfoCommand {
         field(sb, "redis_mode", "standalone");
         field(sb, "os", System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + arch());
         field(sb, "arch_bits", System.getProperty("os.arch").contains("64") ? 64 : 32);
-        field(sb, "multiplexing_api", server.nativeTransport() ? "epoll" : "nio");
+        field(sb, "multiplexing_api", server.transport().word());
         field(sb, "java_version", System.getProperty("java.version"));
         field(sb, "process_id", ProcessHandle.current().pid());
         field(sb, "process_supervised", "no");

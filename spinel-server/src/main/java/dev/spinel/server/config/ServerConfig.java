@@ -122,6 +122,9 @@ public final class ServerConfig {
             List.of("no", "yes", "local"), null));
     /** Spinel's own: Netty event loops; 0 means one per core. */
     public final Params.Int eventLoopThreads = add(new Params.Int("event-loop-threads", false, 0, 0, 1024, null));
+    /** Spinel's own: the network transport (dev.spinel.server.net.IoTransport); unavailable ones fall back. */
+    public final Params.Enum ioTransport = add(new Params.Enum("io-transport", false, "auto",
+            List.of("auto", "epoll", "io_uring", "nio"), null));
 
     /** The encoding thresholds as the store's types read them (live: CONFIG SET applies to the next write). */
     public final dev.spinel.store.types.CollectionSettings collectionSettings = new dev.spinel.store.types.CollectionSettings() {

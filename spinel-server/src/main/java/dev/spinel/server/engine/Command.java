@@ -11,15 +11,15 @@ import java.util.concurrent.atomic.LongAdder;
  * A command Spinel implements: Redis's metadata for it, its handler, its subcommands if it is a
  * container (CONFIG, CLIENT, OBJECT...), and its statistics for INFO commandstats.
  *
- * <p>Thread-safety: immutable after registration, except the statistics, which are concurrent adders.
+ * <p>Thread-safety: immutable after registration, except the statistics, which are concurrent counters.
  */
 public final class Command {
     private final CommandSpec spec;
     private final CommandHandler handler;
     private final String upperName;
     private final Map<String, Command> subcommands = new HashMap<>();
-    final LongAdder calls = new LongAdder();
-    final LongAdder micros = new LongAdder();
+    final LoopCounter calls = new LoopCounter();
+    final LoopCounter micros = new LoopCounter();
     final LongAdder rejectedCalls = new LongAdder();
     final LongAdder failedCalls = new LongAdder();
 

@@ -7,18 +7,19 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * Server-wide counters for INFO stats and errorstats.
  *
- * <p>Thread-safety: concurrent adders, updated from every event loop.
+ * <p>Thread-safety: concurrent counters, updated from every event loop. Those bumped per command or per
+ * read are {@link LoopCounter}s (plain stores on the loops), the rare ones {@link LongAdder}s.
  */
 public final class ServerStats {
     public final long startMillis = System.currentTimeMillis();
     public final long startNanos = System.nanoTime();
-    public final LongAdder commandsProcessed = new LongAdder();
+    public final LoopCounter commandsProcessed = new LoopCounter();
     public final LongAdder connectionsReceived = new LongAdder();
     public final LongAdder rejectedConnections = new LongAdder();
-    public final LongAdder keyspaceHits = new LongAdder();
-    public final LongAdder keyspaceMisses = new LongAdder();
-    public final LongAdder netInputBytes = new LongAdder();
-    public final LongAdder netOutputBytes = new LongAdder();
+    public final LoopCounter keyspaceHits = new LoopCounter();
+    public final LoopCounter keyspaceMisses = new LoopCounter();
+    public final LoopCounter netInputBytes = new LoopCounter();
+    public final LoopCounter netOutputBytes = new LoopCounter();
     public final LongAdder totalErrorReplies = new LongAdder();
     public final LongAdder dirty = new LongAdder();
     /** Clients currently parked in a blocking command; blocking commands add 1 on park and -1 on wake. */

@@ -1,5 +1,6 @@
 package dev.spinel.server.net;
 
+import dev.spinel.server.Log;
 import dev.spinel.server.engine.Engine;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -7,15 +8,8 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.ServerChannel;
 import io.netty.channel.WriteBufferWaterMark;
-import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.EpollChannelOption;
-import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.epoll.EpollServerSocketChannel;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 
 import java.net.InetSocketAddress;
@@ -23,7 +17,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The RESP TCP front end: Netty with the native epoll transport (NIO where epoll is unavailable),
+ * The RESP TCP front end: Netty on the transport the {@code io-transport} directive selects
+ * ({@link IoTransport}: native epoll by default, native io_uring, or NIO where neither is available),
  * one event loop per core by default, every connection served inline on its loop.
  *
  * <p>Thread-safety: started and closed by one thread; the loops run the connections.
@@ -33,7 +28,7 @@ public final class RespServer implements AutoCloseable {
     private final EventLoopGroup bossGroup;
     private final EventLoopGroup workerGroup;
     private final List<Channel> listeners = new ArrayList<>();
-    private final boolean epoll;
+    private final IoTransport transport;
 
     public RespServer(Engine engine) {
         this.engine = engine;
@@ -41,26 +36,26 @@ public final class RespServer implements AutoCloseable {
         if (threads == 0) {
             threads = Runtime.getRuntime().availableProcessors();
         }
-        epoll = Epoll.isAvailable();
-        var factory = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        transport = IoTransport.select(engine.config().ioTransport.value(), Log::warning);
+        var factory = transport.ioHandlerFactory();
         bossGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("spinel-accept", true), factory);
-        workerGroup = new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory("spinel-loop", true), factory);
+        workerGroup = new MultiThreadIoEventLoopGroup(threads, new LoopThreadFactory("spinel-loop"), factory);
     }
 
     public EventLoopGroup workerGroup() {
         return workerGroup;
     }
 
-    public boolean nativeTransport() {
-        return epoll;
+    /** The transport the loops run on (the directive's choice, or its fallback). */
+    public IoTransport transport() {
+        return transport;
     }
 
     /** Binds every address of the {@code bind} setting on {@code port} (0: an ephemeral port). Returns the port. */
     public int bind(List<String> addresses, int port) throws InterruptedException {
-        Class<? extends ServerChannel> channelClass = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
         ServerBootstrap b = new ServerBootstrap()
                 .group(bossGroup, workerGroup)
-                .channel(channelClass)
+                .channel(transport.serverChannel())
                 .option(ChannelOption.SO_BACKLOG, (int) engine.config().tcpBacklog.value())
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
@@ -70,12 +65,7 @@ public final class RespServer implements AutoCloseable {
                     protected void initChannel(SocketChannel ch) {
                         long keepalive = engine.config().tcpKeepalive.value();
                         if (keepalive > 0) {
-                            ch.config().setKeepAlive(true);
-                            if (epoll) {
-                                ch.config().setOption(EpollChannelOption.TCP_KEEPIDLE, (int) keepalive);
-                                ch.config().setOption(EpollChannelOption.TCP_KEEPINTVL, (int) Math.max(1, keepalive / 3));
-                                ch.config().setOption(EpollChannelOption.TCP_KEEPCNT, 3);
-                            }
+                            transport.keepAlive(ch, (int) keepalive);
                         }
                         ch.pipeline().addLast(new RespConnectionHandler(engine));
                     }

@@ -18,16 +18,24 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Bad input and resource limits on the RESP front end, against an embedded server: every case gets
  * Redis's reply (checked against redis-server 7.0.15), no huge allocation, and other clients keep working.
+ * Subclasses run the same cases on the other transports ({@code io-transport}).
  */
 class RobustnessTest {
     private static final long MB = 1024 * 1024;
 
-    private static SpinelServer start(String... settings) {
-        ServerConfig c = ServerConfig.defaults().with("port", "0");
+    /** The io-transport these cases run on. */
+    IoTransport transport() {
+        return IoTransport.select("auto", message -> { });
+    }
+
+    private SpinelServer start(String... settings) {
+        ServerConfig c = ServerConfig.defaults().with("port", "0").with("io-transport", transport().word());
         for (int i = 0; i < settings.length; i += 2) {
             c = c.with(settings[i], settings[i + 1]);
         }
-        return SpinelServer.start(c);
+        SpinelServer server = SpinelServer.start(c);
+        assertEquals(transport(), server.transport(), "the transport asked for runs");
+        return server;
     }
 
     private static void assertServes(int port) throws IOException {

@@ -1,0 +1,137 @@
+package dev.spinel.server.net;
+
+import io.netty.channel.ChannelOption;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollChannelOption;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.uring.IoUring;
+import io.netty.channel.uring.IoUringChannelOption;
+import io.netty.channel.uring.IoUringIoHandler;
+import io.netty.channel.uring.IoUringServerSocketChannel;
+
+import java.util.Locale;
+
+/**
+ * The network transports the RESP front end (and the gRPC service sharing its event loops) can run
+ * on, chosen by the {@code io-transport} directive: Netty's native epoll, its native io_uring, or
+ * the JDK's NIO, which works everywhere. {@code auto} takes the first available of
+ * {@link #AUTO_ORDER}; a transport that is asked for but unavailable here falls back the same way.
+ *
+ * <p>Thread-safety: immutable constants; {@link #available()} asks Netty's own cached probes.
+ */
+public enum IoTransport {
+    EPOLL("epoll"),
+    IO_URING("io_uring"),
+    NIO("nio");
+
+    /**
+     * What {@code auto} tries, best first. epoll before io_uring: on this project's 2-core machine neither was
+     * consistently cheaper per request (io_uring from 10 % worse to 7 % better between runs, docs/benchmarks.md,
+     * "Unpipelined throughput and the io_uring trial"), and epoll is the transport with the longer record.
+     */
+    private static final IoTransport[] AUTO_ORDER = {EPOLL, IO_URING, NIO};
+
+    private final String word;
+
+    IoTransport(String word) {
+        this.word = word;
+    }
+
+    /** The directive's word for this transport; also INFO's multiplexing_api. */
+    public String word() {
+        return word;
+    }
+
+    public boolean available() {
+        return switch (this) {
+            case EPOLL -> Epoll.isAvailable();
+            case IO_URING -> IoUring.isAvailable();
+            case NIO -> true;
+        };
+    }
+
+    /** Why this transport cannot run here (null when it can). */
+    public Throwable unavailabilityCause() {
+        return switch (this) {
+            case EPOLL -> Epoll.unavailabilityCause();
+            case IO_URING -> IoUring.unavailabilityCause();
+            case NIO -> null;
+        };
+    }
+
+    public IoHandlerFactory ioHandlerFactory() {
+        return switch (this) {
+            case EPOLL -> EpollIoHandler.newFactory();
+            case IO_URING -> IoUringIoHandler.newFactory();
+            case NIO -> NioIoHandler.newFactory();
+        };
+    }
+
+    public Class<? extends ServerChannel> serverChannel() {
+        return switch (this) {
+            case EPOLL -> EpollServerSocketChannel.class;
+            case IO_URING -> IoUringServerSocketChannel.class;
+            case NIO -> NioServerSocketChannel.class;
+        };
+    }
+
+    /**
+     * Turns TCP keep-alive on with Redis's timing: probes after {@code seconds} idle, then every
+     * third of it, three times. NIO gets only SO_KEEPALIVE (the kernel's default timing).
+     */
+    public void keepAlive(SocketChannel ch, int seconds) {
+        ch.config().setKeepAlive(true);
+        int interval = Math.max(1, seconds / 3);
+        switch (this) {
+            case EPOLL -> {
+                ch.config().setOption(EpollChannelOption.TCP_KEEPIDLE, seconds);
+                ch.config().setOption(EpollChannelOption.TCP_KEEPINTVL, interval);
+                ch.config().setOption(EpollChannelOption.TCP_KEEPCNT, 3);
+            }
+            case IO_URING -> {
+                ch.config().setOption(IoUringChannelOption.TCP_KEEPIDLE, seconds);
+                ch.config().setOption(IoUringChannelOption.TCP_KEEPINTVL, interval);
+                ch.config().setOption(IoUringChannelOption.TCP_KEEPCNT, 3);
+            }
+            case NIO -> {
+            }
+        }
+    }
+
+    /**
+     * The transport for a directive value ({@code auto}, {@code epoll}, {@code io_uring}, {@code nio}):
+     * the one asked for when it is available here, else the first available in {@link #AUTO_ORDER}.
+     * {@code fallback} hears why an explicit choice was not honoured.
+     */
+    public static IoTransport select(String directive, java.util.function.Consumer<String> fallback) {
+        String wanted = directive.toLowerCase(Locale.ROOT);
+        for (IoTransport t : values()) {
+            if (t.word.equals(wanted)) {
+                if (t.available()) {
+                    return t;
+                }
+                IoTransport chosen = firstAvailable();
+                Throwable cause = t.unavailabilityCause();
+                fallback.accept("io-transport " + t.word + " is not available here ("
+                        + (cause == null ? "unknown reason" : cause.getMessage()) + "), using " + chosen.word);
+                return chosen;
+            }
+        }
+        return firstAvailable();
+    }
+
+    private static IoTransport firstAvailable() {
+        for (IoTransport t : AUTO_ORDER) {
+            if (t.available()) {
+                return t;
+            }
+        }
+        return NIO;
+    }
+}

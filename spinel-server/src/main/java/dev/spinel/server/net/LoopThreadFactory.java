@@ -1,0 +1,38 @@
+package dev.spinel.server.net;
+
+import dev.spinel.server.engine.LoopCounter;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.FastThreadLocalThread;
+
+/**
+ * Makes the RESP front end's event-loop threads: Netty's fast-thread-local threads (its buffer pools'
+ * per-thread caches need them) that also own a {@link LoopCounter} slot, so the statistics bumped per
+ * command are plain stores on the loops.
+ *
+ * <p>Thread-safety: as {@link DefaultThreadFactory}, callable from any thread.
+ */
+final class LoopThreadFactory extends DefaultThreadFactory {
+    LoopThreadFactory(String poolName) {
+        super(poolName, true);
+    }
+
+    @Override
+    protected Thread newThread(Runnable r, String name) {
+        return new LoopThread(threadGroup, r, name, LoopCounter.claimSlot());
+    }
+
+    /** An event-loop thread with its counter slot (-1 when every slot is taken). */
+    private static final class LoopThread extends FastThreadLocalThread implements LoopCounter.Owner {
+        private final int slot;
+
+        LoopThread(ThreadGroup group, Runnable r, String name, int slot) {
+            super(group, r, name);
+            this.slot = slot;
+        }
+
+        @Override
+        public int counterSlot() {
+            return slot;
+        }
+    }
+}
