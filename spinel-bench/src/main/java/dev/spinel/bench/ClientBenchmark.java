@@ -102,7 +102,12 @@ public class ClientBenchmark {
         JedisPoolConfig pool = new JedisPoolConfig();
         pool.setMaxTotal(64);
         pool.setMaxIdle(64);
+        pool.setMinIdle(64);
         jedisPool = new JedisPool(pool, "127.0.0.1", port);
+        // A warm pool, as in a running application. Cold, 10,000 virtual threads racing into commons-pool2's
+        // GenericObjectPool.create() spin on its makeObjectCountLock while one of them connects: the run
+        // livelocked for minutes at 200% CPU with either server idle (thread dump, 2026-11-23).
+        jedisPool.preparePool();
         jedis = new Jedis("127.0.0.1", port);
         producers = Executors.newFixedThreadPool(10);
     }
