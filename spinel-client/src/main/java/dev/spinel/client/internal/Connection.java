@@ -44,6 +44,11 @@ public final class Connection {
      * in ~1 flush, the server idle until the last was encoded (measured, 2026-11-23).
      */
     private static final int WRITE_CHUNK = 64 * 1024;
+    /**
+     * Replies matched before their commands are completed: {@link #outstanding} is then updated once per
+     * batch, not with an atomic per reply on the counter every submitting thread increments.
+     */
+    private static final int ANSWER_BATCH = 256;
     /** Bytes one flush task writes before it yields the loop (to read replies), rescheduling itself. */
     private static final int FLUSH_BUDGET = 8 * WRITE_CHUNK;
 
@@ -69,6 +74,10 @@ public final class Connection {
     private final ArrayDeque<Command<?>> waiting = new ArrayDeque<>();
     private final ArrayDeque<Command<?>> inflight = new ArrayDeque<>();
     private final RespDecoder decoder = new RespDecoder();
+    /** Commands answered in the current read, with their replies, completed together by {@link #completeAnswered}. */
+    private final Command<?>[] answered = new Command<?>[ANSWER_BATCH];
+    private final RespValue[] answers = new RespValue[ANSWER_BATCH];
+    private int answeredCount;
     private long backoffNanos;
     private CompletableFuture<Connection> firstConnect;
     private ScheduledFuture<?> sweeper;
@@ -348,24 +357,52 @@ public final class Connection {
 
     /** One decoded frame from the server. */
     void onFrame(RespValue v) {
-        if (pushHandler != null && pushHandler.onFrame(v)) {
-            return;
-        }
-        if (v instanceof RespValue.Push) {
-            return; // e.g. client-tracking invalidations nobody subscribed to
+        if (pushHandler != null || v instanceof RespValue.Push) {
+            completeAnswered(); // replies before this frame complete before it is handled
+            if (pushHandler != null && pushHandler.onFrame(v)) {
+                return;
+            }
+            if (v instanceof RespValue.Push) {
+                return; // e.g. client-tracking invalidations nobody subscribed to
+            }
         }
         Command<?> c = inflight.poll();
         if (c == null) {
             throw new ProtocolError("reply without a pending command: " + v);
         }
-        outstanding.decrementAndGet();
-        c.completeWith(v);
+        if (answeredCount == ANSWER_BATCH) {
+            completeAnswered();
+        }
+        answered[answeredCount] = c;
+        answers[answeredCount++] = v;
+    }
+
+    /**
+     * Completes the commands answered so far, in order, after one update of {@link #outstanding} (so a
+     * completion callback, e.g. the pool's release, sees its own command no longer outstanding). Called by
+     * the handler after every read, also when decoding failed part-way.
+     */
+    void completeAnswered() {
+        int n = answeredCount;
+        if (n == 0) {
+            return;
+        }
+        answeredCount = 0;
+        outstanding.addAndGet(-n);
+        for (int i = 0; i < n; i++) {
+            Command<?> c = answered[i];
+            RespValue v = answers[i];
+            answered[i] = null;
+            answers[i] = null;
+            c.completeWith(v);
+        }
     }
 
     void onInactive(Channel ch) {
         if (ch != channel) {
             return;
         }
+        completeAnswered(); // answered before the channel died: they get their replies
         ready = false;
         channel = null;
         decoder.reset();
