@@ -31,7 +31,7 @@ public final class Command<T> extends CompletableFuture<T> {
     final Reply<T> reply;
     /** Link in the connection's submission queue (see {@link CommandQueue}). */
     volatile Command<?> next;
-    /** {@link System#nanoTime()} after which the command fails with a timeout; set at submission. */
+    /** {@link System#nanoTime()} after which the command fails with a timeout; set when the event loop takes it from the submission queue. */
     long deadline;
     /** Extra time a blocking command may legitimately wait on the server. */
     final long extraNanos;

@@ -22,8 +22,12 @@ final class ConnectionHandler extends ByteToMessageDecoder {
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         RespDecoder decoder = connection.decoder();
-        for (RespValue v; (v = decoder.decode(in)) != null; ) {
-            connection.onFrame(v);
+        try {
+            for (RespValue v; (v = decoder.decode(in)) != null; ) {
+                connection.onFrame(v);
+            }
+        } finally {
+            connection.completeAnswered();
         }
     }
 

@@ -28,11 +28,7 @@ final class Encoder {
                     out.writeShort(0x0d0a);
                     out.writeBytes(b);
                 }
-                case String s -> {
-                    writeDecimal(out, ByteBufUtil.utf8Bytes(s));
-                    out.writeShort(0x0d0a);
-                    ByteBufUtil.writeUtf8(out, s);
-                }
+                case String s -> writeString(out, s);
                 case Long l -> {
                     long v = l;
                     writeDecimal(out, decimalLength(v));
@@ -43,6 +39,26 @@ final class Encoder {
             }
             out.writeShort(0x0d0a);
         }
+    }
+
+    /**
+     * A string's length and UTF-8 bytes. Written in one pass on the guess that it is ASCII (the length is
+     * then its char count); a string that is not takes more bytes than chars, which the write reports,
+     * and is written again after counting. Counting first for every string was a second pass over each
+     * key and value on the event loop (5% of its time in bulk SETs, profiled).
+     */
+    private static void writeString(ByteBuf out, String s) {
+        int chars = s.length();
+        int mark = out.writerIndex();
+        writeDecimal(out, chars);
+        out.writeShort(0x0d0a);
+        if (ByteBufUtil.reserveAndWriteUtf8(out, s, ByteBufUtil.utf8MaxBytes(s)) == chars) {
+            return;
+        }
+        out.writerIndex(mark);
+        writeDecimal(out, ByteBufUtil.utf8Bytes(s));
+        out.writeShort(0x0d0a);
+        ByteBufUtil.writeUtf8(out, s);
     }
 
     static int decimalLength(long v) {
