@@ -60,7 +60,7 @@ public final class Main {
             removePidfile(pidfile);
             Log.warning("Spinel is now ready to exit, bye bye...");
         }, "spinel-sigterm"));
-        if (HeapSizer.install()) {
+        if (!Boolean.getBoolean("spinel.fixedHeapLimit") && HeapSizer.install()) {
             // Start-up garbage (class loading, the command table, gRPC) is freed once, so the heap's soft limit starts
             // from the server's real baseline; with ZGC a concurrent cycle, no long pause.
             System.gc();
