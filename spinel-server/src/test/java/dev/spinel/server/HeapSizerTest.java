@@ -14,7 +14,7 @@ class HeapSizerTest {
     @Test
     void softLimitIsLiveDataPlusHeadroomWithinTheHeapBounds() {
         assertEquals(HeapSizer.FLOOR, HeapSizer.softMax(0, 16 * MB, 6000 * MB), "an empty heap gets the floor");
-        assertEquals(100 * MB, HeapSizer.softMax(0, 100 * MB, 6000 * MB), "never below -Xms");
+        assertEquals(300 * MB, HeapSizer.softMax(0, 300 * MB, 6000 * MB), "never below -Xms");
         assertEquals((long) (800 * MB * HeapSizer.FACTOR) + HeapSizer.HEADROOM, HeapSizer.softMax(800 * MB, 16 * MB, 6000 * MB));
         assertEquals(1000 * MB, HeapSizer.softMax(900 * MB, 16 * MB, 1000 * MB), "never above -Xmx");
     }
