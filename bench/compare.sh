@@ -14,6 +14,7 @@
 # many connections (-P 30 -c 1024), and memory: KEYS keys of 14 bytes with 32-byte values loaded with
 # redis-cli --pipe into a freshly started server, then VmRSS of the server process; and idle: RSS of a fresh
 # server holding IDLE_CONNS (10000) idle connections opened by bench/idle_clients.py (skipped without python3).
+# Both read VmRSS 2 s after the load / the connections, and again SETTLE_SECONDS (8) later.
 # Server CPU seconds per run come from /proc/<pid>/stat (utime+stime), giving ops per CPU-second.
 # Rounds alternate which server runs first. Installs nothing: needs redis-server and redis-benchmark.
 #
@@ -52,6 +53,7 @@ N_COLL=${N_COLL:-$((N_PIPE / 4))}
 has_part() { case " $PARTS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 if [ "$QUICK" = 1 ]; then LOAD_SECONDS=${LOAD_SECONDS:-3}; else LOAD_SECONDS=${LOAD_SECONDS:-10}; fi
 IDLE_CONNS=${IDLE_CONNS:-10000}
+SETTLE_SECONDS=${SETTLE_SECONDS:-8}
 OUT=${OUT:-$(mktemp -d /tmp/spinel-compare.XXXXXX)}
 mkdir -p "$OUT"
 RESULTS="$OUT/results.tsv"
@@ -169,8 +171,12 @@ memory_round() { # SERVER ROUND
   [ "$last" = vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv ] || { echo "compare.sh: load into $server failed" >&2; exit 1; }
   sleep 2 # let a concurrent GC settle before reading RSS
   rss=$(rss_kb "$pid")
-  awk -v s="$server" -v r="$round" -v rss="$rss" -v rss0="$rss0" -v t0="$start" -v t1="$end" -v n="$KEYS" \
-    'BEGIN { printf "%s\tmemory\tLOAD\t%s\t%.0f\t0\t0\t0\t%d\t%d\n", s, r, n / (t1 - t0), rss, rss0 }' >> "$OUT/memory.tsv"
+  # and once more after SETTLE_SECONDS idle: what a JVM returns to the OS (uncommitted heap, trimmed malloc) by then
+  sleep "$SETTLE_SECONDS"
+  local rss_settled
+  rss_settled=$(rss_kb "$pid")
+  awk -v s="$server" -v r="$round" -v rss="$rss" -v rss0="$rss0" -v t0="$start" -v t1="$end" -v n="$KEYS" -v rs="$rss_settled" \
+    'BEGIN { printf "%s\tmemory\tLOAD\t%s\t%.0f\t0\t0\t0\t%d\t%d\t%d\n", s, r, n / (t1 - t0), rss, rss0, rs }' >> "$OUT/memory.tsv"
   stop_server "$pid"
 }
 
@@ -188,9 +194,12 @@ idle_round() {
   redis-cli -p "$port" PING > /dev/null
   sleep 2
   rss=$(rss_kb "$pid")
+  sleep "$SETTLE_SECONDS"
+  local rss_settled
+  rss_settled=$(rss_kb "$pid")
   exec {IDLE[1]}>&-
   wait "$IDLE_PID" 2>/dev/null || true
-  printf '%s\t%d\t%d\n' "$server" "$rss0" "$rss" >> "$OUT/idle.tsv"
+  printf '%s\t%d\t%d\t%d\n' "$server" "$rss0" "$rss" "$rss_settled" >> "$OUT/idle.tsv"
   stop_server "$pid"
 }
 
@@ -322,11 +331,13 @@ if [ -s "$OUT/memory.tsv" ]; then
 echo
 echo "| memory ($KEYS keys, 14-byte keys, 32-byte values) | Redis | Spinel | ratio |"
 echo "|---|---:|---:|---:|"
-awk -F'\t' "$AWK_MEDIAN"'
-  { rss[$1] = rss[$1] " " $9; rss0[$1] = rss0[$1] " " $10; load[$1] = load[$1] " " $5 }
+awk -F'\t' -v settle="$SETTLE_SECONDS" "$AWK_MEDIAN"'
+  { rss[$1] = rss[$1] " " $9; rss0[$1] = rss0[$1] " " $10; load[$1] = load[$1] " " $5; rss1[$1] = rss1[$1] " " $11 }
   END {
     r = median(rss["redis"]); s = median(rss["spinel"]);
     printf "| RSS after load (MB) | %.1f | %.1f | %.2f |\n", r / 1024, s / 1024, (r > 0 ? s / r : 0);
+    r = median(rss1["redis"]); s = median(rss1["spinel"]);
+    printf "| RSS %d s later, idle (MB) | %.1f | %.1f | %.2f |\n", settle + 2, r / 1024, s / 1024, (r > 0 ? s / r : 0);
     r0 = median(rss0["redis"]); s0 = median(rss0["spinel"]);
     printf "| RSS empty, before load (MB) | %.1f | %.1f | |\n", r0 / 1024, s0 / 1024;
     lr = median(load["redis"]); ls = median(load["spinel"]);
@@ -337,12 +348,13 @@ if [ -s "$OUT/idle.tsv" ]; then
   echo
   echo "| $IDLE_CONNS idle connections | Redis | Spinel | ratio |"
   echo "|---|---:|---:|---:|"
-  awk -F'\t' -v n="$IDLE_CONNS" '{ grow[$1] = ($3 - $2) * 1024 / n; rss[$1] = $3 / 1024 }
+  awk -F'\t' -v n="$IDLE_CONNS" -v settle="$SETTLE_SECONDS" '{ grow[$1] = ($3 - $2) * 1024 / n; rss[$1] = $3 / 1024; rss1[$1] = $4 / 1024 }
     END { printf "| RSS with the connections open (MB) | %.1f | %.1f | %.2f |\n", rss["redis"], rss["spinel"], rss["spinel"] / rss["redis"];
+          printf "| the same %d s later (MB) | %.1f | %.1f | %.2f |\n", settle + 2, rss1["redis"], rss1["spinel"], rss1["spinel"] / rss1["redis"];
           printf "| RSS growth per connection (bytes) | %.0f | %.0f | %.2f |\n", grow["redis"], grow["spinel"],
             (grow["redis"] > 0 ? grow["spinel"] / grow["redis"] : 0) }' "$OUT/idle.tsv"
 fi
 echo
-echo "Spinel JVM options: ${SPINEL_JAVA_OPTS:--XX:+UseCompactObjectHeaders -XX:+UseZGC -Xms256m (bin/spinel-server default)}"
+echo "Spinel JVM options: ${SPINEL_JAVA_OPTS:-the default of bin/spinel-server}"
 echo "Spinel arguments: ${SPINEL_ARGS:-(none)}; $(grep -h -o 'transport=[a-z_]*' "$OUT"/spinel-*.log 2>/dev/null | sort -u | tr '\n' ' ')"
 echo "Raw results: $RESULTS, $OUT/load.tsv and $OUT/memory.tsv"

@@ -60,6 +60,11 @@ public final class Main {
             removePidfile(pidfile);
             Log.warning("Spinel is now ready to exit, bye bye...");
         }, "spinel-sigterm"));
+        if (!Boolean.getBoolean("spinel.fixedHeapLimit") && HeapSizer.install()) {
+            // Start-up garbage (class loading, the command table, gRPC) is freed once, so the heap's soft limit starts
+            // from the server's real baseline; with ZGC a concurrent cycle, no long pause.
+            System.gc();
+        }
         Log.notice("Server initialized, transport=" + server.transport().word());
         Log.notice("Ready to accept connections tcp on port " + server.port());
         server.awaitClose();
