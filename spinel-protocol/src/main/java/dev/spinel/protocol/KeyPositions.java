@@ -24,105 +24,161 @@ public final class KeyPositions {
      *                                  (e.g. a numkeys larger than the arguments)
      */
     public static int[] of(CommandSpec spec, Args args) {
+        KeySpecs ks = spec.keySpecs();
         int argc = args.count();
-        if ("sort".equals(spec.name()) || "sort_ro".equals(spec.name())) {
+        if (ks.sort) {
             return sortKeys(args);
         }
-        List<RespValue> fields = ((RespValue.Array) spec.info()).items();
-        if (fields.size() <= 8) {
+        if (ks.specs == null) {
             return range(spec.firstKey(), spec.lastKey(), spec.step(), argc);
         }
-        List<RespValue> keySpecs = items(fields.get(8));
-        int[] out = new int[8];
+        int[] out = null;
         int n = 0;
-        for (RespValue ks : keySpecs) {
+        for (KeySpec k : ks.specs) {
+            int first = k.beginSearch(args);
+            if (first <= 0) {
+                continue;
+            }
+            int[] keys = k.findKeys(first, args);
+            if (keys.length == 0) {
+                continue;
+            }
+            if (out == null && n == 0) {
+                out = keys; // the common case, one key spec: no copy
+                n = keys.length;
+                continue;
+            }
+            if (n + keys.length > out.length) {
+                out = Arrays.copyOf(out, Math.max(out.length * 2, n + keys.length));
+            }
+            System.arraycopy(keys, 0, out, n, keys.length);
+            n += keys.length;
+        }
+        return n == 0 ? NONE : n == out.length ? out : Arrays.copyOf(out, n);
+    }
+
+    /**
+     * A command's key specifications, decoded once from its {@code COMMAND INFO} entry (so that finding
+     * the keys of a request reads a few ints, not the metadata tree). Immutable.
+     */
+    public static final class KeySpecs {
+        final boolean sort;
+        /** Null: the entry has no key specs; the legacy first/last/step apply. */
+        final KeySpec[] specs;
+
+        private KeySpecs(boolean sort, KeySpec[] specs) {
+            this.sort = sort;
+            this.specs = specs;
+        }
+    }
+
+    /** Decodes the key specifications of a {@code COMMAND INFO} entry (see {@link CommandSpec#keySpecs()}). */
+    public static KeySpecs compile(String name, RespValue info) {
+        boolean sort = "sort".equals(name) || "sort_ro".equals(name);
+        List<RespValue> fields = info instanceof RespValue.Array a ? a.items() : List.of();
+        if (fields.size() <= 8) {
+            return new KeySpecs(sort, null);
+        }
+        List<KeySpec> specs = new java.util.ArrayList<>();
+        for (RespValue ks : items(fields.get(8))) {
             RespValue begin = field(ks, "begin_search");
             RespValue find = field(ks, "find_keys");
             if (begin == null || find == null) {
                 continue;
             }
-            int first = beginSearch(begin, args);
-            if (first <= 0) {
-                continue;
-            }
-            int[] keys = findKeys(find, first, args);
-            for (int k : keys) {
-                if (n == out.length) {
-                    out = Arrays.copyOf(out, n * 2);
-                }
-                out[n++] = k;
-            }
+            RespValue bs = field(begin, "spec");
+            RespValue fs = field(find, "spec");
+            String keyword = text(field(bs, "keyword"));
+            specs.add(new KeySpec(
+                    beginType(text(field(begin, "type"))),
+                    (int) integer(field(bs, "index")),
+                    keyword == null ? null : keyword.toUpperCase(java.util.Locale.ROOT),
+                    (int) integer(field(bs, "startfrom")),
+                    findType(text(field(find, "type"))),
+                    (int) integer(field(fs, "lastkey")),
+                    (int) integer(field(fs, "keystep")),
+                    (int) integer(field(fs, "limit")),
+                    (int) integer(field(fs, "keynumidx")),
+                    (int) integer(field(fs, "firstkey"))));
         }
-        return n == 0 ? NONE : Arrays.copyOf(out, n);
+        return new KeySpecs(sort, specs.toArray(new KeySpec[0]));
     }
 
-    private static int beginSearch(RespValue begin, Args args) {
-        String type = RespValue.text(field(begin, "type"));
-        RespValue spec = field(begin, "spec");
-        int argc = args.count();
-        if ("index".equals(type)) {
-            int pos = (int) integer(field(spec, "index"));
-            return pos < 0 ? argc + pos : pos;
-        }
-        if ("keyword".equals(type)) {
-            String keyword = RespValue.text(field(spec, "keyword"));
-            int start = (int) integer(field(spec, "startfrom"));
-            int from = start >= 0 ? start : argc + start;
-            int step = start >= 0 ? 1 : -1;
-            for (int i = from; i > 0 && i < argc; i += step) {
-                if (args.is(i, keyword.toUpperCase(java.util.Locale.ROOT))) {
-                    return i + 1;
+    private static final int BEGIN_OTHER = 0;
+    private static final int BEGIN_INDEX = 1;
+    private static final int BEGIN_KEYWORD = 2;
+    private static final int FIND_OTHER = 0;
+    private static final int FIND_RANGE = 1;
+    private static final int FIND_KEYNUM = 2;
+
+    private static int beginType(String t) {
+        return "index".equals(t) ? BEGIN_INDEX : "keyword".equals(t) ? BEGIN_KEYWORD : BEGIN_OTHER;
+    }
+
+    private static int findType(String t) {
+        return "range".equals(t) ? FIND_RANGE : "keynum".equals(t) ? FIND_KEYNUM : FIND_OTHER;
+    }
+
+    /** One key spec: where the search begins (an index or after a keyword) and how keys follow. */
+    private record KeySpec(int begin, int index, String keyword, int startFrom,
+                           int find, int lastKey, int keyStep, int limit, int keyNumIdx, int firstKey) {
+
+        int beginSearch(Args args) {
+            int argc = args.count();
+            if (begin == BEGIN_INDEX) {
+                return index < 0 ? argc + index : index;
+            }
+            if (begin == BEGIN_KEYWORD) {
+                int from = startFrom >= 0 ? startFrom : argc + startFrom;
+                int step = startFrom >= 0 ? 1 : -1;
+                for (int i = from; i > 0 && i < argc; i += step) {
+                    if (args.is(i, keyword)) {
+                        return i + 1;
+                    }
                 }
             }
             return 0;
         }
-        return 0;
-    }
 
-    private static int[] findKeys(RespValue find, int first, Args args) {
-        String type = RespValue.text(field(find, "type"));
-        RespValue spec = field(find, "spec");
-        int argc = args.count();
-        if (first >= argc) {
+        int[] findKeys(int first, Args args) {
+            int argc = args.count();
+            if (first >= argc) {
+                return NONE;
+            }
+            if (find == FIND_RANGE) {
+                int last;
+                if (lastKey >= 0) {
+                    last = first + lastKey;
+                } else if (limit <= 1) {
+                    last = argc + lastKey;
+                } else {
+                    last = first + ((argc - first) / limit + lastKey);
+                }
+                return range(first, Math.min(last, argc - 1), keyStep, argc);
+            }
+            if (find == FIND_KEYNUM) {
+                int numIdx = first + keyNumIdx;
+                int firstKeyIdx = first + firstKey;
+                if (numIdx >= argc) {
+                    return NONE;
+                }
+                long numKeys;
+                try {
+                    numKeys = args.parseLong(numIdx);
+                } catch (NumberFormatException e) {
+                    return NONE;
+                }
+                if (numKeys <= 0) {
+                    return NONE;
+                }
+                long lastIdx = firstKeyIdx + (numKeys - 1) * keyStep;
+                if (lastIdx >= argc) {
+                    throw new IllegalArgumentException("Invalid number of arguments specified for command");
+                }
+                return range(firstKeyIdx, (int) lastIdx, keyStep, argc);
+            }
             return NONE;
         }
-        if ("range".equals(type)) {
-            int lastKey = (int) integer(field(spec, "lastkey"));
-            int step = (int) integer(field(spec, "keystep"));
-            int limit = (int) integer(field(spec, "limit"));
-            int last;
-            if (lastKey >= 0) {
-                last = first + lastKey;
-            } else if (limit <= 1) {
-                last = argc + lastKey;
-            } else {
-                last = first + ((argc - first) / limit + lastKey);
-            }
-            return range(first, Math.min(last, argc - 1), step, argc);
-        }
-        if ("keynum".equals(type)) {
-            int numIdx = first + (int) integer(field(spec, "keynumidx"));
-            int firstKey = first + (int) integer(field(spec, "firstkey"));
-            int step = (int) integer(field(spec, "keystep"));
-            if (numIdx >= argc) {
-                return NONE;
-            }
-            long numKeys;
-            try {
-                numKeys = args.parseLong(numIdx);
-            } catch (NumberFormatException e) {
-                return NONE;
-            }
-            if (numKeys <= 0) {
-                return NONE;
-            }
-            long lastIdx = firstKey + (numKeys - 1) * step;
-            if (lastIdx >= argc) {
-                throw new IllegalArgumentException("Invalid number of arguments specified for command");
-            }
-            return range(firstKey, (int) lastIdx, step, argc);
-        }
-        return NONE;
     }
 
     private static int[] range(int first, int last, int step, int argc) {
@@ -170,6 +226,10 @@ public final class KeyPositions {
             }
         }
         return null;
+    }
+
+    private static String text(RespValue v) {
+        return v == null ? null : RespValue.text(v);
     }
 
     private static long integer(RespValue v) {

@@ -1,0 +1,42 @@
+package dev.spinel.protocol;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Key positions from Redis 7.0's key specifications, decoded once per command: every command of the
+ * table decodes, and each kind of spec (index + range, keyword, keynum, several specs, legacy, SORT)
+ * finds the keys COMMAND GETKEYS gives in Redis.
+ */
+class KeyPositionsTest {
+    private static int[] keys(String... argv) {
+        return KeyPositions.of(CommandMetadata.get(argv[0].toLowerCase()), Args.of(argv));
+    }
+
+    @Test
+    void everyCommandOfTheTableHasDecodedKeySpecs() {
+        assertTrue(CommandMetadata.all().size() > 200);
+        CommandMetadata.all().values().forEach(spec -> assertTrue(spec.keySpecs() != null, spec.name()));
+    }
+
+    @Test
+    void findsKeysAsRedisGetkeysDoes() {
+        assertArrayEquals(new int[] {1}, keys("SET", "k", "v"));
+        assertArrayEquals(new int[] {1, 3, 5}, keys("MSET", "a", "1", "b", "2", "c", "3"));
+        assertArrayEquals(new int[] {1, 2, 3}, keys("DEL", "a", "b", "c"));
+        assertArrayEquals(new int[] {1, 3, 4}, keys("ZUNIONSTORE", "dst", "2", "a", "b", "WEIGHTS", "1", "2"));
+        assertArrayEquals(new int[] {2, 3}, keys("LMPOP", "2", "l1", "l2", "LEFT"));
+        assertArrayEquals(new int[] {1, 2}, keys("LMOVE", "src", "dst", "LEFT", "RIGHT"));
+        assertArrayEquals(new int[] {1, 2}, keys("BLPOP", "a", "b", "0"));
+        assertArrayEquals(new int[] {1, 6}, keys("SORT", "k", "LIMIT", "0", "1", "STORE", "d"));
+        assertArrayEquals(new int[0], keys("PING"));
+    }
+
+    @Test
+    void aNumkeysBeyondTheArgumentsIsRefused() {
+        assertThrows(IllegalArgumentException.class, () -> keys("ZUNION", "5", "a", "b"));
+    }
+}
