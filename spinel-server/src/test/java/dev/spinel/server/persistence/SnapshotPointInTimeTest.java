@@ -148,4 +148,69 @@ class SnapshotPointInTimeTest {
             }
         }
     }
+
+    /**
+     * SWAPDB moves whole databases under every stripe while saves and log rewrites run (so two snapshots
+     * can be armed on a segment at once): every image holds database 0 and 1 each wholly one side.
+     */
+    @Test
+    @Timeout(180)
+    void swapdbDuringSavesAndRewritesNeverMixesDatabases() throws Exception {
+        try (SpinelServer s = SpinelServer.start(ServerConfig.defaults().with("port", "0").with("dir", dir.toString())
+                .with("enable-debug-command", "yes").with("appendonly", "yes"));
+             RawClient c = new RawClient(s.port()); RawClient w = new RawClient(s.port())) {
+            assertEquals("+OK\r\n", c.callString("DEBUG", "POPULATE", "20000", "a"));
+            c.call("SELECT", "1");
+            assertEquals("+OK\r\n", c.callString("DEBUG", "POPULATE", "30000", "b"));
+            c.call("SELECT", "0");
+            AtomicBoolean stop = new AtomicBoolean();
+            Thread swapper = new Thread(() -> {
+                try {
+                    while (!stop.get()) {
+                        w.call("SWAPDB", "0", "1");
+                    }
+                } catch (Exception e) {
+                    throw new RuntimeException(e);
+                }
+            });
+            swapper.start();
+            try {
+                for (int save = 0; save < 5; save++) {
+                    c.call("BGREWRITEAOF");
+                    assertEquals("+Background saving started\r\n", c.callString("BGSAVE"));
+                    while (s.persistence().bgsaveInProgress()) {
+                        Thread.sleep(5);
+                    }
+                    Map<Integer, java.util.Set<Character>> prefixes = new HashMap<>();
+                    Map<Integer, Integer> counts = new HashMap<>();
+                    try (InputStream in = Files.newInputStream(dir.resolve("dump.rdb"))) {
+                        new RdbReader(ValueCodecs.standard(), 16).read(in, (db, key, value, exp, idle, freq) -> {
+                            prefixes.computeIfAbsent(db, d -> new java.util.HashSet<>()).add((char) key[0]);
+                            counts.merge(db, 1, Integer::sum);
+                        });
+                    }
+                    assertEquals(1, prefixes.get(0).size(), "db 0 mixes both sides: " + prefixes);
+                    assertEquals(1, prefixes.get(1).size(), "db 1 mixes both sides: " + prefixes);
+                    assertTrue(!prefixes.get(0).equals(prefixes.get(1)), prefixes.toString());
+                    assertEquals(prefixes.get(0).contains('a') ? 20000 : 30000, counts.get(0));
+                }
+            } finally {
+                stop.set(true);
+                swapper.join();
+            }
+            while (c.callString("INFO", "persistence").contains("aof_rewrite_in_progress:1")) {
+                Thread.sleep(5);
+            }
+            String before = c.callString("DBSIZE");
+            c.call("SELECT", "1");
+            String before1 = c.callString("DBSIZE");
+            s.close();
+            try (SpinelServer again = SpinelServer.start(ServerConfig.defaults().with("port", "0").with("dir", dir.toString())
+                    .with("appendonly", "yes")); RawClient r = new RawClient(again.port())) {
+                assertEquals(before, r.callString("DBSIZE"));
+                r.call("SELECT", "1");
+                assertEquals(before1, r.callString("DBSIZE"));
+            }
+        }
+    }
 }
