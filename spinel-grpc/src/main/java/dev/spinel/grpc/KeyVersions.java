@@ -1,6 +1,7 @@
 package dev.spinel.grpc;
 
-import java.util.Arrays;
+import dev.spinel.server.engine.ByteKey;
+
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -20,7 +21,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class KeyVersions {
     private final AtomicLong revision = new AtomicLong();
-    private final ConcurrentHashMap<Key, Stamp> stamps = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<ByteKey, Stamp> stamps = new ConcurrentHashMap<>();
 
     private record Stamp(long version, Object value) {
     }
@@ -40,7 +41,7 @@ final class KeyVersions {
 
     /** The version of a key whose live entry holds {@code value} (null: absent, version 0). */
     long versionOf(byte[] key, Object value) {
-        Key k = new Key(key);
+        ByteKey k = new ByteKey(key);
         if (value == null) {
             stamps.remove(k);
             return 0;
@@ -57,28 +58,28 @@ final class KeyVersions {
     /** The key now holds {@code value}, written by gRPC: returns its new version. */
     long written(byte[] key, Object value) {
         long v = revision.incrementAndGet();
-        stamps.put(new Key(key), new Stamp(v, value));
+        stamps.put(new ByteKey(key), new Stamp(v, value));
         return v;
     }
 
     /** The key was deleted by gRPC. */
     void deleted(byte[] key) {
-        stamps.remove(new Key(key));
+        stamps.remove(new ByteKey(key));
         revision.incrementAndGet();
     }
 
     boolean has(byte[] key) {
-        return stamps.containsKey(new Key(key));
+        return stamps.containsKey(new ByteKey(key));
     }
 
     /** Another front end changed the key, possibly in place: its next version must be new. */
     void bump(byte[] key) {
-        stamps.computeIfPresent(new Key(key), (k, s) -> new Stamp(revision.incrementAndGet(), s.value));
+        stamps.computeIfPresent(new ByteKey(key), (k, s) -> new Stamp(revision.incrementAndGet(), s.value));
     }
 
     /** The key expired (called with its stripe lock held). */
     void forget(byte[] key) {
-        if (stamps.remove(new Key(key)) != null) {
+        if (stamps.remove(new ByteKey(key)) != null) {
             revision.incrementAndGet();
         }
     }
@@ -87,26 +88,5 @@ final class KeyVersions {
     void clear() {
         stamps.clear();
         revision.incrementAndGet();
-    }
-
-    /** A key as a map key (content equality). */
-    private static final class Key {
-        final byte[] bytes;
-        final int hash;
-
-        Key(byte[] bytes) {
-            this.bytes = bytes;
-            this.hash = Arrays.hashCode(bytes);
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Key k && k.hash == hash && Arrays.equals(k.bytes, bytes);
-        }
-
-        @Override
-        public int hashCode() {
-            return hash;
-        }
     }
 }
