@@ -76,9 +76,9 @@ public final class ServeContext {
     public void propagate(byte[]... parts) {
         dev.spinel.server.engine.Session s = waiter.session;
         // The popped key (and LMOVE's destination) changed: WATCH, tracking and observers hear of it here.
-        s.engine().keyChangedByServe(waiter.db.index(), parts[1]);
+        s.engine().keyModified(waiter.db.index(), parts[1]);
         if (parts.length > 2 && "LMOVE".equalsIgnoreCase(new String(parts[0], java.nio.charset.StandardCharsets.US_ASCII))) {
-            s.engine().keyChangedByServe(waiter.db.index(), parts[2]);
+            s.engine().keyModified(waiter.db.index(), parts[2]);
         }
         dev.spinel.server.engine.Propagator p = s.engine().propagator();
         if (p == null) {

@@ -88,37 +88,30 @@ public final class Engine {
     }
 
     /**
-     * A front end other than RESP (gRPC) changed {@code key} of database {@code db}: counts the change
-     * and invalidates WATCHes and CLIENT TRACKING caches, as a command's write would. Does not call the
-     * {@link KeyObserver} (the caller is the one that changed the key).
-     */
-    /**
-     * A blocked client was served (its pop or move already counted as a write, under the key's
-     * stripe): the watches, client caches and other front ends' views of the key are invalidated,
-     * as for a command's write.
-     */
-    public void keyChangedByServe(int db, byte[] key) {
-        keyModified(db, key);
-    }
-
-    /**
      * A key was written outside the command path that normally reports it (Redis's
-     * {@code signalModifiedKey}): watches, client caches and other front ends' views are invalidated.
-     * The caller holds the key's stripe.
+     * {@code signalModifiedKey}; e.g. a blocked client served by another's push, DEBUG POPULATE):
+     * watches, client caches and other front ends' views are invalidated. The caller holds the key's
+     * stripe.
      */
     public void keyModified(int db, byte[] key) {
-        watches.touch(db, key);
-        if (tracking.active()) {
-            tracking.keyChanged(null, key);
-        }
+        invalidateWatchesAndCaches(db, key);
         KeyObserver o = keyObserver;
         if (o != null) {
             o.keyChanged(db, key);
         }
     }
 
+    /**
+     * A front end other than RESP (gRPC) changed {@code key} of database {@code db}: counts the change
+     * and invalidates WATCHes and CLIENT TRACKING caches, as a command's write would. Does not call the
+     * {@link KeyObserver} (the caller is the one that changed the key).
+     */
     public void keyChangedExternally(int db, byte[] key) {
         stats.dirty.increment();
+        invalidateWatchesAndCaches(db, key);
+    }
+
+    private void invalidateWatchesAndCaches(int db, byte[] key) {
         watches.touch(db, key);
         if (tracking.active()) {
             tracking.keyChanged(null, key);
@@ -166,11 +159,8 @@ public final class Engine {
             p.propagateEffect(db, new byte[][] {DEL, key}); // as Redis: the log and replicas see a DEL
         }
         notifications.notify(Notifications.EVICTED, "evicted", key, db);
-        keyChangedExternally(db, key);
-        KeyObserver o = keyObserver;
-        if (o != null) {
-            o.keyChanged(db, key);
-        }
+        stats.dirty.increment();
+        keyModified(db, key);
     }
 
     public PubSub pubSub() {
