@@ -61,7 +61,12 @@ final class AofFile implements AutoCloseable {
      * How log files are opened. A seam for tests only: they put a channel in front of the file that
      * fails like a full disk. Production code never changes it.
      */
-    static volatile Opener opener = p -> FileChannel.open(p, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+    static volatile Opener opener = AofFile::openForAppend;
+
+    /** The real opener: the file on disk, created if absent, appended to. */
+    static FileChannel openForAppend(Path p) throws IOException {
+        return FileChannel.open(p, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+    }
 
     AofFile(ServerConfig config, Path path) throws IOException {
         this.config = config;

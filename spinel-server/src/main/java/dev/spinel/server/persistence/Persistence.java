@@ -259,11 +259,6 @@ public final class Persistence {
     }
 
     private boolean doSave(boolean background) {
-        long keysTotal = 0;
-        for (int i = 0; i < keyspace.databases(); i++) {
-            keysTotal += keyspace.db(i).size();
-        }
-        currentSaveKeysTotal = keysTotal;
         saves++;
         long dirtyBefore;
         RdbWriter.Snapshot snap;
@@ -278,7 +273,8 @@ public final class Persistence {
             } finally {
                 keyspace.unlockAll();
             }
-            Log.verbose(String.format("Snapshot armed (%d keys, writers paused %.3f ms)", keysTotal, (System.nanoTime() - t0) / 1e6));
+            currentSaveKeysTotal = snap.keys(); // counted under every stripe by arm()
+            Log.verbose(String.format("Snapshot armed (%d keys, writers paused %.3f ms)", currentSaveKeysTotal, (System.nanoTime() - t0) / 1e6));
         } catch (RuntimeException e) {
             currentSaveKeysTotal = 0;
             Log.warning("Failed capturing the dataset for the RDB: " + e);

@@ -10,9 +10,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -35,13 +33,13 @@ class AofDiskFullTest {
     @BeforeEach
     void failingDisk() {
         FullDiskChannel.full(false);
-        AofFile.opener = p -> new FullDiskChannel(FileChannel.open(p, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND));
+        AofFile.opener = p -> new FullDiskChannel(AofFile.openForAppend(p));
     }
 
     @AfterEach
     void realDisk() {
         FullDiskChannel.full(false);
-        AofFile.opener = p -> FileChannel.open(p, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+        AofFile.opener = AofFile::openForAppend;
     }
 
     private SpinelServer start(String fsync) {
@@ -85,7 +83,7 @@ class AofDiskFullTest {
             assertEquals("+OK\r\n", again);
             assertTrue(other.callString("INFO", "persistence").contains("aof_last_write_status:ok\r\n"));
         }
-        AofFile.opener = p -> FileChannel.open(p, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+        AofFile.opener = AofFile::openForAppend;
         try (SpinelServer s = start(fsync); RawClient c = new RawClient(s.port())) {
             assertEquals("$1\r\n1\r\n", c.callString("GET", "before"));
             assertEquals("$200\r\n" + "x".repeat(200) + "\r\n", c.callString("GET", "during"));
@@ -124,7 +122,7 @@ class AofDiskFullTest {
             assertEquals(":1\r\n", pushed.get(10, TimeUnit.SECONDS));
             assertEquals("*2\r\n$5\r\nqueue\r\n$3\r\njob\r\n", popped.get(10, TimeUnit.SECONDS));
         }
-        AofFile.opener = p -> FileChannel.open(p, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+        AofFile.opener = AofFile::openForAppend;
         try (SpinelServer s = start("always"); RawClient c = new RawClient(s.port())) {
             assertEquals(":0\r\n", c.callString("EXISTS", "queue"));
         }
