@@ -1,5 +1,6 @@
 package dev.spinel.server.blocking;
 
+
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.engine.Session;
@@ -18,6 +19,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
+import static dev.spinel.server.blocking.BlockingTestSupport.bulk;
+import static dev.spinel.server.blocking.BlockingTestSupport.cmd;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -45,25 +48,7 @@ class BlockingListTest {
     }
 
     private static void awaitBlocked(int n) throws InterruptedException {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (blocking().blockedClients() != n) {
-            if (System.nanoTime() > end) {
-                throw new AssertionError("blocked_clients stayed " + blocking().blockedClients() + ", expected " + n);
-            }
-            Thread.sleep(2);
-        }
-    }
-
-    private static String bulk(String s) {
-        return "$" + s.length() + "\r\n" + s + "\r\n";
-    }
-
-    private static List<byte[]> cmd(String... a) {
-        List<byte[]> l = new ArrayList<>();
-        for (String s : a) {
-            l.add(s.getBytes(StandardCharsets.UTF_8));
-        }
-        return l;
+        BlockingTestSupport.awaitBlocked(server.engine().blocking(), n);
     }
 
     @Test

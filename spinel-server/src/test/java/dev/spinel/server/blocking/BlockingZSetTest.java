@@ -1,5 +1,6 @@
 package dev.spinel.server.blocking;
 
+
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.testing.RawClient;
@@ -10,8 +11,9 @@ import org.junit.jupiter.api.Test;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
+import static dev.spinel.server.blocking.BlockingTestSupport.bulk;
+import static dev.spinel.server.blocking.BlockingTestSupport.cmd;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -35,26 +37,7 @@ class BlockingZSetTest {
     }
 
     private static void awaitBlocked(int n) throws InterruptedException {
-        Blocking b = server.engine().blocking();
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (b.blockedClients() != n) {
-            if (System.nanoTime() > end) {
-                throw new AssertionError("blocked_clients stayed " + b.blockedClients() + ", expected " + n);
-            }
-            Thread.sleep(2);
-        }
-    }
-
-    private static String bulk(String s) {
-        return "$" + s.length() + "\r\n" + s + "\r\n";
-    }
-
-    private static List<byte[]> cmd(String... a) {
-        List<byte[]> l = new ArrayList<>();
-        for (String s : a) {
-            l.add(s.getBytes(StandardCharsets.UTF_8));
-        }
-        return l;
+        BlockingTestSupport.awaitBlocked(server.engine().blocking(), n);
     }
 
     private static String reply(RawClient c) throws Exception {

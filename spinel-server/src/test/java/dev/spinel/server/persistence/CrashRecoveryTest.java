@@ -63,21 +63,8 @@ class CrashRecoveryTest {
         int port = RedisServerProcess.freePort();
         Process spinel = startSpinel(port);
         AtomicLongArray acked = new AtomicLongArray(WRITERS); // highest n acknowledged per writer
-        for (int w = 0; w < WRITERS; w++) {
-            acked.set(w, -1);
-        }
-        List<Thread> threads = new ArrayList<>();
-        for (int w = 0; w < WRITERS; w++) {
-            int id = w;
-            Thread t = new Thread(() -> write(port, id, acked));
-            t.start();
-            threads.add(t);
-        }
-        // Kill at a random moment once every writer is going (a cold JVM on a busy machine starts slowly).
-        long warm = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (System.nanoTime() < warm && !allStarted(acked)) {
-            Thread.sleep(10);
-        }
+        List<Thread> threads = startWriters(port, acked);
+        // Kill at a random moment once every writer is going.
         Thread.sleep(ThreadLocalRandom.current().nextLong(100, 1500));
         spinel.destroyForcibly();
         assertTrue(spinel.waitFor(30, TimeUnit.SECONDS));
@@ -121,20 +108,7 @@ class CrashRecoveryTest {
         int port = RedisServerProcess.freePort();
         Process spinel = startSpinel(port, "everysec");
         AtomicLongArray acked = new AtomicLongArray(WRITERS);
-        for (int w = 0; w < WRITERS; w++) {
-            acked.set(w, -1);
-        }
-        List<Thread> threads = new ArrayList<>();
-        for (int w = 0; w < WRITERS; w++) {
-            int id = w;
-            Thread t = new Thread(() -> write(port, id, acked));
-            t.start();
-            threads.add(t);
-        }
-        long warm = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (System.nanoTime() < warm && !allStarted(acked)) {
-            Thread.sleep(10);
-        }
+        List<Thread> threads = startWriters(port, acked);
         long started = System.nanoTime();
         Thread.sleep(ThreadLocalRandom.current().nextLong(1500, 3000));
         spinel.destroyForcibly();
@@ -183,6 +157,28 @@ class CrashRecoveryTest {
                     "the recovered writes of writer " + w + " must be a prefix");
         }
         return lo;
+    }
+
+    /**
+     * Starts one writer thread per slot of {@code acked} (each slot set to -1 first) and returns once
+     * every writer has an acknowledged write, or after 30 s (a cold JVM on a busy machine starts slowly).
+     */
+    private static List<Thread> startWriters(int port, AtomicLongArray acked) throws InterruptedException {
+        for (int w = 0; w < WRITERS; w++) {
+            acked.set(w, -1);
+        }
+        List<Thread> threads = new ArrayList<>();
+        for (int w = 0; w < WRITERS; w++) {
+            int id = w;
+            Thread t = new Thread(() -> write(port, id, acked));
+            t.start();
+            threads.add(t);
+        }
+        long warm = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (System.nanoTime() < warm && !allStarted(acked)) {
+            Thread.sleep(10);
+        }
+        return threads;
     }
 
     private static boolean allStarted(AtomicLongArray acked) {
