@@ -140,6 +140,20 @@ public class ClientBenchmark {
         return CompletableFuture.allOf(fs.toArray(new CompletableFuture[0])).join();
     }
 
+    /** The same, waiting on each future in turn (what Lettuce's {@code LettuceFutures.awaitAll} does), not through allOf's tree. */
+    @Benchmark
+    public Object pings1000SpinelJoinEach() {
+        CompletableFuture<?>[] fs = new CompletableFuture<?>[1000];
+        for (int i = 0; i < 1000; i++) {
+            fs[i] = spinel.async().ping();
+        }
+        Object last = null;
+        for (CompletableFuture<?> f : fs) {
+            last = f.join();
+        }
+        return last;
+    }
+
     @Benchmark
     public Object pings1000LettuceAutoFlush() {
         List<RedisFuture<String>> fs = new ArrayList<>(1000);

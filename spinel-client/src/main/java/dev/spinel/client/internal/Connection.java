@@ -45,6 +45,12 @@ public final class Connection {
      */
     private static final int WRITE_CHUNK = 64 * 1024;
     /**
+     * The first write of a flush is smaller, so the server starts on a burst while the loop encodes the
+     * rest. 1000 pipelined PINGs: the first reply came ~20 µs earlier and the burst ended ~10 % sooner
+     * than with one 14 KB write (2026-11-23, timestamps in the loop; 2 and 4 KB were no better).
+     */
+    private static final int FIRST_CHUNK = 8 * 1024;
+    /**
      * Replies matched before their commands are completed: {@link #outstanding} is then updated once per
      * batch, not with an atomic per reply on the counter every submitting thread increments.
      */
@@ -337,7 +343,7 @@ public final class Connection {
             } else {
                 inflight.add(c);
             }
-            if (buf.readableBytes() >= WRITE_CHUNK - 512) {
+            if (buf.readableBytes() >= (sent == 0 ? FIRST_CHUNK : WRITE_CHUNK) - 512) {
                 sent += send(buf);
                 buf = null;
             }
