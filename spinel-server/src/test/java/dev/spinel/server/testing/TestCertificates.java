@@ -28,8 +28,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * Throw-away certificates for the TLS tests, made with {@code openssl} in a temporary directory: a CA,
  * a server certificate for {@code localhost} and {@code 127.0.0.1} (RSA 2048, PKCS#8 key, as
- * {@code openssl req -newkey rsa:2048 -nodes} writes), a client certificate signed by the same CA, and an
- * unrelated second CA that signs a second client certificate (for "wrong CA" tests). Generated once per
+ * {@code openssl req -newkey rsa:2048 -nodes} writes), a client certificate signed by the same CA, a
+ * server certificate of the same CA for another host ({@code wrong-host.invalid}, for hostname
+ * verification tests), and an unrelated second CA that signs a second client certificate (for "wrong
+ * CA" tests). Generated once per
  * JVM. Without {@code openssl} this fails with a clear message rather than skipping ({@code .ci/run}
  * installs it).
  */
@@ -47,6 +49,9 @@ public final class TestCertificates {
     /** A client certificate signed by {@link #otherCaCert}. */
     public final Path otherClientCert;
     public final Path otherClientKey;
+    /** A server certificate of {@link #caCert} that names neither localhost nor 127.0.0.1. */
+    public final Path wrongHostCert;
+    public final Path wrongHostKey;
 
     private TestCertificates(Path dir) {
         this.dir = dir;
@@ -58,6 +63,8 @@ public final class TestCertificates {
         otherCaCert = dir.resolve("other-ca.crt");
         otherClientCert = dir.resolve("other-client.crt");
         otherClientKey = dir.resolve("other-client.key");
+        wrongHostCert = dir.resolve("wrong-host.crt");
+        wrongHostKey = dir.resolve("wrong-host.key");
     }
 
     /** The certificates of this JVM, made on first use. */
@@ -89,6 +96,8 @@ public final class TestCertificates {
         ca("other-ca");
         signed("server", "ca", "localhost",
                 "basicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost,IP:127.0.0.1\n");
+        signed("wrong-host", "ca", "wrong-host.invalid",
+                "basicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:wrong-host.invalid\n");
         signed("client", "ca", "spinel-test-client", "basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\n");
         signed("other-client", "other-ca", "spinel-other-client", "basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\n");
     }
