@@ -96,12 +96,7 @@ public final class SpinelServer implements AutoCloseable {
         // CONFIG SET port/bind/tls-port listen anew (as Redis does); tls-* rebuild the TLS context; hz changes the cron's rate.
         config.onApply(config.port, () -> rebind("Unable to listen on this port"));
         config.onApply(config.bind, () -> rebind("Failed to bind to specified addresses."));
-        config.onApply(config.tlsPort, () -> {
-            if (config.tlsPort.value() != 0 && resp.tls() == null) { // as Redis: configured once, if it was not yet
-                resp.tls(configureTls());
-            }
-            rebind("Unable to listen on this port. Check server logs.");
-        });
+        config.onApply(config.tlsPort, () -> rebind("Unable to listen on this port. Check server logs."));
         ServerConfig.Applier reconfigureTls = () -> {
             if (config.tlsPort.value() != 0) {
                 resp.tls(configureTls());
@@ -158,7 +153,7 @@ public final class SpinelServer implements AutoCloseable {
     }
 
     /** The TLS context from the current tls-* values; a failure is logged with its reason, as Redis does. */
-    private static ServerTls configureTls(ServerConfig config) throws ConfigException {
+    private ServerTls configureTls() throws ConfigException {
         try {
             return ServerTls.configure(config);
         } catch (ConfigException e) {
@@ -167,14 +162,16 @@ public final class SpinelServer implements AutoCloseable {
         }
     }
 
-    private ServerTls configureTls() throws ConfigException {
-        return configureTls(config);
-    }
-
-    /** Makes the listeners match port, tls-port and bind; on failure every listener is back as it was. */
+    /**
+     * Makes the listeners match port, tls-port and bind (configuring TLS first if it is wanted and was not
+     * yet); on failure every listener is back as it was.
+     */
     private synchronized void rebind(String error) throws ConfigException {
         List<String> addresses = bindAddresses();
         int[] wanted = wantedPorts();
+        if (wanted[1] >= 0 && resp.tls() == null) { // as Redis: TLS is configured when first needed, then kept
+            resp.tls(configureTls());
+        }
         boolean sameAddresses = addresses.equals(boundAddresses);
         boolean plain = !sameAddresses || wanted[0] != requestedPort;
         boolean tls = !sameAddresses || wanted[1] != requestedTlsPort;
