@@ -5,13 +5,20 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 
 /**
- * A parsed {@code redis://[[user]:password@]host[:port][/db]} address. Immutable.
+ * A parsed {@code redis://[[user]:password@]host[:port][/db]} address; {@code rediss://} is the same over
+ * TLS (set up by {@link TlsOptions}). Immutable.
  *
  * @param user     ACL user name, or null (then AUTH uses the password alone)
  * @param password password, or null for no authentication
  * @param db       database selected after connecting (and again after each reconnect)
+ * @param tls      true for {@code rediss://}
  */
-public record RedisUri(String host, int port, String user, String password, int db) {
+public record RedisUri(String host, int port, String user, String password, int db, boolean tls) {
+
+    /** A plain-TCP ({@code redis://}) address. */
+    public RedisUri(String host, int port, String user, String password, int db) {
+        this(host, port, user, password, db, false);
+    }
 
     public static RedisUri parse(String uri) {
         URI u;
@@ -20,8 +27,9 @@ public record RedisUri(String host, int port, String user, String password, int 
         } catch (java.net.URISyntaxException e) {
             throw new IllegalArgumentException("invalid Redis URI: " + uri, e);
         }
-        if (!"redis".equalsIgnoreCase(u.getScheme())) {
-            throw new IllegalArgumentException("only redis:// URIs are supported: " + uri);
+        boolean tls = "rediss".equalsIgnoreCase(u.getScheme());
+        if (!tls && !"redis".equalsIgnoreCase(u.getScheme())) {
+            throw new IllegalArgumentException("only redis:// and rediss:// URIs are supported: " + uri);
         }
         String host = u.getHost() == null ? "127.0.0.1" : u.getHost();
         int port = u.getPort() < 0 ? 6379 : u.getPort();
@@ -49,7 +57,7 @@ public record RedisUri(String host, int port, String user, String password, int 
                 throw new IllegalArgumentException("invalid database number in " + uri);
             }
         }
-        return new RedisUri(host, port, user, password, db);
+        return new RedisUri(host, port, user, password, db, tls);
     }
 
     private static String decode(String s) {
@@ -58,6 +66,6 @@ public record RedisUri(String host, int port, String user, String password, int 
 
     @Override
     public String toString() { // never print the password
-        return "redis://" + (user != null ? user + ":***@" : password != null ? "***@" : "") + host + ":" + port + "/" + db;
+        return (tls ? "rediss://" : "redis://") + (user != null ? user + ":***@" : password != null ? "***@" : "") + host + ":" + port + "/" + db;
     }
 }

@@ -1,5 +1,6 @@
 package dev.spinel.client;
 
+import dev.spinel.client.internal.ClientTls;
 import dev.spinel.client.internal.Connection;
 import dev.spinel.client.internal.ConnectionPool;
 import dev.spinel.client.internal.DedicatedCommands;
@@ -63,15 +64,18 @@ public final class SpinelClient<K, V> implements AutoCloseable {
     }
 
     /**
-     * Connects (TCP, then {@code HELLO 3} with AUTH, or the RESP2 way when the server lacks HELLO, then
-     * SELECT) and returns once the connection is ready.
+     * Connects (TCP, TLS for {@code rediss://} as {@link ClientOptions#tls()} says, then {@code HELLO 3}
+     * with AUTH, or the RESP2 way when the server lacks HELLO, then SELECT) and returns once the
+     * connection is ready.
      *
-     * @throws ConnectionException  when the server cannot be reached
+     * @throws ConnectionException  when the server cannot be reached, or the TLS handshake fails (the message says why)
+     * @throws IllegalArgumentException when the URI or the TLS options cannot be used (e.g. a missing CA file)
      * @throws ServerErrorException when the server refuses the handshake (wrong password...)
      */
     public static <K, V> SpinelClient<K, V> create(String uri, Codec<K, V> codec, ClientOptions options) {
         RedisUri parsed = RedisUri.parse(uri);
-        Transport transport = new Transport(options.ioThreads());
+        ClientTls tls = parsed.tls() ? ClientTls.of(options.tls(), options.connectTimeout().toMillis()) : null;
+        Transport transport = new Transport(options.ioThreads(), tls);
         try {
             Connection c = Connection.open(transport, parsed, options, null).join();
             return new SpinelClient<>(transport, c, parsed, options, codec);

@@ -66,7 +66,12 @@ public final class Main {
             System.gc();
         }
         Log.notice("Server initialized, transport=" + server.transport().word());
-        Log.notice("Ready to accept connections tcp on port " + server.port());
+        if (server.port() != 0) {
+            Log.notice("Ready to accept connections tcp on port " + server.port());
+        }
+        if (server.tlsPort() != 0) {
+            Log.notice("Ready to accept connections tls on port " + server.tlsPort());
+        }
         server.awaitClose();
         // SHUTDOWN closed the server: leave with status 0 (the hook removes the pid file).
         System.exit(0);

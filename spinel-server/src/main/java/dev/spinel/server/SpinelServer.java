@@ -6,6 +6,7 @@ import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.net.RespServer;
+import dev.spinel.server.net.ServerTls;
 import dev.spinel.server.persistence.Persistence;
 import dev.spinel.store.Keyspace;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -22,7 +23,8 @@ import java.util.concurrent.TimeUnit;
  *     int port = server.port(); // connect any Redis client here
  * }
  * }</pre>
- * Port 0 picks a free ephemeral port.
+ * Port 0 picks a free ephemeral port (unless {@code tls-port} is set: then it means no plain listener,
+ * as in Redis).
  *
  * <p>Thread-safety: {@link #start} and {@link #close} may be called from any thread; close is idempotent.
  */
@@ -34,10 +36,14 @@ public final class SpinelServer implements AutoCloseable {
     private final ServerConfig config;
     private final Engine engine;
     private final RespServer resp;
+    /** Ports bound now (plain, TLS); 0 when there is no such listener. */
     private volatile int port;
+    private volatile int tlsPort;
     /** What the listeners are bound to now, to skip a CONFIG SET that changes nothing and to fall back on failure. */
     private List<String> boundAddresses;
+    /** The ports asked for (0: any free port; -1: no listener), see {@link #wantedPorts}. */
     private int requestedPort;
+    private int requestedTlsPort;
     private volatile ScheduledFuture<?> cron;
     private final Persistence persistence;
     private final ScheduledFuture<?> persistenceCron;
@@ -48,6 +54,15 @@ public final class SpinelServer implements AutoCloseable {
 
     private SpinelServer(ServerConfig config) throws InterruptedException {
         this.config = config;
+        // As Redis: a TLS setup that cannot work stops the start before anything is loaded or bound.
+        ServerTls tls = null;
+        if (config.tlsPort.value() != 0) {
+            try {
+                tls = ServerTls.configure(config);
+            } catch (ConfigException e) {
+                throw new IllegalStateException("Failed to configure TLS: " + e.getMessage(), e);
+            }
+        }
         Keyspace keyspace = new Keyspace((int) config.databases.value());
         // Access stamps are LFU counters under an LFU policy (OBJECT FREQ), LRU clocks otherwise.
         keyspace.lfu(config.maxmemoryPolicy.value().endsWith("-lfu"));
@@ -58,10 +73,14 @@ public final class SpinelServer implements AutoCloseable {
         Commands.registerAll(table, this);
         persistence.loadAtStartup(engine); // before accepting connections; a bad file stops the start
         this.resp = new RespServer(engine);
+        resp.tls(tls);
         try {
             this.boundAddresses = bindAddresses();
-            this.requestedPort = (int) config.port.value();
-            this.port = resp.bind(boundAddresses, requestedPort);
+            int[] wanted = wantedPorts();
+            this.requestedPort = wanted[0];
+            this.requestedTlsPort = wanted[1];
+            this.port = Math.max(0, resp.bind(boundAddresses, requestedPort, false));
+            this.tlsPort = Math.max(0, resp.bind(boundAddresses, requestedTlsPort, true));
         } catch (RuntimeException | InterruptedException e) {
             resp.close();
             throw e;
@@ -74,9 +93,18 @@ public final class SpinelServer implements AutoCloseable {
             close();
             throw e;
         }
-        // CONFIG SET port/bind listen anew (as Redis does); hz changes the cron's rate.
+        // CONFIG SET port/bind/tls-port listen anew (as Redis does); tls-* rebuild the TLS context; hz changes the cron's rate.
         config.onApply(config.port, () -> rebind("Unable to listen on this port"));
         config.onApply(config.bind, () -> rebind("Failed to bind to specified addresses."));
+        config.onApply(config.tlsPort, () -> rebind("Unable to listen on this port. Check server logs."));
+        ServerConfig.Applier reconfigureTls = () -> {
+            if (config.tlsPort.value() != 0) {
+                resp.tls(configureTls());
+            }
+        };
+        for (var p : config.tlsContextParams()) {
+            config.onApply(p, reconfigureTls);
+        }
         config.onApply(config.loglevel, () -> Log.level(config.loglevel.value()));
         config.onApply(config.hz, () -> {
             ScheduledFuture<?> old = cron;
@@ -114,16 +142,57 @@ public final class SpinelServer implements AutoCloseable {
         return Arrays.stream(config.bind.value().trim().split("\\s+")).filter(s -> !s.isEmpty()).toList();
     }
 
+    /**
+     * The plain and TLS ports to listen on, -1 for none. {@code port 0} means "no plain listener" while
+     * {@code tls-port} is set (Redis's meaning), and "any free port" otherwise (for embedding).
+     */
+    private int[] wantedPorts() {
+        int plain = (int) config.port.value();
+        int tls = (int) config.tlsPort.value();
+        return new int[]{plain == 0 && tls != 0 ? -1 : plain, tls == 0 ? -1 : tls};
+    }
+
+    /** The TLS context from the current tls-* values; a failure is logged with its reason, as Redis does. */
+    private ServerTls configureTls() throws ConfigException {
+        try {
+            return ServerTls.configure(config);
+        } catch (ConfigException e) {
+            Log.warning(e.getMessage());
+            throw new ConfigException("Unable to update TLS configuration. Check server logs.");
+        }
+    }
+
+    /**
+     * Makes the listeners match port, tls-port and bind (configuring TLS first if it is wanted and was not
+     * yet); on failure every listener is back as it was.
+     */
     private synchronized void rebind(String error) throws ConfigException {
         List<String> addresses = bindAddresses();
-        int wanted = (int) config.port.value();
-        if (addresses.equals(boundAddresses) && wanted == requestedPort) {
-            return;
+        int[] wanted = wantedPorts();
+        if (wanted[1] >= 0 && resp.tls() == null) { // as Redis: TLS is configured when first needed, then kept
+            resp.tls(configureTls());
         }
+        boolean sameAddresses = addresses.equals(boundAddresses);
+        boolean plain = !sameAddresses || wanted[0] != requestedPort;
+        boolean tls = !sameAddresses || wanted[1] != requestedTlsPort;
+        int oldPlain = requestedPort < 0 ? -1 : port;
+        int oldTls = requestedTlsPort < 0 ? -1 : tlsPort;
         try {
-            port = resp.rebind(addresses, wanted, boundAddresses, port);
+            int newPlain = plain ? resp.rebind(addresses, wanted[0], boundAddresses, oldPlain, false) : oldPlain;
+            int newTls;
+            try {
+                newTls = tls ? resp.rebind(addresses, wanted[1], boundAddresses, oldTls, true) : oldTls;
+            } catch (RuntimeException e) {
+                if (plain) {
+                    resp.rebind(boundAddresses, oldPlain, addresses, newPlain, false);
+                }
+                throw e;
+            }
+            port = Math.max(0, newPlain);
+            tlsPort = Math.max(0, newTls);
             boundAddresses = addresses;
-            requestedPort = wanted;
+            requestedPort = wanted[0];
+            requestedTlsPort = wanted[1];
         } catch (RuntimeException e) {
             Log.warning(error + ": " + e.getMessage());
             throw new ConfigException(error);
@@ -148,8 +217,14 @@ public final class SpinelServer implements AutoCloseable {
         return start(ServerConfig.defaults().with("port", "0"));
     }
 
+    /** The plain RESP port; 0 when there is none ({@code port 0} with {@code tls-port} set). */
     public int port() {
         return port;
+    }
+
+    /** The TLS port; 0 when TLS is off. */
+    public int tlsPort() {
+        return tlsPort;
     }
 
     public ServerConfig config() {

@@ -10,6 +10,7 @@ import java.util.List;
 /**
  * The pipeline handler of one channel: accumulates reads, decodes every complete reply and hands it
  * to its {@link Connection}. A protocol error closes the channel (the connection then reconnects).
+ * For {@code rediss://} it sits on TLS, which it installs in front of itself when added.
  * Confined to the channel's event loop.
  */
 final class ConnectionHandler extends ByteToMessageDecoder {
@@ -17,6 +18,11 @@ final class ConnectionHandler extends ByteToMessageDecoder {
 
     ConnectionHandler(Connection connection) {
         this.connection = connection;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        TlsConnector.installBefore(ctx); // rediss://: TLS under this handler
     }
 
     @Override

@@ -18,16 +18,25 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The client's event-loop threads (epoll when available, else NIO) and the bootstrap template for its
- * TCP connections: TCP_NODELAY and SO_KEEPALIVE on. Thread-safe.
+ * TCP connections: TCP_NODELAY and SO_KEEPALIVE on; for a {@code rediss://} client every connection it
+ * bootstraps (shared, pooled, pub/sub, and their reconnects) carries the client's {@link ClientTls}, which
+ * puts TLS under it ({@link TlsConnector}). Thread-safe.
  */
 public final class Transport {
     private final EventLoopGroup group;
     private final boolean epoll;
+    private final ClientTls tls;
 
     /** Marks the client's event-loop threads, where waiting for a reply would deadlock. */
     private static final ThreadLocal<Boolean> LOOP_THREAD = new ThreadLocal<>();
 
     public Transport(int threads) {
+        this(threads, null);
+    }
+
+    /** With {@code tls} not null, every connection is made over TLS. */
+    public Transport(int threads, ClientTls tls) {
+        this.tls = tls;
         epoll = Epoll.isAvailable();
         DefaultThreadFactory names = new DefaultThreadFactory("spinel-client", true);
         ThreadFactory marked = r -> names.newThread(() -> {
@@ -49,6 +58,7 @@ public final class Transport {
 
     Bootstrap bootstrap(EventLoop loop, int connectTimeoutMillis) {
         return new Bootstrap().group(loop)
+                .attr(TlsConnector.TLS, tls)
                 .channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.SO_KEEPALIVE, true)

@@ -161,6 +161,28 @@ public final class ServerConfig {
     public final Params.Memory grpcMaxMessageSize = add(Params.Memory.bounded("grpc-max-message-size", false,
             4L * 1024 * 1024, 1024, Integer.MAX_VALUE));
     // ---- end gRPC
+    // ---- TLS, as Redis 7.0's (net.ServerTls builds the context; every one may change at run time, see SpinelServer).
+    /** Port of the TLS listener; 0 (the default) disables it. With it set, {@code port 0} means no plain listener. */
+    public final Params.Int tlsPort = add(new Params.Int("tls-port", true, 0, 0, 65535, null));
+    public final Params.Text tlsCertFile = add(new Params.Text("tls-cert-file", true, "", null, null));
+    public final Params.Text tlsKeyFile = add(new Params.Text("tls-key-file", true, "", null, null));
+    public final Params.Text tlsKeyFilePass = add(new Params.Text("tls-key-file-pass", true, "", null, null));
+    public final Params.Text tlsCaCertFile = add(new Params.Text("tls-ca-cert-file", true, "", null, null));
+    public final Params.Text tlsCaCertDir = add(new Params.Text("tls-ca-cert-dir", true, "", null, null));
+    /** Whether TLS clients must present a certificate the CAs signed: yes, no, or optional (checked when given). */
+    public final Params.Enum tlsAuthClients = add(new Params.Enum("tls-auth-clients", true, "yes",
+            List.of("no", "yes", "optional"), null));
+    public final Params.Text tlsProtocols = add(new Params.Text("tls-protocols", true, "", null, null));
+    public final Params.Text tlsCiphers = add(new Params.Text("tls-ciphers", true, "", null, null));
+    public final Params.Text tlsCiphersuites = add(new Params.Text("tls-ciphersuites", true, "", null, null));
+    public final Params.Bool tlsPreferServerCiphers = add(new Params.Bool("tls-prefer-server-ciphers", true, false, null));
+    // ---- end TLS
+
+    /** The parameters a TLS context is built from: CONFIG SET of any of them rebuilds it (Redis's applyTlsCfg). */
+    public List<Param> tlsContextParams() {
+        return List.of(tlsCertFile, tlsKeyFile, tlsKeyFilePass, tlsCaCertFile, tlsCaCertDir, tlsProtocols, tlsCiphers,
+                tlsCiphersuites, tlsPreferServerCiphers);
+    }
 
     public static ServerConfig defaults() {
         return new ServerConfig();

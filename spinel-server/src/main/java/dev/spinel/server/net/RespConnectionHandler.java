@@ -14,6 +14,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -29,6 +30,10 @@ import java.nio.charset.StandardCharsets;
  * {@code resumeNow} on the event loop: the postponed request (a private copy), then the buffered
  * input, then one flush.
  *
+ * <p>Over TLS the handler sits behind Netty's {@link io.netty.handler.ssl.SslHandler}, sees plain RESP
+ * bytes, and admits the client only once the handshake succeeded: a failed handshake opens no session
+ * and costs other clients nothing; it is logged in one line, as Redis logs it.
+ *
  * <p>Not thread-safe: one instance per channel, used on the channel's event loop only (other
  * threads go through {@link ClientConnection#execute}).
  */
@@ -36,6 +41,8 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     /** Reply bytes after which they are handed to the socket while a read batch is still being executed. */
     private static final int OUTPUT_CHUNK = 64 * 1024;
     private final Engine engine;
+    /** A TLS connection: the session opens after the handshake ({@link #userEventTriggered}). */
+    private boolean handshaking;
     private final QueryBuffer query = new QueryBuffer();
     private final Args args = new Args();
     private final RespParser parser = new RespParser(query, args);
@@ -52,8 +59,9 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     private String remote = "?:0";
     private String local = "?:0";
 
-    RespConnectionHandler(Engine engine) {
+    RespConnectionHandler(Engine engine, boolean tls) {
         this.engine = engine;
+        this.handshaking = tls;
     }
 
     @Override
@@ -61,17 +69,60 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
         this.ctx = ctx;
         remote = format(ctx.channel().remoteAddress());
         local = format(ctx.channel().localAddress());
+        if (handshaking || admit()) {
+            ctx.fireChannelActive();
+        }
+    }
+
+    /** Opens the session, or sends Redis's refusal (maxclients, protected mode) and closes; true when admitted. */
+    private boolean admit() {
         String refusal = Admission.refusal(engine, ctx.channel().remoteAddress());
         if (refusal != null) {
             engine.stats().rejectedConnections.increment();
             ByteBuf b = ctx.alloc().buffer();
             b.writeCharSequence(refusal, java.nio.charset.StandardCharsets.UTF_8);
             ctx.writeAndFlush(b).addListener(ChannelFutureListener.CLOSE);
-            return;
+            return false;
         }
         session = engine.open(this);
         parser.maxBulkLength(engine.config().protoMaxBulkLen.value());
-        ctx.fireChannelActive();
+        return true;
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof SslHandshakeCompletionEvent done && handshaking) {
+            handshaking = false;
+            if (done.isSuccess()) {
+                if (admit() && query.pending() > 0) { // requests that came with the end of the handshake
+                    processInput();
+                    flushReplies();
+                }
+            } else {
+                logHandshakeFailure(done.cause());
+                ctx.close();
+            }
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
+    /** One line, as Redis's "Error accepting a client connection"; a client that just went away is not an error. */
+    private void logHandshakeFailure(Throwable cause) {
+        Throwable c = cause;
+        while (c.getCause() != null && !(c instanceof javax.net.ssl.SSLException)) {
+            c = c.getCause();
+        }
+        String reason = c.getMessage() == null ? c.getClass().getSimpleName() : c.getMessage();
+        if (c instanceof io.netty.handler.ssl.NotSslRecordException) {
+            reason = "not an SSL/TLS record (a plain-text client on the TLS port?)"; // not the bytes' hex dump
+        } else if (reason.length() > 120) {
+            reason = reason.substring(0, 120) + "...";
+        }
+        if (!ctx.channel().isActive()) {
+            Log.verbose("Error accepting a client connection: closed during the TLS handshake (addr=" + remote + ")");
+        } else {
+            Log.warning("Error accepting a client connection: " + reason + " (addr=" + remote + ")");
+        }
     }
 
     @Override
@@ -86,7 +137,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         ByteBuf in = (ByteBuf) msg;
         try {
-            if (session == null || closeAfterReply) {
+            if ((session == null && !handshaking) || closeAfterReply) {
                 return;
             }
             int n = in.readableBytes();
@@ -106,7 +157,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
             ctx.close();
             return;
         }
-        if (!paused) {
+        if (!paused && session != null) {
             // read on every batch, not once per connection: CONFIG SET proto-max-bulk-len applies to
             // connected clients at once, as in Redis
             parser.maxBulkLength(engine.config().protoMaxBulkLen.value());

@@ -19,7 +19,9 @@ import java.util.List;
 /**
  * The RESP TCP front end: Netty on the transport the {@code io-transport} directive selects
  * ({@link IoTransport}: native epoll by default, native io_uring, or NIO where neither is available),
- * one event loop per core by default, every connection served inline on its loop.
+ * one event loop per core by default, every connection served inline on its loop. Plain and TLS
+ * listeners ({@code port}, {@code tls-port}) feed the same engine; a TLS connection has Netty's
+ * {@link io.netty.handler.ssl.SslHandler} (JDK provider) in front of the same RESP handler.
  *
  * <p>Thread-safety: started and closed by one thread; the loops run the connections.
  */
@@ -27,8 +29,11 @@ public final class RespServer implements AutoCloseable {
     private final Engine engine;
     private final EventLoopGroup bossGroup;
     private final EventLoopGroup workerGroup;
-    private final List<Channel> listeners = new ArrayList<>();
     private final IoTransport transport;
+    /** Listeners by kind: index 0 plain RESP, 1 RESP over TLS. */
+    private final List<List<Channel>> listeners = List.of(new ArrayList<>(), new ArrayList<>());
+    /** The TLS context new TLS connections get (CONFIG SET tls-* replaces it); null until TLS is configured. */
+    private volatile ServerTls tls;
 
     public RespServer(Engine engine) {
         this.engine = engine;
@@ -51,8 +56,23 @@ public final class RespServer implements AutoCloseable {
         return transport;
     }
 
-    /** Binds every address of the {@code bind} setting on {@code port} (0: an ephemeral port). Returns the port. */
-    public int bind(List<String> addresses, int port) throws InterruptedException {
+    /** Sets the TLS context for connections accepted from now on (those already open keep theirs). */
+    public void tls(ServerTls tls) {
+        this.tls = tls;
+    }
+
+    public ServerTls tls() {
+        return tls;
+    }
+
+    /**
+     * Binds every address of the {@code bind} setting on {@code port} (0: an ephemeral port; negative: no
+     * listener), plain or TLS. Returns the port bound, or -1 for none.
+     */
+    public int bind(List<String> addresses, int port, boolean tls) throws InterruptedException {
+        if (port < 0) {
+            return -1;
+        }
         ServerBootstrap b = new ServerBootstrap()
                 .group(bossGroup, workerGroup)
                 .channel(transport.serverChannel())
@@ -67,10 +87,14 @@ public final class RespServer implements AutoCloseable {
                         if (keepalive > 0) {
                             transport.keepAlive(ch, (int) keepalive);
                         }
-                        ch.pipeline().addLast(new RespConnectionHandler(engine));
+                        if (tls) {
+                            ch.pipeline().addLast(RespServer.this.tls.newHandler());
+                        }
+                        ch.pipeline().addLast(new RespConnectionHandler(engine, tls));
                     }
                 });
         int bound = port;
+        List<Channel> kind = listeners.get(tls ? 1 : 0);
         for (String address : addresses) {
             boolean optional = address.startsWith("-");
             String host = optional ? address.substring(1) : address;
@@ -81,7 +105,7 @@ public final class RespServer implements AutoCloseable {
             };
             try {
                 Channel ch = b.bind(new InetSocketAddress(host, bound)).sync().channel();
-                listeners.add(ch);
+                kind.add(ch);
                 bound = ((InetSocketAddress) ch.localAddress()).getPort();
             } catch (Exception e) {
                 if (!optional) {
@@ -94,34 +118,34 @@ public final class RespServer implements AutoCloseable {
     }
 
     /**
-     * Listens on new addresses/port (CONFIG SET port/bind), as Redis's changeBindAddr: the old listeners
-     * close first (the new set may reuse their address), and if the new ones cannot all be bound the
-     * old addresses are bound again and the error is rethrown.
+     * Listens on new addresses/port (CONFIG SET port/bind/tls-port), as Redis's changeBindAddr: the old
+     * listeners of that kind close first (the new set may reuse their address), and if the new ones cannot
+     * all be bound the old addresses are bound again and the error is rethrown. A negative port: none.
      */
-    public synchronized int rebind(List<String> addresses, int port, List<String> oldAddresses, int oldPort)
+    public synchronized int rebind(List<String> addresses, int port, List<String> oldAddresses, int oldPort, boolean tls)
             throws InterruptedException {
-        closeListeners();
+        closeListeners(tls);
         try {
-            return bind(addresses, port);
+            return bind(addresses, port, tls);
         } catch (RuntimeException | InterruptedException e) {
-            closeListeners();
-            bind(oldAddresses, oldPort);
+            closeListeners(tls);
+            bind(oldAddresses, oldPort, tls);
             throw e;
         }
     }
 
-    private void closeListeners() {
-        for (Channel ch : listeners) {
+    private void closeListeners(boolean tls) {
+        List<Channel> kind = listeners.get(tls ? 1 : 0);
+        for (Channel ch : kind) {
             ch.close().syncUninterruptibly();
         }
-        listeners.clear();
+        kind.clear();
     }
 
     @Override
     public void close() {
-        for (Channel ch : listeners) {
-            ch.close().syncUninterruptibly();
-        }
+        closeListeners(false);
+        closeListeners(true);
         bossGroup.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
         workerGroup.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
     }

@@ -19,7 +19,12 @@ public final class RawClient implements AutoCloseable {
     private final OutputStream out;
 
     public RawClient(int port) throws IOException {
-        socket = new Socket("127.0.0.1", port);
+        this(new Socket("127.0.0.1", port));
+    }
+
+    /** Over a connected socket, e.g. an {@link javax.net.ssl.SSLSocket} from {@link TestCertificates}. */
+    public RawClient(Socket socket) throws IOException {
+        this.socket = socket;
         socket.setTcpNoDelay(true);
         socket.setSoTimeout(10_000);
         in = new BufferedInputStream(socket.getInputStream());
