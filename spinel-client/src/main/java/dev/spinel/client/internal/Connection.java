@@ -85,6 +85,7 @@ public final class Connection {
     private final RespValue[] answers = new RespValue[ANSWER_BATCH];
     private int answeredCount;
     private long backoffNanos;
+    private Throwable closeCause;
     private CompletableFuture<Connection> firstConnect;
     private ScheduledFuture<?> sweeper;
 
@@ -404,15 +405,27 @@ public final class Connection {
         }
     }
 
+    /** Why the channel is about to close (e.g. a TLS alert), for the failure message of what it had pending. */
+    void onError(Channel ch, Throwable cause) {
+        if (ch == channel && closeCause == null) {
+            closeCause = cause;
+        }
+    }
+
     void onInactive(Channel ch) {
         if (ch != channel) {
             return;
         }
+        Throwable cause = closeCause;
+        closeCause = null;
         completeAnswered(); // answered before the channel died: they get their replies
         ready = false;
         channel = null;
         decoder.reset();
-        ConnectionException e = new ConnectionException("connection to " + uri + " lost; the command may or may not have been executed");
+        // e.g. TLS 1.3: a server that wants a client certificate says so with an alert after the client's handshake
+        String why = cause == null ? "" : " (" + reason(cause) + ")";
+        ConnectionException e = new ConnectionException("connection to " + uri + " lost" + why
+                + "; the command may or may not have been executed", cause);
         for (Command<?> c; (c = inflight.poll()) != null; ) {
             outstanding.decrementAndGet();
             c.completeExceptionally(e);
@@ -436,6 +449,13 @@ public final class Connection {
             c.deadline = now + timeoutNanos + c.extraNanos;
         }
         return c;
+    }
+
+    private static String reason(Throwable t) {
+        while (t.getCause() != null && !(t instanceof javax.net.ssl.SSLException)) {
+            t = t.getCause();
+        }
+        return t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
     }
 
     RespDecoder decoder() {

@@ -45,6 +45,7 @@ final class ConnectionHandler extends ByteToMessageDecoder {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        connection.onError(ctx.channel(), cause);
         ctx.close();
     }
 }
