@@ -204,9 +204,9 @@ final class GeoHash {
         double lon1r = degRad(lon1d);
         double lat2r = degRad(lat2d);
         double lon2r = degRad(lon2d);
-        double u = StrictMath.sin((lat2r - lat1r) / 2);
-        double v = StrictMath.sin((lon2r - lon1r) / 2);
-        return 2.0 * EARTH_RADIUS_IN_METERS * StrictMath.asin(Math.sqrt(u * u + StrictMath.cos(lat1r) * StrictMath.cos(lat2r) * v * v));
+        double u = CMath.sin((lat2r - lat1r) / 2);
+        double v = CMath.sin((lon2r - lon1r) / 2);
+        return 2.0 * EARTH_RADIUS_IN_METERS * CMath.asin(Math.sqrt(u * u + CMath.cos(lat1r) * CMath.cos(lat2r) * v * v));
     }
 
     /** geohashEstimateStepsByRadius. */
@@ -245,8 +245,8 @@ final class GeoHash {
             double h = conversion * (box ? height / 2 : radius);
             double w = conversion * (box ? width / 2 : radius);
             double latDelta = radDeg(h / EARTH_RADIUS_IN_METERS);
-            double lonDeltaTop = radDeg(w / EARTH_RADIUS_IN_METERS / StrictMath.cos(degRad(lat + latDelta)));
-            double lonDeltaBottom = radDeg(w / EARTH_RADIUS_IN_METERS / StrictMath.cos(degRad(lat - latDelta)));
+            double lonDeltaTop = radDeg(w / EARTH_RADIUS_IN_METERS / CMath.cos(degRad(lat + latDelta)));
+            double lonDeltaBottom = radDeg(w / EARTH_RADIUS_IN_METERS / CMath.cos(degRad(lat - latDelta)));
             boolean south = lat < 0;
             return new double[] {south ? lon - lonDeltaBottom : lon - lonDeltaTop, lat - latDelta,
                     south ? lon + lonDeltaBottom : lon + lonDeltaTop, lat + latDelta};
