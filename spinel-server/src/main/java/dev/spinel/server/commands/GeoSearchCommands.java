@@ -20,9 +20,9 @@ import java.util.List;
  * GEOSEARCH, GEOSEARCHSTORE, GEORADIUS, GEORADIUSBYMEMBER and their _RO forms: Redis's georadiusGeneric.
  * As Redis, a search visits the centre geohash box and its 8 neighbours at a step chosen from the
  * radius ({@link GeoHash#searchBoxes}), walks each box's score range, keeps the points inside the exact
- * shape, then sorts by distance with a stable sort (glibc's qsort is a stable merge sort, so points at
- * equal distance stay in visiting order as in Redis; with COUNT below the number found Redis uses its
- * unstable partial quicksort, where the order of ties is not defined).
+ * shape, then sorts by distance as Redis does: with glibc's qsort, a stable merge sort (points at equal
+ * distance stay in visiting order), or, when COUNT keeps fewer than were found, with Redis's unstable
+ * partial quicksort, reproduced in {@link PartialSort} so that ties come out in Redis's order.
  */
 final class GeoSearchCommands {
     private static final RedisError COUNT_POSITIVE = new RedisError("ERR COUNT must be > 0");
@@ -235,7 +235,14 @@ final class GeoSearchCommands {
         int returned = (int) (count == 0 || found.size() < count ? found.size() : count);
         if (sort != SORT_NONE) {
             Comparator<Point> asc = (p, q) -> p.dist > q.dist ? 1 : p.dist == q.dist ? 0 : -1;
-            found.sort(sort == SORT_ASC ? asc : asc.reversed());
+            Comparator<Point> cmp = sort == SORT_ASC ? asc : (p, q) -> -asc.compare(p, q);
+            if (returned == found.size()) {
+                found.sort(cmp); // glibc's qsort: a stable merge sort
+            } else {
+                Point[] arr = found.toArray(new Point[0]);
+                PartialSort.sort(arr, cmp, 0, returned - 1);
+                found = Arrays.asList(arr);
+            }
         }
         if (r.storeKey < 0) {
             int options = (withDist ? 1 : 0) + (withHash ? 1 : 0) + (withCoord ? 1 : 0);
