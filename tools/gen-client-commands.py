@@ -128,6 +128,14 @@ FAMILIES = {
   ("ZSCAN key cursor MATCH pattern COUNT count", "ScanCursor<ScoredValue<V>>", "zscan", "K key, String cursor, V pattern, long count", "ZSCAN, k(key), cursor, MATCH, v(pattern), COUNT, count", "replies().zscan", None),
   ("ZRANGEBYSCORE key min max", "List<V>", "zrangebyscore", "K key, double min, double max", "ZRANGEBYSCORE, k(key), num(min), num(max)", "replies().values", None),
  ]),
+ "Geo": ("geo", [
+  ("GEOADD key longitude latitude member (members added)", "Long", "geoadd", "K key, double longitude, double latitude, V member", "GEOADD, k(key), num(longitude), num(latitude), v(member)", "Replies.LONG", None),
+  ("GEOADD key longitude latitude member [longitude latitude member ...]", "Long", "geoadd", "K key, List<GeoValue<V>> values", "GEOADD, k(key), GeoReplies.args(this, values)", "Replies.LONG", None),
+  ("GEOPOS key member [member ...] (null for a missing member)", "List<GeoCoordinates>", "geopos", "K key, V... members", "GEOPOS, k(key), vs(members)", "GeoReplies.positions()", None),
+  ("GEODIST key member1 member2 M|KM|MI|FT (null if either is missing)", "Double", "geodist", "K key, V from, V to, GeoUnit unit", "GEODIST, k(key), v(from), v(to), unit.name()", "Replies.DOUBLE", None),
+  ("GEOHASH key member [member ...] (null for a missing member)", "List<String>", "geohash", "K key, V... members", "GEOHASH, k(key), vs(members)", "GeoReplies.hashes()", None),
+  ("GEOSEARCH key FROMMEMBER m|FROMLONLAT lon lat BYRADIUS r unit|BYBOX w h unit [ASC|DESC] [COUNT n [ANY]] [WITHCOORD] [WITHDIST] [WITHHASH]", "List<GeoResult<V>>", "geosearch", "K key, GeoSearchArgs<V> args", "GEOSEARCH, k(key), args.encode(this::v)", "GeoReplies.results(replies())", None),
+ ]),
  "Server": ("server and connection", [
   ("PING", "String", "ping", "", "PING", "Replies.STATUS", None),
   ("ECHO message", "V", "echo", "V message", "ECHO, v(message)", "replies().value", None),
@@ -154,6 +162,8 @@ def imports(rows, pkg_internal=False):
     if "SetArgs" in text: pub.append("dev.spinel.client.SetArgs")
     if "ScanCursor" in text: pub.append("dev.spinel.client.ScanCursor")
     if "ListDirection" in text: pub.append("dev.spinel.client.ListDirection")
+    for geo in ("GeoCoordinates", "GeoResult", "GeoSearchArgs", "GeoUnit", "GeoValue"):
+        if geo in text: pub.append("dev.spinel.client." + geo)
     return pub, sorted(imp)
 
 def split_params(params):
@@ -221,7 +231,7 @@ for fam, (title, rows) in FAMILIES.items():
     out.append("public interface %sCommandsImpl<K, V> extends Async%sCommands<K, V>, Dispatcher<K, V> {\n" % (fam, fam))
     for syn, ret, m, params, args, reply, blk in rows:
         consts(args)
-        arr = "cat(%s)" % args if re.search(r"\b(ks|vs|kv|scored)\(|\.encode\(", args) else args
+        arr = "cat(%s)" % args if re.search(r"\b(ks|vs|kv|scored)\(|\.encode\(|GeoReplies\.args\(", args) else args
         sw = '    @SuppressWarnings("unchecked")\n' if varargs(params) else ""
         if blk:
             body = "return dispatchBlocking(Command.blocking(%s, blockingNanos(%s), %s));" % (reply, blk, arr)

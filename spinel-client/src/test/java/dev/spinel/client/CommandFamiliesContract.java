@@ -7,6 +7,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -284,5 +285,35 @@ abstract class CommandFamiliesContract {
         assertEquals(List.of(new ScoredValue<>("m1", 1.0)), s.zpopmin(k[1], 1));
         assertEquals(List.of(new ScoredValue<>("m3", 3.0), new ScoredValue<>("m2", 2.0)), s.zpopmax(k[1], 5));
         assertEquals(List.of(), s.zpopmin(k[1], 1));
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void geo(boolean r3) {
+        SyncCommands<String, String> s = client(r3, "GEOADD", "GEOPOS", "GEODIST", "GEOHASH", "GEOSEARCH");
+        String[] k = keys(r3, "a", "b", "c", "d");
+        assertEquals(1L, s.geoadd(k[0], 13.361389, 38.115556, "Palermo"));
+        assertEquals(2L, s.geoadd(k[0], List.of(new GeoValue<>("Catania", 15.087269, 37.502669),
+                new GeoValue<>("Agrigento", 13.583333, 37.316667), new GeoValue<>("Palermo", 13.361389, 38.115556))));
+        assertEquals(Arrays.asList(new GeoCoordinates(Double.parseDouble("13.36138933897018433"), Double.parseDouble("38.11555639549629859")), null),
+                s.geopos(k[0], "Palermo", "nope"));
+        assertEquals(166.2742, s.geodist(k[0], "Palermo", "Catania", GeoUnit.KM));
+        assertNull(s.geodist(k[0], "Palermo", "nope", GeoUnit.M));
+        assertEquals(Arrays.asList("sqc8b49rny0", "sqdtr74hyu0", null), s.geohash(k[0], "Palermo", "Catania", "nope"));
+        assertEquals(List.of(new GeoResult<>("Catania", null, null, null), new GeoResult<>("Agrigento", null, null, null)),
+                s.geosearch(k[0], GeoSearchArgs.<String>fromLonLat(15, 37).byRadius(200, GeoUnit.KM).asc().count(2)));
+        List<GeoResult<String>> full = s.geosearch(k[0], GeoSearchArgs.fromMember("Palermo").byBox(400, 400, GeoUnit.KM)
+                .desc().withDist().withHash().withCoord());
+        assertEquals(List.of("Catania", "Agrigento", "Palermo"), full.stream().map(GeoResult::value).toList());
+        assertEquals(166.2742, full.get(0).distance());
+        assertEquals(3479447370796909L, full.get(0).hash());
+        assertEquals(new GeoCoordinates(Double.parseDouble("15.08726745843887329"), Double.parseDouble("37.50266842333162032")),
+                full.get(0).coordinates());
+        assertEquals(0.0, full.get(2).distance());
+        assertEquals(1, s.geosearch(k[0], GeoSearchArgs.<String>fromLonLat(15, 37).byRadius(200, GeoUnit.KM).countAny(1)).size());
+        assertEquals(List.of(), s.geosearch(k[1], GeoSearchArgs.<String>fromLonLat(15, 37).byRadius(200, GeoUnit.MI)));
+        ServerErrorException e = assertThrows(ServerErrorException.class,
+                () -> s.geosearch(k[0], GeoSearchArgs.fromMember("nope").byRadius(1, GeoUnit.FT)));
+        assertEquals("ERR could not decode requested zset member", e.getMessage());
     }
 }

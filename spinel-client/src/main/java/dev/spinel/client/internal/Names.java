@@ -30,6 +30,11 @@ public final class Names {
     public static final byte[] EXPIREAT = "EXPIREAT".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] FLUSHALL = "FLUSHALL".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] FLUSHDB = "FLUSHDB".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] GEOADD = "GEOADD".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] GEODIST = "GEODIST".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] GEOHASH = "GEOHASH".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] GEOPOS = "GEOPOS".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] GEOSEARCH = "GEOSEARCH".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] GET = "GET".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] GETDEL = "GETDEL".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] GETRANGE = "GETRANGE".getBytes(StandardCharsets.US_ASCII);
