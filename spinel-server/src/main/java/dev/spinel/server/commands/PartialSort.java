@@ -7,6 +7,8 @@ import java.util.Comparator;
  * used by the geo searches when COUNT keeps fewer results than were found. Reproduced step for step
  * because it is not stable: which of several equally distant points come first, and which make the
  * cut, depend on its exact swaps. Works on element indices where the C code works on byte addresses.
+ * The algorithm is Bentley and McIlroy's ("Engineering a Sort Function", 1993) as in the BSD-licensed
+ * qsort of NetBSD that Redis's pqsort.c adapts; this is a Java reimplementation of its steps.
  */
 final class PartialSort {
     private PartialSort() {
