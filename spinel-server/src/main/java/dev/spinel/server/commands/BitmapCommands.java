@@ -7,18 +7,16 @@ import dev.spinel.server.engine.Errors;
 import dev.spinel.server.engine.Notifications;
 import dev.spinel.server.engine.RedisError;
 import dev.spinel.server.engine.Session;
-import dev.spinel.store.Database;
 import dev.spinel.store.Entry;
 import dev.spinel.store.Segment;
-import dev.spinel.store.StripeLocks;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 
 /**
- * Bitmap commands on strings (Redis's bitops.c): SETBIT, GETBIT, BITCOUNT, BITPOS, BITOP; BITFIELD
- * and BITFIELD_RO are in {@link BitfieldCommand}. Bit 0 is the most significant bit of byte 0, as in
+ * Bitmap commands on strings (Redis's bitops.c): SETBIT, GETBIT, BITCOUNT, BITPOS; BITOP is in
+ * {@link BitopCommand}, BITFIELD and BITFIELD_RO in {@link BitfieldCommand}; this class registers them. Bit 0 is the most significant bit of byte 0, as in
  * Redis; a missing key reads as an endless run of zero bits.
  *
  * <p>Stored strings are immutable (snapshots rely on it): a SETBIT that changes a bit stores a new
@@ -35,7 +33,6 @@ final class BitmapCommands {
     static final RedisError BAD_OFFSET = new RedisError("ERR bit offset is not an integer or out of range");
     static final RedisError BAD_BIT = new RedisError("ERR bit is not an integer or out of range");
     static final RedisError BITPOS_BIT = new RedisError("ERR The bit argument must be 1 or 0.");
-    static final RedisError NOT_ONE_KEY = new RedisError("ERR BITOP NOT must be called with a single source key.");
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
     static void register(CommandTable t) {
@@ -43,7 +40,7 @@ final class BitmapCommands {
         t.register("getbit", BitmapCommands::getbit);
         t.register("bitcount", BitmapCommands::bitcount);
         t.register("bitpos", BitmapCommands::bitpos);
-        t.register("bitop", BitmapCommands::bitop);
+        t.register("bitop", BitopCommand::bitop);
         t.register("bitfield", (s, a) -> BitfieldCommand.bitfield(s, a, false));
         t.register("bitfield_ro", (s, a) -> BitfieldCommand.bitfield(s, a, true));
     }
@@ -309,102 +306,5 @@ final class BitmapCommands {
             }
         }
         return -1;
-    }
-
-    // BITOP <AND | OR | XOR | NOT> destkey key [key ...]
-    static void bitop(Session s, Args a) {
-        int op;
-        if (a.is(1, "AND")) {
-            op = 0;
-        } else if (a.is(1, "OR")) {
-            op = 1;
-        } else if (a.is(1, "XOR")) {
-            op = 2;
-        } else if (a.is(1, "NOT")) {
-            op = 3;
-        } else {
-            throw Errors.SYNTAX;
-        }
-        if (op == 3 && a.count() != 4) {
-            throw NOT_ONE_KEY;
-        }
-        Database db = s.db();
-        StripeLocks locks = s.locks();
-        for (int i = 2; i < a.count(); i++) {
-            locks.add(db, a.buffer(), a.offset(i), a.length(i));
-        }
-        locks.lock();
-        try {
-            int n = a.count() - 3;
-            byte[][] src = new byte[n][];
-            int maxLen = 0;
-            for (int j = 0; j < n; j++) {
-                int h = Keys.hash(a, j + 3);
-                Entry e = Keys.read(s, db.segment(h), a, j + 3, h);
-                if (e != null) {
-                    src[j] = Keys.string(e);
-                    maxLen = Math.max(maxLen, src[j].length);
-                }
-            }
-            int h = Keys.hash(a, 2);
-            Segment seg = db.segment(h);
-            Entry dest = Keys.write(s, seg, a, 2, h);
-            if (maxLen > 0) {
-                byte[] result = combine(op, src, maxLen);
-                if (dest == null) {
-                    seg.insert(a.copy(2), h, result, -1);
-                } else {
-                    seg.replaceValue(dest, result);
-                    seg.setExpire(dest, -1);
-                }
-                s.dirty(1);
-                s.notify(Notifications.STRING, "set", a, 2);
-            } else if (dest != null) {
-                seg.removeEntry(dest);
-                s.dirty(1);
-                s.notify(Notifications.GENERIC, "del", a, 2);
-            }
-            s.out().integer(maxLen);
-        } finally {
-            locks.unlock();
-        }
-    }
-
-    /** AND (0), OR (1), XOR (2) or NOT (3) of the sources, missing ones and short ends reading as zeros. */
-    private static byte[] combine(int op, byte[][] src, int maxLen) {
-        byte[] out = StringRangeCommands.allocate(maxLen);
-        byte[] first = src[0];
-        if (first != null) {
-            System.arraycopy(first, 0, out, 0, first.length);
-        }
-        if (op == 3) {
-            for (int i = 0; i < maxLen; i++) {
-                out[i] = (byte) ~out[i];
-            }
-            return out;
-        }
-        for (int j = 1; j < src.length; j++) {
-            byte[] b = src[j];
-            int len = b == null ? 0 : b.length;
-            switch (op) {
-                case 0 -> {
-                    for (int i = 0; i < len; i++) {
-                        out[i] &= b[i];
-                    }
-                    java.util.Arrays.fill(out, len, maxLen, (byte) 0);
-                }
-                case 1 -> {
-                    for (int i = 0; i < len; i++) {
-                        out[i] |= b[i];
-                    }
-                }
-                default -> {
-                    for (int i = 0; i < len; i++) {
-                        out[i] ^= b[i];
-                    }
-                }
-            }
-        }
-        return out;
     }
 }
