@@ -293,7 +293,11 @@ final class BitmapCommands {
     static long find(byte[] v, long first, long last, int bit) {
         int to = (int) (last >>> 3);
         int skip = bit == 1 ? 0 : 0xFF;
+        long skipWord = bit == 1 ? 0 : -1L;
         for (int i = (int) (first >>> 3); i <= to; i++) {
+            while (i + 8 < to && (long) LONGS.get(v, i) == skipWord) {
+                i += 8; // eight bytes without the bit looked for
+            }
             int x = (v[i] & 0xFF) ^ skip;
             if (x == 0) {
                 continue;
