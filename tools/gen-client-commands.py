@@ -30,6 +30,17 @@ FAMILIES = {
   ("STRLEN key", "Long", "strlen", "K key", "STRLEN, k(key)", "Replies.LONG", None),
   ("GETRANGE key start end", "V", "getrange", "K key, long start, long end", "GETRANGE, k(key), start, end", "replies().value", None),
   ("SETRANGE key offset value", "Long", "setrange", "K key, long offset, V value", "SETRANGE, k(key), offset, v(value)", "Replies.LONG", None),
+  ("SETBIT key offset value (the bit it had)", "Long", "setbit", "K key, long offset, long value", "SETBIT, k(key), offset, value", "Replies.LONG", None),
+  ("GETBIT key offset", "Long", "getbit", "K key, long offset", "GETBIT, k(key), offset", "Replies.LONG", None),
+  ("BITCOUNT key", "Long", "bitcount", "K key", "BITCOUNT, k(key)", "Replies.LONG", None),
+  ("BITCOUNT key start end (byte indexes)", "Long", "bitcount", "K key, long start, long end", "BITCOUNT, k(key), start, end", "Replies.LONG", None),
+  ("BITCOUNT key start end BYTE|BIT", "Long", "bitcount", "K key, long start, long end, boolean bitIndexes", "BITCOUNT, k(key), start, end, bitIndexes ? BIT : BYTE", "Replies.LONG", None),
+  ("BITPOS key bit (-1 if none)", "Long", "bitpos", "K key, long bit", "BITPOS, k(key), bit", "Replies.LONG", None),
+  ("BITPOS key bit start (byte index)", "Long", "bitpos", "K key, long bit, long start", "BITPOS, k(key), bit, start", "Replies.LONG", None),
+  ("BITPOS key bit start end BYTE|BIT", "Long", "bitpos", "K key, long bit, long start, long end, boolean bitIndexes", "BITPOS, k(key), bit, start, end, bitIndexes ? BIT : BYTE", "Replies.LONG", None),
+  ("BITOP AND|OR|XOR|NOT destkey key [key ...] (the result's length)", "Long", "bitop", "BitOperation operation, K destination, K... keys", "BITOP, operation.name(), k(destination), ks(keys)", "Replies.LONG", None),
+  ("BITFIELD key [GET|SET|INCRBY|OVERFLOW ...] (a value per GET/SET/INCRBY, null where OVERFLOW FAIL refused it)", "List<Long>", "bitfield", "K key, BitFieldArgs subcommands", "BITFIELD, k(key), subcommands.encode()", "Replies.LONGS_OR_NULLS", None),
+  ("BITFIELD_RO key GET type offset [GET type offset ...]", "List<Long>", "bitfieldRo", "K key, BitFieldArgs gets", "BITFIELD_RO, k(key), gets.encode()", "Replies.LONGS_OR_NULLS", None),
  ]),
  "Key": ("keys", [
   ("DEL key [key ...]", "Long", "del", "K... keys", "DEL, ks(keys)", "Replies.LONG", None),
@@ -164,6 +175,8 @@ def imports(rows, pkg_internal=False):
     if "ListDirection" in text: pub.append("dev.spinel.client.ListDirection")
     for geo in ("GeoCoordinates", "GeoResult", "GeoSearchArgs", "GeoUnit", "GeoValue"):
         if geo in text: pub.append("dev.spinel.client." + geo)
+    if "BitOperation" in text: pub.append("dev.spinel.client.BitOperation")
+    if "BitFieldArgs" in text: pub.append("dev.spinel.client.BitFieldArgs")
     return pub, sorted(imp)
 
 def split_params(params):
@@ -254,7 +267,7 @@ for fam, (title, rows) in FAMILIES.items():
     out.append("}\n")
     write(f"{ROOT}/internal/Sync{fam}CommandsImpl.java", "".join(out))
 
-extra = ["MATCH", "COUNT", "BEFORE", "AFTER", "WITHSCORES", "MULTI", "EXEC", "DISCARD", "WATCH", "UNWATCH", "SUBSCRIBE", "UNSUBSCRIBE", "PSUBSCRIBE", "PUNSUBSCRIBE", "SSUBSCRIBE", "SUNSUBSCRIBE", "SELECT"]
+extra = ["MATCH", "COUNT", "BEFORE", "AFTER", "BIT", "BYTE", "WITHSCORES", "MULTI", "EXEC", "DISCARD", "WATCH", "UNWATCH", "SUBSCRIBE", "UNSUBSCRIBE", "PSUBSCRIBE", "PUNSUBSCRIBE", "SSUBSCRIBE", "SUNSUBSCRIBE", "SELECT"]
 names.update(extra)
 out = [HEADER, "package dev.spinel.client.internal;\n\nimport java.nio.charset.StandardCharsets;\n\n",
        "/** Command names as bytes, encoded once. Immutable (never modify the arrays). */\n",

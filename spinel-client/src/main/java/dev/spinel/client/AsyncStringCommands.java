@@ -70,4 +70,38 @@ public interface AsyncStringCommands<K, V> {
 
     /** {@code SETRANGE key offset value} */
     CompletableFuture<Long> setrange(K key, long offset, V value);
+
+    /** {@code SETBIT key offset value (the bit it had)} */
+    CompletableFuture<Long> setbit(K key, long offset, long value);
+
+    /** {@code GETBIT key offset} */
+    CompletableFuture<Long> getbit(K key, long offset);
+
+    /** {@code BITCOUNT key} */
+    CompletableFuture<Long> bitcount(K key);
+
+    /** {@code BITCOUNT key start end (byte indexes)} */
+    CompletableFuture<Long> bitcount(K key, long start, long end);
+
+    /** {@code BITCOUNT key start end BYTE|BIT} */
+    CompletableFuture<Long> bitcount(K key, long start, long end, boolean bitIndexes);
+
+    /** {@code BITPOS key bit (-1 if none)} */
+    CompletableFuture<Long> bitpos(K key, long bit);
+
+    /** {@code BITPOS key bit start (byte index)} */
+    CompletableFuture<Long> bitpos(K key, long bit, long start);
+
+    /** {@code BITPOS key bit start end BYTE|BIT} */
+    CompletableFuture<Long> bitpos(K key, long bit, long start, long end, boolean bitIndexes);
+
+    /** {@code BITOP AND|OR|XOR|NOT destkey key [key ...] (the result's length)} */
+    @SuppressWarnings("unchecked")
+    CompletableFuture<Long> bitop(BitOperation operation, K destination, K... keys);
+
+    /** {@code BITFIELD key [GET|SET|INCRBY|OVERFLOW ...] (a value per GET/SET/INCRBY, null where OVERFLOW FAIL refused it)} */
+    CompletableFuture<List<Long>> bitfield(K key, BitFieldArgs subcommands);
+
+    /** {@code BITFIELD_RO key GET type offset [GET type offset ...]} */
+    CompletableFuture<List<Long>> bitfieldRo(K key, BitFieldArgs gets);
 }

@@ -69,4 +69,38 @@ public interface SyncStringCommands<K, V> {
 
     /** {@code SETRANGE key offset value} */
     Long setrange(K key, long offset, V value);
+
+    /** {@code SETBIT key offset value (the bit it had)} */
+    Long setbit(K key, long offset, long value);
+
+    /** {@code GETBIT key offset} */
+    Long getbit(K key, long offset);
+
+    /** {@code BITCOUNT key} */
+    Long bitcount(K key);
+
+    /** {@code BITCOUNT key start end (byte indexes)} */
+    Long bitcount(K key, long start, long end);
+
+    /** {@code BITCOUNT key start end BYTE|BIT} */
+    Long bitcount(K key, long start, long end, boolean bitIndexes);
+
+    /** {@code BITPOS key bit (-1 if none)} */
+    Long bitpos(K key, long bit);
+
+    /** {@code BITPOS key bit start (byte index)} */
+    Long bitpos(K key, long bit, long start);
+
+    /** {@code BITPOS key bit start end BYTE|BIT} */
+    Long bitpos(K key, long bit, long start, long end, boolean bitIndexes);
+
+    /** {@code BITOP AND|OR|XOR|NOT destkey key [key ...] (the result's length)} */
+    @SuppressWarnings("unchecked")
+    Long bitop(BitOperation operation, K destination, K... keys);
+
+    /** {@code BITFIELD key [GET|SET|INCRBY|OVERFLOW ...] (a value per GET/SET/INCRBY, null where OVERFLOW FAIL refused it)} */
+    List<Long> bitfield(K key, BitFieldArgs subcommands);
+
+    /** {@code BITFIELD_RO key GET type offset [GET type offset ...]} */
+    List<Long> bitfieldRo(K key, BitFieldArgs gets);
 }

@@ -115,6 +115,52 @@ abstract class CommandFamiliesContract {
 
     @ParameterizedTest
     @ValueSource(booleans = {true, false})
+    void bitmaps(boolean r3) {
+        SyncCommands<String, String> s = client(r3, "SETBIT", "GETBIT", "BITCOUNT", "BITPOS", "BITOP", "BITFIELD", "BITFIELD_RO");
+        String[] k = keys(r3, "a", "b", "c", "d");
+        assertEquals(0L, s.setbit(k[0], 1, 1));
+        assertEquals(1L, s.setbit(k[0], 1, 1));
+        assertEquals(0L, s.setbit(k[0], 15, 1));
+        assertEquals(1L, s.getbit(k[0], 15));
+        assertEquals(0L, s.getbit(k[0], 1000));
+        assertEquals("@\u0001", s.get(k[0]));
+        assertEquals(2L, s.bitcount(k[0]));
+        assertEquals(1L, s.bitcount(k[0], 1, -1));
+        assertEquals(1L, s.bitcount(k[0], 0, 7, true));
+        assertEquals(1L, s.bitpos(k[0], 1));
+        assertEquals(15L, s.bitpos(k[0], 1, 1));
+        assertEquals(15L, s.bitpos(k[0], 1, 2, -1, true));
+        assertEquals(-1L, s.bitpos(k[0], 0, 15, 15, true));
+        assertEquals(0L, s.bitpos(k[3], 0));
+        ServerErrorException bit = assertThrows(ServerErrorException.class, () -> s.setbit(k[0], 0, 2));
+        assertEquals("ERR bit is not an integer or out of range", bit.getMessage());
+        assertEquals(0L, s.setbit(k[1], 0, 1));
+        assertEquals(2L, s.bitop(BitOperation.OR, k[2], k[0], k[1]));
+        assertEquals(3L, s.bitcount(k[2]));
+        assertEquals(2L, s.bitop(BitOperation.NOT, k[2], k[0]));
+        assertEquals(0L, s.bitop(BitOperation.AND, k[2], k[3]));
+        assertEquals(0L, s.exists(k[2]));
+        assertEquals(java.util.Arrays.asList(0L, -100L, 156L, null, 255L, 3L),
+                s.bitfield(k[2], BitFieldArgs.create()
+                        .set(BitFieldArgs.signed(8), 0, -100)
+                        .get(BitFieldArgs.signed(8), 0)
+                        .get(BitFieldArgs.unsigned(8), "#0")
+                        .overflow(BitFieldArgs.Overflow.FAIL).incrby(BitFieldArgs.unsigned(8), 8, 256)
+                        .overflow(BitFieldArgs.Overflow.SAT).incrby(BitFieldArgs.unsigned(8), 8, 256)
+                        .get(BitFieldArgs.unsigned(2), 14)));
+        assertEquals(List.of(-100L, 255L), s.bitfieldRo(k[2], BitFieldArgs.create().get("i8", 0).get("u8", "#1")));
+        assertEquals(List.of(), s.bitfield(k[2], BitFieldArgs.create()));
+        ServerErrorException ro = assertThrows(ServerErrorException.class,
+                () -> s.bitfieldRo(k[2], BitFieldArgs.create().set("u8", 0, 1)));
+        assertEquals("ERR BITFIELD_RO only supports the GET subcommand", ro.getMessage());
+        ServerErrorException type = assertThrows(ServerErrorException.class,
+                () -> s.bitfield(k[2], BitFieldArgs.create().get("u64", 0)));
+        assertEquals("ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is.",
+                type.getMessage());
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
     void keys(boolean r3) {
         SyncCommands<String, String> s = client(r3, "EXISTS", "EXPIRE", "PEXPIRE", "PERSIST", "TTL", "PTTL", "TYPE", "RENAME",
                 "RENAMENX", "KEYS", "UNLINK", "TOUCH", "EXPIREAT", "SCAN");

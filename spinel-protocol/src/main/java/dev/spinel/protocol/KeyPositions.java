@@ -24,6 +24,20 @@ public final class KeyPositions {
      *                                  (e.g. a numkeys larger than the arguments)
      */
     public static int[] of(CommandSpec spec, Args args) {
+        return collect(spec, args, false);
+    }
+
+    /**
+     * The keys a write may change: as {@link #of} without those of read-only key specs (flag RO, e.g.
+     * the sources of SINTERSTORE or BITOP), the keys Redis's commands pass to {@code signalModifiedKey}.
+     *
+     * @throws IllegalArgumentException as {@link #of}
+     */
+    public static int[] written(CommandSpec spec, Args args) {
+        return collect(spec, args, true);
+    }
+
+    private static int[] collect(CommandSpec spec, Args args, boolean writtenOnly) {
         KeySpecs ks = spec.keySpecs();
         int argc = args.count();
         if (ks.sort) {
@@ -35,6 +49,9 @@ public final class KeyPositions {
         int[] out = null;
         int n = 0;
         for (KeySpec k : ks.specs) {
+            if (writtenOnly && k.readOnly()) {
+                continue;
+            }
             int first = k.beginSearch(args);
             if (first <= 0) {
                 continue;
@@ -89,7 +106,11 @@ public final class KeyPositions {
             RespValue bs = field(begin, "spec");
             RespValue fs = field(find, "spec");
             String keyword = text(field(bs, "keyword"));
-            specs.add(new KeySpec(
+            boolean readOnly = false;
+            for (RespValue flag : items(field(ks, "flags"))) {
+                readOnly |= "RO".equals(text(flag));
+            }
+            specs.add(new KeySpec(readOnly,
                     beginType(text(field(begin, "type"))),
                     (int) integer(field(bs, "index")),
                     keyword == null ? null : keyword.toUpperCase(java.util.Locale.ROOT),
@@ -119,8 +140,8 @@ public final class KeyPositions {
         return "range".equals(t) ? FIND_RANGE : "keynum".equals(t) ? FIND_KEYNUM : FIND_OTHER;
     }
 
-    /** One key spec: where the search begins (an index or after a keyword) and how keys follow. */
-    private record KeySpec(int begin, int index, String keyword, int startFrom,
+    /** One key spec: read-only or not, where the search begins (an index or after a keyword) and how keys follow. */
+    private record KeySpec(boolean readOnly, int begin, int index, String keyword, int startFrom,
                            int find, int lastKey, int keyStep, int limit, int keyNumIdx, int firstKey) {
 
         int beginSearch(Args args) {

@@ -39,4 +39,17 @@ class KeyPositionsTest {
     void aNumkeysBeyondTheArgumentsIsRefused() {
         assertThrows(IllegalArgumentException.class, () -> keys("ZUNION", "5", "a", "b"));
     }
+
+    @Test
+    void writtenKeysLeaveOutReadOnlySpecs() {
+        assertArrayEquals(new int[] {2}, written("BITOP", "AND", "dest", "a", "b"));
+        assertArrayEquals(new int[] {1}, written("SINTERSTORE", "dest", "a", "b"));
+        assertArrayEquals(new int[] {2}, written("COPY", "src", "dst"));
+        assertArrayEquals(new int[] {1, 2}, written("LMOVE", "a", "b", "LEFT", "RIGHT"));
+        assertArrayEquals(new int[] {1, 3}, written("MSET", "a", "1", "b", "2"));
+    }
+
+    private static int[] written(String... argv) {
+        return KeyPositions.written(CommandMetadata.get(argv[0].toLowerCase()), Args.of(argv));
+    }
 }

@@ -11,10 +11,17 @@ public final class Names {
     public static final byte[] AFTER = "AFTER".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] APPEND = "APPEND".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] BEFORE = "BEFORE".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] BIT = "BIT".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] BITCOUNT = "BITCOUNT".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] BITFIELD = "BITFIELD".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] BITFIELD_RO = "BITFIELD_RO".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] BITOP = "BITOP".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] BITPOS = "BITPOS".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] BLMOVE = "BLMOVE".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] BLPOP = "BLPOP".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] BRPOP = "BRPOP".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] BRPOPLPUSH = "BRPOPLPUSH".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] BYTE = "BYTE".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] BZPOPMAX = "BZPOPMAX".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] BZPOPMIN = "BZPOPMIN".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] COUNT = "COUNT".getBytes(StandardCharsets.US_ASCII);
@@ -36,6 +43,7 @@ public final class Names {
     public static final byte[] GEOPOS = "GEOPOS".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] GEOSEARCH = "GEOSEARCH".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] GET = "GET".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] GETBIT = "GETBIT".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] GETDEL = "GETDEL".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] GETRANGE = "GETRANGE".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] GETSET = "GETSET".getBytes(StandardCharsets.US_ASCII);
@@ -97,6 +105,7 @@ public final class Names {
     public static final byte[] SDIFFSTORE = "SDIFFSTORE".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] SELECT = "SELECT".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] SET = "SET".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] SETBIT = "SETBIT".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] SETEX = "SETEX".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] SETNX = "SETNX".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] SETRANGE = "SETRANGE".getBytes(StandardCharsets.US_ASCII);

@@ -35,6 +35,8 @@ public final class Replies<K, V> {
     public static final Reply<Double> DOUBLE = Replies::toDouble;
     /** A number that may be absent (ZRANK of a missing member). */
     public static final Reply<Long> LONG_OR_NULL = v -> v instanceof RespValue.Null ? null : ((RespValue.Integer) v).value();
+    /** Numbers, some absent (BITFIELD: null where OVERFLOW FAIL refused a write). */
+    public static final Reply<List<Long>> LONGS_OR_NULLS = v -> list(v, LONG_OR_NULL);
 
     final Codec<K, V> codec;
     public final Reply<V> value;

@@ -3,6 +3,8 @@ package dev.spinel.client.internal;
 
 import dev.spinel.client.AsyncStringCommands;
 import dev.spinel.client.SetArgs;
+import dev.spinel.client.BitOperation;
+import dev.spinel.client.BitFieldArgs;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -110,5 +112,61 @@ public interface StringCommandsImpl<K, V> extends AsyncStringCommands<K, V>, Dis
     @Override
     default CompletableFuture<Long> setrange(K key, long offset, V value) {
         return dispatch(new Command<>(Replies.LONG, SETRANGE, k(key), offset, v(value)));
+    }
+
+    @Override
+    default CompletableFuture<Long> setbit(K key, long offset, long value) {
+        return dispatch(new Command<>(Replies.LONG, SETBIT, k(key), offset, value));
+    }
+
+    @Override
+    default CompletableFuture<Long> getbit(K key, long offset) {
+        return dispatch(new Command<>(Replies.LONG, GETBIT, k(key), offset));
+    }
+
+    @Override
+    default CompletableFuture<Long> bitcount(K key) {
+        return dispatch(new Command<>(Replies.LONG, BITCOUNT, k(key)));
+    }
+
+    @Override
+    default CompletableFuture<Long> bitcount(K key, long start, long end) {
+        return dispatch(new Command<>(Replies.LONG, BITCOUNT, k(key), start, end));
+    }
+
+    @Override
+    default CompletableFuture<Long> bitcount(K key, long start, long end, boolean bitIndexes) {
+        return dispatch(new Command<>(Replies.LONG, BITCOUNT, k(key), start, end, bitIndexes ? BIT : BYTE));
+    }
+
+    @Override
+    default CompletableFuture<Long> bitpos(K key, long bit) {
+        return dispatch(new Command<>(Replies.LONG, BITPOS, k(key), bit));
+    }
+
+    @Override
+    default CompletableFuture<Long> bitpos(K key, long bit, long start) {
+        return dispatch(new Command<>(Replies.LONG, BITPOS, k(key), bit, start));
+    }
+
+    @Override
+    default CompletableFuture<Long> bitpos(K key, long bit, long start, long end, boolean bitIndexes) {
+        return dispatch(new Command<>(Replies.LONG, BITPOS, k(key), bit, start, end, bitIndexes ? BIT : BYTE));
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    default CompletableFuture<Long> bitop(BitOperation operation, K destination, K... keys) {
+        return dispatch(new Command<>(Replies.LONG, cat(BITOP, operation.name(), k(destination), ks(keys))));
+    }
+
+    @Override
+    default CompletableFuture<List<Long>> bitfield(K key, BitFieldArgs subcommands) {
+        return dispatch(new Command<>(Replies.LONGS_OR_NULLS, cat(BITFIELD, k(key), subcommands.encode())));
+    }
+
+    @Override
+    default CompletableFuture<List<Long>> bitfieldRo(K key, BitFieldArgs gets) {
+        return dispatch(new Command<>(Replies.LONGS_OR_NULLS, cat(BITFIELD_RO, k(key), gets.encode())));
     }
 }

@@ -3,6 +3,8 @@ package dev.spinel.client.internal;
 
 import dev.spinel.client.SyncStringCommands;
 import dev.spinel.client.SetArgs;
+import dev.spinel.client.BitOperation;
+import dev.spinel.client.BitFieldArgs;
 import java.util.List;
 import java.util.Map;
 
@@ -107,5 +109,61 @@ public interface SyncStringCommandsImpl<K, V> extends SyncStringCommands<K, V>, 
     @Override
     default Long setrange(K key, long offset, V value) {
         return await(async().setrange(key, offset, value));
+    }
+
+    @Override
+    default Long setbit(K key, long offset, long value) {
+        return await(async().setbit(key, offset, value));
+    }
+
+    @Override
+    default Long getbit(K key, long offset) {
+        return await(async().getbit(key, offset));
+    }
+
+    @Override
+    default Long bitcount(K key) {
+        return await(async().bitcount(key));
+    }
+
+    @Override
+    default Long bitcount(K key, long start, long end) {
+        return await(async().bitcount(key, start, end));
+    }
+
+    @Override
+    default Long bitcount(K key, long start, long end, boolean bitIndexes) {
+        return await(async().bitcount(key, start, end, bitIndexes));
+    }
+
+    @Override
+    default Long bitpos(K key, long bit) {
+        return await(async().bitpos(key, bit));
+    }
+
+    @Override
+    default Long bitpos(K key, long bit, long start) {
+        return await(async().bitpos(key, bit, start));
+    }
+
+    @Override
+    default Long bitpos(K key, long bit, long start, long end, boolean bitIndexes) {
+        return await(async().bitpos(key, bit, start, end, bitIndexes));
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    default Long bitop(BitOperation operation, K destination, K... keys) {
+        return await(async().bitop(operation, destination, keys));
+    }
+
+    @Override
+    default List<Long> bitfield(K key, BitFieldArgs subcommands) {
+        return await(async().bitfield(key, subcommands));
+    }
+
+    @Override
+    default List<Long> bitfieldRo(K key, BitFieldArgs gets) {
+        return await(async().bitfieldRo(key, gets));
     }
 }

@@ -13,7 +13,8 @@ import dev.spinel.store.Segment;
  * String commands (Redis's t_string.c): GET, SET and its variants, GETEX/GETDEL/GETSET. The rest of
  * the family lives beside it: {@link MultiStringCommands} (MGET, MSET, MSETNX), {@link
  * StringRangeCommands} (APPEND, SETRANGE, GETRANGE, STRLEN), {@link CounterCommands} (INCR...,
- * INCRBYFLOAT) and {@link LcsCommand}; this class registers them all.
+ * INCRBYFLOAT), {@link LcsCommand} and the bitmap commands ({@link BitmapCommands}, {@link
+ * BitfieldCommand}); this class registers them all.
  *
  * <p>Strings are stored as bare {@code byte[]} values that are never modified once stored: a
  * command that changes a string stores a new array, so a reference taken under the lock stays valid
@@ -39,6 +40,7 @@ public final class StringCommands {
         StringRangeCommands.register(t);
         CounterCommands.register(t);
         t.register("lcs", LcsCommand::lcs);
+        BitmapCommands.register(t);
     }
 
     // GET key

@@ -47,7 +47,7 @@ final class StringRangeCommands {
     }
 
     /** A zeroed array of a checked length; a heap too small for it is an error reply, not a crash. */
-    private static byte[] allocate(int length) {
+    static byte[] allocate(int length) {
         try {
             return new byte[length];
         } catch (OutOfMemoryError e) {

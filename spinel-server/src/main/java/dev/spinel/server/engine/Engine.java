@@ -442,7 +442,8 @@ public final class Engine {
     }
 
     /**
-     * The keys a write command names, found from Redis's key specs, plus the targets of MOVE/COPY ... DB;
+     * The keys a write command changes, found from Redis's key specs (read-only ones left out), plus the
+     * targets of MOVE/COPY ... DB;
      * flushes and swaps change whole databases ({@code -1}: all of them).
      */
     private static void forChangedKeys(Session s, Command cmd, Args args, KeyVisitor key, java.util.function.IntConsumer wholeDb) {
@@ -454,7 +455,7 @@ public final class Engine {
                 wholeDb.accept((int) args.parseLong(2));
             }
             default -> {
-                for (int k : keysOf(cmd, args)) {
+                for (int k : writtenKeysOf(cmd, args)) {
                     key.changed(s.dbIndex(), args.copy(k));
                 }
                 if (cmd.name().equals("move")) {
@@ -479,6 +480,15 @@ public final class Engine {
     private boolean observing() {
         KeyObserver o = keyObserver;
         return o != null && o.active();
+    }
+
+    /** The keys of a write command that it may change (sources read by SINTERSTORE, BITOP... excluded). */
+    private static int[] writtenKeysOf(Command cmd, Args args) {
+        try {
+            return dev.spinel.protocol.KeyPositions.written(cmd.spec(), args);
+        } catch (IllegalArgumentException e) {
+            return new int[0];
+        }
     }
 
     private static int[] keysOf(Command cmd, Args args) {
