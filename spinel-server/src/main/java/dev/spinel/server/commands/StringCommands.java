@@ -39,6 +39,7 @@ public final class StringCommands {
         StringRangeCommands.register(t);
         CounterCommands.register(t);
         t.register("lcs", LcsCommand::lcs);
+        HyperLogLogCommands.register(t);
     }
 
     // GET key
