@@ -128,6 +128,11 @@ FAMILIES = {
   ("ZSCAN key cursor MATCH pattern COUNT count", "ScanCursor<ScoredValue<V>>", "zscan", "K key, String cursor, V pattern, long count", "ZSCAN, k(key), cursor, MATCH, v(pattern), COUNT, count", "replies().zscan", None),
   ("ZRANGEBYSCORE key min max", "List<V>", "zrangebyscore", "K key, double min, double max", "ZRANGEBYSCORE, k(key), num(min), num(max)", "replies().values", None),
  ]),
+ "HyperLogLog": ("HyperLogLog", [
+  ("PFADD key element [element ...] (true if the estimate may have changed)", "Boolean", "pfadd", "K key, V... elements", "PFADD, k(key), vs(elements)", "Replies.BOOLEAN", None),
+  ("PFCOUNT key [key ...] (the estimated cardinality of their union)", "Long", "pfcount", "K... keys", "PFCOUNT, ks(keys)", "Replies.LONG", None),
+  ("PFMERGE destkey [sourcekey ...]", "String", "pfmerge", "K destkey, K... sourcekeys", "PFMERGE, k(destkey), ks(sourcekeys)", "Replies.STATUS", None),
+ ]),
  "Server": ("server and connection", [
   ("PING", "String", "ping", "", "PING", "Replies.STATUS", None),
   ("ECHO message", "V", "echo", "V message", "ECHO, v(message)", "replies().value", None),
