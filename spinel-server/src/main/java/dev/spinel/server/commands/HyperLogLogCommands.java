@@ -12,8 +12,8 @@ import dev.spinel.store.Segment;
 import java.nio.charset.StandardCharsets;
 
 /**
- * HyperLogLog commands (Redis's hyperloglog.c): PFADD, PFCOUNT, PFMERGE, PFDEBUG. The values are
- * plain strings in Redis's representation ({@link HyperLogLog}); a changed value is stored as a new
+ * HyperLogLog commands (Redis's hyperloglog.c): PFADD, PFCOUNT, PFMERGE, PFDEBUG, PFSELFTEST. The
+ * values are plain strings in Redis's representation ({@link HyperLogLog}); a changed value is stored as a new
  * array. PFCOUNT of one key refreshes the cardinality cached in the value: a write (dirty, logged as
  * received, WATCH and tracking invalidated), as in Redis; PFCOUNT of several keys only reads.
  *
@@ -33,6 +33,7 @@ final class HyperLogLogCommands {
         t.register("pfcount", HyperLogLogCommands::pfcount);
         t.register("pfmerge", HyperLogLogCommands::pfmerge);
         t.register("pfdebug", HyperLogLogCommands::pfdebug);
+        t.register("pfselftest", HyperLogLogCommands::pfselftest);
     }
 
     /** The HLL held by an entry: WRONGTYPE for another type or a string that is not an HLL. */
@@ -173,6 +174,15 @@ final class HyperLogLogCommands {
         } finally {
             s.locks().unlock();
         }
+    }
+
+    // PFSELFTEST (seconds of work on the calling loop, as in Redis: an admin command)
+    static void pfselftest(Session s, Args a) {
+        String failure = HyperLogLog.selfTest(sparseMaxBytes(s));
+        if (failure != null) {
+            throw new RedisError(failure);
+        }
+        s.out().ok();
     }
 
     // PFDEBUG <GETREG | DECODE | ENCODING | TODENSE> key

@@ -152,4 +152,9 @@ class HyperLogLogTest {
         assertFalse(HyperLogLog.isValid(new byte[] {'H', 'Y', 'L', 'L', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}));
         assertFalse(HyperLogLog.isValid(new byte[] {'H', 'Y', 'L', 'L', 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}));
     }
+
+    @Test
+    void selfTestPasses() {
+        assertEquals(null, HyperLogLog.selfTest(3000));
+    }
 }
