@@ -109,6 +109,17 @@ class HyperLogLogTest {
     }
 
     @Test
+    void elementWithRegisterValue33PromotesToDense() {
+        byte[] x = {(byte) 0xba, 0x09, (byte) 0x9d, (byte) 0xba, 0, 0, 0, 0}; // found by search; Redis agrees
+        assertEquals((33L << 32) | 3655, HyperLogLog.patLen(x, 0, x.length));
+        HyperLogLog h = with("a");
+        assertEquals(1, h.add(x, 0, x.length, MAX));
+        assertEquals(HyperLogLog.DENSE, h.encoding());
+        assertEquals(33, h.register(3655));
+        assertEquals(0, h.add(x, 0, x.length, MAX));
+    }
+
+    @Test
     void growthPastSparseLimitPromotes() {
         HyperLogLog h = HyperLogLog.create();
         for (int i = 0; i < 100 && h.encoding() == HyperLogLog.SPARSE; i++) {
