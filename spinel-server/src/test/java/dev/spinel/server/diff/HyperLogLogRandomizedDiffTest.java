@@ -21,7 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * byte for byte: GET compares the HLL strings themselves (sparse opcodes, dense registers, cached
  * cardinality). Elements come in batches of up to a few hundred, so the keys go from sparse to dense
  * and the estimator is exercised from a handful to a few hundred thousand elements; hll-sparse-max-bytes
- * changes now and then on both servers. A failure names the seed and the step.
+ * changes now and then on both servers, and now and then a value read from one server is SET into both
+ * (Redis's bytes used by Spinel and the other way round). A failure names the seed and the step.
  */
 class HyperLogLogRandomizedDiffTest {
     private static RedisServerProcess redis;
@@ -53,6 +54,10 @@ class HyperLogLogRandomizedDiffTest {
         Random rnd = new Random(seed);
         try (RawClient a = new RawClient(spinel.port()); RawClient b = new RawClient(redis.port())) {
             for (int step = 0; step < steps; step++) {
+                if (rnd.nextInt(40) == 0) {
+                    transplant(rnd, a, b, seed, step);
+                    continue;
+                }
                 String[] c = next(rnd);
                 String ra = str(a.call(c));
                 String rb = str(b.call(c));
@@ -63,6 +68,23 @@ class HyperLogLogRandomizedDiffTest {
             a.call(restore);
             b.call(restore);
         }
+    }
+
+    /**
+     * A value written by one server, SET as a plain string into a key of both: what Redis wrote works in
+     * Spinel and the other way round (the following commands compare their use).
+     */
+    private static void transplant(Random r, RawClient a, RawClient b, long seed, int step) throws IOException {
+        String from = KEYS[r.nextInt(KEYS.length)];
+        String to = KEYS[r.nextInt(KEYS.length)];
+        byte[] reply = r.nextBoolean() ? b.call("GET", from) : a.call("GET", from);
+        if (reply[0] != '$' || reply[1] == '-') {
+            return;
+        }
+        int start = new String(reply, 0, Math.min(reply.length, 12), StandardCharsets.ISO_8859_1).indexOf("\r\n") + 2;
+        byte[] value = java.util.Arrays.copyOfRange(reply, start, reply.length - 2);
+        List<byte[]> set = List.of("SET".getBytes(StandardCharsets.US_ASCII), to.getBytes(StandardCharsets.US_ASCII), value);
+        assertEquals(str(b.call(set)), str(a.call(set)), "seed " + seed + " step " + step + ": SET " + to + " <GET " + from + ">");
     }
 
     private static String[] next(Random r) {
