@@ -72,9 +72,16 @@ final class HyperLogLog {
         return enc == SPARSE || (enc == DENSE && v.length == DENSE_SIZE);
     }
 
-    /** The value to store: a fresh array of the exact length (the wrapped one when nothing changed). */
+    /**
+     * The value to store: an array of the exact length (the wrapped one when nothing changed). The
+     * array handed out is never written again: a later change copies it first.
+     */
     byte[] bytes() {
-        return buf.length == len ? buf : Arrays.copyOf(buf, len);
+        if (buf.length == len) {
+            owned = false;
+            return buf;
+        }
+        return Arrays.copyOf(buf, len);
     }
 
     int encoding() {

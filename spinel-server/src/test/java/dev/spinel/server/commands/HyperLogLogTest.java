@@ -152,6 +152,18 @@ class HyperLogLogTest {
     }
 
     @Test
+    void handedOutArrayIsNeverWrittenAgain() {
+        HyperLogLog h = with("a");
+        assertTrue(h.toDense());
+        byte[] first = h.bytes(); // exact length: the internal array itself
+        byte[] copy = first.clone();
+        byte[] x = b("another");
+        assertEquals(1, h.add(x, 0, x.length, MAX));
+        h.setCachedCard(5);
+        assertArrayEquals(copy, first);
+    }
+
+    @Test
     void corruptedSparseIsDetected() {
         byte[] v = HyperLogLog.create().bytes();
         v[17] = 0; // XZERO of 16129 registers instead of 16384
