@@ -147,6 +147,11 @@ FAMILIES = {
   ("GEOHASH key member [member ...] (null for a missing member)", "List<String>", "geohash", "K key, V... members", "GEOHASH, k(key), vs(members)", "GeoReplies.hashes()", None),
   ("GEOSEARCH key FROMMEMBER m|FROMLONLAT lon lat BYRADIUS r unit|BYBOX w h unit [ASC|DESC] [COUNT n [ANY]] [WITHCOORD] [WITHDIST] [WITHHASH]", "List<GeoResult<V>>", "geosearch", "K key, GeoSearchArgs<V> args", "GEOSEARCH, k(key), args.encode(this::v)", "GeoReplies.results(replies())", None),
  ]),
+ "HyperLogLog": ("HyperLogLog", [
+  ("PFADD key element [element ...] (true if the estimate may have changed)", "Boolean", "pfadd", "K key, V... elements", "PFADD, k(key), vs(elements)", "Replies.BOOLEAN", None),
+  ("PFCOUNT key [key ...] (the estimated cardinality of their union)", "Long", "pfcount", "K... keys", "PFCOUNT, ks(keys)", "Replies.LONG", None),
+  ("PFMERGE destkey [sourcekey ...]", "String", "pfmerge", "K destkey, K... sourcekeys", "PFMERGE, k(destkey), ks(sourcekeys)", "Replies.STATUS", None),
+ ]),
  "Server": ("server and connection", [
   ("PING", "String", "ping", "", "PING", "Replies.STATUS", None),
   ("ECHO message", "V", "echo", "V message", "ECHO, v(message)", "replies().value", None),

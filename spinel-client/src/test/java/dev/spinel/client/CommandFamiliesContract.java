@@ -304,6 +304,36 @@ abstract class CommandFamiliesContract {
 
     @ParameterizedTest
     @ValueSource(booleans = {true, false})
+    void hyperLogLogs(boolean r3) {
+        SyncCommands<String, String> s = client(r3, "PFADD", "PFCOUNT", "PFMERGE");
+        String[] k = keys(r3, "a", "b", "c", "d");
+        assertTrue(s.pfadd(k[0], "a", "b", "c"));
+        assertFalse(s.pfadd(k[0], "a", "b"));
+        assertTrue(s.pfadd(k[1]));
+        assertFalse(s.pfadd(k[1]));
+        assertTrue(s.pfadd(k[1], "c", "d"));
+        assertEquals(3L, s.pfcount(k[0]));
+        assertEquals(4L, s.pfcount(k[0], k[1]));
+        assertEquals(0L, s.pfcount(k[3]));
+        assertEquals("OK", s.pfmerge(k[2], k[0], k[1]));
+        assertEquals(4L, s.pfcount(k[2]));
+        assertEquals("OK", s.pfmerge(k[3]));
+        assertEquals(0L, s.pfcount(k[3]));
+        String[] many = new String[5000];
+        for (int i = 0; i < many.length; i++) {
+            many[i] = "e" + i;
+        }
+        assertTrue(s.pfadd(k[3], many)); // past hll-sparse-max-bytes: dense
+        long estimate = s.pfcount(k[3]);
+        assertTrue(Math.abs(estimate - 5000) < 150, "estimate " + estimate);
+        assertEquals(estimate, (long) (r3 ? resp3 : resp2).async().pfcount(k[3]).join());
+        s.set(k[0], "not an hll");
+        ServerErrorException e = assertThrows(ServerErrorException.class, () -> s.pfcount(k[0]));
+        assertTrue(e.getMessage().startsWith("WRONGTYPE Key is not a valid HyperLogLog string value."), e.getMessage());
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
     void sortedSets(boolean r3) {
         SyncCommands<String, String> s = client(r3, "ZADD", "ZSCORE", "ZINCRBY", "ZREM", "ZCARD", "ZCOUNT", "ZRANK", "ZREVRANK",
                 "ZRANGE", "ZREVRANGE", "ZRANGEBYSCORE", "ZPOPMIN", "ZPOPMAX", "ZSCAN");

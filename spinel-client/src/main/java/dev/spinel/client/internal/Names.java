@@ -85,6 +85,9 @@ public final class Names {
     public static final byte[] MULTI = "MULTI".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] PERSIST = "PERSIST".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] PEXPIRE = "PEXPIRE".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] PFADD = "PFADD".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] PFCOUNT = "PFCOUNT".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] PFMERGE = "PFMERGE".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] PING = "PING".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] PSETEX = "PSETEX".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] PSUBSCRIBE = "PSUBSCRIBE".getBytes(StandardCharsets.US_ASCII);

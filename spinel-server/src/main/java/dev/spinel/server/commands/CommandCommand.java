@@ -201,7 +201,8 @@ final class CommandCommand {
             }
         }
         List<RespValue> copy = new ArrayList<>(items);
-        copy.set(9, new RespValue.Array(subs));
+        // the container type as captured (RESP3: Redis answers an empty set, ~0, for a command without subcommands)
+        copy.set(9, items.get(9) instanceof RespValue.SetValue ? new RespValue.SetValue(subs) : new RespValue.Array(subs));
         return new RespValue.Array(copy);
     }
 

@@ -41,6 +41,7 @@ public final class StringCommands {
         CounterCommands.register(t);
         t.register("lcs", LcsCommand::lcs);
         BitmapCommands.register(t);
+        HyperLogLogCommands.register(t);
     }
 
     // GET key
