@@ -31,5 +31,6 @@ public final class Commands {
         PersistenceCommands.register(t, server);
         DumpCommands.register(t, server);
         ReplicationCommands.register(t);
+        ClusterCommands.register(t);
     }
 }
