@@ -94,7 +94,7 @@ public final class SpinelServer implements AutoCloseable {
             throw e;
         }
         // CONFIG SET port/bind/tls-port listen anew (as Redis does); tls-* rebuild the TLS context; hz changes the cron's rate.
-        config.onApply(config.port, () -> rebind("Unable to listen on this port"));
+        config.onApply(config.port, () -> rebind("Unable to listen on this port. Check server logs."));
         config.onApply(config.bind, () -> rebind("Failed to bind to specified addresses."));
         config.onApply(config.tlsPort, () -> rebind("Unable to listen on this port. Check server logs."));
         ServerConfig.Applier reconfigureTls = () -> {

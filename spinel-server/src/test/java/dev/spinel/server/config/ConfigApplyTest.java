@@ -43,7 +43,7 @@ class ConfigApplyTest {
         try (SpinelServer server = SpinelServer.startEphemeral(); ServerSocket busy = new ServerSocket(0)) {
             int port = server.port();
             try (RawClient c = new RawClient(port)) {
-                assertEquals("-ERR CONFIG SET failed (possibly related to argument 'port') - Unable to listen on this port\r\n",
+                assertEquals("-ERR CONFIG SET failed (possibly related to argument 'port') - Unable to listen on this port. Check server logs.\r\n",
                         c.callString("CONFIG", "SET", "maxmemory", "5mb", "port", Integer.toString(busy.getLocalPort())));
                 assertEquals("*4\r\n$4\r\nport\r\n$1\r\n0\r\n$9\r\nmaxmemory\r\n$1\r\n0\r\n",
                         c.callString("CONFIG", "GET", "port", "maxmemory"));
