@@ -42,6 +42,9 @@ public final class RdbWriter {
         }
     }
 
+    /** Chunks ({@link Segment#CAPTURE_CHUNK_BUCKETS} buckets each) the save thread copies per hold of a segment lock. */
+    private static final int TAKE_CHUNKS_PER_LOCK = 4;
+
     private final ValueCodecs codecs;
 
     public RdbWriter(ValueCodecs codecs) {
@@ -81,7 +84,8 @@ public final class RdbWriter {
      * One segment's copy, in parallel arrays rather than an object per key: a capture runs on a writer's
      * event loop, so it allocates a handful of arrays per segment and nothing per key.
      */
-    private static final class Captured {
+    private static final class Captured implements Segment.EntryVisitor {
+        private final Snapshot snap;
         int count;
         final byte[][] keys;
         final ValueCodec[] codecs;
@@ -89,12 +93,32 @@ public final class RdbWriter {
         final long[] expireAt;
         final long[] access;
 
-        Captured(int capacity, boolean withAccess) {
+        Captured(Snapshot snap, int capacity, boolean withAccess) {
+            this.snap = snap;
             keys = new byte[capacity][];
             codecs = new ValueCodec[capacity];
             snapshots = new Object[capacity];
             expireAt = new long[capacity];
             access = withAccess ? new long[capacity] : null;
+        }
+
+        /** Copies one entry as it was when the snapshot was armed (its chunk is being captured). */
+        @Override
+        public void visit(Entry e) {
+            long at = e.expireAt();
+            if (at >= 0 && at <= snap.now) {
+                return;
+            }
+            Object value = e.value();
+            ValueCodec codec = snap.codecFor(value);
+            int i = count++;
+            keys[i] = e.key();
+            codecs[i] = codec;
+            snapshots[i] = codec.snapshot(value);
+            expireAt[i] = at;
+            if (access != null) {
+                access[i] = accessValue(snap.keyspace, e, snap.access);
+            }
         }
     }
 
@@ -115,8 +139,10 @@ public final class RdbWriter {
         private final long now;
         private final long[] dbSizes;
         private final long[] dbVolatile;
-        /** Per database, per segment: its copy, or null when not captured yet (or already written). */
+        /** Per database, per segment: its copy so far, or null when not begun yet (or already written). */
         private final Captured[][] captured;
+        /** Per database, per segment: keys when armed (an upper bound for the copy). */
+        private final int[][] armedSizes;
         private volatile boolean cancelled;
         private volatile RuntimeException failure;
 
@@ -128,6 +154,7 @@ public final class RdbWriter {
             dbSizes = new long[n];
             dbVolatile = new long[n];
             captured = new Captured[n][Database.SEGMENTS];
+            armedSizes = new int[n][Database.SEGMENTS];
         }
 
         /** Keys in the image, as counted when it was armed (keys past their expiry are left out when written). */
@@ -139,32 +166,27 @@ public final class RdbWriter {
             return total;
         }
 
+        private ValueCodec codecFor(Object value) {
+            ValueCodec codec = codecs.forValue(value);
+            if (codec == null) {
+                throw new RdbException("no RDB codec for type " + dev.spinel.store.ValueType.of(value).redisName());
+            }
+            return codec;
+        }
+
         @Override
-        public void capture(Segment seg) {
+        public void capture(Segment seg, int fromBucket, int toBucket) {
             if (cancelled) {
                 return;
             }
             try {
-                Captured into = new Captured(seg.size(), access != Access.NONE);
-                seg.forEach(e -> {
-                    long at = e.expireAt();
-                    if (at >= 0 && at <= now) {
-                        return;
-                    }
-                    ValueCodec codec = codecs.forValue(e.value());
-                    if (codec == null) {
-                        throw new RdbException("no RDB codec for type " + dev.spinel.store.ValueType.of(e.value()).redisName());
-                    }
-                    int i = into.count++;
-                    into.keys[i] = e.key();
-                    into.codecs[i] = codec;
-                    into.snapshots[i] = codec.snapshot(e.value());
-                    into.expireAt[i] = at;
-                    if (into.access != null) {
-                        into.access[i] = accessValue(keyspace, e, access);
-                    }
-                });
-                captured[seg.database().index()][seg.index()] = into;
+                int d = seg.database().index();
+                Captured into = captured[d][seg.index()];
+                if (into == null) { // first chunk of this segment: room for every key it held when armed
+                    into = new Captured(this, armedSizes[d][seg.index()], access != Access.NONE);
+                    captured[d][seg.index()] = into;
+                }
+                seg.forEachInBuckets(fromBucket, toBucket, into);
             } catch (RuntimeException e) {
                 failure = e; // never thrown into the writer that happened to lock the segment
                 cancelled = true;
@@ -181,7 +203,19 @@ public final class RdbWriter {
 
         /** This segment's copy, capturing it now if no writer has; the copy is released. */
         private Captured take(Segment seg) {
-            seg.lock(); // runs the pending capture, if still armed
+            // The chunks no writer has copied yet, a few per lock hold: a writer waits for at most those.
+            while (true) {
+                seg.lock();
+                try {
+                    if (!seg.capturePending(TAKE_CHUNKS_PER_LOCK)) {
+                        break; // still locked: taken below
+                    }
+                } catch (RuntimeException e) {
+                    seg.unlock();
+                    throw e;
+                }
+                seg.unlock();
+            }
             try {
                 Captured c = captured[seg.database().index()][seg.index()];
                 captured[seg.database().index()][seg.index()] = null;
@@ -208,9 +242,8 @@ public final class RdbWriter {
                 }
                 snap.dbSizes[d] += seg.size();
                 snap.dbVolatile[d] += seg.volatileCount();
-                if (seg.size() > 0) {
-                    seg.armCapture(snap);
-                }
+                snap.armedSizes[d][i] = seg.size();
+                seg.armCapture(snap); // no-op when empty
             }
         }
         return snap;
