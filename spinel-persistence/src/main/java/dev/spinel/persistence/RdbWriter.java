@@ -14,8 +14,9 @@ import java.util.Map;
 /**
  * Writes a keyspace as an RDB version 10 file (layout in {@link Rdb}), without fork and without
  * stopping writers for more than a moment: a {@link Snapshot} is armed while every stripe is held
- * (one flag per segment), then each segment is copied by copy-on-write (keys, expiry, access stamp and
- * {@link ValueCodec#snapshot}s of the values) and serialized after its lock is released.
+ * (a bit per chunk of {@value Segment#CAPTURE_CHUNK_BUCKETS} buckets of each segment), then each chunk is
+ * copied by copy-on-write (keys, expiry, access stamp and {@link ValueCodec#snapshot}s of the values) by
+ * the first writer that touches it or by the save thread, and serialized after its lock is released.
  *
  * <p>Consistency guaranteed: the image is the keyspace at the moment the snapshot was armed, with no
  * multi-key command (MSET, RENAME, MULTI/EXEC) half-applied, as a fork gives Redis. Keys already
@@ -81,8 +82,9 @@ public final class RdbWriter {
     }
 
     /**
-     * One segment's copy, in parallel arrays rather than an object per key: a capture runs on a writer's
-     * event loop, so it allocates a handful of arrays per segment and nothing per key.
+     * One segment's copy, in parallel arrays rather than an object per key, filled chunk by chunk: a
+     * capture runs on a writer's event loop, so it allocates a handful of arrays per segment (at its first
+     * chunk, sized for the keys the segment held when armed) and nothing per key.
      */
     private static final class Captured implements Segment.EntryVisitor {
         private final Snapshot snap;
@@ -123,12 +125,15 @@ public final class RdbWriter {
     }
 
     /**
-     * A point-in-time image of a keyspace, copied lazily segment by segment (copy-on-write per segment,
-     * see {@link SegmentCapture}): arming costs one flag per segment while every stripe is held; each
-     * segment is then copied (references to keys and strings, {@link ValueCodec#snapshot}s of
-     * collections) by whichever thread locks it first, a writer about to change it or {@link #write}
-     * walking the keyspace. Copies are dropped as soon as they are written, so the memory held is what
-     * writers touched ahead of the walk.
+     * A point-in-time image of a keyspace, copied lazily chunk by chunk (copy-on-write, see
+     * {@link SegmentCapture}): arming costs a few bits per segment while every stripe is held; each chunk
+     * of ~{@value Segment#CAPTURE_CHUNK_BUCKETS} keys is then copied (references to keys and strings,
+     * {@link ValueCodec#snapshot}s of collections) by whichever thread reaches it first: a writer about to
+     * read or change a key in it, or {@link #write} walking the keyspace, which copies what is left of a
+     * segment a few chunks per hold of its lock ({@code TAKE_CHUNKS_PER_LOCK}). A writer thus pays for about
+     * 64 keys per key it touches, never for a whole segment, and never waits for the save thread for
+     * more than a few chunks. Copies are dropped as soon as they are written, so the memory held is
+     * what writers touched ahead of the walk.
      *
      * <p>Thread-safety: captures run on any thread under their segment's lock; {@link #write} is called
      * by one thread, once.
@@ -201,7 +206,7 @@ public final class RdbWriter {
             }
         }
 
-        /** This segment's copy, capturing it now if no writer has; the copy is released. */
+        /** This segment's copy, copying the chunks no writer has (a few per lock hold); the copy is released. */
         private Captured take(Segment seg) {
             // The chunks no writer has copied yet, a few per lock hold: a writer waits for at most those.
             while (true) {
@@ -229,7 +234,7 @@ public final class RdbWriter {
     /**
      * Arms a point-in-time snapshot of the keyspace. The caller holds every stripe of every database
      * ({@link Keyspace#lockAll()}), so the image is exactly the state at this call, with no multi-key
-     * command half-applied; arming costs one flag per segment, not a copy of the data.
+     * command half-applied; arming costs a few bits per segment, not a copy of the data.
      */
     public Snapshot arm(Keyspace keyspace, Access access) {
         Snapshot snap = new Snapshot(keyspace, access);
