@@ -104,22 +104,33 @@ public final class RdbWriter {
             access = withAccess ? new long[capacity] : null;
         }
 
-        /** Copies one entry as it was when the snapshot was armed (its chunk is being captured). */
+        /**
+         * Pass one of a chunk's copy: the entry's fields only (one cache miss per entry, and the loop carries
+         * no dependency from one bucket to the next, so the CPU overlaps those misses). The value's type is
+         * looked at in pass two ({@link #finishChunk}), again one independent miss per key.
+         */
         @Override
         public void visit(Entry e) {
             long at = e.expireAt();
             if (at >= 0 && at <= snap.now) {
                 return;
             }
-            Object value = e.value();
-            ValueCodec codec = snap.codecFor(value);
             int i = count++;
             keys[i] = e.key();
-            codecs[i] = codec;
-            snapshots[i] = codec.snapshot(value);
+            snapshots[i] = e.value();
             expireAt[i] = at;
             if (access != null) {
                 access[i] = accessValue(snap.keyspace, e, snap.access);
+            }
+        }
+
+        /** Pass two of a chunk's copy, over the keys added since {@code from}: codec and value snapshot. */
+        void finishChunk(int from) {
+            for (int i = from; i < count; i++) {
+                Object value = snapshots[i];
+                ValueCodec codec = snap.codecFor(value);
+                codecs[i] = codec;
+                snapshots[i] = codec.snapshot(value);
             }
         }
     }
@@ -191,7 +202,9 @@ public final class RdbWriter {
                     into = new Captured(this, armedSizes[d][seg.index()], access != Access.NONE);
                     captured[d][seg.index()] = into;
                 }
+                int from = into.count;
                 seg.forEachInBuckets(fromBucket, toBucket, into);
+                into.finishChunk(from);
             } catch (RuntimeException e) {
                 failure = e; // never thrown into the writer that happened to lock the segment
                 cancelled = true;
