@@ -14,8 +14,9 @@ import java.util.Map;
 /**
  * Writes a keyspace as an RDB version 10 file (layout in {@link Rdb}), without fork and without
  * stopping writers for more than a moment: a {@link Snapshot} is armed while every stripe is held
- * (one flag per segment), then each segment is copied by copy-on-write (keys, expiry, access stamp and
- * {@link ValueCodec#snapshot}s of the values) and serialized after its lock is released.
+ * (a bit per chunk of {@value Segment#CAPTURE_CHUNK_BUCKETS} buckets of each segment), then each chunk is
+ * copied by copy-on-write (keys, expiry, access stamp and {@link ValueCodec#snapshot}s of the values) by
+ * the first writer that touches it or by the save thread, and serialized after its lock is released.
  *
  * <p>Consistency guaranteed: the image is the keyspace at the moment the snapshot was armed, with no
  * multi-key command (MSET, RENAME, MULTI/EXEC) half-applied, as a fork gives Redis. Keys already
@@ -41,6 +42,9 @@ public final class RdbWriter {
             return aux;
         }
     }
+
+    /** Chunks ({@link Segment#CAPTURE_CHUNK_BUCKETS} buckets each) the save thread copies per hold of a segment lock. */
+    private static final int TAKE_CHUNKS_PER_LOCK = 4;
 
     private final ValueCodecs codecs;
 
@@ -78,10 +82,12 @@ public final class RdbWriter {
     }
 
     /**
-     * One segment's copy, in parallel arrays rather than an object per key: a capture runs on a writer's
-     * event loop, so it allocates a handful of arrays per segment and nothing per key.
+     * One segment's copy, in parallel arrays rather than an object per key, filled chunk by chunk: a
+     * capture runs on a writer's event loop, so it allocates a handful of arrays per segment (at its first
+     * chunk, sized for the keys the segment held when armed) and nothing per key.
      */
-    private static final class Captured {
+    private static final class Captured implements Segment.EntryVisitor {
+        private final Snapshot snap;
         int count;
         final byte[][] keys;
         final ValueCodec[] codecs;
@@ -89,22 +95,56 @@ public final class RdbWriter {
         final long[] expireAt;
         final long[] access;
 
-        Captured(int capacity, boolean withAccess) {
+        Captured(Snapshot snap, int capacity, boolean withAccess) {
+            this.snap = snap;
             keys = new byte[capacity][];
             codecs = new ValueCodec[capacity];
             snapshots = new Object[capacity];
             expireAt = new long[capacity];
             access = withAccess ? new long[capacity] : null;
         }
+
+        /**
+         * Pass one of a chunk's copy: the entry's fields only (one cache miss per entry, and the loop carries
+         * no dependency from one bucket to the next, so the CPU overlaps those misses). The value's type is
+         * looked at in pass two ({@link #finishChunk}), again one independent miss per key.
+         */
+        @Override
+        public void visit(Entry e) {
+            long at = e.expireAt();
+            if (at >= 0 && at <= snap.now) {
+                return;
+            }
+            int i = count++;
+            keys[i] = e.key();
+            snapshots[i] = e.value();
+            expireAt[i] = at;
+            if (access != null) {
+                access[i] = accessValue(snap.keyspace, e, snap.access);
+            }
+        }
+
+        /** Pass two of a chunk's copy, over the keys added since {@code from}: codec and value snapshot. */
+        void finishChunk(int from) {
+            for (int i = from; i < count; i++) {
+                Object value = snapshots[i];
+                ValueCodec codec = snap.codecFor(value);
+                codecs[i] = codec;
+                snapshots[i] = codec.snapshot(value);
+            }
+        }
     }
 
     /**
-     * A point-in-time image of a keyspace, copied lazily segment by segment (copy-on-write per segment,
-     * see {@link SegmentCapture}): arming costs one flag per segment while every stripe is held; each
-     * segment is then copied (references to keys and strings, {@link ValueCodec#snapshot}s of
-     * collections) by whichever thread locks it first, a writer about to change it or {@link #write}
-     * walking the keyspace. Copies are dropped as soon as they are written, so the memory held is what
-     * writers touched ahead of the walk.
+     * A point-in-time image of a keyspace, copied lazily chunk by chunk (copy-on-write, see
+     * {@link SegmentCapture}): arming costs a few bits per segment while every stripe is held; each chunk
+     * of ~{@value Segment#CAPTURE_CHUNK_BUCKETS} keys is then copied (references to keys and strings,
+     * {@link ValueCodec#snapshot}s of collections) by whichever thread reaches it first: a writer about to
+     * read or change a key in it, or {@link #write} walking the keyspace, which copies what is left of a
+     * segment a few chunks per hold of its lock ({@code TAKE_CHUNKS_PER_LOCK}). A writer thus pays for about
+     * 64 keys per key it touches, never for a whole segment, and never waits for the save thread for
+     * more than a few chunks. Copies are dropped as soon as they are written, so the memory held is
+     * what writers touched ahead of the walk.
      *
      * <p>Thread-safety: captures run on any thread under their segment's lock; {@link #write} is called
      * by one thread, once.
@@ -115,8 +155,10 @@ public final class RdbWriter {
         private final long now;
         private final long[] dbSizes;
         private final long[] dbVolatile;
-        /** Per database, per segment: its copy, or null when not captured yet (or already written). */
+        /** Per database, per segment: its copy so far, or null when not begun yet (or already written). */
         private final Captured[][] captured;
+        /** Per database, per segment: keys when armed (an upper bound for the copy). */
+        private final int[][] armedSizes;
         private volatile boolean cancelled;
         private volatile RuntimeException failure;
 
@@ -128,6 +170,7 @@ public final class RdbWriter {
             dbSizes = new long[n];
             dbVolatile = new long[n];
             captured = new Captured[n][Database.SEGMENTS];
+            armedSizes = new int[n][Database.SEGMENTS];
         }
 
         /** Keys in the image, as counted when it was armed (keys past their expiry are left out when written). */
@@ -139,32 +182,29 @@ public final class RdbWriter {
             return total;
         }
 
+        private ValueCodec codecFor(Object value) {
+            ValueCodec codec = codecs.forValue(value);
+            if (codec == null) {
+                throw new RdbException("no RDB codec for type " + dev.spinel.store.ValueType.of(value).redisName());
+            }
+            return codec;
+        }
+
         @Override
-        public void capture(Segment seg) {
+        public void capture(Segment seg, int fromBucket, int toBucket) {
             if (cancelled) {
                 return;
             }
             try {
-                Captured into = new Captured(seg.size(), access != Access.NONE);
-                seg.forEach(e -> {
-                    long at = e.expireAt();
-                    if (at >= 0 && at <= now) {
-                        return;
-                    }
-                    ValueCodec codec = codecs.forValue(e.value());
-                    if (codec == null) {
-                        throw new RdbException("no RDB codec for type " + dev.spinel.store.ValueType.of(e.value()).redisName());
-                    }
-                    int i = into.count++;
-                    into.keys[i] = e.key();
-                    into.codecs[i] = codec;
-                    into.snapshots[i] = codec.snapshot(e.value());
-                    into.expireAt[i] = at;
-                    if (into.access != null) {
-                        into.access[i] = accessValue(keyspace, e, access);
-                    }
-                });
-                captured[seg.database().index()][seg.index()] = into;
+                int d = seg.database().index();
+                Captured into = captured[d][seg.index()];
+                if (into == null) { // first chunk of this segment: room for every key it held when armed
+                    into = new Captured(this, armedSizes[d][seg.index()], access != Access.NONE);
+                    captured[d][seg.index()] = into;
+                }
+                int from = into.count;
+                seg.forEachInBuckets(fromBucket, toBucket, into);
+                into.finishChunk(from);
             } catch (RuntimeException e) {
                 failure = e; // never thrown into the writer that happened to lock the segment
                 cancelled = true;
@@ -179,9 +219,21 @@ public final class RdbWriter {
             }
         }
 
-        /** This segment's copy, capturing it now if no writer has; the copy is released. */
+        /** This segment's copy, copying the chunks no writer has (a few per lock hold); the copy is released. */
         private Captured take(Segment seg) {
-            seg.lock(); // runs the pending capture, if still armed
+            // The chunks no writer has copied yet, a few per lock hold: a writer waits for at most those.
+            while (true) {
+                seg.lock();
+                try {
+                    if (!seg.capturePending(TAKE_CHUNKS_PER_LOCK)) {
+                        break; // still locked: taken below
+                    }
+                } catch (RuntimeException e) {
+                    seg.unlock();
+                    throw e;
+                }
+                seg.unlock();
+            }
             try {
                 Captured c = captured[seg.database().index()][seg.index()];
                 captured[seg.database().index()][seg.index()] = null;
@@ -195,7 +247,7 @@ public final class RdbWriter {
     /**
      * Arms a point-in-time snapshot of the keyspace. The caller holds every stripe of every database
      * ({@link Keyspace#lockAll()}), so the image is exactly the state at this call, with no multi-key
-     * command half-applied; arming costs one flag per segment, not a copy of the data.
+     * command half-applied; arming costs a few bits per segment, not a copy of the data.
      */
     public Snapshot arm(Keyspace keyspace, Access access) {
         Snapshot snap = new Snapshot(keyspace, access);
@@ -208,9 +260,8 @@ public final class RdbWriter {
                 }
                 snap.dbSizes[d] += seg.size();
                 snap.dbVolatile[d] += seg.volatileCount();
-                if (seg.size() > 0) {
-                    seg.armCapture(snap);
-                }
+                snap.armedSizes[d][i] = seg.size();
+                seg.armCapture(snap); // no-op when empty
             }
         }
         return snap;

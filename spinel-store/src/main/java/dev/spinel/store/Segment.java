@@ -7,6 +7,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * One lock stripe of a {@link Database}: a chained hash table of {@link Entry} with power-of-two
  * buckets, resized all at once (a stripe holds 1/64 of a database, so a resize is short).
  *
+ * <p>Snapshots without fork ({@link SegmentCapture}): a snapshot armed on the segment is copied chunk by
+ * chunk ({@value #CAPTURE_CHUNK_BUCKETS} buckets, ~that many keys) on first touch. Every path that hands
+ * out an entry or changes a chain first captures the chunk of the bucket concerned ({@link #find},
+ * {@link #insert}, {@link #removeEntry}, {@link #scan}, {@link #randomEntry}, active expiry); paths that
+ * see every bucket ({@link #forEach}, resize, clear, SWAPDB) first capture everything still pending. So a writer pays for the ~64 keys next to the key it writes,
+ * not for the whole segment (measured in docs/performance.md, "BGSAVE tail latency").
+ *
  * <p>Iteration for SCAN uses Redis's reverse-binary cursor over the bucket index, so every key
  * present for a whole scan is returned at least once even when the table grows or shrinks between
  * calls.
@@ -16,6 +23,9 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class Segment {
     private static final int MIN_CAPACITY = 8;
+    /** Buckets per copy-on-write chunk of a snapshot capture (the table holds about one key per bucket). */
+    public static final int CAPTURE_CHUNK_BUCKETS = 64;
+    private static final int CHUNK_SHIFT = 6;
     /** Heap bytes of an entry plus its bucket slot, for memory accounting. */
     static final int ENTRY_OVERHEAD = 24 + 4;
 
@@ -27,8 +37,24 @@ public final class Segment {
     private int volatileCount;
     private long memory;
     private int expireCursor;
-    /** A snapshot's copy-on-write step, run by the next {@link #lock()}; guarded by the lock. */
-    private SegmentCapture pendingCapture;
+    /** Snapshots armed here whose copy is incomplete, newest first; null almost always. Guarded by the lock. */
+    private PendingCapture pending;
+
+    /** One armed snapshot's chunks not copied yet (a bit per chunk of the table as it was when armed). */
+    private static final class PendingCapture {
+        final SegmentCapture capture;
+        final long[] todo;
+        PendingCapture next;
+
+        PendingCapture(SegmentCapture capture, int chunks, PendingCapture next) {
+            this.capture = capture;
+            this.todo = new long[(chunks + 63) >>> 6];
+            for (int c = 0; c < chunks; c++) {
+                todo[c >>> 6] |= 1L << c;
+            }
+            this.next = next;
+        }
+    }
 
     Segment(Database owner, int index) {
         this.owner = owner;
@@ -37,9 +63,6 @@ public final class Segment {
 
     public void lock() {
         lock.lock();
-        if (pendingCapture != null) {
-            runPendingCapture();
-        }
     }
 
     public void unlock() {
@@ -47,13 +70,7 @@ public final class Segment {
     }
 
     public boolean tryLock() {
-        if (!lock.tryLock()) {
-            return false;
-        }
-        if (pendingCapture != null) {
-            runPendingCapture();
-        }
-        return true;
+        return lock.tryLock();
     }
 
     /** Position of this segment in its database (0 .. {@link Database#SEGMENTS} - 1). */
@@ -62,23 +79,115 @@ public final class Segment {
     }
 
     /**
-     * Arms a snapshot's copy-on-write step: the next {@link #lock()} by any thread runs it before the
-     * caller sees the segment. The caller holds this segment's lock, and for a point-in-time snapshot
-     * every other segment's too. Two snapshots armed one after the other are both served by one run,
-     * which is right: nothing can have changed the segment between them.
+     * Arms a snapshot's copy-on-write: from now on each chunk of buckets is passed to
+     * {@code capture} before anything reads or changes it, by whichever thread touches it first under
+     * this lock, and {@link #capturePending()} copies what is left. The caller holds this segment's lock,
+     * and for a point-in-time snapshot every other segment's too. Several snapshots may be armed at once;
+     * each receives every chunk exactly once.
      */
     public void armCapture(SegmentCapture capture) {
-        SegmentCapture previous = pendingCapture;
-        pendingCapture = previous == null ? capture : seg -> {
-            previous.capture(seg);
-            capture.capture(seg);
-        };
+        if (table == null || size == 0) {
+            return; // nothing to copy
+        }
+        pending = new PendingCapture(capture, chunks(table.length), pending);
     }
 
-    private void runPendingCapture() {
-        SegmentCapture c = pendingCapture;
-        pendingCapture = null; // first: the capture may lock this segment again (reentrant)
-        c.capture(this);
+    /**
+     * Copies up to {@code maxChunks} pending chunks (counting one per snapshot served) and returns true
+     * while more remain: lets a snapshot's own thread copy what writers have not touched a few chunks
+     * per lock hold, so writers never wait behind a whole segment's copy. The caller holds the lock.
+     */
+    public boolean capturePending(int maxChunks) {
+        int done = 0;
+        while (pending != null) {
+            PendingCapture p = pending;
+            long[] todo = p.todo;
+            for (int w = 0; w < todo.length; w++) {
+                while (todo[w] != 0) {
+                    if (done == maxChunks) {
+                        return true;
+                    }
+                    int c = (w << 6) + Long.numberOfTrailingZeros(todo[w]);
+                    todo[w] &= todo[w] - 1;
+                    done++;
+                    p.capture.capture(this, c << CHUNK_SHIFT, Math.min(table.length, (c + 1) << CHUNK_SHIFT));
+                }
+            }
+            pending = p.next;
+        }
+        return false;
+    }
+
+    /** Copies every chunk still pending for every armed snapshot; the caller holds the lock. */
+    public void capturePending() {
+        while (pending != null) {
+            PendingCapture p = pending;
+            pending = p.next; // first: a capture never re-enters, but a failure must not loop
+            long[] todo = p.todo;
+            for (int w = 0; w < todo.length; w++) {
+                long bits = todo[w];
+                todo[w] = 0;
+                while (bits != 0) {
+                    int c = (w << 6) + Long.numberOfTrailingZeros(bits);
+                    bits &= bits - 1;
+                    p.capture.capture(this, c << CHUNK_SHIFT, Math.min(table.length, (c + 1) << CHUNK_SHIFT));
+                }
+            }
+        }
+    }
+
+    /** Copies, for every snapshot that still needs it, the chunk holding {@code bucket} (no resize since arming). */
+    private void captureBucket(int bucket) {
+        int c = bucket >>> CHUNK_SHIFT;
+        long bit = 1L << c;
+        PendingCapture prev = null;
+        for (PendingCapture p = pending; p != null; p = p.next) {
+            long[] todo = p.todo;
+            if ((todo[c >>> 6] & bit) != 0) {
+                todo[c >>> 6] &= ~bit;
+                p.capture.capture(this, c << CHUNK_SHIFT, Math.min(table.length, (c + 1) << CHUNK_SHIFT));
+                if (allClear(todo)) {
+                    if (prev == null) {
+                        pending = p.next;
+                    } else {
+                        prev.next = p.next;
+                    }
+                    continue; // prev stays
+                }
+            }
+            prev = p;
+        }
+    }
+
+    private static boolean allClear(long[] todo) {
+        for (long w : todo) {
+            if (w != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static int chunks(int buckets) {
+        return (buckets + CAPTURE_CHUNK_BUCKETS - 1) >>> CHUNK_SHIFT;
+    }
+
+    /** True while some armed snapshot still has chunks of this segment to copy (tests). */
+    public boolean hasPendingCapture() {
+        return pending != null;
+    }
+
+    /**
+     * Visits the entries of buckets {@code [from, to)} as they are, without copy-on-write: only for a
+     * {@link SegmentCapture} copying its chunk. The caller holds the lock.
+     */
+    public void forEachInBuckets(int from, int to, EntryVisitor visitor) {
+        Entry[] t = table;
+        for (int b = from; b < to; b++) {
+            for (Entry e = t[b]; e != null; e = e.next) {
+                visitor.visit(e);
+            }
+        }
     }
 
     public boolean isHeldByCurrentThread() {
@@ -124,6 +233,9 @@ public final class Segment {
         Entry[] t = table;
         if (t == null) {
             return null;
+        }
+        if (pending != null) {
+            captureBucket(hash & (t.length - 1));
         }
         for (Entry e = t[hash & (t.length - 1)]; e != null; e = e.next) {
             if (e.key.length == len && Arrays.equals(e.key, 0, len, buf, off, off + len)) {
@@ -204,6 +316,9 @@ public final class Segment {
     private void removeEntry(Entry e, int hash) {
         Entry[] t = table;
         int b = hash & (t.length - 1);
+        if (pending != null) {
+            captureBucket(b);
+        }
         Entry prev = null;
         for (Entry c = t[b]; c != null; prev = c, c = c.next) {
             if (c == e) {
@@ -231,6 +346,7 @@ public final class Segment {
 
     /** Removes every key. */
     public void clear() {
+        capturePending();
         table = null;
         size = 0;
         volatileCount = 0;
@@ -240,6 +356,8 @@ public final class Segment {
 
     /** Exchanges contents with the same-index segment of another database (SWAPDB). */
     void swapContents(Segment other) {
+        capturePending();
+        other.capturePending();
         Entry[] t = table;
         table = other.table;
         other.table = t;
@@ -261,6 +379,9 @@ public final class Segment {
             table = new Entry[MIN_CAPACITY];
         }
         int b = hash & (table.length - 1);
+        if (pending != null) {
+            captureBucket(b);
+        }
         e.next = table[b];
         table[b] = e;
     }
@@ -268,6 +389,9 @@ public final class Segment {
     private void replaceEntry(Entry old, Entry n) {
         Entry[] t = table;
         int b = KeyHash.hash(old.key) & (t.length - 1);
+        if (pending != null) {
+            captureBucket(b);
+        }
         Entry prev = null;
         for (Entry c = t[b]; c != null; prev = c, c = c.next) {
             if (c == old) {
@@ -284,6 +408,7 @@ public final class Segment {
     }
 
     private void resize(int capacity) {
+        capturePending(); // chunks are ranges of the table as armed: copy the rest before rehashing
         Entry[] old = table;
         Entry[] t = new Entry[capacity];
         int mask = capacity - 1;
@@ -322,6 +447,9 @@ public final class Segment {
         long v = cursor;
         int seen = 0;
         do {
+            if (pending != null) {
+                captureBucket((int) (v & mask));
+            }
             for (Entry e = t[(int) (v & mask)]; e != null; e = e.next) {
                 visitor.visit(e);
                 seen++;
@@ -336,6 +464,7 @@ public final class Segment {
 
     /** Visits every entry (KEYS, FLUSH bookkeeping, snapshots). */
     public void forEach(EntryVisitor visitor) {
+        capturePending();
         Entry[] t = table;
         if (t == null) {
             return;
@@ -354,9 +483,13 @@ public final class Segment {
             return null;
         }
         while (true) {
-            Entry head = t[rnd.nextInt(t.length)];
+            int b = rnd.nextInt(t.length);
+            Entry head = t[b];
             if (head == null) {
                 continue;
+            }
+            if (pending != null) {
+                captureBucket(b);
             }
             int n = 0;
             for (Entry e = head; e != null; e = e.next) {
@@ -384,6 +517,9 @@ public final class Segment {
         for (int n = 0; n < maxBuckets && volatileCount > 0; n++) {
             if (expireCursor >= t.length) {
                 expireCursor = 0;
+            }
+            if (pending != null) {
+                captureBucket(expireCursor);
             }
             Entry e = t[expireCursor];
             while (e != null) {

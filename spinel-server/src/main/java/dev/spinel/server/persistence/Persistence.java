@@ -19,9 +19,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * event loops keep serving), the {@code save} schedule checked by the server cron, loading
  * {@code dir/dbfilename} at start-up, and the final save at shutdown.
  *
- * <p>Consistency of a snapshot: per segment (see {@link RdbWriter}). Redis's fork gives a
- * point-in-time image of the whole keyspace; Spinel's image is point-in-time for each of the 64
- * stripes of each database, captured one after the other while writes go on.
+ * <p>Consistency of a snapshot: point in time, as Redis's fork gives: armed under every stripe, then
+ * copied by copy-on-write per chunk of ~64 keys while writes go on (see {@link RdbWriter.Snapshot}).
  *
  * <p>Thread-safety: at most one save runs at a time ({@link #saving}); the counters read by INFO are
  * volatile. Every method may be called from any thread; {@link #save} blocks its caller.
