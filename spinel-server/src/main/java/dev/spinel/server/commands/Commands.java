@@ -30,5 +30,6 @@ public final class Commands {
         IntrospectionCommands.register(t, server);
         PersistenceCommands.register(t, server);
         DumpCommands.register(t, server);
+        ScriptingCommands.register(t);
     }
 }
