@@ -59,6 +59,15 @@ final class ScriptingCommands {
         if (script == null) {
             throw NOSCRIPT;
         }
+        if (script.shebang() && !script.readOnly()) {
+            // A script that declares flags and may write (Redis 7.0's scriptPrepareForRun).
+            if (readOnly) {
+                throw new RedisError("ERR Can not execute a script with write flag using *_ro command.");
+            }
+            if (!script.allowOom() && s.engine().outOfMemory()) {
+                throw new RedisError("OOM command not allowed when used memory > 'maxmemory'.");
+            }
+        }
         int k = (int) numkeys;
         byte[][] keys = new byte[k][];
         for (int i = 0; i < k; i++) {

@@ -337,6 +337,11 @@ public final class Engine {
         }
     }
 
+    /** True when maxmemory is set and cannot be met now (Redis refuses denyoom commands then). */
+    public boolean outOfMemory() {
+        return config.maxmemory.value() > 0 && !evictor.makeRoom();
+    }
+
     /**
      * Runs one command of a script ({@code redis.call}) in the script's session with Redis's checks for
      * scripts, in Redis's order; its reply is appended to {@code script.out()}. Returns null when the

@@ -38,6 +38,11 @@ public final class Scripting {
                 runner = new ScriptRunner(engine);
             }
             runner.run(caller, script, keys, argv, readOnly);
+        } catch (dev.spinel.server.engine.RedisError e) {
+            throw e;
+        } catch (RuntimeException e) {
+            // A bug of ours, not of the script: an error reply rather than a dropped connection.
+            throw new dev.spinel.server.engine.RedisError("ERR Error running script: " + e);
         } finally {
             for (int i = n - 1; i >= 0; i--) {
                 ks.db(i).unlockAll();
