@@ -7,7 +7,8 @@ import org.luaj.vm2.Varargs;
 /**
  * Redis's {@code math.random} for scripts: its own 48-bit linear congruential generator
  * ({@code redisLrand48}, the drand48 recurrence) so that a script's random numbers do not depend on
- * the platform, seeded with 0 at start and by {@code math.randomseed}; the range rules of Lua 5.1's
+ * the platform: drand48's default state at start (as a fresh redis-server), reseeded by
+ * {@code math.randomseed}; the range rules of Lua 5.1's
  * {@code math.random}.
  *
  * <p>Not thread-safe (scripts run one at a time).
@@ -15,11 +16,8 @@ import org.luaj.vm2.Varargs;
 final class Rand48 {
     private static final long MASK = (1L << 48) - 1;
     private static final int MAX = Integer.MAX_VALUE;
-    private long x;
-
-    Rand48() {
-        seed(0);
-    }
+    /** Redis's initial state (drand48's default: 0x1234ABCD330E), before any math.randomseed. */
+    private long x = 0x1234ABCD330EL;
 
     void seed(int s) {
         x = ((s & 0xffffffffL) << 16 | 0x330E) & MASK;
