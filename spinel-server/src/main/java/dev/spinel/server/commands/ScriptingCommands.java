@@ -10,7 +10,7 @@ import dev.spinel.server.scripting.ScriptCache;
 /**
  * EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT LOAD / EXISTS / FLUSH / HELP, with Redis 7.0's
  * argument checks and error texts. Running a script is {@link dev.spinel.server.scripting.Scripting}'s
- * job (atomic: every stripe held). SCRIPT KILL and SCRIPT DEBUG are not implemented (unregistered).
+ * job (atomic: every stripe held). SCRIPT DEBUG is not implemented (unregistered).
  *
  * <p>Thread-safety: stateless; the scripts cache is concurrent.
  */
@@ -36,6 +36,7 @@ final class ScriptingCommands {
         t.registerSub("script", "exists", ScriptingCommands::exists);
         t.registerSub("script", "flush", ScriptingCommands::flush);
         t.registerSub("script", "help", ScriptingCommands::help);
+        t.registerSub("script", "kill", ScriptingCommands::kill);
     }
 
     private static void eval(Session s, Args a, boolean bySha, boolean readOnly) {
@@ -101,6 +102,16 @@ final class ScriptingCommands {
         }
         s.engine().scripting().cache().flush();
         s.out().ok();
+    }
+
+    // SCRIPT KILL
+    private static void kill(Session s, Args a) {
+        switch (s.engine().scripting().kill()) {
+            case NOT_BUSY -> throw new RedisError("NOTBUSY No scripts in execution right now.");
+            case UNKILLABLE -> throw new RedisError("UNKILLABLE Sorry the script already executed write commands against the dataset."
+                    + " You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.");
+            case KILLED -> s.out().ok();
+        }
     }
 
     // SCRIPT HELP

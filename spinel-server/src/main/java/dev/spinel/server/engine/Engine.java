@@ -286,6 +286,12 @@ public final class Engine {
             applyReplyMode(session, mark);
             return;
         }
+        if (!cmd.spec().has("allow_busy") && scripting.busy(config.busyReplyThreshold.value())) {
+            // A script has run past busy-reply-threshold: only SCRIPT KILL, SHUTDOWN NOSAVE... get through.
+            reject(session, cmd, "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
+            applyReplyMode(session, mark);
+            return;
+        }
         if (session.transaction() != null && !runsInsideMulti(cmd)) {
             session.transaction().queue(cmd, args);
             session.out().simple("QUEUED");

@@ -54,6 +54,11 @@ final class LuaErrors {
         return s.substring(a, b);
     }
 
+    /** Without the newline LuaJ's error hook appends (the instruction hook has no traceback to add). */
+    static String chomp(String s) {
+        return s != null && s.endsWith("\n") ? s.substring(0, s.length() - 1) : s;
+    }
+
     /** A LuaJ error message with its position written as Lua 5.1 writes it. */
     static String luaText(String message) {
         if (message == null) {
@@ -68,7 +73,7 @@ final class LuaErrors {
 
     /** The reply of a script that raised {@code e}, as Redis 7.0's error handler and luaCallFunction write it. */
     static String scriptFailure(LuaError e, String sha) {
-        String full = e.getMessage();
+        String full = chomp(e.getMessage());
         Matcher m = POSITION.matcher(full == null ? "" : full);
         String line = m.find() ? m.group(1) : null;
         LuaValue obj = e.getMessageObject();
@@ -77,7 +82,7 @@ final class LuaErrors {
             LuaValue err = obj.rawget("err");
             text = err.isstring() ? err.tojstring() : "ERR " + err.tojstring();
         } else if (obj != null && obj.isstring()) {
-            text = "ERR " + luaText(obj.tojstring());
+            text = "ERR " + luaText(chomp(obj.tojstring()));
         } else if (obj == null && e.getCause() != null) {
             text = "ERR " + luaText(full);
         } else {

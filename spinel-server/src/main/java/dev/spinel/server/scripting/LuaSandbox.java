@@ -29,10 +29,15 @@ import org.luaj.vm2.lib.jse.JseMathLib;
 final class LuaSandbox {
     final Globals globals = new Globals();
     /** The environment scripts see (read-only view of {@link #globals}). */
-    final LuaTable env = new LuaTable();
+    final LuaTable env = new Globals();
     final Rand48 rand = new Rand48();
 
-    LuaSandbox(LuaTable redis) {
+    LuaSandbox(LuaTable redis, Runnable check) {
+        // The instruction hook (LuaJ calls a Globals' debuglib on every instruction of the closures whose
+        // environment it is, and of the functions they create): SCRIPT KILL and the busy threshold.
+        InstructionHook hook = new InstructionHook(check);
+        ((Globals) env).debuglib = hook;
+        globals.debuglib = hook; // chunks made by load/loadstring run with the real globals
         globals.load(new BaseLib());
         globals.load(new org.luaj.vm2.lib.PackageLib()); // the other libraries register in package.loaded
         globals.load(new TableLib());
@@ -52,6 +57,9 @@ final class LuaSandbox {
                 Varargs r = pcall.invoke(args);
                 if (!r.arg1().toboolean() && r.arg(2).istable() && r.arg(2).rawget("err").isstring()) {
                     return LuaValue.varargsOf(LuaValue.FALSE, r.arg(2).rawget("err"));
+                }
+                if (!r.arg1().toboolean() && r.arg(2).type() == LuaValue.TSTRING) {
+                    return LuaValue.varargsOf(LuaValue.FALSE, LuaValue.valueOf(LuaErrors.chomp(r.arg(2).tojstring())));
                 }
                 return r;
             }
@@ -125,5 +133,39 @@ final class LuaSandbox {
     void keysAndArgs(LuaTable keys, LuaTable argv) {
         globals.rawset("KEYS", keys);
         globals.rawset("ARGV", argv);
+    }
+
+    /** Runs {@code check} every 256 instructions; no call stack, no traceback in error messages. */
+    private static final class InstructionHook extends org.luaj.vm2.lib.DebugLib {
+        private final Runnable check;
+        private int count;
+
+        InstructionHook(Runnable check) {
+            this.check = check;
+        }
+
+        @Override
+        public void onCall(org.luaj.vm2.LuaFunction f) {
+        }
+
+        @Override
+        public void onCall(org.luaj.vm2.LuaClosure c, Varargs varargs, LuaValue[] stack) {
+        }
+
+        @Override
+        public void onReturn() {
+        }
+
+        @Override
+        public void onInstruction(int pc, Varargs v, int top) {
+            if ((++count & 0xff) == 0) {
+                check.run();
+            }
+        }
+
+        @Override
+        public String traceback(int level) {
+            return "";
+        }
     }
 }

@@ -41,17 +41,41 @@ final class ScriptRunner {
     private int resp;
     private long dirtyAtStart;
 
-    ScriptRunner(Engine engine) {
+    private final Scripting owner;
+    private boolean slowLogged;
+
+    ScriptRunner(Engine engine, Scripting owner) {
         this.engine = engine;
+        this.owner = owner;
         this.session = engine.newScriptSession();
-        this.sandbox = new LuaSandbox(redisLib());
+        this.sandbox = new LuaSandbox(redisLib(), this::check);
     }
+
+    /**
+     * Called every few hundred Lua instructions and before each redis.call: stops a script that SCRIPT
+     * KILL asked to stop (again and again, so that pcall cannot swallow it, as in Redis), and logs a
+     * script that passed busy-reply-threshold once.
+     */
+    void check() {
+        if (owner.killRequested()) {
+            throw new LuaError(LuaErrors.plain("Script killed by user with SCRIPT KILL..."));
+        }
+        if (!slowLogged && owner.busy(engine.config().busyReplyThreshold.value())) {
+            slowLogged = true;
+            Log.warning("Slow script detected: still in execution after " + engine.config().busyReplyThreshold.value()
+                    + " milliseconds. You can try killing the script using the SCRIPT KILL command. Script name is: " + sha + ".");
+        }
+    }
+
+    private String sha;
 
     /** Runs {@code script} for {@code caller}; its result (or error) is the caller's reply. */
     void run(Session caller, ScriptCache.Script script, byte[][] keys, byte[][] argv, boolean readOnlyCall) {
         this.readOnly = readOnlyCall || script.readOnly();
         this.allowOom = script.allowOom();
         this.resp = 2;
+        this.sha = script.sha();
+        this.slowLogged = false;
         engine.beginScript(caller, session);
         this.dirtyAtStart = session.dirtyCount();
         sandbox.keysAndArgs(strings(keys), strings(argv));
@@ -95,6 +119,7 @@ final class ScriptRunner {
                 return fail(raise, LuaErrors.plain("Lua redis lib command arguments must be strings or integers"));
             }
         }
+        check();
         ReplyBuffer out = session.out();
         out.clear();
         session.protocol(resp);
@@ -103,6 +128,9 @@ final class ScriptRunner {
         if (refused != null) {
             out.clear();
             return fail(raise, LuaErrors.table(refused));
+        }
+        if (session.dirtyCount() != dirtyAtStart) {
+            owner.wrote();
         }
         RespValue reply = new RespReader(out.array(), 0, out.size()).read();
         out.clear();
