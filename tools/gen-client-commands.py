@@ -152,6 +152,14 @@ FAMILIES = {
   ("PFCOUNT key [key ...] (the estimated cardinality of their union)", "Long", "pfcount", "K... keys", "PFCOUNT, ks(keys)", "Replies.LONG", None),
   ("PFMERGE destkey [sourcekey ...]", "String", "pfmerge", "K destkey, K... sourcekeys", "PFMERGE, k(destkey), ks(sourcekeys)", "Replies.STATUS", None),
  ]),
+ "Scripting": ("Lua scripting", [
+  ("EVAL script numkeys [key ...] [arg ...] (the script's reply as the server sent it)", "RespValue", "eval", "String script, K[] keys, V... args", "EVAL, script, (long) keys.length, ks(keys), vs(args)", "Replies.RAW", None),
+  ("EVALSHA sha1 numkeys [key ...] [arg ...] (NOSCRIPT error if the server does not have it)", "RespValue", "evalsha", "String sha1, K[] keys, V... args", "EVALSHA, sha1, (long) keys.length, ks(keys), vs(args)", "Replies.RAW", None),
+  ("EVAL_RO script numkeys [key ...] [arg ...] (write commands in the script are refused)", "RespValue", "evalReadOnly", "String script, K[] keys, V... args", "EVAL_RO, script, (long) keys.length, ks(keys), vs(args)", "Replies.RAW", None),
+  ("EVALSHA_RO sha1 numkeys [key ...] [arg ...]", "RespValue", "evalshaReadOnly", "String sha1, K[] keys, V... args", "EVALSHA_RO, sha1, (long) keys.length, ks(keys), vs(args)", "Replies.RAW", None),
+  ("SCRIPT LOAD script (its SHA1)", "String", "scriptLoad", "String script", "SCRIPT, LOAD, script", "Replies.STATUS", None),
+  ("SCRIPT FLUSH", "String", "scriptFlush", "", "SCRIPT, FLUSH", "Replies.STATUS", None),
+ ]),
  "Server": ("server and connection", [
   ("PING", "String", "ping", "", "PING", "Replies.STATUS", None),
   ("ECHO message", "V", "echo", "V message", "ECHO, v(message)", "replies().value", None),
@@ -182,6 +190,7 @@ def imports(rows, pkg_internal=False):
         if geo in text: pub.append("dev.spinel.client." + geo)
     if "BitOperation" in text: pub.append("dev.spinel.client.BitOperation")
     if "BitFieldArgs" in text: pub.append("dev.spinel.client.BitFieldArgs")
+    if "RespValue" in text: imp.append("dev.spinel.protocol.RespValue")
     return pub, sorted(imp)
 
 def split_params(params):
@@ -208,7 +217,7 @@ def consts(args):
     names.add(first)
     for a in args.split(","):
         a = a.strip()
-        if re.fullmatch(r"[A-Z]+", a): names.add(a)
+        if re.fullmatch(r"[A-Z_]+", a): names.add(a)
 
 def write(path, text):
     os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -218,7 +227,7 @@ for fam, (title, rows) in FAMILIES.items():
     pub, imp = imports(rows)
     # public async interface
     out = [HEADER, "package dev.spinel.client;\n\n"]
-    out += ["import %s;\n" % i for i in imp if i.startswith("java")]
+    out += ["import %s;\n" % i for i in imp if i.startswith("java") or i.startswith("dev.spinel.protocol")]
     out.append("\n/**\n * The %s commands, asynchronous: each returns at once; the future completes on the client's\n"
                " * event loop when the reply arrives (callbacks must not block). Thread-safe.\n */\n" % title)
     out.append("public interface Async%sCommands<K, V> {\n" % fam)
@@ -230,7 +239,7 @@ for fam, (title, rows) in FAMILIES.items():
     write(f"{ROOT}/Async{fam}Commands.java", "".join(out))
     # public sync interface
     out = [HEADER, "package dev.spinel.client;\n\n"]
-    out += ["import %s;\n" % i for i in imp if i.startswith("java") and "Completable" not in i]
+    out += ["import %s;\n" % i for i in imp if (i.startswith("java") and "Completable" not in i) or i.startswith("dev.spinel.protocol")]
     out.append("\n/**\n * The %s commands, blocking: each call waits for its reply (parks, so it is cheap on virtual\n"
                " * threads) and throws {@link SpinelException} subclasses on failure. Thread-safe.\n */\n" % title)
     out.append("public interface Sync%sCommands<K, V> {\n" % fam)

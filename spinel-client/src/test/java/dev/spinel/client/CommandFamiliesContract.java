@@ -304,6 +304,36 @@ abstract class CommandFamiliesContract {
 
     @ParameterizedTest
     @ValueSource(booleans = {true, false})
+    void scripting(boolean r3) {
+        SyncCommands<String, String> s = client(r3, "EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO", "SCRIPT");
+        String[] k = keys(r3, "a", "b", "c", "d");
+        String script = "redis.call('set', KEYS[1], ARGV[1]); return {redis.call('get', KEYS[1]), #KEYS, #ARGV}";
+        dev.spinel.protocol.RespValue r = s.eval(script, new String[] {k[0]}, "v1", "extra");
+        assertEquals("[v1, 1, 2]", texts(r));
+        String sha = s.scriptLoad(script);
+        assertEquals(40, sha.length());
+        assertEquals("[v2, 1, 1]", texts(s.evalsha(sha, new String[] {k[0]}, "v2")));
+        assertEquals("v2", dev.spinel.protocol.RespValue.text(s.evalReadOnly("return redis.call('get', KEYS[1])", new String[] {k[0]})));
+        assertEquals("v2", dev.spinel.protocol.RespValue.text(s.evalshaReadOnly(s.scriptLoad("return redis.call('get', KEYS[1])"), new String[] {k[0]})));
+        ServerErrorException ro = assertThrows(ServerErrorException.class,
+                () -> s.evalReadOnly("return redis.call('del', KEYS[1])", new String[] {k[0]}));
+        assertTrue(ro.getMessage().startsWith("ERR Write commands are not allowed from read-only scripts."), ro.getMessage());
+        assertEquals("OK", s.scriptFlush());
+        ServerErrorException missing = assertThrows(ServerErrorException.class, () -> s.evalsha(sha, new String[0]));
+        assertEquals("NOSCRIPT No matching script. Please use EVAL.", missing.getMessage());
+    }
+
+    private static String texts(dev.spinel.protocol.RespValue v) {
+        StringBuilder sb = new StringBuilder("[");
+        for (dev.spinel.protocol.RespValue item : ((dev.spinel.protocol.RespValue.Array) v).items()) {
+            sb.append(sb.length() > 1 ? ", " : "");
+            sb.append(item instanceof dev.spinel.protocol.RespValue.Integer i ? Long.toString(i.value()) : dev.spinel.protocol.RespValue.text(item));
+        }
+        return sb.append(']').toString();
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
     void hyperLogLogs(boolean r3) {
         SyncCommands<String, String> s = client(r3, "PFADD", "PFCOUNT", "PFMERGE");
         String[] k = keys(r3, "a", "b", "c", "d");

@@ -31,10 +31,15 @@ public final class Names {
     public static final byte[] DEL = "DEL".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] DISCARD = "DISCARD".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] ECHO = "ECHO".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] EVAL = "EVAL".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] EVALSHA = "EVALSHA".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] EVALSHA_RO = "EVALSHA_RO".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] EVAL_RO = "EVAL_RO".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] EXEC = "EXEC".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] EXISTS = "EXISTS".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] EXPIRE = "EXPIRE".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] EXPIREAT = "EXPIREAT".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] FLUSH = "FLUSH".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] FLUSHALL = "FLUSHALL".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] FLUSHDB = "FLUSHDB".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] GEOADD = "GEOADD".getBytes(StandardCharsets.US_ASCII);
@@ -70,6 +75,7 @@ public final class Names {
     public static final byte[] LINSERT = "LINSERT".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] LLEN = "LLEN".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] LMOVE = "LMOVE".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] LOAD = "LOAD".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] LPOP = "LPOP".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] LPOS = "LPOS".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] LPUSH = "LPUSH".getBytes(StandardCharsets.US_ASCII);
@@ -104,6 +110,7 @@ public final class Names {
     public static final byte[] SADD = "SADD".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] SCAN = "SCAN".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] SCARD = "SCARD".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] SCRIPT = "SCRIPT".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] SDIFF = "SDIFF".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] SDIFFSTORE = "SDIFFSTORE".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] SELECT = "SELECT".getBytes(StandardCharsets.US_ASCII);

@@ -27,6 +27,7 @@ public final class Commands {
         GeoCommands.register(t, server);
         PubSubCommands.register(t, server);
         TransactionCommands.register(t, server);
+        ScriptingCommands.register(t);
         IntrospectionCommands.register(t, server);
         PersistenceCommands.register(t, server);
         DumpCommands.register(t, server);

@@ -7,8 +7,8 @@ import dev.spinel.server.engine.RedisError;
 import dev.spinel.server.engine.Session;
 
 /**
- * FUNCTION FLUSH / LIST / HELP. Spinel has no scripting engine, so FUNCTION LOAD does not exist and
- * no library can be loaded: LIST is truly empty and FLUSH has nothing to delete. Arguments are
+ * FUNCTION FLUSH / LIST / HELP. Spinel runs EVAL scripts but has no Redis 7 functions, so FUNCTION LOAD
+ * does not exist and no library can be loaded: LIST is truly empty and FLUSH has nothing to delete. Arguments are
  * checked exactly as Redis checks them.
  *
  * <p>Thread-safety: stateless.

@@ -172,6 +172,11 @@ final class InfoCommand {
         field(sb, "total_system_memory_human", human(totalSystem));
         field(sb, "jvm_heap_used", rt.totalMemory() - rt.freeMemory());
         field(sb, "jvm_heap_max", rt.maxMemory());
+        long scripts = e.scripting().cache().memory();
+        field(sb, "used_memory_scripts_eval", scripts);
+        field(sb, "number_of_cached_scripts", e.scripting().cache().size());
+        field(sb, "used_memory_scripts", scripts);
+        field(sb, "used_memory_scripts_human", human(scripts));
         field(sb, "maxmemory", maxmemory);
         field(sb, "maxmemory_human", human(maxmemory));
         field(sb, "maxmemory_policy", e.config().maxmemoryPolicy.value());

@@ -34,6 +34,7 @@ public final class Engine {
     private final Evictor evictor;
     private final ClientPause pause = new ClientPause();
     private final Blocking blocking = new Blocking();
+    private final dev.spinel.server.scripting.Scripting scripting = new dev.spinel.server.scripting.Scripting();
     /** The append-only log's hook, or null when it is off. */
     private volatile Propagator propagator;
     /** Stripes held around a write command while it runs and is logged (one per event-loop thread). */
@@ -191,6 +192,11 @@ public final class Engine {
         return pause;
     }
 
+    /** EVAL's scripts cache and Lua runner. */
+    public dev.spinel.server.scripting.Scripting scripting() {
+        return scripting;
+    }
+
     /** Blocked clients and the keys they wait on (BLPOP and friends). */
     public Blocking blocking() {
         return blocking;
@@ -280,6 +286,12 @@ public final class Engine {
             applyReplyMode(session, mark);
             return;
         }
+        if (!cmd.spec().has("allow_busy") && scripting.busy(config.busyReplyThreshold.value())) {
+            // A script has run past busy-reply-threshold: only SCRIPT KILL, SHUTDOWN NOSAVE... get through.
+            reject(session, cmd, "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
+            applyReplyMode(session, mark);
+            return;
+        }
         if (session.transaction() != null && !runsInsideMulti(cmd)) {
             session.transaction().queue(cmd, args);
             session.out().simple("QUEUED");
@@ -292,6 +304,87 @@ public final class Engine {
             // Redis's handleClientsBlockedOnKeys: keys this command made ready serve their waiters now.
             blocking.serveReady();
         }
+    }
+
+    /**
+     * A session for a script's {@code redis.call}s (Redis's Lua client): never registered as a client,
+     * authenticated, used only by the thread that holds every stripe while the script runs.
+     */
+    public Session newScriptSession() {
+        Session s = new Session(this, 0, new InternalConnection("lua"));
+        s.authenticated(true);
+        return s;
+    }
+
+    /**
+     * Before a script of {@code caller} runs: its session starts in the caller's database and collects
+     * the script's writes as one transaction (Redis 7's effects replication: the writes executed, in
+     * MULTI/EXEC when there are several). Blocking commands answer at once, as inside MULTI.
+     */
+    public void beginScript(Session caller, Session script) {
+        script.select(caller.dbIndex());
+        script.protocol(2);
+        script.logPosition(0);
+        script.executingTransaction(true);
+    }
+
+    /** After a script: its writes are logged (into the caller's EXEC block when inside one). */
+    public void endScript(Session caller, Session script) {
+        Propagator p = propagator;
+        try {
+            if (p != null && !caller.executingTransaction()) {
+                p.execDone(script);
+            }
+        } finally {
+            script.executingTransaction(false);
+        }
+        if (script.logPosition() > caller.logPosition()) {
+            caller.logPosition(script.logPosition());
+        }
+    }
+
+    /** True when maxmemory is set and cannot be met now (Redis refuses denyoom commands then). */
+    public boolean outOfMemory() {
+        return config.maxmemory.value() > 0 && !evictor.makeRoom();
+    }
+
+    /**
+     * Runs one command of a script ({@code redis.call}) in the script's session with Redis's checks for
+     * scripts, in Redis's order; its reply is appended to {@code script.out()}. Returns null when the
+     * command ran (its reply may be an error reply), else the error that refused it (no reply written).
+     *
+     * @param readOnly EVAL_RO / EVALSHA_RO: write commands are refused
+     * @param wrote    whether the script already wrote (Redis refuses denyoom commands under OOM only before)
+     */
+    public String runFromScript(Session script, Args args, boolean readOnly, boolean wrote) {
+        Command cmd = commands.lookup(args);
+        if (cmd != null && cmd.hasSubcommands() && args.count() > 1) {
+            cmd = cmd.subcommand(lowerAscii(args, 1));
+        }
+        if (cmd == null) {
+            return "ERR Unknown Redis command called from script";
+        }
+        if (!cmd.spec().arityAccepts(args.count())) {
+            return "ERR Wrong number of args calling Redis command from script";
+        }
+        if (cmd.spec().has("noscript")) {
+            return "ERR This Redis command is not allowed from script";
+        }
+        if (cmd.spec().has("write")) {
+            if (readOnly) {
+                return "ERR Write commands are not allowed from read-only scripts.";
+            }
+            java.util.function.Supplier<String> disk = diskError;
+            String refusal = disk == null ? null : disk.get();
+            if (refusal != null) {
+                return refusal;
+            }
+        }
+        if (!wrote && cmd.spec().has("denyoom") && config.maxmemory.value() > 0 && !evictor.makeRoom()) {
+            return Evictor.OOM.getMessage();
+        }
+        run(script, cmd, args);
+        return null;
     }
 
     /** Commands that act at once even inside MULTI (Redis: EXEC, DISCARD, MULTI, WATCH, QUIT, RESET). */

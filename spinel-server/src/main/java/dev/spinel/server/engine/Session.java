@@ -294,7 +294,8 @@ public final class Session {
         return propagateAs;
     }
 
-    long dirtyCount() {
+    /** Writes made by this session so far (Redis's dirty, per session). */
+    public long dirtyCount() {
         return dirty;
     }
 

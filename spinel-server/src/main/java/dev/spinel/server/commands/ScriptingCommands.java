@@ -1,0 +1,135 @@
+package dev.spinel.server.commands;
+
+import dev.spinel.protocol.Args;
+import dev.spinel.server.engine.CommandTable;
+import dev.spinel.server.engine.Errors;
+import dev.spinel.server.engine.RedisError;
+import dev.spinel.server.engine.Session;
+import dev.spinel.server.scripting.ScriptCache;
+
+/**
+ * EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT LOAD / EXISTS / FLUSH / HELP, with Redis 7.0's
+ * argument checks and error texts. Running a script is {@link dev.spinel.server.scripting.Scripting}'s
+ * job (atomic: every stripe held). SCRIPT DEBUG is not implemented (unregistered).
+ *
+ * <p>Thread-safety: stateless; the scripts cache is concurrent.
+ */
+final class ScriptingCommands {
+    private static final RedisError NOSCRIPT = new RedisError("NOSCRIPT No matching script. Please use EVAL.");
+
+    private ScriptingCommands() {
+    }
+
+    static void register(CommandTable t) {
+        // EVAL script numkeys [key [key ...]] [arg [arg ...]]
+        t.register("eval", (s, a) -> eval(s, a, false, false));
+        // EVALSHA sha1 numkeys [key [key ...]] [arg [arg ...]]
+        t.register("evalsha", (s, a) -> eval(s, a, true, false));
+        // EVAL_RO script numkeys [key [key ...]] [arg [arg ...]]
+        t.register("eval_ro", (s, a) -> eval(s, a, false, true));
+        // EVALSHA_RO sha1 numkeys [key [key ...]] [arg [arg ...]]
+        t.register("evalsha_ro", (s, a) -> eval(s, a, true, true));
+        t.register("script", (s, a) -> {
+            throw Errors.SYNTAX;
+        });
+        t.registerSub("script", "load", ScriptingCommands::load);
+        t.registerSub("script", "exists", ScriptingCommands::exists);
+        t.registerSub("script", "flush", ScriptingCommands::flush);
+        t.registerSub("script", "help", ScriptingCommands::help);
+        t.registerSub("script", "kill", ScriptingCommands::kill);
+    }
+
+    private static void eval(Session s, Args a, boolean bySha, boolean readOnly) {
+        if (bySha && a.length(1) != 40) {
+            throw NOSCRIPT;
+        }
+        long numkeys;
+        try {
+            numkeys = a.parseLong(2);
+        } catch (NumberFormatException e) {
+            throw Errors.NOT_INTEGER;
+        }
+        if (numkeys > a.count() - 3) {
+            throw new RedisError("ERR Number of keys can't be greater than number of args");
+        }
+        if (numkeys < 0) {
+            throw new RedisError("ERR Number of keys can't be negative");
+        }
+        ScriptCache cache = s.engine().scripting().cache();
+        ScriptCache.Script script = bySha ? cache.get(a.string(1)) : cache.load(a.copy(1));
+        if (script == null) {
+            throw NOSCRIPT;
+        }
+        if (script.shebang() && !script.readOnly()) {
+            // A script that declares flags and may write (Redis 7.0's scriptPrepareForRun).
+            if (readOnly) {
+                throw new RedisError("ERR Can not execute a script with write flag using *_ro command.");
+            }
+            if (!script.allowOom() && s.engine().outOfMemory()) {
+                throw new RedisError("OOM command not allowed when used memory > 'maxmemory'.");
+            }
+        }
+        int k = (int) numkeys;
+        byte[][] keys = new byte[k][];
+        for (int i = 0; i < k; i++) {
+            keys[i] = a.copy(3 + i);
+        }
+        byte[][] argv = new byte[a.count() - 3 - k][];
+        for (int i = 0; i < argv.length; i++) {
+            argv[i] = a.copy(3 + k + i);
+        }
+        s.engine().scripting().run(s, script, keys, argv, readOnly);
+    }
+
+    // SCRIPT LOAD script
+    private static void load(Session s, Args a) {
+        s.out().bulk(s.engine().scripting().cache().load(a.copy(2)).sha());
+    }
+
+    // SCRIPT EXISTS sha1 [sha1 ...]
+    private static void exists(Session s, Args a) {
+        ScriptCache cache = s.engine().scripting().cache();
+        s.out().array(a.count() - 2);
+        for (int i = 2; i < a.count(); i++) {
+            s.out().integer(cache.exists(a.string(i)) ? 1 : 0);
+        }
+    }
+
+    // SCRIPT FLUSH [ASYNC | SYNC]
+    private static void flush(Session s, Args a) {
+        if (a.count() > 3 || (a.count() == 3 && !a.is(2, "ASYNC") && !a.is(2, "SYNC"))) {
+            throw new RedisError("ERR SCRIPT FLUSH only support SYNC|ASYNC option");
+        }
+        s.engine().scripting().cache().flush();
+        s.out().ok();
+    }
+
+    // SCRIPT KILL
+    private static void kill(Session s, Args a) {
+        switch (s.engine().scripting().kill()) {
+            case NOT_BUSY -> throw new RedisError("NOTBUSY No scripts in execution right now.");
+            case UNKILLABLE -> throw new RedisError("UNKILLABLE Sorry the script already executed write commands against the dataset."
+                    + " You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.");
+            case KILLED -> s.out().ok();
+        }
+    }
+
+    // SCRIPT HELP
+    private static void help(Session s, Args a) {
+        Help.reply(s, "SCRIPT",
+                "DEBUG (YES|SYNC|NO)",
+                "    Set the debug mode for subsequent scripts executed.",
+                "EXISTS <sha1> [<sha1> ...]",
+                "    Return information about the existence of the scripts in the script cache.",
+                "FLUSH [ASYNC|SYNC]",
+                "    Flush the Lua scripts cache. Very dangerous on replicas.",
+                "    When called without the optional mode argument, the behavior is determined by the",
+                "    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+                "    * ASYNC: Asynchronously flush the scripts cache.",
+                "    * SYNC: Synchronously flush the scripts cache.",
+                "KILL",
+                "    Kill the currently executing Lua script.",
+                "LOAD <script>",
+                "    Load a script into the scripts cache without executing it.");
+    }
+}

@@ -1,0 +1,93 @@
+package dev.spinel.server.scripting;
+
+import org.luaj.vm2.LuaError;
+import org.luaj.vm2.LuaTable;
+import org.luaj.vm2.LuaValue;
+
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Error texts between Lua and Redis replies, in Redis 7.0's words: the {@code {err=...}} tables that
+ * {@code redis.call} raises and {@code redis.pcall} returns, and the reply of a script that failed
+ * ({@code "<error> script: <sha>, on @user_script:<line>."}).
+ *
+ * <p>LuaJ writes positions as {@code "@user_script:3 msg"}; Lua 5.1 (Redis) as
+ * {@code "user_script:3: msg"}: {@link #luaText} converts.
+ */
+final class LuaErrors {
+    private static final Pattern POSITION = Pattern.compile("^@?user_script:(\\d+):? ");
+
+    private LuaErrors() {
+    }
+
+    /**
+     * The error table of Redis's {@code luaPushErrorBuff}: an error reply's text ("CODE msg") kept as is,
+     * a text without a code ("msg") gets "ERR "; CR/LF at the ends trimmed.
+     */
+    static LuaTable table(String message) {
+        String m = message.startsWith("-") ? message.substring(1) : message;
+        int sp = m.indexOf(' ');
+        String text = sp < 0 ? "ERR " + m : m;
+        text = strip(text);
+        LuaTable t = new LuaTable();
+        t.rawset("err", LuaValue.valueOf(text));
+        return t;
+    }
+
+    /** A refusal or message without a code (e.g. "wrong number of arguments") as an error table. */
+    static LuaTable plain(String message) {
+        LuaTable t = new LuaTable();
+        t.rawset("err", LuaValue.valueOf("ERR " + message));
+        return t;
+    }
+
+    private static String strip(String s) {
+        int a = 0;
+        int b = s.length();
+        while (a < b && (s.charAt(a) == '\r' || s.charAt(a) == '\n')) {
+            a++;
+        }
+        while (b > a && (s.charAt(b - 1) == '\r' || s.charAt(b - 1) == '\n')) {
+            b--;
+        }
+        return s.substring(a, b);
+    }
+
+    /** Without the newline LuaJ's error hook appends (the instruction hook has no traceback to add). */
+    static String chomp(String s) {
+        return s != null && s.endsWith("\n") ? s.substring(0, s.length() - 1) : s;
+    }
+
+    /** A LuaJ error message with its position written as Lua 5.1 writes it. */
+    static String luaText(String message) {
+        if (message == null) {
+            return "nil";
+        }
+        Matcher m = POSITION.matcher(message);
+        if (m.find()) {
+            return "user_script:" + m.group(1) + ": " + message.substring(m.end());
+        }
+        return message;
+    }
+
+    /** The reply of a script that raised {@code e}, as Redis 7.0's error handler and luaCallFunction write it. */
+    static String scriptFailure(LuaError e, String sha) {
+        String full = chomp(e.getMessage());
+        Matcher m = POSITION.matcher(full == null ? "" : full);
+        String line = m.find() ? m.group(1) : null;
+        LuaValue obj = e.getMessageObject();
+        String text;
+        if (obj != null && obj.istable()) {
+            LuaValue err = obj.rawget("err");
+            text = err.isstring() ? err.tojstring() : "ERR " + err.tojstring();
+        } else if (obj != null && obj.isstring()) {
+            text = "ERR " + luaText(chomp(obj.tojstring()));
+        } else if (obj == null && e.getCause() != null) {
+            text = "ERR " + luaText(full);
+        } else {
+            text = "ERR " + (obj == null ? luaText(full) : obj.tojstring());
+        }
+        return line == null ? text : text + " script: " + sha + ", on @user_script:" + line + ".";
+    }
+}

@@ -1,0 +1,171 @@
+package dev.spinel.server.scripting;
+
+import org.luaj.vm2.Globals;
+import org.luaj.vm2.LoadState;
+import org.luaj.vm2.LuaError;
+import org.luaj.vm2.LuaTable;
+import org.luaj.vm2.LuaValue;
+import org.luaj.vm2.Varargs;
+import org.luaj.vm2.compiler.LuaC;
+import org.luaj.vm2.lib.BaseLib;
+import org.luaj.vm2.lib.CoroutineLib;
+import org.luaj.vm2.lib.StringLib;
+import org.luaj.vm2.lib.TableLib;
+import org.luaj.vm2.lib.ThreeArgFunction;
+import org.luaj.vm2.lib.TwoArgFunction;
+import org.luaj.vm2.lib.VarArgFunction;
+import org.luaj.vm2.lib.jse.JseMathLib;
+
+/**
+ * The Lua environment scripts run in, sandboxed like Redis 7.0's: the base library without
+ * {@code dofile}/{@code loadfile}/{@code print}, {@code string}, {@code table}, {@code math},
+ * {@code coroutine}, {@code bit} (LuaBitOp), Lua 5.1's {@code unpack}/{@code loadstring} and a few 5.1 aliases, no {@code os},
+ * {@code io}, {@code package}/{@code require} or {@code debug}. Globals are read-only: reading a global
+ * that does not exist and creating or changing one are errors with Redis's texts; the library tables
+ * are read-only too. {@code math.random} is Redis's deterministic {@link Rand48}.
+ *
+ * <p>Thread-safety: none; used by one script at a time (the caller holds every stripe).
+ */
+final class LuaSandbox {
+    final Globals globals = new Globals();
+    /** The environment scripts see (read-only view of {@link #globals}). */
+    final LuaTable env = new Globals();
+    final Rand48 rand = new Rand48();
+
+    LuaSandbox(LuaTable redis, Runnable check) {
+        // The instruction hook (LuaJ calls a Globals' debuglib on every instruction of the closures whose
+        // environment it is, and of the functions they create): SCRIPT KILL and the busy threshold.
+        InstructionHook hook = new InstructionHook(check);
+        ((Globals) env).debuglib = hook;
+        globals.debuglib = hook; // chunks made by load/loadstring run with the real globals
+        globals.load(new BaseLib());
+        globals.load(new org.luaj.vm2.lib.PackageLib()); // the other libraries register in package.loaded
+        globals.load(new TableLib());
+        globals.load(new StringLib());
+        globals.load(new JseMathLib());
+        globals.load(new CoroutineLib());
+        LoadState.install(globals);
+        LuaC.install(globals);
+        for (String name : new String[] {"dofile", "loadfile", "print", "rawlen", "package", "require", "module"}) {
+            globals.rawset(name, LuaValue.NIL);
+        }
+        LuaValue pcall = globals.rawget("pcall");
+        globals.rawset("pcall", new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs args) {
+                // Redis 7.0's pcall hands an error table's text to the handler, not the table.
+                Varargs r = pcall.invoke(args);
+                if (!r.arg1().toboolean() && r.arg(2).istable() && r.arg(2).rawget("err").isstring()) {
+                    return LuaValue.varargsOf(LuaValue.FALSE, r.arg(2).rawget("err"));
+                }
+                if (!r.arg1().toboolean() && r.arg(2).type() == LuaValue.TSTRING) {
+                    return LuaValue.varargsOf(LuaValue.FALSE, LuaValue.valueOf(LuaErrors.chomp(r.arg(2).tojstring())));
+                }
+                return r;
+            }
+        });
+        LuaValue table = globals.rawget("table");
+        globals.rawset("unpack", table.rawget("unpack"));
+        globals.rawset("loadstring", globals.rawget("load"));
+        table.rawset("getn", new org.luaj.vm2.lib.OneArgFunction() {
+            @Override
+            public LuaValue call(LuaValue t) {
+                return LuaValue.valueOf(t.checktable().length());
+            }
+        });
+        LuaValue string = globals.rawget("string");
+        string.rawset("gfind", string.rawget("gmatch"));
+        LuaValue math = globals.rawget("math");
+        math.rawset("mod", math.rawget("fmod"));
+        math.rawset("random", new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs args) {
+                return rand.random(args);
+            }
+        });
+        math.rawset("randomseed", new org.luaj.vm2.lib.OneArgFunction() {
+            @Override
+            public LuaValue call(LuaValue seed) {
+                rand.seed((int) seed.checkdouble());
+                return NIL;
+            }
+        });
+        globals.rawset("redis", redis);
+        globals.rawset("bit", BitLib.create());
+        for (String lib : new String[] {"string", "table", "math", "coroutine", "redis", "bit"}) {
+            globals.rawset(lib, readOnly(globals.rawget(lib)));
+        }
+        LuaTable meta = new LuaTable();
+        meta.rawset("__index", new TwoArgFunction() {
+            @Override
+            public LuaValue call(LuaValue t, LuaValue key) {
+                LuaValue v = globals.rawget(key);
+                if (v.isnil()) {
+                    throw new LuaError("Script attempted to access nonexistent global variable '" + key.tojstring() + "'");
+                }
+                return v;
+            }
+        });
+        meta.rawset("__newindex", READONLY);
+        meta.rawset("__metatable", LuaValue.FALSE);
+        env.setmetatable(meta);
+        globals.rawset("_G", env);
+    }
+
+    private static final ThreeArgFunction READONLY = new ThreeArgFunction() {
+        @Override
+        public LuaValue call(LuaValue t, LuaValue k, LuaValue v) {
+            throw new LuaError("Attempt to modify a readonly table");
+        }
+    };
+
+    private static LuaTable readOnly(LuaValue table) {
+        LuaTable proxy = new LuaTable();
+        LuaTable meta = new LuaTable();
+        meta.rawset("__index", table);
+        meta.rawset("__newindex", READONLY);
+        meta.rawset("__metatable", LuaValue.FALSE);
+        proxy.setmetatable(meta);
+        return proxy;
+    }
+
+    /** Sets KEYS and ARGV for the next run (Redis sets them as globals before each call). */
+    void keysAndArgs(LuaTable keys, LuaTable argv) {
+        globals.rawset("KEYS", keys);
+        globals.rawset("ARGV", argv);
+    }
+
+    /** Runs {@code check} every 256 instructions; no call stack, no traceback in error messages. */
+    private static final class InstructionHook extends org.luaj.vm2.lib.DebugLib {
+        private final Runnable check;
+        private int count;
+
+        InstructionHook(Runnable check) {
+            this.check = check;
+        }
+
+        @Override
+        public void onCall(org.luaj.vm2.LuaFunction f) {
+        }
+
+        @Override
+        public void onCall(org.luaj.vm2.LuaClosure c, Varargs varargs, LuaValue[] stack) {
+        }
+
+        @Override
+        public void onReturn() {
+        }
+
+        @Override
+        public void onInstruction(int pc, Varargs v, int top) {
+            if ((++count & 0xff) == 0) {
+                check.run();
+            }
+        }
+
+        @Override
+        public String traceback(int level) {
+            return "";
+        }
+    }
+}

@@ -1,0 +1,257 @@
+package dev.spinel.server.scripting;
+
+import dev.spinel.protocol.Args;
+import dev.spinel.protocol.ReplyBuffer;
+import dev.spinel.protocol.RespReader;
+import dev.spinel.protocol.RespValue;
+import dev.spinel.server.Log;
+import dev.spinel.server.SpinelServer;
+import dev.spinel.server.engine.Engine;
+import dev.spinel.server.engine.RedisError;
+import dev.spinel.server.engine.Session;
+import org.luaj.vm2.LuaClosure;
+import org.luaj.vm2.LuaError;
+import org.luaj.vm2.LuaString;
+import org.luaj.vm2.LuaTable;
+import org.luaj.vm2.LuaValue;
+import org.luaj.vm2.Varargs;
+import org.luaj.vm2.lib.VarArgFunction;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Runs scripts: one Lua state ({@link LuaSandbox}) and one script session (Redis's Lua client) per
+ * server, and the {@code redis} library: {@code call}, {@code pcall}, {@code error_reply},
+ * {@code status_reply}, {@code sha1hex}, {@code log}, {@code setresp} and the compatibility no-ops of
+ * Redis 7.0 ({@code replicate_commands}, {@code set_repl}, {@code breakpoint}, {@code debug}).
+ * Commands called by a script go through the engine's dispatch ({@link Engine#runFromScript}), so
+ * replies, errors, keyspace events, WATCH invalidation and the append-only log are those of the same
+ * commands sent by a client.
+ *
+ * <p>Thread-safety: none of its own. {@link Scripting#run} calls it only while holding every stripe
+ * of every database, which makes scripts run one at a time (and the Lua state safe to share).
+ */
+final class ScriptRunner {
+    private final Engine engine;
+    private final Session session;
+    private final LuaSandbox sandbox;
+    // The run in progress.
+    private boolean readOnly;
+    private boolean allowOom;
+    private int resp;
+    private long dirtyAtStart;
+
+    private final Scripting owner;
+    private boolean slowLogged;
+
+    ScriptRunner(Engine engine, Scripting owner) {
+        this.engine = engine;
+        this.owner = owner;
+        this.session = engine.newScriptSession();
+        this.sandbox = new LuaSandbox(redisLib(), this::check);
+    }
+
+    /**
+     * Called every few hundred Lua instructions and before each redis.call: stops a script that SCRIPT
+     * KILL asked to stop (again and again, so that pcall cannot swallow it, as in Redis), and logs a
+     * script that passed busy-reply-threshold once.
+     */
+    void check() {
+        if (owner.killRequested()) {
+            throw new LuaError(LuaErrors.plain("Script killed by user with SCRIPT KILL..."));
+        }
+        if (!slowLogged && owner.busy(engine.config().busyReplyThreshold.value())) {
+            slowLogged = true;
+            Log.warning("Slow script detected: still in execution after " + engine.config().busyReplyThreshold.value()
+                    + " milliseconds. You can try killing the script using the SCRIPT KILL command. Script name is: " + sha + ".");
+        }
+    }
+
+    private String sha;
+
+    /** Runs {@code script} for {@code caller}; its result (or error) is the caller's reply. */
+    void run(Session caller, ScriptCache.Script script, byte[][] keys, byte[][] argv, boolean readOnlyCall) {
+        this.readOnly = readOnlyCall || script.readOnly();
+        this.allowOom = script.allowOom();
+        this.resp = 2;
+        this.sha = script.sha();
+        this.slowLogged = false;
+        engine.beginScript(caller, session);
+        this.dirtyAtStart = session.dirtyCount();
+        sandbox.keysAndArgs(strings(keys), strings(argv));
+        LuaValue result;
+        try {
+            result = new LuaClosure(script.proto(), sandbox.env).call();
+        } catch (LuaError e) {
+            throw new RedisError(LuaErrors.scriptFailure(e, script.sha()));
+        } catch (StackOverflowError e) {
+            throw new RedisError("ERR Error running script, stack overflow script: " + script.sha());
+        } finally {
+            session.out().clear();
+            engine.endScript(caller, session);
+        }
+        LuaReplies.toReply(result, caller.out(), resp);
+    }
+
+    private static LuaTable strings(byte[][] values) {
+        LuaTable t = new LuaTable(values.length, 0);
+        for (int i = 0; i < values.length; i++) {
+            t.rawset(i + 1, LuaString.valueOf(values[i]));
+        }
+        return t;
+    }
+
+    /** redis.call / redis.pcall: {@code raise} distinguishes them (raise the error table, or return it). */
+    private LuaValue call(Varargs args, boolean raise) {
+        int n = args.narg();
+        if (n == 0) {
+            return fail(raise, LuaErrors.plain("Please specify at least one argument for this redis lib call"));
+        }
+        byte[][] argv = new byte[n][];
+        for (int i = 0; i < n; i++) {
+            LuaValue v = args.arg(i + 1);
+            if (v.type() == LuaValue.TSTRING) {
+                LuaString s = v.checkstring();
+                argv[i] = java.util.Arrays.copyOfRange(s.m_bytes, s.m_offset, s.m_offset + s.m_length);
+            } else if (v.type() == LuaValue.TNUMBER) {
+                argv[i] = LuaReplies.formatNumber(v.todouble()).getBytes(StandardCharsets.US_ASCII);
+            } else {
+                return fail(raise, LuaErrors.plain("Lua redis lib command arguments must be strings or integers"));
+            }
+        }
+        check();
+        ReplyBuffer out = session.out();
+        out.clear();
+        session.protocol(resp);
+        boolean wrote = allowOom || session.dirtyCount() != dirtyAtStart;
+        String refused = engine.runFromScript(session, Args.of(argv), readOnly, wrote);
+        if (refused != null) {
+            out.clear();
+            return fail(raise, LuaErrors.table(refused));
+        }
+        if (session.dirtyCount() != dirtyAtStart) {
+            owner.wrote();
+        }
+        RespValue reply = new RespReader(out.array(), 0, out.size()).read();
+        out.clear();
+        if (reply instanceof RespValue.ErrorReply e) {
+            return fail(raise, LuaErrors.table(e.message()));
+        }
+        return LuaReplies.toLua(reply, resp);
+    }
+
+    private static LuaValue fail(boolean raise, LuaTable error) {
+        if (raise) {
+            throw new LuaError(error);
+        }
+        return error;
+    }
+
+    private LuaTable redisLib() {
+        LuaTable r = new LuaTable();
+        r.rawset("call", fn(a -> call(a, true)));
+        r.rawset("pcall", fn(a -> call(a, false)));
+        r.rawset("error_reply", fn(a -> {
+            if (a.narg() != 1 || a.arg1().type() != LuaValue.TSTRING) {
+                return LuaErrors.plain("wrong number or type of arguments");
+            }
+            String e = a.arg1().tojstring();
+            return LuaErrors.table(e.startsWith("-") ? e : "-" + e);
+        }));
+        r.rawset("status_reply", fn(a -> {
+            if (a.narg() != 1 || a.arg1().type() != LuaValue.TSTRING) {
+                return LuaErrors.plain("wrong number or type of arguments");
+            }
+            LuaTable t = new LuaTable();
+            t.rawset("ok", a.arg1());
+            return t;
+        }));
+        r.rawset("sha1hex", fn(a -> {
+            if (a.narg() != 1) {
+                throw new LuaError(LuaErrors.plain("wrong number of arguments"));
+            }
+            LuaString s = a.arg1().checkstring();
+            byte[] b = java.util.Arrays.copyOfRange(s.m_bytes, s.m_offset, s.m_offset + s.m_length);
+            return LuaValue.valueOf(ScriptCache.sha1hex(b));
+        }));
+        r.rawset("log", fn(this::log));
+        r.rawset("setresp", fn(a -> {
+            if (a.narg() != 1) {
+                throw new LuaError(LuaErrors.plain("redis.setresp() requires one argument."));
+            }
+            int v = a.arg1().type() == LuaValue.TNUMBER ? (int) a.arg1().todouble() : 0;
+            if (v != 2 && v != 3) {
+                throw new LuaError(LuaErrors.plain("RESP version must be 2 or 3."));
+            }
+            resp = v;
+            return LuaValue.NIL;
+        }));
+        r.rawset("replicate_commands", fn(a -> LuaValue.TRUE)); // always on in Redis 7 (effects replication)
+        r.rawset("set_repl", fn(a -> LuaValue.NIL));
+        r.rawset("breakpoint", fn(a -> LuaValue.FALSE));
+        r.rawset("debug", fn(a -> LuaValue.NIL));
+        r.rawset("LOG_DEBUG", LuaValue.valueOf(0));
+        r.rawset("LOG_VERBOSE", LuaValue.valueOf(1));
+        r.rawset("LOG_NOTICE", LuaValue.valueOf(2));
+        r.rawset("LOG_WARNING", LuaValue.valueOf(3));
+        r.rawset("REPL_NONE", LuaValue.valueOf(0));
+        r.rawset("REPL_AOF", LuaValue.valueOf(1));
+        r.rawset("REPL_SLAVE", LuaValue.valueOf(2));
+        r.rawset("REPL_REPLICA", LuaValue.valueOf(2));
+        r.rawset("REPL_ALL", LuaValue.valueOf(3));
+        r.rawset("REDIS_VERSION", LuaValue.valueOf(SpinelServer.REDIS_VERSION));
+        r.rawset("REDIS_VERSION_NUM", LuaValue.valueOf(versionNum(SpinelServer.REDIS_VERSION)));
+        return r;
+    }
+
+    // redis.log(level, message, ...)
+    private LuaValue log(Varargs a) {
+        if (a.narg() < 2) {
+            throw new LuaError(LuaErrors.plain("redis.log() requires two arguments or more."));
+        }
+        if (a.arg1().type() != LuaValue.TNUMBER) {
+            throw new LuaError(LuaErrors.plain("First argument must be a number (log level)."));
+        }
+        int level = (int) a.arg1().todouble();
+        if (level < 0 || level > 3) {
+            throw new LuaError(LuaErrors.plain("Invalid debug level."));
+        }
+        StringBuilder sb = new StringBuilder();
+        for (int i = 2; i <= a.narg(); i++) {
+            if (i > 2) {
+                sb.append(' ');
+            }
+            sb.append(a.arg(i).isstring() ? a.arg(i).tojstring() : "");
+        }
+        String msg = sb.toString();
+        switch (level) {
+            case 0 -> Log.debug(msg);
+            case 1 -> Log.verbose(msg);
+            case 2 -> Log.notice(msg);
+            default -> Log.warning(msg);
+        }
+        return LuaValue.NIL;
+    }
+
+    private static int versionNum(String v) {
+        String[] p = v.split("\\.");
+        int n = 0;
+        for (int i = 0; i < 3; i++) {
+            n = n << 8 | (i < p.length ? Integer.parseInt(p[i].replaceAll("\\D.*", "")) : 0);
+        }
+        return n;
+    }
+
+    private interface Fn {
+        Varargs apply(Varargs args);
+    }
+
+    private static VarArgFunction fn(Fn f) {
+        return new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs args) {
+                return f.apply(args);
+            }
+        };
+    }
+}
