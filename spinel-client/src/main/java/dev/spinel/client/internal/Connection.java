@@ -337,7 +337,15 @@ public final class Connection {
             if (buf == null) {
                 buf = channel.alloc().ioBuffer(WRITE_CHUNK);
             }
-            Encoder.encode(buf, c.args);
+            int mark = buf.writerIndex();
+            try {
+                Encoder.encode(buf, c.args);
+            } catch (RuntimeException e) { // an argument of a type no command takes: this command fails, not the batch
+                buf.writerIndex(mark);
+                outstanding.decrementAndGet();
+                c.completeExceptionally(new IllegalArgumentException("cannot send " + c.name() + ": " + e.getMessage(), e));
+                continue;
+            }
             if (c.oneWay) {
                 outstanding.decrementAndGet();
                 c.complete(null);

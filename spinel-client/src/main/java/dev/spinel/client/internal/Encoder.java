@@ -29,12 +29,8 @@ final class Encoder {
                     out.writeBytes(b);
                 }
                 case String s -> writeString(out, s);
-                case Long l -> {
-                    long v = l;
-                    writeDecimal(out, decimalLength(v));
-                    out.writeShort(0x0d0a);
-                    writeDecimal(out, v);
-                }
+                case Long l -> writeNumber(out, l);
+                case Integer i -> writeNumber(out, i); // an int that slipped in as an argument: the same digits
                 default -> throw new IllegalArgumentException("unsupported argument type " + a.getClass());
             }
             out.writeShort(0x0d0a);
@@ -59,6 +55,12 @@ final class Encoder {
         writeDecimal(out, ByteBufUtil.utf8Bytes(s));
         out.writeShort(0x0d0a);
         ByteBufUtil.writeUtf8(out, s);
+    }
+
+    private static void writeNumber(ByteBuf out, long v) {
+        writeDecimal(out, decimalLength(v));
+        out.writeShort(0x0d0a);
+        writeDecimal(out, v);
     }
 
     static int decimalLength(long v) {
