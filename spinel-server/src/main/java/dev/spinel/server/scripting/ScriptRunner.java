@@ -174,7 +174,6 @@ final class ScriptRunner {
             byte[] b = java.util.Arrays.copyOfRange(s.m_bytes, s.m_offset, s.m_offset + s.m_length);
             return LuaValue.valueOf(ScriptCache.sha1hex(b));
         }));
-        r.rawset("log", fn(this::log));
         r.rawset("setresp", fn(a -> {
             if (a.narg() != 1) {
                 throw new LuaError(LuaErrors.plain("redis.setresp() requires one argument."));
@@ -190,22 +189,28 @@ final class ScriptRunner {
         r.rawset("set_repl", fn(a -> LuaValue.NIL));
         r.rawset("breakpoint", fn(a -> LuaValue.FALSE));
         r.rawset("debug", fn(a -> LuaValue.NIL));
-        r.rawset("LOG_DEBUG", LuaValue.valueOf(0));
-        r.rawset("LOG_VERBOSE", LuaValue.valueOf(1));
-        r.rawset("LOG_NOTICE", LuaValue.valueOf(2));
-        r.rawset("LOG_WARNING", LuaValue.valueOf(3));
         r.rawset("REPL_NONE", LuaValue.valueOf(0));
         r.rawset("REPL_AOF", LuaValue.valueOf(1));
         r.rawset("REPL_SLAVE", LuaValue.valueOf(2));
         r.rawset("REPL_REPLICA", LuaValue.valueOf(2));
         r.rawset("REPL_ALL", LuaValue.valueOf(3));
-        r.rawset("REDIS_VERSION", LuaValue.valueOf(SpinelServer.REDIS_VERSION));
-        r.rawset("REDIS_VERSION_NUM", LuaValue.valueOf(versionNum(SpinelServer.REDIS_VERSION)));
+        logAndVersion(r);
         return r;
     }
 
+    /** {@code log}, the {@code LOG_*} levels and the version fields: also what a function library sees while it loads. */
+    static void logAndVersion(LuaTable r) {
+        r.rawset("log", fn(ScriptRunner::log));
+        r.rawset("LOG_DEBUG", LuaValue.valueOf(0));
+        r.rawset("LOG_VERBOSE", LuaValue.valueOf(1));
+        r.rawset("LOG_NOTICE", LuaValue.valueOf(2));
+        r.rawset("LOG_WARNING", LuaValue.valueOf(3));
+        r.rawset("REDIS_VERSION", LuaValue.valueOf(SpinelServer.REDIS_VERSION));
+        r.rawset("REDIS_VERSION_NUM", LuaValue.valueOf(versionNum(SpinelServer.REDIS_VERSION)));
+    }
+
     // redis.log(level, message, ...)
-    private LuaValue log(Varargs a) {
+    private static LuaValue log(Varargs a) {
         if (a.narg() < 2) {
             throw new LuaError(LuaErrors.plain("redis.log() requires two arguments or more."));
         }
