@@ -31,7 +31,8 @@ import java.util.regex.Pattern;
  * environment, so when FCALL runs them they see the full globals, as in Redis (which swaps the
  * {@code __index} of its globals' metatable the same way).
  *
- * <p>Thread-safety: none of its own; callers hold every stripe (like scripts), or the server is loading.
+ * <p>Thread-safety: changes and lookups are made by callers holding every stripe (like scripts), or while
+ * the server loads; {@link #codes} may be read from any thread (background saves).
  */
 public final class FunctionLibraries {
     /** Script flags of Redis 7.0 ({@code scripts_flags_def}), in its order. */
@@ -74,6 +75,7 @@ public final class FunctionLibraries {
     private static final Pattern POSITION = Pattern.compile("^@?user_function:(\\d+):? ");
 
     private final Map<String, Library> libraries = new LinkedHashMap<>();
+    private volatile List<byte[]> codes = List.of();
     private final Map<String, Function> functions = new LinkedHashMap<>();
     private final LuaSandbox sandbox;
     private final LuaTable loadApi = new LuaTable();
@@ -154,7 +156,74 @@ public final class FunctionLibraries {
         }
         libraries.put(lib.name, lib);
         functions.putAll(lib.functions);
+        publishCodes();
         return lib.name;
+    }
+
+    /** FUNCTION RESTORE's policies. */
+    public enum RestorePolicy { FLUSH, APPEND, REPLACE }
+
+    /**
+     * FUNCTION RESTORE: creates the payload's libraries apart (two of the same name, or two functions of
+     * the same name, refuse it), then replaces all libraries with them (FLUSH) or joins them to the
+     * existing ones (Redis's {@code libraryJoin}: a library that exists refuses the restore under APPEND
+     * and is replaced under REPLACE; a function that exists in another library refuses it). Throws
+     * {@link FunctionError} with Redis's text, leaving the registry unchanged.
+     */
+    public void restore(List<byte[]> codes, RestorePolicy policy) {
+        Map<String, Library> incoming = new LinkedHashMap<>();
+        Map<String, Function> incomingFunctions = new LinkedHashMap<>();
+        for (byte[] code : codes) {
+            LibraryMetadata md = LibraryMetadata.parse(code);
+            if (!LibraryMetadata.validName(md.name())) {
+                throw new FunctionError("Library names can only contain letters, numbers, or underscores(_) and must be at least one character long");
+            }
+            if (!md.engine().equalsIgnoreCase("lua")) {
+                throw new FunctionError("Engine '" + md.engine() + "' not found");
+            }
+            if (incoming.containsKey(md.name())) {
+                throw new FunctionError("Library '" + md.name() + "' already exists");
+            }
+            Library lib = new Library(md.name(), code.clone());
+            create(lib, md.body());
+            if (lib.functions.isEmpty()) {
+                throw new FunctionError("No functions registered");
+            }
+            for (String f : lib.functions.keySet()) {
+                if (incomingFunctions.containsKey(f)) {
+                    throw new FunctionError("Function " + f + " already exists");
+                }
+            }
+            incoming.put(lib.name, lib);
+            incomingFunctions.putAll(lib.functions);
+        }
+        if (policy == RestorePolicy.FLUSH) {
+            libraries.clear();
+            functions.clear();
+        } else {
+            List<Library> replaced = new ArrayList<>();
+            for (Library lib : incoming.values()) {
+                Library old = libraries.get(lib.name);
+                if (old != null) {
+                    if (policy == RestorePolicy.APPEND) {
+                        throw new FunctionError("Library " + lib.name + " already exists");
+                    }
+                    replaced.add(old);
+                }
+            }
+            for (String f : incomingFunctions.keySet()) {
+                Function other = functions.get(f);
+                if (other != null && !replaced.contains(other.library())) {
+                    throw new FunctionError("Function " + f + " already exists");
+                }
+            }
+            for (Library old : replaced) {
+                unlink(old);
+            }
+        }
+        libraries.putAll(incoming);
+        functions.putAll(incomingFunctions);
+        publishCodes();
     }
 
     /** Runs the library's code in the load environment (Redis's {@code luaEngineCreate}). */
@@ -320,6 +389,7 @@ public final class FunctionLibraries {
             return false;
         }
         unlink(lib);
+        publishCodes();
         return true;
     }
 
@@ -327,6 +397,7 @@ public final class FunctionLibraries {
     public void flush() {
         libraries.clear();
         functions.clear();
+        publishCodes();
     }
 
     public Function function(String name) {
@@ -341,13 +412,20 @@ public final class FunctionLibraries {
         return functions.size();
     }
 
-    /** The libraries' codes, for RDB files, FUNCTION DUMP and AOF rewrites. */
+    /**
+     * The libraries' codes, for RDB files, FUNCTION DUMP and AOF rewrites: an immutable list replaced at
+     * each change, so that a background save reads it without holding the stripes.
+     */
     public List<byte[]> codes() {
+        return codes;
+    }
+
+    private void publishCodes() {
         List<byte[]> l = new ArrayList<>(libraries.size());
         for (Library lib : libraries.values()) {
             l.add(lib.code);
         }
-        return l;
+        codes = List.copyOf(l);
     }
 
     /** The environment of the functions' chunks (FCALL runs callbacks against the full globals through it). */

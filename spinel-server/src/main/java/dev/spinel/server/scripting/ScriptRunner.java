@@ -147,6 +147,20 @@ final class ScriptRunner {
         return error;
     }
 
+    /** Copies the {@code redis} library into {@code target} (the function libraries' one). */
+    void fillRedisLib(LuaTable target) {
+        LuaTable r = redisLib();
+        LuaValue k = LuaValue.NIL;
+        while (true) {
+            Varargs next = r.next(k);
+            k = next.arg1();
+            if (k.isnil()) {
+                return;
+            }
+            target.rawset(k, next.arg(2));
+        }
+    }
+
     private LuaTable redisLib() {
         LuaTable r = new LuaTable();
         r.rawset("call", fn(a -> call(a, true)));

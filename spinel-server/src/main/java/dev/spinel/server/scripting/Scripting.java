@@ -22,6 +22,17 @@ import dev.spinel.store.Keyspace;
 public final class Scripting {
     private final ScriptCache cache = new ScriptCache();
     private ScriptRunner runner;
+    /**
+     * The functions' {@code redis} library: filled with the runner's call, pcall... when the runner is
+     * created (libraries may be loaded from files before any script runs).
+     */
+    private final org.luaj.vm2.LuaTable functionsRedis = new org.luaj.vm2.LuaTable();
+    private final FunctionLibraries functions = new FunctionLibraries(functionsRedis, () -> {
+        ScriptRunner r = runner;
+        if (r != null) {
+            r.check();
+        }
+    });
     /** When the running script started (System.nanoTime()), or 0 when none runs. */
     private volatile long startedAt;
     private volatile boolean killRequested;
@@ -30,6 +41,11 @@ public final class Scripting {
 
     public ScriptCache cache() {
         return cache;
+    }
+
+    /** The function libraries (Redis 7.0 functions). */
+    public FunctionLibraries functions() {
+        return functions;
     }
 
     /** Runs a cached script for {@code caller}; its reply (or a RedisError) as the caller's reply. */
@@ -43,6 +59,7 @@ public final class Scripting {
         try {
             if (runner == null) {
                 runner = new ScriptRunner(engine, this);
+                runner.fillRedisLib(functionsRedis);
             }
             killRequested = false;
             wrote = false;

@@ -168,6 +168,42 @@ class FunctionLibrariesTest {
     }
 
     @Test
+    void restoreRepliesAsRedis() throws IOException {
+        String a = "#!lua name=a\n redis.register_function('fa', function() return 1 end)";
+        String a2 = "#!lua name=a\n redis.register_function('fa2', function() return 1 end)";
+        String b = "#!lua name=b\n redis.register_function('fb', function() return 1 end)";
+        String bWithFa = "#!lua name=b\n redis.register_function('fa', function() return 1 end)";
+        String empty = "#!lua name=e\n local x = 1";
+        String bad = "#!lua name=bad\n x = 1";
+        List<List<String>> payloads = List.of(List.of(a2), List.of(b), List.of(bWithFa), List.of(a, a), List.of(a, bWithFa),
+                List.of(empty), List.of(bad), List.of(b, a2), List.of(), List.of("nothing"));
+        for (List<String> payload : payloads) {
+            for (FunctionLibraries.RestorePolicy policy : FunctionLibraries.RestorePolicy.values()) {
+                FunctionLibraries ours = FunctionLibraries.standalone();
+                ours.load(a.getBytes(StandardCharsets.UTF_8), false);
+                redis("FUNCTION", "FLUSH");
+                redis("FUNCTION", "LOAD", a);
+                List<byte[]> codes = payload.stream().map(p -> p.getBytes(StandardCharsets.UTF_8)).toList();
+                String expected = redisBytes("FUNCTION", "RESTORE", dev.spinel.persistence.FunctionsPayload.create(codes), policy.name());
+                String actual;
+                try {
+                    ours.restore(codes, policy);
+                    actual = "OK";
+                } catch (FunctionError e) {
+                    actual = "ERR " + e.getMessage();
+                }
+                assertEquals(expected, actual, policy + " " + payload);
+                // Same libraries afterwards.
+                byte[] dump = redis("FUNCTION", "DUMP").getBytes(StandardCharsets.ISO_8859_1);
+                List<String> theirs = dev.spinel.persistence.FunctionsPayload.read(dump).stream()
+                        .map(c -> new String(c, StandardCharsets.UTF_8)).sorted().toList();
+                List<String> mine = ours.codes().stream().map(c -> new String(c, StandardCharsets.UTF_8)).sorted().toList();
+                assertEquals(theirs, mine, policy + " " + payload);
+            }
+        }
+    }
+
+    @Test
     void flagsAndDescriptionAreKept() {
         FunctionLibraries ours = FunctionLibraries.standalone();
         ours.load(("#!lua name=l\n redis.register_function{function_name='f', description='d', callback=function() end, "
@@ -180,11 +216,15 @@ class FunctionLibrariesTest {
 
     /** One command to the reference server; a simple, error or bulk reply as text. */
     static String redis(String... args) throws IOException {
+        return redisBytes((Object[]) args);
+    }
+
+    static String redisBytes(Object... args) throws IOException {
         try (Socket s = new Socket("127.0.0.1", port)) {
             ByteArrayOutputStream req = new ByteArrayOutputStream();
             req.write(("*" + args.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
-            for (String a : args) {
-                byte[] b = a.getBytes(StandardCharsets.UTF_8);
+            for (Object a : args) {
+                byte[] b = a instanceof byte[] bytes ? bytes : a.toString().getBytes(StandardCharsets.UTF_8);
                 req.write(("$" + b.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
                 req.write(b);
                 req.write("\r\n".getBytes(StandardCharsets.US_ASCII));
@@ -195,7 +235,7 @@ class FunctionLibrariesTest {
             String line = line(in);
             if (type == '$') {
                 byte[] b = in.readNBytes(Integer.parseInt(line));
-                return new String(b, StandardCharsets.UTF_8);
+                return new String(b, StandardCharsets.ISO_8859_1);
             }
             return line;
         }

@@ -1,0 +1,115 @@
+package dev.spinel.server.persistence;
+
+import dev.spinel.server.SpinelServer;
+import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.scripting.FunctionLibraries;
+import dev.spinel.server.testing.RawClient;
+import dev.spinel.server.testing.RedisServerProcess;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Function libraries survive restarts: in dump.rdb and in the AOF's rewritten base, and both ways between
+ * Spinel and redis-server. (FUNCTION LOAD is not a command of Spinel yet: libraries are loaded through
+ * the registry here.)
+ */
+class FunctionsPersistenceTest {
+    static final String LIB = "#!lua name=mylib\n redis.register_function('myfunc', function(keys, args) return 42 end)";
+    static final String REDIS_LIB = "#!lua name=rlib\n redis.register_function{function_name='rf', callback=function() return 7 end, flags={'no-writes'}}";
+
+    @TempDir
+    Path dir;
+
+    private SpinelServer start(boolean aof) {
+        return SpinelServer.start(ServerConfig.defaults().with("port", "0").with("dir", dir.toString())
+                .with("appendonly", aof ? "yes" : "no"));
+    }
+
+    private static void load(SpinelServer s, String code) {
+        var ks = s.engine().keyspace();
+        ks.lockAll();
+        try {
+            s.engine().scripting().functions().load(code.getBytes(StandardCharsets.UTF_8), false);
+        } finally {
+            ks.unlockAll();
+        }
+    }
+
+    private static FunctionLibraries functions(SpinelServer s) {
+        return s.engine().scripting().functions();
+    }
+
+    @Test
+    @Timeout(60)
+    void rdbBothWaysWithRedis() throws Exception {
+        try (SpinelServer s = start(false); RawClient c = new RawClient(s.port())) {
+            load(s, LIB);
+            c.call("SET", "k", "v");
+            assertEquals("+OK\r\n", c.callString("SAVE"));
+        }
+        try (SpinelServer s = start(false)) {
+            assertNotNull(functions(s).function("myfunc"));
+            assertEquals(LIB, new String(functions(s).codes().getFirst(), StandardCharsets.UTF_8));
+        }
+        // redis-server loads our file (and can call the function), then saves its own with one more library.
+        try (RedisServerProcess redis = RedisServerProcess.start("--dir", dir.toString(), "--dbfilename", "dump.rdb");
+             RawClient c = new RawClient(redis.port())) {
+            AofRewriteTest.awaitLoaded(c);
+            assertEquals(":42\r\n", c.callString("FCALL", "myfunc", "0"));
+            assertEquals("$4\r\nrlib\r\n", c.callString("FUNCTION", "LOAD", REDIS_LIB));
+            assertEquals("+OK\r\n", c.callString("SAVE"));
+        }
+        try (SpinelServer s = start(false); RawClient c = new RawClient(s.port())) {
+            assertNotNull(functions(s).function("myfunc"));
+            FunctionLibraries.Function rf = functions(s).function("rf");
+            assertEquals(FunctionLibraries.NO_WRITES, rf.flags());
+            assertEquals("$1\r\nv\r\n", c.callString("GET", "k"));
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void aofRewriteBaseCarriesTheLibraries() throws Exception {
+        try (SpinelServer s = start(true); RawClient c = new RawClient(s.port())) {
+            load(s, LIB);
+            assertEquals("+Background append only file rewriting started\r\n", c.callString("BGREWRITEAOF"));
+            long deadline = System.currentTimeMillis() + 20_000;
+            while (true) {
+                StringBuilder info = new StringBuilder();
+                s.persistence().appendInfo(info);
+                if (info.toString().contains("aof_rewrite_in_progress:0")) {
+                    break;
+                }
+                assertTrue(System.currentTimeMillis() < deadline, "rewrite did not finish");
+                Thread.sleep(10);
+            }
+            c.call("SET", "after", "1");
+        }
+        try (SpinelServer s = start(true); RawClient c = new RawClient(s.port())) {
+            assertNotNull(functions(s).function("myfunc"));
+            assertEquals("$1\r\n1\r\n", c.callString("GET", "after"));
+        }
+        Path copy = Files.createDirectories(dir.resolve("redis"));
+        Path aofDir = Files.createDirectories(copy.resolve("appendonlydir"));
+        try (var files = Files.list(dir.resolve("appendonlydir"))) {
+            for (Path f : files.toList()) {
+                Files.copy(f, aofDir.resolve(f.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+        try (RedisServerProcess redis = RedisServerProcess.start("--dir", copy.toString(), "--appendonly", "yes");
+             RawClient c = new RawClient(redis.port())) {
+            AofRewriteTest.awaitLoaded(c);
+            assertEquals(":42\r\n", c.callString("FCALL", "myfunc", "0"));
+        }
+    }
+}
