@@ -81,7 +81,12 @@ public final class FunctionLibraries {
     private final LuaTable loadApi = new LuaTable();
     /** Where the environment's lookups go: {@link #loadApi} while loading, else the sandbox's globals. */
     private LuaTable current;
-    private final LuaTable env = new LuaTable();
+    /**
+     * A Globals (not a plain table) with the sandbox's instruction hook as its debuglib: LuaJ calls the
+     * hook (FUNCTION KILL, busy threshold) and records error positions only for closures whose
+     * environment is a Globals.
+     */
+    private final org.luaj.vm2.Globals env = new org.luaj.vm2.Globals();
     /** The library being loaded (register_function adds to it), or null. */
     private Library loading;
 
@@ -92,6 +97,7 @@ public final class FunctionLibraries {
     FunctionLibraries(LuaTable redis, Runnable check) {
         this.sandbox = new LuaSandbox(redis, check);
         this.current = sandbox.globals;
+        env.debuglib = sandbox.globals.debuglib;
         LuaTable loadRedis = new LuaTable();
         loadRedis.rawset("register_function", new VarArgFunction() {
             @Override

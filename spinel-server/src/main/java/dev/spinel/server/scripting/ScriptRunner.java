@@ -93,6 +93,33 @@ final class ScriptRunner {
         LuaReplies.toReply(result, caller.out(), resp);
     }
 
+    /**
+     * Runs function {@code f} (FCALL, FCALL_RO) for {@code caller}: its callback gets KEYS and ARGV as
+     * arguments; the runtime, conversions and errors are EVAL's, the error position says
+     * {@code @user_function} and the function's name.
+     */
+    void runFunction(Session caller, FunctionLibraries.Function f, byte[][] keys, byte[][] argv, boolean readOnlyCall) {
+        this.readOnly = readOnlyCall || (f.flags() & FunctionLibraries.NO_WRITES) != 0;
+        this.allowOom = (f.flags() & FunctionLibraries.ALLOW_OOM) != 0;
+        this.resp = 2;
+        this.sha = f.name();
+        this.slowLogged = false;
+        engine.beginScript(caller, session);
+        this.dirtyAtStart = session.dirtyCount();
+        LuaValue result;
+        try {
+            result = f.callback().call(strings(keys), strings(argv));
+        } catch (LuaError e) {
+            throw new RedisError(LuaErrors.scriptFailure(e, f.name(), "user_function"));
+        } catch (StackOverflowError e) {
+            throw new RedisError("ERR Error running script, stack overflow script: " + f.name());
+        } finally {
+            session.out().clear();
+            engine.endScript(caller, session);
+        }
+        LuaReplies.toReply(result, caller.out(), resp);
+    }
+
     private static LuaTable strings(byte[][] values) {
         LuaTable t = new LuaTable(values.length, 0);
         for (int i = 0; i < values.length; i++) {

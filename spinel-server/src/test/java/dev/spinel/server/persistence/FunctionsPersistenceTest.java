@@ -19,9 +19,9 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Function libraries survive restarts: in dump.rdb and in the AOF's rewritten base, and both ways between
- * Spinel and redis-server. (FUNCTION LOAD is not a command of Spinel yet: libraries are loaded through
- * the registry here.)
+ * Function libraries survive restarts: in dump.rdb, in the AOF (FUNCTION LOAD / DELETE / FLUSH / RESTORE
+ * logged as received) and in its rewritten base, and both ways between Spinel and redis-server; FUNCTION
+ * DUMP of one RESTOREs into the other.
  */
 class FunctionsPersistenceTest {
     static final String LIB = "#!lua name=mylib\n redis.register_function('myfunc', function(keys, args) return 42 end)";
@@ -74,6 +74,54 @@ class FunctionsPersistenceTest {
             FunctionLibraries.Function rf = functions(s).function("rf");
             assertEquals(FunctionLibraries.NO_WRITES, rf.flags());
             assertEquals("$1\r\nv\r\n", c.callString("GET", "k"));
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void aofLogsTheFunctionCommandsAsReceived() throws Exception {
+        String lib2 = "#!lua name=lib2\n redis.register_function('f2', function() return 2 end)";
+        String lib3 = "#!lua name=lib3\n redis.register_function('f3', function() return 3 end)";
+        byte[] payload;
+        try (SpinelServer s = start(true); RawClient c = new RawClient(s.port())) {
+            assertEquals("$4\r\nlib2\r\n", c.callString("FUNCTION", "LOAD", lib2));
+            assertEquals("$4\r\nlib3\r\n", c.callString("FUNCTION", "LOAD", lib3));
+            byte[] dump = c.call("FUNCTION", "DUMP");
+            assertEquals("+OK\r\n", c.callString("FUNCTION", "FLUSH"));
+            assertEquals("$5\r\nmylib\r\n", c.callString("FUNCTION", "LOAD", LIB));
+            assertEquals("+OK\r\n", c.callString("FUNCTION", "DELETE", "mylib"));
+            String text = new String(dump, StandardCharsets.ISO_8859_1);
+            payload = text.substring(text.indexOf("\r\n") + 2, text.length() - 2).getBytes(StandardCharsets.ISO_8859_1);
+            assertEquals("+OK\r\n", new String(c.call(java.util.List.of("FUNCTION".getBytes(), "RESTORE".getBytes(), payload)),
+                    StandardCharsets.ISO_8859_1));
+            assertEquals("$4\r\nlib2\r\n", c.callString("FUNCTION", "LOAD", "REPLACE", lib2.replace("return 2", "return 22")));
+            assertEquals(":22\r\n", c.callString("FCALL", "f2", "0"));
+        }
+        try (SpinelServer s = start(true); RawClient c = new RawClient(s.port())) {
+            assertEquals(":22\r\n", c.callString("FCALL", "f2", "0"));
+            assertEquals(":3\r\n", c.callString("FCALL", "f3", "0"));
+            assertEquals("-ERR Function not found\r\n", c.callString("FCALL", "myfunc", "0"));
+        }
+        // redis-server replays our log; its FUNCTION DUMP restores into Spinel and ours into it.
+        byte[] redisDump;
+        try (RedisServerProcess redis = RedisServerProcess.start("--dir", dir.toString(), "--appendonly", "yes");
+             RawClient c = new RawClient(redis.port())) {
+            AofRewriteTest.awaitLoaded(c);
+            assertEquals(":22\r\n", c.callString("FCALL", "f2", "0"));
+            assertEquals(":3\r\n", c.callString("FCALL", "f3", "0"));
+            assertEquals("+OK\r\n", new String(c.call(java.util.List.of("FUNCTION".getBytes(), "RESTORE".getBytes(), payload,
+                    "REPLACE".getBytes())), StandardCharsets.ISO_8859_1));
+            assertEquals(":2\r\n", c.callString("FCALL", "f2", "0"));
+            assertEquals("$5\r\nmylib\r\n", c.callString("FUNCTION", "LOAD", LIB));
+            String text = new String(c.call("FUNCTION", "DUMP"), StandardCharsets.ISO_8859_1);
+            redisDump = text.substring(text.indexOf("\r\n") + 2, text.length() - 2).getBytes(StandardCharsets.ISO_8859_1);
+        }
+        try (SpinelServer s = SpinelServer.start(ServerConfig.defaults().with("port", "0").with("dir", Files.createDirectories(dir.resolve("other")).toString()));
+             RawClient c = new RawClient(s.port())) {
+            assertEquals("+OK\r\n", new String(c.call(java.util.List.of("FUNCTION".getBytes(), "RESTORE".getBytes(), redisDump)),
+                    StandardCharsets.ISO_8859_1));
+            assertEquals(":42\r\n", c.callString("FCALL", "myfunc", "0"));
+            assertEquals(":3\r\n", c.callString("FCALL", "f3", "0"));
         }
     }
 
