@@ -236,9 +236,14 @@ public final class FunctionLibraries {
     private void create(Library lib, byte[] body) {
         LuaValue chunk;
         try {
-            chunk = sandbox.globals.load(new ByteArrayInputStream(body), "@user_function", "t", env);
+            org.luaj.vm2.Prototype p = org.luaj.vm2.compiler.LuaC.instance.compile(new ByteArrayInputStream(body), "@user_function");
+            ScriptCache.noTailCalls(p); // so that errors in `return redis.call(...)` keep their line, as for EVAL
+            chunk = new org.luaj.vm2.LuaClosure(p, env);
         } catch (LuaError e) {
-            throw new FunctionError("Error compiling function: " + luaText(LuaErrors.chomp(e.getMessage())));
+            throw new FunctionError("Error compiling function: " + luaText(LuaErrors.chomp(e.getMessage()))
+                    .replace("unexpected symbol 286 (\u011e)", "unexpected symbol near '<eof>'"));
+        } catch (java.io.IOException e) {
+            throw new FunctionError("Error compiling function: " + e.getMessage());
         }
         current = loadApi;
         loading = lib;
