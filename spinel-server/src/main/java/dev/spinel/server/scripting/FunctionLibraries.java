@@ -76,6 +76,7 @@ public final class FunctionLibraries {
 
     private final Map<String, Library> libraries = new LinkedHashMap<>();
     private volatile List<byte[]> codes = List.of();
+    private volatile int functionCount;
     private final Map<String, Function> functions = new LinkedHashMap<>();
     private final LuaSandbox sandbox;
     private final LuaTable loadApi = new LuaTable();
@@ -419,8 +420,18 @@ public final class FunctionLibraries {
         return libraries.values();
     }
 
+    /** The number of functions (readable from any thread, like {@link #codes}). */
     public int functionCount() {
-        return functions.size();
+        return functionCount;
+    }
+
+    /** The bytes of the libraries' codes (INFO's used_memory_functions: an estimate, not the Lua heap). */
+    public long codeBytes() {
+        long n = 0;
+        for (byte[] c : codes) {
+            n += c.length;
+        }
+        return n;
     }
 
     /**
@@ -437,6 +448,7 @@ public final class FunctionLibraries {
             l.add(lib.code);
         }
         codes = List.copyOf(l);
+        functionCount = functions.size();
     }
 
     /** The environment of the functions' chunks (FCALL runs callbacks against the full globals through it). */

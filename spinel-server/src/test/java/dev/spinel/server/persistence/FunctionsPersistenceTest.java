@@ -96,11 +96,19 @@ class FunctionsPersistenceTest {
                     StandardCharsets.ISO_8859_1));
             assertEquals("$4\r\nlib2\r\n", c.callString("FUNCTION", "LOAD", "REPLACE", lib2.replace("return 2", "return 22")));
             assertEquals(":22\r\n", c.callString("FCALL", "f2", "0"));
+            // A function's writes are logged as effects, like a script's.
+            assertEquals("$4\r\nwlib\r\n", c.callString("FUNCTION", "LOAD",
+                    "#!lua name=wlib\n redis.register_function('w', function(keys, args) return redis.call('set', keys[1], args[1]) end)"));
+            assertEquals("+OK\r\n", c.callString("FCALL", "w", "1", "written", "v"));
+            assertEquals("+OK\r\n", c.callString("FUNCTION", "DELETE", "wlib"));
         }
         try (SpinelServer s = start(true); RawClient c = new RawClient(s.port())) {
             assertEquals(":22\r\n", c.callString("FCALL", "f2", "0"));
             assertEquals(":3\r\n", c.callString("FCALL", "f3", "0"));
             assertEquals("-ERR Function not found\r\n", c.callString("FCALL", "myfunc", "0"));
+            assertEquals("$1\r\nv\r\n", c.callString("GET", "written"));
+            String info = c.callString("INFO", "memory");
+            assertTrue(info.contains("\r\nnumber_of_functions:2\r\nnumber_of_libraries:2\r\n"), info);
         }
         // redis-server replays our log; its FUNCTION DUMP restores into Spinel and ours into it.
         byte[] redisDump;
@@ -112,6 +120,7 @@ class FunctionsPersistenceTest {
             assertEquals("+OK\r\n", new String(c.call(java.util.List.of("FUNCTION".getBytes(), "RESTORE".getBytes(), payload,
                     "REPLACE".getBytes())), StandardCharsets.ISO_8859_1));
             assertEquals(":2\r\n", c.callString("FCALL", "f2", "0"));
+            assertEquals("$1\r\nv\r\n", c.callString("GET", "written"));
             assertEquals("$5\r\nmylib\r\n", c.callString("FUNCTION", "LOAD", LIB));
             String text = new String(c.call("FUNCTION", "DUMP"), StandardCharsets.ISO_8859_1);
             redisDump = text.substring(text.indexOf("\r\n") + 2, text.length() - 2).getBytes(StandardCharsets.ISO_8859_1);
