@@ -37,6 +37,8 @@ final class CjsonDecoder {
     private final int length;
     private int ptr;
     private int depth;
+    /** The Lua stack slots lua-cjson would use: the argument, a table per level, a key per object level. */
+    private int stack = 1;
 
     // The current token.
     private int type;
@@ -55,7 +57,12 @@ final class CjsonDecoder {
             throw new LuaError("JSON parser does not support UTF-16 or UTF-32");
         }
         next();
-        LuaValue v = processValue();
+        LuaValue v;
+        try {
+            v = processValue();
+        } catch (StackOverflowError overflow) {
+            throw new LuaError("Found too many nested data structures (" + depth + ") at character " + ptr);
+        }
         next();
         if (type != END) {
             throw parseError("the end");
@@ -88,19 +95,21 @@ final class CjsonDecoder {
         };
     }
 
-    private void descend() {
+    private void descend(int slots) {
         depth++;
-        if (depth > cfg.decodeMaxDepth) {
+        if (depth > cfg.decodeMaxDepth || stack + slots > CjsonEncoder.MAX_C_STACK) {
             throw new LuaError("Found too many nested data structures (" + depth + ") at character " + ptr);
         }
     }
 
     private LuaTable object() {
-        descend();
+        descend(3);
         LuaTable t = new LuaTable();
+        stack++;
         next();
         if (type == OBJ_END) {
             depth--;
+            stack--;
             return t;
         }
         while (true) {
@@ -113,10 +122,13 @@ final class CjsonDecoder {
                 throw parseError("colon");
             }
             next();
+            stack++;
             t.rawset(key, processValue());
+            stack--;
             next();
             if (type == OBJ_END) {
                 depth--;
+                stack--;
                 return t;
             }
             if (type != COMMA) {
@@ -127,11 +139,13 @@ final class CjsonDecoder {
     }
 
     private LuaTable array() {
-        descend();
+        descend(2);
         LuaTable t = new LuaTable();
+        stack++;
         next();
         if (type == ARR_END) {
             depth--;
+            stack--;
             return t;
         }
         for (int i = 1;; i++) {
@@ -139,6 +153,7 @@ final class CjsonDecoder {
             next();
             if (type == ARR_END) {
                 depth--;
+                stack--;
                 return t;
             }
             if (type != COMMA) {

@@ -21,6 +21,8 @@ import java.nio.charset.StandardCharsets;
  * <p>Stateless (the configuration comes from the {@link CjsonLib} instance).
  */
 final class CjsonEncoder {
+    /** Lua 5.1's LUAI_MAXCSTACK: the most stack slots a C function may use. */
+    static final int MAX_C_STACK = 8000;
     private static final byte[][] ESCAPES = new byte[256][];
 
     static {
@@ -40,6 +42,7 @@ final class CjsonEncoder {
 
     private final CjsonLib cfg;
     private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private int deepest;
 
     private CjsonEncoder(CjsonLib cfg) {
         this.cfg = cfg;
@@ -47,7 +50,11 @@ final class CjsonEncoder {
 
     static LuaString encode(CjsonLib cfg, LuaValue v) {
         CjsonEncoder e = new CjsonEncoder(cfg);
-        e.value(v, 0);
+        try {
+            e.value(v, 0, 1);
+        } catch (StackOverflowError overflow) {
+            throw new LuaError("Cannot serialise, excessive nesting (" + e.deepest + ")");
+        }
         return CjsonLib.string(e.out);
     }
 
@@ -55,7 +62,12 @@ final class CjsonEncoder {
         return new LuaError("Cannot serialise " + v.typename() + ": " + reason);
     }
 
-    private void value(LuaValue v, int depth) {
+    /**
+     * Appends {@code v}. {@code stack} counts the Lua stack slots lua-cjson would use at this point (the
+     * argument, then one per array level, two per object level): past Lua 5.1's LUAI_MAXCSTACK (8000)
+     * its lua_checkstack fails and Redis reports excessive nesting below the configured depth.
+     */
+    private void value(LuaValue v, int depth, int stack) {
         switch (v.type()) {
             case LuaValue.TSTRING -> string(v.checkstring());
             case LuaValue.TNUMBER -> number(v);
@@ -63,15 +75,16 @@ final class CjsonEncoder {
             case LuaValue.TNIL -> ascii("null");
             case LuaValue.TTABLE -> {
                 depth++;
-                if (depth > cfg.encodeMaxDepth) {
+                deepest = depth;
+                if (depth > cfg.encodeMaxDepth || stack + 3 > MAX_C_STACK) {
                     throw new LuaError("Cannot serialise, excessive nesting (" + depth + ")");
                 }
                 LuaTable t = (LuaTable) v;
                 int len = arrayLength(t);
                 if (len > 0) {
-                    array(t, len, depth);
+                    array(t, len, depth, stack);
                 } else {
-                    object(t, depth);
+                    object(t, depth, stack);
                 }
             }
             default -> {
@@ -114,18 +127,18 @@ final class CjsonEncoder {
         return (int) max;
     }
 
-    private void array(LuaTable t, int len, int depth) {
+    private void array(LuaTable t, int len, int depth, int stack) {
         out.write('[');
         for (int i = 1; i <= len; i++) {
             if (i > 1) {
                 out.write(',');
             }
-            value(t.rawget(i), depth);
+            value(t.rawget(i), depth, stack + 1);
         }
         out.write(']');
     }
 
-    private void object(LuaTable t, int depth) {
+    private void object(LuaTable t, int depth, int stack) {
         out.write('{');
         boolean first = true;
         LuaValue k = LuaValue.NIL;
@@ -149,7 +162,7 @@ final class CjsonEncoder {
             } else {
                 throw exception(k, "table key must be a number or string");
             }
-            value(n.arg(2), depth);
+            value(n.arg(2), depth, stack + 2);
         }
         out.write('}');
     }
