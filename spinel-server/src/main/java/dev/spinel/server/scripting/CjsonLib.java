@@ -46,7 +46,8 @@ final class CjsonLib {
             if (a.narg() != 1) {
                 throw new LuaError("bad argument #1 to 'encode' (expected 1 argument)");
             }
-            return CjsonEncoder.encode(c, a.arg1());
+            LuaValue v = a.arg1();
+            return c.encodeMaxDepth <= DEFAULT_DEPTH ? CjsonEncoder.encode(c, v) : deep(() -> CjsonEncoder.encode(c, v));
         }));
         t.rawset("decode", fn(a -> {
             if (a.narg() != 1) {
@@ -56,7 +57,8 @@ final class CjsonLib {
             if (!s.isstring()) {
                 throw new LuaError("bad argument #1 to 'decode' (string expected, got " + typeName(s) + ")");
             }
-            return new CjsonDecoder(c, s.checkstring()).decode();
+            CjsonDecoder decoder = new CjsonDecoder(c, s.checkstring());
+            return c.decodeMaxDepth <= DEFAULT_DEPTH ? decoder.decode() : deep(decoder::decode);
         }));
         t.rawset("encode_sparse_array", fn(a -> {
             config(a, 3, "encode_sparse_array");
@@ -101,6 +103,47 @@ final class CjsonLib {
         t.rawset("_NAME", "cjson");
         t.rawset("_VERSION", "2.1.0");
         return t;
+    }
+
+    private static final int DEFAULT_DEPTH = 1000;
+    /** Enough for lua-cjson's deepest nesting (8000 Lua stack slots) in the recursive encoder and decoder. */
+    private static final long DEEP_STACK_BYTES = 64L << 20;
+
+    /**
+     * Runs an encode or decode whose max depth was raised past the default on a thread with a large
+     * stack (the caller's thread may not hold 8000 levels of recursion), waiting for it: the script
+     * stays single-threaded in effect. A stack overflow there still ends as lua-cjson's nesting error.
+     */
+    private static LuaValue deep(java.util.function.Supplier<LuaValue> work) {
+        LuaValue[] result = new LuaValue[1];
+        Throwable[] failure = new Throwable[1];
+        Thread t = new Thread(null, () -> {
+            try {
+                result[0] = work.get();
+            } catch (Throwable e) {
+                failure[0] = e;
+            }
+        }, "cjson-deep", DEEP_STACK_BYTES);
+        t.start();
+        boolean interrupted = false;
+        while (true) {
+            try {
+                t.join();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        if (failure[0] instanceof RuntimeException e) {
+            throw e;
+        }
+        if (failure[0] instanceof Error e) {
+            throw e;
+        }
+        return result[0];
     }
 
     private static final String[] BOOL_OPTIONS = {"off", "on"};
