@@ -36,11 +36,27 @@ final class CjsonLib {
     int encodeKeepBuffer = 1;
     int encodeNumberPrecision = 14;
 
-    private CjsonLib() {
+    /** Back to lua-cjson's defaults (Redis's SCRIPT FLUSH makes a new Lua state). */
+    void reset() {
+        CjsonLib d = new CjsonLib();
+        encodeSparseConvert = d.encodeSparseConvert;
+        encodeSparseRatio = d.encodeSparseRatio;
+        encodeSparseSafe = d.encodeSparseSafe;
+        encodeMaxDepth = d.encodeMaxDepth;
+        decodeMaxDepth = d.decodeMaxDepth;
+        encodeInvalidNumbers = d.encodeInvalidNumbers;
+        decodeInvalidNumbers = d.decodeInvalidNumbers;
+        encodeKeepBuffer = d.encodeKeepBuffer;
+        encodeNumberPrecision = d.encodeNumberPrecision;
     }
 
     static LuaTable create() {
-        CjsonLib c = new CjsonLib();
+        return new CjsonLib().table();
+    }
+
+    /** The module table, whose functions use (and configure) this instance. */
+    LuaTable table() {
+        CjsonLib c = this;
         LuaTable t = new LuaTable();
         t.rawset("encode", fn(a -> {
             if (a.narg() != 1) {

@@ -31,6 +31,8 @@ final class LuaSandbox {
     /** The environment scripts see (read-only view of {@link #globals}). */
     final LuaTable env = new Globals();
     final Rand48 rand = new Rand48();
+    /** The configuration of the {@code cjson} library (kept in the Lua state, as lua-cjson does). */
+    final CjsonLib cjson = new CjsonLib();
 
     LuaSandbox(LuaTable redis, Runnable check) {
         // The instruction hook (LuaJ calls a Globals' debuglib on every instruction of the closures whose
@@ -92,7 +94,7 @@ final class LuaSandbox {
         });
         globals.rawset("redis", redis);
         globals.rawset("bit", BitLib.create());
-        globals.rawset("cjson", CjsonLib.create());
+        globals.rawset("cjson", cjson.table());
         for (String lib : new String[] {"string", "table", "math", "coroutine", "redis", "bit", "cjson"}) {
             globals.rawset(lib, readOnly(globals.rawget(lib)));
         }
