@@ -99,8 +99,8 @@ final class CjsonEncoder {
 
     /** lua-cjson's lua_array_length: the largest key if all keys are integers ≥ 1, -1 for an object. */
     private int arrayLength(LuaTable t) {
-        long max = 0;
-        long items = 0;
+        int max = 0; // an int, assigned with C's cast, as lua-cjson's (2^31 and above: INT_MIN, an object)
+        int items = 0;
         LuaValue k = LuaValue.NIL;
         while (true) {
             Varargs n = t.next(k);
@@ -111,20 +111,22 @@ final class CjsonEncoder {
             if (k.type() == LuaValue.TNUMBER) {
                 double d = k.todouble();
                 if (d != 0 && Math.floor(d) == d && d >= 1) {
-                    max = Math.max(max, (long) d);
+                    if (d > max) {
+                        max = d >= 0x1p31 ? Integer.MIN_VALUE : (int) d;
+                    }
                     items++;
                     continue;
                 }
             }
             return -1;
         }
-        if (cfg.encodeSparseRatio > 0 && max > items * cfg.encodeSparseRatio && max > cfg.encodeSparseSafe) {
+        if (cfg.encodeSparseRatio > 0 && max > (long) items * cfg.encodeSparseRatio && max > cfg.encodeSparseSafe) {
             if (cfg.encodeSparseConvert == 0) {
                 throw exception(t, "excessively sparse array");
             }
             return -1;
         }
-        return (int) max;
+        return max;
     }
 
     private void array(LuaTable t, int len, int depth, int stack) {
