@@ -27,9 +27,17 @@ public final class Scripting {
     private volatile boolean killRequested;
     /** Whether the running script has written (then SCRIPT KILL refuses: UNKILLABLE). */
     private volatile boolean wrote;
+    /** Set by SCRIPT FLUSH: the next script starts from a fresh Lua state's settings. */
+    private volatile boolean luaReset;
 
     public ScriptCache cache() {
         return cache;
+    }
+
+    /** SCRIPT FLUSH: empties the cache and, as Redis's new Lua state does, resets the libraries' settings. */
+    public void flush() {
+        cache.flush();
+        luaReset = true;
     }
 
     /** Runs a cached script for {@code caller}; its reply (or a RedisError) as the caller's reply. */
@@ -43,6 +51,10 @@ public final class Scripting {
         try {
             if (runner == null) {
                 runner = new ScriptRunner(engine, this);
+                luaReset = false;
+            } else if (luaReset) {
+                luaReset = false;
+                runner.resetLuaState();
             }
             killRequested = false;
             wrote = false;
