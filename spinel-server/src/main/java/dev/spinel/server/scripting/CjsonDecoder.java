@@ -1,5 +1,7 @@
 package dev.spinel.server.scripting;
 
+import dev.spinel.server.commands.Strtod;
+
 import org.luaj.vm2.LuaError;
 import org.luaj.vm2.LuaString;
 import org.luaj.vm2.LuaTable;
@@ -257,14 +259,13 @@ final class CjsonDecoder {
     }
 
     private void number() {
-        double[] number = new double[1];
-        int end = Strtod.parse(data, length, ptr, number);
+        int end = Strtod.scanNumber(data, ptr, length);
         if (end == ptr) {
             tokenError("invalid number");
             return;
         }
         type = NUMBER;
-        value = LuaValue.valueOf(number[0]);
+        value = LuaValue.valueOf(Strtod.value(data, ptr, end));
         ptr = end;
     }
 
