@@ -104,7 +104,7 @@ final class ScriptingCommands {
         if (a.count() > 3 || (a.count() == 3 && !a.is(2, "ASYNC") && !a.is(2, "SYNC"))) {
             throw new RedisError("ERR SCRIPT FLUSH only support SYNC|ASYNC option");
         }
-        s.engine().scripting().cache().flush();
+        s.engine().scripting().flush();
         s.out().ok();
     }
 

@@ -3,13 +3,14 @@ package dev.spinel.server.commands;
 import java.nio.charset.StandardCharsets;
 
 /**
- * C's {@code strtod} on bytes, for the sorted-set commands whose number rules Redis builds on it:
- * decimal and hexadecimal floats, {@code inf}/{@code infinity}/{@code nan} in any case, optional sign,
- * leading white space. {@link #scan} finds how much of the input strtod would consume;
- * the callers apply Redis's checks (whole input consumed, no NaN, and for strict parsing no leading
- * space and no overflow or underflow to zero). Stateless.
+ * C's {@code strtod} on bytes (C locale), for the commands whose number rules Redis builds on it (sorted
+ * sets, SORT) and for the cjson library of Lua scripts: decimal and hexadecimal floats,
+ * {@code inf}/{@code infinity}/{@code nan}/{@code nan(chars)} in any case, optional sign, leading white
+ * space. {@link #scanNumber} finds how much of the input strtod would consume and {@link #value} converts
+ * it; the callers apply their own checks (Redis's: whole input consumed, no NaN, and for strict parsing no
+ * leading space and no overflow or underflow to zero). Stateless.
  */
-final class Strtod {
+public final class Strtod {
     private Strtod() {
     }
 
@@ -140,7 +141,7 @@ final class Strtod {
     }
 
     /** Index just after the longest prefix strtod converts, starting at {@code p}; {@code p} if none. */
-    static int scanNumber(byte[] b, int p, int end) {
+    public static int scanNumber(byte[] b, int p, int end) {
         int i = p;
         if (i < end && (b[i] == '+' || b[i] == '-')) {
             i++;
@@ -148,8 +149,21 @@ final class Strtod {
         if (word(b, i, end, "infinity")) {
             return i + 8;
         }
-        if (word(b, i, end, "inf") || word(b, i, end, "nan")) {
+        if (word(b, i, end, "inf")) {
             return i + 3;
+        }
+        if (word(b, i, end, "nan")) {
+            int j = i + 3;
+            if (j < end && b[j] == '(') { // nan(n-char-sequence)
+                int k = j + 1;
+                while (k < end && (isDigit(b[k]) || Character.isLetter(b[k]) || b[k] == '_')) {
+                    k++;
+                }
+                if (k < end && b[k] == ')') {
+                    return k + 1;
+                }
+            }
+            return j;
         }
         if (i + 1 < end && b[i] == '0' && (b[i + 1] | 0x20) == 'x') {
             int j = i + 2;
@@ -206,7 +220,8 @@ final class Strtod {
         return j;
     }
 
-    private static double value(byte[] b, int p, int e) {
+    /** The value of {@code b[p, e)}, a prefix {@link #scanNumber} accepted. */
+    public static double value(byte[] b, int p, int e) {
         String t = new String(b, p, e - p, StandardCharsets.ISO_8859_1);
         int i = 0;
         boolean neg = false;
@@ -221,10 +236,21 @@ final class Strtod {
         } else if (body.startsWith("nan")) {
             v = Double.NaN;
         } else if (body.startsWith("0x")) {
-            v = Double.parseDouble(body.contains("p") ? body : body + "p0");
+            v = Double.parseDouble(body.contains("p") ? clampBinaryExponent(body) : body + "p0");
         } else {
             v = Double.parseDouble(body);
         }
         return neg ? -v : v;
+    }
+
+    /** A binary exponent beyond any double's range, cut to one that still gives 0 or infinity (parseDouble takes an int). */
+    private static String clampBinaryExponent(String hex) {
+        int at = hex.indexOf('p');
+        int digits = hex.length() - at - 1 - (hex.charAt(at + 1) == '+' || hex.charAt(at + 1) == '-' ? 1 : 0);
+        if (digits <= 6) {
+            return hex;
+        }
+        boolean negative = hex.charAt(at + 1) == '-';
+        return hex.substring(0, at + 1) + (negative ? "-100000" : "100000");
     }
 }

@@ -286,7 +286,7 @@ public final class Engine {
             applyReplyMode(session, mark);
             return;
         }
-        if (!cmd.spec().has("allow_busy") && scripting.busy(config.busyReplyThreshold.value())) {
+        if (scripting.busy(config.busyReplyThreshold.value()) && !cmd.spec().has("allow_busy")) { // the cheap test first: this runs per command
             // A script has run past busy-reply-threshold: only SCRIPT KILL, SHUTDOWN NOSAVE... get through.
             reject(session, cmd, scripting.functionRunning()
                     ? "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."

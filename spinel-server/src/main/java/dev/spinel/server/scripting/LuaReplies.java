@@ -79,6 +79,17 @@ final class LuaReplies {
         return t;
     }
 
+    /**
+     * Redis's {@code (long long)} cast of a Lua number on x86-64: a NaN or a value out of range gives
+     * the "integer indefinite" {@code Long.MIN_VALUE} (Java's cast would saturate, or give 0 for NaN).
+     */
+    static long cLongCast(double d) {
+        if (Double.isNaN(d) || d >= 0x1p63 || d < -0x1p63) {
+            return Long.MIN_VALUE;
+        }
+        return (long) d;
+    }
+
     /** Writes the script's result {@code v} as the caller's reply (in the caller's protocol). */
     static void toReply(LuaValue v, ReplyBuffer out, int resp) {
         switch (v.type()) {
@@ -86,7 +97,7 @@ final class LuaReplies {
                 LuaString s = v.checkstring();
                 out.bulk(s.m_bytes, s.m_offset, s.m_length);
             }
-            case LuaValue.TNUMBER -> out.integer(v.isinttype() ? v.toint() : (long) v.todouble());
+            case LuaValue.TNUMBER -> out.integer(v.isinttype() ? v.toint() : cLongCast(v.todouble()));
             case LuaValue.TBOOLEAN -> {
                 if (resp == 3) { // booleans follow the script's protocol (redis.setresp), as in Redis 7.0
                     out.bool(v.toboolean());

@@ -19,7 +19,7 @@ import org.luaj.vm2.lib.jse.JseMathLib;
 /**
  * The Lua environment scripts run in, sandboxed like Redis 7.0's: the base library without
  * {@code dofile}/{@code loadfile}/{@code print}, {@code string}, {@code table}, {@code math},
- * {@code coroutine}, {@code bit} (LuaBitOp), Lua 5.1's {@code unpack}/{@code loadstring} and a few 5.1 aliases, no {@code os},
+ * {@code coroutine}, {@code bit} (LuaBitOp), {@code cjson} (lua-cjson), Lua 5.1's {@code unpack}/{@code loadstring} and a few 5.1 aliases, no {@code os},
  * {@code io}, {@code package}/{@code require} or {@code debug}. Globals are read-only: reading a global
  * that does not exist and creating or changing one are errors with Redis's texts; the library tables
  * are read-only too. {@code math.random} is Redis's deterministic {@link Rand48}.
@@ -31,6 +31,8 @@ final class LuaSandbox {
     /** The environment scripts see (read-only view of {@link #globals}). */
     final LuaTable env = new Globals();
     final Rand48 rand = new Rand48();
+    /** The configuration of the {@code cjson} library (kept in the Lua state, as lua-cjson does). */
+    final CjsonLib cjson = new CjsonLib();
 
     LuaSandbox(LuaTable redis, Runnable check) {
         // The instruction hook (LuaJ calls a Globals' debuglib on every instruction of the closures whose
@@ -92,7 +94,8 @@ final class LuaSandbox {
         });
         globals.rawset("redis", redis);
         globals.rawset("bit", BitLib.create());
-        for (String lib : new String[] {"string", "table", "math", "coroutine", "redis", "bit"}) {
+        globals.rawset("cjson", cjson.table());
+        for (String lib : new String[] {"string", "table", "math", "coroutine", "redis", "bit", "cjson"}) {
             globals.rawset(lib, readOnly(globals.rawget(lib)));
         }
         LuaTable meta = new LuaTable();

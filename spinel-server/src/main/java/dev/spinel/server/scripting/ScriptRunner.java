@@ -69,6 +69,11 @@ final class ScriptRunner {
 
     private String sha;
 
+    /** What Redis's SCRIPT FLUSH resets with its new Lua state that scripts can see: cjson's settings. */
+    void resetLuaState() {
+        sandbox.cjson.reset();
+    }
+
     /** Runs {@code script} for {@code caller}; its result (or error) is the caller's reply. */
     void run(Session caller, ScriptCache.Script script, byte[][] keys, byte[][] argv, boolean readOnlyCall) {
         this.readOnly = readOnlyCall || script.readOnly();

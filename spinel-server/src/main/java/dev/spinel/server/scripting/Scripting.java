@@ -40,6 +40,8 @@ public final class Scripting {
     private volatile boolean functionRunning;
     /** Whether the running script has written (then SCRIPT KILL refuses: UNKILLABLE). */
     private volatile boolean wrote;
+    /** Set by SCRIPT FLUSH: the next script starts from a fresh Lua state's settings. */
+    private volatile boolean luaReset;
 
     public ScriptCache cache() {
         return cache;
@@ -48,6 +50,12 @@ public final class Scripting {
     /** The function libraries (Redis 7.0 functions). */
     public FunctionLibraries functions() {
         return functions;
+    }
+
+    /** SCRIPT FLUSH: empties the cache and, as Redis's new Lua state does, resets the libraries' settings. */
+    public void flush() {
+        cache.flush();
+        luaReset = true;
     }
 
     /** Runs a cached script for {@code caller}; its reply (or a RedisError) as the caller's reply. */
@@ -115,6 +123,10 @@ public final class Scripting {
             if (runner == null) {
                 runner = new ScriptRunner(engine, this);
                 runner.fillRedisLib(functionsRedis);
+                luaReset = false;
+            } else if (luaReset) {
+                luaReset = false;
+                runner.resetLuaState(); // the scripts' Lua state only: SCRIPT FLUSH leaves functions alone, as in Redis
             }
             killRequested = false;
             wrote = false;
