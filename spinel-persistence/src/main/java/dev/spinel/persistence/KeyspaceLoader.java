@@ -19,9 +19,26 @@ public final class KeyspaceLoader implements RdbSink {
     private long loaded;
     private long expiredSkipped;
 
+    private final java.util.function.Consumer<byte[]> functions;
+
     public KeyspaceLoader(Keyspace keyspace, long now) {
+        this(keyspace, now, null);
+    }
+
+    /** @param functions receives each function library's code; null refuses files that hold functions */
+    public KeyspaceLoader(Keyspace keyspace, long now, java.util.function.Consumer<byte[]> functions) {
         this.keyspace = keyspace;
         this.now = now;
+        this.functions = functions;
+    }
+
+    @Override
+    public void function(byte[] code) {
+        if (functions == null) {
+            RdbSink.super.function(code);
+        } else {
+            functions.accept(code);
+        }
     }
 
     @Override

@@ -3,7 +3,8 @@ package dev.spinel.persistence;
 /**
  * Constants of Redis's RDB format, version 10 (Redis 7.0), as named in {@code rdb.h}.
  *
- * <p>File layout: {@code "REDIS0010"}, AUX fields ({@code 0xFA key value}), then per non-empty database
+ * <p>File layout: {@code "REDIS0010"}, AUX fields ({@code 0xFA key value}), the function
+ * libraries ({@code 0xF5 code}, Redis 7.0's {@code RDB_OPCODE_FUNCTION2}), then per non-empty database
  * {@code 0xFE dbnum}, {@code 0xFB dbsize expires-size} and its keys ({@code [0xFC ms-le64] [0xF8 idle |
  * 0xF9 freq] type key value}), then {@code 0xFF} and the CRC-64 of everything before it, little-endian
  * (zero when {@code rdbchecksum no}).

@@ -91,8 +91,12 @@ public final class RdbReader {
                 }
                 case Rdb.OPCODE_MODULE_AUX ->
                         throw new RdbException("The RDB file contains AUX module data I can't load: no matching module at offset " + at);
-                case Rdb.OPCODE_FUNCTION2, Rdb.OPCODE_FUNCTION_PRE_GA ->
-                        throw new RdbException("The RDB file contains functions, which Spinel does not support, at offset " + at);
+                case Rdb.OPCODE_FUNCTION2 -> {
+                    sink.function(in.readString());
+                    continue;
+                }
+                case Rdb.OPCODE_FUNCTION_PRE_GA ->
+                        throw new RdbException("Pre-release function format not supported at offset " + at);
                 case Rdb.OPCODE_EOF -> {
                     if (version >= 5) {
                         long computed = in.crc();

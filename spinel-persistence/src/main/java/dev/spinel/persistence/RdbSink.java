@@ -9,6 +9,15 @@ public interface RdbSink {
     default void aux(byte[] key, byte[] value) {
     }
 
+    /**
+     * One function library ({@code RDB_OPCODE_FUNCTION2}): its whole source code, {@code #!lua name=...}
+     * shebang included, as FUNCTION LOAD received it. A sink that cannot keep functions refuses the file
+     * (the default), so that loading never drops a user's code silently.
+     */
+    default void function(byte[] code) {
+        throw new RdbException("The RDB file contains functions, which this loader does not support");
+    }
+
     /** Size hints of the database being loaded (RESIZEDB). */
     default void resize(int db, long size, long expires) {
     }

@@ -9,6 +9,7 @@ import dev.spinel.store.SegmentCapture;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -29,8 +30,15 @@ public final class RdbWriter {
     /** Which access information to save per key, as Redis does under an LRU or LFU maxmemory policy. */
     public enum Access { NONE, LRU_IDLE, LFU_FREQ }
 
-    /** What to write besides the keys. */
-    public record Options(boolean compression, boolean checksum, Access access, Map<String, Object> aux) {
+    /**
+     * What to write besides the keys. {@code functions} are the function libraries' source codes, written
+     * after the AUX fields and before the databases as Redis 7.0 does ({@code RDB_OPCODE_FUNCTION2}).
+     */
+    public record Options(boolean compression, boolean checksum, Access access, Map<String, Object> aux, List<byte[]> functions) {
+        public Options(boolean compression, boolean checksum, Access access, Map<String, Object> aux) {
+            this(compression, checksum, access, aux, List.of());
+        }
+
         /** Redis 7.0's AUX fields, in its order; values are {@code String} or {@code Long}. */
         public static Map<String, Object> redisAux(String version, long usedMemory, boolean aofBase) {
             Map<String, Object> aux = new LinkedHashMap<>();
@@ -71,6 +79,14 @@ public final class RdbWriter {
             } else {
                 out.writeString(a.getValue().toString().getBytes(StandardCharsets.UTF_8));
             }
+        }
+    }
+
+    /** Each library as {@code RDB_OPCODE_FUNCTION2} and its code (Redis's {@code rdbSaveFunctions}). */
+    static void writeFunctions(RdbOutput out, List<byte[]> functions) {
+        for (byte[] code : functions) {
+            out.writeByte(Rdb.OPCODE_FUNCTION2);
+            out.writeString(code);
         }
     }
 
@@ -285,6 +301,7 @@ public final class RdbWriter {
         try {
             RdbOutput out = new RdbOutput(os, options.compression());
             writeHeader(out, options.aux());
+            writeFunctions(out, options.functions());
             long keys = 0;
             for (int d = 0; d < snap.dbSizes.length; d++) {
                 if (snap.dbSizes[d] == 0) {

@@ -69,7 +69,7 @@ public final class SpinelServer implements AutoCloseable {
         config.maxmemoryPolicy.listen(policy -> keyspace.lfu(policy.endsWith("-lfu")));
         CommandTable table = new CommandTable();
         this.engine = new Engine(config, keyspace, table);
-        this.persistence = new Persistence(config, keyspace, engine.stats());
+        this.persistence = new Persistence(config, keyspace, engine.stats(), engine.scripting().functions());
         Commands.registerAll(table, this);
         persistence.loadAtStartup(engine); // before accepting connections; a bad file stops the start
         this.resp = new RespServer(engine);

@@ -175,8 +175,13 @@ final class InfoCommand {
         long scripts = e.scripting().cache().memory();
         field(sb, "used_memory_scripts_eval", scripts);
         field(sb, "number_of_cached_scripts", e.scripting().cache().size());
-        field(sb, "used_memory_scripts", scripts);
-        field(sb, "used_memory_scripts_human", human(scripts));
+        var functions = e.scripting().functions();
+        field(sb, "number_of_functions", functions.functionCount());
+        field(sb, "number_of_libraries", functions.codes().size());
+        long functionBytes = functions.codeBytes();
+        field(sb, "used_memory_functions", functionBytes);
+        field(sb, "used_memory_scripts", scripts + functionBytes);
+        field(sb, "used_memory_scripts_human", human(scripts + functionBytes));
         field(sb, "maxmemory", maxmemory);
         field(sb, "maxmemory_human", human(maxmemory));
         field(sb, "maxmemory_policy", e.config().maxmemoryPolicy.value());

@@ -29,6 +29,10 @@ final class ScriptingCommands {
         t.register("eval_ro", (s, a) -> eval(s, a, false, true));
         // EVALSHA_RO sha1 numkeys [key [key ...]] [arg [arg ...]]
         t.register("evalsha_ro", (s, a) -> eval(s, a, true, true));
+        // FCALL function numkeys [key [key ...]] [arg [arg ...]]
+        t.register("fcall", (s, a) -> fcall(s, a, false));
+        // FCALL_RO function numkeys [key [key ...]] [arg [arg ...]]
+        t.register("fcall_ro", (s, a) -> fcall(s, a, true));
         t.register("script", (s, a) -> {
             throw Errors.SYNTAX;
         });
@@ -110,8 +114,39 @@ final class ScriptingCommands {
             case NOT_BUSY -> throw new RedisError("NOTBUSY No scripts in execution right now.");
             case UNKILLABLE -> throw new RedisError("UNKILLABLE Sorry the script already executed write commands against the dataset."
                     + " You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.");
+            case WRONG_KIND -> throw new RedisError("BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.");
             case KILLED -> s.out().ok();
         }
+    }
+
+    // FCALL function numkeys [key [key ...]] [arg [arg ...]]  /  FCALL_RO (the same, read-only)
+    private static void fcall(Session s, Args a, boolean readOnly) {
+        long numkeys;
+        try {
+            numkeys = a.parseLong(2);
+        } catch (NumberFormatException e) {
+            throw new RedisError("ERR Bad number of keys provided");
+        }
+        if (numkeys > a.count() - 3) {
+            throw new RedisError("ERR Number of keys can't be greater than number of args");
+        }
+        if (numkeys < 0) {
+            throw new RedisError("ERR Number of keys can't be negative");
+        }
+        int k = (int) numkeys;
+        byte[][] keys = new byte[k][];
+        for (int i = 0; i < k; i++) {
+            keys[i] = a.copy(3 + i);
+        }
+        byte[][] argv = new byte[a.count() - 3 - k][];
+        for (int i = 0; i < argv.length; i++) {
+            argv[i] = a.copy(3 + k + i);
+        }
+        byte[][] command = new byte[a.count()][];
+        for (int i = 0; i < command.length; i++) {
+            command[i] = a.copy(i);
+        }
+        s.engine().scripting().runFunction(s, a.string(1), keys, argv, readOnly, command);
     }
 
     // SCRIPT HELP

@@ -288,7 +288,9 @@ public final class Engine {
         }
         if (scripting.busy(config.busyReplyThreshold.value()) && !cmd.spec().has("allow_busy")) { // the cheap test first: this runs per command
             // A script has run past busy-reply-threshold: only SCRIPT KILL, SHUTDOWN NOSAVE... get through.
-            reject(session, cmd, "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
+            reject(session, cmd, scripting.functionRunning()
+                    ? "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
+                    : "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
             applyReplyMode(session, mark);
             return;
         }

@@ -63,7 +63,8 @@ public final class Aof implements AutoCloseable {
         if (base != null) {
             Path p = dir().resolve(base.file());
             if (isRdb(p)) {
-                RdbFiles.load(engine.keyspace(), p, new KeyspaceLoader(engine.keyspace(), System.currentTimeMillis()));
+                RdbFiles.load(engine.keyspace(), p, new KeyspaceLoader(engine.keyspace(), System.currentTimeMillis(),
+                        Persistence.functionLoader(engine.scripting().functions())));
             } else {
                 replay(p, false);
             }
@@ -122,10 +123,12 @@ public final class Aof implements AutoCloseable {
         }
         dev.spinel.store.Keyspace ks = engine.keyspace();
         RdbWriter.Snapshot snap;
+        List<byte[]> functions;
         try {
             ks.lockAll();
             try {
                 snap = new RdbWriter(dev.spinel.persistence.ValueCodecs.standard()).arm(ks, RdbWriter.Access.NONE);
+                functions = engine.scripting().functions().codes(); // with the keys: changed under every stripe
                 try {
                     Files.deleteIfExists(dir().resolve(newIncr.file()));
                     file = new AofFile(config, dir().resolve(newIncr.file()));
@@ -141,7 +144,7 @@ public final class Aof implements AutoCloseable {
             rewriting.set(false);
             throw e;
         }
-        Thread t = new Thread(() -> finishRewrite(snap, before, newIncr), "spinel-aof-rewrite");
+        Thread t = new Thread(() -> finishRewrite(snap, functions, before, newIncr), "spinel-aof-rewrite");
         t.setDaemon(true);
         t.start();
     }
@@ -155,7 +158,7 @@ public final class Aof implements AutoCloseable {
         } else {
             String baseName = config.appendfilename.value() + ".1.base.rdb";
             RdbFiles.save(engine.keyspace(), dir().resolve(baseName), new RdbWriter.Options(config.rdbcompression.value(),
-                    config.rdbchecksum.value(), RdbWriter.Access.NONE, RdbWriter.Options.redisAux(SpinelServer.REDIS_VERSION, 0, true)));
+                    config.rdbchecksum.value(), RdbWriter.Access.NONE, RdbWriter.Options.redisAux(SpinelServer.REDIS_VERSION, 0, true), engine.scripting().functions().codes()));
             m = new AofManifest(List.of(new AofManifest.Part(baseName, 1, 'b')));
             Log.notice("Creating AOF base file " + baseName + " on server start");
         }
@@ -261,6 +264,7 @@ public final class Aof implements AutoCloseable {
         }
         dev.spinel.store.Keyspace ks = engine.keyspace();
         RdbWriter.Snapshot snap;
+        List<byte[]> functions;
         AofManifest.Part newIncr;
         AofManifest before;
         try {
@@ -270,6 +274,7 @@ public final class Aof implements AutoCloseable {
             ks.lockAll();
             try {
                 snap = new RdbWriter(dev.spinel.persistence.ValueCodecs.standard()).arm(ks, RdbWriter.Access.NONE);
+                functions = engine.scripting().functions().codes(); // with the keys: changed under every stripe
                 try {
                     List<AofManifest.Part> parts = new ArrayList<>(before.parts());
                     parts.add(newIncr);
@@ -288,7 +293,7 @@ public final class Aof implements AutoCloseable {
             lastRewriteOk = false;
             throw e;
         }
-        Thread t = new Thread(() -> finishRewrite(snap, before, newIncr), "spinel-aof-rewrite");
+        Thread t = new Thread(() -> finishRewrite(snap, functions, before, newIncr), "spinel-aof-rewrite");
         t.setDaemon(true);
         t.start();
         return true;
@@ -310,19 +315,21 @@ public final class Aof implements AutoCloseable {
             rewriting.set(false);
             throw e;
         }
+        List<byte[]> functions = engine.scripting().functions().codes();
         RdbWriter.Snapshot snap = new RdbWriter(dev.spinel.persistence.ValueCodecs.standard()).snapshot(engine.keyspace(), RdbWriter.Access.NONE);
-        Thread t = new Thread(() -> finishRewrite(snap, before, null), "spinel-aof-rewrite");
+        Thread t = new Thread(() -> finishRewrite(snap, functions, before, null), "spinel-aof-rewrite");
         t.setDaemon(true);
         t.start();
         return true;
     }
 
-    private void finishRewrite(RdbWriter.Snapshot snap, AofManifest before, AofManifest.Part newIncr) {
+    /** Writes the new base, an RDB file with the keys and the function libraries (as Redis's preamble). */
+    private void finishRewrite(RdbWriter.Snapshot snap, List<byte[]> functions, AofManifest before, AofManifest.Part newIncr) {
         try {
             long baseSeq = 1 + (before.base() == null ? 0 : before.base().seq());
             AofManifest.Part base = new AofManifest.Part(config.appendfilename.value() + "." + baseSeq + ".base.rdb", baseSeq, 'b');
             RdbFiles.save(snap, dir().resolve(base.file()), new RdbWriter.Options(config.rdbcompression.value(),
-                    config.rdbchecksum.value(), RdbWriter.Access.NONE, RdbWriter.Options.redisAux(SpinelServer.REDIS_VERSION, 0, true)));
+                    config.rdbchecksum.value(), RdbWriter.Access.NONE, RdbWriter.Options.redisAux(SpinelServer.REDIS_VERSION, 0, true), functions));
             new AofManifest(newIncr == null ? List.of(base) : List.of(base, newIncr)).write(manifestPath());
             for (AofManifest.Part old : before.parts()) {
                 if (!old.file().equals(base.file()) && (newIncr == null || !old.file().equals(newIncr.file()))) {

@@ -1,5 +1,10 @@
 package dev.spinel.server.persistence;
 
+import dev.spinel.server.scripting.FunctionError;
+import dev.spinel.server.scripting.FunctionLibraries;
+
+import java.util.List;
+
 import dev.spinel.persistence.KeyspaceLoader;
 import dev.spinel.persistence.RdbException;
 import dev.spinel.persistence.RdbFiles;
@@ -8,10 +13,13 @@ import dev.spinel.server.Log;
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.engine.ServerStats;
+import dev.spinel.server.scripting.FunctionError;
+import dev.spinel.server.scripting.FunctionLibraries;
 import dev.spinel.store.Keyspace;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -48,10 +56,13 @@ public final class Persistence {
     private volatile long lastLoadKeysExpired;
     private volatile long currentSaveKeysTotal;
 
-    public Persistence(ServerConfig config, Keyspace keyspace, ServerStats stats) {
+    private final FunctionLibraries functions;
+
+    public Persistence(ServerConfig config, Keyspace keyspace, ServerStats stats, FunctionLibraries functions) {
         this.config = config;
         this.keyspace = keyspace;
         this.stats = stats;
+        this.functions = functions;
         dev.spinel.persistence.CollectionCodecs.register(dev.spinel.persistence.ValueCodecs.standard(),
                 config.collectionSettings, config.setLimits);
     }
@@ -62,6 +73,11 @@ public final class Persistence {
     }
 
     private RdbWriter.Options options() {
+        return options(functions.codes());
+    }
+
+    /** {@code functionCodes}: the function libraries, taken with the keys' snapshot. */
+    private RdbWriter.Options options(List<byte[]> functionCodes) {
         String policy = config.maxmemoryPolicy.value();
         RdbWriter.Access access = policy.endsWith("-lfu") ? RdbWriter.Access.LFU_FREQ
                 : policy.endsWith("-lru") ? RdbWriter.Access.LRU_IDLE : RdbWriter.Access.NONE;
@@ -70,7 +86,21 @@ public final class Persistence {
             used += keyspace.db(i).memory();
         }
         return new RdbWriter.Options(config.rdbcompression.value(), config.rdbchecksum.value(), access,
-                RdbWriter.Options.redisAux(SpinelServer.REDIS_VERSION, used, false));
+                RdbWriter.Options.redisAux(SpinelServer.REDIS_VERSION, used, false), functionCodes);
+    }
+
+    /**
+     * Loads each library of a file (Redis's {@code rdbFunctionLoad}): one that cannot be created stops the
+     * load, as in Redis.
+     */
+    static java.util.function.Consumer<byte[]> functionLoader(FunctionLibraries functions) {
+        return code -> {
+            try {
+                functions.load(code, false);
+            } catch (FunctionError e) {
+                throw new RdbException("Failed loading library, " + e.getMessage());
+            }
+        };
     }
 
     /** Changes since the last successful save (Redis's {@code server.dirty}). */
@@ -173,7 +203,7 @@ public final class Persistence {
     private void loadRdb() {
         Path file = rdbPath();
         long start = System.nanoTime();
-        KeyspaceLoader loader = new KeyspaceLoader(keyspace, System.currentTimeMillis());
+        KeyspaceLoader loader = new KeyspaceLoader(keyspace, System.currentTimeMillis(), functionLoader(functions));
         boolean found;
         try {
             found = RdbFiles.load(keyspace, file, loader);
@@ -261,6 +291,7 @@ public final class Persistence {
         saves++;
         long dirtyBefore;
         RdbWriter.Snapshot snap;
+        List<byte[]> functionCodes;
         try {
             // Point in time, as a fork gives Redis: armed under every stripe (a flag per segment), then
             // copied segment by segment as writers or the save reach them (RdbWriter.Snapshot).
@@ -268,6 +299,7 @@ public final class Persistence {
             keyspace.lockAll();
             try {
                 dirtyBefore = stats.dirty.sum(); // writers count dirty under their stripes: exact here
+                functionCodes = functions.codes(); // changed under every stripe too
                 snap = new RdbWriter(dev.spinel.persistence.ValueCodecs.standard()).arm(keyspace, options().access());
             } finally {
                 keyspace.unlockAll();
@@ -280,7 +312,7 @@ public final class Persistence {
             return false;
         }
         try {
-            RdbFiles.save(snap, rdbPath(), options());
+            RdbFiles.save(snap, rdbPath(), options(functionCodes));
             dirtyAtLastSave = dirtyBefore;
             lastSaveSeconds = System.currentTimeMillis() / 1000;
             lastBgsaveOk = true; // as Redis's rdbSave: any successful save clears the error

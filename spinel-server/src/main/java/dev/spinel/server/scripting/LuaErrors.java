@@ -16,7 +16,7 @@ import java.util.regex.Pattern;
  * {@code "user_script:3: msg"}: {@link #luaText} converts.
  */
 final class LuaErrors {
-    private static final Pattern POSITION = Pattern.compile("^@?user_script:(\\d+):? ");
+    private static final Pattern POSITION = Pattern.compile("^@?(user_script|user_function):(\\d+):? ");
 
     private LuaErrors() {
     }
@@ -66,16 +66,22 @@ final class LuaErrors {
         }
         Matcher m = POSITION.matcher(message);
         if (m.find()) {
-            return "user_script:" + m.group(1) + ": " + message.substring(m.end());
+            return m.group(1) + ":" + m.group(2) + ": " + message.substring(m.end());
         }
         return message;
     }
 
     /** The reply of a script that raised {@code e}, as Redis 7.0's error handler and luaCallFunction write it. */
     static String scriptFailure(LuaError e, String sha) {
+        return scriptFailure(e, sha, "user_script");
+    }
+
+    /** The same for a function ({@code name} its name, chunk {@code user_function}) or a script (its sha, {@code user_script}). */
+    static String scriptFailure(LuaError e, String name, String chunk) {
+        String sha = name;
         String full = chomp(e.getMessage());
         Matcher m = POSITION.matcher(full == null ? "" : full);
-        String line = m.find() ? m.group(1) : null;
+        String line = m.find() ? m.group(2) : null;
         LuaValue obj = e.getMessageObject();
         String text;
         if (obj != null && obj.istable()) {
@@ -88,6 +94,6 @@ final class LuaErrors {
         } else {
             text = "ERR " + (obj == null ? luaText(full) : obj.tojstring());
         }
-        return line == null ? text : text + " script: " + sha + ", on @user_script:" + line + ".";
+        return line == null ? text : text + " script: " + sha + ", on @" + chunk + ":" + line + ".";
     }
 }

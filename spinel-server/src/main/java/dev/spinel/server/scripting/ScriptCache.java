@@ -122,7 +122,7 @@ public final class ScriptCache {
      * tail call after the calling frame is gone, so an error raised by {@code return redis.call(...)}
      * would have no script line; with a plain call it has the line Redis reports.
      */
-    private static void noTailCalls(Prototype p) {
+    static void noTailCalls(Prototype p) {
         for (int i = 0; i < p.code.length; i++) {
             if ((p.code[i] & 0x3f) == org.luaj.vm2.Lua.OP_TAILCALL) {
                 p.code[i] = (p.code[i] & ~0x3f) | org.luaj.vm2.Lua.OP_CALL;

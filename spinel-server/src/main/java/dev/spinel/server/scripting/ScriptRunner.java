@@ -98,6 +98,33 @@ final class ScriptRunner {
         LuaReplies.toReply(result, caller.out(), resp);
     }
 
+    /**
+     * Runs function {@code f} (FCALL, FCALL_RO) for {@code caller}: its callback gets KEYS and ARGV as
+     * arguments; the runtime, conversions and errors are EVAL's, the error position says
+     * {@code @user_function} and the function's name.
+     */
+    void runFunction(Session caller, FunctionLibraries.Function f, byte[][] keys, byte[][] argv, boolean readOnlyCall) {
+        this.readOnly = readOnlyCall || (f.flags() & FunctionLibraries.NO_WRITES) != 0;
+        this.allowOom = (f.flags() & FunctionLibraries.ALLOW_OOM) != 0;
+        this.resp = 2;
+        this.sha = f.name();
+        this.slowLogged = false;
+        engine.beginScript(caller, session);
+        this.dirtyAtStart = session.dirtyCount();
+        LuaValue result;
+        try {
+            result = f.callback().call(strings(keys), strings(argv));
+        } catch (LuaError e) {
+            throw new RedisError(LuaErrors.scriptFailure(e, f.name(), "user_function"));
+        } catch (StackOverflowError e) {
+            throw new RedisError("ERR Error running script, stack overflow script: " + f.name());
+        } finally {
+            session.out().clear();
+            engine.endScript(caller, session);
+        }
+        LuaReplies.toReply(result, caller.out(), resp);
+    }
+
     private static LuaTable strings(byte[][] values) {
         LuaTable t = new LuaTable(values.length, 0);
         for (int i = 0; i < values.length; i++) {
@@ -152,6 +179,20 @@ final class ScriptRunner {
         return error;
     }
 
+    /** Copies the {@code redis} library into {@code target} (the function libraries' one). */
+    void fillRedisLib(LuaTable target) {
+        LuaTable r = redisLib();
+        LuaValue k = LuaValue.NIL;
+        while (true) {
+            Varargs next = r.next(k);
+            k = next.arg1();
+            if (k.isnil()) {
+                return;
+            }
+            target.rawset(k, next.arg(2));
+        }
+    }
+
     private LuaTable redisLib() {
         LuaTable r = new LuaTable();
         r.rawset("call", fn(a -> call(a, true)));
@@ -179,7 +220,6 @@ final class ScriptRunner {
             byte[] b = java.util.Arrays.copyOfRange(s.m_bytes, s.m_offset, s.m_offset + s.m_length);
             return LuaValue.valueOf(ScriptCache.sha1hex(b));
         }));
-        r.rawset("log", fn(this::log));
         r.rawset("setresp", fn(a -> {
             if (a.narg() != 1) {
                 throw new LuaError(LuaErrors.plain("redis.setresp() requires one argument."));
@@ -195,22 +235,28 @@ final class ScriptRunner {
         r.rawset("set_repl", fn(a -> LuaValue.NIL));
         r.rawset("breakpoint", fn(a -> LuaValue.FALSE));
         r.rawset("debug", fn(a -> LuaValue.NIL));
-        r.rawset("LOG_DEBUG", LuaValue.valueOf(0));
-        r.rawset("LOG_VERBOSE", LuaValue.valueOf(1));
-        r.rawset("LOG_NOTICE", LuaValue.valueOf(2));
-        r.rawset("LOG_WARNING", LuaValue.valueOf(3));
         r.rawset("REPL_NONE", LuaValue.valueOf(0));
         r.rawset("REPL_AOF", LuaValue.valueOf(1));
         r.rawset("REPL_SLAVE", LuaValue.valueOf(2));
         r.rawset("REPL_REPLICA", LuaValue.valueOf(2));
         r.rawset("REPL_ALL", LuaValue.valueOf(3));
-        r.rawset("REDIS_VERSION", LuaValue.valueOf(SpinelServer.REDIS_VERSION));
-        r.rawset("REDIS_VERSION_NUM", LuaValue.valueOf(versionNum(SpinelServer.REDIS_VERSION)));
+        logAndVersion(r);
         return r;
     }
 
+    /** {@code log}, the {@code LOG_*} levels and the version fields: also what a function library sees while it loads. */
+    static void logAndVersion(LuaTable r) {
+        r.rawset("log", fn(ScriptRunner::log));
+        r.rawset("LOG_DEBUG", LuaValue.valueOf(0));
+        r.rawset("LOG_VERBOSE", LuaValue.valueOf(1));
+        r.rawset("LOG_NOTICE", LuaValue.valueOf(2));
+        r.rawset("LOG_WARNING", LuaValue.valueOf(3));
+        r.rawset("REDIS_VERSION", LuaValue.valueOf(SpinelServer.REDIS_VERSION));
+        r.rawset("REDIS_VERSION_NUM", LuaValue.valueOf(versionNum(SpinelServer.REDIS_VERSION)));
+    }
+
     // redis.log(level, message, ...)
-    private LuaValue log(Varargs a) {
+    private static LuaValue log(Varargs a) {
         if (a.narg() < 2) {
             throw new LuaError(LuaErrors.plain("redis.log() requires two arguments or more."));
         }

@@ -22,9 +22,22 @@ import dev.spinel.store.Keyspace;
 public final class Scripting {
     private final ScriptCache cache = new ScriptCache();
     private ScriptRunner runner;
+    /**
+     * The functions' {@code redis} library: filled with the runner's call, pcall... when the runner is
+     * created (libraries may be loaded from files before any script runs).
+     */
+    private final org.luaj.vm2.LuaTable functionsRedis = new org.luaj.vm2.LuaTable();
+    private final FunctionLibraries functions = new FunctionLibraries(functionsRedis, () -> {
+        ScriptRunner r = runner;
+        if (r != null) {
+            r.check();
+        }
+    });
     /** When the running script started (System.nanoTime()), or 0 when none runs. */
     private volatile long startedAt;
     private volatile boolean killRequested;
+    /** Whether what runs is a function (FCALL) rather than a script (EVAL): which KILL stops it, BUSY's text. */
+    private volatile boolean functionRunning;
     /** Whether the running script has written (then SCRIPT KILL refuses: UNKILLABLE). */
     private volatile boolean wrote;
     /** Set by SCRIPT FLUSH: the next script starts from a fresh Lua state's settings. */
@@ -32,6 +45,11 @@ public final class Scripting {
 
     public ScriptCache cache() {
         return cache;
+    }
+
+    /** The function libraries (Redis 7.0 functions). */
+    public FunctionLibraries functions() {
+        return functions;
     }
 
     /** SCRIPT FLUSH: empties the cache and, as Redis's new Lua state does, resets the libraries' settings. */
@@ -42,6 +60,59 @@ public final class Scripting {
 
     /** Runs a cached script for {@code caller}; its reply (or a RedisError) as the caller's reply. */
     public void run(Session caller, ScriptCache.Script script, byte[][] keys, byte[][] argv, boolean readOnly) {
+        atomically(caller, r -> r.run(caller, script, keys, argv, readOnly));
+    }
+
+    /**
+     * FCALL / FCALL_RO: runs the function named {@code name} (looked up under the stripes, so that a
+     * concurrent FUNCTION DELETE cannot race it). Throws "Function not found" when there is none.
+     */
+    public void runFunction(Session caller, String name, byte[][] keys, byte[][] argv, boolean readOnly, byte[][] command) {
+        atomically(caller, r -> {
+            FunctionLibraries.Function f = functions.function(name);
+            if (f == null) {
+                throw new dev.spinel.server.engine.RedisError("ERR Function not found");
+            }
+            if ((f.flags() & FunctionLibraries.NO_WRITES) == 0) {
+                // Redis 7.0's scriptPrepareForRun for a function that may write.
+                if (readOnly) {
+                    throw new dev.spinel.server.engine.RedisError("ERR Can not execute a script with write flag using *_ro command.");
+                }
+                if ((f.flags() & FunctionLibraries.ALLOW_OOM) == 0 && caller.engine().outOfMemory()) {
+                    throw new dev.spinel.server.engine.RedisError("OOM command not allowed when used memory > 'maxmemory'.");
+                }
+            }
+            running = new RunningFunction(name, command, System.nanoTime());
+            functionRunning = true;
+            try {
+                r.runFunction(caller, f, keys, argv, readOnly);
+            } finally {
+                functionRunning = false;
+                running = null;
+            }
+        });
+    }
+
+    /**
+     * Changes the function libraries (FUNCTION LOAD, DELETE, FLUSH, RESTORE) under every stripe: never
+     * while a script or function runs, and atomically for snapshots (which take the codes under them).
+     */
+    public <T> T changeFunctions(Session caller, java.util.function.Function<FunctionLibraries, T> change) {
+        Keyspace ks = caller.engine().keyspace();
+        int n = ks.databases();
+        for (int i = 0; i < n; i++) {
+            ks.db(i).lockAll();
+        }
+        try {
+            return change.apply(functions);
+        } finally {
+            for (int i = n - 1; i >= 0; i--) {
+                ks.db(i).unlockAll();
+            }
+        }
+    }
+
+    private void atomically(Session caller, java.util.function.Consumer<ScriptRunner> body) {
         Engine engine = caller.engine();
         Keyspace ks = engine.keyspace();
         int n = ks.databases();
@@ -51,15 +122,16 @@ public final class Scripting {
         try {
             if (runner == null) {
                 runner = new ScriptRunner(engine, this);
+                runner.fillRedisLib(functionsRedis);
                 luaReset = false;
             } else if (luaReset) {
                 luaReset = false;
-                runner.resetLuaState();
+                runner.resetLuaState(); // the scripts' Lua state only: SCRIPT FLUSH leaves functions alone, as in Redis
             }
             killRequested = false;
             wrote = false;
             startedAt = Math.max(1, System.nanoTime());
-            runner.run(caller, script, keys, argv, readOnly);
+            body.accept(runner);
         } catch (dev.spinel.server.engine.RedisError e) {
             throw e;
         } catch (RuntimeException e) {
@@ -79,16 +151,40 @@ public final class Scripting {
         return t != 0 && thresholdMillis > 0 && System.nanoTime() - t > thresholdMillis * 1_000_000;
     }
 
-    /** SCRIPT KILL's outcomes. */
-    public enum KillResult { NOT_BUSY, UNKILLABLE, KILLED }
+    /** SCRIPT KILL's and FUNCTION KILL's outcomes (WRONG_KIND: a function for SCRIPT KILL, or the reverse). */
+    public enum KillResult { NOT_BUSY, UNKILLABLE, WRONG_KIND, KILLED }
+
+    /** The function FCALL runs, for FUNCTION STATS: its name, the command as received, when it started. */
+    public record RunningFunction(String name, byte[][] command, long startedNanos) {
+    }
+
+    private volatile RunningFunction running;
+
+    /** The function running now, or null (none, or an EVAL script). */
+    public RunningFunction runningFunction() {
+        return running;
+    }
+
+    /** True when a function (FCALL) runs, false for a script (EVAL) or nothing. */
+    public boolean functionRunning() {
+        return startedAt != 0 && functionRunning;
+    }
 
     /** SCRIPT KILL: asks the running script to stop at its next instruction, unless it has written. */
     public KillResult kill() {
+        return kill(false);
+    }
+
+    /** SCRIPT KILL ({@code function} false) or FUNCTION KILL (true), with Redis 7.0's scriptKill checks. */
+    public KillResult kill(boolean function) {
         if (startedAt == 0) {
             return KillResult.NOT_BUSY;
         }
         if (wrote) {
             return KillResult.UNKILLABLE;
+        }
+        if (functionRunning != function) {
+            return KillResult.WRONG_KIND;
         }
         killRequested = true;
         return KillResult.KILLED;
