@@ -91,6 +91,9 @@ final class ScriptRunner {
             throw new RedisError(LuaErrors.scriptFailure(e, script.sha()));
         } catch (StackOverflowError e) {
             throw new RedisError("ERR Error running script, stack overflow script: " + script.sha());
+        } catch (OutOfMemoryError e) {
+            // What the script built is garbage once it has unwound: the server goes on, the caller gets Lua's error.
+            throw new RedisError(LuaErrors.scriptFailure(new LuaError("not enough memory"), script.sha()));
         } finally {
             session.out().clear();
             engine.endScript(caller, session);
@@ -118,6 +121,8 @@ final class ScriptRunner {
             throw new RedisError(LuaErrors.scriptFailure(e, f.name(), "user_function"));
         } catch (StackOverflowError e) {
             throw new RedisError("ERR Error running script, stack overflow script: " + f.name());
+        } catch (OutOfMemoryError e) {
+            throw new RedisError(LuaErrors.scriptFailure(new LuaError("not enough memory"), f.name(), "user_function"));
         } finally {
             session.out().clear();
             engine.endScript(caller, session);
