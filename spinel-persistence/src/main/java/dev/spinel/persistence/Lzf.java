@@ -45,11 +45,14 @@ public final class Lzf {
     /**
      * As {@link #compress(byte[], int, byte[], int)} with a caller-owned hash table (from
      * {@link #newTable()}), so that compressing a million short strings does not allocate and clear
-     * 256 KB each. The table is not cleared between calls, exactly as liblzf's (an uninitialised
-     * stack array in Redis, {@code INIT_HTAB 0}): an entry left by an earlier input is a position
-     * that is only used when it lies in {@code [1, ip)}, within 8 KB, and the three bytes there equal
-     * those at {@code ip}, so it is always a valid back reference in this input. It can make the
-     * output differ from a fresh table's, as it does in Redis.
+     * 256 KB each. The table is not cleared between calls, as liblzf's is not (an uninitialised
+     * stack array in Redis, {@code INIT_HTAB 0}), and that never changes the output: an entry is
+     * only used when it lies in {@code [1, ip)}, within 8 KB, and the three bytes there equal those at
+     * {@code ip}; and the first occurrence of any 3 bytes before {@code ip} was itself hashed in this
+     * call (every position is, except those inside a match before its last two, and the 3 bytes at
+     * such a position occur earlier, at the matched source), so the slot of bytes seen before holds a
+     * position of this call, and a stale entry can only be consulted for bytes not seen before, where
+     * it cannot match. The output is thus a function of the input alone, here and in Redis.
      */
     public static int compress(byte[] in, int inLen, byte[] out, int outLimit, int[] htab) {
         if (inLen == 0 || outLimit == 0) {
