@@ -9,17 +9,22 @@ package dev.spinel.persistence;
  *       {@code 111ooooo LLLLLLLL oooooooo} (length {@code L+9}); the offset {@code o+1} counts back
  *       from the current output position, up to 8192 bytes.</li>
  * </ul>
- * This is an independent implementation of that format: a greedy matcher over a hash of the next
- * three bytes.
+ * The compressor reproduces liblzf 3.6's {@code lzf_compress} (Marc Alexander Lehmann, BSD 2-clause
+ * licence) as vendored in Redis 7.0 ({@code HLOG 16}, {@code VERY_FAST}, {@code INIT_HTAB 0}, offsets
+ * in the hash table), so its output is byte-identical to redis-server's for the same hash table
+ * contents: same hash, same match search and re-hashing after a match, same encodings and the same
+ * output-limit checks (which decide, with Redis's {@code len-4} limit, whether a string is stored
+ * compressed). This is an independent Java rendering of that algorithm, not a copy of its source.
  *
  * <p>Stateless and thread-safe; a table passed to {@link #compress(byte[], int, byte[], int, int[])}
  * must not be shared between threads.
  */
 public final class Lzf {
-    private static final int MAX_LITERAL = 32;
-    private static final int MAX_OFFSET = 1 << 13;
-    private static final int MAX_MATCH = 7 + 255 + 2;
-    private static final int HASH_BITS = 14;
+    private static final int MAX_LIT = 1 << 5;
+    private static final int MAX_OFF = 1 << 13;
+    private static final int MAX_REF = (1 << 8) + (1 << 3);
+    private static final int HLOG = 16;
+    private static final int HSIZE = 1 << HLOG;
 
     private Lzf() {
     }
@@ -34,83 +39,127 @@ public final class Lzf {
 
     /** A hash table for {@link #compress(byte[], int, byte[], int, int[])}, reusable across calls. */
     public static int[] newTable() {
-        return new int[1 << HASH_BITS];
+        return new int[HSIZE];
     }
 
     /**
      * As {@link #compress(byte[], int, byte[], int)} with a caller-owned hash table (from
      * {@link #newTable()}), so that compressing a million short strings does not allocate and clear
-     * 64 KB each. The table need not be cleared between calls: an entry left by an earlier input is
-     * only used when it points before the current position and the bytes there match, which makes it
-     * a valid back reference in this input.
+     * 256 KB each. The table is not cleared between calls, as liblzf's is not (an uninitialised
+     * stack array in Redis, {@code INIT_HTAB 0}), and that never changes the output: an entry is
+     * only used when it lies in {@code [1, ip)}, within 8 KB, and the three bytes there equal those at
+     * {@code ip}; and the first occurrence of any 3 bytes before {@code ip} was itself hashed in this
+     * call (every position is, except those inside a match before its last two, and the 3 bytes at
+     * such a position occur earlier, at the matched source), so the slot of bytes seen before holds a
+     * position of this call, and a stale entry can only be consulted for bytes not seen before, where
+     * it cannot match. The output is thus a function of the input alone, here and in Redis.
      */
-    public static int compress(byte[] in, int inLen, byte[] out, int outLimit, int[] table) {
-        if (inLen == 0 || outLimit < 2) {
+    public static int compress(byte[] in, int inLen, byte[] out, int outLimit, int[] htab) {
+        if (inLen == 0 || outLimit == 0) {
             return 0;
         }
+        final int inEnd = inLen;
+        final int outEnd = outLimit;
         int ip = 0;
-        int op = 1; // out[0] is the control byte of the first literal run
+        int op = 0;
         int lit = 0;
-        while (ip < inLen) {
-            int ref = -1;
-            if (ip + 2 < inLen) {
-                int h = hash(in, ip);
-                ref = table[h] - 1;
-                table[h] = ip + 1;
-            }
+        op++; // start run
+        int hval = inLen >= 2 ? ((in[0] & 0xFF) << 8) | (in[1] & 0xFF) : 0;
+        while (ip < inEnd - 2) {
+            hval = (hval << 8) | (in[ip + 2] & 0xFF);
+            int slot = idx(hval);
+            int ref = htab[slot];
+            htab[slot] = ip;
             int off = ip - ref - 1;
-            if (ref >= 0 && ref < ip && off < MAX_OFFSET && in[ref] == in[ip] && in[ref + 1] == in[ip + 1] && in[ref + 2] == in[ip + 2]) {
-                int max = Math.min(MAX_MATCH, inLen - ip);
-                int len = 3;
-                while (len < max && in[ref + len] == in[ip + len]) {
-                    len++;
+            if (off >= 0 && off < MAX_OFF && ref > 0
+                    && in[ref + 2] == in[ip + 2] && in[ref] == in[ip] && in[ref + 1] == in[ip + 1]) {
+                int len = 2;
+                int maxlen = inEnd - ip - len;
+                if (maxlen > MAX_REF) {
+                    maxlen = MAX_REF;
+                }
+                if (op + 3 + 1 >= outEnd && op - (lit == 0 ? 1 : 0) + 3 + 1 >= outEnd) {
+                    return 0;
                 }
                 if (lit > 0) {
-                    out[op - lit - 1] = (byte) (lit - 1);
+                    out[op - lit - 1] = (byte) (lit - 1); // stop run
                 } else {
-                    op--; // no literal run to close: drop its reserved control byte
+                    op--; // undo run if length is zero
                 }
-                int l = len - 2;
-                if (op + (l < 7 ? 2 : 3) + 1 > outLimit) {
-                    return 0;
+                extend:
+                {
+                    if (maxlen > 16) {
+                        for (int k = 0; k < 16; k++) {
+                            len++;
+                            if (in[ref + len] != in[ip + len]) {
+                                break extend;
+                            }
+                        }
+                    }
+                    do {
+                        len++;
+                    } while (len < maxlen && in[ref + len] == in[ip + len]);
                 }
-                if (l < 7) {
-                    out[op++] = (byte) ((l << 5) | (off >>> 8));
+                len -= 2; // len is now #octets - 1
+                ip++;
+                if (len < 7) {
+                    out[op++] = (byte) ((off >>> 8) + (len << 5));
                 } else {
-                    out[op++] = (byte) ((7 << 5) | (off >>> 8));
-                    out[op++] = (byte) (l - 7);
+                    out[op++] = (byte) ((off >>> 8) + (7 << 5));
+                    out[op++] = (byte) (len - 7);
                 }
                 out[op++] = (byte) off;
-                // Index the positions inside the match so later data can refer to them.
-                for (int p = ip + 1; p < ip + len && p + 2 < inLen; p++) {
-                    table[hash(in, p)] = p + 1;
-                }
-                ip += len;
                 lit = 0;
-                op++; // reserve the next run's control byte
+                op++; // start run
+                ip += len + 1;
+                if (ip >= inEnd - 2) {
+                    break;
+                }
+                // VERY_FAST: hash the last two positions of the match only.
+                ip -= 2;
+                hval = ((in[ip] & 0xFF) << 8) | (in[ip + 1] & 0xFF);
+                hval = (hval << 8) | (in[ip + 2] & 0xFF);
+                htab[idx(hval)] = ip;
+                ip++;
+                hval = (hval << 8) | (in[ip + 2] & 0xFF);
+                htab[idx(hval)] = ip;
+                ip++;
             } else {
-                if (op >= outLimit) {
+                if (op >= outEnd) {
                     return 0;
                 }
+                lit++;
                 out[op++] = in[ip++];
-                if (++lit == MAX_LITERAL) {
-                    out[op - lit - 1] = (byte) (lit - 1);
+                if (lit == MAX_LIT) {
+                    out[op - lit - 1] = (byte) (lit - 1); // stop run
                     lit = 0;
-                    op++;
+                    op++; // start run
                 }
+            }
+        }
+        if (op + 3 > outEnd) { // at most 3 bytes can be missing here
+            return 0;
+        }
+        while (ip < inEnd) {
+            lit++;
+            out[op++] = in[ip++];
+            if (lit == MAX_LIT) {
+                out[op - lit - 1] = (byte) (lit - 1);
+                lit = 0;
+                op++;
             }
         }
         if (lit > 0) {
-            out[op - lit - 1] = (byte) (lit - 1);
+            out[op - lit - 1] = (byte) (lit - 1); // end run
         } else {
             op--;
         }
-        return op <= outLimit ? op : 0;
+        return op;
     }
 
-    private static int hash(byte[] in, int p) {
-        int v = ((in[p] & 0xFF) << 16) | ((in[p + 1] & 0xFF) << 8) | (in[p + 2] & 0xFF);
-        return (v * 0x9E3779B1) >>> (32 - HASH_BITS);
+    /** liblzf's {@code IDX} with {@code VERY_FAST} and {@code HLOG 16}, over the last three bytes in {@code h}. */
+    private static int idx(int h) {
+        return ((h >>> (3 * 8 - HLOG)) - h * 5) & (HSIZE - 1);
     }
 
     /**

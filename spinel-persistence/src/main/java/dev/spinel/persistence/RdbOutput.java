@@ -22,8 +22,11 @@ public final class RdbOutput {
     private long crc;
     private long written;
     private byte[] lzfScratch = new byte[0];
-    /** LZF's hash table, reused for every string of this output (allocated on first use). */
-    private int[] lzfTable;
+    /**
+     * LZF's hash tables (256 KB), one per thread and reused by every output on it, so a DUMP does not
+     * allocate one; like Redis's, whose table is a stack array that keeps the previous call's entries.
+     */
+    private static final ThreadLocal<int[]> LZF_TABLES = ThreadLocal.withInitial(Lzf::newTable);
 
     public RdbOutput(OutputStream out, boolean compression) {
         this.out = out;
@@ -151,10 +154,7 @@ public final class RdbOutput {
         if (lzfScratch.length < limit) {
             lzfScratch = new byte[limit];
         }
-        if (lzfTable == null) {
-            lzfTable = Lzf.newTable();
-        }
-        int n = Lzf.compress(s, s.length, lzfScratch, limit, lzfTable);
+        int n = Lzf.compress(s, s.length, lzfScratch, limit, LZF_TABLES.get());
         if (n == 0) {
             return false;
         }
