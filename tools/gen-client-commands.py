@@ -159,6 +159,12 @@ FAMILIES = {
   ("EVALSHA_RO sha1 numkeys [key ...] [arg ...]", "RespValue", "evalshaReadOnly", "String sha1, K[] keys, V... args", "EVALSHA_RO, sha1, (long) keys.length, ks(keys), vs(args)", "Replies.RAW", None),
   ("SCRIPT LOAD script (its SHA1)", "String", "scriptLoad", "String script", "SCRIPT, LOAD, script", "Replies.STATUS", None),
   ("SCRIPT FLUSH", "String", "scriptFlush", "", "SCRIPT, FLUSH", "Replies.STATUS", None),
+  ("FCALL function numkeys [key ...] [arg ...] (the function's reply as the server sent it)", "RespValue", "fcall", "String function, K[] keys, V... args", "FCALL, function, (long) keys.length, ks(keys), vs(args)", "Replies.RAW", None),
+  ("FCALL_RO function numkeys [key ...] [arg ...] (only functions flagged no-writes)", "RespValue", "fcallReadOnly", "String function, K[] keys, V... args", "FCALL_RO, function, (long) keys.length, ks(keys), vs(args)", "Replies.RAW", None),
+  ("FUNCTION LOAD code (the library's name; an error if it exists)", "String", "functionLoad", "String code", "FUNCTION, LOAD, code", "Replies.STATUS", None),
+  ("FUNCTION LOAD REPLACE code (the library's name)", "String", "functionLoadReplace", "String code", "FUNCTION, LOAD, REPLACE, code", "Replies.STATUS", None),
+  ("FUNCTION DELETE library-name", "String", "functionDelete", "String library", "FUNCTION, DELETE, library", "Replies.STATUS", None),
+  ("FUNCTION FLUSH", "String", "functionFlush", "", "FUNCTION, FLUSH", "Replies.STATUS", None),
  ]),
  "Server": ("server and connection", [
   ("PING", "String", "ping", "", "PING", "Replies.STATUS", None),

@@ -30,4 +30,24 @@ public interface AsyncScriptingCommands<K, V> {
 
     /** {@code SCRIPT FLUSH} */
     CompletableFuture<String> scriptFlush();
+
+    /** {@code FCALL function numkeys [key ...] [arg ...] (the function's reply as the server sent it)} */
+    @SuppressWarnings("unchecked")
+    CompletableFuture<RespValue> fcall(String function, K[] keys, V... args);
+
+    /** {@code FCALL_RO function numkeys [key ...] [arg ...] (only functions flagged no-writes)} */
+    @SuppressWarnings("unchecked")
+    CompletableFuture<RespValue> fcallReadOnly(String function, K[] keys, V... args);
+
+    /** {@code FUNCTION LOAD code (the library's name; an error if it exists)} */
+    CompletableFuture<String> functionLoad(String code);
+
+    /** {@code FUNCTION LOAD REPLACE code (the library's name)} */
+    CompletableFuture<String> functionLoadReplace(String code);
+
+    /** {@code FUNCTION DELETE library-name} */
+    CompletableFuture<String> functionDelete(String library);
+
+    /** {@code FUNCTION FLUSH} */
+    CompletableFuture<String> functionFlush();
 }

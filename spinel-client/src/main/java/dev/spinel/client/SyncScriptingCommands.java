@@ -29,4 +29,24 @@ public interface SyncScriptingCommands<K, V> {
 
     /** {@code SCRIPT FLUSH} */
     String scriptFlush();
+
+    /** {@code FCALL function numkeys [key ...] [arg ...] (the function's reply as the server sent it)} */
+    @SuppressWarnings("unchecked")
+    RespValue fcall(String function, K[] keys, V... args);
+
+    /** {@code FCALL_RO function numkeys [key ...] [arg ...] (only functions flagged no-writes)} */
+    @SuppressWarnings("unchecked")
+    RespValue fcallReadOnly(String function, K[] keys, V... args);
+
+    /** {@code FUNCTION LOAD code (the library's name; an error if it exists)} */
+    String functionLoad(String code);
+
+    /** {@code FUNCTION LOAD REPLACE code (the library's name)} */
+    String functionLoadReplace(String code);
+
+    /** {@code FUNCTION DELETE library-name} */
+    String functionDelete(String library);
+
+    /** {@code FUNCTION FLUSH} */
+    String functionFlush();
 }

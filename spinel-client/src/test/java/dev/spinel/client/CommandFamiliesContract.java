@@ -323,6 +323,27 @@ abstract class CommandFamiliesContract {
         assertEquals("NOSCRIPT No matching script. Please use EVAL.", missing.getMessage());
     }
 
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void functions(boolean r3) {
+        SyncCommands<String, String> s = client(r3, "FCALL", "FCALL_RO", "FUNCTION");
+        String[] k = keys(r3, "fa");
+        String lib = "#!lua name=famlib" + (r3 ? 3 : 2) + "\n"
+                + "redis.register_function('famset" + (r3 ? 3 : 2) + "', function(keys, args) redis.call('set', keys[1], args[1]); return redis.call('get', keys[1]) end)\n"
+                + "redis.register_function{function_name='famget" + (r3 ? 3 : 2) + "', callback=function(keys) return redis.call('get', keys[1]) end, flags={'no-writes'}}";
+        assertEquals("famlib" + (r3 ? 3 : 2), s.functionLoad(lib));
+        ServerErrorException exists = assertThrows(ServerErrorException.class, () -> s.functionLoad(lib));
+        assertTrue(exists.getMessage().contains("already exists"), exists.getMessage());
+        assertEquals("famlib" + (r3 ? 3 : 2), s.functionLoadReplace(lib));
+        assertEquals("v1", dev.spinel.protocol.RespValue.text(s.fcall("famset" + (r3 ? 3 : 2), new String[] {k[0]}, "v1")));
+        assertEquals("v1", dev.spinel.protocol.RespValue.text(s.fcallReadOnly("famget" + (r3 ? 3 : 2), new String[] {k[0]})));
+        assertThrows(ServerErrorException.class, () -> s.fcallReadOnly("famset" + (r3 ? 3 : 2), new String[] {k[0]}, "v2"));
+        assertEquals("OK", s.functionDelete("famlib" + (r3 ? 3 : 2)));
+        ServerErrorException gone = assertThrows(ServerErrorException.class, () -> s.fcall("famset" + (r3 ? 3 : 2), new String[] {k[0]}, "v3"));
+        assertEquals("ERR Function not found", gone.getMessage());
+        assertEquals("OK", s.functionFlush());
+    }
+
     private static String texts(dev.spinel.protocol.RespValue v) {
         StringBuilder sb = new StringBuilder("[");
         for (dev.spinel.protocol.RespValue item : ((dev.spinel.protocol.RespValue.Array) v).items()) {

@@ -29,6 +29,7 @@ public final class Names {
     public static final byte[] DECR = "DECR".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] DECRBY = "DECRBY".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] DEL = "DEL".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] DELETE = "DELETE".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] DISCARD = "DISCARD".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] ECHO = "ECHO".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] EVAL = "EVAL".getBytes(StandardCharsets.US_ASCII);
@@ -39,9 +40,12 @@ public final class Names {
     public static final byte[] EXISTS = "EXISTS".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] EXPIRE = "EXPIRE".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] EXPIREAT = "EXPIREAT".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] FCALL = "FCALL".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] FCALL_RO = "FCALL_RO".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] FLUSH = "FLUSH".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] FLUSHALL = "FLUSHALL".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] FLUSHDB = "FLUSHDB".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] FUNCTION = "FUNCTION".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] GEOADD = "GEOADD".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] GEODIST = "GEODIST".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] GEOHASH = "GEOHASH".getBytes(StandardCharsets.US_ASCII);
@@ -103,6 +107,7 @@ public final class Names {
     public static final byte[] RANDOMKEY = "RANDOMKEY".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] RENAME = "RENAME".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] RENAMENX = "RENAMENX".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] REPLACE = "REPLACE".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] RPOP = "RPOP".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] RPOPLPUSH = "RPOPLPUSH".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] RPUSH = "RPUSH".getBytes(StandardCharsets.US_ASCII);

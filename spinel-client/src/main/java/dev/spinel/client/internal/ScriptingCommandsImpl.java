@@ -42,4 +42,36 @@ public interface ScriptingCommandsImpl<K, V> extends AsyncScriptingCommands<K, V
     default CompletableFuture<String> scriptFlush() {
         return dispatch(new Command<>(Replies.STATUS, SCRIPT, FLUSH));
     }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    default CompletableFuture<RespValue> fcall(String function, K[] keys, V... args) {
+        return dispatch(new Command<>(Replies.RAW, cat(FCALL, function, (long) keys.length, ks(keys), vs(args))));
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    default CompletableFuture<RespValue> fcallReadOnly(String function, K[] keys, V... args) {
+        return dispatch(new Command<>(Replies.RAW, cat(FCALL_RO, function, (long) keys.length, ks(keys), vs(args))));
+    }
+
+    @Override
+    default CompletableFuture<String> functionLoad(String code) {
+        return dispatch(new Command<>(Replies.STATUS, FUNCTION, LOAD, code));
+    }
+
+    @Override
+    default CompletableFuture<String> functionLoadReplace(String code) {
+        return dispatch(new Command<>(Replies.STATUS, FUNCTION, LOAD, REPLACE, code));
+    }
+
+    @Override
+    default CompletableFuture<String> functionDelete(String library) {
+        return dispatch(new Command<>(Replies.STATUS, FUNCTION, DELETE, library));
+    }
+
+    @Override
+    default CompletableFuture<String> functionFlush() {
+        return dispatch(new Command<>(Replies.STATUS, FUNCTION, FLUSH));
+    }
 }

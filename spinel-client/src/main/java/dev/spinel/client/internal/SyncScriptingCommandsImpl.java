@@ -39,4 +39,36 @@ public interface SyncScriptingCommandsImpl<K, V> extends SyncScriptingCommands<K
     default String scriptFlush() {
         return await(async().scriptFlush());
     }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    default RespValue fcall(String function, K[] keys, V... args) {
+        return await(async().fcall(function, keys, args));
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    default RespValue fcallReadOnly(String function, K[] keys, V... args) {
+        return await(async().fcallReadOnly(function, keys, args));
+    }
+
+    @Override
+    default String functionLoad(String code) {
+        return await(async().functionLoad(code));
+    }
+
+    @Override
+    default String functionLoadReplace(String code) {
+        return await(async().functionLoadReplace(code));
+    }
+
+    @Override
+    default String functionDelete(String library) {
+        return await(async().functionDelete(library));
+    }
+
+    @Override
+    default String functionFlush() {
+        return await(async().functionFlush());
+    }
 }
