@@ -1,7 +1,8 @@
 package dev.spinel.server.scripting;
 
+import dev.spinel.server.config.Quoting;
+
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -28,7 +29,7 @@ record LibraryMetadata(String engine, String name, byte[] body) {
         if (nl < 0) {
             throw new FunctionError("Invalid library metadata");
         }
-        List<String> parts = splitArgs(new String(code, 0, nl, StandardCharsets.ISO_8859_1));
+        List<String> parts = Quoting.split(new String(code, 0, nl, StandardCharsets.ISO_8859_1));
         if (parts == null || parts.isEmpty()) {
             throw new FunctionError("Invalid library metadata");
         }
@@ -63,89 +64,5 @@ record LibraryMetadata(String engine, String name, byte[] body) {
             }
         }
         return true;
-    }
-
-    /**
-     * Redis's {@code sdssplitargs} for what a shebang holds: words separated by blanks, a word wholly in
-     * double or single quotes unquoted (escapes of double quotes: {@code \"}, {@code \\}, {@code \n}...);
-     * null on unbalanced quotes or a closing quote not followed by a blank.
-     */
-    private static List<String> splitArgs(String line) {
-        List<String> out = new ArrayList<>();
-        int i = 0;
-        int n = line.length();
-        while (true) {
-            while (i < n && Character.isWhitespace(line.charAt(i))) {
-                i++;
-            }
-            if (i >= n) {
-                return out;
-            }
-            StringBuilder sb = new StringBuilder();
-            boolean inDq = false;
-            boolean inSq = false;
-            while (true) {
-                if (inDq) {
-                    if (i >= n) {
-                        return null;
-                    }
-                    char c = line.charAt(i);
-                    if (c == '\\' && i + 1 < n) {
-                        char e = line.charAt(++i);
-                        sb.append(switch (e) {
-                            case 'n' -> '\n';
-                            case 'r' -> '\r';
-                            case 't' -> '\t';
-                            case 'b' -> '\b';
-                            case 'a' -> (char) 7;
-                            default -> e;
-                        });
-                    } else if (c == '"') {
-                        if (i + 1 < n && !Character.isWhitespace(line.charAt(i + 1))) {
-                            return null;
-                        }
-                        inDq = false;
-                        i++;
-                        break;
-                    } else {
-                        sb.append(c);
-                    }
-                } else if (inSq) {
-                    if (i >= n) {
-                        return null;
-                    }
-                    char c = line.charAt(i);
-                    if (c == '\\' && i + 1 < n && line.charAt(i + 1) == '\'') {
-                        sb.append('\'');
-                        i++;
-                    } else if (c == '\'') {
-                        if (i + 1 < n && !Character.isWhitespace(line.charAt(i + 1))) {
-                            return null;
-                        }
-                        inSq = false;
-                        i++;
-                        break;
-                    } else {
-                        sb.append(c);
-                    }
-                } else {
-                    if (i >= n) {
-                        break;
-                    }
-                    char c = line.charAt(i);
-                    if (c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\0') {
-                        break;
-                    } else if (c == '"') {
-                        inDq = true;
-                    } else if (c == '\'') {
-                        inSq = true;
-                    } else {
-                        sb.append(c);
-                    }
-                }
-                i++;
-            }
-            out.add(sb.toString());
-        }
     }
 }
