@@ -1,12 +1,9 @@
 package dev.spinel.server.diff;
 
-import dev.spinel.server.SpinelServer;
-import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.testing.RawClient;
-import dev.spinel.server.testing.RedisServerProcess;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import dev.spinel.server.testing.SideBySide;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -24,31 +21,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * names the seed and the step.
  */
 class BitmapRandomizedDiffTest {
-    private static RedisServerProcess redis;
-    private static SpinelServer spinel;
-
-    @BeforeAll
-    static void start() {
-        redis = RedisServerProcess.start();
-        spinel = SpinelServer.start(ServerConfig.defaults().with("port", "0"));
-    }
-
-    @AfterAll
-    static void stop() {
-        if (spinel != null) {
-            spinel.close();
-        }
-        if (redis != null) {
-            redis.close();
-        }
-    }
+    @RegisterExtension
+    static final SideBySide SERVERS = new SideBySide();
 
     @Test
     void randomBitmapCommands() throws IOException {
         long seed = Long.getLong("random.seed", 20261123L);
         int steps = Integer.getInteger("random.steps", 8000);
         Random rnd = new Random(seed);
-        try (RawClient a = new RawClient(spinel.port()); RawClient b = new RawClient(redis.port())) {
+        try (RawClient a = new RawClient(SERVERS.spinel().port()); RawClient b = new RawClient(SERVERS.redis().port())) {
             long changesA = changes(a);
             long changesB = changes(b);
             for (int step = 0; step < steps; step++) {

@@ -1,12 +1,9 @@
 package dev.spinel.server.diff;
 
-import dev.spinel.server.SpinelServer;
-import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.testing.RawClient;
-import dev.spinel.server.testing.RedisServerProcess;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import dev.spinel.server.testing.SideBySide;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -30,24 +27,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * reproduces both, so even the order of ties is compared exactly. A failure names the seed and the step.
  */
 class GeoRandomizedDiffTest {
-    private static RedisServerProcess redis;
-    private static SpinelServer spinel;
-
-    @BeforeAll
-    static void start() {
-        redis = RedisServerProcess.start();
-        spinel = SpinelServer.start(ServerConfig.defaults().with("port", "0"));
-    }
-
-    @AfterAll
-    static void stop() {
-        if (spinel != null) {
-            spinel.close();
-        }
-        if (redis != null) {
-            redis.close();
-        }
-    }
+    @RegisterExtension
+    static final SideBySide SERVERS = new SideBySide();
 
     private static final String[] UNITS = {"m", "km", "mi", "ft", "KM"};
 
@@ -57,7 +38,7 @@ class GeoRandomizedDiffTest {
         int steps = Integer.getInteger("random.steps", 4000);
         Random rnd = new Random(seed);
         List<String> members = new ArrayList<>();
-        try (RawClient a = new RawClient(spinel.port()); RawClient b = new RawClient(redis.port())) {
+        try (RawClient a = new RawClient(SERVERS.spinel().port()); RawClient b = new RawClient(SERVERS.redis().port())) {
             a.call("FLUSHALL");
             b.call("FLUSHALL");
             // a big set (skip list) and a small one (listpack)

@@ -1,12 +1,9 @@
 package dev.spinel.server.diff;
 
-import dev.spinel.server.SpinelServer;
-import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.testing.RawClient;
-import dev.spinel.server.testing.RedisServerProcess;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import dev.spinel.server.testing.SideBySide;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -25,24 +22,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * (Redis's bytes used by Spinel and the other way round). A failure names the seed and the step.
  */
 class HyperLogLogRandomizedDiffTest {
-    private static RedisServerProcess redis;
-    private static SpinelServer spinel;
-
-    @BeforeAll
-    static void start() {
-        redis = RedisServerProcess.start();
-        spinel = SpinelServer.start(ServerConfig.defaults().with("port", "0"));
-    }
-
-    @AfterAll
-    static void stop() {
-        if (spinel != null) {
-            spinel.close();
-        }
-        if (redis != null) {
-            redis.close();
-        }
-    }
+    @RegisterExtension
+    static final SideBySide SERVERS = new SideBySide();
 
     private static final String[] KEYS = {"h1", "h2", "h3", "h4", "h5"};
     private static final String[] SPARSE_MAX = {"3000", "3000", "3000", "100", "500", "10000", "0"};
@@ -52,7 +33,7 @@ class HyperLogLogRandomizedDiffTest {
         long seed = Long.getLong("random.seed", 20261123L);
         int steps = Integer.getInteger("random.steps", 3000);
         Random rnd = new Random(seed);
-        try (RawClient a = new RawClient(spinel.port()); RawClient b = new RawClient(redis.port())) {
+        try (RawClient a = new RawClient(SERVERS.spinel().port()); RawClient b = new RawClient(SERVERS.redis().port())) {
             for (int step = 0; step < steps; step++) {
                 if (rnd.nextInt(40) == 0) {
                     transplant(rnd, a, b, seed, step);
