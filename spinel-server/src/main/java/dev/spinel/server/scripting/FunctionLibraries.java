@@ -6,7 +6,6 @@ import org.luaj.vm2.LuaString;
 import org.luaj.vm2.LuaTable;
 import org.luaj.vm2.LuaValue;
 import org.luaj.vm2.Varargs;
-import org.luaj.vm2.lib.ThreeArgFunction;
 import org.luaj.vm2.lib.TwoArgFunction;
 import org.luaj.vm2.lib.VarArgFunction;
 
@@ -120,7 +119,7 @@ public final class FunctionLibraries {
                 return v;
             }
         });
-        meta.rawset("__newindex", READONLY);
+        meta.rawset("__newindex", LuaSandbox.READONLY);
         meta.rawset("__metatable", LuaValue.FALSE);
         env.setmetatable(meta);
     }
@@ -456,17 +455,9 @@ public final class FunctionLibraries {
         return sandbox;
     }
 
-    private static final ThreeArgFunction READONLY = new ThreeArgFunction() {
-        @Override
-        public LuaValue call(LuaValue t, LuaValue k, LuaValue v) {
-            throw new LuaError("Attempt to modify a readonly table");
-        }
-    };
-
+    /** Read-only like the sandbox's libraries, and a missing name is an error as on Redis's load API tables. */
     private static LuaTable readOnly(LuaTable table) {
-        LuaTable proxy = new LuaTable();
-        LuaTable meta = new LuaTable();
-        meta.rawset("__index", new TwoArgFunction() {
+        return LuaSandbox.readOnly(new TwoArgFunction() {
             @Override
             public LuaValue call(LuaValue t, LuaValue key) {
                 LuaValue v = table.rawget(key);
@@ -476,10 +467,6 @@ public final class FunctionLibraries {
                 return v;
             }
         });
-        meta.rawset("__newindex", READONLY);
-        meta.rawset("__metatable", LuaValue.FALSE);
-        proxy.setmetatable(meta);
-        return proxy;
     }
 
     static LuaString bytes(byte[] b) {

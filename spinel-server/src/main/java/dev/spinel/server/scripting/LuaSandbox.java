@@ -115,17 +115,21 @@ final class LuaSandbox {
         globals.rawset("_G", env);
     }
 
-    private static final ThreeArgFunction READONLY = new ThreeArgFunction() {
+    static final ThreeArgFunction READONLY = new ThreeArgFunction() {
         @Override
         public LuaValue call(LuaValue t, LuaValue k, LuaValue v) {
             throw new LuaError("Attempt to modify a readonly table");
         }
     };
 
-    private static LuaTable readOnly(LuaValue table) {
+    /**
+     * A proxy that reads through {@code index} (a table, or a function of (table, key)) and refuses every
+     * assignment with Redis's "Attempt to modify a readonly table".
+     */
+    static LuaTable readOnly(LuaValue index) {
         LuaTable proxy = new LuaTable();
         LuaTable meta = new LuaTable();
-        meta.rawset("__index", table);
+        meta.rawset("__index", index);
         meta.rawset("__newindex", READONLY);
         meta.rawset("__metatable", LuaValue.FALSE);
         proxy.setmetatable(meta);
