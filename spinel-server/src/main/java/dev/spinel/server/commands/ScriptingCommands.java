@@ -74,14 +74,8 @@ final class ScriptingCommands {
             }
         }
         int k = (int) numkeys;
-        byte[][] keys = new byte[k][];
-        for (int i = 0; i < k; i++) {
-            keys[i] = a.copy(3 + i);
-        }
-        byte[][] argv = new byte[a.count() - 3 - k][];
-        for (int i = 0; i < argv.length; i++) {
-            argv[i] = a.copy(3 + k + i);
-        }
+        byte[][] keys = copies(a, 3, k);
+        byte[][] argv = copies(a, 3 + k, a.count() - 3 - k);
         s.engine().scripting().run(s, script, keys, argv, readOnly);
     }
 
@@ -134,14 +128,8 @@ final class ScriptingCommands {
             throw new RedisError("ERR Number of keys can't be negative");
         }
         int k = (int) numkeys;
-        byte[][] keys = new byte[k][];
-        for (int i = 0; i < k; i++) {
-            keys[i] = a.copy(3 + i);
-        }
-        byte[][] argv = new byte[a.count() - 3 - k][];
-        for (int i = 0; i < argv.length; i++) {
-            argv[i] = a.copy(3 + k + i);
-        }
+        byte[][] keys = copies(a, 3, k);
+        byte[][] argv = copies(a, 3 + k, a.count() - 3 - k);
         byte[][] command = new byte[a.count()][];
         for (int i = 0; i < command.length; i++) {
             command[i] = a.copy(i);
@@ -166,5 +154,14 @@ final class ScriptingCommands {
                 "    Kill the currently executing Lua script.",
                 "LOAD <script>",
                 "    Load a script into the scripts cache without executing it.");
+    }
+
+    /** Copies of {@code n} arguments from {@code from} on (a script's KEYS or ARGV). */
+    private static byte[][] copies(Args a, int from, int n) {
+        byte[][] out = new byte[n][];
+        for (int i = 0; i < n; i++) {
+            out[i] = a.copy(from + i);
+        }
+        return out;
     }
 }
