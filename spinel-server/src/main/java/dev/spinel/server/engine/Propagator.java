@@ -36,4 +36,14 @@ public interface Propagator {
 
     /** Runs {@code task} (on the log's thread) once {@link #acknowledged}{@code (position)} holds. */
     void whenAcknowledged(long position, Runnable task);
+
+    /**
+     * Lets the calling event loop write what the log has pending itself, as Redis writes its AOF buffer
+     * before it sends replies, when that alone acknowledges {@code position} (not under
+     * {@code appendfsync always}, never while another thread writes, never after a failed write).
+     * Returns whether {@code position} is acknowledged now; when not, use {@link #whenAcknowledged}.
+     */
+    default boolean writeNow(long position) {
+        return acknowledged(position);
+    }
 }

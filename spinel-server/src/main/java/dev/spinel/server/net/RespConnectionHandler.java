@@ -246,14 +246,12 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
         int size = out.size();
         Propagator log = engine.propagator();
         if (size > 0 && log != null && !log.acknowledged(session.logPosition())) {
-            // Log before reply: these replies wait until the writes they acknowledge are logged
-            // (one fsync covers the batches of every connection waiting for it).
+            // Log before reply: these replies wait until the writes they acknowledge are logged. The
+            // loop first tries to write the log itself, in a task that runs after the rest of this read
+            // batch, so one write covers every connection the loop served in it (Redis's beforeSleep).
             if (!flushPending) {
                 flushPending = true;
-                log.whenAcknowledged(session.logPosition(), () -> ctx.executor().execute(() -> {
-                    flushPending = false;
-                    flushReplies();
-                }));
+                ctx.executor().execute(writeLogThenFlush);
             }
             return;
         }
@@ -273,6 +271,22 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
         } else if (closeAfterReply) {
             ctx.close();
         }
+    }
+
+    /** See {@link #flushReplies}: the log written by this loop, or else by the log's thread (one fsync covers every connection's batch). */
+    private final Runnable writeLogThenFlush = this::writeLogThenFlush;
+
+    private void writeLogThenFlush() {
+        Propagator log = engine.propagator();
+        if (session == null || log == null || log.writeNow(session.logPosition())) {
+            flushPending = false;
+            flushReplies();
+            return;
+        }
+        log.whenAcknowledged(session.logPosition(), () -> ctx.executor().execute(() -> {
+            flushPending = false;
+            flushReplies();
+        }));
     }
 
     @Override

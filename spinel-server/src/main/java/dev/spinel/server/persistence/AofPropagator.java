@@ -103,6 +103,11 @@ final class AofPropagator implements Propagator {
         file.whenAcknowledged(position, task);
     }
 
+    @Override
+    public boolean writeNow(long position) {
+        return file.writeNow(position);
+    }
+
     private static final byte[] SET = b("SET");
     private static final byte[] DEL = b("DEL");
     private static final byte[] PXAT = b("PXAT");
