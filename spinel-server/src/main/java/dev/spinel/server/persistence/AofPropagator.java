@@ -1,6 +1,7 @@
 package dev.spinel.server.persistence;
 
 import dev.spinel.protocol.Args;
+import dev.spinel.protocol.Numbers;
 import dev.spinel.server.engine.Command;
 import dev.spinel.server.engine.Propagator;
 import dev.spinel.server.engine.Session;
@@ -60,13 +61,12 @@ final class AofPropagator implements Propagator {
         if (e.count == 0) {
             return;
         }
-        byte[] frame = e.frame();
         if (s.executingTransaction()) {
-            txCommands.get().add(frame);
+            txCommands.get().add(e.frame());
             txDbs.get().add(new int[] {s.dbIndex()});
             return;
         }
-        s.logPosition(file.append(s.dbIndex(), frame, 0, frame.length));
+        s.logPosition(file.append(s.dbIndex(), e.buf, 0, e.len)); // copied into the log's buffer: no frame of its own
     }
 
     /**
@@ -78,8 +78,7 @@ final class AofPropagator implements Propagator {
         Encoder e = encoders.get();
         e.reset();
         e.command(argv);
-        byte[] frame = e.frame();
-        file.append(db, frame, 0, frame.length);
+        file.append(db, e.buf, 0, e.len);
     }
 
     @Override
@@ -252,8 +251,9 @@ final class AofPropagator implements Propagator {
 
     /** RESP array-of-bulks encoder into a reusable buffer. */
     private static final class Encoder {
-        private byte[] buf = new byte[256];
-        private int len;
+        /** The encoded command(s): {@code buf[0, len)}. */
+        byte[] buf = new byte[256];
+        int len;
         int count;
 
         void reset() {
@@ -263,7 +263,7 @@ final class AofPropagator implements Propagator {
 
         void begin(int n) {
             count = n;
-            ascii("*" + n + "\r\n");
+            header('*', n);
         }
 
         /** Appends one whole command (several may share a frame; {@code count} counts commands then). */
@@ -285,28 +285,36 @@ final class AofPropagator implements Propagator {
         }
 
         void number(long v) {
-            bulk(Long.toString(v).getBytes(StandardCharsets.US_ASCII));
+            int digits = Numbers.digits(v);
+            header('$', digits);
+            ensure(digits + 2);
+            len = Numbers.writeLong(buf, len, v);
+            buf[len++] = '\r';
+            buf[len++] = '\n';
         }
 
         private void bytes(byte[] b, int off, int n) {
-            ascii("$" + n + "\r\n");
-            raw(b, off, n);
-            raw(CRLF, 0, 2);
-        }
-
-        private static final byte[] CRLF = {'\r', '\n'};
-
-        private void ascii(String s) {
-            byte[] b = s.getBytes(StandardCharsets.US_ASCII);
-            raw(b, 0, b.length);
-        }
-
-        private void raw(byte[] b, int off, int n) {
-            if (len + n > buf.length) {
-                buf = java.util.Arrays.copyOf(buf, Math.max(buf.length * 2, len + n));
-            }
+            header('$', n);
+            ensure(n + 2);
             System.arraycopy(b, off, buf, len, n);
             len += n;
+            buf[len++] = '\r';
+            buf[len++] = '\n';
+        }
+
+        /** {@code *n\r\n} or {@code $n\r\n}, the digits written in place (this ran per argument: no String each time). */
+        private void header(char type, long n) {
+            ensure(1 + 20 + 2);
+            buf[len++] = (byte) type;
+            len = Numbers.writeLong(buf, len, n);
+            buf[len++] = '\r';
+            buf[len++] = '\n';
+        }
+
+        private void ensure(int more) {
+            if (len + more > buf.length) {
+                buf = java.util.Arrays.copyOf(buf, Math.max(buf.length * 2, len + more));
+            }
         }
 
         byte[] frame() {
