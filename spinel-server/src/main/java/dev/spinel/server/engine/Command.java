@@ -17,6 +17,12 @@ public final class Command {
     private final CommandSpec spec;
     private final CommandHandler handler;
     private final String upperName;
+    /**
+     * Whether the append-only log sees this command: flagged write, or PFCOUNT (flagged readonly, but
+     * refreshing an HLL's cached cardinality writes the key and Redis logs the PFCOUNT then, so that a
+     * replay stores the same bytes). Decided once here, not by name per command.
+     */
+    private final boolean logged;
     private final Map<String, Command> subcommands = new HashMap<>();
     final LoopCounter calls = new LoopCounter();
     final LoopCounter micros = new LoopCounter();
@@ -28,6 +34,12 @@ public final class Command {
         this.handler = handler;
         String n = spec.name();
         this.upperName = n.substring(0, n.indexOf('|') < 0 ? n.length() : n.indexOf('|')).toUpperCase(Locale.ROOT);
+        this.logged = spec.has("write") || n.equals("pfcount");
+    }
+
+    /** See {@link #logged}. */
+    public boolean logged() {
+        return logged;
     }
 
     public CommandSpec spec() {

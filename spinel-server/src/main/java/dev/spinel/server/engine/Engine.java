@@ -417,9 +417,7 @@ public final class Engine {
     /** Runs one command that passed dispatch's checks (EXEC runs its queued commands through here). */
     void run(Session session, Command cmd, Args args) {
         Propagator p = propagator;
-        if (p == null || session.executingTransaction() || !(cmd.spec().has("write") || cmd.name().equals("pfcount"))) {
-            // (PFCOUNT is flagged readonly, but refreshing an HLL's cached cardinality writes the key and
-            // Redis logs the PFCOUNT then, so that a replay stores the same bytes.)
+        if (p == null || session.executingTransaction() || !cmd.logged()) {
             runCommand(session, cmd, args, null);
             return;
         }
