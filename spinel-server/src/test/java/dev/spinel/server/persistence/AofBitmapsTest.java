@@ -1,18 +1,14 @@
 package dev.spinel.server.persistence;
 
 import dev.spinel.server.SpinelServer;
-import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.testing.RawClient;
-import dev.spinel.server.testing.RedisServerProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -29,8 +25,7 @@ class AofBitmapsTest {
     Path dir;
 
     private SpinelServer start() {
-        return SpinelServer.start(ServerConfig.defaults().with("port", "0").with("dir", dir.toString())
-                .with("appendonly", "yes").with("appendfsync", "always"));
+        return AofReplay.startLogging(dir);
     }
 
     private static final List<String> KEYS = List.of("b1", "b2", "and", "not", "gone", "bf");
@@ -62,27 +57,13 @@ class AofBitmapsTest {
             c.call("BITOP", "OR", "gone", "missing");
             expected = state(c);
         }
-        String log;
-        try (Stream<Path> files = Files.list(dir.resolve("appendonlydir"))) {
-            StringBuilder all = new StringBuilder();
-            for (Path p : files.filter(p -> p.toString().endsWith(".incr.aof")).toList()) {
-                all.append(Files.readString(p, StandardCharsets.ISO_8859_1));
-            }
-            log = all.toString();
-        }
+        String log = AofReplay.incrLogs(dir);
         assertEquals(3, count(log, "$6\r\nSETBIT\r\n"), log);
         assertEquals(2, count(log, "$8\r\nBITFIELD\r\n"), log);
         assertEquals(3, count(log, "$5\r\nBITOP\r\n"), log);
         assertFalse(log.contains("BITFIELD_RO"), log);
 
-        try (SpinelServer s = start(); RawClient c = new RawClient(s.port())) {
-            assertEquals(expected, state(c));
-        }
-        try (RedisServerProcess redis = RedisServerProcess.start("--dir", dir.toString(), "--appendonly", "yes");
-             RawClient c = new RawClient(redis.port())) {
-            AofTest.awaitLoaded(c);
-            assertEquals(expected, state(c));
-        }
+        AofReplay.assertBothReplay(dir, expected, AofBitmapsTest::state);
         assertTrue(expected.contains("gone=$-1"), expected);
     }
 

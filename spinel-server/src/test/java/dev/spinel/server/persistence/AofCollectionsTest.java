@@ -1,9 +1,7 @@
 package dev.spinel.server.persistence;
 
 import dev.spinel.server.SpinelServer;
-import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.testing.RawClient;
-import dev.spinel.server.testing.RedisServerProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,8 +28,7 @@ class AofCollectionsTest {
     Path dir;
 
     private SpinelServer start() {
-        return SpinelServer.start(ServerConfig.defaults().with("port", "0").with("dir", dir.toString())
-                .with("appendonly", "yes").with("appendfsync", "always"));
+        return AofReplay.startLogging(dir);
     }
 
     private static final String[] UNIVERSE = new String[60];
@@ -170,13 +167,6 @@ class AofCollectionsTest {
         assertTrue(check.waitFor(60, TimeUnit.SECONDS));
         assertEquals(0, check.exitValue(), report);
 
-        try (SpinelServer s = start(); RawClient c = new RawClient(s.port())) {
-            assertEquals(expected, state(c));
-        }
-        try (RedisServerProcess redis = RedisServerProcess.start("--dir", dir.toString(), "--appendonly", "yes");
-             RawClient c = new RawClient(redis.port())) {
-            AofTest.awaitLoaded(c);
-            assertEquals(expected, state(c));
-        }
+        AofReplay.assertBothReplay(dir, expected, AofCollectionsTest::state);
     }
 }

@@ -1,15 +1,11 @@
 package dev.spinel.server.persistence;
 
 import dev.spinel.server.SpinelServer;
-import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.testing.RawClient;
-import dev.spinel.server.testing.RedisServerProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -27,8 +23,7 @@ class AofGeoTest {
     Path dir;
 
     private SpinelServer start() {
-        return SpinelServer.start(ServerConfig.defaults().with("port", "0").with("dir", dir.toString())
-                .with("appendonly", "yes").with("appendfsync", "always"));
+        return AofReplay.startLogging(dir);
     }
 
     private static String state(RawClient c) throws Exception {
@@ -55,7 +50,7 @@ class AofGeoTest {
             c.call("GEOSEARCHSTORE", "gone", "Sicily", "FROMLONLAT", "0", "0", "BYRADIUS", "1", "km"); // empty: deleted
             expected = state(c);
         }
-        String log = Files.readString(dir.resolve("appendonlydir").resolve("appendonly.aof.1.incr.aof"), StandardCharsets.ISO_8859_1);
+        String log = AofReplay.incrLogs(dir);
         assertFalse(log.contains("GEOADD") || log.contains("geoadd"), log);
         assertTrue(log.contains("$4\r\nzadd\r\n$6\r\nSicily\r\n$2\r\nCH\r\n$2\r\nXX\r\n$16\r\n3479099937378871\r\n$7\r\nPalermo\r\n"), log);
         assertEquals(2, log.split("zadd", -1).length - 1, log);
@@ -63,13 +58,6 @@ class AofGeoTest {
         assertEquals(2, log.split("GEOSEARCHSTORE", -1).length - 1, log);
         assertTrue(expected.contains("gone=*0"), expected);
 
-        try (SpinelServer s = start(); RawClient c = new RawClient(s.port())) {
-            assertEquals(expected, state(c));
-        }
-        try (RedisServerProcess redis = RedisServerProcess.start("--dir", dir.toString(), "--appendonly", "yes");
-             RawClient c = new RawClient(redis.port())) {
-            AofTest.awaitLoaded(c);
-            assertEquals(expected, state(c));
-        }
+        AofReplay.assertBothReplay(dir, expected, AofGeoTest::state);
     }
 }

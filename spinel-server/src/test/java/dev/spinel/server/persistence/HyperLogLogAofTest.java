@@ -27,8 +27,7 @@ class HyperLogLogAofTest {
     Path dir;
 
     private SpinelServer start() {
-        return SpinelServer.start(ServerConfig.defaults().with("port", "0").with("dir", dir.toString())
-                .with("appendonly", "yes").with("appendfsync", "always"));
+        return AofReplay.startLogging(dir);
     }
 
     private static final List<String> KEYS = List.of("sparse", "dense", "merged", "counted", "todense");
@@ -64,18 +63,10 @@ class HyperLogLogAofTest {
             c.call("PFCOUNT", "sparse", "dense"); // several keys: read only
             expected = state(c);
         }
-        String log = Files.readString(dir.resolve("appendonlydir").resolve("appendonly.aof.1.incr.aof"),
-                StandardCharsets.ISO_8859_1);
+        String log = AofReplay.incrLogs(dir);
         assertEquals(2, log.split("\\$7\r\nPFCOUNT\r\n", -1).length - 1, log);
         assertTrue(log.contains("$7\r\nPFDEBUG\r\n"), log);
-        try (SpinelServer s = start(); RawClient c = new RawClient(s.port())) {
-            assertEquals(expected, state(c));
-        }
-        try (RedisServerProcess redis = RedisServerProcess.start("--dir", dir.toString(), "--appendonly", "yes");
-             RawClient c = new RawClient(redis.port())) {
-            AofTest.awaitLoaded(c);
-            assertEquals(expected, state(c));
-        }
+        AofReplay.assertBothReplay(dir, expected, HyperLogLogAofTest::state);
     }
 
     @Test

@@ -1,15 +1,11 @@
 package dev.spinel.server.persistence;
 
 import dev.spinel.server.SpinelServer;
-import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.testing.RawClient;
-import dev.spinel.server.testing.RedisServerProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -28,8 +24,7 @@ class ScriptAofTest {
     Path dir;
 
     private SpinelServer start() {
-        return SpinelServer.start(ServerConfig.defaults().with("port", "0").with("dir", dir.toString())
-                .with("appendonly", "yes").with("appendfsync", "always"));
+        return AofReplay.startLogging(dir);
     }
 
     private static String state(RawClient c) throws Exception {
@@ -68,7 +63,7 @@ class ScriptAofTest {
             c.call("EXEC");
             expected = state(c);
         }
-        String log = Files.readString(dir.resolve("appendonlydir").resolve("appendonly.aof.1.incr.aof"), StandardCharsets.ISO_8859_1);
+        String log = AofReplay.incrLogs(dir);
         assertFalse(log.toLowerCase(java.util.Locale.ROOT).contains("eval"), log);
         assertFalse(log.toLowerCase(java.util.Locale.ROOT).contains("spop"), log);
         assertEquals(4, log.split("MULTI", -1).length - 1, log); // incr+incrby, sadd+srem+set, hset+pexpireat, the EXEC block
@@ -76,13 +71,6 @@ class ScriptAofTest {
         assertTrue(log.contains("PEXPIREAT"), log);
         assertTrue(expected.contains("db3=$7\r\nin db 3"), expected);
 
-        try (SpinelServer s = start(); RawClient c = new RawClient(s.port())) {
-            assertEquals(expected, state(c));
-        }
-        try (RedisServerProcess redis = RedisServerProcess.start("--dir", dir.toString(), "--appendonly", "yes");
-             RawClient c = new RawClient(redis.port())) {
-            AofTest.awaitLoaded(c);
-            assertEquals(expected, state(c));
-        }
+        AofReplay.assertBothReplay(dir, expected, ScriptAofTest::state);
     }
 }
