@@ -152,6 +152,36 @@ FAMILIES = {
   ("PFCOUNT key [key ...] (the estimated cardinality of their union)", "Long", "pfcount", "K... keys", "PFCOUNT, ks(keys)", "Replies.LONG", None),
   ("PFMERGE destkey [sourcekey ...]", "String", "pfmerge", "K destkey, K... sourcekeys", "PFMERGE, k(destkey), ks(sourcekeys)", "Replies.STATUS", None),
  ]),
+ "Stream": ("streams", [
+  ("XADD key * field value [field value ...] (the new entry's ID)", "String", "xadd", "K key, Map<K, V> fields", "XADD, k(key), \"*\", kv(fields)", "Replies.STATUS", None),
+  ("XADD key id field value [field value ...] (an explicit ID, or <ms>-* for the next sequence)", "String", "xadd", "K key, String id, Map<K, V> fields", "XADD, k(key), id, kv(fields)", "Replies.STATUS", None),
+  ("XADD key [NOMKSTREAM] [MAXLEN|MINID [=|~] threshold [LIMIT count]] *|id field value [...] (null when NOMKSTREAM found no stream)", "String", "xadd", "K key, XAddArgs args, Map<K, V> fields", "XADD, k(key), args.encode(), kv(fields)", "StreamReplies.ID_OR_NULL", None),
+  ("XLEN key", "Long", "xlen", "K key", "XLEN, k(key)", "Replies.LONG", None),
+  ("XRANGE key start end (- and + for the ends, ( before an ID for exclusive)", "List<StreamEntry<K, V>>", "xrange", "K key, String start, String end", "XRANGE, k(key), start, end", "StreamReplies.entries(replies())", None),
+  ("XRANGE key start end COUNT count", "List<StreamEntry<K, V>>", "xrange", "K key, String start, String end, long count", "XRANGE, k(key), start, end, COUNT, count", "StreamReplies.entries(replies())", None),
+  ("XREVRANGE key end start", "List<StreamEntry<K, V>>", "xrevrange", "K key, String end, String start", "XREVRANGE, k(key), end, start", "StreamReplies.entries(replies())", None),
+  ("XREVRANGE key end start COUNT count", "List<StreamEntry<K, V>>", "xrevrange", "K key, String end, String start, long count", "XREVRANGE, k(key), end, start, COUNT, count", "StreamReplies.entries(replies())", None),
+  ("XDEL key id [id ...] (entries deleted)", "Long", "xdel", "K key, String... ids", "XDEL, k(key), (Object[]) ids", "Replies.LONG", None),
+  ("XTRIM key MAXLEN|MINID [=|~] threshold [LIMIT count] (entries evicted)", "Long", "xtrim", "K key, StreamTrim trim", "XTRIM, k(key), trim.encode()", "Replies.LONG", None),
+  ("XSETID key last-id", "String", "xsetid", "K key, String lastId", "XSETID, k(key), lastId", "Replies.STATUS", None),
+  ("XREAD [COUNT count] STREAMS key [key ...] id [id ...] (per stream its entries after the ID; empty when none; count 0: no COUNT)", "Map<K, List<StreamEntry<K, V>>>", "xread", "long count, Map<K, String> streams", "XREAD, StreamReplies.readArgs(this, count, -1, false, streams)", "StreamReplies.streams(replies())", None),
+  ("XREAD [COUNT count] BLOCK milliseconds STREAMS key [key ...] id [id ...] (waits for entries; empty on timeout; 0 waits for ever; $ for entries added from now)", "Map<K, List<StreamEntry<K, V>>>", "xreadBlocking", "long blockMillis, long count, Map<K, String> streams", "XREAD, StreamReplies.readArgs(this, count, blockMillis, false, streams)", "StreamReplies.streams(replies())", "blockMillis / 1000.0"),
+  ("XGROUP CREATE key group id|$", "String", "xgroupCreate", "K key, K group, String id", "XGROUP, CREATE, k(key), k(group), id", "Replies.STATUS", None),
+  ("XGROUP CREATE key group id|$ MKSTREAM (creates the stream if missing)", "String", "xgroupCreateMkStream", "K key, K group, String id", "XGROUP, CREATE, k(key), k(group), id, MKSTREAM", "Replies.STATUS", None),
+  ("XGROUP DESTROY key group (true if it existed)", "Boolean", "xgroupDestroy", "K key, K group", "XGROUP, DESTROY, k(key), k(group)", "Replies.BOOLEAN", None),
+  ("XGROUP CREATECONSUMER key group consumer (true if created)", "Boolean", "xgroupCreateConsumer", "K key, K group, K consumer", "XGROUP, CREATECONSUMER, k(key), k(group), k(consumer)", "Replies.BOOLEAN", None),
+  ("XGROUP DELCONSUMER key group consumer (the pending entries it had)", "Long", "xgroupDelConsumer", "K key, K group, K consumer", "XGROUP, DELCONSUMER, k(key), k(group), k(consumer)", "Replies.LONG", None),
+  ("XGROUP SETID key group id|$", "String", "xgroupSetId", "K key, K group, String id", "XGROUP, SETID, k(key), k(group), id", "Replies.STATUS", None),
+  ("XREADGROUP GROUP group consumer [COUNT count] STREAMS key [key ...] id [id ...] (> for new entries, an ID for this consumer's pending ones; count 0: no COUNT)", "Map<K, List<StreamEntry<K, V>>>", "xreadgroup", "K group, K consumer, long count, Map<K, String> streams", "XREADGROUP, GROUP, k(group), k(consumer), StreamReplies.readArgs(this, count, -1, false, streams)", "StreamReplies.streams(replies())", None),
+  ("XREADGROUP GROUP group consumer [COUNT count] NOACK STREAMS key [key ...] id [id ...] (delivered without entering the pending list)", "Map<K, List<StreamEntry<K, V>>>", "xreadgroupNoAck", "K group, K consumer, long count, Map<K, String> streams", "XREADGROUP, GROUP, k(group), k(consumer), StreamReplies.readArgs(this, count, -1, true, streams)", "StreamReplies.streams(replies())", None),
+  ("XREADGROUP GROUP group consumer [COUNT count] BLOCK milliseconds STREAMS key [key ...] id [id ...] (empty on timeout)", "Map<K, List<StreamEntry<K, V>>>", "xreadgroupBlocking", "K group, K consumer, long blockMillis, long count, Map<K, String> streams", "XREADGROUP, GROUP, k(group), k(consumer), StreamReplies.readArgs(this, count, blockMillis, false, streams)", "StreamReplies.streams(replies())", "blockMillis / 1000.0"),
+  ("XACK key group id [id ...] (entries acknowledged)", "Long", "xack", "K key, K group, String... ids", "XACK, k(key), k(group), (Object[]) ids", "Replies.LONG", None),
+  ("XPENDING key group (the summary)", "PendingSummary<K>", "xpending", "K key, K group", "XPENDING, k(key), k(group)", "StreamReplies.summary(replies())", None),
+  ("XPENDING key group start end count", "List<PendingMessage<K>>", "xpending", "K key, K group, String start, String end, long count", "XPENDING, k(key), k(group), start, end, count", "StreamReplies.pending(replies())", None),
+  ("XPENDING key group start end count consumer", "List<PendingMessage<K>>", "xpending", "K key, K group, String start, String end, long count, K consumer", "XPENDING, k(key), k(group), start, end, count, k(consumer)", "StreamReplies.pending(replies())", None),
+  ("XCLAIM key group consumer min-idle-time id [id ...] (the entries claimed)", "List<StreamEntry<K, V>>", "xclaim", "K key, K group, K consumer, long minIdleMillis, String... ids", "XCLAIM, k(key), k(group), k(consumer), minIdleMillis, (Object[]) ids", "StreamReplies.entries(replies())", None),
+  ("XAUTOCLAIM key group consumer min-idle-time start COUNT count", "AutoClaimResult<K, V>", "xautoclaim", "K key, K group, K consumer, long minIdleMillis, String start, long count", "XAUTOCLAIM, k(key), k(group), k(consumer), minIdleMillis, start, COUNT, count", "StreamReplies.autoclaim(replies())", None),
+ ]),
  "Scripting": ("Lua scripting", [
   ("EVAL script numkeys [key ...] [arg ...] (the script's reply as the server sent it)", "RespValue", "eval", "String script, K[] keys, V... args", "EVAL, script, (long) keys.length, ks(keys), vs(args)", "Replies.RAW", None),
   ("EVALSHA sha1 numkeys [key ...] [arg ...] (NOSCRIPT error if the server does not have it)", "RespValue", "evalsha", "String sha1, K[] keys, V... args", "EVALSHA, sha1, (long) keys.length, ks(keys), vs(args)", "Replies.RAW", None),
@@ -196,6 +226,8 @@ def imports(rows, pkg_internal=False):
         if geo in text: pub.append("dev.spinel.client." + geo)
     if "BitOperation" in text: pub.append("dev.spinel.client.BitOperation")
     if "BitFieldArgs" in text: pub.append("dev.spinel.client.BitFieldArgs")
+    for stream in ("AutoClaimResult", "PendingMessage", "PendingSummary", "StreamEntry", "StreamTrim", "XAddArgs"):
+        if re.search(r"\b%s\b" % stream, text): pub.append("dev.spinel.client." + stream)
     if "RespValue" in text: imp.append("dev.spinel.protocol.RespValue")
     return pub, sorted(imp)
 
@@ -264,7 +296,7 @@ for fam, (title, rows) in FAMILIES.items():
     out.append("public interface %sCommandsImpl<K, V> extends Async%sCommands<K, V>, Dispatcher<K, V> {\n" % (fam, fam))
     for syn, ret, m, params, args, reply, blk in rows:
         consts(args)
-        arr = "cat(%s)" % args if re.search(r"\b(ks|vs|kv|scored)\(|\.encode\(|GeoReplies\.args\(", args) else args
+        arr = "cat(%s)" % args if re.search(r"\b(ks|vs|kv|scored)\(|\.encode\(|GeoReplies\.args\(|StreamReplies\.readArgs\(|\(Object\[\]\)", args) else args
         sw = '    @SuppressWarnings("unchecked")\n' if varargs(params) else ""
         if blk:
             body = "return dispatchBlocking(Command.blocking(%s, blockingNanos(%s), %s));" % (reply, blk, arr)

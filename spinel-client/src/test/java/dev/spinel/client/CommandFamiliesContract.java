@@ -416,6 +416,78 @@ abstract class CommandFamiliesContract {
 
     @ParameterizedTest
     @ValueSource(booleans = {true, false})
+    void streams(boolean r3) throws Exception {
+        SyncCommands<String, String> s = client(r3, "XADD", "XLEN", "XRANGE", "XREVRANGE", "XDEL", "XTRIM", "XSETID", "XREAD",
+                "XGROUP", "XREADGROUP", "XACK", "XPENDING", "XCLAIM", "XAUTOCLAIM");
+        String[] k = keys(r3, "a", "b", "c", "d");
+        assertEquals("1-1", s.xadd(k[0], "1-1", Map.of("f", "v1")));
+        Map<String, String> two = new LinkedHashMap<>();
+        two.put("f", "v2");
+        two.put("g", "w2");
+        assertEquals("1-2", s.xadd(k[0], "1-*", two));
+        String auto = s.xadd(k[0], Map.of("f", "v3"));
+        assertTrue(auto.matches("\\d+-\\d+"), auto);
+        assertNull(s.xadd(k[1], XAddArgs.defaults().noMkStream(), Map.of("f", "v")));
+        assertEquals("5-0", s.xadd(k[1], XAddArgs.defaults().id("5-0").trim(StreamTrim.maxlen(1)), Map.of("x", "1")));
+        assertEquals(3L, s.xlen(k[0]));
+        assertEquals(List.of(new StreamEntry<>("1-1", Map.of("f", "v1")), new StreamEntry<>("1-2", two)), s.xrange(k[0], "-", "(" + auto));
+        assertEquals(List.of("g"), List.copyOf(s.xrange(k[0], "(1-1", "+", 1).get(0).fields().keySet()).subList(1, 2));
+        assertEquals(auto, s.xrevrange(k[0], "+", "-", 1).get(0).id());
+        assertEquals(3, s.xrevrange(k[0], "+", "-").size());
+        assertEquals(List.of(), s.xrange(k[2], "-", "+"));
+
+        Map<String, String> from = new LinkedHashMap<>();
+        from.put(k[0], "1-1");
+        from.put(k[1], "0");
+        Map<String, List<StreamEntry<String, String>>> read = s.xread(0, from);
+        assertEquals(List.of(k[0], k[1]), List.copyOf(read.keySet()));
+        assertEquals(List.of("1-2", auto), read.get(k[0]).stream().map(StreamEntry::id).toList());
+        assertEquals(List.of(new StreamEntry<>("5-0", Map.of("x", "1"))), read.get(k[1]));
+        assertEquals(1, s.xread(1, Map.of(k[0], "0")).get(k[0]).size());
+        assertEquals(Map.of(), s.xread(0, Map.of(k[0], auto)));
+        assertEquals(Map.of(), s.xreadBlocking(10, 0, Map.of(k[0], "$")), "a BLOCK that times out");
+
+        assertEquals("OK", s.xgroupCreate(k[0], "g1", "0"));
+        assertEquals("OK", s.xgroupCreateMkStream(k[2], "g2", "$"));
+        assertTrue(s.xgroupCreateConsumer(k[0], "g1", "alice"));
+        Map<String, List<StreamEntry<String, String>>> got = s.xreadgroup("g1", "bob", 2, Map.of(k[0], ">"));
+        assertEquals(List.of("1-1", "1-2"), got.get(k[0]).stream().map(StreamEntry::id).toList());
+        assertEquals(1, s.xreadgroupNoAck("g1", "carol", 0, Map.of(k[0], ">")).get(k[0]).size());
+        PendingSummary<String> summary = s.xpending(k[0], "g1");
+        assertEquals(new PendingSummary<>(2, "1-1", "1-2", Map.of("bob", 2L)), summary);
+        List<PendingMessage<String>> pending = s.xpending(k[0], "g1", "-", "+", 10);
+        assertEquals(List.of("1-1", "1-2"), pending.stream().map(PendingMessage::id).toList());
+        assertEquals("bob", pending.get(0).consumer());
+        assertEquals(1L, pending.get(0).deliveries());
+        assertEquals(List.of(), s.xpending(k[0], "g1", "-", "+", 10, "alice"));
+        assertEquals(List.of(new StreamEntry<>("1-1", Map.of("f", "v1"))), s.xclaim(k[0], "g1", "alice", 0, "1-1"));
+        assertEquals(1L, s.xdel(k[0], "1-2"));
+        AutoClaimResult<String, String> claimed = s.xautoclaim(k[0], "g1", "alice", 0, "0", 10);
+        assertEquals("0-0", claimed.nextId());
+        assertEquals(List.of("1-1"), claimed.entries().stream().map(StreamEntry::id).toList());
+        assertEquals(List.of("1-2"), claimed.deletedIds());
+        assertEquals(1L, s.xack(k[0], "g1", "1-1", "9-9"));
+        assertEquals(0L, s.xgroupDelConsumer(k[0], "g1", "bob"));
+        assertEquals("OK", s.xgroupSetId(k[0], "g1", "0"));
+        assertEquals(2, s.xreadgroup("g1", "bob", 0, Map.of(k[0], ">")).get(k[0]).size());
+        assertTrue(s.xgroupDestroy(k[0], "g1"));
+        assertFalse(s.xgroupDestroy(k[0], "g1"));
+        assertEquals(1L, s.xtrim(k[0], StreamTrim.maxlen(1)));
+        assertEquals(0L, s.xtrim(k[0], StreamTrim.minid("0").approximate().limit(10)));
+        assertEquals("OK", s.xsetid(k[0], "999999999999999-0"));
+        assertThrows(ServerErrorException.class, () -> s.xadd(k[0], "1-1", Map.of("f", "v")), "ID not above the top");
+        assertThrows(ServerErrorException.class, () -> s.xreadgroup("nope", "c", 0, Map.of(k[0], ">")), "NOGROUP");
+
+        // A blocking read on its own connection, served by an XADD on the shared one.
+        var waiting = (r3 ? resp3 : resp2).async().xreadBlocking(0, 0, Map.of(k[3], "$"));
+        Thread.sleep(50);
+        String added = s.xadd(k[3], Map.of("late", "1"));
+        assertEquals(List.of(new StreamEntry<>(added, Map.of("late", "1"))),
+                waiting.get(10, java.util.concurrent.TimeUnit.SECONDS).get(k[3]));
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
     void geo(boolean r3) {
         SyncCommands<String, String> s = client(r3, "GEOADD", "GEOPOS", "GEODIST", "GEOHASH", "GEOSEARCH");
         String[] k = keys(r3, "a", "b", "c", "d");
