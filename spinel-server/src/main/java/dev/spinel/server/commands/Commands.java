@@ -32,6 +32,8 @@ public final class Commands {
         PersistenceCommands.register(t, server);
         DumpCommands.register(t, server);
         ReplicationCommands.register(t);
+        ModuleCommands.register(t);
+        LolwutCommand.register(t);
         ClusterCommands.register(t);
     }
 }

@@ -10,9 +10,10 @@ import dev.spinel.server.engine.Session;
 
 /**
  * The replication commands a standalone Redis answers, for a server that is always a master without
- * replicas (Spinel has no replication): ROLE and WAIT. Clients call them to find out where they are
- * connected (ROLE) and to wait for durability on replicas (WAIT); both must answer as a Redis master
- * with no replica attached does.
+ * replicas (Spinel has no replication): ROLE, WAIT, REPLICAOF and SLAVEOF. Clients call ROLE to find out
+ * where they are connected and WAIT to wait for durability on replicas; both answer as a Redis master
+ * with no replica attached does. REPLICAOF (SLAVEOF, its old name) NO ONE answers as a master does;
+ * REPLICAOF host port checks its arguments as Redis does and is then refused (no replication).
  *
  * <p>Thread-safety: stateless; WAIT's blocking goes through the engine's {@code Blocking}.
  */
@@ -20,6 +21,8 @@ final class ReplicationCommands {
     private static final byte[][] NO_KEYS = new byte[0][];
     private static final RedisError TIMEOUT_NOT_INTEGER = new RedisError("ERR timeout is not an integer or out of range");
     private static final RedisError TIMEOUT_NEGATIVE = new RedisError("ERR timeout is negative");
+    private static final RedisError INVALID_PORT = new RedisError("ERR Invalid master port");
+    private static final RedisError NO_REPLICATION = new RedisError("ERR Spinel has no replication: it can only be a master (REPLICAOF NO ONE)");
 
     private ReplicationCommands() {
     }
@@ -27,6 +30,29 @@ final class ReplicationCommands {
     static void register(CommandTable t) {
         t.register("role", ReplicationCommands::role);
         t.register("wait", ReplicationCommands::waitForReplicas);
+        t.register("replicaof", ReplicationCommands::replicaof);
+        t.register("slaveof", ReplicationCommands::replicaof);
+    }
+
+    // REPLICAOF host port | REPLICAOF NO ONE (and SLAVEOF, its old name)
+    static void replicaof(Session s, Args a) {
+        if (s.engine().config().clusterEnabled.value()) {
+            throw new RedisError("ERR REPLICAOF not allowed in cluster mode.");
+        }
+        if (a.is(1, "NO") && a.is(2, "ONE")) {
+            s.out().ok(); // already a master, as Redis answers when it is one
+            return;
+        }
+        long port;
+        try {
+            port = a.parseLong(2);
+        } catch (NumberFormatException e) {
+            throw INVALID_PORT;
+        }
+        if (port < 0 || port > 65535) {
+            throw INVALID_PORT;
+        }
+        throw NO_REPLICATION;
     }
 
     // ROLE: a master, replication offset 0 (no backlog is ever created without replicas), no replicas

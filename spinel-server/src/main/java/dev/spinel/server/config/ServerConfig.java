@@ -122,6 +122,9 @@ public final class ServerConfig {
             List.of("no", "yes", "local"), null));
     public final Params.Enum enableDebugCommand = add(new Params.Enum("enable-debug-command", false, "no",
             List.of("no", "yes", "local"), null));
+    /** Who may run MODULE LOAD/LOADEX/UNLOAD (Spinel loads no Redis modules: allowed, they fail as a bad module does). */
+    public final Params.Enum enableModuleCommand = add(new Params.Enum("enable-module-command", false, "no",
+            List.of("no", "yes", "local"), null));
     /** Spinel's own: Netty event loops; 0 means one per core. */
     public final Params.Int eventLoopThreads = add(new Params.Int("event-loop-threads", false, 0, 0, 1024, null));
     /** Spinel's own: the network transport (dev.spinel.server.net.IoTransport); unavailable ones fall back. */
