@@ -135,6 +135,49 @@ public final class Acl {
         return out;
     }
 
+    /**
+     * Whether new rules may revoke channels a subscriber of the user holds (Redis's
+     * ACLKillPubsubClientsIfNeeded): false when a selector allows all channels, or when every old
+     * channel pattern is still listed.
+     */
+    public static boolean channelsMayBeRevoked(UserRules before, UserRules after) {
+        List<String> upcoming = new ArrayList<>();
+        for (Selector s : after.selectors) {
+            if ((s.flags & Selector.ALLCHANNELS) != 0) {
+                return false;
+            }
+            upcoming.addAll(s.channels);
+        }
+        for (Selector s : before.selectors) {
+            for (String c : s.channels) {
+                if (!upcoming.contains(c)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether a subscription is still allowed by the rules' channel lists (all selectors together):
+     * a pattern subscription must be listed literally, a channel must match a listed pattern.
+     */
+    public static boolean subscriptionAllowed(UserRules rules, byte[] channel, boolean pattern) {
+        for (Selector s : rules.selectors) {
+            if ((s.flags & Selector.ALLCHANNELS) != 0) {
+                return true;
+            }
+            for (String c : s.channels) {
+                byte[] p = c.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+                if (pattern ? java.util.Arrays.equals(p, channel)
+                        : dev.spinel.store.Glob.matches(p, 0, p.length, channel, 0, channel.length, false)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
     /** ACL LIST's line of a user. */
     public static String describe(User u) {
         return "user " + u.name() + " " + u.rules.describe();
@@ -296,6 +339,28 @@ public final class Acl {
         } catch (IllegalArgumentException e) {
             return null;
         }
+    }
+
+    /**
+     * Whether the user may touch any key (Redis's check of the key "*" against its patterns): SORT's BY
+     * and GET patterns name keys that cannot be checked before they are read.
+     */
+    public static boolean fullKeyAccess(UserRules rules) {
+        if (rules.unrestricted) {
+            return true;
+        }
+        byte[] star = {'*'};
+        for (Selector s : rules.selectors) {
+            if ((s.flags & Selector.ALLKEYS) != 0) {
+                return true;
+            }
+            for (Selector.KeyPattern p : s.patterns) {
+                if (dev.spinel.store.Glob.matches(p.bytes, 0, p.bytes.length, star, 0, 1, false)) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     static Args slice(Args args, int base) {

@@ -10,7 +10,9 @@ import dev.spinel.server.acl.AclLog;
 import dev.spinel.server.acl.CommandIds;
 import dev.spinel.server.acl.User;
 import dev.spinel.server.acl.UserRules;
+import dev.spinel.server.engine.ByteKey;
 import dev.spinel.server.engine.CommandTable;
+import dev.spinel.server.engine.PubSub;
 import dev.spinel.server.engine.Errors;
 import dev.spinel.server.engine.RedisError;
 import dev.spinel.server.engine.Session;
@@ -83,11 +85,44 @@ public final class AclCommands {
             throw new RedisError("ERR Unmatched parenthesis in acl selector starting at '"
                     + args.get(AclFile.unmatchedSelector(args)) + "'.");
         }
+        User before = s.engine().acl().user(name);
+        UserRules old = before == null ? null : before.rules();
         String err = s.engine().acl().setUser(name, ops);
         if (err != null) {
             throw new RedisError(err);
         }
+        if (old != null && Acl.channelsMayBeRevoked(old, before.rules())) {
+            closeRevokedSubscribers(s, before);
+        }
         s.out().ok();
+    }
+
+    /**
+     * Subscribers of {@code user} holding a channel or pattern its new rules no longer allow are
+     * disconnected, as Redis does; each is checked on its own event loop (its subscriptions live there).
+     */
+    private static void closeRevokedSubscribers(Session s, User user) {
+        for (Session c : s.engine().clients().all()) {
+            if (c.user() != user) {
+                continue;
+            }
+            c.connection().execute(() -> {
+                if (c.user() != user || !c.hasSubscriptions()) {
+                    return;
+                }
+                UserRules rules = user.rules();
+                boolean kill = false;
+                for (PubSub.Kind kind : PubSub.Kind.values()) {
+                    for (ByteKey channel : c.subscriptions().set(kind)) {
+                        kill |= !Acl.subscriptionAllowed(rules, channel.bytes(), kind == PubSub.Kind.PATTERN);
+                    }
+                }
+                if (kill) {
+                    c.connection().kill();
+                    c.engine().clients().remove(c);
+                }
+            });
+        }
     }
 
     private static boolean hasSpaces(String name) {
