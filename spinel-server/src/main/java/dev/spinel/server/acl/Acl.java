@@ -33,7 +33,7 @@ public final class Acl {
     }
 
     static UserRules defaultRules() {
-        UserRules r = new UserRules();
+        UserRules r = new UserRules(0);
         try {
             r.apply("+@all");
             r.apply("~*");
@@ -44,6 +44,18 @@ public final class Acl {
             throw new IllegalStateException(e);
         }
         return r;
+    }
+
+    /** acl-pubsub-default: whether new users and selectors start with all channels (else none). */
+    private volatile int pubsubDefault;
+
+    public void pubsubDefault(boolean allChannels) {
+        this.pubsubDefault = allChannels ? Selector.ALLCHANNELS : 0;
+    }
+
+    /** Rules of a new user (off, no password, nothing allowed, channels as acl-pubsub-default says). */
+    UserRules newRules() {
+        return new UserRules(pubsubDefault);
     }
 
     public User defaultUser() {
@@ -107,7 +119,8 @@ public final class Acl {
      */
     public synchronized String setUser(String name, List<String> ops) {
         User u = users.get(name);
-        UserRules r = u == null ? new UserRules() : u.rules.copy();
+        UserRules r = u == null ? newRules() : u.rules.copy();
+        r.pubsubDefault = pubsubDefault;
         for (String op : ops) {
             try {
                 r.apply(op);
@@ -211,9 +224,10 @@ public final class Acl {
         User u = users.get(name);
         UserRules r;
         if (u == null) {
-            r = new UserRules();
+            r = newRules();
         } else {
             r = u.rules.copy();
+            r.pubsubDefault = pubsubDefault;
             try {
                 r.apply("reset");
             } catch (AclRuleException e) {
@@ -240,6 +254,10 @@ public final class Acl {
      * when it may be loaded at the start, else the reason. Unknown commands are reported at the start.
      */
     public static String checkUserDirective(List<String> words, List<List<String>> earlier) {
+        return checkUserDirective(words, earlier, 0);
+    }
+
+    private static String checkUserDirective(List<String> words, List<List<String>> earlier, int pubsubDefault) {
         String name = words.get(1);
         for (List<String> e : earlier) {
             if (e.getFirst().equals(name)) {
@@ -252,7 +270,7 @@ public final class Acl {
             return "Error in user declaration '" + words.get(2 + AclFile.unmatchedSelector(words.subList(2, words.size())))
                     + "': Syntax error";
         }
-        UserRules r = new UserRules();
+        UserRules r = new UserRules(pubsubDefault);
         for (String op : ops) {
             try {
                 r.apply(op);

@@ -62,7 +62,7 @@ public final class AclFile {
                         .append(". ");
                 continue;
             }
-            UserRules rules = new UserRules();
+            UserRules rules = acl.newRules();
             loaded.put(argv[1], rules);
             List<String> ops = mergeSelectors(List.of(argv).subList(2, argv.length));
             if (ops == null) {

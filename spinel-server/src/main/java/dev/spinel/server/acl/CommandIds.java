@@ -130,6 +130,23 @@ public final class CommandIds {
         return id(lower);
     }
 
+    /**
+     * The command a request names from argument {@code base} (a container with a second argument names
+     * its subcommand), as Redis's lookupCommand; -1 when Redis does not know it.
+     */
+    public static int resolve(dev.spinel.protocol.Args a, int base) {
+        String name = new String(a.copy(base), java.nio.charset.StandardCharsets.ISO_8859_1);
+        if (name.indexOf('|') >= 0) {
+            return -1;
+        }
+        int id = id(name);
+        if (id >= 0 && children[id].length > 0 && a.count() - base > 1) {
+            String sub = new String(a.copy(base + 1), java.nio.charset.StandardCharsets.ISO_8859_1);
+            return sub.indexOf('|') >= 0 ? -1 : id(name + "|" + sub);
+        }
+        return id;
+    }
+
     public static CommandSpec spec(int id) {
         return SPECS.get(id);
     }

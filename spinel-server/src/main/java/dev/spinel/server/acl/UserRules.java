@@ -27,13 +27,16 @@ public final class UserRules {
     final List<Selector> selectors = new ArrayList<>();
     /** Root selector allows every command, key and channel: dispatch then checks nothing else. */
     boolean unrestricted;
+    /** acl-pubsub-default: {@link Selector#ALLCHANNELS} or 0, for new selectors and {@code reset}. */
+    int pubsubDefault;
 
-    UserRules() {
-        selectors.add(new Selector(0));
+    UserRules(int pubsubDefault) {
+        this.pubsubDefault = pubsubDefault;
+        selectors.add(new Selector(pubsubDefault));
     }
 
     UserRules copy() {
-        UserRules r = new UserRules();
+        UserRules r = new UserRules(pubsubDefault);
         r.flags = flags;
         r.passwords.addAll(passwords);
         r.selectors.clear();
@@ -110,7 +113,7 @@ public final class UserRules {
                 throw new AclRuleException(AclRuleException.NO_SUCH_PASSWORD);
             }
         } else if (op.charAt(0) == '(' && op.charAt(op.length() - 1) == ')') {
-            Selector s = new Selector(0);
+            Selector s = new Selector(pubsubDefault);
             for (String inner : splitArgs(op.substring(1, op.length() - 1))) {
                 s.apply(inner);
             }
@@ -121,6 +124,9 @@ public final class UserRules {
             apply("resetpass");
             apply("resetkeys");
             apply("resetchannels");
+            if (pubsubDefault != 0) {
+                apply("allchannels");
+            }
             apply("off");
             apply("sanitize-payload");
             apply("clearselectors");

@@ -300,10 +300,7 @@ public final class AclCommands {
         if (u == null) {
             throw new RedisError("ERR User '" + a.string(2) + "' not found");
         }
-        int id = CommandIds.id(a.string(3));
-        if (id >= 0 && AclDescriptions.hasSubcommands(id) && a.count() > 4) {
-            id = CommandIds.id(a.string(3) + "|" + a.string(4));
-        }
+        int id = CommandIds.resolve(a, 3);
         if (id < 0) {
             throw new RedisError("ERR Command '" + a.string(3) + "' not found");
         }

@@ -44,6 +44,8 @@ public final class ServerConfig {
     public final Params.Text requirepass = add(new Params.Text("requirepass", true, "", null, null));
     /** ACL file of ACL LOAD/SAVE and the start (empty: none). */
     public final Params.Text aclfile = add(new Params.Text("aclfile", false, "", null, null));
+    public final Params.Enum aclPubsubDefault = add(new Params.Enum("acl-pubsub-default", true, "resetchannels",
+            List.of("allchannels", "resetchannels"), null));
     public final Params.Int acllogMaxLen = add(new Params.Int("acllog-max-len", true, 128, 0, Integer.MAX_VALUE, null));
     /** The config file's {@code user <name> <rules...>} lines, checked when read and applied at the start. */
     private final List<List<String>> userDirectives = new ArrayList<>();

@@ -59,6 +59,8 @@ public final class Engine {
         config.notifyKeyspaceEvents.onChange(notifications::flags);
         acl.requirepass(config.requirepass.value()); // requirepass is the default user's password, as in Redis
         config.onApply(config.requirepass, () -> acl.requirepass(config.requirepass.value()));
+        acl.pubsubDefault(config.aclPubsubDefault.value().equals("allchannels"));
+        config.onApply(config.aclPubsubDefault, () -> acl.pubsubDefault(config.aclPubsubDefault.value().equals("allchannels")));
         keyspace.listener((db, key) -> {
             notifications.notify(Notifications.EXPIRED, "expired", key, db.index());
             watches.touch(db.index(), key);
