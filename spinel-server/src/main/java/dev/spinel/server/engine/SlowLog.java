@@ -51,8 +51,8 @@ public final class SlowLog {
 
     private static final byte[] REDACTED = "(redacted)".getBytes(StandardCharsets.US_ASCII);
 
-    /** Secrets Redis hides from the slow log: AUTH's arguments, HELLO's AUTH pair, ACL SETUSER's arguments. */
-    private static boolean redacted(Args a, int i) {
+    /** Secrets Redis hides from the slow log and MONITOR: AUTH's arguments, HELLO's AUTH pair, ACL SETUSER's arguments. */
+    static boolean redacted(Args a, int i) {
         if (a.is(0, "AUTH")) {
             return i >= 1;
         }

@@ -156,6 +156,27 @@ class AclEnforcementTest {
     }
 
     @Test
+    void secretsAreRedactedInTheSlowLog() throws Exception {
+        try (RawClient admin = new RawClient(server.port())) {
+            admin.callString("CONFIG", "SET", "slowlog-log-slower-than", "0");
+            try {
+                admin.callString("SLOWLOG", "RESET");
+                admin.callString("AUTH", "rw", "pw");
+                admin.callString("HELLO", "2", "AUTH", "rw", "pw", "SETNAME", "n");
+                admin.callString("ACL", "SETUSER", "rw", ">other");
+                String log = admin.callString("SLOWLOG", "GET", "3");
+                assertFalse(log.contains("pw") || log.contains("other"), log);
+                assertTrue(log.contains("*4\r\n$3\r\nACL\r\n$7\r\nSETUSER\r\n$10\r\n(redacted)\r\n$10\r\n(redacted)\r\n"), log);
+                assertTrue(log.contains("*7\r\n$5\r\nHELLO\r\n$1\r\n2\r\n$4\r\nAUTH\r\n$10\r\n(redacted)\r\n"
+                        + "$10\r\n(redacted)\r\n$7\r\nSETNAME\r\n$1\r\nn\r\n"), log);
+                assertTrue(log.contains("*3\r\n$4\r\nAUTH\r\n$10\r\n(redacted)\r\n$10\r\n(redacted)\r\n"), log);
+            } finally {
+                admin.callString("CONFIG", "SET", "slowlog-log-slower-than", "10000");
+            }
+        }
+    }
+
+    @Test
     void theDefaultUserIsUnrestrictedUntilARuleLimitsIt() throws Exception {
         Acl acl = server.engine().acl();
         assertTrue(acl.defaultUser().rules().unrestricted());
