@@ -122,7 +122,7 @@ public final class ConnectionCommands {
         User u = s.engine().acl().authenticate(name, a.copy(pass));
         if (u == null) {
             // ACL LOG: the command as typed, the user name tried.
-            s.engine().logAcl(s, "auth", s.transaction() != null ? AclLog.MULTI : AclLog.TOPLEVEL,
+            s.engine().logAcl(s, "auth", s.transaction() != null || s.executingTransaction() ? AclLog.MULTI : AclLog.TOPLEVEL,
                     new String(a.copy(0), StandardCharsets.ISO_8859_1), name);
             return false;
         }

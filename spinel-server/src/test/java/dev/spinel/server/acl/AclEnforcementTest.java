@@ -139,6 +139,11 @@ class AclEnforcementTest {
                     + "$8\r\ntoplevel\r\n$6\r\nobject\r\n$2\r\nr1\r\n"), log);
             assertTrue(log.contains("$11\r\nage-seconds\r\n"), log);
             assertEquals("*0\r\n", admin.callString("ACL", "LOG", "0"));
+            // an AUTH that fails inside EXEC is logged in the multi context
+            c.callString("MULTI");
+            c.callString("AUTH", "rw", "bad");
+            assertEquals("*1\r\n-WRONGPASS invalid username-password pair or user is disabled.\r\n", c.callString("EXEC"));
+            assertTrue(admin.callString("ACL", "LOG", "1").contains("$7\r\ncontext\r\n$5\r\nmulti\r\n"));
             assertEquals("+OK\r\n", admin.callString("ACL", "LOG", "RESET"));
             assertEquals("*0\r\n", admin.callString("ACL", "LOG"));
         }
