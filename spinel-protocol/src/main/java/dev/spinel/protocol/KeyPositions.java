@@ -107,10 +107,17 @@ public final class KeyPositions {
             RespValue fs = field(find, "spec");
             String keyword = text(field(bs, "keyword"));
             boolean readOnly = false;
+            int acl = 0;
+            boolean notKey = false;
             for (RespValue flag : items(field(ks, "flags"))) {
-                readOnly |= "RO".equals(text(flag));
+                String f = text(flag);
+                readOnly |= "RO".equals(f);
+                notKey |= "NOT_KEY".equalsIgnoreCase(f);
+                acl |= "ACCESS".equalsIgnoreCase(f) ? ACL_READ : 0;
+                acl |= "INSERT".equalsIgnoreCase(f) || "DELETE".equalsIgnoreCase(f) || "UPDATE".equalsIgnoreCase(f)
+                        ? ACL_WRITE : 0;
             }
-            specs.add(new KeySpec(readOnly,
+            specs.add(new KeySpec(readOnly, notKey ? -1 : acl,
                     beginType(text(field(begin, "type"))),
                     (int) integer(field(bs, "index")),
                     keyword == null ? null : keyword.toUpperCase(java.util.Locale.ROOT),
@@ -141,7 +148,7 @@ public final class KeyPositions {
     }
 
     /** One key spec: read-only or not, where the search begins (an index or after a keyword) and how keys follow. */
-    private record KeySpec(boolean readOnly, int begin, int index, String keyword, int startFrom,
+    private record KeySpec(boolean readOnly, int aclFlags, int begin, int index, String keyword, int startFrom,
                            int find, int lastKey, int keyStep, int limit, int keyNumIdx, int firstKey) {
 
         int beginSearch(Args args) {
@@ -200,6 +207,98 @@ public final class KeyPositions {
             }
             return NONE;
         }
+    }
+
+    /** ACL permission a key needs: read (key spec flag ACCESS). */
+    public static final int ACL_READ = 1;
+    /** ACL permission a key needs: write (key spec flags INSERT, DELETE, UPDATE). */
+    public static final int ACL_WRITE = 2;
+
+    /**
+     * The keys an ACL checks, as Redis's {@code getKeysFromCommandWithSpecs}: pairs of (argument index,
+     * permission flags {@link #ACL_READ}/{@link #ACL_WRITE}) in a flat array; key specs flagged NOT_KEY
+     * (shard channels) are left out.
+     *
+     * @throws IllegalArgumentException as {@link #of}
+     */
+    public static int[] aclKeys(CommandSpec spec, Args args) {
+        KeySpecs ks = spec.keySpecs();
+        if (ks.sort) {
+            int[] k = sortKeys(args);
+            return k.length == 2 ? new int[] {k[0], ACL_READ, k[1], ACL_WRITE} : new int[] {k[0], ACL_READ};
+        }
+        if (spec.name().equals("set") || spec.name().equals("bitfield")) {
+            // VARIABLE_FLAGS key specs: Redis asks the command (setGetKeys, bitfieldGetKeys).
+            return new int[] {1, variableFlags(spec.name(), args)};
+        }
+        if (ks.specs == null) {
+            int[] k = range(spec.firstKey(), spec.lastKey(), spec.step(), args.count());
+            int[] out = new int[k.length * 2];
+            for (int i = 0; i < k.length; i++) {
+                out[2 * i] = k[i];
+            }
+            return out;
+        }
+        int[] out = NONE;
+        int n = 0;
+        for (KeySpec k : ks.specs) {
+            if (k.aclFlags() < 0) {
+                continue;
+            }
+            int first = k.beginSearch(args);
+            if (first <= 0) {
+                continue;
+            }
+            int[] keys = k.findKeys(first, args);
+            if (n + 2 * keys.length > out.length) {
+                out = Arrays.copyOf(out, Math.max(out.length * 2, n + 2 * keys.length));
+            }
+            for (int key : keys) {
+                out[n++] = key;
+                out[n++] = k.aclFlags();
+            }
+        }
+        return n == out.length ? out : Arrays.copyOf(out, n);
+    }
+
+    /** SET reads its key only with GET; BITFIELD writes it unless it has only GET and OVERFLOW operations. */
+    private static int variableFlags(String name, Args args) {
+        if (name.equals("set")) {
+            for (int i = 3; i < args.count(); i++) {
+                if (args.is(i, "GET")) {
+                    return ACL_READ | ACL_WRITE;
+                }
+            }
+            return ACL_WRITE;
+        }
+        for (int i = 2; i < args.count(); i++) {
+            int more = args.count() - i - 1;
+            if (args.is(i, "GET") && more >= 2) {
+                i += 2;
+            } else if (args.is(i, "OVERFLOW") && more >= 1) {
+                i += 1;
+            } else {
+                return ACL_READ | ACL_WRITE;
+            }
+        }
+        return ACL_READ;
+    }
+
+    /** Whether the command has keys an ACL checks (a key spec not flagged NOT_KEY, or legacy key positions). */
+    public static boolean hasAclKeys(CommandSpec spec) {
+        KeySpecs ks = spec.keySpecs();
+        if (ks.sort) {
+            return true;
+        }
+        if (ks.specs == null) {
+            return spec.firstKey() > 0;
+        }
+        for (KeySpec k : ks.specs) {
+            if (k.aclFlags() >= 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static int[] range(int first, int last, int step, int argc) {

@@ -71,6 +71,8 @@ public final class SpinelServer implements AutoCloseable {
         this.engine = new Engine(config, keyspace, table);
         this.persistence = new Persistence(config, keyspace, engine.stats(), engine.scripting().functions());
         Commands.registerAll(table, this);
+        engine.acl().loadAtStartup(config.userDirectives(), config.aclfile.value(),
+                java.nio.file.Path.of(config.dir.value()).resolve(config.aclfile.value()));
         persistence.loadAtStartup(engine); // before accepting connections; a bad file stops the start
         this.resp = new RespServer(engine);
         resp.tls(tls);

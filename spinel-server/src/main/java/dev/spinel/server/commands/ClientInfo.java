@@ -48,6 +48,11 @@ final class ClientInfo {
     }
 
     /** Appends the client's line (without the trailing newline). {@code argvBytes}: its current command's size. */
+    /** The client's CLIENT LIST line, without the newline (ACL LOG's client-info). */
+    public static String line(Session s) {
+        return append(new StringBuilder(), s, System.currentTimeMillis(), 0).toString();
+    }
+
     static StringBuilder append(StringBuilder sb, Session s, long now, long argvBytes) {
         ClientConnection c = s.connection();
         int fd = c.fileDescriptor();
@@ -88,7 +93,7 @@ final class ClientInfo {
         sb.append(" tot-mem=").append(qbuf + qfree + argvBytes + rbs + omem);
         sb.append(" events=").append(omem > 0 ? "rw" : "r");
         sb.append(" cmd=").append(s.lastCommand());
-        sb.append(" user=default");
+        sb.append(" user=").append(s.user().name());
         TrackingState tracking = s.tracking();
         sb.append(" redir=").append(tracking == null ? -1 : tracking.redirect());
         sb.append(" resp=").append(s.protocol());

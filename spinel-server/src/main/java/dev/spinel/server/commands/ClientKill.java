@@ -25,6 +25,7 @@ final class ClientKill {
         int type = -1;
         long id = 0;
         boolean skipMe = true;
+        dev.spinel.server.acl.User user = null;
         boolean oldForm = a.count() == 3;
         if (oldForm) {
             addr = a.string(2);
@@ -51,7 +52,8 @@ final class ClientKill {
                 } else if (a.is(i, "LADDR") && more) {
                     laddr = a.string(i + 1);
                 } else if (a.is(i, "USER") && more) {
-                    if (!a.string(i + 1).equals("default")) { // Spinel's only user
+                    user = s.engine().acl().user(new String(a.copy(i + 1), java.nio.charset.StandardCharsets.ISO_8859_1));
+                    if (user == null) {
                         throw new RedisError("ERR No such user '" + a.string(i + 1) + "'");
                     }
                 } else if (a.is(i, "SKIPME") && more) {
@@ -80,6 +82,9 @@ final class ClientKill {
                 continue;
             }
             if (id != 0 && c.id() != id) {
+                continue;
+            }
+            if (user != null && c.user() != user) {
                 continue;
             }
             if (c == s && skipMe) {

@@ -18,6 +18,7 @@ public final class Commands {
         TrackingCommands.register(t, server);
         ServerCommands.register(t, server);
         ConfigCommands.register(t, server);
+        AclCommands.register(t, server);
         StringCommands.register(t, server);
         KeyCommands.register(t, server);
         ListCommands.register(t, server);

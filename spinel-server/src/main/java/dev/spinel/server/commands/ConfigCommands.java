@@ -191,7 +191,14 @@ public final class ConfigCommands {
         }
         synchronized (config) {
             try {
-                ConfigRewriter.rewrite(config, file);
+                List<String> users = null; // with an ACL file, users are not in the config file
+                if (config.aclfile.value().isEmpty()) {
+                    users = new ArrayList<>();
+                    for (dev.spinel.server.acl.User u : s.engine().acl().users()) {
+                        users.add(dev.spinel.server.acl.Acl.describe(u));
+                    }
+                }
+                ConfigRewriter.rewrite(config, file, users);
             } catch (IOException e) {
                 throw new RedisError("ERR Rewriting config file: " + e.getMessage());
             }

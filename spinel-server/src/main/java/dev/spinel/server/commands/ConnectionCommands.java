@@ -2,23 +2,23 @@ package dev.spinel.server.commands;
 
 import dev.spinel.protocol.Args;
 import dev.spinel.server.SpinelServer;
+import dev.spinel.server.acl.AclLog;
+import dev.spinel.server.acl.User;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Errors;
 import dev.spinel.server.engine.RedisError;
 import dev.spinel.server.engine.Session;
 
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 
 /**
- * Connection commands: PING, ECHO, QUIT, SELECT, AUTH, HELLO, RESET. Spinel has one user,
- * "default", whose password is {@code requirepass} (none configured: any password, as Redis's
- * {@code nopass}).
+ * Connection commands: PING, ECHO, QUIT, SELECT, AUTH, HELLO, RESET. AUTH and HELLO AUTH log in as
+ * an ACL user ({@link dev.spinel.server.acl.Acl}); without a user name, as "default", whose password
+ * is {@code requirepass}.
  *
  * <p>Thread-safety: handlers run on the session's event loop and touch only that session.
  */
 public final class ConnectionCommands {
-    private static final byte[] DEFAULT_USER = "default".getBytes(StandardCharsets.US_ASCII);
     private static final RedisError AUTH_WITHOUT_PASSWORD = new RedisError("ERR AUTH <password> called without any "
             + "password configured for the default user. Are you sure your configuration is correct?");
     private static final RedisError WRONGPASS =
@@ -99,7 +99,7 @@ public final class ConnectionCommands {
         boolean ok;
         if (a.count() == 2) {
             // Redis keeps the old error for the one-argument form when the default user has no password.
-            if (!s.engine().authRequired()) {
+            if (s.engine().acl().defaultUser().rules().nopass()) {
                 throw AUTH_WITHOUT_PASSWORD;
             }
             ok = authenticate(s, null, a, 1);
@@ -118,16 +118,15 @@ public final class ConnectionCommands {
      * the session's state as it was, as in Redis.
      */
     private static boolean authenticate(Session s, Args user, Args a, int pass) {
-        if (user != null && !user.equalsBytes(pass - 1, DEFAULT_USER)) {
+        String name = user == null ? "default" : new String(a.copy(pass - 1), StandardCharsets.ISO_8859_1);
+        User u = s.engine().acl().authenticate(name, a.copy(pass));
+        if (u == null) {
+            // ACL LOG: the command as typed, the user name tried.
+            s.engine().logAcl(s, "auth", s.transaction() != null || s.executingTransaction() ? AclLog.MULTI : AclLog.TOPLEVEL,
+                    new String(a.copy(0), StandardCharsets.ISO_8859_1), name);
             return false;
         }
-        String required = s.engine().config().requirepass.value();
-        if (!required.isEmpty()) {
-            byte[] want = required.getBytes(StandardCharsets.UTF_8);
-            if (!MessageDigest.isEqual(want, a.copy(pass))) { // constant time
-                return false;
-            }
-        }
+        s.user(u);
         s.authenticated(true);
         return true;
     }

@@ -2,6 +2,7 @@ package dev.spinel.server.commands;
 
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.ReplyBuffer;
+import dev.spinel.server.acl.Acl;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Errors;
 import dev.spinel.server.engine.Notifications;
@@ -83,8 +84,15 @@ public final class SortCommand {
             } else if (a.is(j, "BY") && left >= 1) {
                 sortBy = a.copy(j + 1);
                 dontsort = indexOf(sortBy, (byte) '*', 0) < 0;
+                if (!dontsort && !Acl.fullKeyAccess(s.user().rules())) {
+                    // a pattern reads keys the ACL cannot check in advance (Redis 7.0)
+                    throw new RedisError("ERR BY option of SORT denied due to insufficient ACL permissions.");
+                }
                 j++;
             } else if (a.is(j, "GET") && left >= 1) {
+                if (!Acl.fullKeyAccess(s.user().rules())) {
+                    throw new RedisError("ERR GET option of SORT denied due to insufficient ACL permissions.");
+                }
                 gets.add(a.copy(j + 1));
                 j++;
             } else {

@@ -27,6 +27,15 @@ public final class ConfigRewriter {
     }
 
     public static void rewrite(ServerConfig config, Path file) throws IOException {
+        rewrite(config, file, List.of());
+    }
+
+    /**
+     * As {@link #rewrite(ServerConfig, Path)}, with the ACL users' {@code user} lines: they replace the
+     * file's {@code user} lines in order, the others are appended last; null (an ACL file is in use)
+     * drops every {@code user} line, as Redis.
+     */
+    public static void rewrite(ServerConfig config, Path file, List<String> userLines) throws IOException {
         List<String> old;
         try {
             old = Files.readAllLines(file, StandardCharsets.UTF_8);
@@ -35,6 +44,7 @@ public final class ConfigRewriter {
         }
         List<String> lines = new ArrayList<>();
         Map<Param, List<Integer>> positions = new HashMap<>();
+        List<Integer> userPositions = new ArrayList<>();
         for (String raw : old) {
             String line = raw.strip();
             if (line.equals(MARKER)) {
@@ -45,6 +55,8 @@ public final class ConfigRewriter {
                 Param p = words == null || words.isEmpty() ? null : config.param(words.getFirst());
                 if (p != null) {
                     positions.computeIfAbsent(p, k -> new ArrayList<>()).add(lines.size());
+                } else if (words != null && !words.isEmpty() && words.getFirst().equalsIgnoreCase("user")) {
+                    userPositions.add(lines.size());
                 }
             }
             lines.add(line);
@@ -66,6 +78,14 @@ public final class ConfigRewriter {
             }
             for (int i = fresh.length; i < at.size(); i++) {
                 lines.set(at.get(i), "");
+            }
+        }
+        List<String> users = userLines == null ? List.of() : userLines;
+        for (int i = 0; i < Math.max(users.size(), userPositions.size()); i++) {
+            if (i < userPositions.size()) {
+                lines.set(userPositions.get(i), i < users.size() ? users.get(i) : "");
+            } else {
+                appended.add(users.get(i));
             }
         }
         if (!appended.isEmpty()) {

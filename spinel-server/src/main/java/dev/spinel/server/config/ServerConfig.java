@@ -42,6 +42,13 @@ public final class ServerConfig {
     }, null));
     public final Params.Bool protectedMode = add(new Params.Bool("protected-mode", true, true, null));
     public final Params.Text requirepass = add(new Params.Text("requirepass", true, "", null, null));
+    /** ACL file of ACL LOAD/SAVE and the start (empty: none). */
+    public final Params.Text aclfile = add(new Params.Text("aclfile", false, "", null, null));
+    public final Params.Enum aclPubsubDefault = add(new Params.Enum("acl-pubsub-default", true, "resetchannels",
+            List.of("allchannels", "resetchannels"), null));
+    public final Params.Int acllogMaxLen = add(new Params.Int("acllog-max-len", true, 128, 0, Integer.MAX_VALUE, null));
+    /** The config file's {@code user <name> <rules...>} lines, checked when read and applied at the start. */
+    private final List<List<String>> userDirectives = new ArrayList<>();
     public final Params.Int databases = add(new Params.Int("databases", false, 16, 1, Integer.MAX_VALUE, null));
     public final Params.Int maxclients = add(new Params.Int("maxclients", true, 10000, 1, Integer.MAX_VALUE, null));
     public final Params.Int timeout = add(new Params.Int("timeout", true, 0, 0, Integer.MAX_VALUE, null));
@@ -376,7 +383,19 @@ public final class ServerConfig {
         return e.getMessage();
     }
 
+    /** The {@code user} directives of the configuration, in order (each: name, then rules). */
+    public List<List<String>> userDirectives() {
+        return userDirectives;
+    }
+
     private String apply(List<String> words) {
+        if (words.getFirst().equalsIgnoreCase("user") && words.size() >= 2) {
+            String err = dev.spinel.server.acl.Acl.checkUserDirective(words, userDirectives);
+            if (err == null) {
+                userDirectives.add(List.copyOf(words.subList(1, words.size())));
+            }
+            return err;
+        }
         Param p = param(words.getFirst());
         if (p == null) {
             return "Bad directive or wrong number of arguments";

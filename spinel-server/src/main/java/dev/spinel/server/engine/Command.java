@@ -23,6 +23,9 @@ public final class Command {
      * replay stores the same bytes). Decided once here, not by name per command.
      */
     private final boolean logged;
+    /** Index in the ACL users' command bitsets ({@link dev.spinel.server.acl.CommandIds}). */
+    private final int aclId;
+    private final boolean noAuth;
     private final Map<String, Command> subcommands = new HashMap<>();
     final LoopCounter calls = new LoopCounter();
     final LoopCounter micros = new LoopCounter();
@@ -35,6 +38,17 @@ public final class Command {
         String n = spec.name();
         this.upperName = n.substring(0, n.indexOf('|') < 0 ? n.length() : n.indexOf('|')).toUpperCase(Locale.ROOT);
         this.logged = spec.has("write") || n.equals("pfcount");
+        this.aclId = dev.spinel.server.acl.CommandIds.id(n);
+        this.noAuth = spec.has("no_auth");
+    }
+
+    public int aclId() {
+        return aclId;
+    }
+
+    /** Flagged no_auth (AUTH, HELLO): runs before authentication, and ACL rules do not deny it. */
+    public boolean noAuth() {
+        return noAuth;
     }
 
     /** See {@link #logged}. */

@@ -2,6 +2,9 @@ package dev.spinel.server.engine;
 
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.ReplyBuffer;
+import dev.spinel.server.acl.Acl;
+import dev.spinel.server.acl.AclLog;
+import dev.spinel.server.acl.UserRules;
 import dev.spinel.server.blocking.Blocking;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.store.Keyspace;
@@ -35,6 +38,9 @@ public final class Engine {
     private final ClientPause pause = new ClientPause();
     private final Blocking blocking = new Blocking();
     private final dev.spinel.server.scripting.Scripting scripting = new dev.spinel.server.scripting.Scripting();
+    private final Acl acl = new Acl();
+    /** CLIENT LIST's line of a client, for ACL LOG entries (installed by the ACL command's registration). */
+    private volatile java.util.function.Function<Session, String> clientInfo = s -> "id=" + s.id();
     /** The append-only log's hook, or null when it is off. */
     private volatile Propagator propagator;
     /** Stripes held around a write command while it runs and is logged (one per event-loop thread). */
@@ -51,6 +57,10 @@ public final class Engine {
         this.evictor = new Evictor(config, keyspace, this);
         this.transactions = new Transactions(this, keyspace, watches);
         config.notifyKeyspaceEvents.onChange(notifications::flags);
+        acl.requirepass(config.requirepass.value()); // requirepass is the default user's password, as in Redis
+        config.onApply(config.requirepass, () -> acl.requirepass(config.requirepass.value()));
+        acl.pubsubDefault(config.aclPubsubDefault.value().equals("allchannels"));
+        config.onApply(config.aclPubsubDefault, () -> acl.pubsubDefault(config.aclPubsubDefault.value().equals("allchannels")));
         keyspace.listener((db, key) -> {
             notifications.notify(Notifications.EXPIRED, "expired", key, db.index());
             watches.touch(db.index(), key);
@@ -202,8 +212,18 @@ public final class Engine {
         return blocking;
     }
 
+    /** Whether new connections start unauthenticated: the default user has a password, or is off. */
     public boolean authRequired() {
-        return !config.requirepass.value().isEmpty();
+        return acl.authRequired();
+    }
+
+    /** Users and permissions (ACL). */
+    public Acl acl() {
+        return acl;
+    }
+
+    public void clientInfo(java.util.function.Function<Session, String> describe) {
+        this.clientInfo = describe;
     }
 
     /** Creates and registers the session of a new connection. */
@@ -261,6 +281,15 @@ public final class Engine {
             reject(session, cmd, Errors.NOAUTH.getMessage());
             applyReplyMode(session, mark);
             return;
+        }
+        UserRules rules = session.user().rules();
+        if (!rules.unrestricted()) { // the default user with +@all ~* &* stops here: one field read
+            long denied = Acl.check(rules, cmd.aclId(), cmd.spec(), cmd.noAuth(), args, 0);
+            if (denied != 0) {
+                rejectByAcl(session, cmd, args, denied);
+                applyReplyMode(session, mark);
+                return;
+            }
         }
         java.util.function.Supplier<String> disk = diskError;
         String refusal = disk == null ? null : disk.get(); // two volatile reads when all is well
@@ -324,6 +353,8 @@ public final class Engine {
      * MULTI/EXEC when there are several). Blocking commands answer at once, as inside MULTI.
      */
     public void beginScript(Session caller, Session script) {
+        script.user(caller.user());
+        script.scriptCaller(caller);
         script.select(caller.dbIndex());
         script.protocol(2);
         script.logPosition(0);
@@ -371,6 +402,19 @@ public final class Engine {
         }
         if (cmd.spec().has("noscript")) {
             return "ERR This Redis command is not allowed from script";
+        }
+        UserRules rules = script.user().rules();
+        if (!rules.unrestricted()) { // the script runs with its caller's permissions
+            long denied = Acl.check(rules, cmd.aclId(), cmd.spec(), cmd.noAuth(), args, 0);
+            if (denied != 0) {
+                logDenied(script, cmd, args, denied, AclLog.LUA);
+                return switch ((int) (denied >>> 32)) {
+                    case Acl.DENIED_CMD -> "ERR The user executing the script can't run this command or subcommand";
+                    case Acl.DENIED_KEY -> "ERR The user executing the script can't access at least one of the keys "
+                            + "mentioned in the command arguments";
+                    default -> "ERR The user executing the script can't publish to the channel mentioned in the command";
+                };
+            }
         }
         if (cmd.spec().has("write")) {
             if (readOnly) {
@@ -608,6 +652,42 @@ public final class Engine {
         stats.error(sp < 0 ? message : message.substring(0, sp));
         cmd.rejectedCalls.increment();
         session.beginCommand(System.currentTimeMillis(), cmd.name()); // a rejected command is still the last one
+    }
+
+    /** A command the user may not run (or not on these keys or channels): NOPERM, and an ACL LOG entry. */
+    private void rejectByAcl(Session session, Command cmd, Args args, long denied) {
+        boolean inMulti = session.transaction() != null;
+        String message = switch ((int) (denied >>> 32)) {
+            case Acl.DENIED_CMD -> "NOPERM this user has no permissions to run the '" + cmd.name() + "' command";
+            case Acl.DENIED_KEY -> "NOPERM this user has no permissions to access one of the keys used as arguments";
+            default -> "NOPERM this user has no permissions to access one of the channels used as arguments";
+        };
+        if (cmd.name().equals("exec")) {
+            // Redis answers a refused EXEC by discarding the transaction.
+            session.transaction(null);
+            watches.unwatchAll(session);
+            message = "EXECABORT Transaction discarded because of: " + message;
+        }
+        reject(session, cmd, message);
+        logDenied(session, cmd, args, denied, inMulti ? AclLog.MULTI : AclLog.TOPLEVEL);
+    }
+
+    /**
+     * Adds an ACL LOG entry for a denied command, key or channel ({@code denied} as {@link Acl#check}
+     * returns it) of {@code session} (a script's session logs its caller's client).
+     */
+    public void logDenied(Session session, Command cmd, Args args, long denied, String context) {
+        int reason = (int) (denied >>> 32);
+        String object = reason == Acl.DENIED_CMD ? cmd.name()
+                : new String(args.copy((int) denied), StandardCharsets.ISO_8859_1);
+        logAcl(session, reason == Acl.DENIED_CMD ? "command" : reason == Acl.DENIED_KEY ? "key" : "channel",
+                context, object, session.user().name());
+    }
+
+    /** Adds an ACL LOG entry ({@code reason}: command, key, channel or auth). */
+    public void logAcl(Session session, String reason, String context, String object, String username) {
+        Session real = session.scriptCaller() != null ? session.scriptCaller() : session;
+        acl.log().add(reason, context, object, username, clientInfo.apply(real), config.acllogMaxLen.value());
     }
 
     private static boolean allowedWhileSubscribed(Command cmd) {

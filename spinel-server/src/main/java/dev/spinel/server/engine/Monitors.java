@@ -41,6 +41,10 @@ public final class Monitors {
         sb.append(" [").append(s.dbIndex()).append(' ').append(s.connection().remoteAddress()).append(']');
         for (int i = 0; i < a.count(); i++) {
             sb.append(' ');
+            if (SlowLog.redacted(a, i)) {
+                sb.append("\"(redacted)\"");
+                continue;
+            }
             repr(sb, a.buffer(), a.offset(i), a.length(i));
         }
         String line = sb.toString();

@@ -28,6 +28,10 @@ public final class Session {
 
     private volatile int db;
     private volatile boolean authenticated;
+    /** The ACL user this connection runs as (default until AUTH/HELLO AUTH). */
+    private volatile dev.spinel.server.acl.User user;
+    /** For a script's session: the client running the script (ACL LOG names it). */
+    private Session scriptCaller;
     private volatile String name = "";
     private volatile String libName = "";
     private volatile String libVersion = "";
@@ -70,6 +74,20 @@ public final class Session {
         this.id = id;
         this.connection = connection;
         this.authenticated = !engine.authRequired();
+        this.user = engine.acl().defaultUser();
+    }
+
+    public dev.spinel.server.acl.User user() {
+        return user;
+    }
+
+    public void user(dev.spinel.server.acl.User u) {
+        this.user = u;
+    }
+
+    /** The client whose script this session runs, or null when it is not a script's session. */
+    public Session scriptCaller() {
+        return scriptCaller;
     }
 
     public Engine engine() {
@@ -127,6 +145,10 @@ public final class Session {
 
     public void authenticated(boolean yes) {
         this.authenticated = yes;
+    }
+
+    void scriptCaller(Session caller) {
+        this.scriptCaller = caller;
     }
 
     public String name() {
@@ -382,6 +404,7 @@ public final class Session {
         protocol(2);
         name = "";
         authenticated = !engine.authRequired();
+        user = engine.acl().defaultUser();
         replyMode = ReplyMode.ON;
     }
 

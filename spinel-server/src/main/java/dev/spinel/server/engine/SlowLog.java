@@ -31,6 +31,8 @@ public final class SlowLog {
         for (int i = 0; i < argc; i++) {
             if (argc < a.count() && i == argc - 1) {
                 argv[i] = ("... (" + (a.count() - argc + 1) + " more arguments)").getBytes(StandardCharsets.US_ASCII);
+            } else if (redacted(a, i)) {
+                argv[i] = REDACTED;
             } else if (a.length(i) > MAX_ARG_LEN) {
                 byte[] cut = Arrays.copyOfRange(a.buffer(), a.offset(i), a.offset(i) + MAX_ARG_LEN);
                 byte[] note = ("... (" + (a.length(i) - MAX_ARG_LEN) + " more bytes)").getBytes(StandardCharsets.US_ASCII);
@@ -45,6 +47,31 @@ public final class SlowLog {
         while (entries.size() > maxLen) {
             entries.removeLast();
         }
+    }
+
+    private static final byte[] REDACTED = "(redacted)".getBytes(StandardCharsets.US_ASCII);
+
+    /** Secrets Redis hides from the slow log and MONITOR: AUTH's arguments, HELLO's AUTH pair, ACL SETUSER's arguments. */
+    static boolean redacted(Args a, int i) {
+        if (a.is(0, "AUTH")) {
+            return i >= 1;
+        }
+        if (a.is(0, "ACL")) {
+            return i >= 2 && a.is(1, "SETUSER");
+        }
+        if (a.is(0, "HELLO")) {
+            for (int j = 2; j < a.count(); j++) {
+                if (a.is(j, "AUTH") && j + 2 < a.count()) {
+                    if (i == j + 1 || i == j + 2) {
+                        return true;
+                    }
+                    j += 2;
+                } else if (a.is(j, "SETNAME") && j + 1 < a.count()) {
+                    j++;
+                }
+            }
+        }
+        return false;
     }
 
     public synchronized int size() {

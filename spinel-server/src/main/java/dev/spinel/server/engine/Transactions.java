@@ -101,7 +101,13 @@ public final class Transactions {
             s.out().array(t.queued().size());
             s.executingTransaction(true);
             for (Transaction.Queued q : t.queued()) {
-                engine.run(s, q.command(), Args.of(q.argv()));
+                Args args = Args.of(q.argv());
+                String refused = aclRecheck(s, q.command(), args);
+                if (refused != null) {
+                    s.out().error(refused);
+                    continue;
+                }
+                engine.run(s, q.command(), args);
             }
         } finally {
             Propagator p = engine.propagator();
@@ -114,6 +120,29 @@ public final class Transactions {
             }
         }
         watches.unwatchAll(s);
+    }
+
+    /**
+     * ACL rules are checked again at EXEC, in case they changed after the command was queued (Redis
+     * 7.0): null when it may run, else the error that replaces its reply (and an ACL LOG entry).
+     */
+    private String aclRecheck(Session s, Command cmd, Args args) {
+        dev.spinel.server.acl.UserRules rules = s.user().rules();
+        if (rules.unrestricted()) {
+            return null;
+        }
+        long denied = dev.spinel.server.acl.Acl.check(rules, cmd.aclId(), cmd.spec(), cmd.noAuth(), args, 0);
+        if (denied == 0) {
+            return null;
+        }
+        engine.logDenied(s, cmd, args, denied, dev.spinel.server.acl.AclLog.MULTI);
+        String reason = switch ((int) (denied >>> 32)) {
+            case dev.spinel.server.acl.Acl.DENIED_CMD -> "no permission to execute the command or subcommand";
+            case dev.spinel.server.acl.Acl.DENIED_KEY -> "no permission to touch the specified keys";
+            default -> "no permission to access one of the channels used as arguments";
+        };
+        return "NOPERM ACLs rules changed between the moment the transaction was accumulated and the EXEC call. "
+                + "This command is no longer allowed for the following reason: " + reason;
     }
 
     /** A watched key that is logically expired now but was not when watched also fails EXEC (Redis 7.0). */

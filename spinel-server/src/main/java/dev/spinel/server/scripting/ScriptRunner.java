@@ -144,17 +144,9 @@ final class ScriptRunner {
         if (n == 0) {
             return fail(raise, LuaErrors.plain("Please specify at least one argument for this redis lib call"));
         }
-        byte[][] argv = new byte[n][];
-        for (int i = 0; i < n; i++) {
-            LuaValue v = args.arg(i + 1);
-            if (v.type() == LuaValue.TSTRING) {
-                LuaString s = v.checkstring();
-                argv[i] = java.util.Arrays.copyOfRange(s.m_bytes, s.m_offset, s.m_offset + s.m_length);
-            } else if (v.type() == LuaValue.TNUMBER) {
-                argv[i] = LuaReplies.formatNumber(v.todouble()).getBytes(StandardCharsets.US_ASCII);
-            } else {
-                return fail(raise, LuaErrors.plain("Lua redis lib command arguments must be strings or integers"));
-            }
+        byte[][] argv = argv(args);
+        if (argv == null) {
+            return fail(raise, LuaErrors.plain("Lua redis lib command arguments must be strings or integers"));
         }
         check();
         ReplyBuffer out = session.out();
@@ -175,6 +167,42 @@ final class ScriptRunner {
             return fail(raise, LuaErrors.table(e.message()));
         }
         return LuaReplies.toLua(reply, resp);
+    }
+
+    /** The arguments of a redis lib call as bytes (numbers formatted as Redis does), or null when one is neither. */
+    private static byte[][] argv(Varargs args) {
+        byte[][] argv = new byte[args.narg()][];
+        for (int i = 0; i < argv.length; i++) {
+            LuaValue v = args.arg(i + 1);
+            if (v.type() == LuaValue.TSTRING) {
+                LuaString s = v.checkstring();
+                argv[i] = java.util.Arrays.copyOfRange(s.m_bytes, s.m_offset, s.m_offset + s.m_length);
+            } else if (v.type() == LuaValue.TNUMBER) {
+                argv[i] = LuaReplies.formatNumber(v.todouble()).getBytes(StandardCharsets.US_ASCII);
+            } else {
+                return null;
+            }
+        }
+        return argv;
+    }
+
+    /** redis.acl_check_cmd(command, args...): whether the script's caller may run that command (Redis 7.0). */
+    private LuaValue aclCheckCmd(Varargs args) {
+        if (args.narg() == 0) {
+            throw new LuaError(LuaErrors.plain("Please specify at least one argument for this redis lib call"));
+        }
+        byte[][] argv = argv(args);
+        if (argv == null) {
+            throw new LuaError(LuaErrors.plain("Lua redis lib command arguments must be strings or integers"));
+        }
+        Args a = Args.of(argv);
+        int id = dev.spinel.server.acl.CommandIds.resolve(a, 0);
+        if (id < 0) {
+            throw new LuaError(LuaErrors.plain("Invalid command passed to redis.acl_check_cmd()"));
+        }
+        dev.spinel.protocol.CommandSpec spec = dev.spinel.server.acl.CommandIds.spec(id);
+        return LuaValue.valueOf(dev.spinel.server.acl.Acl.check(session.user().rules(), id, spec,
+                spec.has("no_auth"), a, 0) == 0);
     }
 
     private static LuaValue fail(boolean raise, LuaTable error) {
@@ -202,6 +230,7 @@ final class ScriptRunner {
         LuaTable r = new LuaTable();
         r.rawset("call", fn(a -> call(a, true)));
         r.rawset("pcall", fn(a -> call(a, false)));
+        r.rawset("acl_check_cmd", fn(this::aclCheckCmd));
         r.rawset("error_reply", fn(a -> {
             if (a.narg() != 1 || a.arg1().type() != LuaValue.TSTRING) {
                 return LuaErrors.plain("wrong number or type of arguments");
