@@ -43,7 +43,8 @@ public final class ServerConfig {
     public final Params.Bool protectedMode = add(new Params.Bool("protected-mode", true, true, null));
     public final Params.Text requirepass = add(new Params.Text("requirepass", true, "", null, null));
     public final Params.Int databases = add(new Params.Int("databases", false, 16, 1, Integer.MAX_VALUE, null));
-    public final Params.Int maxclients = add(new Params.Int("maxclients", true, 10000, 1, Integer.MAX_VALUE, null));
+    /** An unsigned int in Redis (1..UINT_MAX), hence the bound its range error names. */
+    public final Params.Int maxclients = add(new Params.Int("maxclients", true, 10000, 1, 4294967295L, null));
     public final Params.Int timeout = add(new Params.Int("timeout", true, 0, 0, Integer.MAX_VALUE, null));
     public final Params.Int tcpKeepalive = add(new Params.Int("tcp-keepalive", true, 300, 0, Integer.MAX_VALUE, null));
     public final Params.Int tcpBacklog = add(new Params.Int("tcp-backlog", false, 511, 0, Integer.MAX_VALUE, null));
@@ -99,7 +100,8 @@ public final class ServerConfig {
     public final Params.Int listCompressDepth = add(new Params.Int("list-compress-depth", true, 0, 0, Integer.MAX_VALUE, null));
     public final Params.Int hashMaxListpackEntries = add(new Params.Int("hash-max-listpack-entries", true, 512, 0,
             Long.MAX_VALUE, null, "hash-max-ziplist-entries"));
-    public final Params.Int hashMaxListpackValue = add(new Params.Int("hash-max-listpack-value", true, 64, 0,
+    /** A memory value in Redis (size_t, MEMORY_CONFIG): "1k" is accepted, "-1" is "not a memory value". */
+    public final Params.Memory hashMaxListpackValue = add(new Params.Memory("hash-max-listpack-value", true, 64,
             Long.MAX_VALUE, null, "hash-max-ziplist-value"));
     public final Params.Memory streamNodeMaxBytes = add(new Params.Memory("stream-node-max-bytes", true, 4096, Long.MAX_VALUE, null));
     public final Params.Int streamNodeMaxEntries = add(new Params.Int("stream-node-max-entries", true, 100, 0, Long.MAX_VALUE, null));
