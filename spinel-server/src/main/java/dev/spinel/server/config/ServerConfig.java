@@ -182,6 +182,10 @@ public final class ServerConfig {
     public final Params.Bool tlsPreferServerCiphers = add(new Params.Bool("tls-prefer-server-ciphers", true, false, null));
     // ---- end TLS
 
+    {
+        CompatParams.register(this);
+    }
+
     /** The parameters a TLS context is built from: CONFIG SET of any of them rebuilds it (Redis's applyTlsCfg). */
     public List<Param> tlsContextParams() {
         return List.of(tlsCertFile, tlsKeyFile, tlsKeyFilePass, tlsCaCertFile, tlsCaCertDir, tlsProtocols, tlsCiphers,
