@@ -388,7 +388,7 @@ final class InfoCommand {
         return String.format(Locale.ROOT, "%.2f%s", d, units[u]);
     }
 
-    private static long rss() {
+    static long rss() {
         try {
             String[] statm = Files.readString(Path.of("/proc/self/statm")).trim().split("\\s+");
             return Long.parseLong(statm[1]) * 4096;

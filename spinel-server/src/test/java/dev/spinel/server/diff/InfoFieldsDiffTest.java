@@ -1,10 +1,13 @@
 package dev.spinel.server.diff;
 
+import dev.spinel.protocol.RespReader;
+import dev.spinel.protocol.RespValue;
 import dev.spinel.server.testing.RawClient;
 import dev.spinel.server.testing.SideBySide;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -38,6 +41,28 @@ class InfoFieldsDiffTest {
         List<String> fields = List.of("tracking_clients", "pubsub_channels", "pubsub_patterns", "pubsubshard_channels",
                 "tracking_total_keys", "tracking_total_items", "tracking_total_prefixes");
         assertEquals(countersAfterScenario(SERVERS.redis().port(), fields), countersAfterScenario(SERVERS.spinel().port(), fields));
+    }
+
+    @Test
+    void memoryStatsHasRedisKeysInRedisOrder() throws Exception {
+        assertEquals(memoryStatsKeys(SERVERS.redis().port()), memoryStatsKeys(SERVERS.spinel().port()));
+    }
+
+    /** MEMORY STATS's keys, in RESP3 (a map; db.N holds a nested map), after one key was set in db 0. */
+    private static List<String> memoryStatsKeys(int port) throws Exception {
+        try (RawClient c = new RawClient(port)) {
+            c.call("HELLO", "3");
+            c.call("FLUSHALL");
+            c.call("SET", "k", "v");
+            RespValue v = new RespReader(c.call("MEMORY", "STATS")).read();
+            List<String> keys = new ArrayList<>();
+            List<RespValue> entries = ((RespValue.MapValue) v).entries();
+            for (int i = 0; i < entries.size(); i += 2) {
+                String key = new String(((RespValue.BulkString) entries.get(i)).value(), StandardCharsets.US_ASCII);
+                keys.add(key + ":" + entries.get(i + 1).getClass().getSimpleName());
+            }
+            return keys;
+        }
     }
 
     private static Map<String, String> countersAfterScenario(int port, List<String> fields) throws Exception {
