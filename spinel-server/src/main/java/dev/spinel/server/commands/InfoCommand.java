@@ -6,6 +6,7 @@ import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.engine.Command;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Engine;
+import dev.spinel.server.engine.LatencyHistogram;
 import dev.spinel.server.engine.PubSub;
 import dev.spinel.server.engine.ServerStats;
 import dev.spinel.server.engine.Session;
@@ -39,7 +40,7 @@ import java.util.concurrent.atomic.LongAdder;
  */
 final class InfoCommand {
     private static final List<String> ORDER = List.of("server", "clients", "memory", "persistence", "stats",
-            "replication", "cpu", "modules", "commandstats", "errorstats", "cluster", "keyspace");
+            "replication", "cpu", "modules", "commandstats", "errorstats", "latencystats", "cluster", "keyspace");
     private static final Set<String> DEFAULT = Set.of("server", "clients", "memory", "persistence", "stats",
             "replication", "cpu", "modules", "errorstats", "cluster", "keyspace");
     private static final long CLOCK_TICKS = 100;
@@ -92,6 +93,7 @@ final class InfoCommand {
                 case "modules" -> sb.append("# Modules\r\n");
                 case "commandstats" -> commandstats(sb, engine);
                 case "errorstats" -> errorstats(sb, engine);
+                case "latencystats" -> latencystats(sb, engine);
                 case "cluster" -> sb.append("# Cluster\r\n").append("cluster_enabled:0\r\n");
                 case "keyspace" -> keyspace(sb, engine);
                 default -> throw new IllegalStateException(sec);
@@ -327,6 +329,31 @@ final class InfoCommand {
                     .append(",usec_per_call=").append(String.format(Locale.ROOT, "%.2f", calls == 0 ? 0.0 : usec / (double) calls))
                     .append(",rejected_calls=").append(c.rejectedCalls()).append(",failed_calls=").append(c.failedCalls())
                     .append("\r\n");
+        }
+    }
+
+    /** Redis's latencystats: for each command called, its latency at the configured percentiles, in µs. */
+    private static void latencystats(StringBuilder sb, Engine e) {
+        sb.append("# Latencystats\r\n");
+        if (!e.config().latencyTracking.value()) {
+            return;
+        }
+        String[] names = e.config().latencyTrackingInfoPercentiles.get().isEmpty() ? new String[0]
+                : e.config().latencyTrackingInfoPercentiles.get().split(" ");
+        for (Command c : e.commands().allWithSubcommands()) {
+            LatencyHistogram.Snapshot h = c.latency().snapshot();
+            if (h.total() == 0) {
+                continue;
+            }
+            sb.append("latency_percentiles_usec_").append(c.name()).append(':');
+            for (int j = 0; j < names.length; j++) {
+                if (j > 0) {
+                    sb.append(',');
+                }
+                sb.append('p').append(names[j]).append('=').append(String.format(Locale.ROOT, "%.3f",
+                        h.valueAtPercentile(Double.parseDouble(names[j])) / 1000.0));
+            }
+            sb.append("\r\n");
         }
     }
 

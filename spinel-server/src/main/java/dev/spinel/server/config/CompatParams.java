@@ -6,7 +6,7 @@ import java.util.Locale;
 
 /**
  * Redis 7.0 parameters that tune subsystems Spinel does not have (active defragmentation, jemalloc, the
- * process title, syslog, OOM-score adjustment, latency tracking's percentiles, the ACL log, ...). They are
+ * process title, syslog, OOM-score adjustment, the ACL log, ...). They are
  * accepted with Redis's names, defaults, validation and error texts, so that configuration files, CONFIG GET
  * and CONFIG SET written for Redis work unchanged; setting them changes nothing else. Replication and cluster
  * parameters are left out on purpose: Spinel has neither.
@@ -46,8 +46,6 @@ final class CompatParams {
         c.add(new Params.Enum("sanitize-dump-payload", true, "no", List.of("no", "yes", "clients"), null));
         // Clients, tracking, latency.
         c.add(new Params.Int("tracking-table-max-keys", true, 1_000_000, 0, LLONG_MAX, null));
-        c.add(new Params.Bool("latency-tracking", true, true, null));
-        c.add(new Canonical("latency-tracking-info-percentiles", true, "50 99 99.9", CompatParams::percentiles));
         c.add(new Params.Int("acllog-max-len", true, 128, 0, LLONG_MAX, null));
         c.add(new Params.Enum("acl-pubsub-default", true, "resetchannels", List.of("allchannels", "resetchannels"), null));
         c.add(new Params.Text("aclfile", false, "", null, null));
@@ -145,7 +143,7 @@ final class CompatParams {
     }
 
     /** Space-separated percentiles in [0, 100], shown as C's %f with the trailing zeros cut (Redis's trimDoubleString). */
-    private static String percentiles(String v) throws ConfigException {
+    static String percentiles(String v) throws ConfigException {
         List<String> out = new ArrayList<>();
         // Split on single spaces, as sdssplitlen: doubled or edge spaces make empty words, which do not parse.
         for (String word : v.isEmpty() ? List.<String>of() : List.of(v.split(" ", -1))) {

@@ -93,6 +93,10 @@ public final class ServerConfig {
     public final Params.Int slowlogMaxLen = add(new Params.Int("slowlog-max-len", true, 128, 0, Long.MAX_VALUE, null));
     /** Milliseconds a script runs before other clients get BUSY and SCRIPT KILL may stop it (Redis 7.0). */
     public final Params.Int busyReplyThreshold = add(new Params.Int("busy-reply-threshold", true, 5000, 0, Long.MAX_VALUE, null, "lua-time-limit"));
+    /** Per-command latency histograms (LATENCY HISTOGRAM, INFO latencystats) and the percentiles INFO shows. */
+    public final Params.Bool latencyTracking = add(new Params.Bool("latency-tracking", true, true, null));
+    public final Param latencyTrackingInfoPercentiles = add(new CompatParams.Canonical("latency-tracking-info-percentiles",
+            true, "50 99 99.9", CompatParams::percentiles));
     public final Params.Int latencyMonitorThreshold = add(new Params.Int("latency-monitor-threshold", true, 0, 0, Long.MAX_VALUE, null));
     // Encoding thresholds: the collection types read them to pick compact or big encodings.
     public final Params.Int listMaxListpackSize = add(new Params.Int("list-max-listpack-size", true, -2,

@@ -494,6 +494,9 @@ public final class Engine {
         long micros = (System.nanoTime() - start) / 1000;
         cmd.calls.increment();
         cmd.micros.add(micros);
+        if (config.latencyTracking.value()) {
+            cmd.latency.record(micros);
+        }
         stats.commandsProcessed.increment();
         afterCommand(session, cmd, args, micros);
     }
