@@ -295,6 +295,7 @@ public final class Engine {
             return;
         }
         if (session.transaction() != null && !runsInsideMulti(cmd)) {
+            session.beginCommand(System.currentTimeMillis(), cmd.name()); // a queued command is CLIENT LIST's cmd=, as in Redis
             session.transaction().queue(cmd, args);
             session.out().simple("QUEUED");
             applyReplyMode(session, mark);
