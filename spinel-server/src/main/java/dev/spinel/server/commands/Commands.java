@@ -33,5 +33,7 @@ public final class Commands {
         DumpCommands.register(t, server);
         ReplicationCommands.register(t);
         ClusterCommands.register(t);
+        AclCommands.register(t);
+        ModuleCommands.register(t);
     }
 }

@@ -107,9 +107,22 @@ public final class ConnectionCommands {
             ok = authenticate(s, a, a, 2);
         }
         if (!ok) {
+            authDenied(s, a, a.count() == 2 ? "default" : a.string(1));
             throw WRONGPASS;
         }
         s.out().ok();
+    }
+
+    /** Logs a failed authentication for ACL LOG, as Redis's addACLLogEntry (object: the command as typed). */
+    private static void authDenied(Session s, Args a, String username) {
+        long argvBytes = 0;
+        for (int i = 0; i < a.count(); i++) {
+            argvBytes += a.length(i);
+        }
+        String info = ClientInfo.append(new StringBuilder(), s, s.now(), argvBytes).toString();
+        String context = s.executingTransaction() ? "multi" : "toplevel"; // AUTH and HELLO are noscript
+        long maxLen = Long.parseLong(s.engine().config().param("acllog-max-len").get());
+        s.engine().aclLog().authDenied(context, a.string(0), username, info, maxLen);
     }
 
     /**
@@ -151,6 +164,7 @@ public final class ConnectionCommands {
             int more = a.count() - 1 - j;
             if (a.is(j, "AUTH") && more >= 2) {
                 if (!authenticate(s, a, a, j + 2)) {
+                    authDenied(s, a, a.string(j + 1));
                     throw WRONGPASS;
                 }
                 j += 2;

@@ -28,6 +28,7 @@ public final class Engine {
     private final SlowLog slowLog = new SlowLog();
     private final LatencyMonitor latency = new LatencyMonitor();
     private final Monitors monitors = new Monitors();
+    private final AclLog aclLog = new AclLog();
     private final Tracking tracking = new Tracking(clients);
     private final Notifications notifications;
     private static final byte[] DEL = {'D', 'E', 'L'};
@@ -134,6 +135,10 @@ public final class Engine {
 
     public LatencyMonitor latency() {
         return latency;
+    }
+
+    public AclLog aclLog() {
+        return aclLog;
     }
 
     public Monitors monitors() {
@@ -459,7 +464,8 @@ public final class Engine {
 
     private void runCommand(Session session, Command cmd, Args args, Propagator p) {
         long start = System.nanoTime();
-        session.beginCommand(session.clock.millis(start), cmd.name()); // no second clock read (CommandClock)
+        // No second clock read (CommandClock). Inside EXEC the last command stays EXEC, as Redis's lastcmd does.
+        session.beginCommand(session.clock.millis(start), session.executingTransaction() ? session.lastCommand() : cmd.name());
         session.current(cmd, args);
         long dirtyBefore = session.dirtyCount();
         try {
