@@ -267,9 +267,15 @@ public final class Engine {
             applyReplyMode(session, mark);
             return;
         }
+        if (session.transaction() != null && cmd.spec().has("no_multi")) {
+            // SAVE and SHUTDOWN (Redis 7.0's CMD_NO_MULTI) are refused, and the transaction fails at EXEC.
+            reject(session, cmd, "ERR Command not allowed inside a transaction");
+            applyReplyMode(session, mark);
+            return;
+        }
         java.util.function.Supplier<String> disk = diskError;
         String refusal = disk == null ? null : disk.get(); // two volatile reads when all is well
-        if (refusal != null && (cmd.spec().has("write") || cmd.name().equals("ping"))) {
+        if (refusal != null && (cmd.spec().has("write") || cmd.name().equals("ping") || execHas(session, cmd, "write"))) {
             reject(session, cmd, refusal);
             applyReplyMode(session, mark);
             return;
@@ -285,7 +291,8 @@ public final class Engine {
             pause.postpone(session, args, System.currentTimeMillis());
             return;
         }
-        if (cmd.spec().has("denyoom") && config.maxmemory.value() > 0 && !evictor.makeRoom()) {
+        if ((cmd.spec().has("denyoom") || execHas(session, cmd, "denyoom") || queuesInMulti(session, cmd))
+                && config.maxmemory.value() > 0 && !evictor.makeRoom()) {
             // Redis refuses a command that may grow the dataset while over maxmemory (at queue time in MULTI).
             reject(session, cmd, Evictor.OOM.getMessage());
             applyReplyMode(session, mark);
@@ -613,7 +620,27 @@ public final class Engine {
         session.beginCommand(System.currentTimeMillis(), "NULL"); // CLIENT LIST shows cmd=NULL, as Redis
     }
 
+    /** Redis 7.0 refuses any command but EXEC, DISCARD, QUIT and RESET inside MULTI when out of memory: queuing costs memory. */
+    private static boolean queuesInMulti(Session session, Command cmd) {
+        return session.transaction() != null && switch (cmd.name()) {
+            case "exec", "discard", "quit", "reset" -> false;
+            default -> true;
+        };
+    }
+
+    /** An EXEC is checked with the flags of the commands it queued (Redis's mstate.cmd_flags). */
+    private static boolean execHas(Session session, Command cmd, String flag) {
+        return session.transaction() != null && cmd.name().equals("exec") && session.transaction().anyHas(flag);
+    }
+
     private void reject(Session session, Command cmd, String message) {
+        if (cmd.name().equals("exec") && session.transaction() != null) {
+            transactions.abortExec(session, message);
+            stats.error("EXECABORT");
+            cmd.rejectedCalls.increment();
+            session.beginCommand(System.currentTimeMillis(), cmd.name());
+            return;
+        }
         flagTransaction(session);
         session.out().error(message);
         int sp = message.indexOf(' ');
