@@ -20,6 +20,7 @@ public final class KeyspaceLoader implements RdbSink {
     private long expiredSkipped;
 
     private final java.util.function.Consumer<byte[]> functions;
+    private boolean refuseExisting;
 
     public KeyspaceLoader(Keyspace keyspace, long now) {
         this(keyspace, now, null);
@@ -41,6 +42,15 @@ public final class KeyspaceLoader implements RdbSink {
         }
     }
 
+    /**
+     * Makes a key the keyspace already holds fail the load (Redis's rdbLoad without RDBFLAGS_ALLOW_DUP, as
+     * DEBUG RELOAD NOFLUSH without MERGE), instead of replacing it.
+     */
+    public KeyspaceLoader refuseExisting() {
+        refuseExisting = true;
+        return this;
+    }
+
     @Override
     public void entry(int db, byte[] key, Object value, long expireAt, long idleSeconds, int freq) {
         if (expireAt >= 0 && expireAt < now) {
@@ -51,6 +61,10 @@ public final class KeyspaceLoader implements RdbSink {
         Segment seg = keyspace.db(db).segment(h);
         seg.lock();
         try {
+            if (refuseExisting && seg.get(key, 0, key.length, h, now) != null) {
+                throw new RdbException("RDB has duplicated key '" + new String(key, java.nio.charset.StandardCharsets.UTF_8)
+                        + "' in DB " + db);
+            }
             Entry e = seg.put(key, h, value, expireAt);
             applyAccess(keyspace, e, idleSeconds, freq);
         } finally {

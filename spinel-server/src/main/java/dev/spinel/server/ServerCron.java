@@ -20,9 +20,14 @@ final class ServerCron implements Runnable {
 
     @Override
     public void run() {
+        if (engine.cronPaused()) { // DEBUG PAUSE-CRON 1, as Redis's serverCron returns at once
+            return;
+        }
         try {
             engine.stats().instantaneous.sample(System.currentTimeMillis(), engine.stats());
-            activeExpire();
+            if (engine.activeExpire()) { // DEBUG SET-ACTIVE-EXPIRE 0 turns it off
+                activeExpire();
+            }
             closeIdleClients();
         } catch (RuntimeException e) {
             Log.warning("cron: " + e);

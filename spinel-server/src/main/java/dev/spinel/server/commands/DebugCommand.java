@@ -9,10 +9,14 @@ import dev.spinel.store.KeyHash;
 import dev.spinel.store.Segment;
 import dev.spinel.server.engine.RedisError;
 import dev.spinel.server.engine.Session;
+import dev.spinel.server.persistence.Persistence;
 
 /**
- * DEBUG LOG / SLEEP / POPULATE / HELP, allowed as the immutable {@code enable-debug-command} says (no, yes,
- * local), with Redis 7.0's refusal text. Other DEBUG subcommands answer Redis's unknown-subcommand error.
+ * DEBUG LOG / SLEEP / POPULATE / OBJECT / RELOAD / PROTOCOL / HELP and the two switches of the cron Redis's
+ * own suites use (SET-ACTIVE-EXPIRE: active expiry on or off; PAUSE-CRON: the cron's ticks skipped or not),
+ * allowed as the immutable {@code enable-debug-command} says (no, yes, local), with Redis 7.0's refusal
+ * text. Other DEBUG subcommands (the crash, leak and allocator ones, and switches of internals Spinel does not
+ * have: QUICKLIST-PACKED-THRESHOLD, CHANGE-REPL-ID, ...) answer Redis's unknown-subcommand error.
  *
  * <p>Thread-safety: stateless.
  */
@@ -24,12 +28,12 @@ final class DebugCommand {
     private DebugCommand() {
     }
 
-    static void register(CommandTable t) {
-        t.register("debug", DebugCommand::debug);
+    static void register(CommandTable t, Persistence persistence) {
+        t.register("debug", (s, a) -> debug(s, a, persistence));
     }
 
     // DEBUG subcommand [argument ...]
-    static void debug(Session s, Args a) {
+    static void debug(Session s, Args a, Persistence persistence) {
         switch (s.engine().config().enableDebugCommand.value()) {
             case "yes" -> { }
             case "local" -> {
@@ -40,15 +44,42 @@ final class DebugCommand {
             default -> throw DEBUG_NOT_ALLOWED;
         }
         if (a.count() == 2 && a.is(1, "HELP")) {
+            // Redis 7.0.15's lines for the subcommands Spinel has, in Redis's order.
             Help.reply(s, "DEBUG",
                     "LOG <message>",
                     "    Write <message> to the server log.",
+                    "OBJECT <key>",
+                    "    Show low level info about `key` and associated value.",
                     "POPULATE <count> [<prefix>] [<size>]",
                     "    Create <count> string keys named key:<num>. If <prefix> is specified then",
                     "    it is used instead of the 'key' prefix. These are not propagated to",
-                    "    replicas. Cache master will be flushed.",
+                    "    replicas. Cluster slots are not respected so keys not belonging to the",
+                    "    current node can be created in cluster mode.",
+                    "PROTOCOL <type>",
+                    "    Reply with a test value of the specified type. <type> can be: string,",
+                    "    integer, double, bignum, null, array, set, map, attrib, push, verbatim,",
+                    "    true, false.",
+                    "RELOAD [option ...]",
+                    "    Save the RDB on disk and reload it back to memory. Valid <option> values:",
+                    "    * MERGE: conflicting keys will be loaded from RDB.",
+                    "    * NOFLUSH: the existing database will not be removed before load, but",
+                    "      conflicting keys will generate an exception and kill the server.",
+                    "    * NOSAVE: the database will be loaded from an existing RDB file.",
+                    "    Examples:",
+                    "    * DEBUG RELOAD: verify that the server is able to persist, flush and reload",
+                    "      the database.",
+                    "    * DEBUG RELOAD NOSAVE: replace the current database with the contents of an",
+                    "      existing RDB file.",
+                    "    * DEBUG RELOAD NOSAVE NOFLUSH MERGE: add the contents of an existing RDB",
+                    "      file to the database.",
+                    "SET-ACTIVE-EXPIRE <0|1>",
+                    "    Setting it to 0 disables expiring keys in background when they are not",
+                    "    accessed (otherwise the Redis behavior). Setting it to 1 reenables back the",
+                    "    default.",
                     "SLEEP <seconds>",
-                    "    Stop the server for <seconds>. Decimals allowed.");
+                    "    Stop the server for <seconds>. Decimals allowed.",
+                    "PAUSE-CRON <0|1>",
+                    "    Stop periodic cron job processing.");
         } else if (a.count() == 3 && a.is(1, "LOG")) {
             Log.warning("DEBUG LOG: " + a.string(2));
             s.out().ok();
@@ -56,10 +87,62 @@ final class DebugCommand {
             debugSleep(s, a.string(2));
         } else if (a.count() >= 3 && a.count() <= 5 && a.is(1, "POPULATE")) {
             populate(s, a);
+        } else if (a.count() == 3 && a.is(1, "OBJECT")) {
+            DebugObject.reply(s, a);
+        } else if (a.count() >= 2 && a.is(1, "RELOAD")) {
+            reload(s, a, persistence);
+        } else if (a.count() == 3 && a.is(1, "PROTOCOL")) {
+            DebugObject.protocol(s, a.string(2));
+        } else if (a.count() == 3 && a.is(1, "SET-ACTIVE-EXPIRE")) {
+            s.engine().activeExpire(switchValue(a)); // tests turn it off to watch keys expire lazily
+            s.out().ok();
+        } else if (a.count() == 3 && a.is(1, "PAUSE-CRON")) {
+            s.engine().cronPaused(switchValue(a));
+            s.out().ok();
         } else {
             throw new RedisError("ERR unknown subcommand or wrong number of arguments for '"
                     + ServerCommands.truncate(a.string(1)) + "'. Try DEBUG HELP.");
         }
+    }
+
+    /** Redis's atoi: a leading number, 0 when there is none; non-zero means on. */
+    private static boolean switchValue(Args a) {
+        String v = a.string(2).trim();
+        int end = 0;
+        while (end < v.length() && (Character.isDigit(v.charAt(end)) || (end == 0 && (v.charAt(0) == '-' || v.charAt(0) == '+')))) {
+            end++;
+        }
+        try {
+            return end > 0 && Long.parseLong(v.substring(0, end)) != 0;
+        } catch (NumberFormatException e) {
+            return false;
+        }
+    }
+
+    /**
+     * DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE]: save the snapshot, empty the dataset, load the snapshot back
+     * (see {@link dev.spinel.server.persistence.Persistence#debugReload}).
+     */
+    private static void reload(Session s, Args a, Persistence persistence) {
+        boolean save = true;
+        boolean flush = true;
+        boolean merge = false;
+        for (int i = 2; i < a.count(); i++) {
+            if (a.is(i, "MERGE")) {
+                merge = true;
+            } else if (a.is(i, "NOFLUSH")) {
+                flush = false;
+            } else if (a.is(i, "NOSAVE")) {
+                save = false;
+            } else {
+                throw new RedisError("ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.");
+            }
+        }
+        String error = persistence.debugReload(save, flush, merge);
+        if (error != null) {
+            throw new RedisError(error);
+        }
+        s.out().ok();
     }
 
     /**

@@ -6,6 +6,8 @@ import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.engine.Command;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Engine;
+import dev.spinel.server.engine.LatencyHistogram;
+import dev.spinel.server.engine.PubSub;
 import dev.spinel.server.engine.ServerStats;
 import dev.spinel.server.engine.Session;
 import dev.spinel.store.Database;
@@ -38,7 +40,7 @@ import java.util.concurrent.atomic.LongAdder;
  */
 final class InfoCommand {
     private static final List<String> ORDER = List.of("server", "clients", "memory", "persistence", "stats",
-            "replication", "cpu", "modules", "commandstats", "errorstats", "cluster", "keyspace");
+            "replication", "cpu", "modules", "commandstats", "errorstats", "latencystats", "cluster", "keyspace");
     private static final Set<String> DEFAULT = Set.of("server", "clients", "memory", "persistence", "stats",
             "replication", "cpu", "modules", "errorstats", "cluster", "keyspace");
     private static final long CLOCK_TICKS = 100;
@@ -91,6 +93,7 @@ final class InfoCommand {
                 case "modules" -> sb.append("# Modules\r\n");
                 case "commandstats" -> commandstats(sb, engine);
                 case "errorstats" -> errorstats(sb, engine);
+                case "latencystats" -> latencystats(sb, engine);
                 case "cluster" -> sb.append("# Cluster\r\n").append("cluster_enabled:0\r\n");
                 case "keyspace" -> keyspace(sb, engine);
                 default -> throw new IllegalStateException(sec);
@@ -112,10 +115,14 @@ final class InfoCommand {
         field(sb, "spinel_version", SpinelServer.VERSION);
         field(sb, "redis_git_sha1", "00000000");
         field(sb, "redis_git_dirty", 0);
+        field(sb, "redis_build_id", "0");
         field(sb, "redis_mode", "standalone");
         field(sb, "os", System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + arch());
         field(sb, "arch_bits", System.getProperty("os.arch").contains("64") ? 64 : 32);
+        field(sb, "monotonic_clock", "System.nanoTime");
         field(sb, "multiplexing_api", server.transport().word());
+        field(sb, "atomicvar_api", "java.util.concurrent");
+        field(sb, "gcc_version", "0.0.0");
         field(sb, "java_version", System.getProperty("java.version"));
         field(sb, "process_id", ProcessHandle.current().pid());
         field(sb, "process_supervised", "no");
@@ -145,7 +152,7 @@ final class InfoCommand {
         field(sb, "client_recent_max_input_buffer", 0);
         field(sb, "client_recent_max_output_buffer", 0);
         field(sb, "blocked_clients", e.blocking().blockedClients());
-        field(sb, "tracking_clients", 0);
+        field(sb, "tracking_clients", e.tracking().clients());
         field(sb, "clients_in_timeout_table", 0);
     }
 
@@ -159,6 +166,12 @@ final class InfoCommand {
         Runtime rt = Runtime.getRuntime();
         long totalSystem = totalSystemMemory();
         long maxmemory = e.config().maxmemory.value();
+        long scripts = e.scripting().cache().memory();
+        var functions = e.scripting().functions();
+        long functionBytes = functions.codeBytes();
+        // Redis 7.0.15's fields in its order. Spinel accounts the dataset only (used_memory), so the
+        // overhead and start-up figures are 0, the allocator's are the dataset and the RSS, and the
+        // replication, cluster and defragmentation ones are 0.
         sb.append("# Memory\r\n");
         field(sb, "used_memory", used);
         field(sb, "used_memory_human", human(used));
@@ -167,52 +180,112 @@ final class InfoCommand {
         field(sb, "used_memory_peak", peak);
         field(sb, "used_memory_peak_human", human(peak));
         field(sb, "used_memory_peak_perc", String.format(Locale.ROOT, "%.2f%%", peak == 0 ? 100.0 : used * 100.0 / peak));
+        field(sb, "used_memory_overhead", 0);
+        field(sb, "used_memory_startup", 0);
         field(sb, "used_memory_dataset", used);
+        field(sb, "used_memory_dataset_perc", String.format(Locale.ROOT, "%.2f%%", used == 0 ? 0.0 : 100.0));
+        field(sb, "allocator_allocated", used);
+        field(sb, "allocator_active", used);
+        field(sb, "allocator_resident", rss);
         field(sb, "total_system_memory", totalSystem);
         field(sb, "total_system_memory_human", human(totalSystem));
         field(sb, "jvm_heap_used", rt.totalMemory() - rt.freeMemory());
         field(sb, "jvm_heap_max", rt.maxMemory());
-        long scripts = e.scripting().cache().memory();
+        field(sb, "used_memory_lua", scripts);
+        field(sb, "used_memory_vm_eval", scripts);
+        field(sb, "used_memory_lua_human", human(scripts));
         field(sb, "used_memory_scripts_eval", scripts);
         field(sb, "number_of_cached_scripts", e.scripting().cache().size());
-        var functions = e.scripting().functions();
         field(sb, "number_of_functions", functions.functionCount());
         field(sb, "number_of_libraries", functions.codes().size());
-        long functionBytes = functions.codeBytes();
+        field(sb, "used_memory_vm_functions", functionBytes);
+        field(sb, "used_memory_vm_total", scripts + functionBytes);
+        field(sb, "used_memory_vm_total_human", human(scripts + functionBytes));
         field(sb, "used_memory_functions", functionBytes);
         field(sb, "used_memory_scripts", scripts + functionBytes);
         field(sb, "used_memory_scripts_human", human(scripts + functionBytes));
         field(sb, "maxmemory", maxmemory);
         field(sb, "maxmemory_human", human(maxmemory));
         field(sb, "maxmemory_policy", e.config().maxmemoryPolicy.value());
+        field(sb, "allocator_frag_ratio", "1.00");
+        field(sb, "allocator_frag_bytes", 0);
+        field(sb, "allocator_rss_ratio", String.format(Locale.ROOT, "%.2f", used == 0 ? 0.0 : rss / (double) used));
+        field(sb, "allocator_rss_bytes", rss - used);
+        field(sb, "rss_overhead_ratio", "1.00");
+        field(sb, "rss_overhead_bytes", 0);
         field(sb, "mem_fragmentation_ratio", String.format(Locale.ROOT, "%.2f", used == 0 ? 0.0 : rss / (double) used));
+        field(sb, "mem_fragmentation_bytes", rss - used);
+        field(sb, "mem_not_counted_for_evict", 0);
+        field(sb, "mem_replication_backlog", 0);
+        field(sb, "mem_total_replication_buffers", 0);
+        field(sb, "mem_clients_slaves", 0);
+        field(sb, "mem_clients_normal", 0);
+        field(sb, "mem_cluster_links", 0);
+        field(sb, "mem_aof_buffer", 0);
         field(sb, "mem_allocator", "jvm");
+        field(sb, "active_defrag_running", 0);
         field(sb, "lazyfree_pending_objects", 0);
+        field(sb, "lazyfreed_objects", 0);
     }
 
     private static void stats(StringBuilder sb, Engine e) {
         ServerStats st = e.stats();
         long hits = st.keyspaceHits.sum();
         long misses = st.keyspaceMisses.sum();
+        PubSub pubSub = e.pubSub();
+        // Redis 7.0.15's fields in its order; replication, defragmentation, io-threads and client eviction do
+        // not exist here, so theirs stay 0.
         sb.append("# Stats\r\n");
         field(sb, "total_connections_received", st.connectionsReceived.sum());
         field(sb, "total_commands_processed", st.commandsProcessed.sum());
         field(sb, "instantaneous_ops_per_sec", st.instantaneous.opsPerSec());
         field(sb, "total_net_input_bytes", st.netInputBytes.sum());
         field(sb, "total_net_output_bytes", st.netOutputBytes.sum());
+        field(sb, "total_net_repl_input_bytes", 0);
+        field(sb, "total_net_repl_output_bytes", 0);
         field(sb, "instantaneous_input_kbps", String.format(Locale.ROOT, "%.2f", st.instantaneous.inputKbps()));
         field(sb, "instantaneous_output_kbps", String.format(Locale.ROOT, "%.2f", st.instantaneous.outputKbps()));
+        field(sb, "instantaneous_input_repl_kbps", "0.00");
+        field(sb, "instantaneous_output_repl_kbps", "0.00");
         field(sb, "rejected_connections", st.rejectedConnections.sum());
         field(sb, "sync_full", 0);
         field(sb, "sync_partial_ok", 0);
         field(sb, "sync_partial_err", 0);
         field(sb, "expired_keys", e.keyspace().expiredKeys());
+        field(sb, "expired_stale_perc", "0.00");
+        field(sb, "expired_time_cap_reached_count", 0);
+        field(sb, "expire_cycle_cpu_milliseconds", 0);
         field(sb, "evicted_keys", e.evictor().evictedKeys());
+        field(sb, "evicted_clients", 0);
+        field(sb, "total_eviction_exceeded_time", 0);
+        field(sb, "current_eviction_exceeded_time", 0);
         field(sb, "keyspace_hits", hits);
         field(sb, "keyspace_misses", misses);
+        field(sb, "pubsub_channels", pubSub.channels(PubSub.Kind.CHANNEL, null).size());
+        field(sb, "pubsub_patterns", pubSub.patternCount());
+        field(sb, "pubsubshard_channels", pubSub.channels(PubSub.Kind.SHARD, null).size());
         field(sb, "latest_fork_usec", 0);
         field(sb, "total_forks", 0);
+        field(sb, "migrate_cached_sockets", 0);
+        field(sb, "slave_expires_tracked_keys", 0);
+        field(sb, "active_defrag_hits", 0);
+        field(sb, "active_defrag_misses", 0);
+        field(sb, "active_defrag_key_hits", 0);
+        field(sb, "active_defrag_key_misses", 0);
+        field(sb, "total_active_defrag_time", 0);
+        field(sb, "current_active_defrag_time", 0);
+        field(sb, "tracking_total_keys", e.tracking().keys());
+        field(sb, "tracking_total_items", e.tracking().items());
+        field(sb, "tracking_total_prefixes", e.tracking().prefixes());
+        field(sb, "unexpected_error_replies", 0);
         field(sb, "total_error_replies", st.totalErrorReplies.sum());
+        field(sb, "dump_payload_sanitizations", 0);
+        field(sb, "total_reads_processed", st.readsProcessed.sum());
+        field(sb, "total_writes_processed", st.writesProcessed.sum());
+        field(sb, "io_threaded_reads_processed", 0);
+        field(sb, "io_threaded_writes_processed", 0);
+        field(sb, "reply_buffer_shrinks", 0);
+        field(sb, "reply_buffer_expands", 0);
     }
 
     private void replication(StringBuilder sb) {
@@ -237,6 +310,11 @@ final class InfoCommand {
         field(sb, "used_cpu_user", String.format(Locale.ROOT, "%.6f", userSys[0]));
         field(sb, "used_cpu_sys_children", "0.000000");
         field(sb, "used_cpu_user_children", "0.000000");
+        // Redis's main thread is the one that runs commands; here, the event loop answering this INFO.
+        var threads = ManagementFactory.getThreadMXBean();
+        double user = threads.getCurrentThreadUserTime() / 1e9;
+        field(sb, "used_cpu_sys_main_thread", String.format(Locale.ROOT, "%.6f", Math.max(0, threads.getCurrentThreadCpuTime() / 1e9 - user)));
+        field(sb, "used_cpu_user_main_thread", String.format(Locale.ROOT, "%.6f", user));
     }
 
     private static void commandstats(StringBuilder sb, Engine e) {
@@ -251,6 +329,31 @@ final class InfoCommand {
                     .append(",usec_per_call=").append(String.format(Locale.ROOT, "%.2f", calls == 0 ? 0.0 : usec / (double) calls))
                     .append(",rejected_calls=").append(c.rejectedCalls()).append(",failed_calls=").append(c.failedCalls())
                     .append("\r\n");
+        }
+    }
+
+    /** Redis's latencystats: for each command called, its latency at the configured percentiles, in µs. */
+    private static void latencystats(StringBuilder sb, Engine e) {
+        sb.append("# Latencystats\r\n");
+        if (!e.config().latencyTracking.value()) {
+            return;
+        }
+        String[] names = e.config().latencyTrackingInfoPercentiles.get().isEmpty() ? new String[0]
+                : e.config().latencyTrackingInfoPercentiles.get().split(" ");
+        for (Command c : e.commands().allWithSubcommands()) {
+            LatencyHistogram.Snapshot h = c.latency().snapshot();
+            if (h.total() == 0) {
+                continue;
+            }
+            sb.append("latency_percentiles_usec_").append(c.name()).append(':');
+            for (int j = 0; j < names.length; j++) {
+                if (j > 0) {
+                    sb.append(',');
+                }
+                sb.append('p').append(names[j]).append('=').append(String.format(Locale.ROOT, "%.3f",
+                        h.valueAtPercentile(Double.parseDouble(names[j])) / 1000.0));
+            }
+            sb.append("\r\n");
         }
     }
 
@@ -312,7 +415,7 @@ final class InfoCommand {
         return String.format(Locale.ROOT, "%.2f%s", d, units[u]);
     }
 
-    private static long rss() {
+    static long rss() {
         try {
             String[] statm = Files.readString(Path.of("/proc/self/statm")).trim().split("\\s+");
             return Long.parseLong(statm[1]) * 4096;

@@ -25,6 +25,9 @@ public final class IntrospectionCommands {
         t.registerSub("latency", "history", (s, a) -> s.engine().latency().writeHistory(s.out(), a.string(2)));
         t.registerSub("latency", "reset", IntrospectionCommands::latencyReset);
         t.registerSub("latency", "help", (s, a) -> help(s, LATENCY_HELP));
+        t.registerSub("latency", "histogram", LatencyReports::histogram);
+        t.registerSub("latency", "doctor", LatencyReports::doctor);
+        t.registerSub("latency", "graph", LatencyReports::graph);
         t.register("monitor", IntrospectionCommands::monitor);
     }
 

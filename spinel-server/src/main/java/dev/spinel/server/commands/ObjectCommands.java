@@ -142,7 +142,7 @@ final class ObjectCommands {
      * Redis stores the strings "0".."9999" as shared objects (refcount INT_MAX), except when a maxmemory
      * LRU/LFU policy needs a per-key access clock.
      */
-    private static boolean isSharedInteger(Session s, Object value) {
+    static boolean isSharedInteger(Session s, Object value) {
         if (!(value instanceof byte[] b) || !StringEncoding.isInteger(b)) {
             return false;
         }

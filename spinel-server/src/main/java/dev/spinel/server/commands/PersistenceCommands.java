@@ -50,7 +50,9 @@ public final class PersistenceCommands {
         if (!started) {
             throw new RedisError("ERR Background append only file rewriting already in progress");
         }
-        s.out().simple("Background append only file rewriting started");
+        // Inside EXEC Redis only schedules the rewrite (its cron starts it) and says so; Spinel's has started.
+        s.out().simple(s.executingTransaction() ? "Background append only file rewriting scheduled"
+                : "Background append only file rewriting started");
     }
 
     // BGSAVE [SCHEDULE]

@@ -24,7 +24,7 @@ public final class ServerCommands {
     public static void register(CommandTable t, SpinelServer server) {
         t.register("time", ServerCommands::time);
         t.register("shutdown", (s, a) -> shutdown(server, s, a));
-        DebugCommand.register(t);
+        DebugCommand.register(t, server.persistence());
         FunctionCommands.register(t);
         MemoryCommands.register(t);
         InfoCommand.register(t, server);

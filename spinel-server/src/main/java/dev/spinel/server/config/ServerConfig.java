@@ -46,11 +46,12 @@ public final class ServerConfig {
     public final Params.Text aclfile = add(new Params.Text("aclfile", false, "", null, null));
     public final Params.Enum aclPubsubDefault = add(new Params.Enum("acl-pubsub-default", true, "resetchannels",
             List.of("allchannels", "resetchannels"), null));
-    public final Params.Int acllogMaxLen = add(new Params.Int("acllog-max-len", true, 128, 0, Integer.MAX_VALUE, null));
+    public final Params.Int acllogMaxLen = add(new Params.Int("acllog-max-len", true, 128, 0, Long.MAX_VALUE, null));
     /** The config file's {@code user <name> <rules...>} lines, checked when read and applied at the start. */
     private final List<List<String>> userDirectives = new ArrayList<>();
     public final Params.Int databases = add(new Params.Int("databases", false, 16, 1, Integer.MAX_VALUE, null));
-    public final Params.Int maxclients = add(new Params.Int("maxclients", true, 10000, 1, Integer.MAX_VALUE, null));
+    /** An unsigned int in Redis (1..UINT_MAX), hence the bound its range error names. */
+    public final Params.Int maxclients = add(new Params.Int("maxclients", true, 10000, 1, 4294967295L, null));
     public final Params.Int timeout = add(new Params.Int("timeout", true, 0, 0, Integer.MAX_VALUE, null));
     public final Params.Int tcpKeepalive = add(new Params.Int("tcp-keepalive", true, 300, 0, Integer.MAX_VALUE, null));
     public final Params.Int tcpBacklog = add(new Params.Int("tcp-backlog", false, 511, 0, Integer.MAX_VALUE, null));
@@ -99,6 +100,10 @@ public final class ServerConfig {
     public final Params.Int slowlogMaxLen = add(new Params.Int("slowlog-max-len", true, 128, 0, Long.MAX_VALUE, null));
     /** Milliseconds a script runs before other clients get BUSY and SCRIPT KILL may stop it (Redis 7.0). */
     public final Params.Int busyReplyThreshold = add(new Params.Int("busy-reply-threshold", true, 5000, 0, Long.MAX_VALUE, null, "lua-time-limit"));
+    /** Per-command latency histograms (LATENCY HISTOGRAM, INFO latencystats) and the percentiles INFO shows. */
+    public final Params.Bool latencyTracking = add(new Params.Bool("latency-tracking", true, true, null));
+    public final Param latencyTrackingInfoPercentiles = add(new CompatParams.Canonical("latency-tracking-info-percentiles",
+            true, "50 99 99.9", CompatParams::percentiles));
     public final Params.Int latencyMonitorThreshold = add(new Params.Int("latency-monitor-threshold", true, 0, 0, Long.MAX_VALUE, null));
     // Encoding thresholds: the collection types read them to pick compact or big encodings.
     public final Params.Int listMaxListpackSize = add(new Params.Int("list-max-listpack-size", true, -2,
@@ -106,7 +111,8 @@ public final class ServerConfig {
     public final Params.Int listCompressDepth = add(new Params.Int("list-compress-depth", true, 0, 0, Integer.MAX_VALUE, null));
     public final Params.Int hashMaxListpackEntries = add(new Params.Int("hash-max-listpack-entries", true, 512, 0,
             Long.MAX_VALUE, null, "hash-max-ziplist-entries"));
-    public final Params.Int hashMaxListpackValue = add(new Params.Int("hash-max-listpack-value", true, 64, 0,
+    /** A memory value in Redis (size_t, MEMORY_CONFIG): "1k" is accepted, "-1" is "not a memory value". */
+    public final Params.Memory hashMaxListpackValue = add(new Params.Memory("hash-max-listpack-value", true, 64,
             Long.MAX_VALUE, null, "hash-max-ziplist-value"));
     public final Params.Memory streamNodeMaxBytes = add(new Params.Memory("stream-node-max-bytes", true, 4096, Long.MAX_VALUE, null));
     public final Params.Int streamNodeMaxEntries = add(new Params.Int("stream-node-max-entries", true, 100, 0, Long.MAX_VALUE, null));
@@ -189,6 +195,10 @@ public final class ServerConfig {
     public final Params.Text tlsCiphersuites = add(new Params.Text("tls-ciphersuites", true, "", null, null));
     public final Params.Bool tlsPreferServerCiphers = add(new Params.Bool("tls-prefer-server-ciphers", true, false, null));
     // ---- end TLS
+
+    {
+        CompatParams.register(this);
+    }
 
     /** The parameters a TLS context is built from: CONFIG SET of any of them rebuilds it (Redis's applyTlsCfg). */
     public List<Param> tlsContextParams() {

@@ -31,6 +31,7 @@ public final class Command {
     final LoopCounter micros = new LoopCounter();
     final LongAdder rejectedCalls = new LongAdder();
     final LongAdder failedCalls = new LongAdder();
+    final LatencyHistogram latency = new LatencyHistogram();
 
     Command(CommandSpec spec, CommandHandler handler) {
         this.spec = spec;
@@ -102,6 +103,11 @@ public final class Command {
         return rejectedCalls.sum();
     }
 
+    /** This command's latency histogram (Redis's latency-tracking). */
+    public LatencyHistogram latency() {
+        return latency;
+    }
+
     public long failedCalls() {
         return failedCalls.sum();
     }
@@ -111,5 +117,6 @@ public final class Command {
         micros.reset();
         rejectedCalls.reset();
         failedCalls.reset();
+        latency.reset();
     }
 }

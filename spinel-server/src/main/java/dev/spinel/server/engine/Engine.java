@@ -146,6 +146,7 @@ public final class Engine {
         return latency;
     }
 
+
     public Monitors monitors() {
         return monitors;
     }
@@ -192,6 +193,27 @@ public final class Engine {
 
     public ClientRegistry clients() {
         return clients;
+    }
+
+    /** DEBUG SET-ACTIVE-EXPIRE: whether the cron deletes expired keys it finds (lazy expiry always works). */
+    private volatile boolean activeExpire = true;
+    /** DEBUG PAUSE-CRON: whether the cron skips its ticks (no active expiry, no idle-client timeouts, no stats samples). */
+    private volatile boolean cronPaused;
+
+    public boolean activeExpire() {
+        return activeExpire;
+    }
+
+    public void activeExpire(boolean enabled) {
+        activeExpire = enabled;
+    }
+
+    public boolean cronPaused() {
+        return cronPaused;
+    }
+
+    public void cronPaused(boolean paused) {
+        cronPaused = paused;
     }
 
     public ServerStats stats() {
@@ -291,9 +313,15 @@ public final class Engine {
                 return;
             }
         }
+        if (session.transaction() != null && cmd.spec().has("no_multi")) {
+            // SAVE and SHUTDOWN (Redis 7.0's CMD_NO_MULTI) are refused, and the transaction fails at EXEC.
+            reject(session, cmd, "ERR Command not allowed inside a transaction");
+            applyReplyMode(session, mark);
+            return;
+        }
         java.util.function.Supplier<String> disk = diskError;
         String refusal = disk == null ? null : disk.get(); // two volatile reads when all is well
-        if (refusal != null && (cmd.spec().has("write") || cmd.name().equals("ping"))) {
+        if (refusal != null && (cmd.spec().has("write") || cmd.name().equals("ping") || execHas(session, cmd, "write"))) {
             reject(session, cmd, refusal);
             applyReplyMode(session, mark);
             return;
@@ -309,7 +337,8 @@ public final class Engine {
             pause.postpone(session, args, System.currentTimeMillis());
             return;
         }
-        if (cmd.spec().has("denyoom") && config.maxmemory.value() > 0 && !evictor.makeRoom()) {
+        if ((cmd.spec().has("denyoom") || execHas(session, cmd, "denyoom") || queuesInMulti(session, cmd))
+                && config.maxmemory.value() > 0 && !evictor.makeRoom()) {
             // Redis refuses a command that may grow the dataset while over maxmemory (at queue time in MULTI).
             reject(session, cmd, Evictor.OOM.getMessage());
             applyReplyMode(session, mark);
@@ -324,6 +353,7 @@ public final class Engine {
             return;
         }
         if (session.transaction() != null && !runsInsideMulti(cmd)) {
+            session.beginCommand(System.currentTimeMillis(), cmd.name()); // a queued command is CLIENT LIST's cmd=, as in Redis
             session.transaction().queue(cmd, args);
             session.out().simple("QUEUED");
             applyReplyMode(session, mark);
@@ -500,7 +530,8 @@ public final class Engine {
 
     private void runCommand(Session session, Command cmd, Args args, Propagator p) {
         long start = System.nanoTime();
-        session.beginCommand(session.clock.millis(start), cmd.name()); // no second clock read (CommandClock)
+        // No second clock read (CommandClock). Inside EXEC the last command stays EXEC, as Redis's lastcmd does.
+        session.beginCommand(session.clock.millis(start), session.executingTransaction() ? session.lastCommand() : cmd.name());
         session.current(cmd, args);
         long dirtyBefore = session.dirtyCount();
         try {
@@ -536,6 +567,9 @@ public final class Engine {
         long micros = (System.nanoTime() - start) / 1000;
         cmd.calls.increment();
         cmd.micros.add(micros);
+        if (config.latencyTracking.value()) {
+            cmd.latency.record(micros);
+        }
         stats.commandsProcessed.increment();
         afterCommand(session, cmd, args, micros);
     }
@@ -645,7 +679,27 @@ public final class Engine {
         session.beginCommand(System.currentTimeMillis(), "NULL"); // CLIENT LIST shows cmd=NULL, as Redis
     }
 
+    /** Redis 7.0 refuses any command but EXEC, DISCARD, QUIT and RESET inside MULTI when out of memory: queuing costs memory. */
+    private static boolean queuesInMulti(Session session, Command cmd) {
+        return session.transaction() != null && switch (cmd.name()) {
+            case "exec", "discard", "quit", "reset" -> false;
+            default -> true;
+        };
+    }
+
+    /** An EXEC is checked with the flags of the commands it queued (Redis's mstate.cmd_flags). */
+    private static boolean execHas(Session session, Command cmd, String flag) {
+        return session.transaction() != null && cmd.name().equals("exec") && session.transaction().anyHas(flag);
+    }
+
     private void reject(Session session, Command cmd, String message) {
+        if (cmd.name().equals("exec") && session.transaction() != null) {
+            transactions.abortExec(session, message);
+            stats.error("EXECABORT");
+            cmd.rejectedCalls.increment();
+            session.beginCommand(System.currentTimeMillis(), cmd.name());
+            return;
+        }
         flagTransaction(session);
         session.out().error(message);
         int sp = message.indexOf(' ');

@@ -3,8 +3,10 @@ package dev.spinel.server.engine;
 import dev.spinel.protocol.ReplyBuffer;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -67,6 +69,29 @@ public final class LatencyMonitor {
             out.integer(p[0]);
             out.integer(p[1]);
         }
+    }
+
+    /** The event classes with samples, in the order they first occurred. */
+    public synchronized List<String> events() {
+        return new ArrayList<>(events.keySet());
+    }
+
+    /** An event's samples, oldest first, as {time in seconds, latency in ms}; empty when it has none. */
+    public synchronized List<long[]> samples(String event) {
+        Series s = events.get(event);
+        List<long[]> out = new ArrayList<>();
+        if (s != null) {
+            for (long[] p : s.samples) {
+                out.add(p.clone());
+            }
+        }
+        return out;
+    }
+
+    /** The all-time highest latency of an event, in ms. */
+    public synchronized long max(String event) {
+        Series s = events.get(event);
+        return s == null ? 0 : s.max;
     }
 
     /** LATENCY RESET [event ...]: returns how many event series were reset. */

@@ -20,6 +20,9 @@ public final class ServerStats {
     public final LoopCounter keyspaceMisses = new LoopCounter();
     public final LoopCounter netInputBytes = new LoopCounter();
     public final LoopCounter netOutputBytes = new LoopCounter();
+    /** Socket reads and writes (INFO's total_reads_processed / total_writes_processed). */
+    public final LoopCounter readsProcessed = new LoopCounter();
+    public final LoopCounter writesProcessed = new LoopCounter();
     public final LongAdder totalErrorReplies = new LongAdder();
     public final LongAdder dirty = new LongAdder();
     /** Clients currently parked in a blocking command; blocking commands add 1 on park and -1 on wake. */
@@ -46,6 +49,8 @@ public final class ServerStats {
         keyspaceMisses.reset();
         netInputBytes.reset();
         netOutputBytes.reset();
+        readsProcessed.reset();
+        writesProcessed.reset();
         totalErrorReplies.reset();
         errors.clear();
     }

@@ -151,6 +151,15 @@ public final class Tracking {
         return readers.size();
     }
 
+    /** Keys times the clients tracking each (INFO's tracking_total_items). */
+    public long items() {
+        long n = 0;
+        for (Set<Long> ids : readers.values()) {
+            n += ids.size();
+        }
+        return n;
+    }
+
     public long prefixes() {
         long n = 0;
         for (Session s : broadcasting) {

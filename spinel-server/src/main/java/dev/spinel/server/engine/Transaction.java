@@ -43,6 +43,16 @@ public final class Transaction {
         return aborted;
     }
 
+    /** Whether a queued command has this flag (Redis's mstate.cmd_flags: EXEC checks write and denyoom). */
+    boolean anyHas(String flag) {
+        for (Queued q : queued) {
+            if (q.command().spec().has(flag)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Whether a queued command writes (an EXEC that writes waits out CLIENT PAUSE WRITE). */
     boolean writes() {
         for (Queued q : queued) {

@@ -43,6 +43,16 @@ public final class Transactions {
         s.out().ok();
     }
 
+    /**
+     * Redis's execCommandAbort: an EXEC refused before it runs (OOM, MISCONF) drops the transaction and the
+     * watches and answers EXECABORT with the reason.
+     */
+    void abortExec(Session s, String reason) {
+        s.transaction(null);
+        watches.unwatchAll(s);
+        s.out().error("EXECABORT Transaction discarded because of: " + reason);
+    }
+
     /** WATCH key [key ...] */
     public void watch(Session s, Args a) {
         if (s.transaction() != null) {

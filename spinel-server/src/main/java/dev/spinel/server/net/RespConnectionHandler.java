@@ -142,6 +142,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
             }
             int n = in.readableBytes();
             engine.stats().netInputBytes.add(n);
+            engine.stats().readsProcessed.add(1);
             query.ensureWritable(n);
             in.readBytes(query.array(), query.writePos(), n);
             query.advanceWrite(n);
@@ -260,6 +261,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
             b.writeBytes(out.array(), 0, size);
             out.clear();
             engine.stats().netOutputBytes.add(size);
+            engine.stats().writesProcessed.add(1);
             if (closeAfterReply) {
                 ctx.writeAndFlush(b).addListener(ChannelFutureListener.CLOSE);
                 return;

@@ -219,6 +219,55 @@ public final class Persistence {
         dirtyAtLastSave = stats.dirty.sum();
     }
 
+    /**
+     * DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE] (Redis's debug.c): saves the snapshot (unless {@code save} is
+     * false), empties every database and the function libraries (when {@code flush}), and loads the file
+     * back, all under every stripe so that no client sees the dataset half loaded. Without {@code merge} a
+     * key or library already present fails the load, as Redis's rdbLoad without RDBFLAGS_ALLOW_DUP does.
+     * Returns null on success, else Redis's error text.
+     */
+    public String debugReload(boolean save, boolean flush, boolean merge) {
+        if (save) {
+            try {
+                if (!save()) {
+                    return "ERR";
+                }
+            } catch (IllegalStateException e) {
+                return "ERR";
+            }
+        }
+        keyspace.lockAll();
+        try {
+            if (flush) {
+                keyspace.clearAll();
+                functions.flush();
+            }
+            java.util.function.Consumer<byte[]> libraries = code -> {
+                try {
+                    functions.load(code, merge);
+                } catch (FunctionError e) {
+                    throw new RdbException("Failed loading library, " + e.getMessage());
+                }
+            };
+            KeyspaceLoader loader = new KeyspaceLoader(keyspace, System.currentTimeMillis(), libraries);
+            if (!merge) {
+                loader.refuseExisting();
+            }
+            if (!RdbFiles.load(keyspace, rdbPath(), loader)) {
+                Log.warning("Fatal error loading the DB: No such file or directory.");
+                return "ERR Error trying to load the RDB dump";
+            }
+        } catch (IOException | RuntimeException e) {
+            Log.warning("Error loading the RDB dump: " + e.getMessage());
+            return "ERR Error trying to load the RDB dump";
+        } finally {
+            keyspace.unlockAll();
+        }
+        dirtyAtLastSave = stats.dirty.sum();
+        Log.notice("DB reloaded by DEBUG RELOAD");
+        return null;
+    }
+
     // ---------------------------------------------------------------- SAVE / BGSAVE
 
     /** True while a BGSAVE runs. */

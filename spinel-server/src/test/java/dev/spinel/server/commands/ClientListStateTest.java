@@ -25,6 +25,8 @@ class ClientListStateTest {
             assertTrue(pubsub.contains(" flags=P ") && pubsub.contains(" sub=1 psub=1 ssub=0 multi=-1 "), pubsub);
             String all = admin.callString("CLIENT", "LIST");
             assertTrue(all.contains(" flags=xtB ") && all.contains(" multi=1 "), all);
+            // Redis sets the last command when it queues one: the MULTI client's cmd= is the queued SET.
+            assertTrue(all.contains(" multi=1 qbuf") && all.matches("(?s).*flags=xtB .* cmd=set .*"), all);
             assertTrue(all.contains(" redir=0 "), all);
             admin.call("MONITOR");
             String replica = new RawClient(server.port()).callString("CLIENT", "LIST", "TYPE", "replica");

@@ -77,7 +77,7 @@ class InfoCommandTest {
                     "Errorstats", "Cluster", "Keyspace"), headers(body));
             assertEquals(headers(body), headers(info(c, "default")));
             assertEquals(List.of("Server", "Clients", "Memory", "Persistence", "Stats", "Replication", "CPU", "Modules",
-                    "Commandstats", "Errorstats", "Cluster", "Keyspace"), headers(info(c, "everything")));
+                    "Commandstats", "Errorstats", "Latencystats", "Cluster", "Keyspace"), headers(info(c, "everything")));
             assertEquals(headers(info(c, "all")), headers(info(c, "everything")));
             assertEquals(List.of("Clients", "Keyspace"), headers(info(c, "keyspace", "CLIENTS", "clients")));
             assertEquals("", info(c, "nosuchsection"));
