@@ -293,7 +293,6 @@ final class CmsgpackLib {
      * array index or map key under it at each level.
      */
     private static final class Decoder {
-        private static final RuntimeException EOF = new RuntimeException("EOF");
         final byte[] b;
         int p;
         final int end;

@@ -228,6 +228,7 @@ final class StructLib {
         }
     }
 
+    /** getinteger's accumulation: {@code n} bytes in the given order into 64 bits (earlier bytes shift out). */
     private static long read(byte[] b, int at, int n, boolean little) {
         long v = 0;
         for (int i = 0; i < n; i++) {
@@ -266,12 +267,7 @@ final class StructLib {
             LibFunction.checkStack(top + results.size(), 2, "too many results");
             int at = data.m_offset + (int) pos;
             if (isInteger(opt)) {
-                int n = (int) size;
-                long l = 0;
-                for (int i = 0; i < n; i++) {
-                    int idx = fmt.little ? at + n - 1 - i : at + i;
-                    l = (l << 8) | (data.m_bytes[idx] & 0xff);
-                }
+                long l = read(data.m_bytes, at, (int) size, fmt.little); // bytes past the 8th shift out
                 double res;
                 if (Character.isLowerCase(opt)) {
                     long mask = -1L << (size * 8 - 1);
