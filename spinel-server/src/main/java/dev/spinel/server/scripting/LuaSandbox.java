@@ -19,7 +19,8 @@ import org.luaj.vm2.lib.jse.JseMathLib;
 /**
  * The Lua environment scripts run in, sandboxed like Redis 7.0's: the base library without
  * {@code dofile}/{@code loadfile}/{@code print}, {@code string}, {@code table}, {@code math},
- * {@code coroutine}, {@code bit} (LuaBitOp), {@code cjson} (lua-cjson), Lua 5.1's {@code unpack}/{@code loadstring} and a few 5.1 aliases, no {@code os},
+ * {@code coroutine}, {@code bit} (LuaBitOp), {@code cjson} (lua-cjson), {@code cmsgpack} (lua-cmsgpack),
+ * {@code struct}, Lua 5.1's {@code unpack}/{@code loadstring} and a few 5.1 aliases, no {@code os},
  * {@code io}, {@code package}/{@code require} or {@code debug}. Globals are read-only: reading a global
  * that does not exist and creating or changing one are errors with Redis's texts; the library tables
  * are read-only too. {@code math.random} is Redis's deterministic {@link Rand48}.
@@ -55,6 +56,10 @@ final class LuaSandbox {
         globals.rawset("pcall", new VarArgFunction() {
             @Override
             public Varargs invoke(Varargs args) {
+                // Lua 5.1 names no function in the argument errors of a C function pcall calls directly.
+                if (args.arg1() instanceof LibFunction f) {
+                    args = LuaValue.varargsOf(f.anonymous(), args.subargs(2));
+                }
                 // Redis 7.0's pcall hands an error table's text to the handler, not the table.
                 Varargs r = pcall.invoke(args);
                 if (!r.arg1().toboolean() && r.arg(2).istable() && r.arg(2).rawget("err").isstring()) {
@@ -95,7 +100,9 @@ final class LuaSandbox {
         globals.rawset("redis", redis);
         globals.rawset("bit", BitLib.create());
         globals.rawset("cjson", cjson.table());
-        for (String lib : new String[] {"string", "table", "math", "coroutine", "redis", "bit", "cjson"}) {
+        globals.rawset("cmsgpack", CmsgpackLib.create());
+        globals.rawset("struct", StructLib.create());
+        for (String lib : new String[] {"string", "table", "math", "coroutine", "redis", "bit", "cjson", "cmsgpack", "struct"}) {
             globals.rawset(lib, readOnly(globals.rawget(lib)));
         }
         LuaTable meta = new LuaTable();
