@@ -12,7 +12,7 @@ import dev.spinel.server.engine.Session;
 import dev.spinel.server.persistence.Persistence;
 
 /**
- * DEBUG LOG / SLEEP / POPULATE / OBJECT / RELOAD / PROTOCOL / HELP and the two switches of the cron Redis's
+ * DEBUG ERROR / LOG / SLEEP / POPULATE / OBJECT / RELOAD / PROTOCOL / HELP and the two switches of the cron Redis's
  * own suites use (SET-ACTIVE-EXPIRE: active expiry on or off; PAUSE-CRON: the cron's ticks skipped or not),
  * allowed as the immutable {@code enable-debug-command} says (no, yes, local), with Redis 7.0's refusal
  * text. Other DEBUG subcommands (the crash, leak and allocator ones, and switches of internals Spinel does not
@@ -46,6 +46,9 @@ final class DebugCommand {
         if (a.count() == 2 && a.is(1, "HELP")) {
             // Redis 7.0.15's lines for the subcommands Spinel has, in Redis's order.
             Help.reply(s, "DEBUG",
+                    "ERROR <string>",
+                    "    Return a Redis protocol error with <string> as message. Useful for clients",
+                    "    unit tests to simulate Redis errors.",
                     "LOG <message>",
                     "    Write <message> to the server log.",
                     "OBJECT <key>",
@@ -80,6 +83,18 @@ final class DebugCommand {
                     "    Stop the server for <seconds>. Decimals allowed.",
                     "PAUSE-CRON <0|1>",
                     "    Stop periodic cron job processing.");
+        } else if (a.count() == 3 && a.is(1, "ERROR")) {
+            // The argument as the error line itself (code included), newlines blanked: clients' tests use it
+            // to see how they handle LOADING, READONLY, OOM... without bringing a server into that state.
+            byte[] m = a.copy(2);
+            byte[] line = new byte[m.length + 3];
+            line[0] = '-';
+            for (int i = 0; i < m.length; i++) {
+                line[i + 1] = m[i] == '\r' || m[i] == '\n' ? (byte) ' ' : m[i];
+            }
+            line[line.length - 2] = '\r';
+            line[line.length - 1] = '\n';
+            s.out().raw(line);
         } else if (a.count() == 3 && a.is(1, "LOG")) {
             Log.warning("DEBUG LOG: " + a.string(2));
             s.out().ok();
