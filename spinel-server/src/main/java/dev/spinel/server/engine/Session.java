@@ -64,6 +64,10 @@ public final class Session {
     // Set while a blocking command waits (see dev.spinel.server.blocking.Blocking); loop thread only.
     // Redis's CLIENT_DENY_BLOCKING: set while EXEC or a script runs; blocking commands then answer at once.
     private boolean denyBlocking;
+    /** Replaying the append-only log (Redis's mustObeyClient for the AOF client). */
+    private boolean replaying;
+    /** The session of a script's redis.call (Redis's CLIENT_LUA). */
+    private boolean script;
 
     public Session(Engine engine, long id, ClientConnection connection) {
         this.engine = engine;
@@ -402,6 +406,24 @@ public final class Session {
     }
 
     /** Whether blocking commands must answer at once instead of blocking (inside EXEC or a script). */
+    /** True for the session replaying the append-only log: commands are applied as logged, unchecked limits. */
+    public boolean replaying() {
+        return replaying;
+    }
+
+    public void replaying(boolean r) {
+        this.replaying = r;
+    }
+
+    /** True for a script's session (XREAD/XREADGROUP refuse BLOCK there, as Redis). */
+    public boolean script() {
+        return script;
+    }
+
+    void script(boolean b) {
+        this.script = b;
+    }
+
     public boolean denyBlocking() {
         return denyBlocking || executingTransaction;
     }
