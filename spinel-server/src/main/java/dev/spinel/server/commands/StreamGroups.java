@@ -45,8 +45,8 @@ final class StreamGroups {
     /**
      * Delivers entries after {@code start} (inclusive) to {@code consumer} (Redis's streamReplyWithRange
      * with a group): replies with them, advances the group's last ID and read counter, records NACKs
-     * unless {@code noack}, and hands what Redis propagates to {@code log} (an XCLAIM per NACK, then
-     * XGROUP SETID). Returns how many were delivered.
+     * unless {@code noack}, and hands what Redis propagates to {@code log} (an XCLAIM per NACK, or with
+     * NOACK an XGROUP SETID). Returns how many were delivered.
      */
     static int deliverNew(ReplyBuffer out, StreamValue s, byte[] key, byte[] groupName, StreamGroup g,
             StreamConsumer consumer, long sMs, long sSeq, long count, boolean noack, long now, Consumer<byte[][]> log) {
@@ -89,7 +89,7 @@ final class StreamGroups {
                 log.accept(xclaim(key, groupName, g, id, nack));
             }
         }
-        if (lastIdMoved) {
+        if (lastIdMoved && noack) { // otherwise each XCLAIM's LASTID carries it (Redis 7.0.15)
             log.accept(setId(key, groupName, g));
         }
         return n;

@@ -237,6 +237,9 @@ public final class StreamReadCommands {
             StreamConsumer c = StreamGroups.consumer(groups[k], consumerName, s.now(), created);
             if (created[0]) {
                 s.notify(Notifications.STREAM, "xgroup-createconsumer", key);
+                if (noack) { // no XCLAIM will create it on replay
+                    s.propagateAs(StreamGroups.XGROUP, StreamGroups.bytes("CREATECONSUMER"), key, groupName, consumerName);
+                }
             }
             c.seenTime = s.now();
             if (history[k]) {
@@ -310,6 +313,9 @@ public final class StreamReadCommands {
             StreamConsumer c = StreamGroups.consumer(g, consumerName, ctx.now(), created);
             if (created[0]) {
                 eng.notifications().notify(Notifications.STREAM, "xgroup-createconsumer", key, ctx.db().index());
+                if (noack) {
+                    ctx.propagate(StreamGroups.XGROUP, StreamGroups.bytes("CREATECONSUMER"), key, groupName, consumerName);
+                }
             }
             c.seenTime = ctx.now();
             Consumer<byte[][]> log = argv -> ctx.propagate(argv);

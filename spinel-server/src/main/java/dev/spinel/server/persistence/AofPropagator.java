@@ -51,8 +51,16 @@ final class AofPropagator implements Propagator {
         e.reset();
         List<byte[][]> as = s.propagatedAs();
         if (as != null && !as.isEmpty()) {
+            // Several commands from one (XREADGROUP's XCLAIMs) are wrapped in MULTI/EXEC, as Redis 7.0 does.
+            boolean wrap = as.size() > 1 && !s.executingTransaction();
+            if (wrap) {
+                e.command(new byte[][] {MULTI});
+            }
             for (byte[][] argv : as) { // the command said what to log (SPOP → SREM, BLPOP → LPOP, ...)
                 e.command(argv);
+            }
+            if (wrap) {
+                e.command(new byte[][] {EXEC});
             }
         } else {
             rewrite(s, cmd.name(), a, e);
@@ -112,6 +120,8 @@ final class AofPropagator implements Propagator {
     private static final byte[] ABSTTL = b("ABSTTL");
     private static final byte[] REPLACE = b("REPLACE");
     private static final byte[] HSET = b("HSET");
+    private static final byte[] MULTI = b("MULTI");
+    private static final byte[] EXEC = b("EXEC");
 
     private static byte[] b(String s) {
         return s.getBytes(StandardCharsets.US_ASCII);
@@ -120,6 +130,10 @@ final class AofPropagator implements Propagator {
     /** The rewrite table; anything not listed is logged verbatim. */
     private static void rewrite(Session s, String name, Args a, Encoder e) {
         switch (name) {
+            case "xreadgroup" -> {
+                // logged only through what it said to log (XCLAIM, XGROUP SETID/CREATECONSUMER); a history
+                // read changes delivery counters only, which Redis does not propagate either
+            }
             case "set" -> {
                 int expireArg = -1;
                 for (int i = 3; i < a.count(); i++) {
