@@ -46,7 +46,6 @@ public final class StreamReadCommands {
     // XREAD [COUNT count] [BLOCK ms] STREAMS key [key ...] id [id ...]
     // XREADGROUP GROUP group consumer [COUNT count] [BLOCK ms] [NOACK] STREAMS key [key ...] id [id ...]
     static void xread(Session s, Args a, boolean group) {
-        String cmd = group ? "XREADGROUP" : "XREAD";
         long timeout = -1;
         long count = 0;
         int streamsArg = 0;
@@ -69,8 +68,8 @@ public final class StreamReadCommands {
                 streamsArg = i + 1;
                 n = a.count() - streamsArg;
                 if (n % 2 != 0) {
-                    throw new RedisError("ERR Unbalanced '" + (group ? "xreadgroup" : "xread")
-                            + "' list of streams: for each stream key an ID or '$' must be specified.");
+                    // Redis 7.0 names XREAD here for XREADGROUP too
+                    throw new RedisError("ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified.");
                 }
                 n /= 2;
                 break;
