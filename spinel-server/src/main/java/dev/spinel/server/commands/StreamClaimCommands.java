@@ -238,7 +238,7 @@ final class StreamClaimCommands {
                     if (nack != null) { // the entry is gone: drop it from the PELs, and log that
                         s.propagateAs(StreamGroups.xclaim(key, groupName, g, id, nack));
                         propagateLastId = false;
-                        s.dirty(1);
+                        s.dirtyQuietly(1);
                         g.pending.remove(id);
                         nack.consumer.pending.remove(id);
                     }
@@ -282,11 +282,11 @@ final class StreamClaimCommands {
                 n++;
                 s.propagateAs(StreamGroups.xclaim(key, groupName, g, id, nack));
                 propagateLastId = false;
-                s.dirty(1);
+                s.dirtyQuietly(1);
             }
             if (propagateLastId) {
                 s.propagateAs(StreamGroups.setId(key, groupName, g));
-                s.dirty(1);
+                s.dirtyQuietly(1);
             }
             seg.adjustMemory(st.memoryUsage() - before);
             s.out().array(n);
@@ -302,7 +302,7 @@ final class StreamClaimCommands {
         StreamConsumer c = StreamGroups.consumer(g, name, now, created);
         c.seenTime = now;
         if (created[0]) {
-            s.dirty(1);
+            s.dirtyQuietly(1);
             s.notify(Notifications.STREAM, "xgroup-createconsumer", a, 1);
         }
         return c;
@@ -371,7 +371,7 @@ final class StreamClaimCommands {
                 cursor = successor(id);
                 if (!st.contains(id.ms(), id.seq())) {
                     s.propagateAs(StreamGroups.xclaim(key, groupName, g, id, nack));
-                    s.dirty(1);
+                    s.dirtyQuietly(1);
                     g.pending.remove(id);
                     nack.consumer.pending.remove(id);
                     deleted.add(id);
@@ -405,7 +405,7 @@ final class StreamClaimCommands {
                 n++;
                 count--;
                 s.propagateAs(StreamGroups.xclaim(key, groupName, g, id, nack));
-                s.dirty(1);
+                s.dirtyQuietly(1);
             }
             StreamId next = cursor == null ? null : g.pending.ceilingKey(cursor); // the cursor for the next call
             seg.adjustMemory(st.memoryUsage() - before);

@@ -105,7 +105,7 @@ final class StreamGroupCommands {
                     g.lastMs = ms;
                     g.lastSeq = seq;
                     g.entriesRead = entriesRead;
-                    s.dirty(1);
+                    s.dirtyQuietly(1);
                     s.notify(Notifications.STREAM, "xgroup-setid", a, 2);
                     s.out().ok();
                 }
@@ -118,7 +118,7 @@ final class StreamGroupCommands {
                     long before = st.memoryUsage();
                     st.groups().remove(groupName);
                     seg.adjustMemory(st.memoryUsage() - before);
-                    s.dirty(1);
+                    s.dirtyQuietly(1);
                     s.notify(Notifications.STREAM, "xgroup-destroy", a, 2);
                     // blocked XREADGROUP clients of this group get -NOGROUP
                     s.engine().blocking().signal(s.db(), a.buffer(), a.offset(2), a.length(2));
@@ -133,7 +133,7 @@ final class StreamGroupCommands {
                     long before = st.memoryUsage();
                     g.consumers.put(name, new StreamConsumer(name, s.now()));
                     seg.adjustMemory(st.memoryUsage() - before);
-                    s.dirty(1);
+                    s.dirtyQuietly(1);
                     s.notify(Notifications.STREAM, "xgroup-createconsumer", a, 2);
                     s.out().integer(1);
                 }
@@ -148,7 +148,7 @@ final class StreamGroupCommands {
                         }
                         g.consumers.remove(c.name);
                         seg.adjustMemory(st.memoryUsage() - before);
-                        s.dirty(1);
+                        s.dirtyQuietly(1);
                         s.notify(Notifications.STREAM, "xgroup-delconsumer", a, 2);
                     }
                     s.out().integer(pending);
@@ -174,9 +174,11 @@ final class StreamGroupCommands {
             ms = id.ms();
             seq = id.seq();
         }
+        boolean created = false;
         if (st == null) {
             st = new StreamValue(s.engine().config().collectionSettings);
             seg.insert(a.copy(2), h, st, -1);
+            created = true;
         }
         if (st.groupCount() > 0 && st.groups().containsKey(groupName)) {
             throw new RedisError("BUSYGROUP Consumer Group name already exists");
@@ -184,7 +186,11 @@ final class StreamGroupCommands {
         long before = st.memoryUsage();
         st.groups().put(groupName, new StreamGroup(ms, seq, entriesRead));
         seg.adjustMemory(st.memoryUsage() - before);
-        s.dirty(1);
+        if (created) {
+            s.dirty(1); // MKSTREAM signals the new key (WATCH fails); adding a group alone does not
+        } else {
+            s.dirtyQuietly(1);
+        }
         s.notify(Notifications.STREAM, "xgroup-create", a, 2);
         s.out().ok();
     }
@@ -239,7 +245,7 @@ final class StreamGroupCommands {
                 }
             }
             seg.adjustMemory(st.memoryUsage() - before);
-            s.dirty(acked);
+            s.dirtyQuietly(acked);
             s.out().integer(acked);
         } finally {
             seg.unlock();

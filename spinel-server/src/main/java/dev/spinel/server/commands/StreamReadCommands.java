@@ -249,7 +249,7 @@ public final class StreamReadCommands {
             }
             Segment seg = s.db().segment(KeyHash.hash(key));
             seg.adjustMemory(st.memoryUsage() - before);
-            s.dirty(1);
+            s.dirtyQuietly(1);
         }
         return true;
     }

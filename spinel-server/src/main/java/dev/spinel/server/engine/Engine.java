@@ -464,7 +464,7 @@ public final class Engine {
         long dirtyBefore = session.dirtyCount();
         try {
             cmd.handler().execute(session, args);
-            if (session.dirtyCount() != dirtyBefore && tracking.active()) {
+            if (session.dirtyCount() != dirtyBefore && tracking.active() && !session.quietWrite()) {
                 invalidateTracking(session, cmd, args);
             }
             if (session.dirtyCount() != dirtyBefore && observing()) {

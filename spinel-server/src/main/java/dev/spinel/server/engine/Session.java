@@ -54,6 +54,7 @@ public final class Session {
     private Command currentCommand;
     private dev.spinel.protocol.Args currentArgs;
     private boolean wroteInCommand;
+    private boolean quietWrite;
     /** What to log instead of the command (non-deterministic commands: SPOP → SREM, BLPOP → LPOP); per command. */
     private java.util.List<byte[][]> propagateAs;
     /** When this subscriber's output first passed the soft limit (0: not over it). */
@@ -272,11 +273,34 @@ public final class Session {
         }
     }
 
+    /**
+     * Records {@code n} changes that Redis makes without signalling the key (no signalModifiedKey): they
+     * count and are logged like any write, but do not invalidate WATCHes or client-side caches. The
+     * stream group commands (XGROUP SETID, XACK, XCLAIM, ...) and XSETID are such writes in Redis 7.0.
+     */
+    public void dirtyQuietly(long n) {
+        if (n <= 0) {
+            return;
+        }
+        dirty += n;
+        engine.stats().dirty.add(n);
+        if (!wroteInCommand) {
+            wroteInCommand = true;
+            quietWrite = true;
+        }
+    }
+
+    /** True when the running command's writes were all {@link #dirtyQuietly quiet} ones. */
+    boolean quietWrite() {
+        return quietWrite;
+    }
+
     /** The command being executed (set by the engine), for {@link #dirty}. */
     void current(Command cmd, dev.spinel.protocol.Args args) {
         this.currentCommand = cmd;
         this.currentArgs = args;
         this.wroteInCommand = false;
+        this.quietWrite = false;
         if (propagateAs != null) {
             propagateAs.clear();
         }
