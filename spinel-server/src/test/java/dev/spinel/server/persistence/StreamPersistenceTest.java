@@ -235,4 +235,84 @@ class StreamPersistenceTest {
             assertEquals(replayed, state(c, true), "Redis replaying Spinel's log, counters included");
         }
     }
+
+    /** Stream writes whose log Redis writes in a known way: generated IDs, exact trims, group reads as XCLAIM. */
+    private static final List<String> LOGGED = List.of(
+            "XADD s 1-1 a 1",
+            "XADD s 2-* a 2",
+            "XADD s 3 a 3",
+            "XADD s MAXLEN ~ 1 4-1 a 4",
+            "XADD s MINID ~ 2 5-1 a 5",
+            "XADD s MINID = 2 6-1 a 6",
+            "XADD s MAXLEN ~ 2 LIMIT 1 7-1 a 7",
+            "XTRIM s MINID ~ 4",
+            "XTRIM s MAXLEN ~ 0",
+            "XTRIM s MINID ~ 100",
+            "XTRIM s MAXLEN 1",
+            "XDEL s 99-1",
+            "XADD e 1-1 a 1",
+            "XDEL e 1-1",
+            "XTRIM e MINID ~ 5",
+            "XADD e MINID ~ 5 2-1 a 1",
+            "XSETID e 10-1 ENTRIESADDED 50",
+            "XGROUP CREATE s g 0",
+            "XGROUP CREATE s2 g $ MKSTREAM",
+            "XGROUP SETID s g 0 ENTRIESREAD 3",
+            "XGROUP CREATECONSUMER s g c1",
+            "XGROUP DELCONSUMER s g c1",
+            "XGROUP DESTROY s g",
+            "XACK s g 1-1",
+            "XADD q 1-1 a 1",
+            "XADD q 2-1 a 2",
+            "XADD q 3-1 a 3",
+            "XGROUP CREATE q g 0",
+            "XREADGROUP GROUP g c1 COUNT 2 STREAMS q >",
+            "XREADGROUP GROUP g c1 STREAMS q 0",
+            "XREADGROUP GROUP g c2 NOACK STREAMS q >",
+            "XREADGROUP GROUP g c2 STREAMS q >",
+            "XADD q 4-1 a 4",
+            "XREADGROUP GROUP g c3 COUNT 1 STREAMS q >",
+            "XDEL q 1-1",
+            "XCLAIM q g c4 0 1-1 2-1 4-1",
+            "XCLAIM q g c4 0 2-1 JUSTID LASTID 9-9",
+            "XCLAIM q g c4 0 2-1 IDLE 5 RETRYCOUNT 7",
+            "XADD q 10-1 a 10",
+            "XAUTOCLAIM q g c5 0 0 COUNT 10",
+            "XAUTOCLAIM q g c5 0 0 JUSTID",
+            "XACK q g 2-1",
+            "XGROUP SETID q g $");
+
+    @Test
+    @Timeout(120)
+    void theLogIsWhatRedisWrites() throws Exception {
+        Path ours = Files.createDirectories(dir.resolve("spinel"));
+        Path theirs = Files.createDirectories(dir.resolve("redis"));
+        try (SpinelServer s = SpinelServer.start(ServerConfig.defaults().with("port", "0").with("dir", ours.toString())
+                .with("appendonly", "yes").with("appendfsync", "always"));
+             RawClient a = new RawClient(s.port());
+             RedisServerProcess redis = RedisServerProcess.start("--dir", theirs.toString(), "--appendonly", "yes",
+                     "--appendfsync", "always");
+             RawClient b = new RawClient(redis.port())) {
+            AofTest.awaitLoaded(b);
+            for (RawClient c : List.of(a, b)) {
+                for (String line : LOGGED) {
+                    c.call(line.split(" "));
+                }
+                c.call("CONFIG", "SET", "stream-node-max-entries", "4");
+                for (int i = 1; i <= 50; i++) {
+                    c.call("XADD", "big", "MAXLEN", "~", "3", i + "-1", "f", "v");
+                }
+                c.call("CONFIG", "SET", "stream-node-max-entries", "100");
+            }
+            // delivery times and XCLAIM's TIME are the clocks of each server: masked
+            assertEquals(incr(theirs).replaceAll("\\d{13}", "T"), incr(ours).replaceAll("\\d{13}", "T"));
+        }
+    }
+
+    private static String incr(Path dir) throws Exception {
+        try (var files = Files.list(dir.resolve("appendonlydir"))) {
+            Path p = files.filter(f -> f.getFileName().toString().endsWith(".incr.aof")).findFirst().orElseThrow();
+            return Files.readString(p, StandardCharsets.ISO_8859_1);
+        }
+    }
 }
