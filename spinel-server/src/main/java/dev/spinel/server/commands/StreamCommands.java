@@ -93,7 +93,8 @@ public final class StreamCommands {
                 trimmedApprox = t.approx;
             }
             seg.adjustMemory(st.memoryUsage() - before);
-            if (trimmedApprox || !t.idGiven || !t.seqGiven) {
+            // what to log instead of the command as received (only built when something logs it)
+            if ((trimmedApprox || !t.idGiven || !t.seqGiven) && s.engine().propagator() != null) {
                 byte[][] argv = argv(a);
                 if (trimmedApprox) {
                     rewriteTrim(argv, t, st);
@@ -251,7 +252,7 @@ public final class StreamCommands {
             if (deleted > 0) {
                 seg.adjustMemory(st.memoryUsage() - before);
                 s.notify(Notifications.STREAM, "xtrim", a, 1);
-                if (t.approx) {
+                if (t.approx && s.engine().propagator() != null) {
                     byte[][] argv = argv(a);
                     rewriteTrim(argv, t, st);
                     s.propagateAs(argv);

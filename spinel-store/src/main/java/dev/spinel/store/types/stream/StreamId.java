@@ -27,9 +27,30 @@ public record StreamId(long ms, long seq) implements Comparable<StreamId> {
         return ms == 0 && seq == 0;
     }
 
-    /** {@code ms-seq} in decimal (unsigned), as Redis prints IDs. */
+    /** {@code ms-seq} in decimal (unsigned), as Redis prints IDs; no intermediate String (every XADD replies one). */
     public static byte[] format(long ms, long seq) {
-        return (Long.toUnsignedString(ms) + "-" + Long.toUnsignedString(seq)).getBytes(StandardCharsets.US_ASCII);
+        byte[] b = new byte[41];
+        int n = writeUnsigned(b, 0, ms);
+        b[n++] = '-';
+        n = writeUnsigned(b, n, seq);
+        return java.util.Arrays.copyOf(b, n);
+    }
+
+    private static int writeUnsigned(byte[] b, int at, long v) {
+        if (v < 0) { // above Long.MAX_VALUE: rare, take the slow path
+            byte[] s = Long.toUnsignedString(v).getBytes(StandardCharsets.US_ASCII);
+            System.arraycopy(s, 0, b, at, s.length);
+            return at + s.length;
+        }
+        int digits = 1;
+        for (long t = v; t >= 10; t /= 10) {
+            digits++;
+        }
+        for (int i = at + digits - 1; i >= at; i--) {
+            b[i] = (byte) ('0' + v % 10);
+            v /= 10;
+        }
+        return at + digits;
     }
 
     public byte[] format() {
