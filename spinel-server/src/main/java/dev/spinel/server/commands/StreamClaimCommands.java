@@ -348,6 +348,10 @@ final class StreamClaimCommands {
             if (g == null) {
                 throw noGroup(a, 1, 2);
             }
+            if (count >= 1L << 43) {
+                // Redis allocates 16 bytes per COUNT up front; past the 47-bit address space malloc fails
+                throw new RedisError("ERR Insufficient memory, failed allocating transient memory, COUNT too high.");
+            }
             long before = st.memoryUsage();
             byte[] key = a.copy(1);
             byte[] groupName = a.copy(2);

@@ -171,11 +171,15 @@ public final class StreamReadCommands {
         return t;
     }
 
-    /** Replies with every stream that has something now; false (nothing written) when none has. */
+    /**
+     * Replies with every stream that has something now; false (nothing written) when none has. Streams
+     * are decided and served one after the other, as Redis does: a key named twice in one XREADGROUP
+     * sees the group as the first read left it.
+     */
     private static boolean serveNow(Session s, Args a, int streamsArg, int n, long[] ids, StreamGroup[] groups,
             byte[] groupName, byte[] consumerName, long count, boolean noack) {
-        boolean[] serve = new boolean[n];
-        boolean[] history = new boolean[n];
+        boolean resp3 = s.protocol() == 3;
+        ReplyBuffer body = null; // the length of the reply is known at the end
         int served = 0;
         for (int k = 0; k < n; k++) {
             Entry e = SetKeys.read(s, a, streamsArg + k);
@@ -183,52 +187,42 @@ public final class StreamReadCommands {
                 continue;
             }
             StreamValue st = (StreamValue) e.value();
+            boolean serve = false;
+            boolean history = false;
+            long[] start = {ids[2 * k], ids[2 * k + 1]};
             if (groups != null) {
-                if (ids[2 * k] != -1L || ids[2 * k + 1] != -1L) {
-                    serve[k] = history[k] = true;
+                if (start[0] != -1L || start[1] != -1L) {
+                    serve = history = true;
                 } else if (st.size() > 0) {
                     var c = st.cursor(0, 0, -1L, -1L, true);
                     c.next();
                     if (StreamId.compare(c.ms(), c.seq(), groups[k].lastMs, groups[k].lastSeq) > 0) {
-                        serve[k] = true;
-                        ids[2 * k] = groups[k].lastMs;
-                        ids[2 * k + 1] = groups[k].lastSeq;
+                        serve = true;
+                        start[0] = groups[k].lastMs;
+                        start[1] = groups[k].lastSeq;
                     }
                 }
             } else if (st.size() > 0) {
                 var c = st.cursor(0, 0, -1L, -1L, true);
                 c.next();
-                serve[k] = StreamId.compare(c.ms(), c.seq(), ids[2 * k], ids[2 * k + 1]) > 0;
+                serve = StreamId.compare(c.ms(), c.seq(), start[0], start[1]) > 0;
             }
-            if (serve[k]) {
-                served++;
-            }
-        }
-        if (served == 0) {
-            return false;
-        }
-        ReplyBuffer out = s.out();
-        boolean resp3 = s.protocol() == 3;
-        if (resp3) {
-            out.map(served); // {key: entries}
-        } else {
-            out.array(served); // [[key, entries], ...]
-        }
-        for (int k = 0; k < n; k++) {
-            if (!serve[k]) {
+            if (!serve) {
                 continue;
             }
-            Entry e = SetKeys.read(s, a, streamsArg + k);
-            StreamValue st = (StreamValue) e.value();
-            long[] start = {ids[2 * k], ids[2 * k + 1]};
+            if (body == null) {
+                body = new ReplyBuffer();
+                body.resp3(resp3);
+            }
+            served++;
             Streams.incr(start);
             if (!resp3) {
-                out.array(2);
+                body.array(2);
             }
             byte[] key = a.copy(streamsArg + k);
-            out.bulk(key);
+            body.bulk(key);
             if (groups == null) {
-                Streams.range(out, st, start[0], start[1], -1L, -1L, count, false);
+                Streams.range(body, st, start[0], start[1], -1L, -1L, count, false);
                 continue;
             }
             long before = st.memoryUsage();
@@ -241,16 +235,26 @@ public final class StreamReadCommands {
                 }
             }
             c.seenTime = s.now();
-            if (history[k]) {
-                StreamGroups.deliverHistory(out, st, c, start[0], start[1], count, s.now());
+            if (history) {
+                StreamGroups.deliverHistory(body, st, c, start[0], start[1], count, s.now());
             } else {
-                StreamGroups.deliverNew(out, st, key, groupName, groups[k], c, start[0], start[1], count, noack,
+                StreamGroups.deliverNew(body, st, key, groupName, groups[k], c, start[0], start[1], count, noack,
                         s.now(), s::propagateAs);
             }
             Segment seg = s.db().segment(KeyHash.hash(key));
             seg.adjustMemory(st.memoryUsage() - before);
             s.dirtyQuietly(1);
         }
+        if (served == 0) {
+            return false;
+        }
+        ReplyBuffer out = s.out();
+        if (resp3) {
+            out.map(served); // {key: entries}
+        } else {
+            out.array(served); // [[key, entries], ...]
+        }
+        out.raw(body.array(), 0, body.size());
         return true;
     }
 
