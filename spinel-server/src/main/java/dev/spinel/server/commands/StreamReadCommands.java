@@ -18,8 +18,9 @@ import dev.spinel.store.types.stream.StreamId;
 import dev.spinel.store.types.stream.StreamValue;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.function.Consumer;
+import java.util.List;
 
 /**
  * XREAD and XREADGROUP (Redis 7.0's xreadCommand): with the stripes of all the streams held, serve
@@ -314,15 +315,17 @@ public final class StreamReadCommands {
             long before = st.memoryUsage();
             boolean[] created = new boolean[1];
             StreamConsumer c = StreamGroups.consumer(g, consumerName, ctx.now(), created);
+            List<byte[][]> logged = new ArrayList<>();
             if (created[0]) {
                 eng.notifications().notify(Notifications.STREAM, "xgroup-createconsumer", key, ctx.db().index());
                 if (noack) {
-                    ctx.propagate(StreamGroups.XGROUP, StreamGroups.bytes("CREATECONSUMER"), key, groupName, consumerName);
+                    logged.add(new byte[][] {StreamGroups.XGROUP, StreamGroups.bytes("CREATECONSUMER"), key, groupName,
+                            consumerName});
                 }
             }
             c.seenTime = ctx.now();
-            Consumer<byte[][]> log = argv -> ctx.propagate(argv);
-            StreamGroups.deliverNew(out, st, key, groupName, g, c, start[0], start[1], count, noack, ctx.now(), log);
+            StreamGroups.deliverNew(out, st, key, groupName, g, c, start[0], start[1], count, noack, ctx.now(), logged::add);
+            ctx.propagateAll(logged);
             seg.adjustMemory(st.memoryUsage() - before);
             eng.stats().dirty.add(1);
             return true;

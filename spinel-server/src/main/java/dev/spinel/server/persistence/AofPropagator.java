@@ -91,6 +91,24 @@ final class AofPropagator implements Propagator {
     }
 
     @Override
+    public void propagateServed(Session served, int db, List<byte[][]> commands) {
+        Encoder e = encoders.get();
+        e.reset();
+        boolean wrap = commands.size() > 1;
+        if (wrap) {
+            e.command(new byte[][] {MULTI});
+        }
+        for (byte[][] argv : commands) {
+            e.command(argv);
+        }
+        if (wrap) {
+            e.command(new byte[][] {EXEC});
+        }
+        byte[] frame = e.frame();
+        served.logPosition(file.append(db, frame, 0, frame.length));
+    }
+
+    @Override
     public void execDone(Session s) {
         List<byte[]> cmds = txCommands.get();
         if (cmds.isEmpty()) {

@@ -303,9 +303,31 @@ class StreamPersistenceTest {
                     c.call("XADD", "big", "MAXLEN", "~", "3", i + "-1", "f", "v");
                 }
                 c.call("CONFIG", "SET", "stream-node-max-entries", "100");
+                // blocked group reads served by XADDs: a MULTI/EXEC block each, as Redis logs them
+                c.call("XGROUP", "CREATE", "bq", "g", "$", "MKSTREAM");
+                int port = c == a ? s.port() : redis.port();
+                try (RawClient r1 = new RawClient(port); RawClient r2 = new RawClient(port)) {
+                    r1.send(List.of(b("XREADGROUP"), b("GROUP"), b("g"), b("c1"), b("BLOCK"), b("0"), b("STREAMS"), b("bq"), b(">")));
+                    awaitBlocked(c, 1);
+                    r2.send(List.of(b("XREADGROUP"), b("GROUP"), b("g"), b("c2"), b("NOACK"), b("BLOCK"), b("0"), b("STREAMS"),
+                            b("bq"), b(">")));
+                    awaitBlocked(c, 2);
+                    c.call("XADD", "bq", "1-1", "a", "1");
+                    r1.readReply();
+                    c.call("XADD", "bq", "2-1", "a", "2");
+                    r2.readReply();
+                }
             }
             // delivery times and XCLAIM's TIME are the clocks of each server: masked
             assertEquals(incr(theirs).replaceAll("\\d{13}", "T"), incr(ours).replaceAll("\\d{13}", "T"));
+        }
+    }
+
+    private static void awaitBlocked(RawClient c, int n) throws Exception {
+        long until = System.currentTimeMillis() + 10_000;
+        while (!s(c.call("INFO", "clients")).contains("blocked_clients:" + n + "\r\n")) {
+            assertTrue(System.currentTimeMillis() < until, "clients did not block");
+            Thread.sleep(5);
         }
     }
 
