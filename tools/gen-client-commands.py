@@ -166,6 +166,21 @@ FAMILIES = {
   ("FUNCTION DELETE library-name", "String", "functionDelete", "String library", "FUNCTION, DELETE, library", "Replies.STATUS", None),
   ("FUNCTION FLUSH", "String", "functionFlush", "", "FUNCTION, FLUSH", "Replies.STATUS", None),
  ]),
+ "Stream": ("stream", [
+  ("XADD key id field value [field value ...] (the entry's ID; \"*\" lets the server choose it, \"ms-*\" the sequence)", "String", "xadd", "K key, String id, Map<K, V> fields", "XADD, k(key), id, kv(fields)", "Replies.STATUS", None),
+  ("XADD key MAXLEN ~ maxlen * field value [field value ...] (trims whole nodes to keep about maxlen entries)", "String", "xaddCapped", "K key, long maxLen, Map<K, V> fields", "XADD, k(key), MAXLEN, \"~\", maxLen, \"*\", kv(fields)", "Replies.STATUS", None),
+  ("XLEN key", "Long", "xlen", "K key", "XLEN, k(key)", "Replies.LONG", None),
+  ("XRANGE key start end (\"-\" and \"+\" for the ends, \"(id\" exclusive)", "List<StreamEntry<K, V>>", "xrange", "K key, String start, String end", "XRANGE, k(key), start, end", "StreamReplies.entries(replies())", None),
+  ("XRANGE key start end COUNT count", "List<StreamEntry<K, V>>", "xrange", "K key, String start, String end, long count", "XRANGE, k(key), start, end, COUNT, count", "StreamReplies.entries(replies())", None),
+  ("XREVRANGE key end start", "List<StreamEntry<K, V>>", "xrevrange", "K key, String end, String start", "XREVRANGE, k(key), end, start", "StreamReplies.entries(replies())", None),
+  ("XREVRANGE key end start COUNT count", "List<StreamEntry<K, V>>", "xrevrange", "K key, String end, String start, long count", "XREVRANGE, k(key), end, start, COUNT, count", "StreamReplies.entries(replies())", None),
+  ("XDEL key id (entries deleted)", "Long", "xdel", "K key, String id", "XDEL, k(key), id", "Replies.LONG", None),
+  ("XTRIM key MAXLEN maxlen (entries removed)", "Long", "xtrim", "K key, long maxLen", "XTRIM, k(key), MAXLEN, maxLen", "Replies.LONG", None),
+  ("XREAD COUNT count STREAMS key id (entries after id; empty if none)", "List<StreamEntry<K, V>>", "xread", "K key, String id, long count", "XREAD, COUNT, count, STREAMS, k(key), id", "StreamReplies.read(replies())", None),
+  ("XGROUP CREATE key group id MKSTREAM (\"$\": only entries added from now on)", "String", "xgroupCreate", "K key, String group, String id", "XGROUP, CREATE, k(key), group, id, MKSTREAM", "Replies.STATUS", None),
+  ("XREADGROUP GROUP group consumer COUNT count STREAMS key id (\">\": new entries; an ID: the consumer's pending ones after it)", "List<StreamEntry<K, V>>", "xreadgroup", "String group, String consumer, K key, String id, long count", "XREADGROUP, GROUP, group, consumer, COUNT, count, STREAMS, k(key), id", "StreamReplies.read(replies())", None),
+  ("XACK key group id (entries acknowledged)", "Long", "xack", "K key, String group, String id", "XACK, k(key), group, id", "Replies.LONG", None),
+ ]),
  "Server": ("server and connection", [
   ("PING", "String", "ping", "", "PING", "Replies.STATUS", None),
   ("ECHO message", "V", "echo", "V message", "ECHO, v(message)", "replies().value", None),
@@ -195,6 +210,7 @@ def imports(rows, pkg_internal=False):
     for geo in ("GeoCoordinates", "GeoResult", "GeoSearchArgs", "GeoUnit", "GeoValue"):
         if geo in text: pub.append("dev.spinel.client." + geo)
     if "BitOperation" in text: pub.append("dev.spinel.client.BitOperation")
+    if "StreamEntry" in text: pub.append("dev.spinel.client.StreamEntry")
     if "BitFieldArgs" in text: pub.append("dev.spinel.client.BitFieldArgs")
     if "RespValue" in text: imp.append("dev.spinel.protocol.RespValue")
     return pub, sorted(imp)

@@ -10,7 +10,7 @@ import java.util.concurrent.CompletableFuture;
  * coalesced batches; futures complete in the order the server answers, on the client's event loop
  * (callbacks must not block: hand blocking work to another executor). Thread-safe.
  */
-public interface AsyncCommands<K, V> extends AsyncStringCommands<K, V>, AsyncKeyCommands<K, V>, AsyncListCommands<K, V>, AsyncHashCommands<K, V>, AsyncSetCommands<K, V>, AsyncSortedSetCommands<K, V>, AsyncGeoCommands<K, V>, AsyncHyperLogLogCommands<K, V>, AsyncScriptingCommands<K, V>, AsyncServerCommands<K, V> {
+public interface AsyncCommands<K, V> extends AsyncStringCommands<K, V>, AsyncKeyCommands<K, V>, AsyncListCommands<K, V>, AsyncHashCommands<K, V>, AsyncSetCommands<K, V>, AsyncSortedSetCommands<K, V>, AsyncGeoCommands<K, V>, AsyncHyperLogLogCommands<K, V>, AsyncScriptingCommands<K, V>, AsyncStreamCommands<K, V>, AsyncServerCommands<K, V> {
     /**
      * Any command, by name, with arguments of type {@code byte[]}, {@code String} (sent as UTF-8)
      * or a number; the reply comes back as a raw {@link RespValue} (server errors still fail the future).

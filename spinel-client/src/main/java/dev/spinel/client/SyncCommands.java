@@ -4,7 +4,7 @@ package dev.spinel.client;
 import dev.spinel.protocol.RespValue;
 
 /** Every command, blocking; see {@link AsyncCommands}. Thread-safe. */
-public interface SyncCommands<K, V> extends SyncStringCommands<K, V>, SyncKeyCommands<K, V>, SyncListCommands<K, V>, SyncHashCommands<K, V>, SyncSetCommands<K, V>, SyncSortedSetCommands<K, V>, SyncGeoCommands<K, V>, SyncHyperLogLogCommands<K, V>, SyncScriptingCommands<K, V>, SyncServerCommands<K, V> {
+public interface SyncCommands<K, V> extends SyncStringCommands<K, V>, SyncKeyCommands<K, V>, SyncListCommands<K, V>, SyncHashCommands<K, V>, SyncSetCommands<K, V>, SyncSortedSetCommands<K, V>, SyncGeoCommands<K, V>, SyncHyperLogLogCommands<K, V>, SyncScriptingCommands<K, V>, SyncStreamCommands<K, V>, SyncServerCommands<K, V> {
     /** Any command, by name; see {@link AsyncCommands#execute}. */
     RespValue execute(String command, Object... args);
 }

@@ -416,6 +416,56 @@ abstract class CommandFamiliesContract {
 
     @ParameterizedTest
     @ValueSource(booleans = {true, false})
+    void streams(boolean r3) {
+        SyncCommands<String, String> s = client(r3, "XADD", "XLEN", "XRANGE", "XREVRANGE", "XDEL", "XTRIM", "XREAD",
+                "XGROUP", "XREADGROUP", "XACK");
+        String[] k = keys(r3, "a", "b", "c", "d");
+        Map<String, String> fields = new LinkedHashMap<>();
+        fields.put("name", "alpha");
+        fields.put("n", "1");
+        assertEquals("1-1", s.xadd(k[0], "1-1", fields));
+        assertEquals("1-2", s.xadd(k[0], "1-*", Map.of("name", "beta")));
+        String auto = s.xadd(k[0], "*", Map.of("x", "y"));
+        assertTrue(auto.matches("\\d+-0"), auto);
+        assertEquals(3L, s.xlen(k[0]));
+        StreamEntry<String, String> first = new StreamEntry<>("1-1", List.of(new KeyValue<>("name", "alpha"), new KeyValue<>("n", "1")));
+        StreamEntry<String, String> second = new StreamEntry<>("1-2", List.of(new KeyValue<>("name", "beta")));
+        StreamEntry<String, String> third = new StreamEntry<>(auto, List.of(new KeyValue<>("x", "y")));
+        assertEquals(List.of(first, second), s.xrange(k[0], "-", "1-2"));
+        assertEquals(List.of(second), s.xrange(k[0], "(1-1", "+", 1));
+        assertEquals(List.of(third, second, first), s.xrevrange(k[0], "+", "-"));
+        assertEquals(List.of(third), s.xrevrange(k[0], "+", "-", 1));
+        assertEquals(List.of(), s.xrange(k[1], "-", "+"));
+        assertEquals(List.of(second, third), s.xread(k[0], "1-1", 10));
+        assertEquals(List.of(), s.xread(k[0], auto, 10));
+        assertEquals(List.of(), s.xread(k[1], "0", 10));
+        assertEquals(1L, s.xdel(k[0], auto));
+        assertEquals(0L, s.xdel(k[0], auto));
+        assertEquals(1L, s.xtrim(k[0], 1));
+        assertEquals(List.of(second), s.xrange(k[0], "-", "+"));
+
+        assertEquals("OK", s.xgroupCreate(k[1], "g", "$"));
+        assertEquals("5-1", s.xadd(k[1], "5-1", Map.of("job", "one")));
+        StreamEntry<String, String> job = new StreamEntry<>("5-1", List.of(new KeyValue<>("job", "one")));
+        assertEquals(List.of(job), s.xreadgroup("g", "worker", k[1], ">", 10));
+        assertEquals(List.of(), s.xreadgroup("g", "worker", k[1], ">", 10));
+        assertEquals(List.of(job), s.xreadgroup("g", "worker", k[1], "0", 10));
+        assertEquals(1L, s.xdel(k[1], "5-1"));
+        assertEquals(List.of(new StreamEntry<String, String>("5-1", null)), s.xreadgroup("g", "worker", k[1], "0", 10));
+        assertEquals(1L, s.xack(k[1], "g", "5-1"));
+        assertEquals(List.of(), s.xreadgroup("g", "worker", k[1], "0", 10));
+        ServerErrorException e = assertThrows(ServerErrorException.class, () -> s.xgroupCreate(k[1], "g", "$"));
+        assertEquals("BUSYGROUP", e.code());
+
+        for (int i = 0; i < 300; i++) {
+            s.xaddCapped(k[2], 10, Map.of("i", Integer.toString(i)));
+        }
+        long len = s.xlen(k[2]);
+        assertTrue(len >= 10 && len < 300, "approximately capped: " + len);
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
     void geo(boolean r3) {
         SyncCommands<String, String> s = client(r3, "GEOADD", "GEOPOS", "GEODIST", "GEOHASH", "GEOSEARCH");
         String[] k = keys(r3, "a", "b", "c", "d");

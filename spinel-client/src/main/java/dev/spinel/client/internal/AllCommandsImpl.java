@@ -7,7 +7,7 @@ import dev.spinel.protocol.RespValue;
 import java.util.concurrent.CompletableFuture;
 
 /** All typed families on one {@link Dispatcher}, plus the raw {@code execute}. Thread-safe. */
-public interface AllCommandsImpl<K, V> extends AsyncCommands<K, V>, StringCommandsImpl<K, V>, KeyCommandsImpl<K, V>, ListCommandsImpl<K, V>, HashCommandsImpl<K, V>, SetCommandsImpl<K, V>, SortedSetCommandsImpl<K, V>, GeoCommandsImpl<K, V>, HyperLogLogCommandsImpl<K, V>, ScriptingCommandsImpl<K, V>, ServerCommandsImpl<K, V> {
+public interface AllCommandsImpl<K, V> extends AsyncCommands<K, V>, StringCommandsImpl<K, V>, KeyCommandsImpl<K, V>, ListCommandsImpl<K, V>, HashCommandsImpl<K, V>, SetCommandsImpl<K, V>, SortedSetCommandsImpl<K, V>, GeoCommandsImpl<K, V>, HyperLogLogCommandsImpl<K, V>, ScriptingCommandsImpl<K, V>, StreamCommandsImpl<K, V>, ServerCommandsImpl<K, V> {
     @Override
     default CompletableFuture<RespValue> execute(String command, Object... args) {
         return dispatch(new Command<>(Replies.RAW, rawArgs(command, args)));

@@ -5,7 +5,7 @@ import dev.spinel.client.SyncCommands;
 import dev.spinel.protocol.RespValue;
 
 /** All typed families, blocking. Thread-safe. */
-public interface AllSyncCommandsImpl<K, V> extends SyncCommands<K, V>, SyncStringCommandsImpl<K, V>, SyncKeyCommandsImpl<K, V>, SyncListCommandsImpl<K, V>, SyncHashCommandsImpl<K, V>, SyncSetCommandsImpl<K, V>, SyncSortedSetCommandsImpl<K, V>, SyncGeoCommandsImpl<K, V>, SyncHyperLogLogCommandsImpl<K, V>, SyncScriptingCommandsImpl<K, V>, SyncServerCommandsImpl<K, V> {
+public interface AllSyncCommandsImpl<K, V> extends SyncCommands<K, V>, SyncStringCommandsImpl<K, V>, SyncKeyCommandsImpl<K, V>, SyncListCommandsImpl<K, V>, SyncHashCommandsImpl<K, V>, SyncSetCommandsImpl<K, V>, SyncSortedSetCommandsImpl<K, V>, SyncGeoCommandsImpl<K, V>, SyncHyperLogLogCommandsImpl<K, V>, SyncScriptingCommandsImpl<K, V>, SyncStreamCommandsImpl<K, V>, SyncServerCommandsImpl<K, V> {
     @Override
     default RespValue execute(String command, Object... args) {
         return await(async().execute(command, args));

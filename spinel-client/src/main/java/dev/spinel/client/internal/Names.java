@@ -25,6 +25,7 @@ public final class Names {
     public static final byte[] BZPOPMAX = "BZPOPMAX".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] BZPOPMIN = "BZPOPMIN".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] COUNT = "COUNT".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] CREATE = "CREATE".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] DBSIZE = "DBSIZE".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] DECR = "DECR".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] DECRBY = "DECRBY".getBytes(StandardCharsets.US_ASCII);
@@ -56,6 +57,7 @@ public final class Names {
     public static final byte[] GETDEL = "GETDEL".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] GETRANGE = "GETRANGE".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] GETSET = "GETSET".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] GROUP = "GROUP".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] HDEL = "HDEL".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] HEXISTS = "HEXISTS".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] HGET = "HGET".getBytes(StandardCharsets.US_ASCII);
@@ -89,7 +91,9 @@ public final class Names {
     public static final byte[] LSET = "LSET".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] LTRIM = "LTRIM".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] MATCH = "MATCH".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] MAXLEN = "MAXLEN".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] MGET = "MGET".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] MKSTREAM = "MKSTREAM".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] MSET = "MSET".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] MSETNX = "MSETNX".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] MULTI = "MULTI".getBytes(StandardCharsets.US_ASCII);
@@ -135,6 +139,7 @@ public final class Names {
     public static final byte[] SREM = "SREM".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] SSCAN = "SSCAN".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] SSUBSCRIBE = "SSUBSCRIBE".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] STREAMS = "STREAMS".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] STRLEN = "STRLEN".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] SUBSCRIBE = "SUBSCRIBE".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] SUNION = "SUNION".getBytes(StandardCharsets.US_ASCII);
@@ -148,6 +153,16 @@ public final class Names {
     public static final byte[] UNWATCH = "UNWATCH".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] WATCH = "WATCH".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] WITHSCORES = "WITHSCORES".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] XACK = "XACK".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] XADD = "XADD".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] XDEL = "XDEL".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] XGROUP = "XGROUP".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] XLEN = "XLEN".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] XRANGE = "XRANGE".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] XREAD = "XREAD".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] XREADGROUP = "XREADGROUP".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] XREVRANGE = "XREVRANGE".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] XTRIM = "XTRIM".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] ZADD = "ZADD".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] ZCARD = "ZCARD".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] ZCOUNT = "ZCOUNT".getBytes(StandardCharsets.US_ASCII);
