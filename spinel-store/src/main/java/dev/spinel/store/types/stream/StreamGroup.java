@@ -42,12 +42,11 @@ public final class StreamGroup {
         return g;
     }
 
-    /** Approximate heap bytes. */
+    /**
+     * Approximate heap bytes, O(1) (it runs around every write to the stream): a consumer counted at
+     * 112 bytes whatever its name, a pending entry at 136 (its NACK, ID and the two tree nodes).
+     */
     public long memoryUsage() {
-        long m = 64;
-        for (StreamConsumer c : consumers.values()) {
-            m += 80 + c.name.length + c.pending.size() * 40L;
-        }
-        return m + pending.size() * 96L;
+        return 64 + consumers.size() * 112L + pending.size() * 136L;
     }
 }

@@ -42,6 +42,8 @@ public final class StreamValue implements TypedValue {
     byte[][] nodes = new byte[2][];
     int[] used = new int[2];
     int nodeCount;
+    /** Sum of the node arrays' lengths, kept current so that memory accounting costs O(1) per write. */
+    long nodeArrayBytes;
 
     long length;
     long lastMs;
@@ -68,12 +70,10 @@ public final class StreamValue implements TypedValue {
         return "stream";
     }
 
+    /** Approximate heap bytes, O(groups): called before and after every write for the accounting. */
     @Override
     public long memoryUsage() {
-        long m = 96 + nodes.length * 32L;
-        for (int i = 0; i < nodeCount; i++) {
-            m += 16 + nodes[i].length;
-        }
+        long m = 96 + nodes.length * 32L + nodeCount * 16L + nodeArrayBytes;
         if (groups != null) {
             for (StreamGroup g : groups.values()) {
                 m += g.memoryUsage();
@@ -91,6 +91,7 @@ public final class StreamValue implements TypedValue {
         s.nodes = new byte[Math.max(2, nodeCount)][];
         for (int i = 0; i < nodeCount; i++) {
             s.nodes[i] = Arrays.copyOf(nodes[i], used[i]);
+            s.nodeArrayBytes += used[i];
         }
         s.nodeCount = nodeCount;
         s.length = length;
@@ -284,6 +285,7 @@ public final class StreamValue implements TypedValue {
             }
             if (tail < 0) {
                 int t = nodeCount - 1;
+                nodeArrayBytes -= nodes[t].length - used[t];
                 nodes[t] = Arrays.copyOf(nodes[t], used[t]); // a full node keeps no spare room
             }
         }
@@ -374,6 +376,7 @@ public final class StreamValue implements TypedValue {
         byte[] n = nodes[node];
         if (used[node] + more > n.length) {
             nodes[node] = Arrays.copyOf(n, Math.max(used[node] + more, n.length + (n.length >> 1)));
+            nodeArrayBytes += nodes[node].length - n.length;
         }
     }
 
@@ -406,6 +409,7 @@ public final class StreamValue implements TypedValue {
         System.arraycopy(nodeSeq, at, nodeSeq, at + 1, tailLen);
         System.arraycopy(used, at, used, at + 1, tailLen);
         nodes[at] = n;
+        nodeArrayBytes += n.length;
         nodeMs[at] = ms;
         nodeSeq[at] = seq;
         used[at] = usedBytes;
@@ -413,6 +417,7 @@ public final class StreamValue implements TypedValue {
     }
 
     void removeNode(int at) {
+        nodeArrayBytes -= nodes[at].length;
         int tailLen = nodeCount - at - 1;
         System.arraycopy(nodes, at + 1, nodes, at, tailLen);
         System.arraycopy(nodeMs, at + 1, nodeMs, at, tailLen);
