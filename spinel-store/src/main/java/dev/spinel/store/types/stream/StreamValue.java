@@ -491,67 +491,11 @@ public final class StreamValue implements TypedValue {
     }
 
     /**
-     * Trims from the head (Redis 7.0's streamTrim): by length ({@code minid == null}) or removing IDs
-     * below {@code minId}. Approximate trimming removes whole nodes only; {@code limit} (0 = none)
-     * caps the entries removed. Returns the number of entries removed.
+     * Trims from the head (Redis 7.0's streamTrim): by length ({@code byMaxLen}) or removing IDs below
+     * {@code minMs-minSeq}. Approximate trimming removes whole nodes only; {@code limit} (0 = none) caps
+     * the entries removed. Returns the number of entries removed. See {@link StreamTrim}.
      */
     public long trim(boolean byMaxLen, long maxLen, long minMs, long minSeq, boolean approx, long limit) {
-        long deleted = 0;
-        while (nodeCount > 0) {
-            if (byMaxLen && length <= maxLen) {
-                break;
-            }
-            byte[] n = nodes[0];
-            long entries = ListpackElements.intAt(n, 0);
-            if (limit != 0 && deleted + entries > limit) {
-                break;
-            }
-            boolean removeNode;
-            if (byMaxLen) {
-                removeNode = length - entries >= maxLen;
-            } else {
-                StreamCursor last = new StreamCursor(this, 0, 0, -1L, -1L, true, true);
-                last.enterNode(0);
-                last.nextInNode();
-                removeNode = StreamId.compare(last.ms(), last.seq(), minMs, minSeq) < 0;
-            }
-            if (removeNode) {
-                removeNode(0);
-                length -= entries;
-                deleted += entries;
-                continue;
-            }
-            if (approx) {
-                break;
-            }
-            StreamCursor c = new StreamCursor(this, 0, 0, -1L, -1L, false, true);
-            c.enterNode(0);
-            long fromNode = 0;
-            while (c.nextInNode()) {
-                boolean stop = byMaxLen ? length <= maxLen : StreamId.compare(c.ms(), c.seq(), minMs, minSeq) >= 0;
-                if (stop) {
-                    break;
-                }
-                if (!c.currentDeleted()) {
-                    c.flagCurrentDeleted();
-                    fromNode++;
-                    length--;
-                }
-            }
-            deleted += fromNode;
-            n = nodes[0];
-            replaceInt(0, 0, entries - fromNode);
-            n = nodes[0];
-            int p = ListpackElements.next(n, 0);
-            replaceInt(0, p, ListpackElements.intAt(n, p) + fromNode);
-            break;
-        }
-        if (length == 0) {
-            firstMs = 0;
-            firstSeq = 0;
-        } else {
-            refreshFirstId();
-        }
-        return deleted;
+        return StreamTrim.trim(this, byMaxLen, maxLen, minMs, minSeq, approx, limit);
     }
 }
