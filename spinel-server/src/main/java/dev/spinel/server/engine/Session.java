@@ -429,7 +429,6 @@ public final class Session {
         this.lastCommand = commandName;
     }
 
-    /** Whether blocking commands must answer at once instead of blocking (inside EXEC or a script). */
     /** True for the session replaying the append-only log: commands are applied as logged, unchecked limits. */
     public boolean replaying() {
         return replaying;
@@ -448,6 +447,7 @@ public final class Session {
         this.script = b;
     }
 
+    /** Whether blocking commands must answer at once instead of blocking (inside EXEC or a script). */
     public boolean denyBlocking() {
         return denyBlocking || executingTransaction;
     }

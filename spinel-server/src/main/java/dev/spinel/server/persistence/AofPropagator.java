@@ -28,7 +28,11 @@ import java.util.List;
  *   <li>INCRBYFLOAT → {@code SET key <new value> KEEPTTL}; HINCRBYFLOAT → {@code HSET key field <new value>};</li>
  *   <li>commands that said what to log ({@link Session#propagateAs}): SPOP → {@code SREM} of the members
  *       popped, BLPOP/BRPOP → {@code LPOP/RPOP}, BLMOVE/BRPOPLPUSH → {@code LMOVE}, BLMPOP → {@code LPOP/RPOP key count};</li>
- *   <li>blocked clients served by another client's push ({@link #propagateEffect}): their non-blocking pop/move.</li>
+ *   <li>blocked clients served by another client's push ({@link #propagateEffect}): their non-blocking pop/move;
+ *       a served XREADGROUP ({@link #propagateServed}): its XCLAIMs, in MULTI/EXEC when several;</li>
+ *   <li>streams (said by the commands, as Redis 7.0 propagates them): XADD with its generated ID and an
+ *       approximate trim made exact, XTRIM ~ made exact, XREADGROUP/XCLAIM/XAUTOCLAIM as XCLAIM ... FORCE
+ *       JUSTID LASTID per entry (several in MULTI/EXEC), XGROUP SETID/CREATECONSUMER after NOACK reads.</li>
  * </ul>
  * Inside EXEC the commands are collected and appended at the end as one MULTI/EXEC block (a single
  * write is logged bare, as Redis 7.0 does).
