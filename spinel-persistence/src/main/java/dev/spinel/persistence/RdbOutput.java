@@ -85,14 +85,14 @@ public final class RdbOutput {
         }
     }
 
-    /** Redis's {@code rdbSaveLen}. */
+    /** Redis's {@code rdbSaveLen}; {@code len} is unsigned (streams store IDs and -1 counters this way). */
     public void writeLength(long len) {
-        if (len < (1 << 6)) {
+        if (len >= 0 && len < (1 << 6)) {
             writeByte((int) len);
-        } else if (len < (1 << 14)) {
+        } else if (len >= 0 && len < (1 << 14)) {
             writeByte((int) ((Rdb.LEN_14BIT << 6) | (len >>> 8)));
             writeByte((int) len);
-        } else if (len <= 0xFFFFFFFFL) {
+        } else if (len >= 0 && len <= 0xFFFFFFFFL) {
             writeByte(Rdb.LEN_32BIT);
             for (int i = 3; i >= 0; i--) {
                 writeByte((int) (len >>> (8 * i)));

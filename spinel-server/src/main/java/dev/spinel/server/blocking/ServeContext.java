@@ -91,6 +91,22 @@ public final class ServeContext {
         }
     }
 
+    /**
+     * Hands several commands the served waiter did to the log as one MULTI/EXEC block (a served
+     * XREADGROUP's XCLAIMs), as Redis propagates them; one command is logged as {@link #propagate} does.
+     * Call after the change, with the stripes still held. Unlike {@link #propagate} it does not signal the
+     * key as modified: the commands using it (stream group reads) do not, in Redis.
+     */
+    public void propagateAll(java.util.List<byte[][]> commands) {
+        if (commands.isEmpty()) {
+            return;
+        }
+        dev.spinel.server.engine.Propagator p = waiter.session.engine().propagator();
+        if (p != null) {
+            p.propagateServed(waiter.session, waiter.db.index(), commands);
+        }
+    }
+
     /** Marks another key as ready (e.g. the destination of BLMOVE), to serve its waiters next. */
     public void signal(Database db, byte[] key) {
         blocking.signal(db, key, 0, key.length);

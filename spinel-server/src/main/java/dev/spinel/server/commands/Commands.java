@@ -25,6 +25,7 @@ public final class Commands {
         HashCommands.register(t, server);
         SetCommands.register(t, server);
         ZSetCommands.register(t, server);
+        StreamCommands.register(t, server);
         GeoCommands.register(t, server);
         PubSubCommands.register(t, server);
         TransactionCommands.register(t, server);

@@ -160,6 +160,16 @@ public final class ServerConfig {
         public long hashMaxListpackValue() {
             return hashMaxListpackValue.value();
         }
+
+        @Override
+        public long streamNodeMaxBytes() {
+            return streamNodeMaxBytes.value();
+        }
+
+        @Override
+        public long streamNodeMaxEntries() {
+            return streamNodeMaxEntries.value();
+        }
     };
 
     /** Thresholds handed to the store's set and sorted-set types; updated by the parameters below. */

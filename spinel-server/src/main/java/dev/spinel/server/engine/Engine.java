@@ -374,6 +374,7 @@ public final class Engine {
     public Session newScriptSession() {
         Session s = new Session(this, 0, new InternalConnection("lua"));
         s.authenticated(true);
+        s.script(true);
         return s;
     }
 
@@ -536,7 +537,7 @@ public final class Engine {
         long dirtyBefore = session.dirtyCount();
         try {
             cmd.handler().execute(session, args);
-            if (session.dirtyCount() != dirtyBefore && tracking.active()) {
+            if (session.dirtyCount() != dirtyBefore && tracking.active() && !session.quietWrite()) {
                 invalidateTracking(session, cmd, args);
             }
             if (session.dirtyCount() != dirtyBefore && observing()) {

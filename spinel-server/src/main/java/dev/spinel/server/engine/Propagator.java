@@ -25,6 +25,17 @@ public interface Propagator {
     default void propagateEffect(int db, byte[][] argv) {
     }
 
+    /**
+     * Logs what a blocked client served by another client's write did, when that is several commands
+     * (a served XREADGROUP's XCLAIMs): one MULTI/EXEC block, as Redis propagates them, at a position
+     * recorded in the served client's session (its reply waits for it). Stripes still held.
+     */
+    default void propagateServed(Session served, int db, java.util.List<byte[][]> commands) {
+        for (byte[][] argv : commands) {
+            propagateEffect(db, argv);
+        }
+    }
+
     /** End of an EXEC (its stripes still held). */
     void execDone(Session session);
 

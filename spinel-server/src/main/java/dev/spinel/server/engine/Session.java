@@ -58,6 +58,7 @@ public final class Session {
     private Command currentCommand;
     private dev.spinel.protocol.Args currentArgs;
     private boolean wroteInCommand;
+    private boolean quietWrite;
     /** What to log instead of the command (non-deterministic commands: SPOP → SREM, BLPOP → LPOP); per command. */
     private java.util.List<byte[][]> propagateAs;
     /** When this subscriber's output first passed the soft limit (0: not over it). */
@@ -68,6 +69,10 @@ public final class Session {
     // Set while a blocking command waits (see dev.spinel.server.blocking.Blocking); loop thread only.
     // Redis's CLIENT_DENY_BLOCKING: set while EXEC or a script runs; blocking commands then answer at once.
     private boolean denyBlocking;
+    /** Replaying the append-only log (Redis's mustObeyClient for the AOF client). */
+    private boolean replaying;
+    /** The session of a script's redis.call (Redis's CLIENT_LUA). */
+    private boolean script;
 
     public Session(Engine engine, long id, ClientConnection connection) {
         this.engine = engine;
@@ -290,11 +295,34 @@ public final class Session {
         }
     }
 
+    /**
+     * Records {@code n} changes that Redis makes without signalling the key (no signalModifiedKey): they
+     * count and are logged like any write, but do not invalidate WATCHes or client-side caches. The
+     * stream group commands (XGROUP SETID, XACK, XCLAIM, ...) and XSETID are such writes in Redis 7.0.
+     */
+    public void dirtyQuietly(long n) {
+        if (n <= 0) {
+            return;
+        }
+        dirty += n;
+        engine.stats().dirty.add(n);
+        if (!wroteInCommand) {
+            wroteInCommand = true;
+            quietWrite = true;
+        }
+    }
+
+    /** True when the running command's writes were all {@link #dirtyQuietly quiet} ones. */
+    boolean quietWrite() {
+        return quietWrite;
+    }
+
     /** The command being executed (set by the engine), for {@link #dirty}. */
     void current(Command cmd, dev.spinel.protocol.Args args) {
         this.currentCommand = cmd;
         this.currentArgs = args;
         this.wroteInCommand = false;
+        this.quietWrite = false;
         if (propagateAs != null) {
             propagateAs.clear();
         }
@@ -422,6 +450,24 @@ public final class Session {
         this.now = nowMillis;
         this.lastInteraction = nowMillis;
         this.lastCommand = commandName;
+    }
+
+    /** True for the session replaying the append-only log: commands are applied as logged, unchecked limits. */
+    public boolean replaying() {
+        return replaying;
+    }
+
+    public void replaying(boolean r) {
+        this.replaying = r;
+    }
+
+    /** True for a script's session (XREAD/XREADGROUP refuse BLOCK there, as Redis). */
+    public boolean script() {
+        return script;
+    }
+
+    void script(boolean b) {
+        this.script = b;
     }
 
     /** Whether blocking commands must answer at once instead of blocking (inside EXEC or a script). */

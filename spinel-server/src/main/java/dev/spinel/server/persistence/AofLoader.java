@@ -41,6 +41,7 @@ final class AofLoader {
     Result replay(Path file) throws IOException {
         Session session = engine.open(new InternalConnection("aof:0"));
         session.authenticated(true); // the log replays what authenticated clients did
+        session.replaying(true);
         long commands = 0;
         long multiAt = -1; // offset of an open MULTI: a file ending inside a transaction is truncated there
         try (InputStream in = new BufferedInputStream(Files.newInputStream(file), 1 << 16)) {

@@ -29,7 +29,11 @@ import java.util.List;
  *   <li>INCRBYFLOAT → {@code SET key <new value> KEEPTTL}; HINCRBYFLOAT → {@code HSET key field <new value>};</li>
  *   <li>commands that said what to log ({@link Session#propagateAs}): SPOP → {@code SREM} of the members
  *       popped, BLPOP/BRPOP → {@code LPOP/RPOP}, BLMOVE/BRPOPLPUSH → {@code LMOVE}, BLMPOP → {@code LPOP/RPOP key count};</li>
- *   <li>blocked clients served by another client's push ({@link #propagateEffect}): their non-blocking pop/move.</li>
+ *   <li>blocked clients served by another client's push ({@link #propagateEffect}): their non-blocking pop/move;
+ *       a served XREADGROUP ({@link #propagateServed}): its XCLAIMs, in MULTI/EXEC when several;</li>
+ *   <li>streams (said by the commands, as Redis 7.0 propagates them): XADD with its generated ID and an
+ *       approximate trim made exact, XTRIM ~ made exact, XREADGROUP/XCLAIM/XAUTOCLAIM as XCLAIM ... FORCE
+ *       JUSTID LASTID per entry (several in MULTI/EXEC), XGROUP SETID/CREATECONSUMER after NOACK reads.</li>
  * </ul>
  * Inside EXEC the commands are collected and appended at the end as one MULTI/EXEC block (a single
  * write is logged bare, as Redis 7.0 does).
@@ -52,8 +56,16 @@ final class AofPropagator implements Propagator {
         e.reset();
         List<byte[][]> as = s.propagatedAs();
         if (as != null && !as.isEmpty()) {
+            // Several commands from one (XREADGROUP's XCLAIMs) are wrapped in MULTI/EXEC, as Redis 7.0 does.
+            boolean wrap = as.size() > 1 && !s.executingTransaction();
+            if (wrap) {
+                e.command(new byte[][] {MULTI});
+            }
             for (byte[][] argv : as) { // the command said what to log (SPOP → SREM, BLPOP → LPOP, ...)
                 e.command(argv);
+            }
+            if (wrap) {
+                e.command(new byte[][] {EXEC});
             }
         } else {
             rewrite(s, cmd.name(), a, e);
@@ -79,6 +91,24 @@ final class AofPropagator implements Propagator {
         e.reset();
         e.command(argv);
         file.append(db, e.buf, 0, e.len);
+    }
+
+    @Override
+    public void propagateServed(Session served, int db, List<byte[][]> commands) {
+        Encoder e = encoders.get();
+        e.reset();
+        boolean wrap = commands.size() > 1;
+        if (wrap) {
+            e.command(new byte[][] {MULTI});
+        }
+        for (byte[][] argv : commands) {
+            e.command(argv);
+        }
+        if (wrap) {
+            e.command(new byte[][] {EXEC});
+        }
+        byte[] frame = e.frame();
+        served.logPosition(file.append(db, frame, 0, frame.length));
     }
 
     @Override
@@ -116,6 +146,8 @@ final class AofPropagator implements Propagator {
     private static final byte[] ABSTTL = b("ABSTTL");
     private static final byte[] REPLACE = b("REPLACE");
     private static final byte[] HSET = b("HSET");
+    private static final byte[] MULTI = b("MULTI");
+    private static final byte[] EXEC = b("EXEC");
 
     private static byte[] b(String s) {
         return s.getBytes(StandardCharsets.US_ASCII);
@@ -124,6 +156,10 @@ final class AofPropagator implements Propagator {
     /** The rewrite table; anything not listed is logged verbatim. */
     private static void rewrite(Session s, String name, Args a, Encoder e) {
         switch (name) {
+            case "xreadgroup" -> {
+                // logged only through what it said to log (XCLAIM, XGROUP SETID/CREATECONSUMER); a history
+                // read changes delivery counters only, which Redis does not propagate either
+            }
             case "set" -> {
                 int expireArg = -1;
                 for (int i = 3; i < a.count(); i++) {

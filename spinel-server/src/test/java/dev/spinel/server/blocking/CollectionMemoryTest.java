@@ -12,7 +12,7 @@ import java.util.List;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Lists and hashes keep the database's memory accounting current as they grow and shrink in place. */
+/** Lists, hashes and streams keep the database's memory accounting current as they grow and shrink in place. */
 class CollectionMemoryTest {
     @Test
     void memoryFollowsInPlaceGrowthAndReturnsToBaseline() throws Exception {
@@ -47,6 +47,40 @@ class CollectionMemoryTest {
             args.set(0, "HDEL");
             args.add("counter");
             c.call(args.toArray(String[]::new));
+            assertEquals(baseline, db.memory());
+        }
+    }
+
+    @Test
+    void streamsAndTheirGroupsAreAccounted() throws Exception {
+        try (SpinelServer server = SpinelServer.start(ServerConfig.defaults().with("port", "0"));
+             RawClient c = new RawClient(server.port())) {
+            Database db = server.engine().keyspace().db(0);
+            for (int k = 0; k < 200; k++) {
+                c.call("SET", "anchor" + k, "v");
+            }
+            long baseline = db.memory();
+            String big = "y".repeat(100);
+            for (int i = 1; i <= 1000; i++) {
+                c.call("XADD", "mstream", i + "-1", "f", big, "n", Integer.toString(i));
+            }
+            long grown = db.memory();
+            assertTrue(grown - baseline >= 100_000, "grew by " + (grown - baseline));
+            c.call("XGROUP", "CREATE", "mstream", "g", "0");
+            c.call("XREADGROUP", "GROUP", "g", "alice", "COUNT", "300", "STREAMS", "mstream", ">");
+            assertTrue(db.memory() > grown, "pending entries are accounted");
+            c.call("XACK", "mstream", "g", "1-1", "2-1", "3-1");
+            c.call("XCLAIM", "mstream", "g", "bob", "0", "10-1", "11-1");
+            c.call("XAUTOCLAIM", "mstream", "g", "carol", "0", "0", "COUNT", "50");
+            c.call("XDEL", "mstream", "500-1", "501-1");
+            c.call("XTRIM", "mstream", "MAXLEN", "~", "200");
+            c.call("XADD", "mstream", "MAXLEN", "10", "2000-1", "f", "v");
+            c.call("XGROUP", "DELCONSUMER", "mstream", "g", "bob");
+            c.call("XGROUP", "CREATECONSUMER", "mstream", "g", "dave");
+            c.call("XGROUP", "DESTROY", "mstream", "g");
+            c.call("XTRIM", "mstream", "MAXLEN", "0");
+            assertTrue(db.memory() - baseline < 2_000, "an empty stream is small: " + (db.memory() - baseline));
+            c.call("DEL", "mstream");
             assertEquals(baseline, db.memory());
         }
     }

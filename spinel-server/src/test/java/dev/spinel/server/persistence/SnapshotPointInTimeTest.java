@@ -25,7 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * BGSAVE gives a point-in-time image: while a client keeps rewriting 100 pairs of keys (in different
  * stripes) with one MSET each, every file saved holds each pair with equal values, i.e. no MSET appears
  * half-applied. The second test does the same at a size where copying everything at once would pause
- * writers (300k keys) and with collections changed in place by transactions.
+ * writers (300k keys) and with collections (streams too) changed in place by transactions.
  */
 class SnapshotPointInTimeTest {
     @TempDir
@@ -94,8 +94,8 @@ class SnapshotPointInTimeTest {
             AtomicBoolean stop = new AtomicBoolean();
             Thread writer = new Thread(() -> {
                 try {
-                    // Each transaction moves one element into a list, a set, a hash and a sorted set and
-                    // counts it in a string: in every image all five must agree.
+                    // Each transaction adds one element to a list, a set, a hash, a sorted set and a stream
+                    // and counts it in a string: in every image all six must agree.
                     for (long round = 1; !stop.get(); round++) {
                         String r = Long.toString(round);
                         w.call("MULTI");
@@ -103,6 +103,7 @@ class SnapshotPointInTimeTest {
                         w.call("SADD", "tx:set", r);
                         w.call("HSET", "tx:hash", r, r);
                         w.call("ZADD", "tx:zset", r, r);
+                        w.call("XADD", "tx:stream", r + "-1", "n", r);
                         w.call("SET", "tx:count", r);
                         w.call("EXEC");
                     }
@@ -137,7 +138,7 @@ class SnapshotPointInTimeTest {
                     if (sizes.isEmpty()) {
                         continue;
                     }
-                    assertEquals(5, sizes.size(), sizes.toString());
+                    assertEquals(6, sizes.size(), sizes.toString());
                     assertEquals(1, sizes.values().stream().distinct().count(), "one state per image: " + sizes);
                     checked++;
                 }

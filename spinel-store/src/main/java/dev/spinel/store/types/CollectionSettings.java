@@ -34,6 +34,16 @@ public interface CollectionSettings {
 
     long hashMaxListpackValue();
 
+    /** {@code stream-node-max-bytes}: a stream starts a new node before its listpack reaches it (0 = no limit). */
+    default long streamNodeMaxBytes() {
+        return 4096;
+    }
+
+    /** {@code stream-node-max-entries}: entries (deleted ones included) per stream node (0 = no limit). */
+    default long streamNodeMaxEntries() {
+        return 100;
+    }
+
     /** The byte limit of a compact list for a negative {@code list-max-listpack-size}, as Redis's quicklist. */
     static int listpackBytesLimit(long fill) {
         int idx = (int) Math.min(5, Math.max(1, -fill));
