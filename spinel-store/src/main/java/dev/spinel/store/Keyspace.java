@@ -147,7 +147,7 @@ public final class Keyspace {
 
     /** Records an access to an entry (a read that is not NOTOUCH); the caller holds its segment lock. */
     public void touch(Entry e) {
-        e.access = lfu ? Lfu.touched(e.access, minutes()) : lruClock();
+        e.access(lfu ? Lfu.touched(e.access(), minutes()) : lruClock());
     }
 
     /** The access stamp of a new entry. */
@@ -157,7 +157,7 @@ public final class Keyspace {
 
     /** OBJECT FREQ: the entry's LFU counter after decay (meaningful under an LFU policy). */
     public int lfuCounter(Entry e) {
-        return Lfu.counter(e.access, minutes());
+        return Lfu.counter(e.access(), minutes());
     }
 
     private static long minutes() {

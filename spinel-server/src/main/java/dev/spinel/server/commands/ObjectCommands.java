@@ -74,7 +74,7 @@ final class ObjectCommands {
                 s.out().nullBulk();
                 return;
             }
-            encoding = e.value() instanceof byte[] b ? StringEncoding.of(b) : ((TypedValue) e.value()).encoding();
+            encoding = e.value() instanceof byte[] b ? StringEncoding.of(b, e.stringMark()) : ((TypedValue) e.value()).encoding();
         } finally {
             seg.unlock();
         }
@@ -132,7 +132,7 @@ final class ObjectCommands {
                 s.out().nullBulk();
                 return;
             }
-            s.out().integer(isSharedInteger(s, e.value()) ? SHARED_REFCOUNT : 1);
+            s.out().integer(e.stringMark() == Entry.STRING_DERIVED && isSharedInteger(s, e.value()) ? SHARED_REFCOUNT : 1);
         } finally {
             seg.unlock();
         }
