@@ -240,4 +240,8 @@ public final class Database {
     int clock() {
         return keyspace.initialAccess();
     }
+
+    int stringMark() {
+        return keyspace.initialStringMark();
+    }
 }

@@ -27,7 +27,10 @@ public class Entry {
     public static final int STRING_RAW = 1;
     /** Never int-encoded (embstr or raw by length), as INCRBYFLOAT's createStringObject makes it. */
     public static final int STRING_NOT_INT = 2;
-    /** Encoding as derived, but a private object, never a shared integer (COPY's dupStringObject). */
+    /**
+     * Encoding as derived, but a private object, never a shared integer: COPY's dupStringObject, or any value
+     * stored while {@link Keyspace#sharedIntegers(boolean) shared integers} are off.
+     */
     public static final int STRING_UNSHARED = 3;
 
     static final int STAMP_BITS = 30;
@@ -65,7 +68,7 @@ public class Entry {
     /**
      * How Redis would encode this string value beyond what its bytes say: one of {@link #STRING_DERIVED},
      * {@link #STRING_RAW}, {@link #STRING_NOT_INT}, {@link #STRING_UNSHARED}. Kept in spare bits of the
-     * access stamp so that it costs no memory; {@link Segment#replaceValue} resets it.
+     * access stamp so that it costs no memory; {@link Segment#insert} and {@link Segment#replaceValue} reset it.
      */
     public final int stringMark() {
         return access >>> STAMP_BITS;

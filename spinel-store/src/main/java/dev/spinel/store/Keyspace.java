@@ -15,6 +15,7 @@ public final class Keyspace {
     private final long startMillis = System.currentTimeMillis();
     /** True under a maxmemory LFU policy: access stamps are {@link Lfu} counters, not LRU clocks. */
     private volatile boolean lfu;
+    private volatile boolean sharedIntegers = true;
 
     public Keyspace(int databases) {
         dbs = new Database[databases];
@@ -143,6 +144,20 @@ public final class Keyspace {
 
     public boolean lfu() {
         return lfu;
+    }
+
+    /**
+     * Whether new string values may be Redis's shared integers 0..9999 (refcount INT_MAX): Redis's
+     * canUseSharedObject, false while a maxmemory LRU/LFU policy needs a per-key access clock. Decided
+     * when a value is stored, as in Redis: a later policy change leaves existing values as they were.
+     */
+    public void sharedIntegers(boolean on) {
+        this.sharedIntegers = on;
+    }
+
+    /** The {@link Entry#stringMark() string mark} of a value stored now. */
+    int initialStringMark() {
+        return sharedIntegers ? Entry.STRING_DERIVED : Entry.STRING_UNSHARED;
     }
 
     /** Records an access to an entry (a read that is not NOTOUCH); the caller holds its segment lock. */

@@ -266,6 +266,7 @@ public final class Segment {
             volatileCount++;
         }
         e.access(owner.clock());
+        e.stringMark(owner.stringMark());
         link(e, hash);
         size++;
         memory += ENTRY_OVERHEAD + Sizes.array(key.length) + Sizes.value(value);
@@ -275,11 +276,11 @@ public final class Segment {
         return e;
     }
 
-    /** Replaces the value of an existing entry, keeping its time to live; its string mark is reset. */
+    /** Replaces the value of an existing entry, keeping its time to live; its string mark is that of a new value. */
     public void replaceValue(Entry e, Object value) {
         memory += Sizes.value(value) - Sizes.value(e.value);
         e.value = value;
-        e.stringMark(Entry.STRING_DERIVED);
+        e.stringMark(owner.stringMark());
     }
 
     /**

@@ -132,7 +132,7 @@ final class ObjectCommands {
                 s.out().nullBulk();
                 return;
             }
-            s.out().integer(e.stringMark() == Entry.STRING_DERIVED && isSharedInteger(s, e.value()) ? SHARED_REFCOUNT : 1);
+            s.out().integer(e.stringMark() == Entry.STRING_DERIVED && isSharedInteger(e.value()) ? SHARED_REFCOUNT : 1);
         } finally {
             seg.unlock();
         }
@@ -140,18 +140,15 @@ final class ObjectCommands {
 
     /**
      * Redis stores the strings "0".."9999" as shared objects (refcount INT_MAX), except when a maxmemory
-     * LRU/LFU policy needs a per-key access clock.
+     * LRU/LFU policy needs a per-key access clock; that is decided when the value is stored, and such a
+     * value is marked {@link Entry#STRING_UNSHARED} then.
      */
-    private static boolean isSharedInteger(Session s, Object value) {
+    private static boolean isSharedInteger(Object value) {
         if (!(value instanceof byte[] b) || !StringEncoding.isInteger(b)) {
             return false;
         }
         long v = StringEncoding.integerValue(b);
-        if (v < 0 || v >= SHARED_INTEGERS) {
-            return false;
-        }
-        String policy = s.engine().config().maxmemoryPolicy.value();
-        return s.engine().config().maxmemory.value() == 0 || !(policy.endsWith("-lru") || policy.endsWith("-lfu"));
+        return v >= 0 && v < SHARED_INTEGERS;
     }
 
     // OBJECT HELP
