@@ -12,7 +12,8 @@ public final class Keyspace {
     private final Database[] dbs;
     private volatile KeyspaceListener listener = KeyspaceListener.NONE;
     private final AtomicLong expiredKeys = new AtomicLong();
-    private final long startMillis = System.currentTimeMillis();
+    /** Whole seconds, so that the LRU clock ticks with the wall clock's seconds, as Redis's does. */
+    private final long startSeconds = System.currentTimeMillis() / 1000;
     /** True under a maxmemory LFU policy: access stamps are {@link Lfu} counters, not LRU clocks. */
     private volatile boolean lfu;
     private volatile boolean sharedIntegers = true;
@@ -134,7 +135,7 @@ public final class Keyspace {
 
     /** The LRU clock: seconds since this keyspace was created. */
     int lruClock() {
-        return (int) ((System.currentTimeMillis() - startMillis) / 1000);
+        return (int) (System.currentTimeMillis() / 1000 - startSeconds);
     }
 
     /** Selects what entries' access stamps track: LFU counters (true) or the LRU clock (false). */

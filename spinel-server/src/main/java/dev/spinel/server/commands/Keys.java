@@ -34,9 +34,16 @@ public final class Keys {
         return e;
     }
 
-    /** The live entry of key argument {@code i} for a write command (no hit/miss accounting), or {@code null}. */
+    /**
+     * The live entry of key argument {@code i} for a write command (no hit/miss accounting), or {@code null}.
+     * As Redis's lookupKeyWrite, it refreshes the key's access clock (OBJECT IDLETIME after EXPIRE, HSET, APPEND...).
+     */
     public static Entry write(Session s, Segment seg, Args a, int i, int hash) {
-        return seg.get(a.buffer(), a.offset(i), a.length(i), hash, s.now());
+        Entry e = seg.get(a.buffer(), a.offset(i), a.length(i), hash, s.now());
+        if (e != null && !s.noTouch()) {
+            s.engine().keyspace().touch(e);
+        }
+        return e;
     }
 
     /** The string value of an entry, or WRONGTYPE. */
