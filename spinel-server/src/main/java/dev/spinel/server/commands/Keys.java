@@ -2,6 +2,7 @@ package dev.spinel.server.commands;
 
 import dev.spinel.protocol.Args;
 import dev.spinel.server.engine.Errors;
+import dev.spinel.server.engine.Notifications;
 import dev.spinel.server.engine.Session;
 import dev.spinel.store.Entry;
 import dev.spinel.store.KeyHash;
@@ -25,6 +26,7 @@ public final class Keys {
         Entry e = seg.get(a.buffer(), a.offset(i), a.length(i), hash, s.now());
         if (e == null) {
             s.engine().stats().keyspaceMisses.increment();
+            s.notify(Notifications.KEY_MISS, "keymiss", a, i); // lookupKeyRead's keymiss event
             return null;
         }
         s.engine().stats().keyspaceHits.increment();

@@ -164,8 +164,8 @@ final class ObjectCommands {
         return s.engine().config().maxmemoryPolicy.value().endsWith("-lfu");
     }
 
-    /** Redis's objectCommandLookup: no access-clock refresh, no keyspace event; hit/miss counted. */
+    /** Redis's objectCommandLookup: no access-clock refresh, no keyspace (keymiss) event; hit/miss counted. */
     private static Entry lookup(Session s, Segment seg, Args a, int h) {
-        return KeyCommands.peek(s, seg, a, 2, h);
+        return KeyCommands.peek(s, seg, a, 2, h, false);
     }
 }

@@ -88,7 +88,7 @@ final class SetAlgebraCommands {
             SetValue[] sets = new SetValue[n];
             boolean empty = false;
             for (int i = 0; i < n; i++) {
-                Entry e = dst >= 0 ? SetKeys.write(s, a, from + i) : SetKeys.read(s, a, from + i);
+                Entry e = SetKeys.read(s, a, from + i); // a read lookup also for the STORE forms, as Redis 7.0
                 if (e == null) {
                     empty = true;
                     continue;
@@ -158,7 +158,7 @@ final class SetAlgebraCommands {
             int n = a.count() - from;
             SetValue[] sets = new SetValue[n];
             for (int i = 0; i < n; i++) {
-                sets[i] = SetKeys.set(dst >= 0 ? SetKeys.write(s, a, from + i) : SetKeys.read(s, a, from + i));
+                sets[i] = SetKeys.set(SetKeys.read(s, a, from + i)); // a read lookup also for the STORE forms
             }
             SetValue result = SetValue.createIntset();
             if (op == Op.UNION) {
