@@ -137,8 +137,9 @@ final class SetAlgebraCommands {
             if (cardinalityOnly) {
                 out.integer(card);
             } else if (stored != null) {
-                SetKeys.storeResult(s, a, dst, stored, Notifications.SET, "sinterstore");
-                s.dirty(1);
+                if (SetKeys.storeResult(s, a, dst, stored, Notifications.SET, "sinterstore")) {
+                    s.dirty(1); // an empty result over a missing destination changes nothing (no WATCH signal)
+                }
                 out.integer(stored.size());
             } else {
                 out.set(found.size());
@@ -184,8 +185,9 @@ final class SetAlgebraCommands {
             }
             ReplyBuffer out = s.out();
             if (dst >= 0) {
-                SetKeys.storeResult(s, a, dst, result, Notifications.SET, op == Op.UNION ? "sunionstore" : "sdiffstore");
-                s.dirty(1);
+                if (SetKeys.storeResult(s, a, dst, result, Notifications.SET, op == Op.UNION ? "sunionstore" : "sdiffstore")) {
+                    s.dirty(1); // an empty result over a missing destination changes nothing (no WATCH signal)
+                }
                 out.integer(result.size());
                 return;
             }

@@ -367,11 +367,14 @@ public final class SetCommands {
                 dst = dstSeg.insert(a.copy(2), Keys.hash(a, 2), to, -1);
             }
             long beforeDst = to.memoryUsage();
-            if (to.add(buf, off, len, limits)) {
+            boolean added = to.add(buf, off, len, limits);
+            if (added) {
                 s.notify(Notifications.SET, "sadd", a, 2);
+            } else {
+                s.keyUnchanged(2); // Redis signals the destination only when the member was added to it
             }
             dstSeg.adjustMemory(to.memoryUsage() - beforeDst);
-            s.dirty(1);
+            s.dirty(added ? 2 : 1);
             s.out().integer(1);
         } finally {
             s.locks().unlock();

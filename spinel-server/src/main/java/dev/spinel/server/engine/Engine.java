@@ -553,7 +553,9 @@ public final class Engine {
             }
             default -> {
                 for (int k : writtenKeysOf(cmd, args)) {
-                    key.changed(s.dbIndex(), args.copy(k));
+                    if (!s.isKeyUnchanged(k)) {
+                        key.changed(s.dbIndex(), args.copy(k));
+                    }
                 }
                 if (cmd.name().equals("move")) {
                     key.changed((int) args.parseLong(2), args.copy(1));

@@ -268,11 +268,30 @@ public final class Session {
         }
     }
 
+    /**
+     * A written key argument ({@code argIndex} below 64) that the running command leaves as it was although
+     * others changed (SMOVE's destination that already had the member): Redis does not signal it, so its
+     * WATCHes and client caches stay valid. Call it before the command's first {@link #dirty}.
+     */
+    public void keyUnchanged(int argIndex) {
+        if (argIndex < 64) {
+            unchangedKeys |= 1L << argIndex;
+        }
+    }
+
+    /** Whether key argument {@code argIndex} was declared {@link #keyUnchanged unchanged} by the running command. */
+    boolean isKeyUnchanged(int argIndex) {
+        return argIndex < 64 && (unchangedKeys & (1L << argIndex)) != 0;
+    }
+
+    private long unchangedKeys;
+
     /** The command being executed (set by the engine), for {@link #dirty}. */
     void current(Command cmd, dev.spinel.protocol.Args args) {
         this.currentCommand = cmd;
         this.currentArgs = args;
         this.wroteInCommand = false;
+        this.unchangedKeys = 0;
         if (propagateAs != null) {
             propagateAs.clear();
         }
