@@ -75,10 +75,16 @@ public final class Keyspace {
 
     /** Like {@link #clearAll()}; {@code whileLocked} receives the count before the stripes are released. */
     public long clearAll(java.util.function.LongConsumer whileLocked) {
+        return clearAll(() -> { }, whileLocked);
+    }
+
+    /** Like {@link #clearAll(java.util.function.LongConsumer)}; {@code beforeClear} runs locked, before any key goes. */
+    public long clearAll(Runnable beforeClear, java.util.function.LongConsumer whileLocked) {
         for (Database db : dbs) {
             db.lockAll();
         }
         try {
+            beforeClear.run();
             long removed = 0;
             for (Database db : dbs) {
                 removed += db.clearLocked();

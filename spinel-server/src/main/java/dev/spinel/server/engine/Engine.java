@@ -520,7 +520,8 @@ public final class Engine {
      */
     void firstWrite(Session s, Command cmd, Args args) {
         if (!watches.isEmpty() && cmd != null) {
-            forChangedKeys(s, cmd, args, watches::touch, watches::touchAll);
+            // FLUSHDB, FLUSHALL and SWAPDB touch only the watched keys that exist, themselves (Watches.touchPresent)
+            forChangedKeys(s, cmd, args, watches::touch, db -> { });
         }
     }
 
