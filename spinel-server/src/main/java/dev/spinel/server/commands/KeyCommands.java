@@ -115,7 +115,7 @@ public final class KeyCommands {
 
     // RANDOMKEY
     static void randomkey(Session s, Args a) {
-        byte[] key = s.db().randomKey(s.now());
+        byte[] key = s.db().randomKey(s.lookupNow());
         if (key == null) {
             s.out().nullBulk();
         } else {
@@ -156,7 +156,7 @@ public final class KeyCommands {
 
     /** {@link #peek}, with {@code notify} false as LOOKUP_NONOTIFY: no keymiss event (OBJECT). */
     static Entry peek(Session s, Segment seg, Args a, int i, int hash, boolean notify) {
-        Entry e = seg.get(a.buffer(), a.offset(i), a.length(i), hash, s.now());
+        Entry e = seg.get(a.buffer(), a.offset(i), a.length(i), hash, s.lookupNow());
         if (e == null) {
             s.engine().stats().keyspaceMisses.increment();
             if (notify) {

@@ -360,6 +360,20 @@ public final class Session {
 
     void executingTransaction(boolean on) {
         this.executingTransaction = on;
+        this.frozenNow = on ? System.currentTimeMillis() : -1;
+    }
+
+    /** While EXEC or a script runs: the time keys are checked for expiry against (see {@link #lookupNow}). */
+    private long frozenNow = -1;
+
+    /**
+     * The time key lookups check expiry against: the command's time, but inside EXEC and scripts the time
+     * they started, as Redis (fixed_time_expire, the script's time snapshot): a key does not expire in the
+     * middle of a transaction or script. TTLs and new expiry times still use {@link #now}.
+     */
+    public long lookupNow() {
+        long f = frozenNow;
+        return f >= 0 ? f : now;
     }
 
     java.util.List<Watches.Key> watched() {
