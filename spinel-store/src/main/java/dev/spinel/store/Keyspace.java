@@ -167,8 +167,38 @@ public final class Keyspace {
         return sharedIntegers ? Entry.STRING_DERIVED : Entry.STRING_UNSHARED;
     }
 
+    /**
+     * LRU clocks of Redis's shared integer objects 0..9999: a key holding one reports the shared object's
+     * idle time (any key's access refreshes it; never accessed: since the start), as in Redis.
+     */
+    private final int[] sharedLru = new int[SHARED_INTEGERS];
+    private static final int SHARED_INTEGERS = 10_000;
+
+    /** The shared integer an entry's value is (a {@link Entry#STRING_DERIVED} string "0".."9999"), or -1. */
+    private static int sharedInteger(Entry e) {
+        if (!(e.value() instanceof byte[] b) || b.length == 0 || b.length > 4 || e.stringMark() != Entry.STRING_DERIVED
+                || (b[0] == '0' && b.length > 1)) {
+            return -1;
+        }
+        int v = 0;
+        for (byte c : b) {
+            if (c < '0' || c > '9') {
+                return -1;
+            }
+            v = v * 10 + (c - '0');
+        }
+        return v;
+    }
+
     /** Records an access to an entry (a read that is not NOTOUCH); the caller holds its segment lock. */
     public void touch(Entry e) {
+        if (!lfu) {
+            int shared = sharedInteger(e);
+            if (shared >= 0) {
+                sharedLru[shared] = lruClock(); // a benign race between stripes: both write "now"
+                return;
+            }
+        }
         e.access(lfu ? Lfu.touched(e.access(), minutes()) : lruClock());
     }
 
@@ -188,7 +218,8 @@ public final class Keyspace {
 
     /** Seconds since a stamp taken from {@link #lruClock()} (OBJECT IDLETIME). */
     public long idleSeconds(Entry e) {
-        return Math.max(0, lruClock() - e.access());
+        int shared = lfu ? -1 : sharedInteger(e);
+        return Math.max(0, lruClock() - (shared >= 0 ? sharedLru[shared] : e.access()));
     }
 
     public int nowClock() {
