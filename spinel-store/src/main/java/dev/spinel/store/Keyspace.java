@@ -216,6 +216,20 @@ public final class Keyspace {
         return System.currentTimeMillis() / 60_000;
     }
 
+    /**
+     * Redis's objectSetLRUOrLFU with an idle time (RESTORE IDLETIME, an RDB's idle field): a shared integer's
+     * clock is the shared object's, so setting it sets every key holding that integer.
+     */
+    public void setIdle(Entry e, long idleSeconds) {
+        int stamp = (int) Math.max(Entry.MIN_STAMP, lruClock() - idleSeconds);
+        int shared = lfu ? -1 : sharedInteger(e);
+        if (shared >= 0) {
+            sharedLru[shared] = stamp;
+        } else {
+            e.access(stamp);
+        }
+    }
+
     /** Seconds since a stamp taken from {@link #lruClock()} (OBJECT IDLETIME). */
     public long idleSeconds(Entry e) {
         int shared = lfu ? -1 : sharedInteger(e);
