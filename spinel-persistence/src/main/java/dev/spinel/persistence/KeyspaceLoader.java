@@ -78,7 +78,7 @@ public final class KeyspaceLoader implements RdbSink {
         if (keyspace.lfu() && freq >= 0) {
             e.access((int) ((System.currentTimeMillis() / 60_000 & 0xFFFF) << 8) | Math.min(255, freq));
         } else if (!keyspace.lfu() && idleSeconds >= 0) {
-            e.access((int) Math.max(Integer.MIN_VALUE, keyspace.nowClock() - idleSeconds));
+            keyspace.setIdle(e, idleSeconds);
         }
     }
 

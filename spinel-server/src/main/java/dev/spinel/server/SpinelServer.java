@@ -66,7 +66,17 @@ public final class SpinelServer implements AutoCloseable {
         Keyspace keyspace = new Keyspace((int) config.databases.value());
         // Access stamps are LFU counters under an LFU policy (OBJECT FREQ), LRU clocks otherwise.
         keyspace.lfu(config.maxmemoryPolicy.value().endsWith("-lfu"));
-        config.maxmemoryPolicy.listen(policy -> keyspace.lfu(policy.endsWith("-lfu")));
+        // Redis's canUseSharedObject: no shared integers while an LRU/LFU policy with a limit needs access clocks.
+        Runnable sharing = () -> {
+            String policy = config.maxmemoryPolicy.value();
+            keyspace.sharedIntegers(config.maxmemory.value() == 0 || !(policy.endsWith("-lru") || policy.endsWith("-lfu")));
+        };
+        sharing.run();
+        config.maxmemoryPolicy.listen(policy -> {
+            keyspace.lfu(policy.endsWith("-lfu"));
+            sharing.run();
+        });
+        config.maxmemory.listen(v -> sharing.run());
         CommandTable table = new CommandTable();
         this.engine = new Engine(config, keyspace, table);
         this.persistence = new Persistence(config, keyspace, engine.stats(), engine.scripting().functions());

@@ -91,8 +91,14 @@ public final class Database {
 
     /** Like {@link #clear()}; {@code whileLocked} receives the count before the stripes are released. */
     public long clear(java.util.function.LongConsumer whileLocked) {
+        return clear(() -> { }, whileLocked);
+    }
+
+    /** Like {@link #clear(java.util.function.LongConsumer)}; {@code beforeClear} runs locked, before any key goes. */
+    public long clear(Runnable beforeClear, java.util.function.LongConsumer whileLocked) {
         lockAll();
         try {
+            beforeClear.run();
             long removed = clearLocked();
             whileLocked.accept(removed);
             return removed;
@@ -239,5 +245,9 @@ public final class Database {
 
     int clock() {
         return keyspace.initialAccess();
+    }
+
+    int stringMark() {
+        return keyspace.initialStringMark();
     }
 }

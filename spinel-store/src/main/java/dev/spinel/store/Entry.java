@@ -15,8 +15,28 @@ public class Entry {
     final byte[] key;
     Object value;
     Entry next;
-    /** Seconds-resolution access clock (LRU) or Redis's LFU pair, per the eviction policy. */
+    /**
+     * Seconds-resolution access clock (LRU) or Redis's LFU pair, per the eviction policy, in the low 30
+     * bits (sign-extended); the top 2 bits are the string's {@link #stringMark() mark}.
+     */
     int access;
+
+    /** The string value's encoding follows from its bytes ({@link StringEncoding#of(byte[])}). */
+    public static final int STRING_DERIVED = 0;
+    /** Redis's OBJ_ENCODING_RAW whatever the bytes: an APPEND, SETRANGE, SETBIT or BITFIELD wrote it. */
+    public static final int STRING_RAW = 1;
+    /** Never int-encoded (embstr or raw by length), as INCRBYFLOAT's createStringObject makes it. */
+    public static final int STRING_NOT_INT = 2;
+    /**
+     * Encoding as derived, but a private object, never a shared integer: COPY's dupStringObject, or any value
+     * stored while {@link Keyspace#sharedIntegers(boolean) shared integers} are off.
+     */
+    public static final int STRING_UNSHARED = 3;
+
+    static final int STAMP_BITS = 30;
+    private static final int STAMP_MASK = (1 << STAMP_BITS) - 1;
+    /** The smallest stamp the 30 signed bits hold. */
+    public static final int MIN_STAMP = -(1 << (STAMP_BITS - 1));
 
     Entry(byte[] key, Object value) {
         this.key = key;
@@ -37,11 +57,25 @@ public class Entry {
     }
 
     public final int access() {
-        return access;
+        return (access << (32 - STAMP_BITS)) >> (32 - STAMP_BITS);
     }
 
+    /** Sets the access stamp (clamped to 30 signed bits), keeping the string mark. */
     public final void access(int stamp) {
-        this.access = stamp;
+        this.access = (access & ~STAMP_MASK) | (Math.max(MIN_STAMP, stamp) & STAMP_MASK);
+    }
+
+    /**
+     * How Redis would encode this string value beyond what its bytes say: one of {@link #STRING_DERIVED},
+     * {@link #STRING_RAW}, {@link #STRING_NOT_INT}, {@link #STRING_UNSHARED}. Kept in spare bits of the
+     * access stamp so that it costs no memory; {@link Segment#insert} and {@link Segment#replaceValue} reset it.
+     */
+    public final int stringMark() {
+        return access >>> STAMP_BITS;
+    }
+
+    public final void stringMark(int mark) {
+        this.access = (access & STAMP_MASK) | (mark << STAMP_BITS);
     }
 
     /** Absolute expiry in Unix milliseconds, or -1 when the key has no time to live. */

@@ -12,9 +12,11 @@ public final class Keyspace {
     private final Database[] dbs;
     private volatile KeyspaceListener listener = KeyspaceListener.NONE;
     private final AtomicLong expiredKeys = new AtomicLong();
-    private final long startMillis = System.currentTimeMillis();
+    /** Whole seconds, so that the LRU clock ticks with the wall clock's seconds, as Redis's does. */
+    private final long startSeconds = System.currentTimeMillis() / 1000;
     /** True under a maxmemory LFU policy: access stamps are {@link Lfu} counters, not LRU clocks. */
     private volatile boolean lfu;
+    private volatile boolean sharedIntegers = true;
 
     public Keyspace(int databases) {
         dbs = new Database[databases];
@@ -73,10 +75,16 @@ public final class Keyspace {
 
     /** Like {@link #clearAll()}; {@code whileLocked} receives the count before the stripes are released. */
     public long clearAll(java.util.function.LongConsumer whileLocked) {
+        return clearAll(() -> { }, whileLocked);
+    }
+
+    /** Like {@link #clearAll(java.util.function.LongConsumer)}; {@code beforeClear} runs locked, before any key goes. */
+    public long clearAll(Runnable beforeClear, java.util.function.LongConsumer whileLocked) {
         for (Database db : dbs) {
             db.lockAll();
         }
         try {
+            beforeClear.run();
             long removed = 0;
             for (Database db : dbs) {
                 removed += db.clearLocked();
@@ -133,7 +141,7 @@ public final class Keyspace {
 
     /** The LRU clock: seconds since this keyspace was created. */
     int lruClock() {
-        return (int) ((System.currentTimeMillis() - startMillis) / 1000);
+        return (int) (System.currentTimeMillis() / 1000 - startSeconds);
     }
 
     /** Selects what entries' access stamps track: LFU counters (true) or the LRU clock (false). */
@@ -145,9 +153,53 @@ public final class Keyspace {
         return lfu;
     }
 
+    /**
+     * Whether new string values may be Redis's shared integers 0..9999 (refcount INT_MAX): Redis's
+     * canUseSharedObject, false while a maxmemory LRU/LFU policy needs a per-key access clock. Decided
+     * when a value is stored, as in Redis: a later policy change leaves existing values as they were.
+     */
+    public void sharedIntegers(boolean on) {
+        this.sharedIntegers = on;
+    }
+
+    /** The {@link Entry#stringMark() string mark} of a value stored now. */
+    int initialStringMark() {
+        return sharedIntegers ? Entry.STRING_DERIVED : Entry.STRING_UNSHARED;
+    }
+
+    /**
+     * LRU clocks of Redis's shared integer objects 0..9999: a key holding one reports the shared object's
+     * idle time (any key's access refreshes it; never accessed: since the start), as in Redis.
+     */
+    private final int[] sharedLru = new int[SHARED_INTEGERS];
+    private static final int SHARED_INTEGERS = 10_000;
+
+    /** The shared integer an entry's value is (a {@link Entry#STRING_DERIVED} string "0".."9999"), or -1. */
+    private static int sharedInteger(Entry e) {
+        if (!(e.value() instanceof byte[] b) || b.length == 0 || b.length > 4 || e.stringMark() != Entry.STRING_DERIVED
+                || (b[0] == '0' && b.length > 1)) {
+            return -1;
+        }
+        int v = 0;
+        for (byte c : b) {
+            if (c < '0' || c > '9') {
+                return -1;
+            }
+            v = v * 10 + (c - '0');
+        }
+        return v;
+    }
+
     /** Records an access to an entry (a read that is not NOTOUCH); the caller holds its segment lock. */
     public void touch(Entry e) {
-        e.access = lfu ? Lfu.touched(e.access, minutes()) : lruClock();
+        if (!lfu) {
+            int shared = sharedInteger(e);
+            if (shared >= 0) {
+                sharedLru[shared] = lruClock(); // a benign race between stripes: both write "now"
+                return;
+            }
+        }
+        e.access(lfu ? Lfu.touched(e.access(), minutes()) : lruClock());
     }
 
     /** The access stamp of a new entry. */
@@ -157,16 +209,31 @@ public final class Keyspace {
 
     /** OBJECT FREQ: the entry's LFU counter after decay (meaningful under an LFU policy). */
     public int lfuCounter(Entry e) {
-        return Lfu.counter(e.access, minutes());
+        return Lfu.counter(e.access(), minutes());
     }
 
     private static long minutes() {
         return System.currentTimeMillis() / 60_000;
     }
 
+    /**
+     * Redis's objectSetLRUOrLFU with an idle time (RESTORE IDLETIME, an RDB's idle field): a shared integer's
+     * clock is the shared object's, so setting it sets every key holding that integer.
+     */
+    public void setIdle(Entry e, long idleSeconds) {
+        int stamp = (int) Math.max(Entry.MIN_STAMP, lruClock() - idleSeconds);
+        int shared = lfu ? -1 : sharedInteger(e);
+        if (shared >= 0) {
+            sharedLru[shared] = stamp;
+        } else {
+            e.access(stamp);
+        }
+    }
+
     /** Seconds since a stamp taken from {@link #lruClock()} (OBJECT IDLETIME). */
     public long idleSeconds(Entry e) {
-        return Math.max(0, lruClock() - e.access());
+        int shared = lfu ? -1 : sharedInteger(e);
+        return Math.max(0, lruClock() - (shared >= 0 ? sharedLru[shared] : e.access()));
     }
 
     public int nowClock() {

@@ -265,7 +265,8 @@ public final class Segment {
         if (expireAt >= 0) {
             volatileCount++;
         }
-        e.access = owner.clock();
+        e.access(owner.clock());
+        e.stringMark(owner.stringMark());
         link(e, hash);
         size++;
         memory += ENTRY_OVERHEAD + Sizes.array(key.length) + Sizes.value(value);
@@ -275,10 +276,11 @@ public final class Segment {
         return e;
     }
 
-    /** Replaces the value of an existing entry, keeping its time to live. */
+    /** Replaces the value of an existing entry, keeping its time to live; its string mark is that of a new value. */
     public void replaceValue(Entry e, Object value) {
         memory += Sizes.value(value) - Sizes.value(e.value);
         e.value = value;
+        e.stringMark(owner.stringMark());
     }
 
     /**

@@ -21,6 +21,15 @@ public final class StringEncoding {
         return value.length <= EMBSTR_LIMIT ? "embstr" : "raw";
     }
 
+    /** The encoding of a string value stored with an {@link Entry#stringMark() entry mark}. */
+    public static String of(byte[] value, int mark) {
+        return switch (mark) {
+            case Entry.STRING_RAW -> "raw";
+            case Entry.STRING_NOT_INT -> value.length <= EMBSTR_LIMIT ? "embstr" : "raw";
+            default -> of(value);
+        };
+    }
+
     /**
      * True when the bytes are exactly what Redis's {@code string2ll} accepts: an optional '-', no leading
      * zeros (except "0" itself), no spaces, and a value in the signed 64-bit range.

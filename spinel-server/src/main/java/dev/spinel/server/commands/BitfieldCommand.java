@@ -125,10 +125,11 @@ final class BitfieldCommand {
                 }
             }
             if (e == null) {
-                seg.insert(a.copy(1), h, v, -1);
+                e = seg.insert(a.copy(1), h, v, -1);
             } else {
                 seg.replaceValue(e, v);
             }
+            e.stringMark(Entry.STRING_RAW); // as SETBIT: lookupStringForBitCommand's raw, unshared string
             if (changes > 0) {
                 s.dirty(changes);
                 s.notify(Notifications.STRING, "setbit", a, 1);

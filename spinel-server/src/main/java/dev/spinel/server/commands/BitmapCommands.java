@@ -111,13 +111,15 @@ final class BitmapCommands {
                 byte[] v = grownCopy(old, need);
                 v[index] = (byte) ((v[index] & ~(1 << shift)) | (on << shift));
                 if (e == null) {
-                    seg.insert(a.copy(1), h, v, -1);
+                    e = seg.insert(a.copy(1), h, v, -1);
                 } else {
                     seg.replaceValue(e, v);
                 }
                 s.dirty(1);
                 s.notify(Notifications.STRING, "setbit", a, 1);
             }
+            // Redis's lookupStringForBitCommand makes the string raw and unshared even when no bit changes.
+            e.stringMark(Entry.STRING_RAW);
             s.out().integer(was);
         } finally {
             seg.unlock();

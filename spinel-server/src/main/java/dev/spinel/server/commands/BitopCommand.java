@@ -66,11 +66,12 @@ final class BitopCommand {
             if (maxLen > 0) {
                 byte[] result = combine(op, src, maxLen);
                 if (dest == null) {
-                    seg.insert(a.copy(2), h, result, -1);
+                    dest = seg.insert(a.copy(2), h, result, -1);
                 } else {
                     seg.replaceValue(dest, result);
-                    seg.setExpire(dest, -1);
+                    dest = seg.setExpire(dest, -1);
                 }
+                dest.stringMark(Entry.STRING_RAW); // Redis stores the result as a raw object, never int-encoded
                 s.dirty(1);
                 s.notify(Notifications.STRING, "set", a, 2);
             } else if (dest != null) {

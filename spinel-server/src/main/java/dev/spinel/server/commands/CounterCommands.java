@@ -111,7 +111,7 @@ final class CounterCommands {
                 throw NAN_OR_INFINITY;
             }
             byte[] digits = LongDouble.formatHuman(sum).getBytes(StandardCharsets.US_ASCII);
-            store(s, seg, e, a, h, digits);
+            store(s, seg, e, a, h, digits).stringMark(Entry.STRING_NOT_INT); // createStringObject: never int
             s.notify(Notifications.STRING, "incrbyfloat", a, 1);
             s.out().bulk(digits);
         } finally {
@@ -120,12 +120,13 @@ final class CounterCommands {
     }
 
     /** Stores a counter's new value, creating the key or keeping its time to live. */
-    private static void store(Session s, Segment seg, Entry e, Args a, int h, byte[] v) {
+    private static Entry store(Session s, Segment seg, Entry e, Args a, int h, byte[] v) {
         if (e == null) {
-            seg.insert(a.copy(1), h, v, -1);
+            e = seg.insert(a.copy(1), h, v, -1);
         } else {
             seg.replaceValue(e, v);
         }
         s.dirty(1);
+        return e;
     }
 }

@@ -37,6 +37,13 @@ final class DatabaseCommands {
         // Recorded under the stripes so that WATCH invalidation reaches any EXEC before it can run.
         // Waiters of both databases may now find data (Redis's scanDatabaseForReadyKeys).
         s.engine().keyspace().swap(first, second, () -> {
+            // Redis's touchAllWatchedKeysInDb both ways: a watched key changes if either database held it
+            // (none when a database is swapped with itself: Redis returns before)
+            if (second != first) {
+                var ks = s.engine().keyspace();
+                s.engine().watches().touchPresent(first, ks.db(second), ks.db(first));
+                s.engine().watches().touchPresent(second, ks.db(first), ks.db(second));
+            }
             s.dirty(1);
             s.engine().blocking().signalDatabase(first);
             s.engine().blocking().signalDatabase(second);
@@ -59,7 +66,8 @@ final class DatabaseCommands {
     // FLUSHDB [ASYNC | SYNC]
     static void flushdb(Session s, Args a) {
         checkFlushMode(a);
-        s.db().clear(s::dirty);
+        var db = s.db();
+        db.clear(() -> s.engine().watches().touchPresent(db.index(), db, null), s::dirty);
         s.out().ok();
     }
 
@@ -67,7 +75,12 @@ final class DatabaseCommands {
     static void flushall(Session s, Args a) {
         checkFlushMode(a);
         // Redis counts one more change so that even an empty FLUSHALL reaches the log and replicas.
-        s.engine().keyspace().clearAll(removed -> s.dirty(removed + 1));
+        var ks = s.engine().keyspace();
+        ks.clearAll(() -> {
+            for (int i = 0; i < ks.databases(); i++) {
+                s.engine().watches().touchPresent(i, ks.db(i), null);
+            }
+        }, removed -> s.dirty(removed + 1));
         s.out().ok();
     }
 

@@ -46,13 +46,13 @@ final class DebugObject {
                 throw NO_SUCH_KEY;
             }
             Object v = e.value();
-            String encoding = v instanceof byte[] b ? StringEncoding.of(b) : ((TypedValue) v).encoding();
+            String encoding = ObjectCommands.encodingOf(e);
             long serialized = serializedLength(v);
             long idle = s.engine().keyspace().idleSeconds(e);
             long lru = (System.currentTimeMillis() / 1000 - idle) & ((1 << 24) - 1);
             StringBuilder sb = new StringBuilder()
                     .append("Value at:0x").append(Integer.toHexString(System.identityHashCode(e)))
-                    .append(" refcount:").append(ObjectCommands.isSharedInteger(s, v) ? Integer.MAX_VALUE : 1)
+                    .append(" refcount:").append(ObjectCommands.refcountOf(e))
                     .append(" encoding:").append(encoding)
                     .append(" serializedlength:").append(serialized)
                     .append(" lru:").append(lru)

@@ -140,7 +140,9 @@ final class ExpireCommands {
             return;
         }
         long t = Math.max(0, absolute ? expireAt : expireAt - s.now());
-        s.out().integer(millis ? t : (t + 500) / 1000);
+        // Redis rounds with (ttl+500)/1000 on a non-negative ttl, which its compiler divides unsigned: an
+        // expiry within 500 ms of Long.MAX_VALUE reads 9223372036854776, not a wrapped negative number.
+        s.out().integer(millis ? t : Long.divideUnsigned(t + 500, 1000));
     }
 
     // PERSIST key

@@ -65,11 +65,13 @@ final class HyperLogLogCommands {
             } else {
                 hll = hll(e);
             }
+            e.stringMark(Entry.STRING_RAW); // an HLL is a raw string (createHLLObject, or dbUnshareStringValue)
             long max = sparseMaxBytes(s);
             for (int j = 2; j < a.count(); j++) {
                 int r = hll.add(a.buffer(), a.offset(j), a.length(j), max);
                 if (r < 0) {
                     seg.replaceValue(e, hll.bytes()); // as Redis: the registers set so far stay set
+                    e.stringMark(Entry.STRING_RAW);
                     throw CORRUPTED;
                 }
                 updated += r;
@@ -77,6 +79,7 @@ final class HyperLogLogCommands {
             if (updated > 0) {
                 hll.invalidateCache();
                 seg.replaceValue(e, hll.bytes());
+                e.stringMark(Entry.STRING_RAW);
                 s.dirty(updated);
                 s.notify(Notifications.STRING, "pfadd", a, 1);
             }
@@ -111,7 +114,9 @@ final class HyperLogLogCommands {
                     throw CORRUPTED;
                 }
                 hll.setCachedCard(card);
+                int mark = e.stringMark(); // Redis updates the cached cardinality in place: same object
                 seg.replaceValue(e, hll.bytes());
+                e.stringMark(mark);
                 s.dirty(1);
             }
             s.out().integer(card);
@@ -164,10 +169,11 @@ final class HyperLogLogCommands {
             dst.setAll(max, sparseMaxBytes(s));
             dst.invalidateCache();
             if (e == null) {
-                seg.insert(a.copy(1), h, dst.bytes(), -1);
+                e = seg.insert(a.copy(1), h, dst.bytes(), -1);
             } else {
                 seg.replaceValue(e, dst.bytes());
             }
+            e.stringMark(Entry.STRING_RAW); // createHLLObject, or dbUnshareStringValue: raw
             s.dirty(1);
             s.notify(Notifications.STRING, "pfadd", a, 1); // Redis announces PFMERGE as pfadd
             s.out().ok();
@@ -212,6 +218,7 @@ final class HyperLogLogCommands {
                         throw CORRUPTED;
                     }
                     seg.replaceValue(e, hll.bytes());
+                    e.stringMark(Entry.STRING_RAW);
                     s.dirty(1); // as Redis: forces the propagation of the encoding change
                     converted = true;
                 }

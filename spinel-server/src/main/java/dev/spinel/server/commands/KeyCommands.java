@@ -115,7 +115,7 @@ public final class KeyCommands {
 
     // RANDOMKEY
     static void randomkey(Session s, Args a) {
-        byte[] key = s.db().randomKey(s.now());
+        byte[] key = s.db().randomKey(s.lookupNow());
         if (key == null) {
             s.out().nullBulk();
         } else {
@@ -148,12 +148,20 @@ public final class KeyCommands {
 
     /**
      * Redis's {@code lookupKeyReadWithFlags(LOOKUP_NOTOUCH)}: the live entry (expired ones are deleted),
-     * counted as a keyspace hit or miss, without refreshing its access clock.
+     * counted as a keyspace hit or miss (a miss is a keymiss event), without refreshing its access clock.
      */
     static Entry peek(Session s, Segment seg, Args a, int i, int hash) {
-        Entry e = seg.get(a.buffer(), a.offset(i), a.length(i), hash, s.now());
+        return peek(s, seg, a, i, hash, true);
+    }
+
+    /** {@link #peek}, with {@code notify} false as LOOKUP_NONOTIFY: no keymiss event (OBJECT). */
+    static Entry peek(Session s, Segment seg, Args a, int i, int hash, boolean notify) {
+        Entry e = seg.get(a.buffer(), a.offset(i), a.length(i), hash, s.lookupNow());
         if (e == null) {
             s.engine().stats().keyspaceMisses.increment();
+            if (notify) {
+                s.notify(Notifications.KEY_MISS, "keymiss", a, i);
+            }
         } else {
             s.engine().stats().keyspaceHits.increment();
         }

@@ -66,6 +66,7 @@ final class KeyTransferCommands {
             // The value object moves as is: it keeps its time to live and its access clock (as in Redis).
             Entry moved = dst.insert(a.copy(2), hd, e.value(), e.expireAt());
             moved.access(e.access());
+            moved.stringMark(e.stringMark());
             s.engine().blocking().signal(db, a.buffer(), a.offset(2), a.length(2)); // Redis's dbAdd → signalKeyAsReady
             s.dirty(1);
             s.notify(Notifications.GENERIC, "rename_from", a, 1);
@@ -135,7 +136,9 @@ final class KeyTransferCommands {
                 }
                 dst.removeEntry(old);
             }
-            dst.insert(a.copy(2), hd, duplicate(e.value()), e.expireAt());
+            Entry copy = dst.insert(a.copy(2), hd, duplicate(e.value()), e.expireAt());
+            // dupStringObject keeps the encoding but makes a private object: a shared integer's copy is not shared
+            copy.stringMark(e.stringMark() == Entry.STRING_DERIVED ? Entry.STRING_UNSHARED : e.stringMark());
             s.engine().blocking().signal(dstDb, a.buffer(), a.offset(2), a.length(2));
             s.dirty(1);
             s.notify(Notifications.GENERIC, "copy_to", a.copy(2), dbIndex);
@@ -185,6 +188,7 @@ final class KeyTransferCommands {
             src.removeEntry(e);
             Entry moved = dstDb.segment(h).insert(e.key(), h, e.value(), e.expireAt());
             moved.access(e.access());
+            moved.stringMark(e.stringMark());
             s.engine().blocking().signal(dstDb, e.key(), 0, e.key().length);
             s.dirty(1);
             s.notify(Notifications.GENERIC, "move_from", e.key(), srcDb.index());

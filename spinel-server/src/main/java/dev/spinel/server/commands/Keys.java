@@ -2,6 +2,7 @@ package dev.spinel.server.commands;
 
 import dev.spinel.protocol.Args;
 import dev.spinel.server.engine.Errors;
+import dev.spinel.server.engine.Notifications;
 import dev.spinel.server.engine.Session;
 import dev.spinel.store.Entry;
 import dev.spinel.store.KeyHash;
@@ -22,9 +23,10 @@ public final class Keys {
 
     /** The live entry of key argument {@code i} for a read command (hit/miss counted), or {@code null}. */
     public static Entry read(Session s, Segment seg, Args a, int i, int hash) {
-        Entry e = seg.get(a.buffer(), a.offset(i), a.length(i), hash, s.now());
+        Entry e = seg.get(a.buffer(), a.offset(i), a.length(i), hash, s.lookupNow());
         if (e == null) {
             s.engine().stats().keyspaceMisses.increment();
+            s.notify(Notifications.KEY_MISS, "keymiss", a, i); // lookupKeyRead's keymiss event
             return null;
         }
         s.engine().stats().keyspaceHits.increment();
@@ -34,9 +36,16 @@ public final class Keys {
         return e;
     }
 
-    /** The live entry of key argument {@code i} for a write command (no hit/miss accounting), or {@code null}. */
+    /**
+     * The live entry of key argument {@code i} for a write command (no hit/miss accounting), or {@code null}.
+     * As Redis's lookupKeyWrite, it refreshes the key's access clock (OBJECT IDLETIME after EXPIRE, HSET, APPEND...).
+     */
     public static Entry write(Session s, Segment seg, Args a, int i, int hash) {
-        return seg.get(a.buffer(), a.offset(i), a.length(i), hash, s.now());
+        Entry e = seg.get(a.buffer(), a.offset(i), a.length(i), hash, s.lookupNow());
+        if (e != null && !s.noTouch()) {
+            s.engine().keyspace().touch(e);
+        }
+        return e;
     }
 
     /** The string value of an entry, or WRONGTYPE. */

@@ -74,7 +74,7 @@ final class ObjectCommands {
                 s.out().nullBulk();
                 return;
             }
-            encoding = e.value() instanceof byte[] b ? StringEncoding.of(b) : ((TypedValue) e.value()).encoding();
+            encoding = encodingOf(e);
         } finally {
             seg.unlock();
         }
@@ -132,7 +132,7 @@ final class ObjectCommands {
                 s.out().nullBulk();
                 return;
             }
-            s.out().integer(isSharedInteger(s, e.value()) ? SHARED_REFCOUNT : 1);
+            s.out().integer(refcountOf(e));
         } finally {
             seg.unlock();
         }
@@ -140,18 +140,25 @@ final class ObjectCommands {
 
     /**
      * Redis stores the strings "0".."9999" as shared objects (refcount INT_MAX), except when a maxmemory
-     * LRU/LFU policy needs a per-key access clock.
+     * LRU/LFU policy needs a per-key access clock; that is decided when the value is stored, and such a
+     * value is marked {@link Entry#STRING_UNSHARED} then.
      */
-    static boolean isSharedInteger(Session s, Object value) {
+    /** OBJECT ENCODING's answer for an entry (DEBUG OBJECT shows the same). Caller holds the segment lock. */
+    static String encodingOf(Entry e) {
+        return e.value() instanceof byte[] b ? StringEncoding.of(b, e.stringMark()) : ((TypedValue) e.value()).encoding();
+    }
+
+    /** OBJECT REFCOUNT's answer for an entry (DEBUG OBJECT shows the same). Caller holds the segment lock. */
+    static long refcountOf(Entry e) {
+        return e.stringMark() == Entry.STRING_DERIVED && isSharedInteger(e.value()) ? SHARED_REFCOUNT : 1;
+    }
+
+    private static boolean isSharedInteger(Object value) {
         if (!(value instanceof byte[] b) || !StringEncoding.isInteger(b)) {
             return false;
         }
         long v = StringEncoding.integerValue(b);
-        if (v < 0 || v >= SHARED_INTEGERS) {
-            return false;
-        }
-        String policy = s.engine().config().maxmemoryPolicy.value();
-        return s.engine().config().maxmemory.value() == 0 || !(policy.endsWith("-lru") || policy.endsWith("-lfu"));
+        return v >= 0 && v < SHARED_INTEGERS;
     }
 
     // OBJECT HELP
@@ -167,8 +174,8 @@ final class ObjectCommands {
         return s.engine().config().maxmemoryPolicy.value().endsWith("-lfu");
     }
 
-    /** Redis's objectCommandLookup: no access-clock refresh, no keyspace event; hit/miss counted. */
+    /** Redis's objectCommandLookup: no access-clock refresh, no keyspace (keymiss) event; hit/miss counted. */
     private static Entry lookup(Session s, Segment seg, Args a, int h) {
-        return KeyCommands.peek(s, seg, a, 2, h);
+        return KeyCommands.peek(s, seg, a, 2, h, false);
     }
 }

@@ -42,7 +42,7 @@ final class ScanCommands {
     static void keys(Session s, Args a) {
         byte[] pattern = a.copy(1);
         boolean all = pattern.length == 1 && pattern[0] == '*';
-        long now = s.now();
+        long now = s.lookupNow();
         List<byte[]> found = new ArrayList<>();
         Database db = s.db();
         db.lockAll();
@@ -86,7 +86,7 @@ final class ScanCommands {
                 throw Errors.SYNTAX;
             }
         }
-        long now = s.now();
+        long now = s.lookupNow();
         List<byte[]> found = new ArrayList<>();
         List<byte[]> expiredSeen = new ArrayList<>();
         byte[] match = pattern;

@@ -88,7 +88,7 @@ final class SetAlgebraCommands {
             SetValue[] sets = new SetValue[n];
             boolean empty = false;
             for (int i = 0; i < n; i++) {
-                Entry e = dst >= 0 ? SetKeys.write(s, a, from + i) : SetKeys.read(s, a, from + i);
+                Entry e = SetKeys.read(s, a, from + i); // a read lookup also for the STORE forms, as Redis 7.0
                 if (e == null) {
                     empty = true;
                     continue;
@@ -137,8 +137,9 @@ final class SetAlgebraCommands {
             if (cardinalityOnly) {
                 out.integer(card);
             } else if (stored != null) {
-                SetKeys.storeResult(s, a, dst, stored, Notifications.SET, "sinterstore");
-                s.dirty(1);
+                if (SetKeys.storeResult(s, a, dst, stored, Notifications.SET, "sinterstore")) {
+                    s.dirty(1); // an empty result over a missing destination changes nothing (no WATCH signal)
+                }
                 out.integer(stored.size());
             } else {
                 out.set(found.size());
@@ -158,7 +159,7 @@ final class SetAlgebraCommands {
             int n = a.count() - from;
             SetValue[] sets = new SetValue[n];
             for (int i = 0; i < n; i++) {
-                sets[i] = SetKeys.set(dst >= 0 ? SetKeys.write(s, a, from + i) : SetKeys.read(s, a, from + i));
+                sets[i] = SetKeys.set(SetKeys.read(s, a, from + i)); // a read lookup also for the STORE forms
             }
             SetValue result = SetValue.createIntset();
             if (op == Op.UNION) {
@@ -184,8 +185,9 @@ final class SetAlgebraCommands {
             }
             ReplyBuffer out = s.out();
             if (dst >= 0) {
-                SetKeys.storeResult(s, a, dst, result, Notifications.SET, op == Op.UNION ? "sunionstore" : "sdiffstore");
-                s.dirty(1);
+                if (SetKeys.storeResult(s, a, dst, result, Notifications.SET, op == Op.UNION ? "sunionstore" : "sdiffstore")) {
+                    s.dirty(1); // an empty result over a missing destination changes nothing (no WATCH signal)
+                }
                 out.integer(result.size());
                 return;
             }

@@ -33,7 +33,7 @@ public final class SetCommands {
         t.register("sismember", SetCommands::sismember);
         t.register("smismember", SetCommands::smismember);
         t.register("scard", SetCommands::scard);
-        t.register("spop", SetCommands::spop);
+        t.register("spop", (s, a) -> spop(s, a, limits));
         t.register("srandmember", SetCommands::srandmember);
         t.register("smove", (s, a) -> smove(s, a, limits));
         t.register("sscan", SetCommands::sscan);
@@ -147,7 +147,7 @@ public final class SetCommands {
     private static final byte[] SREM = "SREM".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     // SPOP key [count]
-    static void spop(Session s, Args a) {
+    static void spop(Session s, Args a, SetLimits limits) {
         if (a.count() > 3) {
             throw Errors.SYNTAX;
         }
@@ -186,6 +186,25 @@ public final class SetCommands {
             byte[][] srem = new byte[(int) n + 2][]; // logged as SREM of the members popped (Redis 7.0)
             srem[0] = SREM;
             srem[1] = a.copy(1);
+            if (count >= set.size()) {
+                // Redis's spopWithCountCommand, case 1: the whole set, replied as SUNION replies it (from a new
+                // set built of its members: an intset, in numeric order, when they all fit one), and the key goes.
+                SetValue whole = SetValue.createIntset();
+                for (int p = set.first(); p >= 0; p = set.next(p)) {
+                    whole.add(set.member(p), limits);
+                }
+                int k = 2;
+                for (int p = whole.first(); p >= 0; p = whole.next(p)) {
+                    replyMember(out, whole, p);
+                    srem[k++] = whole.member(p).clone();
+                }
+                s.dirty(n);
+                s.propagateAs(srem);
+                seg.removeEntry(e);
+                s.notify(Notifications.SET, "spop", a, 1);
+                s.notify(Notifications.GENERIC, "del", a, 1);
+                return;
+            }
             for (long k = 0; k < n; k++) {
                 int pos = set.randomPosition(rnd);
                 replyMember(out, set, pos);
@@ -348,11 +367,14 @@ public final class SetCommands {
                 dst = dstSeg.insert(a.copy(2), Keys.hash(a, 2), to, -1);
             }
             long beforeDst = to.memoryUsage();
-            if (to.add(buf, off, len, limits)) {
+            boolean added = to.add(buf, off, len, limits);
+            if (added) {
                 s.notify(Notifications.SET, "sadd", a, 2);
+            } else {
+                s.keyUnchanged(2); // Redis signals the destination only when the member was added to it
             }
             dstSeg.adjustMemory(to.memoryUsage() - beforeDst);
-            s.dirty(1);
+            s.dirty(added ? 2 : 1);
             s.out().integer(1);
         } finally {
             s.locks().unlock();

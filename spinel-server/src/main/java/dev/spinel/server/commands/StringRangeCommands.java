@@ -73,6 +73,7 @@ final class StringRangeCommands {
                 System.arraycopy(old, 0, v, 0, old.length);
                 System.arraycopy(a.buffer(), a.offset(2), v, old.length, a.length(2));
                 seg.replaceValue(e, v);
+                e.stringMark(Entry.STRING_RAW); // Redis appends to an unshared raw copy (dbUnshareStringValue)
                 total = n;
             }
             s.dirty(1);
@@ -105,10 +106,11 @@ final class StringRangeCommands {
             System.arraycopy(old, 0, v, 0, old.length);
             System.arraycopy(a.buffer(), a.offset(3), v, (int) offset, vlen);
             if (e == null) {
-                seg.insert(a.copy(1), h, v, -1);
+                e = seg.insert(a.copy(1), h, v, -1);
             } else {
                 seg.replaceValue(e, v);
             }
+            e.stringMark(Entry.STRING_RAW); // Redis writes into a raw sds (new, or unshared by dbUnshareStringValue)
             s.dirty(1);
             s.notify(Notifications.STRING, "setrange", a, 1);
             s.out().integer(v.length);

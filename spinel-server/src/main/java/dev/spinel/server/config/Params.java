@@ -200,6 +200,17 @@ public final class Params {
             if (onChange != null) {
                 onChange.accept(value());
             }
+            Consumer<Long> l = listener;
+            if (l != null) {
+                l.accept(value());
+            }
+        }
+
+        private volatile Consumer<Long> listener;
+
+        /** Runs {@code l} after every change (subsystems created after the config, e.g. the keyspace). */
+        public void listen(Consumer<Long> l) {
+            this.listener = l;
         }
     }
 

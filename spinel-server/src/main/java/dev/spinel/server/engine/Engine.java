@@ -597,7 +597,8 @@ public final class Engine {
      */
     void firstWrite(Session s, Command cmd, Args args) {
         if (!watches.isEmpty() && cmd != null) {
-            forChangedKeys(s, cmd, args, watches::touch, watches::touchAll);
+            // FLUSHDB, FLUSHALL and SWAPDB touch only the watched keys that exist, themselves (Watches.touchPresent)
+            forChangedKeys(s, cmd, args, watches::touch, db -> { });
         }
     }
 
@@ -630,7 +631,9 @@ public final class Engine {
             }
             default -> {
                 for (int k : writtenKeysOf(cmd, args)) {
-                    key.changed(s.dbIndex(), args.copy(k));
+                    if (!s.isKeyUnchanged(k)) {
+                        key.changed(s.dbIndex(), args.copy(k));
+                    }
                 }
                 if (cmd.name().equals("move")) {
                     key.changed((int) args.parseLong(2), args.copy(1));

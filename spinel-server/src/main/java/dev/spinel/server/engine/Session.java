@@ -317,12 +317,31 @@ public final class Session {
         return quietWrite;
     }
 
+    /**
+     * A written key argument ({@code argIndex} below 64) that the running command leaves as it was although
+     * others changed (SMOVE's destination that already had the member): Redis does not signal it, so its
+     * WATCHes and client caches stay valid. Call it before the command's first {@link #dirty}.
+     */
+    public void keyUnchanged(int argIndex) {
+        if (argIndex < 64) {
+            unchangedKeys |= 1L << argIndex;
+        }
+    }
+
+    /** Whether key argument {@code argIndex} was declared {@link #keyUnchanged unchanged} by the running command. */
+    boolean isKeyUnchanged(int argIndex) {
+        return argIndex < 64 && (unchangedKeys & (1L << argIndex)) != 0;
+    }
+
+    private long unchangedKeys;
+
     /** The command being executed (set by the engine), for {@link #dirty}. */
     void current(Command cmd, dev.spinel.protocol.Args args) {
         this.currentCommand = cmd;
         this.currentArgs = args;
         this.wroteInCommand = false;
         this.quietWrite = false;
+        this.unchangedKeys = 0;
         if (propagateAs != null) {
             propagateAs.clear();
         }
@@ -391,6 +410,20 @@ public final class Session {
 
     void executingTransaction(boolean on) {
         this.executingTransaction = on;
+        this.frozenNow = on ? System.currentTimeMillis() : -1;
+    }
+
+    /** While EXEC or a script runs: the time keys are checked for expiry against (see {@link #lookupNow}). */
+    private long frozenNow = -1;
+
+    /**
+     * The time key lookups check expiry against: the command's time, but inside EXEC and scripts the time
+     * they started, as Redis (fixed_time_expire, the script's time snapshot): a key does not expire in the
+     * middle of a transaction or script. TTLs and new expiry times still use {@link #now}.
+     */
+    public long lookupNow() {
+        long f = frozenNow;
+        return f >= 0 ? f : now;
     }
 
     java.util.List<Watches.Key> watched() {

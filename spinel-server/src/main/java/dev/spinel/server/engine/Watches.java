@@ -65,7 +65,32 @@ public final class Watches {
         }
     }
 
-    /** Every watched key of a database (or of all, when {@code db < 0}) changed: FLUSHDB, FLUSHALL, SWAPDB. */
+    /**
+     * Redis's touchAllWatchedKeysInDb for FLUSHDB, FLUSHALL (before the keys go) and SWAPDB (after the swap):
+     * a watched key of database {@code watchedDb} is touched only if it is in {@code emptied} (where the
+     * database's old contents are now) or in {@code replacement} (its new contents; null for a flush). Keys
+     * count while in the table, expired or not, as Redis's dictFind. The caller holds every stripe of both.
+     */
+    public void touchPresent(int watchedDb, dev.spinel.store.Database emptied, dev.spinel.store.Database replacement) {
+        for (Map.Entry<Key, Set<Session>> e : watchers.entrySet()) {
+            if (e.getKey().db() != watchedDb) {
+                continue;
+            }
+            byte[] k = e.getKey().key().bytes();
+            if (present(emptied, k) || (replacement != null && present(replacement, k))) {
+                for (Session s : e.getValue()) {
+                    s.watchDirty(true);
+                }
+            }
+        }
+    }
+
+    private static boolean present(dev.spinel.store.Database db, byte[] key) {
+        int h = dev.spinel.store.KeyHash.hash(key);
+        return db.segment(h).find(key, 0, key.length, h) != null;
+    }
+
+    /** Every watched key of a database (or of all, when {@code db < 0}) changed. */
     public void touchAll(int db) {
         for (Map.Entry<Key, Set<Session>> e : watchers.entrySet()) {
             if (db < 0 || e.getKey().db() == db) {
