@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Runs redis-py's own test suite (the sdist of redis==$REDIS_PY, from PyPI) against Spinel and against
+# redis-server, in RESP2 and RESP3, and prints the tests that fail on Spinel but not on redis-server.
+# Needs python3 with pytest, pip, redis-server. Usage: tools/redis-py-suite.sh   (REDIS_PY=5.0.8 by default)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+version=${REDIS_PY:-5.0.8}
+work=$(mktemp -d /tmp/redis-py-suite.XXXXXX)
+spinel_port=17950
+redis_port=17951
+pids=()
+trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
+(cd "$work" && pip download "redis==$version" --no-binary :all: --no-deps -d . -q && tar xzf "redis-$version.tar.gz")
+"$root/bin/spinel-server" --port $spinel_port --grpc-port 0 --save "" --enable-debug-command yes > "$work/spinel.log" 2>&1 &
+pids+=($!)
+redis-server --port $redis_port --save "" --enable-debug-command yes > "$work/redis.log" 2>&1 &
+pids+=($!)
+for port in $spinel_port $redis_port; do
+  for _ in $(seq 1 600); do [ "$(redis-cli -p $port PING 2>/dev/null)" = PONG ] && break; sleep 0.1; done
+done
+tests="tests/test_commands.py tests/test_pipeline.py tests/test_pubsub.py tests/test_scripting.py tests/test_function.py
+  tests/test_lock.py tests/test_encoding.py tests/test_connection.py tests/test_connection_pool.py tests/test_monitor.py"
+cd "$work/redis-$version"
+status=0
+for protocol in 2 3; do
+  for port in $spinel_port $redis_port; do
+    # shellcheck disable=SC2086
+    PYTHONPATH=. python3 -m pytest $tests --redis-url=redis://localhost:$port --protocol=$protocol -q \
+      -p no:cacheprovider -o addopts="" 2>&1 | grep -E "^(FAILED|ERROR)|passed|failed" > "$work/$port-$protocol.txt" || true
+  done
+  echo "RESP$protocol: Spinel: $(tail -1 "$work/$spinel_port-$protocol.txt")"
+  echo "RESP$protocol: Redis:  $(tail -1 "$work/$redis_port-$protocol.txt")"
+  only=$(comm -13 <(grep -E "^(FAILED|ERROR)" "$work/$redis_port-$protocol.txt" | sed 's/ - .*//' | sort) \
+                  <(grep -E "^(FAILED|ERROR)" "$work/$spinel_port-$protocol.txt" | sed 's/ - .*//' | sort))
+  if [ -n "$only" ]; then
+    echo "Failing on Spinel only (RESP$protocol):"; echo "$only"; status=1
+  fi
+done
+exit $status
