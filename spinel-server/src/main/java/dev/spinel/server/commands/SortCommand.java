@@ -121,8 +121,8 @@ public final class SortCommand {
         if (v != null && !(v instanceof ListValue) && !(v instanceof SetValue) && !(v instanceof ZSetValue)) {
             throw Errors.WRONGTYPE;
         }
-        if (dontsort && v instanceof SetValue && storeArg >= 0) {
-            dontsort = false; // a stored set result must not depend on the set's internal order
+        if (dontsort && v instanceof SetValue && (storeArg >= 0 || s.script())) {
+            dontsort = false; // a stored or scripted set result must not depend on the set's internal order
             alpha = true;
             sortBy = null;
         }

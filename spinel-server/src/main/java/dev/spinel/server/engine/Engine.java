@@ -315,6 +315,7 @@ public final class Engine {
     public Session newScriptSession() {
         Session s = new Session(this, 0, new InternalConnection("lua"));
         s.authenticated(true);
+        s.script(true);
         return s;
     }
 

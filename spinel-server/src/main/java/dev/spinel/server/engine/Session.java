@@ -64,6 +64,8 @@ public final class Session {
     // Set while a blocking command waits (see dev.spinel.server.blocking.Blocking); loop thread only.
     // Redis's CLIENT_DENY_BLOCKING: set while EXEC or a script runs; blocking commands then answer at once.
     private boolean denyBlocking;
+    /** Redis's CLIENT_SCRIPT: the session Lua scripts and functions run their redis.call()s in. */
+    private boolean script;
 
     public Session(Engine engine, long id, ClientConnection connection) {
         this.engine = engine;
@@ -181,6 +183,15 @@ public final class Session {
 
     public void noEvict(boolean on) {
         this.noEvict = on;
+    }
+
+    /** True for the session scripts run their commands in (Redis's CLIENT_SCRIPT). */
+    public boolean script() {
+        return script;
+    }
+
+    public void script(boolean on) {
+        this.script = on;
     }
 
     public boolean noTouch() {
