@@ -121,6 +121,12 @@ public final class SortCommand {
         if (v != null && !(v instanceof ListValue) && !(v instanceof SetValue) && !(v instanceof ZSetValue)) {
             throw Errors.WRONGTYPE;
         }
+        if (v instanceof ZSetValue z && z.isListpack()) {
+            // Redis 7.0 converts a sorted set to its skip list encoding for SORT, for good
+            long before = z.memoryUsage();
+            z.convertToSkiplist();
+            db.segment(h).adjustMemory(z.memoryUsage() - before);
+        }
         if (dontsort && v instanceof SetValue && (storeArg >= 0 || s.script())) {
             dontsort = false; // a stored or scripted set result must not depend on the set's internal order
             alpha = true;
