@@ -185,6 +185,10 @@ final class BitmapCommands {
                 if (end >= total) {
                     end = total - 1;
                 }
+                if (start > end) {
+                    s.out().integer(0); // before start << 3 can overflow (start = LLONG_MAX)
+                    return;
+                }
                 firstBit = bits ? start : start << 3;
                 lastBit = bits ? end : (end << 3) + 7;
             } else if (argc == 2) {

@@ -112,8 +112,8 @@ public final class ListBlockingCommands {
 
     // BLMPOP timeout numkeys key [key ...] LEFT|RIGHT [COUNT count]
     static void blmpop(Session s, Args a) {
-        long timeout = Lists.timeoutMillis(a, 1);
         ListMoveCommands.MpopArgs m = ListMoveCommands.MpopArgs.parse(a, 2);
+        long timeout = Lists.timeoutMillis(a, 1); // Redis parses the timeout after numkeys, the side and COUNT
         Database db = s.db();
         StripeLocks locks = s.locks();
         for (int i = 0; i < m.numKeys(); i++) {

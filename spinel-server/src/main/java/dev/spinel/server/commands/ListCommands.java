@@ -178,7 +178,6 @@ public final class ListCommands {
 
     // LINDEX key index
     static void lindex(Session s, Args a) {
-        long index = Lists.parseLong(a, 2);
         int h = Keys.hash(a, 1);
         Segment seg = s.db().segment(h);
         seg.lock();
@@ -189,6 +188,7 @@ public final class ListCommands {
                 return;
             }
             ListValue l = Lists.list(e);
+            long index = Lists.parseLong(a, 2); // after the key lookup and type check, as in Redis
             if (index < 0) {
                 index += l.length();
             }

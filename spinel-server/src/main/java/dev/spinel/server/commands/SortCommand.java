@@ -129,8 +129,14 @@ public final class SortCommand {
         if (v != null && !(v instanceof ListValue) && !(v instanceof SetValue) && !(v instanceof ZSetValue)) {
             throw Errors.WRONGTYPE;
         }
-        if (dontsort && v instanceof SetValue && storeArg >= 0) {
-            dontsort = false; // a stored set result must not depend on the set's internal order
+        if (v instanceof ZSetValue z && z.isListpack()) {
+            // Redis 7.0 converts a sorted set to its skip list encoding for SORT, for good
+            long before = z.memoryUsage();
+            z.convertToSkiplist();
+            db.segment(h).adjustMemory(z.memoryUsage() - before);
+        }
+        if (dontsort && v instanceof SetValue && (storeArg >= 0 || s.script())) {
+            dontsort = false; // a stored or scripted set result must not depend on the set's internal order
             alpha = true;
             sortBy = null;
         }
@@ -222,7 +228,17 @@ public final class SortCommand {
             final boolean byPattern = sortBy != null;
             final boolean isAlpha = alpha;
             final int sign = desc ? -1 : 1;
-            items.sort((x, y) -> sign * compare(x, y, isAlpha, byPattern));
+            java.util.Comparator<Item> order = (x, y) -> sign * compare(x, y, isAlpha, byPattern);
+            if (byPattern && (start != 0 || end != vectorLen - 1)) {
+                // Redis's pqsort, not stable: which of the ties (ALPHA BY with equal or missing weights)
+                // come first and make the cut depends on its exact steps
+                Item[] arr = items.toArray(new Item[0]);
+                PartialSort.sort(arr, order, (int) start, (int) end);
+                items.clear();
+                items.addAll(Arrays.asList(arr));
+            } else {
+                items.sort(order); // glibc's qsort is a merge sort: stable, as List.sort
+            }
         }
         int outputLen = end >= start ? (int) (end - start + 1) : 0;
         if (storeArg < 0) {

@@ -106,10 +106,51 @@ public final class Strtod {
         while (p < off + len && isSpace(b[p])) {
             p++;
         }
-        if (len > 0 && ((Double.isInfinite(d) && !isInfWord(b, p, off + len)) || (d == 0 && hasNonZeroDigit(b, p, off + len)))) {
+        if (len > 0 && ((Double.isInfinite(d) && !isInfWord(b, p, off + len)) || (d == 0 && hasNonZeroDigit(b, p, off + len))
+                || inexactSubnormal(b, p, off + len, d))) {
             throw Invalid.INSTANCE;
         }
         return d;
+    }
+
+    /**
+     * glibc's strtod also sets ERANGE when the result is subnormal and rounded (1e-310, not 0x1p-1070),
+     * which SORT's errno test sees.
+     */
+    private static boolean inexactSubnormal(byte[] b, int p, int end, double d) {
+        if (d == 0 || Double.isInfinite(d) || Math.abs(d) >= Double.MIN_NORMAL) {
+            return false;
+        }
+        String t = new String(b, p, end - p, StandardCharsets.ISO_8859_1).toLowerCase(java.util.Locale.ROOT);
+        boolean neg = t.startsWith("-");
+        if (neg || t.startsWith("+")) {
+            t = t.substring(1);
+        }
+        java.math.BigDecimal exact;
+        try {
+            if (t.startsWith("0x")) {
+                String h = t.substring(2);
+                int at = h.indexOf('p');
+                long exp2 = at < 0 ? 0 : Long.parseLong(h.substring(at + 1).replace("+", ""));
+                String m = at < 0 ? h : h.substring(0, at);
+                int dot = m.indexOf('.');
+                if (dot >= 0) {
+                    exp2 -= 4L * (m.length() - dot - 1);
+                    m = m.substring(0, dot) + m.substring(dot + 1);
+                }
+                exact = new java.math.BigDecimal(new java.math.BigInteger(m, 16));
+                if (exp2 >= 0) {
+                    exact = exact.multiply(new java.math.BigDecimal(java.math.BigInteger.TWO.pow((int) exp2)));
+                } else {
+                    exact = exact.divide(new java.math.BigDecimal(java.math.BigInteger.TWO.pow((int) -exp2)));
+                }
+            } else {
+                exact = new java.math.BigDecimal(t);
+            }
+        } catch (NumberFormatException | ArithmeticException e) {
+            return false;
+        }
+        return exact.compareTo(new java.math.BigDecimal(Math.abs(d))) != 0;
     }
 
     private static boolean isInfWord(byte[] b, int p, int end) {

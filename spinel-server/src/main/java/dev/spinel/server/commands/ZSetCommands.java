@@ -97,6 +97,11 @@ public final class ZSetCommands {
 
     // ZINCRBY key increment member
     static void zincrby(Session s, Args a, SetLimits limits) {
+        // Redis runs ZINCRBY through ZADD's option parser: an increment spelled like an option (NX, XX, CH,
+        // INCR, GT, LT) is taken as one, which leaves no score/member pair: a syntax error
+        if (a.is(2, "NX") || a.is(2, "XX") || a.is(2, "CH") || a.is(2, "INCR") || a.is(2, "GT") || a.is(2, "LT")) {
+            throw Errors.SYNTAX;
+        }
         add(s, a, 1, 2, new double[] {ZScores.score(a, 2)}, INCR, limits);
     }
 

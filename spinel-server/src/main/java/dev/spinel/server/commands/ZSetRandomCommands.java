@@ -37,9 +37,6 @@ final class ZSetRandomCommands {
             if (count == Long.MIN_VALUE) {
                 throw RANGE;
             }
-            if (count < -SetCommands.MAX_REPLY_ELEMENTS && a.count() <= 3) {
-                throw OUT_OF_RANGE; // Redis would build the reply until memory runs out
-            }
             if (a.count() > 4 || (a.count() == 4 && !a.is(3, "WITHSCORES"))) {
                 throw Errors.SYNTAX;
             }
@@ -48,6 +45,10 @@ final class ZSetRandomCommands {
                 if (count < -Long.MAX_VALUE / 2 || count > Long.MAX_VALUE / 2) {
                     throw OUT_OF_RANGE;
                 }
+            }
+            if (count < -SetCommands.MAX_REPLY_ELEMENTS) {
+                // Redis would build the reply until memory runs out (with or without WITHSCORES)
+                throw OUT_OF_RANGE;
             }
         }
         int h = Keys.hash(a, 1);

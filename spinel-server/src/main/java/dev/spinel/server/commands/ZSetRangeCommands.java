@@ -67,11 +67,11 @@ final class ZSetRangeCommands {
                 offset = StringCommands.parseLongOrError(a, j + 1);
                 limit = StringCommands.parseLongOrError(a, j + 2);
                 j += 2;
-            } else if (fixedDir == 0 && a.is(j, "REV")) {
+            } else if (dir == 0 && a.is(j, "REV")) { // a second REV, BYSCORE or BYLEX is a syntax error
                 dir = -1;
-            } else if (fixedKind == Kind.AUTO && a.is(j, "BYLEX")) {
+            } else if (kind == Kind.AUTO && a.is(j, "BYLEX")) {
                 kind = Kind.LEX;
-            } else if (fixedKind == Kind.AUTO && a.is(j, "BYSCORE")) {
+            } else if (kind == Kind.AUTO && a.is(j, "BYSCORE")) {
                 kind = Kind.SCORE;
             } else {
                 throw Errors.SYNTAX;

@@ -210,6 +210,18 @@ public final class Session {
         this.noEvict = on;
     }
 
+    /**
+     * True for the session scripts run their commands in (Redis's CLIENT_SCRIPT): XREAD/XREADGROUP refuse
+     * BLOCK there, SORT BY nosort sorts sets, as Redis does.
+     */
+    public boolean script() {
+        return script;
+    }
+
+    public void script(boolean on) {
+        this.script = on;
+    }
+
     public boolean noTouch() {
         return noTouch;
     }
@@ -492,15 +504,6 @@ public final class Session {
 
     public void replaying(boolean r) {
         this.replaying = r;
-    }
-
-    /** True for a script's session (XREAD/XREADGROUP refuse BLOCK there, as Redis). */
-    public boolean script() {
-        return script;
-    }
-
-    void script(boolean b) {
-        this.script = b;
     }
 
     /** Whether blocking commands must answer at once instead of blocking (inside EXEC or a script). */

@@ -165,6 +165,9 @@ class SetZSetPropertiesTest {
                 zbig.add("m" + i);
             }
             c.call(zbig.toArray(new String[0]));
+            // a repeated-pick count Redis would reply to until memory runs out is refused, WITHSCORES too
+            assertEquals("-ERR value is out of range\r\n", c.callString("ZRANDMEMBER", "rnd:z", "-4000000000000000000", "WITHSCORES"));
+            assertEquals("-ERR value is out of range\r\n", c.callString("ZRANDMEMBER", "rnd:z", "-4000000000000000000"));
             for (int t = 0; t < 20; t++) {
                 List<String> el = elements(c.call("ZRANDMEMBER", "rnd:zbig", "20", "WITHSCORES"));
                 Set<String> members = new HashSet<>();
