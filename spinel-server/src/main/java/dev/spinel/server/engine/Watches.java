@@ -40,7 +40,14 @@ public final class Watches {
             }
         }
         s.watched().add(new Key(db, k.key(), expiredNow));
-        watchers.computeIfAbsent(k, x -> ConcurrentHashMap.newKeySet()).add(s);
+        // The add happens inside compute, under the map's lock for this key: with computeIfAbsent(...).add(s)
+        // an unwatchAll of the last other watcher could drop the set from the map between the two calls,
+        // and this registration was lost (a write then failed no EXEC: a lost update under WATCH).
+        watchers.compute(k, (x, set) -> {
+            Set<Session> sessions = set != null ? set : ConcurrentHashMap.newKeySet();
+            sessions.add(s);
+            return sessions;
+        });
     }
 
     void unwatchAll(Session s) {
