@@ -54,7 +54,14 @@ public final class PubSub {
         if (!s.subscriptions().set(kind).add(name)) {
             return false;
         }
-        map(kind).computeIfAbsent(name, k -> ConcurrentHashMap.newKeySet()).add(s);
+        // Added inside compute (under the map's lock for the name), as in Watches.watch: with
+        // computeIfAbsent(...).add(s) another client's last unsubscribe could drop the set in between,
+        // and this subscription received nothing.
+        map(kind).compute(name, (k, set) -> {
+            Set<Session> sessions = set != null ? set : ConcurrentHashMap.newKeySet();
+            sessions.add(s);
+            return sessions;
+        });
         return true;
     }
 

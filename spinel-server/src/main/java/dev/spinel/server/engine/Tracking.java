@@ -61,7 +61,12 @@ public final class Tracking {
         if (t == null || !t.tracksReads()) {
             return;
         }
-        readers.computeIfAbsent(new ByteKey(key), k -> ConcurrentHashMap.newKeySet()).add(s.id());
+        long id = s.id();
+        readers.compute(new ByteKey(key), (k, ids) -> { // inside compute: a concurrent keyChanged cannot drop the set first
+            Set<Long> set = ids != null ? ids : ConcurrentHashMap.newKeySet();
+            set.add(id);
+            return set;
+        });
     }
 
     /** A key changed (written, deleted, expired); {@code origin} is the writer, or null. */
