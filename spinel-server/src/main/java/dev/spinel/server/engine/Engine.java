@@ -250,7 +250,11 @@ public final class Engine {
         if (cmd.hasSubcommands() && args.count() > 1) {
             Command sub = cmd.subcommand(lowerAscii(args, 1));
             if (sub == null) {
-                reject(session, cmd, Errors.unknownSubcommand(args.string(1), cmd.upperName()).getMessage());
+                // Redis's lookupCommand finds no command here: no commandstats line counts the rejection.
+                flagTransaction(session);
+                String message = Errors.unknownSubcommand(args.string(1), cmd.upperName()).getMessage();
+                session.out().error(message);
+                stats.error("ERR");
                 session.beginCommand(System.currentTimeMillis(), "NULL"); // CLIENT LIST cmd=, as Redis
                 applyReplyMode(session, mark);
                 return;
@@ -376,6 +380,21 @@ public final class Engine {
         if (cmd != null && cmd.hasSubcommands() && args.count() > 1) {
             cmd = cmd.subcommand(lowerAscii(args, 1));
         }
+        String refusal = scriptRefusal(cmd, args, readOnly, wrote);
+        if (refusal != null) {
+            // Counted as Redis's scriptCall does (afterErrorReply, rejected_calls), so not again in the script's reply.
+            int sp = refusal.indexOf(' ');
+            stats.error(sp < 0 ? refusal : refusal.substring(0, sp));
+            if (cmd != null) {
+                cmd.rejectedCalls.increment();
+            }
+            return refusal;
+        }
+        run(script, cmd, args);
+        return null;
+    }
+
+    private String scriptRefusal(Command cmd, Args args, boolean readOnly, boolean wrote) {
         if (cmd == null) {
             return "ERR Unknown Redis command called from script";
         }
@@ -398,7 +417,6 @@ public final class Engine {
         if (!wrote && cmd.spec().has("denyoom") && config.maxmemory.value() > 0 && !evictor.makeRoom()) {
             return Evictor.OOM.getMessage();
         }
-        run(script, cmd, args);
         return null;
     }
 
@@ -502,7 +520,9 @@ public final class Engine {
             }
         } catch (RedisError e) {
             session.out().error(e.getMessage());
-            stats.error(e.code());
+            if (!e.statsCounted()) {
+                stats.error(e.code());
+            }
             cmd.failedCalls.increment();
         }
         long micros = (System.nanoTime() - start) / 1000;
