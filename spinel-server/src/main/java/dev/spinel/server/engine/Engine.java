@@ -445,8 +445,20 @@ public final class Engine {
         return cmd.spec().has("write") || cmd.spec().has("may_replicate");
     }
 
+    private static boolean feedsMonitorsFirst(Command cmd) {
+        return switch (cmd.name()) {
+            case "eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro" -> true;
+            default -> false;
+        };
+    }
+
     /** Runs one command that passed dispatch's checks (EXEC runs its queued commands through here). */
     void run(Session session, Command cmd, Args args) {
+        if (!monitors.isEmpty() && feedsMonitorsFirst(cmd)) {
+            // Redis's evalCommand/fcallCommand feed MONITOR themselves, first, so that the script's own
+            // commands ("lua") come after it; the commands are flagged skip_monitor for the usual feed.
+            monitors.feed(session, args);
+        }
         Propagator p = propagator;
         if (p == null || session.executingTransaction() || !(cmd.spec().has("write") || cmd.name().equals("pfcount"))) {
             // (PFCOUNT is flagged readonly, but refreshing an HLL's cached cardinality writes the key and

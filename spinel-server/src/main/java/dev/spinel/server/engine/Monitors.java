@@ -39,9 +39,14 @@ public final class Monitors {
         String micros = Integer.toString(now.getNano() / 1000);
         sb.append("000000", 0, 6 - micros.length()).append(micros);
         sb.append(" [").append(s.dbIndex()).append(' ').append(s.connection().remoteAddress()).append(']');
+        boolean[] redacted = redacted(a);
         for (int i = 0; i < a.count(); i++) {
             sb.append(' ');
-            repr(sb, a.buffer(), a.offset(i), a.length(i));
+            if (redacted[i]) {
+                sb.append("\"(redacted)\"");
+            } else {
+                repr(sb, a.buffer(), a.offset(i), a.length(i));
+            }
         }
         String line = sb.toString();
         for (Session m : monitors) {
@@ -50,6 +55,33 @@ public final class Monitors {
             }
             m.deliver(() -> m.out().simple(line));
         }
+    }
+
+    /**
+     * The arguments Redis's redactClientCommandArgument hides from MONITOR: AUTH's user and password, and
+     * HELLO's AUTH user and password.
+     */
+    private static boolean[] redacted(Args a) {
+        boolean[] r = new boolean[a.count()];
+        if (a.is(0, "AUTH") && a.count() <= 3) {
+            for (int i = 1; i < a.count(); i++) {
+                r[i] = true;
+            }
+        } else if (a.is(0, "HELLO")) {
+            for (int j = 2; j < a.count(); j++) {
+                int more = a.count() - 1 - j;
+                if (a.is(j, "AUTH") && more >= 2) {
+                    r[j + 1] = true;
+                    r[j + 2] = true;
+                    j += 2;
+                } else if (a.is(j, "SETNAME") && more >= 1) {
+                    j++;
+                } else {
+                    break;
+                }
+            }
+        }
+        return r;
     }
 
     /** Quotes bytes the way Redis's {@code sdscatrepr} does. */
