@@ -58,10 +58,10 @@ public final class Monitors {
     }
 
     /**
-     * The arguments Redis's redactClientCommandArgument hides from MONITOR: AUTH's user and password, and
-     * HELLO's AUTH user and password.
+     * The arguments Redis's redactClientCommandArgument hides from MONITOR and the slow log: AUTH's user and
+     * password, and HELLO's AUTH user and password.
      */
-    private static boolean[] redacted(Args a) {
+    static boolean[] redacted(Args a) {
         boolean[] r = new boolean[a.count()];
         if (a.is(0, "AUTH") && a.count() <= 3) {
             for (int i = 1; i < a.count(); i++) {

@@ -28,8 +28,11 @@ public final class SlowLog {
     public synchronized void add(Session s, Args a, long micros, long maxLen) {
         int argc = Math.min(a.count(), MAX_ARGS);
         byte[][] argv = new byte[argc][];
+        boolean[] redacted = Monitors.redacted(a);
         for (int i = 0; i < argc; i++) {
-            if (argc < a.count() && i == argc - 1) {
+            if (redacted[i]) {
+                argv[i] = "(redacted)".getBytes(StandardCharsets.US_ASCII);
+            } else if (argc < a.count() && i == argc - 1) {
                 argv[i] = ("... (" + (a.count() - argc + 1) + " more arguments)").getBytes(StandardCharsets.US_ASCII);
             } else if (a.length(i) > MAX_ARG_LEN) {
                 byte[] cut = Arrays.copyOfRange(a.buffer(), a.offset(i), a.offset(i) + MAX_ARG_LEN);

@@ -1,5 +1,7 @@
 package dev.spinel.server.diff;
 
+import dev.spinel.protocol.RespReader;
+import dev.spinel.protocol.RespValue;
 import dev.spinel.server.testing.RawClient;
 import dev.spinel.server.testing.SideBySide;
 import org.junit.jupiter.api.Test;
@@ -13,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * MONITOR's feed against redis-server (timestamps and client addresses aside): scripts appear before the
- * commands they call, MULTI/EXEC in order, AUTH and HELLO AUTH credentials as "(redacted)".
+ * commands they call, MULTI/EXEC in order, AUTH and HELLO AUTH credentials as "(redacted)" (in SLOWLOG too).
  */
 class MonitorDiffTest {
     @RegisterExtension
@@ -32,6 +34,32 @@ class MonitorDiffTest {
     @Test
     void feedMatchesRedis() throws Exception {
         assertEquals(feed(SERVERS.redis().port()), feed(SERVERS.spinel().port()));
+    }
+
+    @Test
+    void slowLogRedactsCredentialsAsRedis() throws Exception {
+        assertEquals(slowLogArgs(SERVERS.redis().port()), slowLogArgs(SERVERS.spinel().port()));
+    }
+
+    private static List<String> slowLogArgs(int port) throws Exception {
+        try (RawClient c = new RawClient(port)) {
+            c.call("CONFIG", "SET", "slowlog-log-slower-than", "0");
+            c.call("SLOWLOG", "RESET");
+            c.call("AUTH", "someone", "secret");
+            c.call("HELLO", "2", "AUTH", "someone", "secret", "SETNAME", "n");
+            c.call("GET", "x");
+            RespValue log = new RespReader(c.call("SLOWLOG", "GET", "3")).read();
+            c.call("CONFIG", "SET", "slowlog-log-slower-than", "10000");
+            List<String> out = new ArrayList<>();
+            for (RespValue entry : ((RespValue.Array) log).items()) {
+                List<String> args = new ArrayList<>();
+                for (RespValue arg : ((RespValue.Array) ((RespValue.Array) entry).items().get(3)).items()) {
+                    args.add(new String(((RespValue.BulkString) arg).value(), StandardCharsets.UTF_8));
+                }
+                out.add(String.join(" ", args));
+            }
+            return out;
+        }
     }
 
     private static List<String> feed(int port) throws Exception {
