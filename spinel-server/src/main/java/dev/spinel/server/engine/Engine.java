@@ -233,6 +233,16 @@ public final class Engine {
         if (args.count() == 0) {
             return;
         }
+        Thread previous = session.executingOn();
+        session.executingOn(Thread.currentThread());
+        try {
+            dispatch(session, args);
+        } finally {
+            session.executingOn(previous);
+        }
+    }
+
+    private void dispatch(Session session, Args args) {
         ReplyBuffer out = session.out();
         int mark = out.size();
         Command cmd = commands.lookup(args);
