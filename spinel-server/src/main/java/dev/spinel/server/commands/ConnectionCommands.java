@@ -115,11 +115,7 @@ public final class ConnectionCommands {
 
     /** Logs a failed authentication for ACL LOG, as Redis's addACLLogEntry (object: the command as typed). */
     private static void authDenied(Session s, Args a, String username) {
-        long argvBytes = 0;
-        for (int i = 0; i < a.count(); i++) {
-            argvBytes += a.length(i);
-        }
-        String info = ClientInfo.append(new StringBuilder(), s, s.now(), argvBytes).toString();
+        String info = ClientInfo.append(new StringBuilder(), s, s.now(), a).toString();
         String context = s.executingTransaction() ? "multi" : "toplevel"; // AUTH and HELLO are noscript
         long maxLen = Long.parseLong(s.engine().config().param("acllog-max-len").get());
         s.engine().aclLog().authDenied(context, a.string(0), username, info, maxLen);
