@@ -151,9 +151,17 @@ public final class KeyCommands {
      * counted as a keyspace hit or miss, without refreshing its access clock.
      */
     static Entry peek(Session s, Segment seg, Args a, int i, int hash) {
+        return peek(s, seg, a, i, hash, true);
+    }
+
+    /** The same; {@code notifyMiss} false for OBJECT, whose lookup Redis makes with LOOKUP_NONOTIFY (no "keymiss"). */
+    static Entry peek(Session s, Segment seg, Args a, int i, int hash, boolean notifyMiss) {
         Entry e = seg.get(a.buffer(), a.offset(i), a.length(i), hash, s.now());
         if (e == null) {
             s.engine().stats().keyspaceMisses.increment();
+            if (notifyMiss) {
+                Keys.keyMiss(s, a, i);
+            }
         } else {
             s.engine().stats().keyspaceHits.increment();
         }

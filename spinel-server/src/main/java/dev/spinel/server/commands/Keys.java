@@ -25,6 +25,7 @@ public final class Keys {
         Entry e = seg.get(a.buffer(), a.offset(i), a.length(i), hash, s.now());
         if (e == null) {
             s.engine().stats().keyspaceMisses.increment();
+            keyMiss(s, a, i);
             return null;
         }
         s.engine().stats().keyspaceHits.increment();
@@ -32,6 +33,14 @@ public final class Keys {
             s.engine().keyspace().touch(e);
         }
         return e;
+    }
+
+    /** Redis's "keymiss" keyspace event (class m) of a read that found no key. */
+    static void keyMiss(Session s, Args a, int i) {
+        var n = s.engine().notifications();
+        if (n.enabled(dev.spinel.server.engine.Notifications.KEY_MISS)) {
+            n.notify(dev.spinel.server.engine.Notifications.KEY_MISS, "keymiss", a.copy(i), s.dbIndex());
+        }
     }
 
     /** The live entry of key argument {@code i} for a write command (no hit/miss accounting), or {@code null}. */

@@ -169,6 +169,6 @@ final class ObjectCommands {
 
     /** Redis's objectCommandLookup: no access-clock refresh, no keyspace event; hit/miss counted. */
     private static Entry lookup(Session s, Segment seg, Args a, int h) {
-        return KeyCommands.peek(s, seg, a, 2, h);
+        return KeyCommands.peek(s, seg, a, 2, h, false);
     }
 }
