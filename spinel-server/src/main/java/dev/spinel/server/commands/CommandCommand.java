@@ -144,7 +144,7 @@ final class CommandCommand {
             if (withFlags) {
                 s.out().array(2);
                 s.out().bulk(a.buffer(), a.offset(2 + k.pos()), a.length(2 + k.pos()));
-                s.out().array(k.flags().size());
+                s.out().set(k.flags().size()); // a set in RESP3, as Redis's addReplyFlagsForKeyArgs
                 for (String f : k.flags()) {
                     s.out().simple(f);
                 }

@@ -118,7 +118,7 @@ public final class PubSubCommands {
 
     // PUBSUB NUMSUB [channel ...] / PUBSUB SHARDNUMSUB [shardchannel ...]
     static void numsub(Session s, Args a, Kind kind) {
-        s.out().map(a.count() - 2);
+        s.out().array(2 * (a.count() - 2)); // a flat array in RESP3 too, as Redis 7.0 replies
         for (int i = 2; i < a.count(); i++) {
             byte[] name = a.copy(i);
             s.out().bulk(name);
