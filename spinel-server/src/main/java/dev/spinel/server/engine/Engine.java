@@ -52,15 +52,26 @@ public final class Engine {
         this.evictor = new Evictor(config, keyspace, this);
         this.transactions = new Transactions(this, keyspace, watches);
         config.notifyKeyspaceEvents.onChange(notifications::flags);
-        keyspace.listener((db, key) -> {
-            notifications.notify(Notifications.EXPIRED, "expired", key, db.index());
-            watches.touch(db.index(), key);
-            if (tracking.active()) {
-                tracking.keyChanged(null, key);
+        keyspace.listener(new dev.spinel.store.KeyspaceListener() {
+            @Override
+            public void expired(dev.spinel.store.Database db, byte[] key) {
+                notifications.notify(Notifications.EXPIRED, "expired", key, db.index());
+                watches.touch(db.index(), key);
+                if (tracking.active()) {
+                    tracking.keyChanged(null, key);
+                }
+                KeyObserver o = keyObserver;
+                if (o != null) {
+                    o.keyExpired(db.index(), key);
+                }
             }
-            KeyObserver o = keyObserver;
-            if (o != null) {
-                o.keyExpired(db.index(), key);
+
+            @Override
+            public void added(dev.spinel.store.Database db, byte[] key) {
+                // Redis's dbAdd: the "new" event (class n), before the command's own event.
+                if (notifications.enabled(Notifications.NEW)) {
+                    notifications.notify(Notifications.NEW, "new", key, db.index());
+                }
             }
         });
     }
