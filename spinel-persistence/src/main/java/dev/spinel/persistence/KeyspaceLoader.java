@@ -65,7 +65,7 @@ public final class KeyspaceLoader implements RdbSink {
                 throw new RdbException("RDB has duplicated key '" + new String(key, java.nio.charset.StandardCharsets.UTF_8)
                         + "' in DB " + db);
             }
-            Entry e = seg.put(key, h, value, expireAt);
+            Entry e = seg.putQuietly(key, h, value, expireAt);
             applyAccess(keyspace, e, idleSeconds, freq);
         } finally {
             seg.unlock();

@@ -243,6 +243,10 @@ public final class Database {
         keyspace.expired(this, key);
     }
 
+    void added(byte[] key) {
+        keyspace.added(this, key);
+    }
+
     int clock() {
         return keyspace.initialAccess();
     }

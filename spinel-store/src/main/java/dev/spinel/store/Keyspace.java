@@ -134,6 +134,10 @@ public final class Keyspace {
         return n;
     }
 
+    void added(Database db, byte[] key) {
+        listener.added(db, key);
+    }
+
     void expired(Database db, byte[] key) {
         expiredKeys.incrementAndGet();
         listener.expired(db, key);

@@ -9,4 +9,8 @@ public interface KeyspaceListener {
     KeyspaceListener NONE = (db, key) -> { };
 
     void expired(Database db, byte[] key);
+
+    /** A key was added to {@code db} (Redis's dbAdd, its "new" keyspace event); not called by loaders. */
+    default void added(Database db, byte[] key) {
+    }
 }

@@ -255,12 +255,28 @@ public final class Segment {
         Entry old = find(key, 0, key.length, hash);
         if (old != null) {
             removeEntry(old, hash);
+            return insertQuietly(key, hash, value, expireAt); // an overwrite, not a new key
         }
         return insert(key, hash, value, expireAt);
     }
 
-    /** Adds a key the caller knows is absent. */
+    /** {@link #put} for loaders (RDB, AOF, RESTORE of a snapshot): no "new key" notice to the listener. */
+    public Entry putQuietly(byte[] key, int hash, Object value, long expireAt) {
+        Entry old = find(key, 0, key.length, hash);
+        if (old != null) {
+            removeEntry(old, hash);
+        }
+        return insertQuietly(key, hash, value, expireAt);
+    }
+
+    /** Adds a key the caller knows is absent; the keyspace's listener hears of the new key. */
     public Entry insert(byte[] key, int hash, Object value, long expireAt) {
+        Entry e = insertQuietly(key, hash, value, expireAt);
+        owner.added(key);
+        return e;
+    }
+
+    private Entry insertQuietly(byte[] key, int hash, Object value, long expireAt) {
         Entry e = expireAt >= 0 ? new VolatileEntry(key, value, expireAt) : new Entry(key, value);
         if (expireAt >= 0) {
             volatileCount++;

@@ -105,7 +105,7 @@ public final class ClientCommands {
 
     // CLIENT INFO
     static void info(Session s, Args a) {
-        StringBuilder sb = ClientInfo.append(new StringBuilder(), s, s.now(), argvBytes(a));
+        StringBuilder sb = ClientInfo.append(new StringBuilder(), s, s.now(), a);
         s.out().verbatim(sb.append('\n').toString());
     }
 
@@ -148,15 +148,7 @@ public final class ClientCommands {
     }
 
     private static void line(StringBuilder sb, Session self, Session c, Args a) {
-        ClientInfo.append(sb, c, self.now(), c == self ? argvBytes(a) : 0).append('\n');
-    }
-
-    private static long argvBytes(Args a) {
-        long n = 0;
-        for (int i = 0; i < a.count(); i++) {
-            n += a.length(i);
-        }
-        return n;
+        ClientInfo.append(sb, c, self.now(), c == self ? a : null).append('\n');
     }
 
     // CLIENT SETNAME connection-name

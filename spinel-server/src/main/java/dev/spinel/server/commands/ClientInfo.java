@@ -47,16 +47,29 @@ final class ClientInfo {
         return s.hasSubscriptions() ? PUBSUB : NORMAL;
     }
 
-    /** Appends the client's line (without the trailing newline). {@code argvBytes}: its current command's size. */
     /** The client's CLIENT LIST line, without the newline (ACL LOG's client-info). */
     public static String line(Session s) {
-        return append(new StringBuilder(), s, System.currentTimeMillis(), 0).toString();
+        return append(new StringBuilder(), s, System.currentTimeMillis(), null).toString();
     }
 
-    static StringBuilder append(StringBuilder sb, Session s, long now, long argvBytes) {
+    /**
+     * Appends the client's line (without the trailing newline). {@code current}: the command it is running (the
+     * client asking about itself), or null: Redis counts that command in argv-mem, and in qbuf too, as its query
+     * buffer still holds it (in the multibulk form clients send) until the command has run.
+     */
+    static StringBuilder append(StringBuilder sb, Session s, long now, dev.spinel.protocol.Args current) {
+        long argvBytes = 0;
+        long wireBytes = 0;
+        if (current != null) {
+            wireBytes = 3 + Integer.toString(current.count()).length();
+            for (int i = 0; i < current.count(); i++) {
+                argvBytes += current.length(i);
+                wireBytes += 3 + Integer.toString(current.length(i)).length() + current.length(i) + 2;
+            }
+        }
         ClientConnection c = s.connection();
         int fd = c.fileDescriptor();
-        long qbuf = c.queryBufferLength();
+        long qbuf = c.queryBufferLength() + wireBytes;
         long qfree = c.queryBufferFree();
         long rbs = s.out().array().length;
         long obl = s.out().size();

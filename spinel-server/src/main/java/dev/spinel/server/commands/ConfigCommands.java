@@ -95,7 +95,9 @@ public final class ConfigCommands {
             if (p == null) {
                 throw new RedisError("ERR Unknown option or number of arguments for CONFIG SET - '" + name + "'");
             }
-            if (!p.mutable()) {
+            // Spinel's own start-time parameters take their current value, so that a client setting back every
+            // parameter CONFIG GET * lists (Redis's "CONFIG sanity") does not trip on names Redis has not.
+            if (!p.mutable() && !(config.isSpinelOwn(p) && p.get().equals(a.string(3 + 2 * i)))) {
                 throw failed(name, "can't set immutable config");
             }
             if (config.isProtected(p) && !protectedAllowed(s, config)) {

@@ -41,7 +41,7 @@ final class DebugObject {
         String line;
         seg.lock();
         try {
-            Entry e = KeyCommands.peek(s, seg, a, 2, h);
+            Entry e = KeyCommands.peek(s, seg, a, 2, h, false);
             if (e == null) {
                 throw NO_SUCH_KEY;
             }

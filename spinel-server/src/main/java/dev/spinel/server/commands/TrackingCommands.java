@@ -77,19 +77,20 @@ public final class TrackingCommands {
             s.out().ok();
             return;
         }
+        // Redis 7.0's order of checks: PREFIX without BCAST, a BCAST switch, OPTIN/OPTOUT with BCAST, both.
         TrackingState current = s.tracking();
+        if (!bcast && !prefixes.isEmpty()) {
+            throw new RedisError("ERR PREFIX option requires BCAST mode to be enabled");
+        }
         if (current != null && current.bcast() != bcast) {
             throw new RedisError("ERR You can't switch BCAST mode on/off before disabling tracking for this client, "
                     + "and then re-enabling it with a different mode.");
         }
-        if (!bcast && !prefixes.isEmpty()) {
-            throw new RedisError("ERR PREFIX option requires BCAST mode to be enabled");
+        if ((optin || optout) && bcast) {
+            throw new RedisError("ERR OPTIN and OPTOUT are not compatible with BCAST");
         }
         if (optin && optout) {
             throw new RedisError("ERR You can't specify both OPTIN mode and OPTOUT mode");
-        }
-        if ((optin || optout) && bcast) {
-            throw new RedisError("ERR OPTIN and OPTOUT are not compatible with BCAST");
         }
         if (current != null && ((optin && current.optout()) || (optout && current.optin()))) {
             throw new RedisError("ERR You can't switch OPTIN/OPTOUT mode before disabling tracking for this client, "

@@ -273,6 +273,11 @@ public final class ServerConfig {
         return configFile;
     }
 
+    /** Spinel's own start-time parameters, which Redis has not (event loops, transport, gRPC). */
+    public boolean isSpinelOwn(Param p) {
+        return p == eventLoopThreads || p == ioTransport || p == grpcPort || p == grpcBind || p == grpcMaxMessageSize;
+    }
+
     /** Parameters Redis 7.0 guards with enable-protected-configs (they can redirect file writes). */
     public boolean isProtected(Param p) {
         return p == dir || p == dbfilename;

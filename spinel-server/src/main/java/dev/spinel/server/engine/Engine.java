@@ -61,15 +61,26 @@ public final class Engine {
         config.onApply(config.requirepass, () -> acl.requirepass(config.requirepass.value()));
         acl.pubsubDefault(config.aclPubsubDefault.value().equals("allchannels"));
         config.onApply(config.aclPubsubDefault, () -> acl.pubsubDefault(config.aclPubsubDefault.value().equals("allchannels")));
-        keyspace.listener((db, key) -> {
-            notifications.notify(Notifications.EXPIRED, "expired", key, db.index());
-            watches.touch(db.index(), key);
-            if (tracking.active()) {
-                tracking.keyChanged(null, key);
+        keyspace.listener(new dev.spinel.store.KeyspaceListener() {
+            @Override
+            public void expired(dev.spinel.store.Database db, byte[] key) {
+                notifications.notify(Notifications.EXPIRED, "expired", key, db.index());
+                watches.touch(db.index(), key);
+                if (tracking.active()) {
+                    tracking.keyChanged(null, key);
+                }
+                KeyObserver o = keyObserver;
+                if (o != null) {
+                    o.keyExpired(db.index(), key);
+                }
             }
-            KeyObserver o = keyObserver;
-            if (o != null) {
-                o.keyExpired(db.index(), key);
+
+            @Override
+            public void added(dev.spinel.store.Database db, byte[] key) {
+                // Redis's dbAdd: the "new" event (class n), before the command's own event.
+                if (notifications.enabled(Notifications.NEW)) {
+                    notifications.notify(Notifications.NEW, "new", key, db.index());
+                }
             }
         });
     }
@@ -270,6 +281,16 @@ public final class Engine {
         if (args.count() == 0) {
             return;
         }
+        Thread previous = session.executingOn();
+        session.executingOn(Thread.currentThread());
+        try {
+            dispatch(session, args);
+        } finally {
+            session.executingOn(previous);
+        }
+    }
+
+    private void dispatch(Session session, Args args) {
         ReplyBuffer out = session.out();
         int mark = out.size();
         Command cmd = commands.lookup(args);
@@ -287,7 +308,11 @@ public final class Engine {
         if (cmd.hasSubcommands() && args.count() > 1) {
             Command sub = cmd.subcommand(lowerAscii(args, 1));
             if (sub == null) {
-                reject(session, cmd, Errors.unknownSubcommand(args.string(1), cmd.upperName()).getMessage());
+                // Redis's lookupCommand finds no command here: no commandstats line counts the rejection.
+                flagTransaction(session);
+                String message = Errors.unknownSubcommand(args.string(1), cmd.upperName()).getMessage();
+                session.out().error(message);
+                stats.error("ERR");
                 session.beginCommand(System.currentTimeMillis(), "NULL"); // CLIENT LIST cmd=, as Redis
                 applyReplyMode(session, mark);
                 return;
@@ -425,6 +450,21 @@ public final class Engine {
         if (cmd != null && cmd.hasSubcommands() && args.count() > 1) {
             cmd = cmd.subcommand(lowerAscii(args, 1));
         }
+        String refusal = scriptRefusal(script, cmd, args, readOnly, wrote);
+        if (refusal != null) {
+            // Counted as Redis's scriptCall does (afterErrorReply, rejected_calls), so not again in the script's reply.
+            int sp = refusal.indexOf(' ');
+            stats.error(sp < 0 ? refusal : refusal.substring(0, sp));
+            if (cmd != null) {
+                cmd.rejectedCalls.increment();
+            }
+            return refusal;
+        }
+        run(script, cmd, args);
+        return null;
+    }
+
+    private String scriptRefusal(Session script, Command cmd, Args args, boolean readOnly, boolean wrote) {
         if (cmd == null) {
             return "ERR Unknown Redis command called from script";
         }
@@ -460,7 +500,6 @@ public final class Engine {
         if (!wrote && cmd.spec().has("denyoom") && config.maxmemory.value() > 0 && !evictor.makeRoom()) {
             return Evictor.OOM.getMessage();
         }
-        run(script, cmd, args);
         return null;
     }
 
@@ -489,8 +528,20 @@ public final class Engine {
         return cmd.spec().has("write") || cmd.spec().has("may_replicate");
     }
 
+    private static boolean feedsMonitorsFirst(Command cmd) {
+        return switch (cmd.name()) {
+            case "eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro" -> true;
+            default -> false;
+        };
+    }
+
     /** Runs one command that passed dispatch's checks (EXEC runs its queued commands through here). */
     void run(Session session, Command cmd, Args args) {
+        if (!monitors.isEmpty() && feedsMonitorsFirst(cmd)) {
+            // Redis's evalCommand/fcallCommand feed MONITOR themselves, first, so that the script's own
+            // commands ("lua") come after it; the commands are flagged skip_monitor for the usual feed.
+            monitors.feed(session, args);
+        }
         Propagator p = propagator;
         if (p == null || session.executingTransaction() || !cmd.logged()) {
             runCommand(session, cmd, args, null);
@@ -562,7 +613,9 @@ public final class Engine {
             }
         } catch (RedisError e) {
             session.out().error(e.getMessage());
-            stats.error(e.code());
+            if (!e.statsCounted()) {
+                stats.error(e.code());
+            }
             cmd.failedCalls.increment();
         }
         long micros = (System.nanoTime() - start) / 1000;

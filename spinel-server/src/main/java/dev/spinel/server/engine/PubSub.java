@@ -127,7 +127,7 @@ public final class PubSub {
 
     private void deliver(Session s, byte[] kind, byte[] pattern, byte[] channel, byte[] message) {
         ClientConnection c = s.connection();
-        s.deliver(() -> {
+        Runnable write = () -> {
             ReplyBuffer out = s.out();
             out.push(pattern == null ? 3 : 4);
             out.bulk(kind);
@@ -139,7 +139,12 @@ public final class PubSub {
             if (limit.exceeded(s, c.pendingOutputBytes() + out.size())) {
                 c.kill();
             }
-        });
+        };
+        if (s.executingOn() == Thread.currentThread() && s.replyMode() == Session.ReplyMode.ON) {
+            write.run(); // published by the subscriber's own command: Redis writes it before that command's reply
+        } else {
+            s.deliver(write);
+        }
     }
 
     /** Active channels (with at least one subscriber) matching an optional pattern. */

@@ -42,6 +42,8 @@ public final class Session {
     private volatile boolean noEvict;
     private volatile boolean noTouch;
     private ReplyMode replyMode = ReplyMode.ON;
+    /** The thread running one of this client's commands now, or null (see {@link #executingOn()}). */
+    private Thread executingOn;
     private Subscriptions subscriptions;
     /** Writes other loops hand to this session (pub/sub messages, MONITOR lines, invalidations). */
     private final java.util.concurrent.ConcurrentLinkedQueue<Runnable> deliveries = new java.util.concurrent.ConcurrentLinkedQueue<>();
@@ -228,6 +230,19 @@ public final class Session {
 
     public void noTouch(boolean on) {
         this.noTouch = on;
+    }
+
+    /**
+     * The thread running a command of this client right now, or null: a message published to this client by
+     * its own command (PUBLISH, a keyspace event, a script's PUBLISH) is written at once, before the command's
+     * reply, as Redis 7.0 does.
+     */
+    public Thread executingOn() {
+        return executingOn;
+    }
+
+    void executingOn(Thread t) {
+        this.executingOn = t;
     }
 
     public ReplyMode replyMode() {

@@ -54,20 +54,23 @@ public final class SlowLog {
     /** Secrets Redis hides from the slow log and MONITOR: AUTH's arguments, HELLO's AUTH pair, ACL SETUSER's arguments. */
     static boolean redacted(Args a, int i) {
         if (a.is(0, "AUTH")) {
-            return i >= 1;
+            return i >= 1 && a.count() <= 3; // AUTH with more arguments fails its syntax check before redacting
         }
         if (a.is(0, "ACL")) {
             return i >= 2 && a.is(1, "SETUSER");
         }
         if (a.is(0, "HELLO")) {
             for (int j = 2; j < a.count(); j++) {
-                if (a.is(j, "AUTH") && j + 2 < a.count()) {
+                int more = a.count() - 1 - j;
+                if (a.is(j, "AUTH") && more >= 2) {
                     if (i == j + 1 || i == j + 2) {
                         return true;
                     }
                     j += 2;
-                } else if (a.is(j, "SETNAME") && j + 1 < a.count()) {
+                } else if (a.is(j, "SETNAME") && more >= 1) {
                     j++;
+                } else {
+                    return false; // HELLO stops at its first bad option, before redacting what follows
                 }
             }
         }

@@ -35,6 +35,21 @@ final class LuaErrors {
         return t;
     }
 
+    /** The field Redis 7.0 adds to the error tables of redis.call/pcall: the error was counted where it happened. */
+    static final String IGNORE_STATS = "ignore_error_stats_update";
+
+    /** The error table of a command's error reply or refusal in redis.call/pcall (Redis's redisProtocolToLuaType_Error). */
+    static LuaTable fromCommand(String message) {
+        LuaTable t = table(message);
+        t.rawset(IGNORE_STATS, LuaValue.TRUE);
+        return t;
+    }
+
+    /** Whether a script's error value is one already counted in INFO errorstats (see {@link #fromCommand}). */
+    static boolean statsCounted(LuaValue v) {
+        return v != null && v.istable() && v.rawget(IGNORE_STATS).toboolean();
+    }
+
     /** A refusal or message without a code (e.g. "wrong number of arguments") as an error table. */
     static LuaTable plain(String message) {
         LuaTable t = new LuaTable();

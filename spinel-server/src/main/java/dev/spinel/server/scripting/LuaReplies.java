@@ -33,7 +33,7 @@ final class LuaReplies {
     static LuaValue toLua(RespValue v, int resp) {
         return switch (v) {
             case RespValue.SimpleString s -> field("ok", LuaValue.valueOf(s.value()));
-            case RespValue.ErrorReply e -> LuaErrors.table(e.message());
+            case RespValue.ErrorReply e -> LuaErrors.fromCommand(e.message());
             case RespValue.Integer i -> org.luaj.vm2.LuaInteger.valueOf(i.value());
             case RespValue.BulkString b -> LuaString.valueOf(b.value());
             case RespValue.Null n -> resp == 2 ? LuaValue.FALSE : LuaValue.NIL;

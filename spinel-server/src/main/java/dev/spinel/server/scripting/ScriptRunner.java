@@ -88,7 +88,7 @@ final class ScriptRunner {
         try {
             result = new LuaClosure(script.proto(), sandbox.env).call();
         } catch (LuaError e) {
-            throw new RedisError(LuaErrors.scriptFailure(e, script.sha()));
+            throw new RedisError(LuaErrors.scriptFailure(e, script.sha()), LuaErrors.statsCounted(e.getMessageObject()));
         } catch (StackOverflowError e) {
             throw new RedisError("ERR Error running script, stack overflow script: " + script.sha());
         } catch (OutOfMemoryError e) {
@@ -97,6 +97,18 @@ final class ScriptRunner {
         } finally {
             session.out().clear();
             engine.endScript(caller, session);
+        }
+        replyWith(result, caller);
+    }
+
+    /**
+     * The script's value as the caller's reply. An error table is thrown as the command's error, so that the
+     * command counts as failed and INFO errorstats counts it (unless it is the error of a command the script
+     * called, already counted then), as Redis does.
+     */
+    private void replyWith(LuaValue result, Session caller) {
+        if (result.istable() && result.rawget("err").isstring()) {
+            throw new RedisError(result.rawget("err").tojstring(), LuaErrors.statsCounted(result));
         }
         LuaReplies.toReply(result, caller.out(), resp);
     }
@@ -118,7 +130,7 @@ final class ScriptRunner {
         try {
             result = f.callback().call(strings(keys), strings(argv));
         } catch (LuaError e) {
-            throw new RedisError(LuaErrors.scriptFailure(e, f.name(), "user_function"));
+            throw new RedisError(LuaErrors.scriptFailure(e, f.name(), "user_function"), LuaErrors.statsCounted(e.getMessageObject()));
         } catch (StackOverflowError e) {
             throw new RedisError("ERR Error running script, stack overflow script: " + f.name());
         } catch (OutOfMemoryError e) {
@@ -127,7 +139,7 @@ final class ScriptRunner {
             session.out().clear();
             engine.endScript(caller, session);
         }
-        LuaReplies.toReply(result, caller.out(), resp);
+        replyWith(result, caller);
     }
 
     private static LuaTable strings(byte[][] values) {
@@ -156,7 +168,7 @@ final class ScriptRunner {
         String refused = engine.runFromScript(session, Args.of(argv), readOnly, wrote);
         if (refused != null) {
             out.clear();
-            return fail(raise, LuaErrors.table(refused));
+            return fail(raise, LuaErrors.fromCommand(refused));
         }
         if (session.dirtyCount() != dirtyAtStart) {
             owner.wrote();
@@ -164,7 +176,7 @@ final class ScriptRunner {
         RespValue reply = new RespReader(out.array(), 0, out.size()).read();
         out.clear();
         if (reply instanceof RespValue.ErrorReply e) {
-            return fail(raise, LuaErrors.table(e.message()));
+            return fail(raise, LuaErrors.fromCommand(e.message()));
         }
         return LuaReplies.toLua(reply, resp);
     }

@@ -33,4 +33,14 @@ class ClientListStateTest {
             assertTrue(replica.contains(" flags=O "), replica);
         }
     }
+
+    @Test
+    void ownQueryBufferHoldsTheRunningCommandAsInRedis() throws Exception {
+        try (SpinelServer server = SpinelServer.startEphemeral(); RawClient c = new RawClient(server.port())) {
+            // "*2\r\n$6\r\nclient\r\n$4\r\nlist\r\n" is 26 bytes: Redis's introspection test expects qbuf=26.
+            assertTrue(c.callString("CLIENT", "LIST").contains(" qbuf=26 "));
+            assertTrue(c.callString("CLIENT", "INFO").contains(" qbuf=26 "));
+            assertTrue(c.callString("client", "info").contains(" qbuf=26 "));
+        }
+    }
 }

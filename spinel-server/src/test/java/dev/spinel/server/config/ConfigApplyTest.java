@@ -78,4 +78,15 @@ class ConfigApplyTest {
             assertEquals("$12\r\n# Keyspace\r\n\r\n", info);
         }
     }
+
+    @Test
+    void spinelOwnStartTimeParametersTakeOnlyTheirCurrentValue() throws Exception {
+        try (SpinelServer server = SpinelServer.startEphemeral(); RawClient c = new RawClient(server.port())) {
+            String current = c.callString("CONFIG", "GET", "io-transport").split("\r\n")[4];
+            assertEquals("+OK\r\n", c.callString("CONFIG", "SET", "io-transport", current, "event-loop-threads",
+                    c.callString("CONFIG", "GET", "event-loop-threads").split("\r\n")[4]));
+            assertEquals("-ERR CONFIG SET failed (possibly related to argument 'event-loop-threads') - can't set immutable config\r\n",
+                    c.callString("CONFIG", "SET", "event-loop-threads", "77"));
+        }
+    }
 }

@@ -1,0 +1,79 @@
+package dev.spinel.server.diff;
+
+import dev.spinel.protocol.RespReader;
+import dev.spinel.protocol.RespValue;
+import dev.spinel.server.testing.RawClient;
+import dev.spinel.server.testing.SideBySide;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * MONITOR's feed against redis-server (timestamps and client addresses aside): scripts appear before the
+ * commands they call, MULTI/EXEC in order, AUTH and HELLO AUTH credentials as "(redacted)" (in SLOWLOG too).
+ */
+class MonitorDiffTest {
+    @RegisterExtension
+    static final SideBySide SERVERS = new SideBySide();
+
+    private static final List<String[]> COMMANDS = List.of(
+            new String[]{"SET", "foo", "bar"},
+            new String[]{"EVAL", "redis.call('set',KEYS[1],ARGV[1])", "1", "foo", "bar"},
+            new String[]{"EVALSHA", "0000000000000000000000000000000000000000", "0"},
+            new String[]{"MULTI"}, new String[]{"SET", "foo", "bar"}, new String[]{"EXEC"},
+            new String[]{"AUTH", "someone", "secret"},
+            new String[]{"HELLO", "2", "AUTH", "someone", "secret", "SETNAME", "n"},
+            new String[]{"SELECT", "2"}, new String[]{"GET", "x"}, new String[]{"SELECT", "0"},
+            new String[]{"PING"});
+
+    @Test
+    void feedMatchesRedis() throws Exception {
+        assertEquals(feed(SERVERS.redis().port()), feed(SERVERS.spinel().port()));
+    }
+
+    @Test
+    void slowLogRedactsCredentialsAsRedis() throws Exception {
+        assertEquals(slowLogArgs(SERVERS.redis().port()), slowLogArgs(SERVERS.spinel().port()));
+    }
+
+    private static List<String> slowLogArgs(int port) throws Exception {
+        try (RawClient c = new RawClient(port)) {
+            c.call("CONFIG", "SET", "slowlog-log-slower-than", "0");
+            c.call("SLOWLOG", "RESET");
+            c.call("AUTH", "someone", "secret");
+            c.call("HELLO", "2", "AUTH", "someone", "secret", "SETNAME", "n");
+            c.call("GET", "x");
+            RespValue log = new RespReader(c.call("SLOWLOG", "GET", "3")).read();
+            c.call("CONFIG", "SET", "slowlog-log-slower-than", "10000");
+            List<String> out = new ArrayList<>();
+            for (RespValue entry : ((RespValue.Array) log).items()) {
+                List<String> args = new ArrayList<>();
+                for (RespValue arg : ((RespValue.Array) ((RespValue.Array) entry).items().get(3)).items()) {
+                    args.add(new String(((RespValue.BulkString) arg).value(), StandardCharsets.UTF_8));
+                }
+                out.add(String.join(" ", args));
+            }
+            return out;
+        }
+    }
+
+    private static List<String> feed(int port) throws Exception {
+        try (RawClient monitor = new RawClient(port); RawClient c = new RawClient(port)) {
+            monitor.call("MONITOR");
+            for (String[] cmd : COMMANDS) {
+                c.call(cmd);
+            }
+            List<String> lines = new ArrayList<>();
+            while (lines.isEmpty() || !lines.get(lines.size() - 1).contains("\"PING\"")) {
+                String line = new String(monitor.readReply(), StandardCharsets.UTF_8).trim();
+                lines.add(line.replaceFirst("^\\+\\d+\\.\\d+ ", "+TS ").replaceFirst("\\[(\\d+) [0-9.:]+\\]", "[$1 ADDR]"));
+            }
+            return lines;
+        }
+    }
+}
