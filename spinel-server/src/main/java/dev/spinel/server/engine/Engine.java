@@ -39,6 +39,7 @@ public final class Engine {
     private final Blocking blocking = new Blocking();
     private final dev.spinel.server.scripting.Scripting scripting = new dev.spinel.server.scripting.Scripting();
     private final Acl acl = new Acl();
+    private final ScriptCalls scriptCalls = new ScriptCalls(this);
     /** CLIENT LIST's line of a client, for ACL LOG entries (installed by the ACL command's registration). */
     private volatile java.util.function.Function<Session, String> clientInfo = s -> "id=" + s.id();
     /** The append-only log's hook, or null when it is off. */
@@ -346,23 +347,23 @@ public final class Engine {
         }
         java.util.function.Supplier<String> disk = diskError;
         String refusal = disk == null ? null : disk.get(); // two volatile reads when all is well
-        if (refusal != null && (cmd.spec().has("write") || cmd.name().equals("ping") || execHas(session, cmd, "write"))) {
+        if (refusal != null && (cmd.spec().has("write") || cmd.name().equals("ping") || DispatchRules.execHas(session, cmd, "write"))) {
             reject(session, cmd, refusal);
             applyReplyMode(session, mark);
             return;
         }
-        if (session.hasSubscriptions() && session.protocol() == 2 && !allowedWhileSubscribed(cmd)) {
+        if (session.hasSubscriptions() && session.protocol() == 2 && !DispatchRules.allowedWhileSubscribed(cmd)) {
             reject(session, cmd, "ERR Can't execute '" + cmd.name()
                     + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context");
             applyReplyMode(session, mark);
             return;
         }
-        if (pause.active() && pause.mustWait(writes(cmd, session), System.currentTimeMillis())) {
+        if (pause.active() && pause.mustWait(DispatchRules.writes(cmd, session), System.currentTimeMillis())) {
             // CLIENT PAUSE delays, never rejects: the request runs again when the pause ends.
             pause.postpone(session, args, System.currentTimeMillis());
             return;
         }
-        if ((cmd.spec().has("denyoom") || execHas(session, cmd, "denyoom") || queuesInMulti(session, cmd))
+        if ((cmd.spec().has("denyoom") || DispatchRules.execHas(session, cmd, "denyoom") || DispatchRules.queuesInMulti(session, cmd))
                 && config.maxmemory.value() > 0 && !evictor.makeRoom()) {
             // Redis refuses a command that may grow the dataset while over maxmemory (at queue time in MULTI).
             reject(session, cmd, Evictor.OOM.getMessage());
@@ -377,7 +378,7 @@ public final class Engine {
             applyReplyMode(session, mark);
             return;
         }
-        if (session.transaction() != null && !runsInsideMulti(cmd)) {
+        if (session.transaction() != null && !DispatchRules.runsInsideMulti(cmd)) {
             session.beginCommand(System.currentTimeMillis(), cmd.name()); // a queued command is CLIENT LIST's cmd=, as in Redis
             session.transaction().queue(cmd, args);
             session.out().simple("QUEUED");
@@ -393,43 +394,20 @@ public final class Engine {
     }
 
     /**
-     * A session for a script's {@code redis.call}s (Redis's Lua client): never registered as a client,
-     * authenticated, used only by the thread that holds every stripe while the script runs.
+     * A session for a script's {@code redis.call}s (Redis's Lua client); see {@link ScriptCalls}.
      */
     public Session newScriptSession() {
-        Session s = new Session(this, 0, new InternalConnection("lua"));
-        s.authenticated(true);
-        s.script(true);
-        return s;
+        return scriptCalls.newSession();
     }
 
-    /**
-     * Before a script of {@code caller} runs: its session starts in the caller's database and collects
-     * the script's writes as one transaction (Redis 7's effects replication: the writes executed, in
-     * MULTI/EXEC when there are several). Blocking commands answer at once, as inside MULTI.
-     */
+    /** Before a script of {@code caller} runs; see {@link ScriptCalls#begin}. */
     public void beginScript(Session caller, Session script) {
-        script.user(caller.user());
-        script.scriptCaller(caller);
-        script.select(caller.dbIndex());
-        script.protocol(2);
-        script.logPosition(0);
-        script.executingTransaction(true);
+        scriptCalls.begin(caller, script);
     }
 
-    /** After a script: its writes are logged (into the caller's EXEC block when inside one). */
+    /** After a script: its writes are logged; see {@link ScriptCalls#end}. */
     public void endScript(Session caller, Session script) {
-        Propagator p = propagator;
-        try {
-            if (p != null && !caller.executingTransaction()) {
-                p.execDone(script);
-            }
-        } finally {
-            script.executingTransaction(false);
-        }
-        if (script.logPosition() > caller.logPosition()) {
-            caller.logPosition(script.logPosition());
-        }
+        scriptCalls.end(caller, script);
     }
 
     /** True when maxmemory is set and cannot be met now (Redis refuses denyoom commands then). */
@@ -438,78 +416,19 @@ public final class Engine {
     }
 
     /**
-     * Runs one command of a script ({@code redis.call}) in the script's session with Redis's checks for
-     * scripts, in Redis's order; its reply is appended to {@code script.out()}. Returns null when the
-     * command ran (its reply may be an error reply), else the error that refused it (no reply written).
-     *
-     * @param readOnly EVAL_RO / EVALSHA_RO: write commands are refused
-     * @param wrote    whether the script already wrote (Redis refuses denyoom commands under OOM only before)
+     * Runs one command of a script ({@code redis.call}) with Redis's checks for scripts; null when it ran,
+     * else the error that refused it. See {@link ScriptCalls#run}.
      */
     public String runFromScript(Session script, Args args, boolean readOnly, boolean wrote) {
-        Command cmd = commands.lookup(args);
-        if (cmd != null && cmd.hasSubcommands() && args.count() > 1) {
-            cmd = cmd.subcommand(lowerAscii(args, 1));
-        }
-        String refusal = scriptRefusal(script, cmd, args, readOnly, wrote);
-        if (refusal != null) {
-            // Counted as Redis's scriptCall does (afterErrorReply, rejected_calls), so not again in the script's reply.
-            int sp = refusal.indexOf(' ');
-            stats.error(sp < 0 ? refusal : refusal.substring(0, sp));
-            if (cmd != null) {
-                cmd.rejectedCalls.increment();
-            }
-            return refusal;
-        }
-        run(script, cmd, args);
-        return null;
+        return scriptCalls.run(script, args, readOnly, wrote);
     }
 
-    private String scriptRefusal(Session script, Command cmd, Args args, boolean readOnly, boolean wrote) {
-        if (cmd == null) {
-            return "ERR Unknown Redis command called from script";
-        }
-        if (!cmd.spec().arityAccepts(args.count())) {
-            return "ERR Wrong number of args calling Redis command from script";
-        }
-        if (cmd.spec().has("noscript")) {
-            return "ERR This Redis command is not allowed from script";
-        }
-        UserRules rules = script.user().rules();
-        if (!rules.unrestricted()) { // the script runs with its caller's permissions
-            long denied = Acl.check(rules, cmd.aclId(), cmd.spec(), cmd.noAuth(), args, 0);
-            if (denied != 0) {
-                logDenied(script, cmd, args, denied, AclLog.LUA);
-                return switch ((int) (denied >>> 32)) {
-                    case Acl.DENIED_CMD -> "ERR The user executing the script can't run this command or subcommand";
-                    case Acl.DENIED_KEY -> "ERR The user executing the script can't access at least one of the keys "
-                            + "mentioned in the command arguments";
-                    default -> "ERR The user executing the script can't publish to the channel mentioned in the command";
-                };
-            }
-        }
-        if (cmd.spec().has("write")) {
-            if (readOnly) {
-                return "ERR Write commands are not allowed from read-only scripts.";
-            }
-            java.util.function.Supplier<String> disk = diskError;
-            String refusal = disk == null ? null : disk.get();
-            if (refusal != null) {
-                return refusal;
-            }
-        }
-        if (!wrote && cmd.spec().has("denyoom") && config.maxmemory.value() > 0 && !evictor.makeRoom()) {
-            return Evictor.OOM.getMessage();
-        }
-        return null;
+    /** The disk-error refusal of writes now, or null (see {@link #diskError(java.util.function.Supplier)}). */
+    String diskRefusal() {
+        java.util.function.Supplier<String> disk = diskError;
+        return disk == null ? null : disk.get();
     }
 
-    /** Commands that act at once even inside MULTI (Redis: EXEC, DISCARD, MULTI, WATCH, QUIT, RESET). */
-    private static boolean runsInsideMulti(Command cmd) {
-        return switch (cmd.name()) {
-            case "exec", "discard", "multi", "watch", "quit", "reset" -> true;
-            default -> false;
-        };
-    }
 
     private static void flagTransaction(Session session) {
         if (session.transaction() != null) {
@@ -517,27 +436,11 @@ public final class Engine {
         }
     }
 
-    /**
-     * What CLIENT PAUSE WRITE delays: commands flagged write or may_replicate, and an EXEC whose
-     * queue holds one (Redis 7.0).
-     */
-    private static boolean writes(Command cmd, Session session) {
-        if (cmd.name().equals("exec") && session.transaction() != null) {
-            return session.transaction().writes();
-        }
-        return cmd.spec().has("write") || cmd.spec().has("may_replicate");
-    }
 
-    private static boolean feedsMonitorsFirst(Command cmd) {
-        return switch (cmd.name()) {
-            case "eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro" -> true;
-            default -> false;
-        };
-    }
 
     /** Runs one command that passed dispatch's checks (EXEC runs its queued commands through here). */
     void run(Session session, Command cmd, Args args) {
-        if (!monitors.isEmpty() && feedsMonitorsFirst(cmd)) {
+        if (!monitors.isEmpty() && DispatchRules.feedsMonitorsFirst(cmd)) {
             // Redis's evalCommand/fcallCommand feed MONITOR themselves, first, so that the script's own
             // commands ("lua") come after it; the commands are flagged skip_monitor for the usual feed.
             monitors.feed(session, args);
@@ -651,7 +554,7 @@ public final class Engine {
     void firstWrite(Session s, Command cmd, Args args) {
         if (!watches.isEmpty() && cmd != null) {
             // FLUSHDB, FLUSHALL and SWAPDB touch only the watched keys that exist, themselves (Watches.touchPresent)
-            forChangedKeys(s, cmd, args, watches::touch, db -> { });
+            ChangedKeys.visit(s, cmd, args, watches::touch, db -> { });
         }
     }
 
@@ -659,66 +562,19 @@ public final class Engine {
     private void invalidateTracking(Session s, Command cmd, Args args) {
         switch (cmd.name()) {
             case "flushall", "flushdb", "swapdb" -> tracking.flushed(s);
-            default -> forChangedKeys(s, cmd, args, (db, key) -> tracking.keyChanged(s, key), db -> tracking.flushed(s));
-        }
-    }
-
-    /** Receives one changed key of one database. */
-    @FunctionalInterface
-    private interface KeyVisitor {
-        void changed(int db, byte[] key);
-    }
-
-    /**
-     * The keys a write command changes, found from Redis's key specs (read-only ones left out), plus the
-     * targets of MOVE/COPY ... DB;
-     * flushes and swaps change whole databases ({@code -1}: all of them).
-     */
-    private static void forChangedKeys(Session s, Command cmd, Args args, KeyVisitor key, java.util.function.IntConsumer wholeDb) {
-        switch (cmd.name()) {
-            case "flushall" -> wholeDb.accept(-1);
-            case "flushdb" -> wholeDb.accept(s.dbIndex());
-            case "swapdb" -> {
-                wholeDb.accept((int) args.parseLong(1));
-                wholeDb.accept((int) args.parseLong(2));
-            }
-            default -> {
-                for (int k : writtenKeysOf(cmd, args)) {
-                    if (!s.isKeyUnchanged(k)) {
-                        key.changed(s.dbIndex(), args.copy(k));
-                    }
-                }
-                if (cmd.name().equals("move")) {
-                    key.changed((int) args.parseLong(2), args.copy(1));
-                } else if (cmd.name().equals("copy")) {
-                    for (int i = 3; i + 1 < args.count(); i++) {
-                        if (args.is(i, "DB")) {
-                            key.changed((int) args.parseLong(i + 1), args.copy(2));
-                        }
-                    }
-                }
-            }
+            default -> ChangedKeys.visit(s, cmd, args, (db, key) -> tracking.keyChanged(s, key), db -> tracking.flushed(s));
         }
     }
 
     /** Tells the other front ends' observer (gRPC versions, Watch streams) which keys a command changed. */
     private void notifyObserver(Session s, Command cmd, Args args) {
         KeyObserver o = keyObserver;
-        forChangedKeys(s, cmd, args, o::keyChanged, o::databaseChanged);
+        ChangedKeys.visit(s, cmd, args, o::keyChanged, o::databaseChanged);
     }
 
     private boolean observing() {
         KeyObserver o = keyObserver;
         return o != null && o.active();
-    }
-
-    /** The keys of a write command that it may change (sources read by SINTERSTORE, BITOP... excluded). */
-    private static int[] writtenKeysOf(Command cmd, Args args) {
-        try {
-            return dev.spinel.protocol.KeyPositions.written(cmd.spec(), args);
-        } catch (IllegalArgumentException e) {
-            return new int[0];
-        }
     }
 
     private static int[] keysOf(Command cmd, Args args) {
@@ -736,18 +592,7 @@ public final class Engine {
         session.beginCommand(System.currentTimeMillis(), "NULL"); // CLIENT LIST shows cmd=NULL, as Redis
     }
 
-    /** Redis 7.0 refuses any command but EXEC, DISCARD, QUIT and RESET inside MULTI when out of memory: queuing costs memory. */
-    private static boolean queuesInMulti(Session session, Command cmd) {
-        return session.transaction() != null && switch (cmd.name()) {
-            case "exec", "discard", "quit", "reset" -> false;
-            default -> true;
-        };
-    }
 
-    /** An EXEC is checked with the flags of the commands it queued (Redis's mstate.cmd_flags). */
-    private static boolean execHas(Session session, Command cmd, String flag) {
-        return session.transaction() != null && cmd.name().equals("exec") && session.transaction().anyHas(flag);
-    }
 
     private void reject(Session session, Command cmd, String message) {
         if (cmd.name().equals("exec") && session.transaction() != null) {
@@ -801,13 +646,6 @@ public final class Engine {
         acl.log().add(reason, context, object, username, clientInfo.apply(real), config.acllogMaxLen.value());
     }
 
-    private static boolean allowedWhileSubscribed(Command cmd) {
-        return switch (cmd.name()) {
-            case "subscribe", "unsubscribe", "psubscribe", "punsubscribe", "ssubscribe", "sunsubscribe",
-                 "ping", "quit", "reset" -> true;
-            default -> false;
-        };
-    }
 
     /**
      * CLIENT REPLY: drops the reply of a command that ends with replies off or skipped (so CLIENT
@@ -826,7 +664,7 @@ public final class Engine {
         }
     }
 
-    private static String lowerAscii(Args args, int i) {
+    static String lowerAscii(Args args, int i) {
         byte[] b = new byte[args.length(i)];
         for (int k = 0; k < b.length; k++) {
             byte c = args.byteAt(i, k);

@@ -146,6 +146,7 @@ public final class Aof implements AutoCloseable {
         }
         Thread t = new Thread(() -> finishRewrite(snap, functions, before, newIncr), "spinel-aof-rewrite");
         t.setDaemon(true);
+        rewriteThread = t;
         t.start();
     }
 
@@ -182,6 +183,8 @@ public final class Aof implements AutoCloseable {
     }
 
     private final java.util.concurrent.atomic.AtomicBoolean rewriting = new java.util.concurrent.atomic.AtomicBoolean();
+    /** The last rewrite started, which {@link #close} lets finish (it writes into the log's directory). */
+    private volatile Thread rewriteThread;
     private volatile boolean lastRewriteOk = true;
     private volatile long rewrites;
 
@@ -295,6 +298,7 @@ public final class Aof implements AutoCloseable {
         }
         Thread t = new Thread(() -> finishRewrite(snap, functions, before, newIncr), "spinel-aof-rewrite");
         t.setDaemon(true);
+        rewriteThread = t;
         t.start();
         return true;
     }
@@ -319,6 +323,7 @@ public final class Aof implements AutoCloseable {
         RdbWriter.Snapshot snap = new RdbWriter(dev.spinel.persistence.ValueCodecs.standard()).snapshot(engine.keyspace(), RdbWriter.Access.NONE);
         Thread t = new Thread(() -> finishRewrite(snap, functions, before, null), "spinel-aof-rewrite");
         t.setDaemon(true);
+        rewriteThread = t;
         t.start();
         return true;
     }
@@ -361,9 +366,20 @@ public final class Aof implements AutoCloseable {
         return f == null ? "" : f.lastWriteError();
     }
 
-    /** Stops logging: pending writes are written and fsynced. */
+    /**
+     * Stops logging: a rewrite in progress finishes first (it would otherwise go on writing files after the
+     * server stopped), then pending writes are written and fsynced.
+     */
     @Override
     public void close() {
+        Thread t = rewriteThread;
+        if (t != null) {
+            try {
+                t.join(60_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         if (file != null) {
             engine.propagator(null);
             file.close();

@@ -191,11 +191,15 @@ public final class Persistence {
         }
     }
 
-    /** Stops the append-only log (pending writes written and fsynced). */
+    /** Stops the append-only log (pending writes written and fsynced) and lets a rewrite in progress finish. */
     public void close() {
         Aof a = aof;
         if (a != null) {
             a.close();
+        }
+        Aof offline = offlineRewriter;
+        if (offline != null && offline != a) {
+            offline.close(); // a BGREWRITEAOF made while the log was off
         }
     }
 

@@ -1,0 +1,58 @@
+package dev.spinel.server.engine;
+
+/**
+ * Which commands dispatch treats specially, as Redis's processCommand does: what runs at once inside
+ * MULTI, what a subscribed RESP2 client may send, what CLIENT PAUSE WRITE delays, which scripts MONITOR
+ * shows before their own commands. Stateless and thread-safe.
+ */
+final class DispatchRules {
+    private DispatchRules() {
+    }
+
+    /** Commands that act at once even inside MULTI (Redis: EXEC, DISCARD, MULTI, WATCH, QUIT, RESET). */
+    static boolean runsInsideMulti(Command cmd) {
+        return switch (cmd.name()) {
+            case "exec", "discard", "multi", "watch", "quit", "reset" -> true;
+            default -> false;
+        };
+    }
+
+    /**
+     * What CLIENT PAUSE WRITE delays: commands flagged write or may_replicate, and an EXEC whose
+     * queue holds one (Redis 7.0).
+     */
+    static boolean writes(Command cmd, Session session) {
+        if (cmd.name().equals("exec") && session.transaction() != null) {
+            return session.transaction().writes();
+        }
+        return cmd.spec().has("write") || cmd.spec().has("may_replicate");
+    }
+
+    static boolean feedsMonitorsFirst(Command cmd) {
+        return switch (cmd.name()) {
+            case "eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro" -> true;
+            default -> false;
+        };
+    }
+
+    /** Redis 7.0 refuses any command but EXEC, DISCARD, QUIT and RESET inside MULTI when out of memory: queuing costs memory. */
+    static boolean queuesInMulti(Session session, Command cmd) {
+        return session.transaction() != null && switch (cmd.name()) {
+            case "exec", "discard", "quit", "reset" -> false;
+            default -> true;
+        };
+    }
+
+    /** An EXEC is checked with the flags of the commands it queued (Redis's mstate.cmd_flags). */
+    static boolean execHas(Session session, Command cmd, String flag) {
+        return session.transaction() != null && cmd.name().equals("exec") && session.transaction().anyHas(flag);
+    }
+
+    static boolean allowedWhileSubscribed(Command cmd) {
+        return switch (cmd.name()) {
+            case "subscribe", "unsubscribe", "psubscribe", "punsubscribe", "ssubscribe", "sunsubscribe",
+                 "ping", "quit", "reset" -> true;
+            default -> false;
+        };
+    }
+}

@@ -1,0 +1,128 @@
+package dev.spinel.server.engine;
+
+import dev.spinel.protocol.Args;
+import dev.spinel.server.acl.Acl;
+import dev.spinel.server.acl.AclLog;
+import dev.spinel.server.acl.UserRules;
+
+/**
+ * The path of a script's {@code redis.call}: the script's own session (Redis's Lua client), the checks
+ * Redis makes for commands called from scripts (in Redis's order: unknown, arity, noscript, the caller's
+ * ACL permissions, read-only scripts, MISCONF, OOM before the first write), and the collection of the
+ * script's writes into one logged block.
+ *
+ * <p>Thread-safety: stateless; its sessions are used only by the thread running the script, which holds
+ * every stripe meanwhile.
+ */
+final class ScriptCalls {
+    private final Engine engine;
+
+    ScriptCalls(Engine engine) {
+        this.engine = engine;
+    }
+
+    /**
+     * A session for a script's {@code redis.call}s (Redis's Lua client): never registered as a client,
+     * authenticated, used only by the thread that holds every stripe while the script runs.
+     */
+    Session newSession() {
+        Session s = new Session(engine, 0, new InternalConnection("lua"));
+        s.authenticated(true);
+        s.script(true);
+        return s;
+    }
+
+    /**
+     * Before a script of {@code caller} runs: its session starts in the caller's database and collects
+     * the script's writes as one transaction (Redis 7's effects replication: the writes executed, in
+     * MULTI/EXEC when there are several). Blocking commands answer at once, as inside MULTI.
+     */
+    void begin(Session caller, Session script) {
+        script.user(caller.user());
+        script.scriptCaller(caller);
+        script.select(caller.dbIndex());
+        script.protocol(2);
+        script.logPosition(0);
+        script.executingTransaction(true);
+    }
+
+    /** After a script: its writes are logged (into the caller's EXEC block when inside one). */
+    void end(Session caller, Session script) {
+        Propagator p = engine.propagator();
+        try {
+            if (p != null && !caller.executingTransaction()) {
+                p.execDone(script);
+            }
+        } finally {
+            script.executingTransaction(false);
+        }
+        if (script.logPosition() > caller.logPosition()) {
+            caller.logPosition(script.logPosition());
+        }
+    }
+
+    /**
+     * Runs one command of a script ({@code redis.call}) in the script's session with Redis's checks for
+     * scripts, in Redis's order; its reply is appended to {@code script.out()}. Returns null when the
+     * command ran (its reply may be an error reply), else the error that refused it (no reply written).
+     *
+     * @param readOnly EVAL_RO / EVALSHA_RO: write commands are refused
+     * @param wrote    whether the script already wrote (Redis refuses denyoom commands under OOM only before)
+     */
+    String run(Session script, Args args, boolean readOnly, boolean wrote) {
+        Command cmd = engine.commands().lookup(args);
+        if (cmd != null && cmd.hasSubcommands() && args.count() > 1) {
+            cmd = cmd.subcommand(Engine.lowerAscii(args, 1));
+        }
+        String refusal = refusal(script, cmd, args, readOnly, wrote);
+        if (refusal != null) {
+            // Counted as Redis's scriptCall does (afterErrorReply, rejected_calls), so not again in the script's reply.
+            int sp = refusal.indexOf(' ');
+            engine.stats().error(sp < 0 ? refusal : refusal.substring(0, sp));
+            if (cmd != null) {
+                cmd.rejectedCalls.increment();
+            }
+            return refusal;
+        }
+        engine.run(script, cmd, args);
+        return null;
+    }
+
+    private String refusal(Session script, Command cmd, Args args, boolean readOnly, boolean wrote) {
+        if (cmd == null) {
+            return "ERR Unknown Redis command called from script";
+        }
+        if (!cmd.spec().arityAccepts(args.count())) {
+            return "ERR Wrong number of args calling Redis command from script";
+        }
+        if (cmd.spec().has("noscript")) {
+            return "ERR This Redis command is not allowed from script";
+        }
+        UserRules rules = script.user().rules();
+        if (!rules.unrestricted()) { // the script runs with its caller's permissions
+            long denied = Acl.check(rules, cmd.aclId(), cmd.spec(), cmd.noAuth(), args, 0);
+            if (denied != 0) {
+                engine.logDenied(script, cmd, args, denied, AclLog.LUA);
+                return switch ((int) (denied >>> 32)) {
+                    case Acl.DENIED_CMD -> "ERR The user executing the script can't run this command or subcommand";
+                    case Acl.DENIED_KEY -> "ERR The user executing the script can't access at least one of the keys "
+                            + "mentioned in the command arguments";
+                    default -> "ERR The user executing the script can't publish to the channel mentioned in the command";
+                };
+            }
+        }
+        if (cmd.spec().has("write")) {
+            if (readOnly) {
+                return "ERR Write commands are not allowed from read-only scripts.";
+            }
+            String refusal = engine.diskRefusal();
+            if (refusal != null) {
+                return refusal;
+            }
+        }
+        if (!wrote && cmd.spec().has("denyoom") && engine.outOfMemory()) {
+            return Evictor.OOM.getMessage();
+        }
+        return null;
+    }
+}
