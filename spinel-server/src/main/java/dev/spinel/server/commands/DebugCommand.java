@@ -15,8 +15,9 @@ import dev.spinel.server.persistence.Persistence;
  * DEBUG ERROR / LOG / SLEEP / POPULATE / OBJECT / RELOAD / PROTOCOL / HELP and the two switches of the cron Redis's
  * own suites use (SET-ACTIVE-EXPIRE: active expiry on or off; PAUSE-CRON: the cron's ticks skipped or not),
  * allowed as the immutable {@code enable-debug-command} says (no, yes, local), with Redis 7.0's refusal
- * text. Other DEBUG subcommands (the crash, leak and allocator ones, and switches of internals Spinel does not
- * have: QUICKLIST-PACKED-THRESHOLD, CHANGE-REPL-ID, ...) answer Redis's unknown-subcommand error.
+ * text; QUICKLIST-PACKED-THRESHOLD is checked as Redis checks it (Spinel's lists have no plain nodes for it to
+ * size). Other DEBUG subcommands (the crash, leak and allocator ones, and switches of internals Spinel does
+ * not have: CHANGE-REPL-ID, ...) answer Redis's unknown-subcommand error.
  *
  * <p>Thread-safety: stateless.
  */
@@ -79,6 +80,9 @@ final class DebugCommand {
                     "    Setting it to 0 disables expiring keys in background when they are not",
                     "    accessed (otherwise the Redis behavior). Setting it to 1 reenables back the",
                     "    default.",
+                    "QUICKLIST-PACKED-THRESHOLD <size>",
+                    "    Sets the threshold for elements to be inserted as plain vs packed nodes",
+                    "    Default value is 1GB, allows values up to 4GB. Setting to 0 restores to default.",
                     "SLEEP <seconds>",
                     "    Stop the server for <seconds>. Decimals allowed.",
                     "PAUSE-CRON <0|1>",
@@ -110,6 +114,20 @@ final class DebugCommand {
             DebugObject.protocol(s, a.string(2));
         } else if (a.count() == 3 && a.is(1, "SET-ACTIVE-EXPIRE")) {
             s.engine().activeExpire(switchValue(a)); // tests turn it off to watch keys expire lazily
+            s.out().ok();
+        } else if (a.count() == 3 && a.is(1, "QUICKLIST-PACKED-THRESHOLD")) {
+            // Redis stores list elements above this size in nodes of their own ("plain" nodes). Spinel's lists
+            // have no packed/plain split, so there is nothing for the size to switch: it is checked as Redis
+            // checks it (Redis's own list tests set it before exercising large elements) and answered.
+            long size;
+            try {
+                size = dev.spinel.server.config.Params.memtoull(a.string(2));
+            } catch (dev.spinel.server.config.ConfigException e) {
+                size = -1;
+            }
+            if (size < 0 || Long.compareUnsigned(size, (1L << 32) - (1L << 20)) > 0) {
+                throw new RedisError("ERR argument must be a memory value bigger than 1 and smaller than 4gb");
+            }
             s.out().ok();
         } else if (a.count() == 3 && a.is(1, "PAUSE-CRON")) {
             s.engine().cronPaused(switchValue(a));

@@ -18,6 +18,7 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /** HRANDFIELD and HSCAN: the hash commands that sample or iterate. */
 public final class HashScanCommands {
+    private static final RedisError OUT_OF_RANGE = new RedisError("ERR value is out of range");
     private static final RedisError COUNT_RANGE = new RedisError(
             "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807");
     private static final RedisError INVALID_CURSOR = new RedisError("ERR invalid cursor");
@@ -45,8 +46,15 @@ public final class HashScanCommands {
                     throw Errors.SYNTAX;
                 }
                 withValues = true;
+                if (count < -Long.MAX_VALUE / 2 || count > Long.MAX_VALUE / 2) {
+                    throw OUT_OF_RANGE; // field-value pairs: Redis's range for a count it doubles
+                }
             } else if (a.count() > 4) {
                 throw Errors.SYNTAX;
+            }
+            if (count < -SetCommands.MAX_REPLY_ELEMENTS) {
+                // Redis would build the reply until memory runs out; Spinel refuses, as SRANDMEMBER/ZRANDMEMBER do
+                throw OUT_OF_RANGE;
             }
         }
         int h = Keys.hash(a, 1);

@@ -168,6 +168,11 @@ class SetZSetPropertiesTest {
             // a repeated-pick count Redis would reply to until memory runs out is refused, WITHSCORES too
             assertEquals("-ERR value is out of range\r\n", c.callString("ZRANDMEMBER", "rnd:z", "-4000000000000000000", "WITHSCORES"));
             assertEquals("-ERR value is out of range\r\n", c.callString("ZRANDMEMBER", "rnd:z", "-4000000000000000000"));
+            // the same guard for HRANDFIELD (it built a reply of billions of pairs: Redis's own test suite's
+            // "HRANDFIELD count overflow" case lost its connection)
+            c.call("HSET", "rnd:h", "a", "1");
+            assertEquals("-ERR value is out of range\r\n", c.callString("HRANDFIELD", "rnd:h", "-4000000000000000000", "WITHVALUES"));
+            assertEquals("-ERR value is out of range\r\n", c.callString("HRANDFIELD", "rnd:h", "-4000000000000000000"));
             for (int t = 0; t < 20; t++) {
                 List<String> el = elements(c.call("ZRANDMEMBER", "rnd:zbig", "20", "WITHSCORES"));
                 Set<String> members = new HashSet<>();
