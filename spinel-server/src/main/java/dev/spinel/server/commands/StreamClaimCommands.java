@@ -143,28 +143,14 @@ final class StreamClaimCommands {
                 if (consumer == null) {
                     consumer = claimer(s, a, g, name, now);
                 }
-                if (nack.consumer != consumer) {
-                    if (nack.consumer != null) {
-                        nack.consumer.pending.remove(id);
-                    }
-                }
                 nack.deliveryTime = deliveryTime;
                 if (retryCount >= 0) {
                     nack.deliveryCount = retryCount;
                 } else if (!justId) {
                     nack.deliveryCount++;
                 }
-                if (nack.consumer != consumer) {
-                    consumer.pending.put(id, nack);
-                    nack.consumer = consumer;
-                }
-                if (justId) {
-                    body.bulk(id.format());
-                } else {
-                    StreamCursor c = st.cursor(id.ms(), id.seq(), id.ms(), id.seq(), false);
-                    c.next();
-                    Streams.entry(body, c, scratch);
-                }
+                transfer(nack, consumer, id);
+                claimed(body, st, id, justId, scratch);
                 n++;
                 s.propagateAs(StreamGroups.xclaim(key, groupName, g, id, nack));
                 propagateLastId = false;
@@ -274,24 +260,12 @@ final class StreamClaimCommands {
                 if (consumer == null) {
                     consumer = claimer(s, a, g, name, now);
                 }
-                if (nack.consumer != consumer && nack.consumer != null) {
-                    nack.consumer.pending.remove(id);
-                }
                 nack.deliveryTime = now;
                 if (!justId) {
                     nack.deliveryCount++;
                 }
-                if (nack.consumer != consumer) {
-                    consumer.pending.put(id, nack);
-                    nack.consumer = consumer;
-                }
-                if (justId) {
-                    body.bulk(id.format());
-                } else {
-                    StreamCursor c = st.cursor(id.ms(), id.seq(), id.ms(), id.seq(), false);
-                    c.next();
-                    Streams.entry(body, c, scratch);
-                }
+                transfer(nack, consumer, id);
+                claimed(body, st, id, justId, scratch);
                 n++;
                 count--;
                 s.propagateAs(StreamGroups.xclaim(key, groupName, g, id, nack));
@@ -311,6 +285,29 @@ final class StreamClaimCommands {
         } finally {
             seg.unlock();
         }
+    }
+
+    /** Gives a pending entry to {@code consumer}, taking it from its previous owner's list (XCLAIM, XAUTOCLAIM). */
+    private static void transfer(StreamNack nack, StreamConsumer consumer, StreamId id) {
+        if (nack.consumer == consumer) {
+            return;
+        }
+        if (nack.consumer != null) {
+            nack.consumer.pending.remove(id);
+        }
+        consumer.pending.put(id, nack);
+        nack.consumer = consumer;
+    }
+
+    /** A claimed entry in the reply: its ID alone (JUSTID) or the whole entry. */
+    private static void claimed(ReplyBuffer body, StreamValue st, StreamId id, boolean justId, byte[] scratch) {
+        if (justId) {
+            body.bulk(id.format());
+            return;
+        }
+        StreamCursor c = st.cursor(id.ms(), id.seq(), id.ms(), id.seq(), false);
+        c.next();
+        Streams.entry(body, c, scratch);
     }
 
     /** A buffer for a reply whose length is known only at the end (claims skip entries as they go). */
