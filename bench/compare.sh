@@ -18,7 +18,11 @@
 # Server CPU seconds per run come from /proc/<pid>/stat (utime+stime), giving ops per CPU-second.
 # Rounds alternate which server runs first. Installs nothing: needs redis-server and redis-benchmark.
 #
-# PARTS (default "redis-benchmark loadgen memory idle") selects what runs. "loadgen" runs the same three
+# PARTS (default "memtier redis-benchmark loadgen collections memory idle") selects what runs. "memtier" is the
+# reference: memtier_benchmark 2.3.0 (../shared/tools/memtier.sh, or MEMTIER=/path/to/memtier_benchmark),
+# SET:GET 1:10, 256-byte values, random keys over MEMTIER_KEYS (100000), 2 threads (-t 2), MEMTIER_SECONDS
+# (10; 3 in QUICK mode) per run, in the same three scenarios; it reports ops/s, p50/p99/p99.9 and ops per server
+# CPU-second (the total count of operations over the server's utime+stime for the run). "loadgen" runs the same three
 # scenarios with bench/load.sh (spinel-bench's HdrHistogram load generator, SET:GET 1:10, 100000 keys,
 # LOAD_SECONDS per run, default 10, 3 in QUICK mode) and reports ops/s, p99, p99.9 and ops per server CPU-second.
 set -euo pipefail
@@ -46,12 +50,19 @@ else
   ROUNDS=${ROUNDS:-3}; N_PIPE=${N_PIPE:-2000000}; N_PLAIN=${N_PLAIN:-200000}; N_CONN=${N_CONN:-1000000}; KEYS=${KEYS:-1000000}
 fi
 BENCH_THREADS=${BENCH_THREADS:-1}
-PARTS=${PARTS:-redis-benchmark loadgen collections memory idle}
+PARTS=${PARTS:-memtier redis-benchmark loadgen collections memory idle}
+MEMTIER=${MEMTIER:-$root/../shared/tools/memtier.sh}
+MEMTIER_KEYS=${MEMTIER_KEYS:-100000}
 # The collections part: redis-benchmark's list, set, hash and sorted-set tests, pipelined.
 COLLECTION_TESTS=lpush,lpop,sadd,hset,zadd,lrange_100
 N_COLL=${N_COLL:-$((N_PIPE / 4))}
 has_part() { case " $PARTS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 if [ "$QUICK" = 1 ]; then LOAD_SECONDS=${LOAD_SECONDS:-3}; else LOAD_SECONDS=${LOAD_SECONDS:-10}; fi
+if [ "$QUICK" = 1 ]; then MEMTIER_SECONDS=${MEMTIER_SECONDS:-3}; else MEMTIER_SECONDS=${MEMTIER_SECONDS:-10}; fi
+if has_part memtier && [ ! -x "$MEMTIER" ]; then
+  echo "compare.sh: memtier_benchmark not found at $MEMTIER (set MEMTIER, or leave memtier out of PARTS)" >&2
+  exit 2
+fi
 IDLE_CONNS=${IDLE_CONNS:-10000}
 SETTLE_SECONDS=${SETTLE_SECONDS:-8}
 OUT=${OUT:-$(mktemp -d /tmp/spinel-compare.XXXXXX)}
@@ -144,6 +155,26 @@ run_load() {
     >> "$OUT/load.tsv"
 }
 
+# run_memtier SERVER PID PORT SCENARIO ROUND CONNS_PER_THREAD PIPELINE : one line in $OUT/memtier.tsv
+run_memtier() {
+  local server=$1 pid=$2 port=$3 scenario=$4 round=$5 conns=$6 pipeline=$7
+  local before after json="$OUT/memtier-$server-$scenario-$round.json"
+  before=$(cpu_ticks "$pid")
+  "$MEMTIER" -s 127.0.0.1 -p "$port" -t 2 -c "$conns" --pipeline="$pipeline" --test-time="$MEMTIER_SECONDS" \
+    -d 256 --ratio=1:10 --key-pattern=R:R --key-maximum="$MEMTIER_KEYS" --hide-histogram \
+    --json-out-file="$json" > "$OUT/memtier-$server-$scenario-$round.log" 2>&1
+  after=$(cpu_ticks "$pid")
+  python3 - "$json" "$server" "$scenario" "$round" "$(( after - before ))" "$CLK_TCK" >> "$OUT/memtier.tsv" <<'PY'
+import json, sys
+path, server, scenario, rnd, ticks, clk = sys.argv[1:]
+t = json.load(open(path))["ALL STATS"]["Totals"]
+p = t["Percentile Latencies"]
+cpu = int(ticks) / int(clk)
+print("\t".join([server, scenario, rnd, "%.0f" % t["Ops/sec"], str(p["p50.00"]), str(p["p99.00"]), str(p["p99.90"]),
+                 "%.0f" % (t["Count"] / cpu if cpu > 0 else 0), "%.3f" % cpu]))
+PY
+}
+
 # load_keys PORT FILE -> seconds taken
 make_load_file() {
   local f="$OUT/load-$KEYS.resp"
@@ -211,8 +242,9 @@ start_server spinel; SPINEL_PID=$SERVER_PID; SPINEL_PORT=$SERVER_PORT
 
 # Warm-up (the JVM compiles its hot paths), not counted.
 : > "$OUT/load.tsv"
+: > "$OUT/memtier.tsv"
 for s in redis spinel; do
-  has_part redis-benchmark || has_part loadgen || break
+  has_part redis-benchmark || has_part loadgen || has_part memtier || break
   if [ $s = redis ]; then p=$REDIS_PORT; else p=$SPINEL_PORT; fi
   redis-benchmark -p "$p" -n $((N_PIPE / 4)) -P 30 -c 32 -d 256 -t set,get -q > /dev/null
   redis-benchmark -p "$p" -n $((N_PLAIN / 4)) -P 1 -c 50 -t set,get -q > /dev/null
@@ -228,6 +260,11 @@ for round in $(seq 1 "$ROUNDS"); do
   for s in $order; do
     if [ $s = redis ]; then pid=$REDIS_PID; port=$REDIS_PORT; else pid=$SPINEL_PID; port=$SPINEL_PORT; fi
     echo "round $round: $s" >&2
+    if has_part memtier; then
+      run_memtier $s "$pid" "$port" pipelined "$round" 16 30
+      run_memtier $s "$pid" "$port" conn1024 "$round" 512 30
+      run_memtier $s "$pid" "$port" unpipelined "$round" 25 1
+    fi
     if has_part redis-benchmark; then
       run_bench $s "$pid" "$port" pipelined "$round" "$N_PIPE" -P 30 -c 32 -d 256
       run_bench $s "$pid" "$port" unpipelined "$round" "$N_PLAIN" -P 1 -c 50
@@ -274,6 +311,26 @@ AWK_MEDIAN='function median(list,   a, n, i, j, t) {
   return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }'
 
+if [ -s "$OUT/memtier.tsv" ]; then
+  echo
+  echo "memtier_benchmark 2.3.0 (-t 2, SET:GET 1:10, -d 256, random keys over $MEMTIER_KEYS, ${MEMTIER_SECONDS}s per run; medians of $ROUNDS rounds)"
+  echo
+  echo "| scenario | Redis ops/s | Spinel ops/s | ratio | Redis p50/p99/p99.9 ms | Spinel p50/p99/p99.9 ms | Redis ops/CPU-s | Spinel ops/CPU-s | CPU ratio |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+  awk -F'\t' "$AWK_MEDIAN"'
+    { k = $2; keys[k] = 1; ops[$1, k] = ops[$1, k] " " $4; p50[$1, k] = p50[$1, k] " " $5;
+      p99[$1, k] = p99[$1, k] " " $6; p999[$1, k] = p999[$1, k] " " $7; cpu[$1, k] = cpu[$1, k] " " $8 }
+    END {
+      split("pipelined conn1024 unpipelined", order, " ");
+      names["pipelined"] = "32 conns, pipeline 30"; names["conn1024"] = "1024 conns, pipeline 30"; names["unpipelined"] = "50 conns, pipeline 1";
+      for (o = 1; o <= 3; o++) { k = order[o]; if (!(k in keys)) continue;
+        rr = median(ops["redis", k]); sr = median(ops["spinel", k]); rc = median(cpu["redis", k]); sc = median(cpu["spinel", k]);
+        printf "| %s | %.0f | %.0f | %.2f | %.2f / %.2f / %.2f | %.2f / %.2f / %.2f | %.0f | %.0f | %.2f |\n", names[k], rr, sr,
+          (rr > 0 ? sr / rr : 0), median(p50["redis", k]), median(p99["redis", k]), median(p999["redis", k]),
+          median(p50["spinel", k]), median(p99["spinel", k]), median(p999["spinel", k]), rc, sc, (rc > 0 ? sc / rc : 0)
+      }
+    }' "$OUT/memtier.tsv"
+fi
 if [ -s "$RESULTS" ]; then
 echo
 echo "redis-benchmark (medians of $ROUNDS rounds)"
@@ -357,4 +414,4 @@ fi
 echo
 echo "Spinel JVM options: ${SPINEL_JAVA_OPTS:-the default of bin/spinel-server}"
 echo "Spinel arguments: ${SPINEL_ARGS:-(none)}; $(grep -h -o 'transport=[a-z_]*' "$OUT"/spinel-*.log 2>/dev/null | sort -u | tr '\n' ' ')"
-echo "Raw results: $RESULTS, $OUT/load.tsv and $OUT/memory.tsv"
+echo "Raw results: $OUT/memtier.tsv, $RESULTS, $OUT/load.tsv and $OUT/memory.tsv"
