@@ -231,21 +231,25 @@ class GrpcWritePathTest {
     void aVersionReadBeforeARestartNeverMatchesAfterIt() throws Exception {
         long before;
         try (GrpcTestServer s = logging(dir); Jedis j = s.jedis()) {
+            for (int i = 0; i < 3; i++) {
+                s.blocking().put(put("other" + i, "x"));
+            }
             j.set("aba", "a");
             before = s.blocking().get(get("aba")).getKv().getVersion();
         }
         try (GrpcTestServer s = logging(dir)) {
             KVGrpc.KVBlockingStub kv = s.blocking();
             assertEquals("a", kv.get(get("aba")).getKv().getValue().toStringUtf8());
-            // Someone else rewrites the key after the restart, several times; the old version must never come back.
-            for (int i = 0; i < 5; i++) {
+            // Someone else rewrites the key after the restart, again and again: a compare-and-set with the
+            // version read before the restart must fail every time (it is a different value).
+            for (int i = 0; i < 10; i++) {
                 long v = kv.put(put("aba", "b" + i)).getVersion();
+                StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> kv.update(UpdateRequest.newBuilder()
+                        .setKey(b("aba")).setValue(b("stale")).setExpectedVersion(before).build()));
+                assertEquals(Status.Code.FAILED_PRECONDITION, e.getStatus().getCode());
                 assertTrue(v > before, v + " after the restart, " + before + " before");
             }
-            StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> kv.update(UpdateRequest.newBuilder()
-                    .setKey(b("aba")).setValue(b("stale")).setExpectedVersion(before).build()));
-            assertEquals(Status.Code.FAILED_PRECONDITION, e.getStatus().getCode());
-            assertEquals("b4", kv.get(get("aba")).getKv().getValue().toStringUtf8());
+            assertEquals("b9", kv.get(get("aba")).getKv().getValue().toStringUtf8());
         }
     }
 }
