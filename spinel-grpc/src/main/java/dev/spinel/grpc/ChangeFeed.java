@@ -3,9 +3,10 @@ package dev.spinel.grpc;
 import dev.spinel.server.engine.KeyObserver;
 
 /**
- * The engine's change hook as the gRPC service sees it: RESP writes move the versions of keys gRPC
- * has seen and feed Watch streams; expiries end versions. Active only while gRPC holds versions or
- * has watchers, so RESP writes cost nothing extra otherwise.
+ * The engine's change hook as the gRPC service sees it: commands (RESP's, and the ones gRPC's own
+ * writes run through the engine) move the versions of keys gRPC has seen and feed Watch streams;
+ * expiries end versions. Active only while gRPC holds versions or has watchers, so RESP writes cost
+ * nothing extra otherwise.
  *
  * <p>Thread-safety: thread-safe (see {@link KeyObserver}).
  */

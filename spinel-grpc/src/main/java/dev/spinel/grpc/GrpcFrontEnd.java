@@ -17,12 +17,13 @@ import java.util.concurrent.TimeUnit;
  * Starts the gRPC service with the server (found by {@link java.util.ServiceLoader}): the KV service,
  * the standard health service and server reflection, on {@code grpc-bind}:{@code grpc-port} (0: off).
  * It shares the RESP front end's Netty event loops (accept and I/O) and runs handlers directly on
- * them, so it adds no thread of its own; handlers never block.
+ * them, so it adds no thread of its own; handlers never block (a write's reply waits for the log in a
+ * callback, not on the loop).
  *
  * <p>Thread-safety: {@link #start} once per server; the returned handle is closed once.
  */
 public final class GrpcFrontEnd implements SpinelExtension {
-    /** The running service, for tests and the load runner. */
+    /** The running service, for tests and the gRPC load runner (spinel-bench). */
     public static final class Running implements AutoCloseable {
         private final Server server;
         private final HealthStatusManager health;

@@ -16,11 +16,39 @@ import java.util.concurrent.atomic.AtomicLong;
  * (collections, APPEND) are caught by the engine's change hook ({@link #bump}), which runs just after
  * the command. Either way the version only grows.
  *
+ * <p>Versions are unique across restarts: the counter starts each run at {@link #epochStart} (the start
+ * time in milliseconds shifted left by {@link #EPOCH_SHIFT} bits), and a key that has no stamp yet (every
+ * key, after a restart) gets its version from the counter. A version read before a restart is therefore
+ * below every version handed out after it, so it never matches again (no ABA through a crash), as long
+ * as the earlier run handed out fewer than 2^20 versions per millisecond of its life on average (each
+ * takes a stripe lock, an atomic increment and a map write: orders of magnitude slower) and the clock
+ * did not step back by more than that run's down time. See docs/grpc.md.
+ *
  * <p>Thread-safety: thread-safe. {@link #versionOf}, {@link #written} and {@link #deleted} must be
  * called with the key's stripe lock held (so a key's stamp changes in step with its entry).
  */
 final class KeyVersions {
-    private final AtomicLong revision = new AtomicLong();
+    /** Bits of a version below the start time: 2^20 versions per millisecond of a run. */
+    static final int EPOCH_SHIFT = 20;
+
+    private final AtomicLong revision;
+
+    KeyVersions() {
+        this(System.currentTimeMillis());
+    }
+
+    /** Versions of a run started at {@code startMillis} (Unix time). */
+    KeyVersions(long startMillis) {
+        this.revision = new AtomicLong(epochStart(startMillis));
+    }
+
+    /**
+     * The first revision of a run started at {@code startMillis}: above every version of a run started
+     * earlier that handed out fewer than 2^20 versions per millisecond. Fits an int64 until the year 2248.
+     */
+    static long epochStart(long startMillis) {
+        return startMillis << EPOCH_SHIFT;
+    }
     private final ConcurrentHashMap<ByteKey, Stamp> stamps = new ConcurrentHashMap<>();
 
     private record Stamp(long version, Object value) {

@@ -21,6 +21,7 @@ import dev.spinel.grpc.v1.UpdateRequest;
 import dev.spinel.grpc.v1.UpdateResponse;
 import dev.spinel.grpc.v1.WatchRequest;
 import dev.spinel.grpc.v1.WatchResponse;
+import dev.spinel.server.engine.EmbeddedClient.Done;
 import io.grpc.Context;
 import io.grpc.Deadline;
 import io.grpc.Status;
@@ -28,13 +29,19 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.netty.channel.EventLoopGroup;
+import io.netty.util.concurrent.EventExecutor;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
  * {@code spinel.kv.v1.KV}: maps each RPC to a {@link KvStore} operation and its errors to statuses.
  * Runs on the transport's event loops (the server uses a direct executor): every operation is a short
- * critical section under stripe locks, never a wait for I/O. A call whose deadline has already passed
+ * critical section under stripe locks, never a wait for I/O. A write's reply leaves only once the
+ * append-only log acknowledges the write (fsynced under {@code appendfsync always}); the loop does not
+ * wait for that, the reply is sent from a callback, as the RESP connection's replies are. A call whose deadline has already passed
  * when it is reached fails with DEADLINE_EXCEEDED without touching the store.
  *
  * <p>Thread-safety: thread-safe; one instance serves every call.
@@ -80,21 +87,39 @@ final class KvService extends KVGrpc.KVImplBase {
         unary(r, txn::run, out);
     }
 
-    private static <Q, R> void unary(Q request, Function<Q, R> op, StreamObserver<R> out) {
+    private <Q, R> void unary(Q request, Function<Q, Done<R>> op, StreamObserver<R> out) {
         StatusRuntimeException late = expired();
         if (late != null) {
             out.onError(late);
             return;
         }
-        R reply;
+        Done<R> done;
         try {
-            reply = op.apply(request);
+            done = op.apply(request);
         } catch (StatusRuntimeException e) {
             out.onError(e);
             return;
         }
-        out.onNext(reply);
-        out.onCompleted();
+        R reply = done.value();
+        if (done.logPosition() == 0) {
+            out.onNext(reply);
+            out.onCompleted();
+            return;
+        }
+        store.client().afterLogged(done.logPosition(), currentLoop(), () -> {
+            out.onNext(reply);
+            out.onCompleted();
+        });
+    }
+
+    /** The event loop running the call (its callbacks must come back to it), or any loop off them. */
+    private Executor currentLoop() {
+        for (EventExecutor e : loops) {
+            if (e.inEventLoop()) {
+                return e;
+            }
+        }
+        return loops.next();
     }
 
     /** DEADLINE_EXCEEDED / CANCELLED when the call is already over, else null. */
@@ -160,20 +185,46 @@ final class KvService extends KVGrpc.KVImplBase {
         call.onNext(WatchResponse.newBuilder().setHeader(store.header()).setCreated(true).build());
     }
 
+    /** Batch replies computed but not yet sent (waiting for the log) before the stream stops reading. */
+    static final int BATCH_WINDOW = 64;
+
     /**
-     * Batch: each request message is answered by one response message, in order. Inbound flow control
-     * is manual: the next request is read only while the client keeps reading replies, so a client
-     * that sends without reading cannot make the server buffer replies without bound.
+     * Batch: each request message is answered by one response message, in order, each sent once the
+     * log acknowledges its writes. Inbound flow control is manual: the next request is read only while
+     * the client keeps reading replies and fewer than {@link #BATCH_WINDOW} replies wait for the log, so
+     * a client that sends without reading cannot make the server buffer replies without bound.
      */
     @Override
     public StreamObserver<BatchRequest> batch(StreamObserver<BatchResponse> responses) {
         var out = (ServerCallStreamObserver<BatchResponse>) responses;
+        Executor loop = currentLoop();
         out.disableAutoRequest();
-        boolean[] waiting = {false};
+        // Confined to the call's loop: the handlers run on it and replies are sent from it.
+        var state = new Object() {
+            CompletableFuture<Void> tail = CompletableFuture.completedFuture(null);
+            int unsent;
+            boolean waiting;
+
+            void readMore() {
+                if (unsent < BATCH_WINDOW && out.isReady()) {
+                    waiting = false;
+                    out.request(1);
+                } else {
+                    waiting = true;
+                }
+            }
+
+            void sent(BatchResponse r) {
+                out.onNext(r);
+                unsent--;
+                if (waiting) {
+                    readMore();
+                }
+            }
+        };
         out.setOnReadyHandler(() -> {
-            if (waiting[0] && out.isReady()) {
-                waiting[0] = false;
-                out.request(1);
+            if (state.waiting) {
+                state.readMore();
             }
         });
         out.request(1);
@@ -181,39 +232,55 @@ final class KvService extends KVGrpc.KVImplBase {
             @Override
             public void onNext(BatchRequest req) {
                 BatchResponse.Builder b = BatchResponse.newBuilder();
+                long position = 0;
                 for (BatchOp op : req.getOpsList()) {
-                    b.addResults(one(op));
+                    Done<BatchResult> d = one(op);
+                    b.addResults(d.value());
+                    position = Math.max(position, d.logPosition());
                 }
-                out.onNext(b.build());
-                if (out.isReady()) {
-                    out.request(1);
+                BatchResponse r = b.build();
+                state.unsent++;
+                CompletableFuture<Void> logged = new CompletableFuture<>();
+                store.client().afterLogged(position, loop, () -> logged.complete(null));
+                if (state.tail.isDone() && logged.isDone()) {
+                    state.sent(r); // nothing before it waits: no hop
                 } else {
-                    waiting[0] = true;
+                    // Acknowledging a position acknowledges every earlier one, but callbacks may run in
+                    // any order: the chain keeps the replies in request order.
+                    state.tail = state.tail.thenCombine(logged, (x, y) -> (Void) null)
+                            .thenRunAsync(() -> state.sent(r), loop);
                 }
+                state.readMore();
             }
 
             @Override
             public void onError(Throwable t) {
-                // The client went away; nothing is pending on our side.
+                // The client went away; replies still waiting for the log are dropped by the transport.
             }
 
             @Override
             public void onCompleted() {
-                out.onCompleted();
+                if (state.tail.isDone()) {
+                    out.onCompleted();
+                } else {
+                    state.tail = state.tail.thenRunAsync(out::onCompleted, loop);
+                }
             }
         };
     }
 
-    private BatchResult one(BatchOp op) {
+    /** One op of a Batch: its result and the log position its reply waits for. */
+    private Done<BatchResult> one(BatchOp op) {
         BatchResult.Builder b = BatchResult.newBuilder();
+        long position = 0;
         try {
             switch (op.getOpCase()) {
-                case CREATE -> b.setCreate(store.create(op.getCreate()));
-                case GET -> b.setGet(store.get(op.getGet()));
-                case UPDATE -> b.setUpdate(store.update(op.getUpdate()));
-                case DELETE -> b.setDelete(store.delete(op.getDelete()));
-                case PUT -> b.setPut(store.put(op.getPut()));
-                case TXN -> b.setTxn(txn.run(op.getTxn()));
+                case CREATE -> position = set(store.create(op.getCreate()), b::setCreate);
+                case GET -> position = set(store.get(op.getGet()), b::setGet);
+                case UPDATE -> position = set(store.update(op.getUpdate()), b::setUpdate);
+                case DELETE -> position = set(store.delete(op.getDelete()), b::setDelete);
+                case PUT -> position = set(store.put(op.getPut()), b::setPut);
+                case TXN -> position = set(txn.run(op.getTxn()), b::setTxn);
                 default -> throw Failure.of(Status.INVALID_ARGUMENT.withDescription("empty BatchOp"));
             }
         } catch (StatusRuntimeException e) {
@@ -222,6 +289,11 @@ final class KvService extends KVGrpc.KVImplBase {
                 b.setMessage(e.getStatus().getDescription());
             }
         }
-        return b.build();
+        return new Done<>(b.build(), position);
+    }
+
+    private static <R> long set(Done<R> d, Consumer<R> into) {
+        into.accept(d.value());
+        return d.logPosition();
     }
 }

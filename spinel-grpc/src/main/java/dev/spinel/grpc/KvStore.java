@@ -13,37 +13,45 @@ import dev.spinel.grpc.v1.PutRequest;
 import dev.spinel.grpc.v1.PutResponse;
 import dev.spinel.grpc.v1.UpdateRequest;
 import dev.spinel.grpc.v1.UpdateResponse;
-import dev.spinel.server.commands.Keys;
+import dev.spinel.server.engine.EmbeddedClient;
+import dev.spinel.server.engine.EmbeddedClient.Access;
+import dev.spinel.server.engine.EmbeddedClient.Done;
+import dev.spinel.server.engine.EmbeddedClient.Locked;
 import dev.spinel.server.engine.Engine;
-import dev.spinel.server.engine.Notifications;
 import dev.spinel.server.engine.RedisError;
-import dev.spinel.store.Database;
-import dev.spinel.store.Entry;
-import dev.spinel.store.KeyHash;
-import dev.spinel.store.Segment;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
 /**
- * The key-value operations of the gRPC service on the engine's keyspace (database 0), each atomic
- * under its key's stripe lock. Values are stored as plain Redis strings ({@code byte[]}), so RESP
- * GET reads them. After each write the engine is told (dirty counter, WATCH, CLIENT TRACKING),
- * keyspace notifications are published and Watch streams fed, as a RESP command's write would.
- * Errors are thrown as {@link StatusRuntimeException} with the status the RPC returns.
+ * The key-value operations of the gRPC service on the engine's keyspace (database 0), each one unit
+ * of the engine's {@link EmbeddedClient}: atomic under its keys' stripe locks, refused as a RESP write
+ * would be (OOM, MISCONF), and writing through Redis commands ({@code SET k v [PXAT t]}, {@code SET k v
+ * KEEPTTL}, {@code DEL k}), so the append-only log, keyspace notifications, WATCH, CLIENT TRACKING,
+ * MONITOR and the dirty counter see gRPC's writes exactly as they see RESP's. Values are plain Redis
+ * strings. Each write returns its log position with its reply: the reply is sent once the log
+ * acknowledges it ({@link KvService}). Errors are thrown as {@link StatusRuntimeException} with the
+ * status the RPC returns.
  *
  * <p>Thread-safety: thread-safe; called from any event loop. Never blocks beyond a stripe lock.
  */
 final class KvStore {
     static final int DB = 0;
+    private static final byte[] SET = {'S', 'E', 'T'};
+    private static final byte[] DEL = {'D', 'E', 'L'};
+    private static final byte[] PXAT = {'P', 'X', 'A', 'T'};
+    private static final byte[] KEEPTTL = {'K', 'E', 'E', 'P', 'T', 'T', 'L'};
 
     private final Engine engine;
-    private final Database db;
+    private final EmbeddedClient client;
     private final KeyVersions versions;
     private final WatchHub hub;
 
     KvStore(Engine engine, KeyVersions versions, WatchHub hub) {
         this.engine = engine;
-        this.db = engine.keyspace().db(DB);
+        this.client = engine.embeddedClient("grpc");
         this.versions = versions;
         this.hub = hub;
     }
@@ -52,8 +60,8 @@ final class KvStore {
         return engine;
     }
 
-    Database db() {
-        return db;
+    EmbeddedClient client() {
+        return client;
     }
 
     KeyVersions versions() {
@@ -108,242 +116,189 @@ final class KvStore {
                 + ", key is at " + actual));
     }
 
-    static byte[] string(Entry e) {
+    /** The string value, or FAILED_PRECONDITION with Redis's WRONGTYPE text. */
+    static byte[] string(Object value) {
+        if (value instanceof byte[] b) {
+            return b;
+        }
+        throw Failure.of(Status.FAILED_PRECONDITION.withDescription(EmbeddedClient.wrongType()));
+    }
+
+    /**
+     * A refusal or error reply of the engine as the RPC's status, with Redis's text as description:
+     * OOM → RESOURCE_EXHAUSTED, MISCONF (persistence failing) → UNAVAILABLE, WRONGTYPE →
+     * FAILED_PRECONDITION, anything else → INTERNAL.
+     */
+    static StatusRuntimeException refused(RedisError e) {
+        Status s = switch (e.code()) {
+            case "OOM" -> Status.RESOURCE_EXHAUSTED;
+            case "MISCONF" -> Status.UNAVAILABLE;
+            case "WRONGTYPE" -> Status.FAILED_PRECONDITION;
+            default -> Status.INTERNAL;
+        };
+        return Failure.of(s.withDescription(e.getMessage()));
+    }
+
+    /** Runs a unit of the engine's client, its refusals and errors turned into statuses. */
+    <T> Done<T> run(List<byte[]> keys, Access access, EmbeddedClient.Unit<T> unit) {
         try {
-            return Keys.string(e);
-        } catch (RedisError wrongType) {
-            throw Failure.of(Status.FAILED_PRECONDITION.withDescription(wrongType.getMessage()));
+            return client.run(DB, keys, access, unit);
+        } catch (RedisError e) {
+            throw refused(e);
         }
     }
 
-    KeyValue kv(Entry e, long version, boolean withValue) {
-        KeyValue.Builder b = KeyValue.newBuilder().setKey(ByteString.copyFrom(e.key())).setVersion(version);
+    KeyValue kv(byte[] key, Object value, long expireAt, long version, boolean withValue) {
+        KeyValue.Builder b = KeyValue.newBuilder().setKey(ByteString.copyFrom(key)).setVersion(version);
         if (withValue) {
-            b.setValue(ByteString.copyFrom(string(e)));
+            b.setValue(ByteString.copyFrom(string(value)));
         }
-        if (e.expireAt() >= 0) {
-            b.setExpireAtMs(e.expireAt());
+        if (expireAt >= 0) {
+            b.setExpireAtMs(expireAt);
         }
         return b.build();
     }
 
-    // ---------------------------------------------------------------- operations
+    // ---------------------------------------------------------------- writes as commands
 
-    CreateResponse create(CreateRequest r) {
-        byte[] key = key(r.getKey());
-        byte[] value = value(r.getValue());
-        long now = System.currentTimeMillis();
-        long expireAt = expireAt(r.getTtlMs(), now);
-        int h = KeyHash.hash(key);
-        Segment seg = db.segment(h);
-        long v;
-        seg.lock();
-        try {
-            if (seg.get(key, 0, key.length, h, now) != null) {
-                throw Failure.of(Status.ALREADY_EXISTS.withDescription("key exists"));
-            }
-            seg.insert(key, h, value, expireAt);
-            v = versions.written(key, value);
-            touched(key);
-        } finally {
-            seg.unlock();
+    /** {@code SET key value}, with {@code PXAT expireAt} when set; returns the key's new version. */
+    long set(Locked k, byte[] key, byte[] value, long expireAt) {
+        if (expireAt >= 0) {
+            k.call(SET, key, value, PXAT, Long.toString(expireAt).getBytes(StandardCharsets.US_ASCII));
+        } else {
+            k.call(SET, key, value);
         }
-        written(key, expireAt >= 0);
-        return CreateResponse.newBuilder().setHeader(header()).setVersion(v).build();
+        return versions.written(key, k.value(key));
     }
 
-    GetResponse get(GetRequest r) {
+    /** {@code DEL key} of a key that exists. */
+    void del(Locked k, byte[] key) {
+        k.call(DEL, key);
+        versions.deleted(key);
+    }
+
+    // ---------------------------------------------------------------- operations
+
+    Done<CreateResponse> create(CreateRequest r) {
         byte[] key = key(r.getKey());
-        GetResponse.Builder b = GetResponse.newBuilder();
-        KeyValue kv = read(key, true);
+        byte[] value = value(r.getValue());
+        long expireAt = expireAt(r.getTtlMs(), System.currentTimeMillis());
+        Done<Long> d = run(List.of(key), Access.GROW, k -> {
+            if (k.value(key) != null) {
+                throw Failure.of(Status.ALREADY_EXISTS.withDescription("key exists"));
+            }
+            return set(k, key, value, expireAt);
+        });
+        return new Done<>(CreateResponse.newBuilder().setHeader(header()).setVersion(d.value()).build(), d.logPosition());
+    }
+
+    Done<GetResponse> get(GetRequest r) {
+        byte[] key = key(r.getKey());
+        KeyValue kv = run(List.of(key), Access.READ, k -> readLocked(k, key, true)).value();
         if (kv == null) {
             throw notFound(key);
         }
-        return b.setHeader(header()).setKv(kv).build();
+        return new Done<>(GetResponse.newBuilder().setHeader(header()).setKv(kv).build(), 0);
     }
 
-    /** The key's state now, or null when absent. */
-    KeyValue read(byte[] key, boolean withValue) {
-        int h = KeyHash.hash(key);
-        Segment seg = db.segment(h);
-        seg.lock();
-        try {
-            return readLocked(key, h, seg, withValue, System.currentTimeMillis());
-        } finally {
-            seg.unlock();
-        }
-    }
-
-    KeyValue readLocked(byte[] key, int h, Segment seg, boolean withValue, long now) {
-        Entry e = seg.get(key, 0, key.length, h, now);
-        if (e == null) {
+    /** The key's state now, or null when absent; inside a unit holding the key. */
+    KeyValue readLocked(Locked k, byte[] key, boolean withValue) {
+        Object value = k.value(key);
+        if (value == null) {
             versions.versionOf(key, null);
             engine.stats().keyspaceMisses.increment();
             return null;
         }
         engine.stats().keyspaceHits.increment();
-        return kv(e, versions.versionOf(key, e.value()), withValue);
+        return kv(key, value, k.expireAt(key), versions.versionOf(key, value), withValue);
     }
 
     /**
-     * After a RESP command wrote a key gRPC holds a version for: a new version if it still exists (the
+     * After a command wrote a key gRPC holds a version for: a new version if it still exists (the
      * change may have been in place), its stamp dropped if it was deleted (so keys deleted through RESP
      * do not keep a stamp forever).
      */
     void refreshVersion(byte[] key) {
-        int h = KeyHash.hash(key);
-        Segment seg = db.segment(h);
-        seg.lock();
-        try {
-            Entry e = seg.get(key, 0, key.length, h, System.currentTimeMillis());
-            if (e == null) {
+        client.run(DB, List.of(key), Access.READ, k -> {
+            if (k.value(key) == null) {
                 versions.versionOf(key, null);
             } else {
                 versions.bump(key);
             }
-        } finally {
-            seg.unlock();
-        }
+            return null;
+        });
     }
 
     /** For Watch: the key's value and version, or null when absent (a non-string key: no value). */
     KeyValue snapshot(byte[] key) {
-        int h = KeyHash.hash(key);
-        Segment seg = db.segment(h);
-        seg.lock();
-        try {
-            Entry e = seg.get(key, 0, key.length, h, System.currentTimeMillis());
-            if (e == null) {
+        return client.run(DB, List.of(key), Access.READ, k -> {
+            Object value = k.value(key);
+            if (value == null) {
                 return null;
             }
-            return kv(e, versions.versionOf(key, e.value()), e.value() instanceof byte[]);
-        } finally {
-            seg.unlock();
-        }
+            return kv(key, value, k.expireAt(key), versions.versionOf(key, value), value instanceof byte[]);
+        }).value();
     }
 
-    UpdateResponse update(UpdateRequest r) {
+    Done<UpdateResponse> update(UpdateRequest r) {
         byte[] key = key(r.getKey());
         byte[] value = value(r.getValue());
-        int h = KeyHash.hash(key);
-        Segment seg = db.segment(h);
-        long v;
-        seg.lock();
-        try {
-            Entry e = seg.get(key, 0, key.length, h, System.currentTimeMillis());
-            if (e == null) {
+        Done<Long> d = run(List.of(key), Access.GROW, k -> {
+            Object current = k.value(key);
+            if (current == null) {
                 throw notFound(key);
             }
             if (r.hasExpectedVersion()) {
-                long current = versions.versionOf(key, e.value());
-                if (current != r.getExpectedVersion()) {
-                    throw versionMismatch(r.getExpectedVersion(), current);
+                long v = versions.versionOf(key, current);
+                if (v != r.getExpectedVersion()) {
+                    throw versionMismatch(r.getExpectedVersion(), v);
                 }
             }
-            seg.replaceValue(e, value);
-            v = versions.written(key, value);
-            touched(key);
-        } finally {
-            seg.unlock();
-        }
-        written(key, false); // the TTL is kept, not set
-        return UpdateResponse.newBuilder().setHeader(header()).setVersion(v).build();
+            k.call(SET, key, value, KEEPTTL); // the TTL is kept, not set
+            return versions.written(key, k.value(key));
+        });
+        return new Done<>(UpdateResponse.newBuilder().setHeader(header()).setVersion(d.value()).build(), d.logPosition());
     }
 
-    DeleteResponse delete(DeleteRequest r) {
+    Done<DeleteResponse> delete(DeleteRequest r) {
         byte[] key = key(r.getKey());
-        long v = deleteKey(key, r.hasExpectedVersion(), r.getExpectedVersion(), true);
-        return DeleteResponse.newBuilder().setHeader(header()).setVersion(v).build();
+        Done<Long> d = run(List.of(key), Access.WRITE,
+                k -> deleteLocked(k, key, r.hasExpectedVersion(), r.getExpectedVersion(), true));
+        return new Done<>(DeleteResponse.newBuilder().setHeader(header()).setVersion(d.value()).build(), d.logPosition());
     }
 
-    /** Deletes; returns the version the key had (0 if absent and !mustExist). */
-    long deleteKey(byte[] key, boolean checkVersion, long expected, boolean mustExist) {
-        int h = KeyHash.hash(key);
-        Segment seg = db.segment(h);
-        long v;
-        seg.lock();
-        try {
-            v = deleteLocked(key, h, seg, checkVersion, expected, mustExist);
-        } finally {
-            seg.unlock();
-        }
-        if (v != 0) {
-            deleted(key);
-        }
-        return v;
-    }
-
-    long deleteLocked(byte[] key, int h, Segment seg, boolean checkVersion, long expected, boolean mustExist) {
-        Entry e = seg.get(key, 0, key.length, h, System.currentTimeMillis());
-        if (e == null) {
+    /** Deletes inside a unit holding the key; returns the version the key had (0 if absent and !mustExist). */
+    long deleteLocked(Locked k, byte[] key, boolean checkVersion, long expected, boolean mustExist) {
+        Object value = k.value(key);
+        if (value == null) {
             versions.versionOf(key, null);
             if (mustExist) {
                 throw notFound(key);
             }
             return 0;
         }
-        long current = versions.versionOf(key, e.value());
+        long current = versions.versionOf(key, value);
         if (checkVersion && current != expected) {
             throw versionMismatch(expected, current);
         }
-        seg.removeEntry(e);
-        versions.deleted(key);
-        touched(key);
+        del(k, key);
         return current;
     }
 
-    PutResponse put(PutRequest r) {
+    Done<PutResponse> put(PutRequest r) {
         byte[] key = key(r.getKey());
         byte[] value = value(r.getValue());
-        long now = System.currentTimeMillis();
-        long expireAt = expireAt(r.getTtlMs(), now);
-        int h = KeyHash.hash(key);
-        Segment seg = db.segment(h);
-        PutResponse.Builder b = PutResponse.newBuilder();
-        seg.lock();
-        try {
-            putLocked(key, h, seg, value, expireAt, now, b);
-        } finally {
-            seg.unlock();
-        }
-        written(key, expireAt >= 0);
-        return b.setHeader(header()).build();
+        long expireAt = expireAt(r.getTtlMs(), System.currentTimeMillis());
+        Done<PutResponse.Builder> d = run(List.of(key), Access.GROW, k -> {
+            PutResponse.Builder b = PutResponse.newBuilder();
+            putLocked(k, key, value, expireAt, b);
+            return b;
+        });
+        return new Done<>(d.value().setHeader(header()).build(), d.logPosition());
     }
 
-    void putLocked(byte[] key, int h, Segment seg, byte[] value, long expireAt, long now, PutResponse.Builder b) {
-        Entry e = seg.get(key, 0, key.length, h, now);
-        if (e == null) {
-            seg.insert(key, h, value, expireAt);
-        } else {
-            seg.replaceValue(e, value);
-            seg.setExpire(e, expireAt);
-        }
-        b.setCreated(e == null).setVersion(versions.written(key, value));
-        touched(key);
-    }
-
-    // ---------------------------------------------------------------- after a write
-
-    /**
-     * Invalidates WATCHes and client caches of {@code key}; called with its stripe lock held, so an
-     * EXEC (which holds every stripe while it checks its watches) sees the write or runs before it.
-     */
-    private void touched(byte[] key) {
-        engine.keyChangedExternally(DB, key);
-    }
-
-    /** Publishes the write of {@code key} (notifications, Watch streams); call after unlocking. */
-    void written(byte[] key, boolean withTtl) {
-        Notifications n = engine.notifications();
-        n.notify(Notifications.STRING, "set", key, DB);
-        if (withTtl) {
-            n.notify(Notifications.GENERIC, "expire", key, DB);
-        }
-        hub.changed(key, false);
-    }
-
-    void deleted(byte[] key) {
-        engine.notifications().notify(Notifications.GENERIC, "del", key, DB);
-        hub.changed(key, false);
+    void putLocked(Locked k, byte[] key, byte[] value, long expireAt, PutResponse.Builder b) {
+        boolean created = k.value(key) == null;
+        b.setCreated(created).setVersion(set(k, key, value, expireAt));
     }
 }

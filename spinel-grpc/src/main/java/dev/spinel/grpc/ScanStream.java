@@ -4,7 +4,6 @@ import com.google.protobuf.ByteString;
 import dev.spinel.grpc.v1.KeyValue;
 import dev.spinel.grpc.v1.ScanRequest;
 import dev.spinel.grpc.v1.ScanResponse;
-import dev.spinel.store.Entry;
 import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
 
@@ -90,9 +89,9 @@ final class ScanStream {
         long now = System.currentTimeMillis();
         List<KeyValue> found = new ArrayList<>();
         long stepCursor = cursor;
-        long next = store.db().scan(cursor, KEYS_PER_STEP, e -> {
-            if (matches(e.key()) && (e.expireAt() < 0 || e.expireAt() > now)) {
-                found.add(kv(e));
+        long next = store.client().scan(KvStore.DB, cursor, KEYS_PER_STEP, (key, value, expireAt) -> {
+            if (matches(key) && (expireAt < 0 || expireAt > now)) {
+                found.add(kv(key, value, expireAt));
             }
         });
         ScanResponse.Builder msg = ScanResponse.newBuilder();
@@ -123,15 +122,14 @@ final class ScanStream {
     }
 
     /** Called under the entry's stripe lock. */
-    private KeyValue kv(Entry e) {
-        long version = store.versions().versionOf(e.key(), e.value());
-        boolean withValue = !r.getKeysOnly() && e.value() instanceof byte[];
-        KeyValue.Builder b = KeyValue.newBuilder().setKey(ByteString.copyFrom(e.key())).setVersion(version);
-        if (withValue) {
-            b.setValue(ByteString.copyFrom((byte[]) e.value()));
+    private KeyValue kv(byte[] key, Object value, long expireAt) {
+        long version = store.versions().versionOf(key, value);
+        KeyValue.Builder b = KeyValue.newBuilder().setKey(ByteString.copyFrom(key)).setVersion(version);
+        if (!r.getKeysOnly() && value instanceof byte[] v) {
+            b.setValue(ByteString.copyFrom(v));
         }
-        if (e.expireAt() >= 0) {
-            b.setExpireAtMs(e.expireAt());
+        if (expireAt >= 0) {
+            b.setExpireAtMs(expireAt);
         }
         return b.build();
     }

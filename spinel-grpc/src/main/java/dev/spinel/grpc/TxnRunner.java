@@ -9,10 +9,9 @@ import dev.spinel.grpc.v1.RequestOp;
 import dev.spinel.grpc.v1.ResponseOp;
 import dev.spinel.grpc.v1.TxnRequest;
 import dev.spinel.grpc.v1.TxnResponse;
-import dev.spinel.store.Entry;
-import dev.spinel.store.KeyHash;
-import dev.spinel.store.Segment;
-import dev.spinel.store.StripeLocks;
+import dev.spinel.server.engine.EmbeddedClient.Access;
+import dev.spinel.server.engine.EmbeddedClient.Done;
+import dev.spinel.server.engine.EmbeddedClient.Locked;
 import io.grpc.Status;
 
 import java.util.ArrayList;
@@ -20,9 +19,12 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Txn (etcd's model): every compare is evaluated and the chosen branch of ops is run with the stripes
- * of all keys involved locked in the global order, so the whole Txn is atomic against RESP commands and
- * other RPCs. All requests are validated before any lock is taken; an invalid Txn changes nothing.
+ * Txn (etcd's model): every compare is evaluated and the chosen branch of ops is run as one unit of the
+ * engine's client, with the stripes of all keys involved locked in the global order, so the whole Txn is
+ * atomic against RESP commands and other RPCs, and its writes reach the append-only log as one
+ * MULTI/EXEC block (replayed atomically). All requests are validated before any lock is taken; an
+ * invalid Txn changes nothing. A Txn that may write is refused as a RESP write would be (MISCONF; OOM
+ * when it has a put).
  *
  * <p>Thread-safety: stateless; one call per Txn, any thread.
  */
@@ -35,7 +37,7 @@ final class TxnRunner {
         this.store = store;
     }
 
-    TxnResponse run(TxnRequest r) {
+    Done<TxnResponse> run(TxnRequest r) {
         List<byte[]> keys = new ArrayList<>();
         for (Compare c : r.getComparesList()) {
             keys.add(KvStore.key(c.getKey()));
@@ -47,52 +49,45 @@ final class TxnRunner {
                 throw invalid("unknown compare target or result");
             }
         }
-        validate(r.getSuccessOpsList(), keys);
-        validate(r.getFailureOpsList(), keys);
+        Access access = Access.READ;
+        access = max(access, validate(r.getSuccessOpsList(), keys));
+        access = max(access, validate(r.getFailureOpsList(), keys));
         if (keys.size() > MAX_KEYS) {
             throw invalid("at most " + MAX_KEYS + " keys per Txn");
         }
-        StripeLocks locks = new StripeLocks();
-        for (byte[] k : keys) {
-            locks.add(store.db(), k, 0, k.length);
-        }
         TxnResponse.Builder out = TxnResponse.newBuilder();
-        List<byte[]> written = new ArrayList<>();
-        List<Boolean> withTtl = new ArrayList<>();
-        List<byte[]> deleted = new ArrayList<>();
-        locks.lock();
-        try {
-            long now = System.currentTimeMillis();
+        Done<TxnResponse.Builder> d = store.run(keys, access, k -> {
             boolean ok = true;
             for (Compare c : r.getComparesList()) {
-                if (!holds(c, now)) {
+                if (!holds(k, c)) {
                     ok = false;
                     break;
                 }
             }
             out.setSucceeded(ok);
             List<RequestOp> branch = ok ? r.getSuccessOpsList() : r.getFailureOpsList();
-            refuseNonStringReads(branch, now);
+            refuseNonStringReads(k, branch);
+            long now = System.currentTimeMillis();
             for (RequestOp op : branch) {
-                out.addResponses(apply(op, now, written, withTtl, deleted));
+                out.addResponses(apply(k, op, now));
             }
-        } finally {
-            locks.unlock();
-        }
-        for (int i = 0; i < written.size(); i++) {
-            store.written(written.get(i), withTtl.get(i));
-        }
-        for (byte[] k : deleted) {
-            store.deleted(k);
-        }
-        return out.setHeader(store.header()).build();
+            return out;
+        });
+        return new Done<>(d.value().setHeader(store.header()).build(), d.logPosition());
     }
 
-    private void validate(List<RequestOp> ops, List<byte[]> keys) {
+    private static Access max(Access a, Access b) {
+        return a.compareTo(b) >= 0 ? a : b;
+    }
+
+    /** Validates the ops and adds their keys; returns what they may do. */
+    private Access validate(List<RequestOp> ops, List<byte[]> keys) {
+        Access access = Access.READ;
         for (RequestOp op : ops) {
             switch (op.getRequestCase()) {
                 case GET -> keys.add(KvStore.key(op.getGet().getKey()));
                 case PUT -> {
+                    access = Access.GROW;
                     keys.add(KvStore.key(op.getPut().getKey()));
                     store.value(op.getPut().getValue());
                     KvStore.expireAt(op.getPut().getTtlMs(), System.currentTimeMillis());
@@ -102,44 +97,42 @@ final class TxnRunner {
                     if (op.getDelete().hasExpectedVersion()) {
                         throw invalid("expected_version is not allowed in a Txn op: use a Compare");
                     }
+                    access = max(access, Access.WRITE);
                 }
                 default -> throw invalid("empty RequestOp");
             }
         }
+        return access;
     }
 
     /**
      * A get of a key holding another Redis type fails the Txn with FAILED_PRECONDITION (WRONGTYPE)
      * before any op runs, so a Txn never stops half done.
      */
-    private void refuseNonStringReads(List<RequestOp> ops, long now) {
+    private void refuseNonStringReads(Locked k, List<RequestOp> ops) {
         for (RequestOp op : ops) {
             if (op.getRequestCase() == RequestOp.RequestCase.GET) {
-                byte[] key = op.getGet().getKey().toByteArray();
-                int h = KeyHash.hash(key);
-                Entry e = store.db().segment(h).get(key, 0, key.length, h, now);
-                if (e != null) {
-                    KvStore.string(e);
+                Object value = k.value(op.getGet().getKey().toByteArray());
+                if (value != null) {
+                    KvStore.string(value);
                 }
             }
         }
     }
 
-    private boolean holds(Compare c, long now) {
+    private boolean holds(Locked k, Compare c) {
         byte[] key = c.getKey().toByteArray();
-        int h = KeyHash.hash(key);
-        Segment seg = store.db().segment(h);
-        Entry e = seg.get(key, 0, key.length, h, now);
+        Object value = k.value(key);
         int cmp;
         switch (c.getTarget()) {
-            case VERSION -> cmp = Long.compare(store.versions().versionOf(key, e == null ? null : e.value()), c.getVersion());
+            case VERSION -> cmp = Long.compare(store.versions().versionOf(key, value), c.getVersion());
             case VALUE -> {
-                if (e == null) {
+                if (value == null) {
                     return false;
                 }
-                cmp = Arrays.compareUnsigned(KvStore.string(e), c.getValue().toByteArray());
+                cmp = Arrays.compareUnsigned(KvStore.string(value), c.getValue().toByteArray());
             }
-            case EXISTS -> cmp = (e != null) == c.getExists() ? 0 : 1;
+            case EXISTS -> cmp = (value != null) == c.getExists() ? 0 : 1;
             default -> throw invalid("unknown compare target");
         }
         return switch (c.getResult()) {
@@ -151,13 +144,11 @@ final class TxnRunner {
         };
     }
 
-    private ResponseOp apply(RequestOp op, long now, List<byte[]> written, List<Boolean> withTtl, List<byte[]> deleted) {
+    private ResponseOp apply(Locked k, RequestOp op, long now) {
         ResponseOp.Builder b = ResponseOp.newBuilder();
         switch (op.getRequestCase()) {
             case GET -> {
-                byte[] key = op.getGet().getKey().toByteArray();
-                int h = KeyHash.hash(key);
-                KeyValue kv = store.readLocked(key, h, store.db().segment(h), true, now);
+                KeyValue kv = store.readLocked(k, op.getGet().getKey().toByteArray(), true);
                 GetResponse.Builder g = GetResponse.newBuilder();
                 if (kv != null) {
                     g.setKv(kv);
@@ -166,22 +157,13 @@ final class TxnRunner {
             }
             case PUT -> {
                 var p = op.getPut();
-                byte[] key = p.getKey().toByteArray();
-                int h = KeyHash.hash(key);
-                long expireAt = KvStore.expireAt(p.getTtlMs(), now);
                 PutResponse.Builder pr = PutResponse.newBuilder();
-                store.putLocked(key, h, store.db().segment(h), p.getValue().toByteArray(), expireAt, now, pr);
-                written.add(key);
-                withTtl.add(expireAt >= 0);
+                store.putLocked(k, p.getKey().toByteArray(), p.getValue().toByteArray(),
+                        KvStore.expireAt(p.getTtlMs(), now), pr);
                 b.setPut(pr);
             }
             case DELETE -> {
-                byte[] key = op.getDelete().getKey().toByteArray();
-                int h = KeyHash.hash(key);
-                long v = store.deleteLocked(key, h, store.db().segment(h), false, 0, false);
-                if (v != 0) {
-                    deleted.add(key);
-                }
+                long v = store.deleteLocked(k, op.getDelete().getKey().toByteArray(), false, 0, false);
                 b.setDelete(DeleteResponse.newBuilder().setVersion(v));
             }
             default -> throw invalid("empty RequestOp");

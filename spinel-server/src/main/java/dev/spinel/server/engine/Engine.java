@@ -125,13 +125,12 @@ public final class Engine {
     }
 
     /**
-     * A front end other than RESP (gRPC) changed {@code key} of database {@code db}: counts the change
-     * and invalidates WATCHes and CLIENT TRACKING caches, as a command's write would. Does not call the
-     * {@link KeyObserver} (the caller is the one that changed the key).
+     * A client for a front end other than RESP (gRPC): its writes run through this engine's command
+     * path (refusals, notifications, invalidations, the log); see {@link EmbeddedClient}.
+     * {@code name} is the client's address as MONITOR shows it.
      */
-    public void keyChangedExternally(int db, byte[] key) {
-        stats.dirty.increment();
-        invalidateWatchesAndCaches(db, key);
+    public EmbeddedClient embeddedClient(String name) {
+        return new EmbeddedClient(this, name);
     }
 
     private void invalidateWatchesAndCaches(int db, byte[] key) {

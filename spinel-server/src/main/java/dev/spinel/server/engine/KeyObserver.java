@@ -6,8 +6,9 @@ package dev.spinel.server.engine;
  * installed, or {@link #active()} is false, commands pay nothing for it.
  *
  * <p>Thread-safety: called from any event loop, concurrently; implementations must be thread-safe.
- * {@link #keyExpired} is called with the key's stripe lock held; the others after the command's
- * locks are released.
+ * {@link #keyExpired} is called with the key's stripe lock held; the others right after the command,
+ * possibly with its stripes still held (logged writes, EXEC, scripts, {@link EmbeddedClient} units), so
+ * an implementation may take a key's stripe (they are reentrant) but must not wait for another thread.
  */
 public interface KeyObserver {
     /** Whether the observer wants events now (cheap: read on every write command). */

@@ -1,6 +1,7 @@
-package dev.spinel.grpc;
+package dev.spinel.bench.grpc;
 
 import com.google.protobuf.ByteString;
+import dev.spinel.grpc.GrpcFrontEnd;
 import dev.spinel.grpc.v1.BatchOp;
 import dev.spinel.grpc.v1.BatchRequest;
 import dev.spinel.grpc.v1.BatchResponse;
@@ -33,7 +34,7 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * Load runner for the gRPC service (async stub, bounded in-flight RPCs):
  * <pre>
- * java -cp ... dev.spinel.grpc.LoadRunner [--host 127.0.0.1] [--port 50051] [--embedded]
+ * bench/grpc-load.sh (dev.spinel.bench.grpc.LoadRunner) [--host 127.0.0.1] [--port 50051] [--embedded]
  *     [--mode mixed|batch|counter] [--seconds 10] [--inflight 100] [--keys 10000] [--value-size 32]
  *     [--batch-size 50] [--streams 4]
  * </pre>

@@ -1,0 +1,226 @@
+package dev.spinel.server.engine;
+
+import dev.spinel.protocol.Args;
+import dev.spinel.protocol.ReplyBuffer;
+import dev.spinel.store.Database;
+import dev.spinel.store.Entry;
+import dev.spinel.store.KeyHash;
+import dev.spinel.store.StripeLocks;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.Executor;
+
+/**
+ * The engine's API for a front end other than RESP (the gRPC service): a unit of work runs atomically
+ * under the stripes of the keys it names, reads the keys' state, and writes by calling Redis commands
+ * ({@code SET k v PXAT t}, {@code DEL k}) on behalf of an internal client. Those commands go through
+ * the engine's own command path, so a front end's writes get everything a RESP client's writes get:
+ * the MISCONF and OOM refusals (checked before the unit runs, with Redis's texts), keyspace
+ * notifications, WATCH and CLIENT TRACKING invalidation, MONITOR, the dirty counter, the other front
+ * ends' {@link KeyObserver}, and the append-only log, where a unit's writes form one MULTI/EXEC block
+ * (a single write is logged bare), as a script's or an EXEC's do. The unit's log position is returned;
+ * {@link #afterLogged} runs the reply once the log acknowledges it, by the same mechanism the RESP
+ * connection uses (the event loop writes the log itself when it may, else the log's thread calls back).
+ *
+ * <p>Thread-safety: thread-safe. Each thread has its own internal client session (used only by that
+ * thread, inside {@link #run}); a unit must only touch the keys it named, must not block, and must not
+ * start another writing unit. A reading unit may run inside any unit (the stripes are reentrant).
+ */
+public final class EmbeddedClient {
+    /** What a unit may do, declared up front so that refusals come before any lock, as in dispatch. */
+    public enum Access {
+        /** Only reads: never refused. */
+        READ,
+        /** Writes that never grow the dataset (DEL): refused while persistence fails (MISCONF). */
+        WRITE,
+        /** Writes that may grow it (Redis's denyoom: SET): also refused over maxmemory (OOM). */
+        GROW
+    }
+
+    /** A unit of work; runs with its keys' stripes held. */
+    @FunctionalInterface
+    public interface Unit<T> {
+        T run(Locked keys);
+    }
+
+    /** A unit's result and the log position its reply must wait for (0: nothing logged). */
+    public record Done<T>(T value, long logPosition) {
+    }
+
+    /** Receives one live or expired entry of a scan, under its stripe lock. */
+    @FunctionalInterface
+    public interface ScanVisitor {
+        void visit(byte[] key, Object value, long expireAt);
+    }
+
+    private final Engine engine;
+    private final String name;
+    private final ThreadLocal<Session> sessions;
+
+    EmbeddedClient(Engine engine, String name) {
+        this.engine = engine;
+        this.name = name;
+        this.sessions = ThreadLocal.withInitial(this::newSession);
+    }
+
+    private Session newSession() {
+        // Like a script's session: never listed by CLIENT LIST, authenticated, RESP2 replies to parse.
+        Session s = new Session(engine, engine.clients().nextId(), new InternalConnection(name));
+        s.authenticated(true);
+        return s;
+    }
+
+    /**
+     * Runs {@code unit} atomically with the stripes of {@code keys} (of database {@code db}) held.
+     *
+     * @throws RedisError the refusal (OOM, MISCONF) when the unit may not write now; nothing ran
+     */
+    public <T> Done<T> run(int db, List<byte[]> keys, Access access, Unit<T> unit) {
+        if (access != Access.READ) {
+            String refusal = engine.diskRefusal();
+            if (refusal != null) {
+                throw new RedisError(refusal);
+            }
+            if (access == Access.GROW && engine.outOfMemory()) {
+                throw Evictor.OOM;
+            }
+        }
+        Database d = engine.keyspace().db(db);
+        StripeLocks locks = new StripeLocks();
+        for (byte[] k : keys) {
+            locks.add(d, k, 0, k.length);
+        }
+        Session s = null;
+        if (access != Access.READ) {
+            s = sessions.get();
+            if (s.executingTransaction()) {
+                throw new IllegalStateException("a writing unit inside another");
+            }
+            s.select(db);
+            s.logPosition(0);
+        }
+        Locked view = new Locked(d, s);
+        locks.lock();
+        try {
+            if (s == null) {
+                return new Done<>(unit.run(view), 0);
+            }
+            s.executingTransaction(true); // the commands re-enter the held stripes; the log collects them
+            try {
+                T value = unit.run(view);
+                return new Done<>(value, s.logPosition());
+            } finally {
+                Propagator p = engine.propagator();
+                if (p != null) {
+                    p.execDone(s); // in finally: whatever the unit applied is logged, as EXEC does
+                }
+                s.executingTransaction(false);
+                s.out().clear();
+            }
+        } finally {
+            view.session = null;
+            locks.unlock();
+        }
+    }
+
+    /**
+     * Runs {@code reply} once log position {@code position} is acknowledged (fsynced under
+     * {@code appendfsync always}, handed to the OS otherwise): at once when it already is, else on
+     * {@code loop} after the loop has tried to write the log itself, or after the log's thread has.
+     * Never blocks the caller.
+     */
+    public void afterLogged(long position, Executor loop, Runnable reply) {
+        Propagator log = engine.propagator();
+        if (log == null || log.acknowledged(position)) {
+            reply.run();
+            return;
+        }
+        // As the RESP connection does: a task after the rest of the loop's batch, so one write covers it.
+        loop.execute(() -> {
+            if (log.writeNow(position)) {
+                reply.run();
+            } else {
+                log.whenAcknowledged(position, () -> loop.execute(reply));
+            }
+        });
+    }
+
+    /**
+     * One step of a scan of database {@code db} (Redis's SCAN cursor), each entry visited under its
+     * stripe lock, expired ones included (the visitor filters). Returns the next cursor, 0 at the end.
+     */
+    public long scan(int db, long cursor, int count, ScanVisitor visitor) {
+        return engine.keyspace().db(db).scan(cursor, count, e -> visitor.visit(e.key(), e.value(), e.expireAt()));
+    }
+
+    /** The error text Redis gives for a string operation on a key of another type. */
+    public static String wrongType() {
+        return Errors.WRONGTYPE.getMessage();
+    }
+
+    /**
+     * The keys of a running unit. Valid only inside {@link Unit#run}; the keys passed must be among
+     * those the unit named.
+     */
+    public final class Locked {
+        private final Database db;
+        private Session session;
+
+        private Locked(Database db, Session session) {
+            this.db = db;
+            this.session = session;
+        }
+
+        private Entry entry(byte[] key) {
+            int h = KeyHash.hash(key);
+            return db.segment(h).get(key, 0, key.length, h, System.currentTimeMillis());
+        }
+
+        /**
+         * The key's live value, or null when absent (an expired key is removed now). Strings are
+         * {@code byte[]}; every write makes a new value object, except in-place changes of collections.
+         */
+        public Object value(byte[] key) {
+            Entry e = entry(key);
+            return e == null ? null : e.value();
+        }
+
+        /** The key's absolute expiry in Unix milliseconds, -1 without one, -2 when absent. */
+        public long expireAt(byte[] key) {
+            Entry e = entry(key);
+            return e == null ? -2 : e.expireAt();
+        }
+
+        /**
+         * Runs a write command (e.g. {@code SET k v PXAT t}) on behalf of the internal client, through
+         * the engine's command path.
+         *
+         * @throws RedisError the command's error reply
+         */
+        public void call(byte[]... argv) {
+            Session s = session;
+            if (s == null) {
+                throw new IllegalStateException("a reading unit cannot write");
+            }
+            Args args = Args.of(argv);
+            Command cmd = engine.commands().lookup(args);
+            if (cmd == null || !cmd.spec().arityAccepts(args.count()) || cmd.hasSubcommands()) {
+                throw new IllegalArgumentException("not a plain command: " + args.string(0));
+            }
+            ReplyBuffer out = s.out();
+            int mark = out.size();
+            engine.run(s, cmd, args);
+            if (out.size() > mark && out.array()[mark] == '-') {
+                int end = mark + 1;
+                while (end < out.size() && out.array()[end] != '\r') {
+                    end++;
+                }
+                String message = new String(out.array(), mark + 1, end - mark - 1, StandardCharsets.UTF_8);
+                out.truncate(mark);
+                throw new RedisError(message, true);
+            }
+            out.truncate(mark);
+        }
+    }
+}
