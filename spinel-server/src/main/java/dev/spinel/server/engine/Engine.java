@@ -311,7 +311,7 @@ public final class Engine {
             if (sub == null) {
                 // Redis's lookupCommand finds no command here: no commandstats line counts the rejection.
                 flagTransaction(session);
-                String message = Errors.unknownSubcommand(args.string(1), cmd.upperName()).getMessage();
+                String message = Errors.unknownSubcommand(args.cString(1), cmd.upperName()).getMessage();
                 session.out().error(message);
                 stats.error("ERR");
                 session.beginCommand(System.currentTimeMillis(), "NULL"); // CLIENT LIST cmd=, as Redis

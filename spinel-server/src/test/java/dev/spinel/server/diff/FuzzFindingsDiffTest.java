@@ -79,4 +79,27 @@ class FuzzFindingsDiffTest {
                 a("ZRANGEBYSCORE", "z", "-inf", "1\u0000junk"), a("ZCOUNT", "z", "x\u0000", "2"));
         same(a("RPUSH", "l", "3\u0000x", "1", "2\u0000"), a("SORT", "l"), a("RPUSH", "bad", "x\u00001"), a("SORT", "bad"));
     }
+
+    @Test
+    void errorsQuoteTheClientsBytesAsTheyWereUpToANul() throws IOException {
+        byte[][][] commands = {
+                {b("EXPIRE"), b("k"), b("10"), {(byte) 0xdd, (byte) 0xff}},
+                {b("PEXPIRE"), b("k"), b("0"), {'7', '1', 0x1f, (byte) 0x80, ';', (byte) 0xbe, 'L', (byte) 0xb2}},
+                {b("EXPIREAT"), b("k"), b("1"), {'o', 'k', (byte) 0xc3, (byte) 0xa9, 0, 'c', 'u', 't'}},
+                {b("OBJECT"), {(byte) 0xc4, 0x0b, (byte) 0x9a, (byte) 0xc6, (byte) 0x94, 0}, b("k")},
+                {b("CLIENT"), {(byte) 0xf0, (byte) 0x9f, (byte) 0x98, (byte) 0x80, (byte) 0xff}},
+                {b("XINFO"), {(byte) 0xe9, '\r', '\n', 'x'}},
+                {b("CLIENT"), b("PAUSE"), b("1"), b("ALL"), {(byte) 0xe9}},
+        };
+        try (RawClient r = new RawClient(SERVERS.redis().port()); RawClient s = new RawClient(SERVERS.spinel().port())) {
+            for (byte[][] c : commands) {
+                List<byte[]> args = java.util.Arrays.asList(c);
+                assertEquals(Replies.escape(r.call(args)), Replies.escape(s.call(args)), Replies.escape(c[1]));
+            }
+        }
+    }
+
+    private static byte[] b(String s) {
+        return s.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    }
 }
