@@ -121,13 +121,17 @@ public final class ReplyBuffer {
 
     /**
      * An error reply. {@code message} includes its code, e.g. {@code "ERR syntax error"} or
-     * {@code "WRONGTYPE Operation against ..."}; CR and LF are replaced by spaces as Redis does. Client bytes
-     * quoted through {@link Args#cString} are written back exactly ({@link ClientText}).
+     * {@code "WRONGTYPE Operation against ..."}; as Redis does, CR and LF at its end are dropped and others
+     * replaced by spaces. Client bytes quoted through {@link Args#cString} are written back exactly
+     * ({@link ClientText}).
      */
     public ReplyBuffer error(String message) {
         rawByte((byte) '-');
         int start = pos;
         raw(ClientText.encode(message));
+        while (pos > start && (buf[pos - 1] == '\r' || buf[pos - 1] == '\n')) {
+            pos--; // Redis trims line ends off the end of a formatted error before it maps the others to spaces
+        }
         for (int k = start; k < pos; k++) {
             if (buf[k] == '\r' || buf[k] == '\n') {
                 buf[k] = ' ';

@@ -90,6 +90,9 @@ class FuzzFindingsDiffTest {
                 {b("CLIENT"), {(byte) 0xf0, (byte) 0x9f, (byte) 0x98, (byte) 0x80, (byte) 0xff}},
                 {b("XINFO"), {(byte) 0xe9, '\r', '\n', 'x'}},
                 {b("CLIENT"), b("PAUSE"), b("1"), b("ALL"), {(byte) 0xe9}},
+                {b("PEXPIRE"), b("k"), b("abc"), b("XX"), {(byte) 0xf9, 'z', (byte) 0x81, 0x11, 'u', '\n'}},
+                {b("EXPIRE"), b("k"), b("1"), {'a', '\r', '\n', 'b', '\r', '\n', '\r'}},
+                {b("OBJECT"), {'x', '\n', 'y', '\r', '\n'}},
         };
         try (RawClient r = new RawClient(SERVERS.redis().port()); RawClient s = new RawClient(SERVERS.spinel().port())) {
             for (byte[][] c : commands) {
