@@ -41,6 +41,14 @@ public final class Args {
         return new String(buf, off[i], len[i], StandardCharsets.UTF_8);
     }
 
+    /**
+     * Argument {@code i} as an error text quotes it (Redis's {@code %s}): up to a NUL, its bytes kept exactly
+     * through {@link ClientText}, so that {@link ReplyBuffer#error} sends them back as the client sent them.
+     */
+    public String cString(int i) {
+        return ClientText.cString(buf, off[i], len[i]);
+    }
+
     public byte byteAt(int i, int pos) {
         return buf[off[i] + pos];
     }

@@ -121,12 +121,17 @@ public final class ReplyBuffer {
 
     /**
      * An error reply. {@code message} includes its code, e.g. {@code "ERR syntax error"} or
-     * {@code "WRONGTYPE Operation against ..."}; CR and LF are replaced by spaces as Redis does.
+     * {@code "WRONGTYPE Operation against ..."}; as Redis does, CR and LF at its end are dropped and others
+     * replaced by spaces. Client bytes quoted through {@link Args#cString} are written back exactly
+     * ({@link ClientText}).
      */
     public ReplyBuffer error(String message) {
         rawByte((byte) '-');
         int start = pos;
-        writeUtf8(message);
+        raw(ClientText.encode(message));
+        while (pos > start && (buf[pos - 1] == '\r' || buf[pos - 1] == '\n')) {
+            pos--; // Redis trims line ends off the end of a formatted error before it maps the others to spaces
+        }
         for (int k = start; k < pos; k++) {
             if (buf[k] == '\r' || buf[k] == '\n') {
                 buf[k] = ' ';
@@ -279,10 +284,6 @@ public final class ReplyBuffer {
         for (int k = 0; k < n; k++) {
             buf[pos++] = (byte) s.charAt(k);
         }
-    }
-
-    private void writeUtf8(String s) {
-        raw(s.getBytes(StandardCharsets.UTF_8));
     }
 
     private void ensure(int n) {

@@ -38,6 +38,22 @@ class RespParserFuzzTest {
         }
     }
 
+    /** Not only random chunkings: the stream cut at each of its boundaries, in two reads, parses as it does whole. */
+    @Test
+    void everySplitPointGivesTheSameRequestsAndError() {
+        Random r = new Random(20261127L);
+        for (int iteration = 0; iteration < 400; iteration++) {
+            byte[] stream = randomStream(r);
+            ParserHarness whole = ParserHarness.whole(stream);
+            for (int at = 0; at <= stream.length; at++) {
+                ParserHarness split = ParserHarness.split(stream, at);
+                assertEquals(whole.requests, split.requests, "iteration " + iteration + ", split at " + at);
+                assertEquals(whole.empty, split.empty, "iteration " + iteration + ", split at " + at);
+                assertEquals(whole.error, split.error, "iteration " + iteration + ", split at " + at);
+            }
+        }
+    }
+
     /** Feeds in chunks of up to {@code maxChunk} bytes (random sizes); only ProtocolException is caught, inside. */
     private static ParserHarness parse(byte[] stream, int maxChunk, long maxBulk, Random r) {
         ParserHarness h = new ParserHarness().maxBulk(maxBulk);

@@ -216,7 +216,7 @@ public final class AclCommands {
     /** More arguments than a subcommand takes (its arity is open-ended): Redis's syntax error. */
     private static void atMost(Session s, Args a, int argc) {
         if (a.count() > argc) {
-            throw new RedisError("ERR unknown subcommand or wrong number of arguments for '" + a.string(1)
+            throw new RedisError("ERR unknown subcommand or wrong number of arguments for '" + a.cString(1)
                     + "'. Try ACL HELP.");
         }
     }

@@ -79,7 +79,7 @@ public final class ClientCommands {
     public static void register(CommandTable t, SpinelServer server) {
         // The container itself never runs: the engine dispatches to a subcommand or answers "unknown subcommand".
         t.register("client", (s, a) -> {
-            throw Errors.unknownSubcommand(a.string(1), "CLIENT");
+            throw Errors.unknownSubcommand(a.cString(1), "CLIENT");
         });
         t.registerSub("client", "help", ClientCommands::help);
         t.registerSub("client", "id", (s, a) -> s.out().integer(s.id()));
@@ -210,7 +210,7 @@ public final class ClientCommands {
     // CLIENT PAUSE timeout [WRITE|ALL]
     static void pause(Session s, Args a) {
         if (a.count() > 4) {
-            throw new RedisError("ERR unknown subcommand or wrong number of arguments for '" + a.string(1)
+            throw new RedisError("ERR unknown subcommand or wrong number of arguments for '" + a.cString(1)
                     + "'. Try CLIENT HELP.");
         }
         int type = ClientPause.ALL;
@@ -239,7 +239,7 @@ public final class ClientCommands {
     // CLIENT UNBLOCK client-id [TIMEOUT | ERROR]
     static void unblock(Session s, Args a) {
         if (a.count() > 4) {
-            throw new RedisError("ERR unknown subcommand or wrong number of arguments for '" + a.string(1)
+            throw new RedisError("ERR unknown subcommand or wrong number of arguments for '" + a.cString(1)
                     + "'. Try CLIENT HELP.");
         }
         boolean error = false;

@@ -134,7 +134,7 @@ final class DebugCommand {
             s.out().ok();
         } else {
             throw new RedisError("ERR unknown subcommand or wrong number of arguments for '"
-                    + ServerCommands.truncate(a.string(1)) + "'. Try DEBUG HELP.");
+                    + ServerCommands.truncate(a.cString(1)) + "'. Try DEBUG HELP.");
         }
     }
 

@@ -55,7 +55,7 @@ final class ExpireCommands {
             } else if (a.is(i, "LT")) {
                 flags |= LT;
             } else {
-                throw new RedisError("ERR Unsupported option " + a.string(i));
+                throw new RedisError("ERR Unsupported option " + a.cString(i));
             }
         }
         if ((flags & NX) != 0 && (flags & (XX | GT | LT)) != 0) {

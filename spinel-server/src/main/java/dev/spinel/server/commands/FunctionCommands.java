@@ -90,7 +90,7 @@ final class FunctionCommands {
     // FUNCTION FLUSH [ASYNC | SYNC]
     static void flush(Session s, Args a) {
         if (a.count() > 3) {
-            throw new RedisError("ERR unknown subcommand or wrong number of arguments for '" + ServerCommands.truncate(a.string(1))
+            throw new RedisError("ERR unknown subcommand or wrong number of arguments for '" + ServerCommands.truncate(a.cString(1))
                     + "'. Try FUNCTION HELP.");
         }
         if (a.count() == 3 && !a.is(2, "ASYNC") && !a.is(2, "SYNC")) {
@@ -169,7 +169,7 @@ final class FunctionCommands {
     // FUNCTION RESTORE serialized-value [FLUSH | APPEND | REPLACE]
     static void restore(Session s, Args a) {
         if (a.count() > 4) {
-            throw new RedisError("ERR unknown subcommand or wrong number of arguments for '" + ServerCommands.truncate(a.string(1))
+            throw new RedisError("ERR unknown subcommand or wrong number of arguments for '" + ServerCommands.truncate(a.cString(1))
                     + "'. Try FUNCTION HELP.");
         }
         FunctionLibraries.RestorePolicy policy = FunctionLibraries.RestorePolicy.APPEND;

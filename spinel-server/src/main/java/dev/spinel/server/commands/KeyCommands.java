@@ -53,6 +53,8 @@ public final class KeyCommands {
                     seg.removeEntry(e);
                     s.notify(Notifications.GENERIC, "del", a, i);
                     n++;
+                } else {
+                    s.keyUnchanged(i); // Redis signals only the keys it deleted: WATCHes of absent keys hold
                 }
             }
             s.dirty(n);

@@ -53,7 +53,7 @@ final class ObjectCommands {
     static void register(CommandTable t) {
         // The container itself never runs: the engine dispatches OBJECT to one of its subcommands.
         t.register("object", (s, a) -> {
-            throw Errors.unknownSubcommand(a.string(1), "OBJECT");
+            throw Errors.unknownSubcommand(a.cString(1), "OBJECT");
         });
         t.registerSub("object", "encoding", ObjectCommands::encoding);
         t.registerSub("object", "freq", ObjectCommands::freq);

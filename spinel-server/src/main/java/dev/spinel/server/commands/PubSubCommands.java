@@ -106,7 +106,7 @@ public final class PubSubCommands {
     // PUBSUB CHANNELS [pattern] / PUBSUB SHARDCHANNELS [pattern]
     static void channels(Session s, Args a, Kind kind) {
         if (a.count() > 3) { // the table's arity (-2) lets any number through; pubsubCommand takes at most one pattern
-            throw new RedisError("ERR unknown subcommand or wrong number of arguments for '" + ServerCommands.truncate(a.string(1))
+            throw new RedisError("ERR unknown subcommand or wrong number of arguments for '" + ServerCommands.truncate(a.cString(1))
                     + "'. Try PUBSUB HELP.");
         }
         List<byte[]> names = s.engine().pubSub().channels(kind, a.count() > 2 ? a.copy(2) : null);

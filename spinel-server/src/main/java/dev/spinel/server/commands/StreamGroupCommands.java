@@ -24,7 +24,7 @@ final class StreamGroupCommands {
 
     static void register(CommandTable t) {
         t.register("xgroup", (s, a) -> {
-            throw Errors.unknownSubcommand(a.string(1), "XGROUP");
+            throw Errors.unknownSubcommand(a.cString(1), "XGROUP");
         });
         t.registerSub("xgroup", "create", (s, a) -> xgroup(s, a, Sub.CREATE));
         t.registerSub("xgroup", "setid", (s, a) -> xgroup(s, a, Sub.SETID));
@@ -40,7 +40,7 @@ final class StreamGroupCommands {
 
     static RedisError subcommandSyntax(Args a, String container) {
         return new RedisError("ERR unknown subcommand or wrong number of arguments for '"
-                + truncate(a.string(1)) + "'. Try " + container + " HELP.");
+                + truncate(a.cString(1)) + "'. Try " + container + " HELP.");
     }
 
     private static String truncate(String s) {

@@ -27,7 +27,7 @@ final class StreamInfoCommands {
 
     static void register(CommandTable t) {
         t.register("xinfo", (s, a) -> {
-            throw Errors.unknownSubcommand(a.string(1), "XINFO");
+            throw Errors.unknownSubcommand(a.cString(1), "XINFO");
         });
         t.registerSub("xinfo", "stream", StreamInfoCommands::stream);
         t.registerSub("xinfo", "groups", StreamInfoCommands::groups);

@@ -47,10 +47,21 @@ public final class Strtod {
         return true;
     }
 
+    /** The length of the input as a C string: Redis hands these arguments to strtod, which stops at a NUL. */
+    private static int cLength(byte[] b, int off, int len) {
+        for (int i = 0; i < len; i++) {
+            if (b[off + i] == 0) {
+                return i;
+            }
+        }
+        return len;
+    }
+
     /**
-     * Lenient form (zslParseRange): the whole input must be consumed (an empty input is 0) and not NaN.
+     * Lenient form (zslParseRange): the whole input up to a NUL must be consumed (an empty input is 0) and not NaN.
      */
     static double parseLenient(byte[] b, int off, int len) throws Invalid {
+        len = cLength(b, off, len);
         int end = off + len;
         int p = off;
         while (p < end && isSpace(b[p])) {
@@ -101,6 +112,7 @@ public final class Strtod {
      * neither NaN nor ERANGE (overflow to infinity, underflow to zero) is accepted.
      */
     static double parseForSort(byte[] b, int off, int len) throws Invalid {
+        len = cLength(b, off, len);
         double d = parseLenient(b, off, len);
         int p = off;
         while (p < off + len && isSpace(b[p])) {

@@ -310,7 +310,7 @@ public final class Engine {
             if (sub == null) {
                 // Redis's lookupCommand finds no command here: no commandstats line counts the rejection.
                 flagTransaction(session);
-                String message = Errors.unknownSubcommand(args.string(1), cmd.upperName()).getMessage();
+                String message = Errors.unknownSubcommand(args.cString(1), cmd.upperName()).getMessage();
                 session.out().error(message);
                 stats.error("ERR");
                 session.beginCommand(System.currentTimeMillis(), "NULL"); // CLIENT LIST cmd=, as Redis
@@ -594,8 +594,10 @@ public final class Engine {
 
 
     private void reject(Session session, Command cmd, String message) {
-        if (cmd.name().equals("exec") && session.transaction() != null) {
-            transactions.abortExec(session, message);
+        if (cmd.name().equals("exec")) {
+            // Redis's execCommandAbort: a refused EXEC is answered EXECABORT and drops the watches even outside
+            // MULTI; its reasons carry their code except the plain ERR of rejectCommandFormat's texts
+            transactions.abortExec(session, message.startsWith("ERR ") ? message.substring(4) : message);
             stats.error("EXECABORT");
             cmd.rejectedCalls.increment();
             session.beginCommand(System.currentTimeMillis(), cmd.name());
@@ -617,13 +619,7 @@ public final class Engine {
             case Acl.DENIED_KEY -> "NOPERM this user has no permissions to access one of the keys used as arguments";
             default -> "NOPERM this user has no permissions to access one of the channels used as arguments";
         };
-        if (cmd.name().equals("exec")) {
-            // Redis answers a refused EXEC by discarding the transaction.
-            session.transaction(null);
-            watches.unwatchAll(session);
-            message = "EXECABORT Transaction discarded because of: " + message;
-        }
-        reject(session, cmd, message);
+        reject(session, cmd, message); // a refused EXEC discards the transaction there
         logDenied(session, cmd, args, denied, inMulti ? AclLog.MULTI : AclLog.TOPLEVEL);
     }
 
