@@ -374,18 +374,18 @@ final class HyperLogLog {
         int p = HDR;
         while (p < len) {
             int op = buf[p] & 0xff;
+            int runlen = runLength(p);
+            if (runlen > REGISTERS - idx) {
+                return false; // a run past the last register (many runs would even wrap the index)
+            }
             if ((op & 0xc0) == 0) {
-                idx += (op & 0x3f) + 1;
+                idx += runlen;
                 p++;
             } else if ((op & 0xc0) == 0x40) {
-                idx += xzeroLen(p);
+                idx += runlen;
                 p += 2;
             } else {
-                int runlen = (op & 3) + 1;
                 int v = ((op >>> 2) & 0x1f) + 1;
-                if (runlen + idx > REGISTERS) {
-                    break;
-                }
                 while (runlen-- > 0) {
                     denseSet(dense, idx++, v);
                 }
@@ -403,6 +403,15 @@ final class HyperLogLog {
 
     // ---- merging and counting
 
+    /** The number of registers the sparse opcode at {@code p} covers (ZERO, XZERO or VAL). */
+    private int runLength(int p) {
+        int op = buf[p] & 0xff;
+        if ((op & 0xc0) == 0) {
+            return (op & 0x3f) + 1;
+        }
+        return (op & 0xc0) == 0x40 ? xzeroLen(p) : (op & 3) + 1;
+    }
+
     /** Redis's hllMerge: {@code max[i] = max(max[i], register i)}; false for a corrupted sparse value. */
     boolean mergeInto(byte[] max) {
         if (encoding() == DENSE) {
@@ -418,18 +427,18 @@ final class HyperLogLog {
         int p = HDR;
         while (p < len) {
             int op = buf[p] & 0xff;
+            int runlen = runLength(p);
+            if (runlen > REGISTERS - i) {
+                return false; // as the redis-server we compare with: a run past the end is corruption
+            }
             if ((op & 0xc0) == 0) {
-                i += (op & 0x3f) + 1;
+                i += runlen;
                 p++;
             } else if ((op & 0xc0) == 0x40) {
-                i += xzeroLen(p);
+                i += runlen;
                 p += 2;
             } else {
-                int runlen = (op & 3) + 1;
                 int v = ((op >>> 2) & 0x1f) + 1;
-                if (runlen + i > REGISTERS) {
-                    break;
-                }
                 while (runlen-- > 0) {
                     if (v > max[i]) {
                         max[i] = (byte) v;
@@ -482,6 +491,9 @@ final class HyperLogLog {
                     runlen = (op & 3) + 1;
                     histo[((op >>> 2) & 0x1f) + 1] += runlen;
                     p++;
+                }
+                if (runlen > REGISTERS - idx) {
+                    return -1; // checked before adding: enough runs would wrap the index back into range
                 }
                 idx += runlen;
             }

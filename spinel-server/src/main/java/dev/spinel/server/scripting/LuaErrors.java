@@ -87,6 +87,14 @@ final class LuaErrors {
     }
 
     /** The reply of a script that raised {@code e}, as Redis 7.0's error handler and luaCallFunction write it. */
+    /**
+     * A script whose allocation failed: Lua's memory error is a plain string, which Redis's luaCallFunction
+     * reports as "Error running script name, message" (the sha, or the function's name for FCALL).
+     */
+    static String outOfMemory(String name) {
+        return "ERR Error running script " + name + ", not enough memory";
+    }
+
     static String scriptFailure(LuaError e, String sha) {
         return scriptFailure(e, sha, "user_script");
     }

@@ -72,7 +72,7 @@ final class LuaSandbox {
             }
         });
         LuaValue table = globals.rawget("table");
-        globals.rawset("unpack", table.rawget("unpack"));
+        Lua51Limits.install(globals); // unpack, string.byte, string.rep with Lua 5.1's bounds
         globals.rawset("loadstring", globals.rawget("load"));
         table.rawset("getn", new org.luaj.vm2.lib.OneArgFunction() {
             @Override

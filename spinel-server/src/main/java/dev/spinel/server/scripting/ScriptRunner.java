@@ -93,7 +93,7 @@ final class ScriptRunner {
             throw new RedisError("ERR Error running script, stack overflow script: " + script.sha());
         } catch (OutOfMemoryError e) {
             // What the script built is garbage once it has unwound: the server goes on, the caller gets Lua's error.
-            throw new RedisError(LuaErrors.scriptFailure(new LuaError("not enough memory"), script.sha()));
+            throw new RedisError(LuaErrors.outOfMemory(script.sha()));
         } finally {
             session.out().clear();
             engine.endScript(caller, session);
@@ -134,7 +134,7 @@ final class ScriptRunner {
         } catch (StackOverflowError e) {
             throw new RedisError("ERR Error running script, stack overflow script: " + f.name());
         } catch (OutOfMemoryError e) {
-            throw new RedisError(LuaErrors.scriptFailure(new LuaError("not enough memory"), f.name(), "user_function"));
+            throw new RedisError(LuaErrors.outOfMemory(f.name()));
         } finally {
             session.out().clear();
             engine.endScript(caller, session);
