@@ -11,11 +11,12 @@ import dev.spinel.store.Keyspace;
  * script may touch keys it did not declare in KEYS (and SELECT other databases), so {@link #run} holds
  * every stripe of every database for the script's whole duration, taken in the global order like EXEC
  * (so it cannot deadlock with multi-key commands; the stripe locks are reentrant, so EVAL inside EXEC
- * works). Other clients' commands wait for the script to end. Past {@code busy-reply-threshold}
- * (alias {@code lua-time-limit}) the engine answers BUSY to new commands of other clients, except
- * those flagged {@code allow_busy} (SCRIPT KILL, SHUTDOWN...), and SCRIPT KILL stops a script that has
- * not written yet. Unlike Redis, the clients of the event loop running the script are not served at
- * all until it ends (that loop is busy), so SCRIPT KILL must come from a connection on another loop.
+ * works). Other clients' commands wait for the script to end ({@link #running}: the engine postpones
+ * them without blocking their loops). Past {@code busy-reply-threshold} (alias {@code lua-time-limit})
+ * the engine answers BUSY to commands of other clients, except those flagged {@code allow_busy} (SCRIPT
+ * KILL, SHUTDOWN NOSAVE...), and SCRIPT KILL stops a script that has not written yet. Event-loop clients'
+ * scripts run on the engine's script thread, so every client, the caller's loop neighbours included, is
+ * answered meanwhile.
  *
  * <p>Thread-safety: the cache is concurrent; the Lua state is created and used under the stripes.
  */
@@ -33,6 +34,16 @@ public final class Scripting {
             r.check();
         }
     });
+    /**
+     * Scripts from before they take their stripes until after they released them (two at most: one waiting
+     * for the stripes of an EXEC that runs another): the engine postpones other clients' requests meanwhile
+     * rather than let their loops block on the stripes.
+     */
+    private final java.util.concurrent.atomic.AtomicInteger scriptsRunning = new java.util.concurrent.atomic.AtomicInteger();
+    /** Called after each script has released its stripes (the engine wakes the clients that waited for it). */
+    private volatile Runnable afterRun = () -> { };
+    /** Set by {@link #abort}: the script stops even if it wrote (the server is going away). */
+    private volatile boolean aborting;
     /** When the running script started (System.nanoTime()), or 0 when none runs. */
     private volatile long startedAt;
     private volatile boolean killRequested;
@@ -116,6 +127,17 @@ public final class Scripting {
         Engine engine = caller.engine();
         Keyspace ks = engine.keyspace();
         int n = ks.databases();
+        scriptsRunning.incrementAndGet();
+        try {
+            runLocked(caller, body, engine, ks, n);
+        } finally {
+            if (scriptsRunning.decrementAndGet() == 0) {
+                afterRun.run();
+            }
+        }
+    }
+
+    private void runLocked(Session caller, java.util.function.Consumer<ScriptRunner> body, Engine engine, Keyspace ks, int n) {
         for (int i = 0; i < n; i++) {
             ks.db(i).lockAll();
         }
@@ -128,7 +150,7 @@ public final class Scripting {
                 luaReset = false;
                 runner.resetLuaState(); // the scripts' Lua state only: SCRIPT FLUSH leaves functions alone, as in Redis
             }
-            killRequested = false;
+            killRequested = aborting;
             wrote = false;
             startedAt = Math.max(1, System.nanoTime());
             body.accept(runner);
@@ -143,6 +165,36 @@ public final class Scripting {
                 ks.db(i).unlockAll();
             }
         }
+    }
+
+    /** True while a script runs or is about to (waiting for its stripes). */
+    public boolean running() {
+        return scriptsRunning.get() != 0;
+    }
+
+    /** Installs the action run after every script (the engine's wake-up of the clients that waited). */
+    public void afterRun(Runnable action) {
+        this.afterRun = action;
+    }
+
+    /** Milliseconds until the running script is busy ({@code thresholdMillis} when it has not started yet). */
+    public long millisUntilBusy(long thresholdMillis) {
+        long t = startedAt;
+        return t == 0 ? thresholdMillis : thresholdMillis - (System.nanoTime() - t) / 1_000_000;
+    }
+
+    /**
+     * Shutdown: stops the running script (and any later one) at its next check, even one that wrote. Called
+     * once the append-only log is closed, so that nothing of a script stopped half-way is logged.
+     */
+    public void abort() {
+        aborting = true;
+        killRequested = true;
+    }
+
+    /** True when the running script has written (SCRIPT KILL would answer UNKILLABLE). */
+    public boolean wroteSinceStart() {
+        return startedAt != 0 && wrote;
     }
 
     /** True when a script has been running for more than {@code thresholdMillis} (0: never busy). */
