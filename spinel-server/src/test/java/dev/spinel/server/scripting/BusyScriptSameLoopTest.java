@@ -96,7 +96,7 @@ class BusyScriptSameLoopTest {
     }
 
     @Test
-    @Timeout(120)
+    @Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // fails, not hangs, if the server cannot close
     void everyClientOfTheScriptsLoopIsAnsweredAsByRedis() throws Exception {
         List<String> redis;
         try (RedisServerProcess r = RedisServerProcess.start("--busy-reply-threshold", "300")) {
