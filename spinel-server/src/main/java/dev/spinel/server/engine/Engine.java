@@ -40,7 +40,6 @@ public final class Engine {
     private final dev.spinel.server.scripting.Scripting scripting = new dev.spinel.server.scripting.Scripting();
     private final Acl acl = new Acl();
     private final ScriptCalls scriptCalls = new ScriptCalls(this);
-    private final ScriptWaiters scriptWaiters = new ScriptWaiters(scripting);
     private final ScriptThread scriptThread = new ScriptThread(this);
     /** CLIENT LIST's line of a client, for ACL LOG entries (installed by the ACL command's registration). */
     private volatile java.util.function.Function<Session, String> clientInfo = s -> "id=" + s.id();
@@ -59,7 +58,6 @@ public final class Engine {
         this.notifications = new Notifications(pubSub);
         this.evictor = new Evictor(config, keyspace, this);
         this.transactions = new Transactions(this, keyspace, watches);
-        scripting.afterRun(scriptWaiters::release);
         config.notifyKeyspaceEvents.onChange(notifications::flags);
         acl.requirepass(config.requirepass.value()); // requirepass is the default user's password, as in Redis
         config.onApply(config.requirepass, () -> acl.requirepass(config.requirepass.value()));
@@ -397,7 +395,7 @@ public final class Engine {
             applyReplyMode(session, mark);
             return null;
         }
-        if (scripting.running() && waitForScript(session, cmd, args, mark)) { // one volatile read when no script runs
+        if (scripting.running() && waitForScript(session, cmd, mark)) { // one volatile read when no script runs
             return null;
         }
         if (session.transaction() != null && !DispatchRules.runsInsideMulti(cmd)) {
@@ -421,28 +419,21 @@ public final class Engine {
 
     /**
      * While a script runs: before {@code busy-reply-threshold} the request waits for the script's end or
-     * the threshold (as in Redis, where nothing else is served then), without blocking this loop; past the
-     * threshold it gets BUSY unless its command is allowed while busy (SCRIPT KILL, SHUTDOWN NOSAVE...).
-     * Returns true when the request was answered or postponed.
+     * the threshold (as in Redis, where nothing else is served then); past the threshold it gets BUSY unless
+     * its command is allowed while busy (SCRIPT KILL, SHUTDOWN NOSAVE...). So a loop never waits for a
+     * script longer than the threshold, and never on the script's stripes. Returns true when answered.
      */
-    private boolean waitForScript(Session session, Command cmd, Args args, int mark) {
+    private boolean waitForScript(Session session, Command cmd, int mark) {
         long threshold = config.busyReplyThreshold.value();
-        boolean canWait = session.connection().lendable();
-        if (scripting.busy(threshold)) {
-            if (!cmd.spec().has("allow_busy")) {
-                reject(session, cmd, scripting.functionRunning()
-                        ? "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
-                        : "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
-                applyReplyMode(session, mark);
-                return true;
-            }
-            return false; // SCRIPT KILL, SHUTDOWN NOSAVE, MULTI, WATCH...: none waits for the script's stripes
+        scripting.awaitEndOrBusy(threshold);
+        if (scripting.busy(threshold) && !cmd.spec().has("allow_busy")) {
+            reject(session, cmd, scripting.functionRunning()
+                    ? "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
+                    : "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
+            applyReplyMode(session, mark);
+            return true;
         }
-        if (!canWait) {
-            return false; // other front ends wait on the stripes, as before
-        }
-        scriptWaiters.postpone(session, args, threshold);
-        return true;
+        return false; // the script ended, or SCRIPT KILL, SHUTDOWN NOSAVE, MULTI, WATCH...: none needs its stripes
     }
 
     /**

@@ -40,8 +40,10 @@ public final class Scripting {
      * rather than let their loops block on the stripes.
      */
     private final java.util.concurrent.atomic.AtomicInteger scriptsRunning = new java.util.concurrent.atomic.AtomicInteger();
-    /** Called after each script has released its stripes (the engine wakes the clients that waited for it). */
-    private volatile Runnable afterRun = () -> { };
+    /** Guards the wait of {@link #awaitEndOrBusy}; notified at each script's end when someone waits. */
+    private final Object ended = new Object();
+    /** Threads in {@link #awaitEndOrBusy} (so that a script's end notifies only when someone waits). */
+    private volatile int awaiting;
     /** Set by {@link #abort}: the script stops even if it wrote (the server is going away). */
     private volatile boolean aborting;
     /** When the running script started (System.nanoTime()), or 0 when none runs. */
@@ -131,8 +133,10 @@ public final class Scripting {
         try {
             runLocked(caller, body, engine, ks, n);
         } finally {
-            if (scriptsRunning.decrementAndGet() == 0) {
-                afterRun.run();
+            if (scriptsRunning.decrementAndGet() == 0 && awaiting != 0) {
+                synchronized (ended) {
+                    ended.notifyAll();
+                }
             }
         }
     }
@@ -172,15 +176,33 @@ public final class Scripting {
         return scriptsRunning.get() != 0;
     }
 
-    /** Installs the action run after every script (the engine's wake-up of the clients that waited). */
-    public void afterRun(Runnable action) {
-        this.afterRun = action;
-    }
-
-    /** Milliseconds until the running script is busy ({@code thresholdMillis} when it has not started yet). */
-    public long millisUntilBusy(long thresholdMillis) {
-        long t = startedAt;
-        return t == 0 ? thresholdMillis : thresholdMillis - (System.nanoTime() - t) / 1_000_000;
+    /**
+     * Waits until no script runs or the running one is busy (past {@code thresholdMillis}; 0: until it
+     * ends). An event loop waits here for a script instead of on its stripes, so that it answers BUSY once
+     * the threshold passes (and runs SCRIPT KILL) rather than waiting for the script's end.
+     */
+    public void awaitEndOrBusy(long thresholdMillis) {
+        synchronized (ended) {
+            awaiting++;
+            try {
+                while (running() && !busy(thresholdMillis)) {
+                    long t = startedAt;
+                    long left;
+                    if (thresholdMillis <= 0) {
+                        left = 0; // never busy: until the script's end
+                    } else if (t == 0) {
+                        left = 10; // the script still waits for its stripes: its clock has not started
+                    } else {
+                        left = Math.max(1, thresholdMillis - (System.nanoTime() - t) / 1_000_000 + 1);
+                    }
+                    ended.wait(left);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                awaiting--;
+            }
+        }
     }
 
     /**
