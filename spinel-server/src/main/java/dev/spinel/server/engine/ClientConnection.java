@@ -50,9 +50,8 @@ public interface ClientConnection {
     boolean suspended();
 
     /**
-     * Whether this connection can lend its session to another thread ({@link #lend}) and re-executes a
-     * suspended request on {@link #resume}: true for event-loop connections (RESP), whose scripts then run
-     * on the script thread and whose requests wait for a running script without blocking their loop.
+     * Whether this connection can lend its session to another thread ({@link #lend}): true for event-loop
+     * connections (RESP), whose scripts then run on the script thread while their loop serves the others.
      */
     default boolean lendable() {
         return false;
