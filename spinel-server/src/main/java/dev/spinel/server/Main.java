@@ -55,8 +55,7 @@ public final class Main {
             if (!server.isClosed()) {
                 Log.warning("Received SIGTERM scheduling shutdown...");
             }
-            server.close();
-            server.persistence().saveOnShutdown(); // after close: no write can race the final snapshot
+            server.terminate(); // bounded: a stuck loop or script does not keep the process alive
             removePidfile(pidfile);
             Log.warning("Spinel is now ready to exit, bye bye...");
         }, "spinel-sigterm"));

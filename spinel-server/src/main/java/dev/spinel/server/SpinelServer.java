@@ -277,7 +277,53 @@ public final class SpinelServer implements AutoCloseable {
         }
         resp.close();
         persistence.close();
+        // Last: the log is closed, so nothing of a script stopped half-way is logged; the script thread stops.
+        engine.scripting().abort();
         closed.countDown();
+    }
+
+    /** How long SIGTERM waits for a running script to stop (or end) before leaving it. */
+    private static final long SCRIPT_STOP_WAIT_NANOS = 5_000_000_000L;
+
+    /**
+     * SIGTERM: stops the server within seconds whatever its loops are doing (Redis 7.0 waits for a busy
+     * script to end first). A running script that has not written is killed, as SCRIPT KILL would; one that
+     * has written (or does not stop) is left behind: the final RDB snapshot is skipped then, since it would
+     * hold half of the script. The loops get a bounded time to finish their command ({@link #close}), the
+     * append-only log is flushed and synced (every acknowledged write is in it), and the final save, when
+     * save points ask for one, waits a bounded time for the stripes. Returns when the server may exit.
+     */
+    public void terminate() {
+        if (!isClosed()) {
+            if (!stopScript()) {
+                Log.warning("A script that wrote is still running: exiting without the final RDB snapshot,"
+                        + " which would hold part of its writes");
+                persistence.skipShutdownSave();
+            }
+            close();
+        }
+        persistence.saveOnShutdown();
+    }
+
+    /** Kills the running script if it has not written; true once no script runs (within a bounded wait). */
+    private boolean stopScript() {
+        dev.spinel.server.scripting.Scripting scripting = engine.scripting();
+        long giveUp = System.nanoTime() + SCRIPT_STOP_WAIT_NANOS;
+        while (scripting.running()) {
+            if (System.nanoTime() - giveUp > 0) {
+                return false;
+            }
+            if (!scripting.wroteSinceStart()) {
+                scripting.kill(scripting.functionRunning());
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Asks the server to stop from a command (SHUTDOWN); returns at once, the stop happens on another thread. */

@@ -129,6 +129,22 @@ public final class Database {
         }
     }
 
+    /**
+     * {@link #lockAll()} with a deadline (System.nanoTime()): false, holding nothing, when a stripe is still
+     * held by another thread then (a command that does not end must not stop a shutdown for ever).
+     */
+    public boolean tryLockAllUntil(long deadlineNanos) {
+        for (int i = 0; i < SEGMENTS; i++) {
+            if (!segments[i].tryLockUntil(deadlineNanos)) {
+                for (int k = i - 1; k >= 0; k--) {
+                    segments[k].unlock();
+                }
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Exchanges all keys with another database; the caller holds every stripe of both. */
     void swapWith(Database other) {
         for (int i = 0; i < SEGMENTS; i++) {

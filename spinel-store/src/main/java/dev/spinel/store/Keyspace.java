@@ -44,6 +44,19 @@ public final class Keyspace {
         }
     }
 
+    /** {@link #lockAll()} with a deadline (System.nanoTime()); false, holding nothing, when it passed first. */
+    public boolean tryLockAllUntil(long deadlineNanos) {
+        for (int i = 0; i < dbs.length; i++) {
+            if (!dbs[i].tryLockAllUntil(deadlineNanos)) {
+                for (int k = i - 1; k >= 0; k--) {
+                    dbs[k].unlockAll();
+                }
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Releases what {@link #lockAll()} took, in reverse order. */
     public void unlockAll() {
         for (int i = dbs.length - 1; i >= 0; i--) {

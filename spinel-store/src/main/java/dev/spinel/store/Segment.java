@@ -73,6 +73,16 @@ public final class Segment {
         return lock.tryLock();
     }
 
+    /** Waits for the lock until {@code deadlineNanos} (System.nanoTime()); false when it is still held then. */
+    public boolean tryLockUntil(long deadlineNanos) {
+        try {
+            return lock.tryLock(Math.max(0, deadlineNanos - System.nanoTime()), java.util.concurrent.TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
     /** Position of this segment in its database (0 .. {@link Database#SEGMENTS} - 1). */
     public int index() {
         return index;

@@ -125,7 +125,7 @@ final class ClientInfo {
         if (s.transaction() != null) {
             f.append('x');
         }
-        if (s.suspended()) {
+        if (s.suspended() && !s.connection().lent()) { // lent: running its script, not blocked (as in Redis)
             f.append('b');
         }
         TrackingState tracking = s.tracking();

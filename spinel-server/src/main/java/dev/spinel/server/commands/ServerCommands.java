@@ -75,11 +75,18 @@ public final class ServerCommands {
             // A shutdown here is immediate, so there is never one in progress to abort.
             throw new RedisError("ERR No shutdown in progress.");
         }
+        dev.spinel.server.scripting.Scripting scripting = s.engine().scripting();
+        if (!nosave && scripting.busy(s.engine().config().busyReplyThreshold.value())) {
+            // Redis 7.0: while a script is busy only SHUTDOWN NOSAVE stops the server (SAVE, NOW, FORCE included).
+            throw new RedisError(scripting.functionRunning()
+                    ? "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
+                    : "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
+        }
         boolean wantsSnapshot = save || (!nosave && !s.engine().config().save.points().isEmpty());
         if (wantsSnapshot) {
             boolean saved;
             try {
-                saved = server.persistence().save();
+                saved = server.persistence().saveForShutdown(); // bounded: a stuck command fails it, never hangs it
             } catch (IllegalStateException busy) {
                 saved = false;
                 Log.warning("Error trying to save the DB: " + busy.getMessage());

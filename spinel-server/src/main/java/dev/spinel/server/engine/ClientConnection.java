@@ -49,6 +49,37 @@ public interface ClientConnection {
     /** True while suspended (read on the event loop; informational elsewhere). */
     boolean suspended();
 
+    /**
+     * Whether this connection can lend its session to another thread ({@link #lend}): true for event-loop
+     * connections (RESP), whose scripts then run on the script thread while their loop serves the others.
+     */
+    default boolean lendable() {
+        return false;
+    }
+
+    /**
+     * Lends the session to another thread (the script thread) until {@link #giveBack}: called on the
+     * connection's loop, inside a command. Until then the loop executes none of this client's input, writes
+     * nothing into its reply buffer (deliveries wait), sends nothing, and defers closing the session if the
+     * peer goes away: the borrowing thread alone uses the session.
+     */
+    default void lend() {
+        throw new UnsupportedOperationException("not lendable");
+    }
+
+    /**
+     * Ends a {@link #lend} (from the borrowing thread): on the loop, pending deliveries are written, the
+     * replies sent, and the client's buffered input executed.
+     */
+    default void giveBack() {
+        throw new UnsupportedOperationException("not lendable");
+    }
+
+    /** True while lent ({@link #lend}); read on the connection's loop. */
+    default boolean lent() {
+        return false;
+    }
+
     /** The socket's file descriptor, or -1 if the transport does not expose one (CLIENT LIST fd). */
     default int fileDescriptor() {
         return -1;

@@ -26,6 +26,8 @@ public final class Command {
     /** Index in the ACL users' command bitsets ({@link dev.spinel.server.acl.CommandIds}). */
     private final int aclId;
     private final boolean noAuth;
+    /** EVAL, EVALSHA, their _RO forms, FCALL, FCALL_RO: run on the script thread ({@link ScriptThread}). */
+    private final boolean runsScript;
     private final Map<String, Command> subcommands = new HashMap<>();
     final LoopCounter calls = new LoopCounter();
     final LoopCounter micros = new LoopCounter();
@@ -41,6 +43,10 @@ public final class Command {
         this.logged = spec.has("write") || n.equals("pfcount");
         this.aclId = dev.spinel.server.acl.CommandIds.id(n);
         this.noAuth = spec.has("no_auth");
+        this.runsScript = switch (n) {
+            case "eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro" -> true;
+            default -> false;
+        };
     }
 
     public int aclId() {
@@ -50,6 +56,11 @@ public final class Command {
     /** Flagged no_auth (AUTH, HELLO): runs before authentication, and ACL rules do not deny it. */
     public boolean noAuth() {
         return noAuth;
+    }
+
+    /** See {@link #runsScript}. */
+    public boolean runsScript() {
+        return runsScript;
     }
 
     /** See {@link #logged}. */

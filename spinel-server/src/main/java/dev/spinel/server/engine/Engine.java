@@ -40,6 +40,7 @@ public final class Engine {
     private final dev.spinel.server.scripting.Scripting scripting = new dev.spinel.server.scripting.Scripting();
     private final Acl acl = new Acl();
     private final ScriptCalls scriptCalls = new ScriptCalls(this);
+    private final ScriptThread scriptThread = new ScriptThread(this);
     /** CLIENT LIST's line of a client, for ACL LOG entries (installed by the ACL command's registration). */
     private volatile java.util.function.Function<Session, String> clientInfo = s -> "id=" + s.id();
     /** The append-only log's hook, or null when it is off. */
@@ -283,26 +284,50 @@ public final class Engine {
         }
         Thread previous = session.executingOn();
         session.executingOn(Thread.currentThread());
+        Command lend;
         try {
-            dispatch(session, args);
+            lend = dispatch(session, args);
         } finally {
             session.executingOn(previous);
         }
+        if (lend != null) {
+            // After executingOn is reset here: from now on the script thread alone uses the session.
+            scriptThread.submit(session, lend, args);
+        }
     }
 
-    private void dispatch(Session session, Args args) {
+    /**
+     * A script command handed over by {@link ScriptThread}: runs it on the script thread as dispatch would
+     * have on the loop (statistics, reply mode, blocked clients served), the session lent to this thread.
+     */
+    void runLent(Session session, Command cmd, Args args) {
+        session.executingOn(Thread.currentThread());
+        try {
+            int mark = session.out().size();
+            run(session, cmd, args);
+            applyReplyMode(session, mark);
+            if (blocking.blockedClients() > 0) {
+                blocking.serveReady();
+            }
+        } finally {
+            session.executingOn(null);
+        }
+    }
+
+    /** Checks and runs one request; returns the command to run on the script thread, or null when done. */
+    private Command dispatch(Session session, Args args) {
         ReplyBuffer out = session.out();
         int mark = out.size();
         Command cmd = commands.lookup(args);
         if (cmd == null) {
             rejectUnknown(session, args);
             applyReplyMode(session, mark);
-            return;
+            return null;
         }
         if (!cmd.spec().arityAccepts(args.count())) {
             reject(session, cmd, Errors.wrongArgs(cmd.name()).getMessage());
             applyReplyMode(session, mark);
-            return;
+            return null;
         }
         // A container called alone (COMMAND) runs its own handler; arity already refused the others.
         if (cmd.hasSubcommands() && args.count() > 1) {
@@ -315,19 +340,19 @@ public final class Engine {
                 stats.error("ERR");
                 session.beginCommand(System.currentTimeMillis(), "NULL"); // CLIENT LIST cmd=, as Redis
                 applyReplyMode(session, mark);
-                return;
+                return null;
             }
             if (!sub.spec().arityAccepts(args.count())) {
                 reject(session, sub, Errors.wrongArgs(sub.name()).getMessage());
                 applyReplyMode(session, mark);
-                return;
+                return null;
             }
             cmd = sub;
         }
         if (!session.authenticated() && !cmd.spec().has("no_auth")) {
             reject(session, cmd, Errors.NOAUTH.getMessage());
             applyReplyMode(session, mark);
-            return;
+            return null;
         }
         UserRules rules = session.user().rules();
         if (!rules.unrestricted()) { // the default user with +@all ~* &* stops here: one field read
@@ -335,54 +360,52 @@ public final class Engine {
             if (denied != 0) {
                 rejectByAcl(session, cmd, args, denied);
                 applyReplyMode(session, mark);
-                return;
+                return null;
             }
         }
         if (session.transaction() != null && cmd.spec().has("no_multi")) {
             // SAVE and SHUTDOWN (Redis 7.0's CMD_NO_MULTI) are refused, and the transaction fails at EXEC.
             reject(session, cmd, "ERR Command not allowed inside a transaction");
             applyReplyMode(session, mark);
-            return;
+            return null;
         }
         java.util.function.Supplier<String> disk = diskError;
         String refusal = disk == null ? null : disk.get(); // two volatile reads when all is well
         if (refusal != null && (cmd.spec().has("write") || cmd.name().equals("ping") || DispatchRules.execHas(session, cmd, "write"))) {
             reject(session, cmd, refusal);
             applyReplyMode(session, mark);
-            return;
+            return null;
         }
         if (session.hasSubscriptions() && session.protocol() == 2 && !DispatchRules.allowedWhileSubscribed(cmd)) {
             reject(session, cmd, "ERR Can't execute '" + cmd.name()
                     + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context");
             applyReplyMode(session, mark);
-            return;
+            return null;
         }
         if (pause.active() && pause.mustWait(DispatchRules.writes(cmd, session), System.currentTimeMillis())) {
             // CLIENT PAUSE delays, never rejects: the request runs again when the pause ends.
             pause.postpone(session, args, System.currentTimeMillis());
-            return;
+            return null;
         }
         if ((cmd.spec().has("denyoom") || DispatchRules.execHas(session, cmd, "denyoom") || DispatchRules.queuesInMulti(session, cmd))
                 && config.maxmemory.value() > 0 && !evictor.makeRoom()) {
             // Redis refuses a command that may grow the dataset while over maxmemory (at queue time in MULTI).
             reject(session, cmd, Evictor.OOM.getMessage());
             applyReplyMode(session, mark);
-            return;
+            return null;
         }
-        if (scripting.busy(config.busyReplyThreshold.value()) && !cmd.spec().has("allow_busy")) { // the cheap test first: this runs per command
-            // A script has run past busy-reply-threshold: only SCRIPT KILL, SHUTDOWN NOSAVE... get through.
-            reject(session, cmd, scripting.functionRunning()
-                    ? "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
-                    : "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
-            applyReplyMode(session, mark);
-            return;
+        if (scripting.running() && waitForScript(session, cmd, mark)) { // one volatile read when no script runs
+            return null;
         }
         if (session.transaction() != null && !DispatchRules.runsInsideMulti(cmd)) {
             session.beginCommand(System.currentTimeMillis(), cmd.name()); // a queued command is CLIENT LIST's cmd=, as in Redis
             session.transaction().queue(cmd, args);
             session.out().simple("QUEUED");
             applyReplyMode(session, mark);
-            return;
+            return null;
+        }
+        if (cmd.runsScript() && session.connection().lendable()) {
+            return cmd; // run on the script thread, so that this loop goes on serving its other clients
         }
         run(session, cmd, args);
         applyReplyMode(session, mark);
@@ -390,6 +413,26 @@ public final class Engine {
             // Redis's handleClientsBlockedOnKeys: keys this command made ready serve their waiters now.
             blocking.serveReady();
         }
+        return null;
+    }
+
+    /**
+     * While a script runs: before {@code busy-reply-threshold} the request waits for the script's end or
+     * the threshold (as in Redis, where nothing else is served then); past the threshold it gets BUSY unless
+     * its command is allowed while busy (SCRIPT KILL, SHUTDOWN NOSAVE...). So a loop never waits for a
+     * script longer than the threshold, and never on the script's stripes. Returns true when answered.
+     */
+    private boolean waitForScript(Session session, Command cmd, int mark) {
+        long threshold = config.busyReplyThreshold.value();
+        scripting.awaitEndOrBusy(threshold);
+        if (scripting.busy(threshold) && !cmd.spec().has("allow_busy")) {
+            reject(session, cmd, scripting.functionRunning()
+                    ? "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
+                    : "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
+            applyReplyMode(session, mark);
+            return true;
+        }
+        return false; // the script ended, or SCRIPT KILL, SHUTDOWN NOSAVE, MULTI, WATCH...: none needs its stripes
     }
 
     /**

@@ -273,6 +273,9 @@ public final class Session {
 
     /** Performs the pending deliveries (on the session's loop); true if there were any. */
     public boolean drainDeliveries() {
+        if (connection.lent()) {
+            return false; // the script thread owns the reply buffer; drained when the session is given back
+        }
         boolean any = false;
         Runnable r;
         while ((r = deliveries.poll()) != null) {

@@ -63,17 +63,33 @@ public final class Transactions {
             byte[] key = a.copy(i);
             int h = KeyHash.hash(key);
             Segment seg = s.db().segment(h);
-            boolean expired;
-            seg.lock();
-            try {
-                Entry e = seg.find(key, 0, key.length, h);
-                expired = e != null && e.expireAt() >= 0 && e.expireAt() <= now;
-            } finally {
-                seg.unlock();
+            boolean expired = false;
+            if (lockUnlessBusyScript(s, seg)) {
+                try {
+                    Entry e = seg.find(key, 0, key.length, h);
+                    expired = e != null && e.expireAt() >= 0 && e.expireAt() <= now;
+                } finally {
+                    seg.unlock();
+                }
             }
             watches.watch(s, s.dbIndex(), key, expired);
         }
         s.out().ok();
+    }
+
+    /**
+     * WATCH is allowed while a script is busy (as in Redis), but that script holds every stripe until it
+     * ends: then the key is watched as not expired rather than the loop blocking on the stripe.
+     */
+    private static boolean lockUnlessBusyScript(Session s, Segment seg) {
+        if (seg.tryLock()) {
+            return true;
+        }
+        if (s.engine().scripting().busy(s.engine().config().busyReplyThreshold.value())) {
+            return false;
+        }
+        seg.lock();
+        return true;
     }
 
     /** UNWATCH */

@@ -52,6 +52,10 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     // Suspension (CLIENT PAUSE, blocking commands): input is buffered but not executed until resume.
     private boolean suspended;
     private Args retry;
+    /** The session is lent to the script thread ({@link #lend}): the loop leaves it and its reply buffer alone. */
+    private boolean lent;
+    /** The peer went away while lent: the session is closed when given back. */
+    private boolean closedWhileLent;
     /** Input processing stopped because the socket does not take more output; see {@link #processInput}. */
     private boolean paused;
     /** A flush waits for the append-only log (see {@link #flushReplies}). */
@@ -127,7 +131,9 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        if (session != null) {
+        if (session != null && lent) {
+            closedWhileLent = true; // the script thread still uses the session: closed when given back
+        } else if (session != null) {
             engine.close(session);
         }
         ctx.fireChannelInactive();
@@ -205,7 +211,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
 
     /** The resume task, on the event loop: the postponed request, then the buffered input, then one flush. */
     private void resumeNow() {
-        if (!suspended || session == null || !ctx.channel().isActive()) {
+        if (lent || !suspended || session == null || !ctx.channel().isActive()) {
             return;
         }
         suspended = false;
@@ -240,8 +246,8 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
 
     @Override
     public void flushReplies() {
-        if (session == null) {
-            return;
+        if (session == null || lent) {
+            return; // lent: the script thread writes the reply buffer; sent when given back
         }
         ReplyBuffer out = session.out();
         int size = out.size();
@@ -361,6 +367,47 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     @Override
     public boolean suspended() {
         return suspended;
+    }
+
+    @Override
+    public boolean lendable() {
+        return true;
+    }
+
+    @Override
+    public void lend() {
+        suspended = true;
+        retry = null;
+        lent = true;
+    }
+
+    @Override
+    public void giveBack() {
+        try {
+            ctx.executor().execute(this::givenBack);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // the loop has stopped (shutdown): the connection is gone with it
+        }
+    }
+
+    /** On the loop, when the script thread is done with the session: replies out, then the queued input. */
+    private void givenBack() {
+        lent = false;
+        if (closedWhileLent) {
+            engine.close(session);
+            return;
+        }
+        suspended = false;
+        if (!ctx.channel().isActive()) {
+            return;
+        }
+        processInput(); // drains the deliveries that waited, then runs what the client pipelined
+        flushReplies();
+    }
+
+    @Override
+    public boolean lent() {
+        return lent;
     }
 
     @Override

@@ -142,11 +142,19 @@ public final class RespServer implements AutoCloseable {
         kind.clear();
     }
 
+    /** How long {@link #close} waits for the event loops to finish the command they run. */
+    private static final int LOOP_STOP_WAIT_SECONDS = 3;
+
     @Override
     public void close() {
         closeListeners(false);
         closeListeners(true);
         bossGroup.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
-        workerGroup.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
+        // Bounded: a loop stuck in a command (a KEYS that does not end) is left behind, the shutdown goes on.
+        if (!workerGroup.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).awaitUninterruptibly(LOOP_STOP_WAIT_SECONDS,
+                java.util.concurrent.TimeUnit.SECONDS)) {
+            Log.warning("An event loop is still busy in a command after " + LOOP_STOP_WAIT_SECONDS
+                    + " seconds: shutting down without waiting for it");
+        }
     }
 }

@@ -284,11 +284,26 @@ public final class Persistence {
      * {@link IllegalStateException} when a background save is in progress.
      */
     public boolean save() {
+        return save(0);
+    }
+
+    /**
+     * How long a save at shutdown waits for the stripes (and for a running BGSAVE): a command or script that
+     * does not end must not keep the server from exiting; the save fails then.
+     */
+    public static final long SHUTDOWN_WAIT_NANOS = 5_000_000_000L;
+
+    /** SHUTDOWN's save: {@link #save()}, but it fails when the keyspace stays locked longer than {@link #SHUTDOWN_WAIT_NANOS}. */
+    public boolean saveForShutdown() {
+        return save(SHUTDOWN_WAIT_NANOS);
+    }
+
+    private boolean save(long lockWaitNanos) {
         if (!saving.compareAndSet(false, true)) {
             throw new IllegalStateException("Background save already in progress");
         }
         try {
-            return doSave(false);
+            return doSave(false, lockWaitNanos);
         } finally {
             saving.set(false);
         }
@@ -341,6 +356,11 @@ public final class Persistence {
     }
 
     private boolean doSave(boolean background) {
+        return doSave(background, 0);
+    }
+
+    /** A save; {@code lockWaitNanos} > 0 bounds the wait for the stripes (the save fails past it). */
+    private boolean doSave(boolean background, long lockWaitNanos) {
         saves++;
         long dirtyBefore;
         RdbWriter.Snapshot snap;
@@ -349,7 +369,13 @@ public final class Persistence {
             // Point in time, as a fork gives Redis: armed under every stripe (a flag per segment), then
             // copied segment by segment as writers or the save reach them (RdbWriter.Snapshot).
             long t0 = System.nanoTime();
-            keyspace.lockAll();
+            if (lockWaitNanos == 0) {
+                keyspace.lockAll();
+            } else if (!keyspace.tryLockAllUntil(t0 + lockWaitNanos)) {
+                Log.warning(String.format("Failed capturing the dataset for the RDB: a command or script still holds part"
+                        + " of the keyspace after %.0f seconds", lockWaitNanos / 1e9));
+                return false;
+            }
             try {
                 dirtyBefore = stats.dirty.sum(); // writers count dirty under their stripes: exact here
                 functionCodes = functions.codes(); // changed under every stripe too
@@ -432,8 +458,12 @@ public final class Persistence {
             return true;
         }
         Log.notice("Saving the final RDB snapshot before exiting.");
+        long giveUp = System.nanoTime() + 6 * SHUTDOWN_WAIT_NANOS;
         while (!saving.compareAndSet(false, true)) {
-            Thread.onSpinWait();
+            if (System.nanoTime() - giveUp > 0) {
+                Log.warning("Error trying to save the DB: a background save is still running after 30 seconds.");
+                return false;
+            }
             try {
                 Thread.sleep(5);
             } catch (InterruptedException e) {
@@ -442,7 +472,7 @@ public final class Persistence {
             }
         }
         try {
-            boolean ok = doSave(false);
+            boolean ok = doSave(false, SHUTDOWN_WAIT_NANOS);
             if (!ok) {
                 Log.warning("Error trying to save the DB, can't exit.");
             }

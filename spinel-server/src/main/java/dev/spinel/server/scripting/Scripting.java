@@ -11,11 +11,12 @@ import dev.spinel.store.Keyspace;
  * script may touch keys it did not declare in KEYS (and SELECT other databases), so {@link #run} holds
  * every stripe of every database for the script's whole duration, taken in the global order like EXEC
  * (so it cannot deadlock with multi-key commands; the stripe locks are reentrant, so EVAL inside EXEC
- * works). Other clients' commands wait for the script to end. Past {@code busy-reply-threshold}
- * (alias {@code lua-time-limit}) the engine answers BUSY to new commands of other clients, except
- * those flagged {@code allow_busy} (SCRIPT KILL, SHUTDOWN...), and SCRIPT KILL stops a script that has
- * not written yet. Unlike Redis, the clients of the event loop running the script are not served at
- * all until it ends (that loop is busy), so SCRIPT KILL must come from a connection on another loop.
+ * works). Other clients' commands wait for the script to end ({@link #running}: the engine postpones
+ * them without blocking their loops). Past {@code busy-reply-threshold} (alias {@code lua-time-limit})
+ * the engine answers BUSY to commands of other clients, except those flagged {@code allow_busy} (SCRIPT
+ * KILL, SHUTDOWN NOSAVE...), and SCRIPT KILL stops a script that has not written yet. Event-loop clients'
+ * scripts run on the engine's script thread, so every client, the caller's loop neighbours included, is
+ * answered meanwhile.
  *
  * <p>Thread-safety: the cache is concurrent; the Lua state is created and used under the stripes.
  */
@@ -33,6 +34,18 @@ public final class Scripting {
             r.check();
         }
     });
+    /**
+     * Scripts from before they take their stripes until after they released them (two at most: one waiting
+     * for the stripes of an EXEC that runs another): the engine postpones other clients' requests meanwhile
+     * rather than let their loops block on the stripes.
+     */
+    private final java.util.concurrent.atomic.AtomicInteger scriptsRunning = new java.util.concurrent.atomic.AtomicInteger();
+    /** Guards the wait of {@link #awaitEndOrBusy}; notified at each script's end when someone waits. */
+    private final Object ended = new Object();
+    /** Threads in {@link #awaitEndOrBusy} (so that a script's end notifies only when someone waits). */
+    private volatile int awaiting;
+    /** Set by {@link #abort}: the script stops even if it wrote (the server is going away). */
+    private volatile boolean aborting;
     /** When the running script started (System.nanoTime()), or 0 when none runs. */
     private volatile long startedAt;
     private volatile boolean killRequested;
@@ -116,6 +129,19 @@ public final class Scripting {
         Engine engine = caller.engine();
         Keyspace ks = engine.keyspace();
         int n = ks.databases();
+        scriptsRunning.incrementAndGet();
+        try {
+            runLocked(caller, body, engine, ks, n);
+        } finally {
+            if (scriptsRunning.decrementAndGet() == 0 && awaiting != 0) {
+                synchronized (ended) {
+                    ended.notifyAll();
+                }
+            }
+        }
+    }
+
+    private void runLocked(Session caller, java.util.function.Consumer<ScriptRunner> body, Engine engine, Keyspace ks, int n) {
         for (int i = 0; i < n; i++) {
             ks.db(i).lockAll();
         }
@@ -128,7 +154,7 @@ public final class Scripting {
                 luaReset = false;
                 runner.resetLuaState(); // the scripts' Lua state only: SCRIPT FLUSH leaves functions alone, as in Redis
             }
-            killRequested = false;
+            killRequested = aborting;
             wrote = false;
             startedAt = Math.max(1, System.nanoTime());
             body.accept(runner);
@@ -143,6 +169,54 @@ public final class Scripting {
                 ks.db(i).unlockAll();
             }
         }
+    }
+
+    /** True while a script runs or is about to (waiting for its stripes). */
+    public boolean running() {
+        return scriptsRunning.get() != 0;
+    }
+
+    /**
+     * Waits until no script runs or the running one is busy (past {@code thresholdMillis}; 0: until it
+     * ends). An event loop waits here for a script instead of on its stripes, so that it answers BUSY once
+     * the threshold passes (and runs SCRIPT KILL) rather than waiting for the script's end.
+     */
+    public void awaitEndOrBusy(long thresholdMillis) {
+        synchronized (ended) {
+            awaiting++;
+            try {
+                while (running() && !busy(thresholdMillis)) {
+                    long t = startedAt;
+                    long left;
+                    if (thresholdMillis <= 0) {
+                        left = 0; // never busy: until the script's end
+                    } else if (t == 0) {
+                        left = 10; // the script still waits for its stripes: its clock has not started
+                    } else {
+                        left = Math.max(1, thresholdMillis - (System.nanoTime() - t) / 1_000_000 + 1);
+                    }
+                    ended.wait(left);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                awaiting--;
+            }
+        }
+    }
+
+    /**
+     * Shutdown: stops the running script (and any later one) at its next check, even one that wrote. Called
+     * once the append-only log is closed, so that nothing of a script stopped half-way is logged.
+     */
+    public void abort() {
+        aborting = true;
+        killRequested = true;
+    }
+
+    /** True when the running script has written (SCRIPT KILL would answer UNKILLABLE). */
+    public boolean wroteSinceStart() {
+        return startedAt != 0 && wrote;
     }
 
     /** True when a script has been running for more than {@code thresholdMillis} (0: never busy). */

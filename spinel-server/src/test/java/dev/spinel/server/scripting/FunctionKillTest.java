@@ -20,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * A function past busy-reply-threshold: BUSY names FUNCTION KILL, SCRIPT KILL refuses it, FUNCTION STATS
  * shows it, FUNCTION KILL stops it (texts of redis-server 7.0.15). As in {@link ScriptKillTest}, the test
- * talks through a connection of another event loop than the function's.
+ * talks through the first connection that answers (any, now that the function's own loop is served too).
  */
 class FunctionKillTest {
     private static final String BUSY = "-BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.\r\n";

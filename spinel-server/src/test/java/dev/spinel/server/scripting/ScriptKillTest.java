@@ -20,8 +20,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * busy-reply-threshold and SCRIPT KILL: past the threshold other clients get BUSY (SCRIPT KILL still
  * runs), SCRIPT KILL stops a script that has not written (its caller gets Redis's error), refuses one
- * that has (UNKILLABLE), and answers NOTBUSY when nothing runs. Clients on the script's own event loop
- * are not served while it runs, so the test talks through a connection that does answer.
+ * that has (UNKILLABLE), and answers NOTBUSY when nothing runs. (Written when the clients of the
+ * script's own event loop were not served; every connection answers now, {@link BusyScriptSameLoopTest}.)
  */
 class ScriptKillTest {
     private static String text(byte[] b) {
@@ -40,7 +40,7 @@ class ScriptKillTest {
                     return c;
                 }
             } catch (SocketTimeoutException e) {
-                // on the script's loop: not served until the script ends
+                // not answered in time (before the script loop was served, its clients timed out here)
             }
         }
         return null;
