@@ -47,6 +47,10 @@ final class DebugCommand {
         if (a.count() == 2 && a.is(1, "HELP")) {
             // Redis 7.0.15's lines for the subcommands Spinel has, in Redis's order.
             Help.reply(s, "DEBUG",
+                    "DIGEST",
+                    "    Output a hex signature representing the current DB content.",
+                    "DIGEST-VALUE <key> [<key> ...]",
+                    "    Output a hex signature of the values of all the specified keys.",
                     "ERROR <string>",
                     "    Return a Redis protocol error with <string> as message. Useful for clients",
                     "    unit tests to simulate Redis errors.",
@@ -110,6 +114,10 @@ final class DebugCommand {
             DebugObject.reply(s, a);
         } else if (a.count() >= 2 && a.is(1, "RELOAD")) {
             reload(s, a, persistence);
+        } else if (a.count() == 2 && a.is(1, "DIGEST")) {
+            DebugDigest.digest(s);
+        } else if (a.count() >= 2 && a.is(1, "DIGEST-VALUE")) {
+            DebugDigest.digestValues(s, a);
         } else if (a.count() == 3 && a.is(1, "PROTOCOL")) {
             DebugObject.protocol(s, a.string(2));
         } else if (a.count() == 3 && a.is(1, "SET-ACTIVE-EXPIRE")) {
