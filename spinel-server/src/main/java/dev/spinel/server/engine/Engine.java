@@ -26,7 +26,7 @@ public final class Engine {
     private final ClientRegistry clients = new ClientRegistry();
     private final ServerStats stats = new ServerStats();
     private final PubSub pubSub;
-    private final Watches watches = new Watches();
+    private final Watches watches;
     private final Transactions transactions;
     private final SlowLog slowLog = new SlowLog();
     private final LatencyMonitor latency = new LatencyMonitor();
@@ -52,6 +52,7 @@ public final class Engine {
     public Engine(ServerConfig config, Keyspace keyspace, CommandTable commands) {
         this.config = config;
         this.keyspace = keyspace;
+        this.watches = new Watches(keyspace);
         this.commands = commands;
         this.pubSub = new PubSub(new OutputLimits(config));
         this.notifications = new Notifications(pubSub);

@@ -53,7 +53,7 @@ public final class Session {
     private boolean executingTransaction;
     /** Append-only log position of this session's last logged write (its replies wait for it). */
     private long logPosition;
-    private java.util.List<Watches.Key> watched;
+    private java.util.List<Watches.Watched> watched;
     private volatile boolean watchDirty;
     /** Writes made by this session's commands; the engine compares it around each command. */
     private long dirty;
@@ -453,7 +453,7 @@ public final class Session {
         return f >= 0 ? f : now;
     }
 
-    java.util.List<Watches.Key> watched() {
+    java.util.List<Watches.Watched> watched() {
         if (watched == null) {
             watched = Watches.newList();
         }
