@@ -22,12 +22,21 @@ public final class Glob {
 
     /** True when pattern {@code p[po, po+pl)} matches {@code s[so, so+sl)}. */
     public static boolean matches(byte[] p, int po, int pl, byte[] s, int so, int sl, boolean nocase) {
-        return match(p, po, po + pl, s, so, so + sl, nocase, 0);
+        return match(p, po, po + pl, s, so, so + sl, nocase, 0) == MATCH;
     }
 
-    private static boolean match(byte[] p, int pi, int pe, byte[] s, int si, int se, boolean nocase, int depth) {
+    private static final int MATCH = 1;
+    private static final int NO_MATCH = 0;
+    /**
+     * No match, and none for what follows a {@code *} from any later position either: every {@code *} before
+     * it may stop trying longer matches (Redis's skipLongerMatches), which keeps patterns such as
+     * {@code a*a*a*...*b} linear instead of exponential.
+     */
+    private static final int NO_MATCH_ANYWHERE = -1;
+
+    private static int match(byte[] p, int pi, int pe, byte[] s, int si, int se, boolean nocase, int depth) {
         if (depth > 1000) {
-            return false; // pathological patterns: Redis caps the nesting in the same way
+            return NO_MATCH; // pathological patterns: Redis caps the nesting in the same way
         }
         while (pi < pe && si <= se) {
             byte pc = p[pi];
@@ -37,24 +46,25 @@ public final class Glob {
                         pi++;
                     }
                     if (pi + 1 == pe) {
-                        return true;
+                        return MATCH;
                     }
                     for (int k = si; k <= se; k++) {
-                        if (match(p, pi + 1, pe, s, k, se, nocase, depth + 1)) {
-                            return true;
+                        int r = match(p, pi + 1, pe, s, k, se, nocase, depth + 1);
+                        if (r != NO_MATCH) {
+                            return r;
                         }
                     }
-                    return false;
+                    return NO_MATCH_ANYWHERE;
                 }
                 case '?' -> {
                     if (si >= se) {
-                        return false;
+                        return NO_MATCH;
                     }
                     si++;
                 }
                 case '[' -> {
                     if (si >= se) {
-                        return false;
+                        return NO_MATCH;
                     }
                     pi++;
                     boolean not = pi < pe && p[pi] == '^';
@@ -102,7 +112,7 @@ public final class Glob {
                         matched = !matched;
                     }
                     if (!matched) {
-                        return false;
+                        return NO_MATCH;
                     }
                     si++;
                 }
@@ -112,10 +122,10 @@ public final class Glob {
                         pc = p[pi];
                     }
                     if (si >= se) {
-                        return false;
+                        return NO_MATCH;
                     }
                     if (nocase ? lower(pc & 0xff) != lower(s[si] & 0xff) : pc != s[si]) {
-                        return false;
+                        return NO_MATCH;
                     }
                     si++;
                 }
@@ -128,7 +138,7 @@ public final class Glob {
                 break;
             }
         }
-        return pi == pe && si == se;
+        return pi == pe && si == se ? MATCH : NO_MATCH;
     }
 
     private static int lower(int c) {

@@ -12,7 +12,7 @@ import dev.spinel.server.engine.Session;
 import dev.spinel.server.persistence.Persistence;
 
 /**
- * DEBUG ERROR / LOG / SLEEP / POPULATE / OBJECT / RELOAD / PROTOCOL / HELP and the two switches of the cron Redis's
+ * DEBUG ERROR / LOG / SLEEP / POPULATE / OBJECT / RELOAD / LOADAOF / DIGEST / DIGEST-VALUE / PROTOCOL / HELP and the two switches of the cron Redis's
  * own suites use (SET-ACTIVE-EXPIRE: active expiry on or off; PAUSE-CRON: the cron's ticks skipped or not),
  * allowed as the immutable {@code enable-debug-command} says (no, yes, local), with Redis 7.0's refusal
  * text; QUICKLIST-PACKED-THRESHOLD is checked as Redis checks it (Spinel's lists have no plain nodes for it to
@@ -56,6 +56,8 @@ final class DebugCommand {
                     "    unit tests to simulate Redis errors.",
                     "LOG <message>",
                     "    Write <message> to the server log.",
+                    "LOADAOF",
+                    "    Flush the AOF buffers on disk and reload the AOF in memory.",
                     "OBJECT <key>",
                     "    Show low level info about `key` and associated value.",
                     "POPULATE <count> [<prefix>] [<size>]",
@@ -114,6 +116,12 @@ final class DebugCommand {
             DebugObject.reply(s, a);
         } else if (a.count() >= 2 && a.is(1, "RELOAD")) {
             reload(s, a, persistence);
+        } else if (a.count() >= 2 && a.is(1, "LOADAOF")) {
+            String error = persistence.debugLoadAof();
+            if (error != null) {
+                throw new RedisError(error);
+            }
+            s.out().ok();
         } else if (a.count() == 2 && a.is(1, "DIGEST")) {
             DebugDigest.digest(s);
         } else if (a.count() >= 2 && a.is(1, "DIGEST-VALUE")) {

@@ -7,6 +7,7 @@ import dev.spinel.server.Log;
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.engine.Engine;
+import dev.spinel.server.engine.Propagator;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -74,6 +75,26 @@ public final class Aof implements AutoCloseable {
         for (int i = 0; i < incr.size(); i++) {
             replay(dir().resolve(incr.get(i).file()), i == incr.size() - 1);
             Log.notice("DB loaded from incr file " + incr.get(i).file());
+        }
+    }
+
+    /** Everything logged so far written to the file, waiting up to 10 s; false if that failed. */
+    boolean drain() {
+        AofFile f = file;
+        return f == null || f.drain(10_000);
+    }
+
+    /**
+     * DEBUG LOADAOF's load: replays the log's files into the (emptied) dataset without logging the replay
+     * again. The caller holds every stripe.
+     */
+    void loadWithoutLogging() throws IOException {
+        Propagator p = engine.propagator();
+        engine.propagator(null);
+        try {
+            load();
+        } finally {
+            engine.propagator(p);
         }
     }
 
