@@ -22,21 +22,12 @@ public final class Glob {
 
     /** True when pattern {@code p[po, po+pl)} matches {@code s[so, so+sl)}. */
     public static boolean matches(byte[] p, int po, int pl, byte[] s, int so, int sl, boolean nocase) {
-        return match(p, po, po + pl, s, so, so + sl, nocase, 0) == MATCH;
+        return match(p, po, po + pl, s, so, so + sl, nocase, 0);
     }
 
-    private static final int MATCH = 1;
-    private static final int NO_MATCH = 0;
-    /**
-     * No match, and none for what follows a {@code *} from any later position either: every {@code *} before
-     * it may stop trying longer matches (Redis's skipLongerMatches), which keeps patterns such as
-     * {@code a*a*a*...*b} linear instead of exponential.
-     */
-    private static final int NO_MATCH_ANYWHERE = -1;
-
-    private static int match(byte[] p, int pi, int pe, byte[] s, int si, int se, boolean nocase, int depth) {
+    private static boolean match(byte[] p, int pi, int pe, byte[] s, int si, int se, boolean nocase, int depth) {
         if (depth > 1000) {
-            return NO_MATCH; // pathological patterns: Redis caps the nesting in the same way
+            return false; // pathological patterns: Redis caps the nesting in the same way
         }
         while (pi < pe && si <= se) {
             byte pc = p[pi];
@@ -46,25 +37,24 @@ public final class Glob {
                         pi++;
                     }
                     if (pi + 1 == pe) {
-                        return MATCH;
+                        return true;
                     }
                     for (int k = si; k <= se; k++) {
-                        int r = match(p, pi + 1, pe, s, k, se, nocase, depth + 1);
-                        if (r != NO_MATCH) {
-                            return r;
+                        if (match(p, pi + 1, pe, s, k, se, nocase, depth + 1)) {
+                            return true;
                         }
                     }
-                    return NO_MATCH_ANYWHERE;
+                    return false;
                 }
                 case '?' -> {
                     if (si >= se) {
-                        return NO_MATCH;
+                        return false;
                     }
                     si++;
                 }
                 case '[' -> {
                     if (si >= se) {
-                        return NO_MATCH;
+                        return false;
                     }
                     pi++;
                     boolean not = pi < pe && p[pi] == '^';
@@ -112,7 +102,7 @@ public final class Glob {
                         matched = !matched;
                     }
                     if (!matched) {
-                        return NO_MATCH;
+                        return false;
                     }
                     si++;
                 }
@@ -122,10 +112,10 @@ public final class Glob {
                         pc = p[pi];
                     }
                     if (si >= se) {
-                        return NO_MATCH;
+                        return false;
                     }
                     if (nocase ? lower(pc & 0xff) != lower(s[si] & 0xff) : pc != s[si]) {
-                        return NO_MATCH;
+                        return false;
                     }
                     si++;
                 }
@@ -138,7 +128,7 @@ public final class Glob {
                 break;
             }
         }
-        return pi == pe && si == se ? MATCH : NO_MATCH;
+        return pi == pe && si == se;
     }
 
     private static int lower(int c) {
