@@ -355,7 +355,8 @@ public final class Aof implements AutoCloseable {
             long baseSeq = 1 + (before.base() == null ? 0 : before.base().seq());
             AofManifest.Part base = new AofManifest.Part(config.appendfilename.value() + "." + baseSeq + ".base.rdb", baseSeq, 'b');
             RdbFiles.save(snap, dir().resolve(base.file()), new RdbWriter.Options(config.rdbcompression.value(),
-                    config.rdbchecksum.value(), RdbWriter.Access.NONE, RdbWriter.Options.redisAux(SpinelServer.REDIS_VERSION, 0, true), functions));
+                    config.rdbchecksum.value(), RdbWriter.Access.NONE, RdbWriter.Options.redisAux(SpinelServer.REDIS_VERSION, 0, true), functions)
+                    .withKeySaveDelay((int) config.rdbKeySaveDelay.value()));
             new AofManifest(newIncr == null ? List.of(base) : List.of(base, newIncr)).write(manifestPath());
             for (AofManifest.Part old : before.parts()) {
                 if (!old.file().equals(base.file()) && (newIncr == null || !old.file().equals(newIncr.file()))) {

@@ -86,7 +86,8 @@ public final class Persistence {
             used += keyspace.db(i).memory();
         }
         return new RdbWriter.Options(config.rdbcompression.value(), config.rdbchecksum.value(), access,
-                RdbWriter.Options.redisAux(SpinelServer.REDIS_VERSION, used, false), functionCodes);
+                RdbWriter.Options.redisAux(SpinelServer.REDIS_VERSION, used, false), functionCodes)
+                .withKeySaveDelay((int) config.rdbKeySaveDelay.value());
     }
 
     /**
