@@ -4,6 +4,7 @@
 # per-unit summary: passed / failed tests (named) / where a unit stopped.
 #
 # Usage: tools/redis-tcl-suite.sh [unit/name ...]      (no argument: every unit that can run externally)
+# Tests listed in tools/redis-tcl-suite.skip (with the reason each cannot run against Spinel) are skipped.
 # Environment:
 #   SUITE_DIR     scratch dir holding tests/ of redis 7.0.15 (default /tmp/redis-tcl-suite; filled on first use
 #                 from the Debian source package: needs deb-src lines for Debian bookworm in apt's sources)
@@ -78,6 +79,8 @@ fetch_suite
 "$server" --version >/dev/null 2>&1 || true
 units=${*:-$all_units}
 mkdir -p "$suite/logs"
+# Tests an external Spinel cannot run, with the reasons, in tools/redis-tcl-suite.skip (comments dropped here).
+grep -v -e '^#' -e '^[[:space:]]*$' "$root/tools/redis-tcl-suite.skip" > "$suite/skip.txt"
 summary=()
 for unit in $units; do
   name=${unit//\//_}
@@ -86,14 +89,15 @@ for unit in $units; do
   # TERM=dumb: no colour codes in the log. The suite's own control port and any server it spawns (units
   # that start a second server) stay in ports above $port.
   (cd "$suite" && TERM=dumb timeout "$unit_timeout" tclsh tests/test_helper.tcl --host 127.0.0.1 --port "$port" \
-    --baseport $((port + 64)) --portcount 256 --single "$unit" --clients 1 --tags "$tags" --timeout 600) > "$log" 2>&1
+    --baseport $((port + 64)) --portcount 256 --single "$unit" --clients 1 --tags "$tags" --skipfile "$suite/skip.txt" --timeout 600) > "$log" 2>&1
   rc=$?
   stop_spinel
   ok=$(grep -c '^\[ok\]' "$log")
+  skipped=$(grep -c '^\[skip\]' "$log")
   failed=$(grep -E '^\[(err|exception)\]' "$log" | sed -E 's/^\[(err|exception)\]: //' | paste -sd ';' -)
   nfailed=$(grep -cE '^\[(err|exception)\]' "$log")
   if grep -q 'All tests passed without errors' "$log"; then
-    result="passes whole ($ok tests)"
+    result="passes whole ($ok tests, $skipped skipped)"
   elif [ $rc -eq 124 ]; then
     result="timed out after ${unit_timeout}s ($ok ok, $nfailed failed: $failed)"
   elif grep -q '^\[exception\]' "$log"; then
