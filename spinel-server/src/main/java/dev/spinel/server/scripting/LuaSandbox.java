@@ -4,6 +4,7 @@ import org.luaj.vm2.Globals;
 import org.luaj.vm2.LoadState;
 import org.luaj.vm2.LuaError;
 import org.luaj.vm2.LuaTable;
+import org.luaj.vm2.LuaString;
 import org.luaj.vm2.LuaValue;
 import org.luaj.vm2.Varargs;
 import org.luaj.vm2.compiler.LuaC;
@@ -73,7 +74,9 @@ final class LuaSandbox {
         });
         LuaValue table = globals.rawget("table");
         globals.rawset("unpack", table.rawget("unpack"));
-        globals.rawset("loadstring", globals.rawget("load"));
+        LuaValue load = sourceOnly(globals.rawget("load"));
+        globals.rawset("load", load);
+        globals.rawset("loadstring", loadstring(load));
         table.rawset("getn", new org.luaj.vm2.lib.OneArgFunction() {
             @Override
             public LuaValue call(LuaValue t) {
@@ -181,5 +184,63 @@ final class LuaSandbox {
         public String traceback(int level) {
             return "";
         }
+    }
+
+    /**
+     * Lua 5.1's loadstring(s [, chunkname]) over LuaJ's load, refusing precompiled chunks as Redis's Lua does
+     * (its parser reads them as source): nil and Redis's syntax error for a chunk starting with ESC, the
+     * signature of string.dump's output, which LuaJ would otherwise run.
+     */
+    private static LuaValue loadstring(LuaValue load) {
+        return new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs args) {
+                LuaValue chunk = args.arg1();
+                if (chunk.isstring() && !chunk.isnumber()) {
+                    LuaString s = chunk.checkstring();
+                    if (s.m_length > 0 && s.m_bytes[s.m_offset] == 27) {
+                        String name = args.narg() >= 2 && args.arg(2).isstring() ? args.arg(2).tojstring() : cString(s);
+                        return LuaValue.varargsOf(LuaValue.NIL,
+                                LuaValue.valueOf(chunkId(name) + ":1: unexpected symbol near 'char(27)'"));
+                    }
+                }
+                return load.invoke(args);
+            }
+        };
+    }
+
+    /**
+     * LuaJ's load(chunk [, chunkname]) limited to source (mode "t"): a precompiled chunk, which Redis's Lua
+     * refuses, cannot be loaded through it, whether given as a string or by a reader function.
+     */
+    private static LuaValue sourceOnly(LuaValue load) {
+        return new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs args) {
+                return load.invoke(LuaValue.varargsOf(new LuaValue[] {args.arg1(), args.arg(2), LuaValue.valueOf("t")}));
+            }
+        };
+    }
+
+    /** The chunk as C sees it: up to its first NUL. */
+    private static String cString(LuaString s) {
+        int n = 0;
+        while (n < s.m_length && s.m_bytes[s.m_offset + n] != 0) {
+            n++;
+        }
+        return new String(s.m_bytes, s.m_offset, n, java.nio.charset.StandardCharsets.ISO_8859_1);
+    }
+
+    /** Lua 5.1's luaO_chunkid for a string chunk: its first line, cut to fit LUA_IDSIZE. */
+    private static String chunkId(String source) {
+        int len = 0;
+        while (len < source.length() && source.charAt(len) != '\n' && source.charAt(len) != '\r') {
+            len++;
+        }
+        int room = 60 - " [string \"...\"] ".length() - 1;
+        if (len > room) {
+            len = room;
+        }
+        return len < source.length() ? "[string \"" + source.substring(0, len) + "...\"]" : "[string \"" + source + "\"]";
     }
 }
