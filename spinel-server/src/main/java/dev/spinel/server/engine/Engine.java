@@ -553,9 +553,25 @@ public final class Engine {
      * EXEC (which takes every stripe) can check them, so an EXEC never misses a concurrent write.
      */
     void firstWrite(Session s, Command cmd, Args args) {
-        if (!watches.isEmpty() && cmd != null) {
+        if (cmd == null) {
+            return;
+        }
+        if (!watches.isEmpty()) {
             // FLUSHDB, FLUSHALL and SWAPDB touch only the watched keys that exist, themselves (Watches.touchPresent)
             ChangedKeys.visit(s, cmd, args, watches::touch, db -> { });
+        }
+        if (blocking.blockedClients() > 0) {
+            // A written key may have been deleted or overwritten: a client blocked in XREADGROUP on it is then
+            // answered an error (Redis signals a stream key as ready when it is unlinked or replaced). The
+            // waiters are served after the command, when the change is complete; others find nothing new.
+            ChangedKeys.visit(s, cmd, args, (db, key) -> blocking.signal(keyspace.db(db), key, 0, key.length),
+                    db -> {
+                        for (int i = 0; i < keyspace.databases(); i++) {
+                            if (db < 0 || db == i) {
+                                blocking.signalDatabase(i);
+                            }
+                        }
+                    });
         }
     }
 
