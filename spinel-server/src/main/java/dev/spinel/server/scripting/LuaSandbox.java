@@ -123,6 +123,42 @@ final class LuaSandbox {
         meta.rawset("__metatable", LuaValue.FALSE);
         env.setmetatable(meta);
         globals.rawset("_G", env);
+        protectMetatables(meta);
+    }
+
+    /**
+     * Redis marks _G, its metatable and the library tables read-only: setmetatable on them fails with "Attempt to
+     * modify a readonly table", getmetatable(_G) gives a metatable that cannot be changed either, and the
+     * libraries have none. Spinel's read-only tables are proxies whose metatables LuaJ protects with
+     * __metatable (its own "cannot change a protected metatable"); these two wrappers answer as Redis does.
+     */
+    private void protectMetatables(LuaTable envMeta) {
+        LuaValue set = globals.rawget("setmetatable");
+        LuaValue get = globals.rawget("getmetatable");
+        LuaTable envMetaView = readOnly(envMeta);
+        globals.rawset("setmetatable", new TwoArgFunction() {
+            @Override
+            public LuaValue call(LuaValue t, LuaValue mt) {
+                if (isReadOnly(t)) {
+                    throw new LuaError("Attempt to modify a readonly table", 0);
+                }
+                return set.call(t, mt);
+            }
+        });
+        globals.rawset("getmetatable", new org.luaj.vm2.lib.OneArgFunction() {
+            @Override
+            public LuaValue call(LuaValue t) {
+                if (t == env) {
+                    return envMetaView;
+                }
+                return isReadOnly(t) ? NIL : get.call(t);
+            }
+        });
+    }
+
+    private static boolean isReadOnly(LuaValue t) {
+        LuaValue mt = t.istable() ? t.getmetatable() : null;
+        return mt != null && mt.rawget("__newindex") == READONLY;
     }
 
     static final ThreeArgFunction READONLY = new ThreeArgFunction() {

@@ -11,7 +11,8 @@ import java.util.List;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * Scripts against redis-server: precompiled chunks (string.dump's output) are refused by loadstring and load,
+ * Scripts against redis-server: read-only tables (_G, its metatable, the libraries) keep Redis's protection
+ * messages; precompiled chunks (string.dump's output) are refused by loadstring and load,
  * as Redis's Lua refuses them, while source still loads; LuaJ's type errors are worded as Lua 5.1 words them
  * when it has no variable name to give ("attempt to call a nil value"; LuaJ never has one, so where Lua 5.1
  * names a local or a field Spinel's message still lacks the name).
@@ -34,6 +35,11 @@ class ScriptLoadAndTypeErrorsDiffTest {
             "return 1 + {}",
             "return {} * 2",
             "return (nil)()",
+            "local g = getmetatable(_G); g.__index = {}",
+            "return type(getmetatable(_G))",
+            "return type(getmetatable(redis))",
+            "return type(getmetatable(cjson))",
+            "local t = setmetatable({}, {__index = function() return 5 end}); return {t.x, type(getmetatable(t))}",
             "return (nil).x");
 
     @Test
@@ -48,6 +54,17 @@ class ScriptLoadAndTypeErrorsDiffTest {
                 }
             }
             assertEquals(List.of(), diffs);
+        }
+    }
+
+    /** setmetatable on a read-only table fails with Redis's words (Redis gives no line; LuaJ adds one). */
+    @Test
+    void readOnlyTablesRefuseANewMetatable() throws Exception {
+        try (RawClient s = new RawClient(SERVERS.spinel().port())) {
+            for (String t : List.of("_G", "redis", "cjson", "bit", "getmetatable(_G)")) {
+                String reply = s.callString("EVAL", "setmetatable(" + t + ", {})", "0");
+                assertEquals(true, reply.startsWith("-ERR ") && reply.contains("Attempt to modify a readonly table"), t + ": " + reply);
+            }
         }
     }
 }
