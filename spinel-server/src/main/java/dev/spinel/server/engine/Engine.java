@@ -532,10 +532,21 @@ public final class Engine {
         afterCommand(session, cmd, args, micros);
     }
 
+    /**
+     * A blocked command was served: the slow log gets it now, with its original arguments, as Redis's
+     * updateStatsOnUnblock (a command that blocks is not logged when it blocks, nor when it times out).
+     */
+    public void unblocked(Session s, Args original, long micros) {
+        long slower = config.slowlogLogSlowerThan.value();
+        if (original != null && slower >= 0 && micros >= slower) {
+            slowLog.add(s, original, micros, config.slowlogMaxLen.value());
+        }
+    }
+
     /** Slow log, latency monitor and MONITOR feeds: each costs one comparison when unused. */
     private void afterCommand(Session s, Command cmd, Args args, long micros) {
         long slower = config.slowlogLogSlowerThan.value();
-        if (slower >= 0 && micros >= slower && !cmd.spec().has("skip_slowlog")) {
+        if (slower >= 0 && micros >= slower && !cmd.spec().has("skip_slowlog") && !s.blockedInCommand()) {
             slowLog.add(s, args, micros, config.slowlogMaxLen.value());
         }
         long threshold = config.latencyMonitorThreshold.value();

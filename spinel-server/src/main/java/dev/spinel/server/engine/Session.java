@@ -361,11 +361,14 @@ public final class Session {
     }
 
     private long unchangedKeys;
+    /** The current command blocked this session: it is logged (slow log) when served, not now. */
+    private boolean blockedInCommand;
 
     /** The command being executed (set by the engine), for {@link #dirty}. */
     void current(Command cmd, dev.spinel.protocol.Args args) {
         this.currentCommand = cmd;
         this.currentArgs = args;
+        this.blockedInCommand = false;
         this.wroteInCommand = false;
         this.quietWrite = false;
         this.unchangedKeys = 0;
@@ -536,6 +539,27 @@ public final class Session {
      */
     public void suspend() {
         connection.suspend(null);
+    }
+
+    /**
+     * The current command has blocked: returns a copy of its arguments (they may live in the connection's
+     * input buffer), for the slow log entry Redis writes when the client is unblocked.
+     */
+    public dev.spinel.protocol.Args blockedCommand() {
+        blockedInCommand = true;
+        dev.spinel.protocol.Args a = currentArgs;
+        if (a == null) {
+            return null;
+        }
+        byte[][] parts = new byte[a.count()][];
+        for (int i = 0; i < parts.length; i++) {
+            parts[i] = a.copy(i);
+        }
+        return dev.spinel.protocol.Args.of(parts);
+    }
+
+    boolean blockedInCommand() {
+        return blockedInCommand;
     }
 
     /** Ends a suspension: the connection runs its pending input on its own loop. */
