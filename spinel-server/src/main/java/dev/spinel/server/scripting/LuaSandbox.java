@@ -74,6 +74,7 @@ final class LuaSandbox {
         });
         LuaValue table = globals.rawget("table");
         globals.rawset("unpack", table.rawget("unpack"));
+        numbersAsLua51(table);
         LuaValue load = sourceOnly(globals.rawget("load"));
         globals.rawset("load", load);
         globals.rawset("loadstring", loadstring(load));
@@ -256,6 +257,51 @@ final class LuaSandbox {
                 return load.invoke(LuaValue.varargsOf(new LuaValue[] {args.arg1(), args.arg(2), LuaValue.valueOf("t")}));
             }
         };
+    }
+
+    /**
+     * tostring and table.concat write numbers as Lua 5.1 does ({@code %.14g}: 0.0003, 1e+100), where LuaJ
+     * writes Java's float text (3.0E-4, Infinity). The {@code ..} operator is LuaJ's own and keeps its text.
+     */
+    private void numbersAsLua51(LuaValue table) {
+        LuaValue tostring = globals.rawget("tostring");
+        globals.rawset("tostring", new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs args) {
+                LuaValue v = args.arg1();
+                if (v.type() == LuaValue.TNUMBER) {
+                    return LuaValue.valueOf(LibFunction.numberToString(v.todouble()));
+                }
+                return tostring.invoke(args);
+            }
+        });
+        LuaValue concat = table.rawget("concat");
+        table.rawset("concat", new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs args) {
+                LuaValue t = args.arg1();
+                if (!t.istable()) {
+                    return concat.invoke(args);
+                }
+                // The elements concat will read, numbers turned into Lua 5.1's text; an element that is
+                // neither is refused with Redis's Lua text.
+                int i = args.narg() >= 3 && !args.arg(3).isnil() ? args.arg(3).checkint() : 1;
+                int j = args.narg() >= 4 && !args.arg(4).isnil() ? args.arg(4).checkint() : t.length();
+                LuaTable copy = new LuaTable();
+                for (int k = i; k <= j; k++) {
+                    LuaValue v = t.rawget(k);
+                    if (v.type() == LuaValue.TNUMBER) {
+                        copy.rawset(k, LuaValue.valueOf(LibFunction.numberToString(v.todouble())));
+                    } else if (v.isstring()) {
+                        copy.rawset(k, v);
+                    } else {
+                        throw new LuaError("invalid value (" + v.typename() + ") at index " + k + " in table for 'concat'");
+                    }
+                }
+                return concat.invoke(LuaValue.varargsOf(new LuaValue[] {copy, args.arg(2),
+                        LuaValue.valueOf(i), LuaValue.valueOf(j)}));
+            }
+        });
     }
 
     /** The chunk as C sees it: up to its first NUL. */

@@ -11,7 +11,7 @@ import java.util.List;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * Scripts against redis-server: read-only tables (_G, its metatable, the libraries) keep Redis's protection
+ * Scripts against redis-server: numbers written as Lua 5.1 writes them by tostring and table.concat; read-only tables (_G, its metatable, the libraries) keep Redis's protection
  * messages; precompiled chunks (string.dump's output) are refused by loadstring and load,
  * as Redis's Lua refuses them, while source still loads; LuaJ's type errors are worded as Lua 5.1 words them
  * when it has no variable name to give ("attempt to call a nil value"; LuaJ never has one, so where Lua 5.1
@@ -35,6 +35,11 @@ class ScriptLoadAndTypeErrorsDiffTest {
             "return 1 + {}",
             "return {} * 2",
             "return (nil)()",
+            "return table.concat(cjson.decode('[0.0, -5e3, -1, 0.3e-3, 1023.2, 0e10]'), ' ')",
+            "return {tostring(0.0003), tostring(1e100), tostring(2^53), tostring(-1/0), tostring(0.1), tostring(7), tostring('s')}",
+            "return {table.concat({1, 2.5, 'x'}, ','), table.concat({}, 'x'), table.concat({1, 2, 3}, '-', 2, 3)}",
+            "return table.concat({1, {}, 3})",
+            "return table.concat({1, 2}, ',', 1, 3)",
             "local g = getmetatable(_G); g.__index = {}",
             "return type(getmetatable(_G))",
             "return type(getmetatable(redis))",
