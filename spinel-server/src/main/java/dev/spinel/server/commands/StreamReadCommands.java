@@ -285,7 +285,6 @@ public final class StreamReadCommands {
                     return false;
                 }
                 ctx.out().error(STREAM_GONE);
-                ctx.session().engine().stats().error("UNBLOCKED"); // counted as Redis's addReplyError counts it
                 return true;
             }
             long gtMs = ids[2 * k];
@@ -298,7 +297,6 @@ public final class StreamReadCommands {
                         return false;
                     }
                     ctx.out().error(NOGROUP_GONE.getMessage());
-                    ctx.session().engine().stats().error("NOGROUP");
                     return true;
                 }
                 gtMs = g.lastMs;

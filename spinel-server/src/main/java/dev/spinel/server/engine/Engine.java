@@ -533,10 +533,24 @@ public final class Engine {
     }
 
     /**
-     * A blocked command was served: the slow log gets it now, with its original arguments, as Redis's
-     * updateStatsOnUnblock (a command that blocks is not logged when it blocks, nor when it times out).
+     * A blocked command was served with {@code reply}: the slow log gets it now, with its original arguments,
+     * as Redis's updateStatsOnUnblock (a command that blocks is not logged when it blocks, nor when it times
+     * out); an error reply is counted.
      */
-    public void unblocked(Session s, Args original, long micros) {
+    public void unblocked(Session s, Args original, long micros, byte[] reply) {
+        if (reply.length > 0 && reply[0] == '-' && original != null) {
+            // An error reply to an unblocked client counts as Redis's addReplyError counts it: errorstats and
+            // the command's failed_calls.
+            int end = 1;
+            while (end < reply.length && reply[end] != ' ' && reply[end] != '\r') {
+                end++;
+            }
+            stats.error(new String(reply, 1, end - 1, java.nio.charset.StandardCharsets.US_ASCII));
+            Command cmd = commands.lookup(original);
+            if (cmd != null) {
+                cmd.failedCalls.increment();
+            }
+        }
         long slower = config.slowlogLogSlowerThan.value();
         if (original != null && slower >= 0 && micros >= slower) {
             slowLog.add(s, original, micros, config.slowlogMaxLen.value());

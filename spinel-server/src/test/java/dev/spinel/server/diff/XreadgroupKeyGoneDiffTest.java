@@ -80,6 +80,11 @@ class XreadgroupKeyGoneDiffTest {
                     errors.append(' ').append(line);
                 }
             }
+            for (String line : c.callString("INFO", "commandstats").split("\r\n")) {
+                if (line.startsWith("cmdstat_xread")) {
+                    errors.append(' ').append(line.replaceAll("usec=\\d+,usec_per_call=[0-9.]+,", ""));
+                }
+            }
             return reply.trim() + (waited ? " (after the timeout)" : " (at once)") + errors;
         }
     }
