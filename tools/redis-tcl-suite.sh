@@ -11,7 +11,10 @@
 #   PORT          Spinel's port (default 25000; the suite also uses a few ports above it)
 #   UNIT_TIMEOUT  seconds before a unit is stopped (default 900)
 #   TAGS          extra tag filters for the suite (default "-needs:repl": Spinel has no replication stream)
-#   SPINEL_SERVER the start script to run (default bin/spinel-server of this checkout)
+#   SPINEL_SERVER the start script to run (default bin/spinel-server of this checkout, which rebuilds when
+#                 sources changed; to keep editing during a long run, copy bin/ and spinel-grpc/target/ of a
+#                 built checkout to another directory and point this at its bin/spinel-server)
+# Exit status: 0 when every unit run passes whole, 1 otherwise.
 # Needs tclsh (apt-get install tcl), redis-server/redis-cli 7.0.15 in PATH (the suite starts helpers from src/).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -80,8 +83,9 @@ fetch_suite
 units=${*:-$all_units}
 mkdir -p "$suite/logs"
 # Tests an external Spinel cannot run, with the reasons, in tools/redis-tcl-suite.skip (comments dropped here).
-grep -v -e '^#' -e '^[[:space:]]*$' "$root/tools/redis-tcl-suite.skip" > "$suite/skip.txt"
+grep -v -e '^#' -e '^[[:space:]]*$' "$(dirname "$0")/redis-tcl-suite.skip" > "$suite/skip.txt"
 summary=()
+status=0
 for unit in $units; do
   name=${unit//\//_}
   log="$suite/logs/$name.log"
@@ -109,8 +113,10 @@ for unit in $units; do
     result="$ok ok, $nfailed failed: $failed"
   fi
   summary+=("$unit: $result")
+  case $result in passes\ whole*) ;; *) status=1 ;; esac
   echo "$unit: $result"
 done
 echo
 echo "Summary (logs in $suite/logs):"
 printf '  %s\n' "${summary[@]}"
+exit $status
