@@ -298,8 +298,8 @@ final class LuaSandbox {
                         throw new LuaError("invalid value (" + v.typename() + ") at index " + k + " in table for 'concat'");
                     }
                 }
-                return concat.invoke(LuaValue.varargsOf(new LuaValue[] {copy, args.arg(2),
-                        LuaValue.valueOf(i), LuaValue.valueOf(j)}));
+                LuaValue sep = args.arg(2).isnil() ? LuaValue.EMPTYSTRING : args.arg(2); // nil: absent, as Lua 5.1
+                return concat.invoke(LuaValue.varargsOf(new LuaValue[] {copy, sep, LuaValue.valueOf(i), LuaValue.valueOf(j)}));
             }
         });
     }

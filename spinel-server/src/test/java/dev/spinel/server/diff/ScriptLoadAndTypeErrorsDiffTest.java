@@ -39,6 +39,7 @@ class ScriptLoadAndTypeErrorsDiffTest {
             "return {tostring(0.0003), tostring(1e100), tostring(2^53), tostring(-1/0), tostring(0.1), tostring(7), tostring('s')}",
             "return {table.concat({1, 2.5, 'x'}, ','), table.concat({}, 'x'), table.concat({1, 2, 3}, '-', 2, 3)}",
             "return table.concat({1, {}, 3})",
+            "return {table.concat({a = 1}), table.concat({'x', 'y'}, nil), table.concat({'x', 'y'}, nil, 2)}",
             "return table.concat({1, 2}, ',', 1, 3)",
             "local g = getmetatable(_G); g.__index = {}",
             "return type(getmetatable(_G))",
