@@ -11,6 +11,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Writes a keyspace as an RDB version 10 file (layout in {@link Rdb}), without fork and without
@@ -34,9 +36,22 @@ public final class RdbWriter {
      * What to write besides the keys. {@code functions} are the function libraries' source codes, written
      * after the AUX fields and before the databases as Redis 7.0 does ({@code RDB_OPCODE_FUNCTION2}).
      */
-    public record Options(boolean compression, boolean checksum, Access access, Map<String, Object> aux, List<byte[]> functions) {
+    public record Options(boolean compression, boolean checksum, Access access, Map<String, Object> aux, List<byte[]> functions,
+                          int keySaveDelayMicros) {
         public Options(boolean compression, boolean checksum, Access access, Map<String, Object> aux) {
             this(compression, checksum, access, aux, List.of());
+        }
+
+        public Options(boolean compression, boolean checksum, Access access, Map<String, Object> aux, List<byte[]> functions) {
+            this(compression, checksum, access, aux, functions, 0);
+        }
+
+        /**
+         * These options with a pause after each key written (Redis's rdb-key-save-delay, a test knob):
+         * {@code micros} µs, or for a negative value 1 µs with probability 1/|micros|.
+         */
+        public Options withKeySaveDelay(int micros) {
+            return new Options(compression, checksum, access, aux, functions, micros);
         }
 
         /** Redis 7.0's AUX fields, in its order; values are {@code String} or {@code Long}. */
@@ -324,6 +339,9 @@ public final class RdbWriter {
                     for (int k = 0; k < entries.count; k++) {
                         writeEntry(out, entries.keys[k], entries.codecs[k], entries.snapshots[k], entries.expireAt[k], snap.access,
                                 entries.access == null ? 0 : entries.access[k]);
+                        if (options.keySaveDelayMicros() != 0) {
+                            keySaveDelay(options.keySaveDelayMicros(), snap);
+                        }
                     }
                     keys += entries.count;
                 }
@@ -333,6 +351,18 @@ public final class RdbWriter {
         } catch (RuntimeException e) {
             snap.cancel();
             throw e;
+        }
+    }
+
+    /** Redis's debugDelay; a cancelled snapshot (the save was stopped) stops sleeping. */
+    private static void keySaveDelay(int micros, Snapshot snap) {
+        long us = micros > 0 ? micros : ThreadLocalRandom.current().nextLong(-(long) micros) == 0 ? 1 : 0;
+        long deadline = System.nanoTime() + us * 1000;
+        for (long left = us * 1000; left > 0 && snap.failure == null; left = deadline - System.nanoTime()) {
+            LockSupport.parkNanos(Math.min(left, 100_000_000L)); // wake up now and then to see a cancel
+            if (Thread.interrupted()) {
+                throw new IllegalStateException("save interrupted");
+            }
         }
     }
 

@@ -143,6 +143,7 @@ public final class Blocking {
             }
             boolean served;
             ReplyBuffer out = scratch(w);
+            long start = System.nanoTime();
             try {
                 served = w.op.tryServe(new ServeContext(this, w, k.key, locks, out));
             } finally {
@@ -154,6 +155,7 @@ public final class Blocking {
             if (served && w.state.get() == Waiter.SERVED) {
                 w.reply = Arrays.copyOf(out.array(), out.size());
                 remove(w);
+                w.session.engine().unblocked(w.session, w.command, (System.nanoTime() - start) / 1000, w.reply);
                 deliver(w);
             } else {
                 remove(w); // gone meanwhile; its own path completes it
@@ -164,7 +166,7 @@ public final class Blocking {
     /** Timer task on the waiter's loop. */
     private void expire(Waiter w) {
         if (w.state.compareAndSet(Waiter.WAITING, Waiter.GONE)) {
-            remove(w);
+            remove(w); // not logged in the slow log: Redis 7.0 logs a blocked command only when it is served
             w.op.timeoutReply(w.session.out());
             w.session.resume();
         }

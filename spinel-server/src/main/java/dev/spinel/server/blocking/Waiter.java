@@ -1,5 +1,6 @@
 package dev.spinel.server.blocking;
 
+import dev.spinel.protocol.Args;
 import dev.spinel.server.engine.Session;
 import dev.spinel.store.Database;
 
@@ -21,6 +22,8 @@ final class Waiter {
     final byte[][] keys;
     final BlockedOperation op;
     final boolean resp3;
+    /** The blocking command as the client sent it, for the slow log when it is served or times out. */
+    final Args command;
     /** The reply produced by a serving thread, handed to the client's loop. */
     byte[] reply;
     final AtomicInteger state = new AtomicInteger(WAITING);
@@ -32,5 +35,6 @@ final class Waiter {
         this.keys = keys;
         this.op = op;
         this.resp3 = session.protocol() == 3;
+        this.command = session.blockedCommand();
     }
 }

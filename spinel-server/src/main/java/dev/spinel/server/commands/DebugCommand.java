@@ -12,7 +12,7 @@ import dev.spinel.server.engine.Session;
 import dev.spinel.server.persistence.Persistence;
 
 /**
- * DEBUG ERROR / LOG / SLEEP / POPULATE / OBJECT / RELOAD / PROTOCOL / HELP and the two switches of the cron Redis's
+ * DEBUG ERROR / LOG / SLEEP / POPULATE / OBJECT / RELOAD / LOADAOF / DIGEST / DIGEST-VALUE / PROTOCOL / HELP and the two switches of the cron Redis's
  * own suites use (SET-ACTIVE-EXPIRE: active expiry on or off; PAUSE-CRON: the cron's ticks skipped or not),
  * allowed as the immutable {@code enable-debug-command} says (no, yes, local), with Redis 7.0's refusal
  * text; QUICKLIST-PACKED-THRESHOLD is checked as Redis checks it (Spinel's lists have no plain nodes for it to
@@ -47,11 +47,17 @@ final class DebugCommand {
         if (a.count() == 2 && a.is(1, "HELP")) {
             // Redis 7.0.15's lines for the subcommands Spinel has, in Redis's order.
             Help.reply(s, "DEBUG",
+                    "DIGEST",
+                    "    Output a hex signature representing the current DB content.",
+                    "DIGEST-VALUE <key> [<key> ...]",
+                    "    Output a hex signature of the values of all the specified keys.",
                     "ERROR <string>",
                     "    Return a Redis protocol error with <string> as message. Useful for clients",
                     "    unit tests to simulate Redis errors.",
                     "LOG <message>",
                     "    Write <message> to the server log.",
+                    "LOADAOF",
+                    "    Flush the AOF buffers on disk and reload the AOF in memory.",
                     "OBJECT <key>",
                     "    Show low level info about `key` and associated value.",
                     "POPULATE <count> [<prefix>] [<size>]",
@@ -110,6 +116,16 @@ final class DebugCommand {
             DebugObject.reply(s, a);
         } else if (a.count() >= 2 && a.is(1, "RELOAD")) {
             reload(s, a, persistence);
+        } else if (a.count() >= 2 && a.is(1, "LOADAOF")) {
+            String error = persistence.debugLoadAof();
+            if (error != null) {
+                throw new RedisError(error);
+            }
+            s.out().ok();
+        } else if (a.count() == 2 && a.is(1, "DIGEST")) {
+            DebugDigest.digest(s);
+        } else if (a.count() >= 2 && a.is(1, "DIGEST-VALUE")) {
+            DebugDigest.digestValues(s, a);
         } else if (a.count() == 3 && a.is(1, "PROTOCOL")) {
             DebugObject.protocol(s, a.string(2));
         } else if (a.count() == 3 && a.is(1, "SET-ACTIVE-EXPIRE")) {

@@ -151,7 +151,7 @@ final class InfoCommand {
         field(sb, "maxclients", e.config().maxclients.value());
         field(sb, "client_recent_max_input_buffer", 0);
         field(sb, "client_recent_max_output_buffer", 0);
-        field(sb, "blocked_clients", e.blocking().blockedClients());
+        field(sb, "blocked_clients", e.blocking().blockedClients() + e.pause().postponedCount());
         field(sb, "tracking_clients", e.tracking().clients());
         field(sb, "clients_in_timeout_table", 0);
     }

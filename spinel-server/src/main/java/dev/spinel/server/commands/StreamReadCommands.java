@@ -259,6 +259,8 @@ public final class StreamReadCommands {
         return true;
     }
 
+    private static final String STREAM_GONE = "UNBLOCKED the stream key no longer exists";
+
     /** A client blocked in XREAD / XREADGROUP; {@code ids} holds, per key, the ID entries must exceed. */
     private record XReadWaiter(byte[][] keys, long[] ids, byte[] groupName, byte[] consumerName, long count,
             boolean noack) implements BlockedOperation {
@@ -277,7 +279,13 @@ public final class StreamReadCommands {
             Segment seg = ctx.db().segment(h);
             Entry e = seg.get(key, 0, key.length, h, ctx.now());
             if (e == null || !(e.value() instanceof StreamValue st)) {
-                return false;
+                // The stream was deleted or replaced: its group went with it, so a group reader would wait
+                // forever; Redis answers it at once (unblockDeletedStreamReadgroupClients). XREAD keeps waiting.
+                if (groupName == null || !ctx.claim()) {
+                    return false;
+                }
+                ctx.out().error(STREAM_GONE);
+                return true;
             }
             long gtMs = ids[2 * k];
             long gtSeq = ids[2 * k + 1];

@@ -49,6 +49,13 @@ public final class ServerConfig {
     public final Params.Int acllogMaxLen = add(new Params.Int("acllog-max-len", true, 128, 0, Long.MAX_VALUE, null));
     /** The config file's {@code user <name> <rules...>} lines, checked when read and applied at the start. */
     private final List<List<String>> userDirectives = new ArrayList<>();
+    /**
+     * Redis's hidden test knob: microseconds slept per key written by a save (BGSAVE, SAVE, an AOF rewrite's
+     * base), so tests can keep a save running; negative: 1 µs with probability 1/|value|. Read when a save
+     * starts, as Redis's forked child reads it once.
+     */
+    public final Params.Int rdbKeySaveDelay = add(new Params.Int("rdb-key-save-delay", true, 0, Integer.MIN_VALUE,
+            Integer.MAX_VALUE, null));
     public final Params.Int databases = add(new Params.Int("databases", false, 16, 1, Integer.MAX_VALUE, null));
     /** An unsigned int in Redis (1..UINT_MAX), hence the bound its range error names. */
     public final Params.Int maxclients = add(new Params.Int("maxclients", true, 10000, 1, 4294967295L, null));
@@ -276,6 +283,11 @@ public final class ServerConfig {
     /** Spinel's own start-time parameters, which Redis has not (event loops, transport, gRPC). */
     public boolean isSpinelOwn(Param p) {
         return p == eventLoopThreads || p == ioTransport || p == grpcPort || p == grpcBind || p == grpcMaxMessageSize;
+    }
+
+    /** Redis's hidden parameters: CONFIG GET answers them by exact name only, never for a pattern. */
+    public boolean isHidden(Param p) {
+        return p == rdbKeySaveDelay;
     }
 
     /** Parameters Redis 7.0 guards with enable-protected-configs (they can redirect file writes). */

@@ -72,6 +72,11 @@ public final class ClientPause {
         }
     }
 
+    /** Clients waiting for the pause to end (Redis counts them in blocked_clients, as BLOCKED_POSTPONE). */
+    public synchronized int postponedCount() {
+        return postponed.size();
+    }
+
     public long endMillis() {
         return endMillis;
     }

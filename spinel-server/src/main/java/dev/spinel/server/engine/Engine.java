@@ -26,7 +26,7 @@ public final class Engine {
     private final ClientRegistry clients = new ClientRegistry();
     private final ServerStats stats = new ServerStats();
     private final PubSub pubSub;
-    private final Watches watches = new Watches();
+    private final Watches watches;
     private final Transactions transactions;
     private final SlowLog slowLog = new SlowLog();
     private final LatencyMonitor latency = new LatencyMonitor();
@@ -53,6 +53,7 @@ public final class Engine {
     public Engine(ServerConfig config, Keyspace keyspace, CommandTable commands) {
         this.config = config;
         this.keyspace = keyspace;
+        this.watches = new Watches(keyspace);
         this.commands = commands;
         this.pubSub = new PubSub(new OutputLimits(config));
         this.notifications = new Notifications(pubSub);
@@ -573,10 +574,35 @@ public final class Engine {
         afterCommand(session, cmd, args, micros);
     }
 
+    /**
+     * A blocked command was served with {@code reply}: the slow log gets it now, with its original arguments,
+     * as Redis's updateStatsOnUnblock (a command that blocks is not logged when it blocks, nor when it times
+     * out); an error reply is counted.
+     */
+    public void unblocked(Session s, Args original, long micros, byte[] reply) {
+        if (reply.length > 0 && reply[0] == '-' && original != null) {
+            // An error reply to an unblocked client counts as Redis's addReplyError counts it: errorstats and
+            // the command's failed_calls.
+            int end = 1;
+            while (end < reply.length && reply[end] != ' ' && reply[end] != '\r') {
+                end++;
+            }
+            stats.error(new String(reply, 1, end - 1, java.nio.charset.StandardCharsets.US_ASCII));
+            Command cmd = commands.lookup(original);
+            if (cmd != null) {
+                cmd.failedCalls.increment();
+            }
+        }
+        long slower = config.slowlogLogSlowerThan.value();
+        if (original != null && slower >= 0 && micros >= slower) {
+            slowLog.add(s, original, micros, config.slowlogMaxLen.value());
+        }
+    }
+
     /** Slow log, latency monitor and MONITOR feeds: each costs one comparison when unused. */
     private void afterCommand(Session s, Command cmd, Args args, long micros) {
         long slower = config.slowlogLogSlowerThan.value();
-        if (slower >= 0 && micros >= slower && !cmd.spec().has("skip_slowlog")) {
+        if (slower >= 0 && micros >= slower && !cmd.spec().has("skip_slowlog") && !s.blockedInCommand()) {
             slowLog.add(s, args, micros, config.slowlogMaxLen.value());
         }
         long threshold = config.latencyMonitorThreshold.value();
@@ -594,9 +620,25 @@ public final class Engine {
      * EXEC (which takes every stripe) can check them, so an EXEC never misses a concurrent write.
      */
     void firstWrite(Session s, Command cmd, Args args) {
-        if (!watches.isEmpty() && cmd != null) {
+        if (cmd == null) {
+            return;
+        }
+        if (!watches.isEmpty()) {
             // FLUSHDB, FLUSHALL and SWAPDB touch only the watched keys that exist, themselves (Watches.touchPresent)
             ChangedKeys.visit(s, cmd, args, watches::touch, db -> { });
+        }
+        if (blocking.blockedClients() > 0) {
+            // A written key may have been deleted or overwritten: a client blocked in XREADGROUP on it is then
+            // answered an error (Redis signals a stream key as ready when it is unlinked or replaced). The
+            // waiters are served after the command, when the change is complete; others find nothing new.
+            ChangedKeys.visit(s, cmd, args, (db, key) -> blocking.signal(keyspace.db(db), key, 0, key.length),
+                    db -> {
+                        for (int i = 0; i < keyspace.databases(); i++) {
+                            if (db < 0 || db == i) {
+                                blocking.signalDatabase(i);
+                            }
+                        }
+                    });
         }
     }
 

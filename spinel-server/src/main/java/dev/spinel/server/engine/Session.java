@@ -53,7 +53,7 @@ public final class Session {
     private boolean executingTransaction;
     /** Append-only log position of this session's last logged write (its replies wait for it). */
     private long logPosition;
-    private java.util.List<Watches.Key> watched;
+    private java.util.List<Watches.Watched> watched;
     private volatile boolean watchDirty;
     /** Writes made by this session's commands; the engine compares it around each command. */
     private long dirty;
@@ -364,11 +364,14 @@ public final class Session {
     }
 
     private long unchangedKeys;
+    /** The current command blocked this session: it is logged (slow log) when served, not now. */
+    private boolean blockedInCommand;
 
     /** The command being executed (set by the engine), for {@link #dirty}. */
     void current(Command cmd, dev.spinel.protocol.Args args) {
         this.currentCommand = cmd;
         this.currentArgs = args;
+        this.blockedInCommand = false;
         this.wroteInCommand = false;
         this.quietWrite = false;
         this.unchangedKeys = 0;
@@ -456,7 +459,7 @@ public final class Session {
         return f >= 0 ? f : now;
     }
 
-    java.util.List<Watches.Key> watched() {
+    java.util.List<Watches.Watched> watched() {
         if (watched == null) {
             watched = Watches.newList();
         }
@@ -539,6 +542,27 @@ public final class Session {
      */
     public void suspend() {
         connection.suspend(null);
+    }
+
+    /**
+     * The current command has blocked: returns a copy of its arguments (they may live in the connection's
+     * input buffer), for the slow log entry Redis writes when the client is unblocked.
+     */
+    public dev.spinel.protocol.Args blockedCommand() {
+        blockedInCommand = true;
+        dev.spinel.protocol.Args a = currentArgs;
+        if (a == null) {
+            return null;
+        }
+        byte[][] parts = new byte[a.count()][];
+        for (int i = 0; i < parts.length; i++) {
+            parts[i] = a.copy(i);
+        }
+        return dev.spinel.protocol.Args.of(parts);
+    }
+
+    boolean blockedInCommand() {
+        return blockedInCommand;
     }
 
     /** Ends a suspension: the connection runs its pending input on its own loop. */

@@ -174,11 +174,11 @@ public final class Transactions {
     /** A watched key that is logically expired now but was not when watched also fails EXEC (Redis 7.0). */
     private boolean watchedKeyExpired(Session s) {
         long now = System.currentTimeMillis();
-        for (Watches.Key k : s.watched()) {
-            byte[] key = k.key().bytes();
+        for (Watches.Watched w : s.watched()) {
+            byte[] key = w.key.key().bytes();
             int h = KeyHash.hash(key);
-            Entry e = keyspace.db(k.db()).segment(h).find(key, 0, key.length, h);
-            if (e != null && e.expireAt() >= 0 && e.expireAt() <= now && !k.expiredAtWatch()) {
+            Entry e = keyspace.db(w.key.db()).segment(h).find(key, 0, key.length, h);
+            if (e != null && e.expireAt() >= 0 && e.expireAt() <= now && !w.expired) {
                 return true;
             }
         }

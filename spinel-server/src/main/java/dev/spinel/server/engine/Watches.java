@@ -1,9 +1,14 @@
 package dev.spinel.server.engine;
 
+import dev.spinel.store.Database;
+import dev.spinel.store.Entry;
+import dev.spinel.store.KeyHash;
+import dev.spinel.store.Keyspace;
+import dev.spinel.store.Segment;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -12,63 +17,101 @@ import java.util.concurrent.ConcurrentHashMap;
  * fail. The engine calls {@link #touch} after every command that changed data, for the keys of that
  * command; when nobody watches anything the check is one {@code isEmpty()}.
  *
- * <p>Thread-safety: concurrent map of concurrent sets; the per-session dirty flag is volatile.
+ * <p>A key already logically expired when watched (Redis's {@code watchedKey.expired}) is, for that watch,
+ * a key that does not exist: its deletion (lazily, by the active cycle, FLUSHDB or SWAPDB) is no change and
+ * only clears the mark, and a swap that brings in another expired copy is no change either; a watched
+ * missing key that a swap replaces with an expired one becomes marked.
+ *
+ * <p>Thread-safety: concurrent map of concurrent maps; the per-session dirty flag and each watch's
+ * expired mark are volatile. A session's own list is touched only by its own thread.
  */
 public final class Watches {
-    /** A watched key; {@code expiredAtWatch} is only carried in the session's own list. */
-    record Key(int db, ByteKey key, boolean expiredAtWatch) {
-        Key {
-            // identity in the registry ignores expiredAtWatch
-        }
+    /** A watched (database, key): the registry's key. */
+    record Key(int db, ByteKey key) {
+    }
 
-        Key registryKey() {
-            return expiredAtWatch ? new Key(db, key, false) : this;
+    /** One session's watch of one key. */
+    static final class Watched {
+        final Key key;
+        /** The key was logically expired when watched and has not been deleted since. */
+        volatile boolean expired;
+
+        Watched(Key key, boolean expired) {
+            this.key = key;
+            this.expired = expired;
         }
     }
 
-    private final Map<Key, Set<Session>> watchers = new ConcurrentHashMap<>();
+    private final Map<Key, Map<Session, Watched>> watchers = new ConcurrentHashMap<>();
+    private final Keyspace keyspace;
+
+    public Watches(Keyspace keyspace) {
+        this.keyspace = keyspace;
+    }
 
     public boolean isEmpty() {
         return watchers.isEmpty();
     }
 
     void watch(Session s, int db, byte[] key, boolean expiredNow) {
-        Key k = new Key(db, new ByteKey(key), false);
-        for (Key w : s.watched()) {
-            if (w.registryKey().equals(k)) {
+        Key k = new Key(db, new ByteKey(key));
+        for (Watched w : s.watched()) {
+            if (w.key.equals(k)) {
                 return;
             }
         }
-        s.watched().add(new Key(db, k.key(), expiredNow));
-        // The add happens inside compute, under the map's lock for this key: with computeIfAbsent(...).add(s)
-        // an unwatchAll of the last other watcher could drop the set from the map between the two calls,
-        // and this registration was lost (a write then failed no EXEC: a lost update under WATCH).
-        watchers.compute(k, (x, set) -> {
-            Set<Session> sessions = set != null ? set : ConcurrentHashMap.newKeySet();
-            sessions.add(s);
+        Watched w = new Watched(k, expiredNow);
+        s.watched().add(w);
+        // The put happens inside compute, under the map's lock for this key: with computeIfAbsent(...).put
+        // an unwatchAll of the last other watcher could drop the map from the registry between the two
+        // calls, and this registration was lost (a write then failed no EXEC: a lost update under WATCH).
+        watchers.compute(k, (x, map) -> {
+            Map<Session, Watched> sessions = map != null ? map : new ConcurrentHashMap<>();
+            sessions.put(s, w);
             return sessions;
         });
     }
 
     void unwatchAll(Session s) {
-        List<Key> keys = s.watched();
-        for (Key w : keys) {
-            watchers.computeIfPresent(w.registryKey(), (x, set) -> {
-                set.remove(s);
-                return set.isEmpty() ? null : set;
+        List<Watched> keys = s.watched();
+        for (Watched w : keys) {
+            watchers.computeIfPresent(w.key, (x, map) -> {
+                map.remove(s);
+                return map.isEmpty() ? null : map;
             });
         }
         keys.clear();
         s.watchDirty(false);
     }
 
-    /** A key of database {@code db} changed: every session watching it fails its next EXEC. */
+    /**
+     * A key of database {@code db} changed: every session watching it fails its next EXEC, except those
+     * that watched it expired while it is still expired or gone (Redis's touchWatchedKey). Called with the
+     * key's stripe held, after the change.
+     */
     public void touch(int db, byte[] key) {
-        Set<Session> set = watchers.get(new Key(db, new ByteKey(key), false));
-        if (set != null) {
-            for (Session s : set) {
-                s.watchDirty(true);
+        Map<Session, Watched> map = watchers.get(new Key(db, new ByteKey(key)));
+        if (map == null) {
+            return;
+        }
+        Entry current = null;
+        boolean looked = false;
+        for (Map.Entry<Session, Watched> e : map.entrySet()) {
+            Watched w = e.getValue();
+            if (w.expired) {
+                if (!looked) {
+                    current = find(keyspace.db(db), key);
+                    looked = true;
+                }
+                if (current == null) {
+                    w.expired = false; // the expired key is gone: logically no change
+                    continue;
+                }
+                if (expired(current)) {
+                    continue;
+                }
             }
+            e.getKey().watchDirty(true);
         }
     }
 
@@ -76,39 +119,66 @@ public final class Watches {
      * Redis's touchAllWatchedKeysInDb for FLUSHDB, FLUSHALL (before the keys go) and SWAPDB (after the swap):
      * a watched key of database {@code watchedDb} is touched only if it is in {@code emptied} (where the
      * database's old contents are now) or in {@code replacement} (its new contents; null for a flush). Keys
-     * count while in the table, expired or not, as Redis's dictFind. The caller holds every stripe of both.
+     * count while in the table, expired or not, as Redis's dictFind; a watch of an expired key is handled as
+     * the class comment says. The caller holds every stripe of both.
      */
-    public void touchPresent(int watchedDb, dev.spinel.store.Database emptied, dev.spinel.store.Database replacement) {
-        for (Map.Entry<Key, Set<Session>> e : watchers.entrySet()) {
+    public void touchPresent(int watchedDb, Database emptied, Database replacement) {
+        for (Map.Entry<Key, Map<Session, Watched>> e : watchers.entrySet()) {
             if (e.getKey().db() != watchedDb) {
                 continue;
             }
             byte[] k = e.getKey().key().bytes();
-            if (present(emptied, k) || (replacement != null && present(replacement, k))) {
-                for (Session s : e.getValue()) {
-                    s.watchDirty(true);
+            boolean inEmptied = find(emptied, k) != null;
+            Entry replaced = replacement != null ? find(replacement, k) : null;
+            if (!inEmptied && replaced == null) {
+                continue;
+            }
+            for (Map.Entry<Session, Watched> sw : e.getValue().entrySet()) {
+                Watched w = sw.getValue();
+                if (w.expired) {
+                    if (replaced == null) {
+                        w.expired = false; // expired key now deleted: no logical change
+                        continue;
+                    } else if (expired(replaced)) {
+                        continue; // expired key remains expired
+                    }
+                } else if (!inEmptied && expired(replaced)) {
+                    w.expired = true; // a missing key replaced by an expired one: still missing
+                    continue;
                 }
+                sw.getKey().watchDirty(true);
             }
         }
     }
 
-    private static boolean present(dev.spinel.store.Database db, byte[] key) {
-        int h = dev.spinel.store.KeyHash.hash(key);
-        return db.segment(h).find(key, 0, key.length, h) != null;
+    private static Entry find(Database db, byte[] key) {
+        int h = KeyHash.hash(key);
+        Segment seg = db.segment(h);
+        seg.lock(); // reentrant: the callers already hold it
+        try {
+            return seg.find(key, 0, key.length, h);
+        } finally {
+            seg.unlock();
+        }
+    }
+
+    private static boolean expired(Entry e) {
+        long at = e.expireAt();
+        return at >= 0 && at <= System.currentTimeMillis();
     }
 
     /** Every watched key of a database (or of all, when {@code db < 0}) changed. */
     public void touchAll(int db) {
-        for (Map.Entry<Key, Set<Session>> e : watchers.entrySet()) {
+        for (Map.Entry<Key, Map<Session, Watched>> e : watchers.entrySet()) {
             if (db < 0 || e.getKey().db() == db) {
-                for (Session s : e.getValue()) {
+                for (Session s : e.getValue().keySet()) {
                     s.watchDirty(true);
                 }
             }
         }
     }
 
-    static List<Key> newList() {
+    static List<Watched> newList() {
         return new ArrayList<>();
     }
 }

@@ -7,6 +7,7 @@ import dev.spinel.server.Log;
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.engine.Engine;
+import dev.spinel.server.engine.Propagator;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -74,6 +75,26 @@ public final class Aof implements AutoCloseable {
         for (int i = 0; i < incr.size(); i++) {
             replay(dir().resolve(incr.get(i).file()), i == incr.size() - 1);
             Log.notice("DB loaded from incr file " + incr.get(i).file());
+        }
+    }
+
+    /** Everything logged so far written to the file, waiting up to 10 s; false if that failed. */
+    boolean drain() {
+        AofFile f = file;
+        return f == null || f.drain(10_000);
+    }
+
+    /**
+     * DEBUG LOADAOF's load: replays the log's files into the (emptied) dataset without logging the replay
+     * again. The caller holds every stripe.
+     */
+    void loadWithoutLogging() throws IOException {
+        Propagator p = engine.propagator();
+        engine.propagator(null);
+        try {
+            load();
+        } finally {
+            engine.propagator(p);
         }
     }
 
@@ -334,7 +355,8 @@ public final class Aof implements AutoCloseable {
             long baseSeq = 1 + (before.base() == null ? 0 : before.base().seq());
             AofManifest.Part base = new AofManifest.Part(config.appendfilename.value() + "." + baseSeq + ".base.rdb", baseSeq, 'b');
             RdbFiles.save(snap, dir().resolve(base.file()), new RdbWriter.Options(config.rdbcompression.value(),
-                    config.rdbchecksum.value(), RdbWriter.Access.NONE, RdbWriter.Options.redisAux(SpinelServer.REDIS_VERSION, 0, true), functions));
+                    config.rdbchecksum.value(), RdbWriter.Access.NONE, RdbWriter.Options.redisAux(SpinelServer.REDIS_VERSION, 0, true), functions)
+                    .withKeySaveDelay((int) config.rdbKeySaveDelay.value()));
             new AofManifest(newIncr == null ? List.of(base) : List.of(base, newIncr)).write(manifestPath());
             for (AofManifest.Part old : before.parts()) {
                 if (!old.file().equals(base.file()) && (newIncr == null || !old.file().equals(newIncr.file()))) {

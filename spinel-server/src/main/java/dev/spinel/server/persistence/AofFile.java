@@ -441,6 +441,32 @@ final class AofFile implements AutoCloseable {
         }
     }
 
+    /**
+     * Waits until everything appended so far is in the file (not necessarily fsynced: DEBUG LOADAOF reads
+     * it back through the OS), for at most {@code millis}; false if it is not by then (a failing disk).
+     */
+    boolean drain(long millis) {
+        long target;
+        synchronized (lock) {
+            target = appended;
+        }
+        long deadline = System.currentTimeMillis() + millis;
+        while (written < target) {
+            if (closed || System.currentTimeMillis() > deadline) {
+                return false;
+            }
+            if (!writeNow(target)) {
+                try {
+                    Thread.sleep(1); // the writer thread has it (appendfsync always, or a retry after a failure)
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
     /** Writes what is pending, fsyncs, and stops the threads. */
     @Override
     public void close() {

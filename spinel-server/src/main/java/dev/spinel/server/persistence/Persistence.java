@@ -86,7 +86,8 @@ public final class Persistence {
             used += keyspace.db(i).memory();
         }
         return new RdbWriter.Options(config.rdbcompression.value(), config.rdbchecksum.value(), access,
-                RdbWriter.Options.redisAux(SpinelServer.REDIS_VERSION, used, false), functionCodes);
+                RdbWriter.Options.redisAux(SpinelServer.REDIS_VERSION, used, false), functionCodes)
+                .withKeySaveDelay((int) config.rdbKeySaveDelay.value());
     }
 
     /**
@@ -269,6 +270,39 @@ public final class Persistence {
         }
         dirtyAtLastSave = stats.dirty.sum();
         Log.notice("DB reloaded by DEBUG RELOAD");
+        return null;
+    }
+
+    /**
+     * DEBUG LOADAOF (Redis's debug.c): writes out what the log holds in memory, empties every database and the
+     * function libraries, and loads the dataset back from the append-only files (base, then increments), all
+     * under every stripe. Works with the log on or off, as in Redis, as long as the files exist (Redis exits
+     * when they do not, or cannot be loaded; here the command fails with the reason in the log). Returns null
+     * on success, else the error text.
+     */
+    public String debugLoadAof() {
+        Aof a = aof;
+        if (a != null && !a.drain()) {
+            return "ERR Error writing the AOF before loading it";
+        }
+        Aof reader = a != null ? a : offlineRewriter;
+        if (!reader.exists()) {
+            Log.warning("The AOF directory " + reader.dir() + " or its manifest doesn't exist");
+            return "ERR Error trying to load the AOF files";
+        }
+        keyspace.lockAll();
+        try {
+            keyspace.clearAll();
+            functions.flush();
+            reader.loadWithoutLogging();
+        } catch (IOException | RuntimeException e) {
+            Log.warning("Error loading the AOF files: " + e.getMessage());
+            return "ERR Error trying to load the AOF files";
+        } finally {
+            keyspace.unlockAll();
+        }
+        dirtyAtLastSave = stats.dirty.sum();
+        Log.warning("Append Only File loaded by DEBUG LOADAOF");
         return null;
     }
 

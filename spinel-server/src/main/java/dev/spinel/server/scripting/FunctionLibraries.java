@@ -152,7 +152,7 @@ public final class FunctionLibraries {
             throw new FunctionError("No functions registered");
         }
         for (String f : lib.functions.keySet()) {
-            Function other = functions.get(f);
+            Function other = functions.get(key(f));
             if (other != null && other.library() != old) {
                 throw new FunctionError("Function " + f + " already exists");
             }
@@ -161,7 +161,7 @@ public final class FunctionLibraries {
             unlink(old);
         }
         libraries.put(lib.name, lib);
-        functions.putAll(lib.functions);
+        link(lib.functions);
         publishCodes();
         return lib.name;
     }
@@ -196,12 +196,14 @@ public final class FunctionLibraries {
                 throw new FunctionError("No functions registered");
             }
             for (String f : lib.functions.keySet()) {
-                if (incomingFunctions.containsKey(f)) {
+                if (incomingFunctions.containsKey(key(f))) {
                     throw new FunctionError("Function " + f + " already exists");
                 }
             }
             incoming.put(lib.name, lib);
-            incomingFunctions.putAll(lib.functions);
+            for (Function f : lib.functions.values()) {
+                incomingFunctions.put(key(f.name()), f);
+            }
         }
         if (policy == RestorePolicy.FLUSH) {
             libraries.clear();
@@ -228,7 +230,7 @@ public final class FunctionLibraries {
             }
         }
         libraries.putAll(incoming);
-        functions.putAll(incomingFunctions);
+        functions.putAll(incomingFunctions); // keyed by key() already
         publishCodes();
     }
 
@@ -389,7 +391,7 @@ public final class FunctionLibraries {
     private void unlink(Library lib) {
         libraries.remove(lib.name);
         for (String f : lib.functions.keySet()) {
-            functions.remove(f);
+            functions.remove(key(f));
         }
     }
 
@@ -412,7 +414,18 @@ public final class FunctionLibraries {
     }
 
     public Function function(String name) {
-        return functions.get(name);
+        return functions.get(key(name));
+    }
+
+    /** Function names are case-insensitive across libraries, as Redis's functions dictionary (not within one library). */
+    private static String key(String functionName) {
+        return functionName.toLowerCase(java.util.Locale.ROOT);
+    }
+
+    private void link(Map<String, Function> libraryFunctions) {
+        for (Function f : libraryFunctions.values()) {
+            functions.put(key(f.name()), f);
+        }
     }
 
     public Collection<Library> libraries() {

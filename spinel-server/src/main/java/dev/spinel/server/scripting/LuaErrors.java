@@ -74,16 +74,53 @@ final class LuaErrors {
         return s != null && s.endsWith("\n") ? s.substring(0, s.length() - 1) : s;
     }
 
-    /** A LuaJ error message with its position written as Lua 5.1 writes it. */
+    /** A LuaJ error message with its position and its type error written as Lua 5.1 writes them. */
     static String luaText(String message) {
         if (message == null) {
             return "nil";
         }
         Matcher m = POSITION.matcher(message);
         if (m.find()) {
-            return m.group(1) + ":" + m.group(2) + ": " + message.substring(m.end());
+            return m.group(1) + ":" + m.group(2) + ": " + typeError(message.substring(m.end()));
         }
-        return message;
+        return typeError(message);
+    }
+
+    private static final Pattern CALL = Pattern.compile("^attempt to call (\\w+)$");
+    private static final Pattern INDEX = Pattern.compile("^attempt to index \\? \\(a (\\w+) value\\)$");
+    private static final Pattern CONCAT = Pattern.compile("^attempt to concatenate (\\w+) and (\\w+)$");
+    private static final Pattern ARITH = Pattern.compile("^attempt to perform arithmetic __\\w+ on (\\w+) and (\\w+)$");
+
+    /**
+     * LuaJ words its type errors its own way ("attempt to call nil"); Lua 5.1, without a variable's name to
+     * give, says "attempt to call a nil value", naming the first operand of the wrong type. Scripts and tests
+     * match on Lua 5.1's words.
+     */
+    static String typeError(String text) {
+        if (!text.startsWith("attempt to ")) {
+            return text;
+        }
+        Matcher m = CALL.matcher(text);
+        if (m.matches()) {
+            return "attempt to call a " + m.group(1) + " value";
+        }
+        m = INDEX.matcher(text);
+        if (m.matches()) {
+            return "attempt to index a " + m.group(1) + " value";
+        }
+        m = CONCAT.matcher(text);
+        if (m.matches()) {
+            return "attempt to concatenate a " + firstNotOf(m.group(1), m.group(2), "string", "number") + " value";
+        }
+        m = ARITH.matcher(text);
+        if (m.matches()) {
+            return "attempt to perform arithmetic on a " + firstNotOf(m.group(1), m.group(2), "number", "string") + " value";
+        }
+        return text;
+    }
+
+    private static String firstNotOf(String a, String b, String ok1, String ok2) {
+        return a.equals(ok1) || a.equals(ok2) ? b : a;
     }
 
     /** The reply of a script that raised {@code e}, as Redis 7.0's error handler and luaCallFunction write it. */

@@ -11,6 +11,9 @@ import java.math.BigDecimal;
 import java.math.MathContext;
 import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Redis 7.0's conversion rules between replies and Lua values, both ways.
@@ -90,29 +93,57 @@ final class LuaReplies {
         return (long) d;
     }
 
-    /** Writes the script's result {@code v} as the caller's reply (in the caller's protocol). */
+    /**
+     * Redis converts a reply on the Lua stack and checks before each value that 4 more slots fit under Lua's
+     * C-stack limit (LUAI_MAXCSTACK, 8000); a value nested deeper is answered "reached lua stack limit" in its
+     * place. The result itself sits at slot 2; an array's element is 1 slot above its table, a map's key 4 and
+     * value 3 (the map table, key, value and a copy of the key are pushed), a set's member 3. A self-referencing table so ends after 7995 levels, as in Redis.
+     */
+    private static final int LUA_STACK_LIMIT = 8000;
+    private static final int RESULT_SLOT = 2;
+
+    /** One value still to write, and the Lua stack slots Redis would hold when writing it. */
+    private record Pending(LuaValue value, int top) {
+    }
+
+    /**
+     * Writes the script's result {@code v} as the caller's reply (in the caller's protocol). Iterative, with
+     * a stack of values still to write, so that a deeply nested (or self-referencing) table cannot overflow
+     * the Java stack.
+     */
     static void toReply(LuaValue v, ReplyBuffer out, int resp) {
-        switch (v.type()) {
-            case LuaValue.TSTRING -> {
-                LuaString s = v.checkstring();
-                out.bulk(s.m_bytes, s.m_offset, s.m_length);
+        ArrayDeque<Pending> todo = new ArrayDeque<>();
+        todo.push(new Pending(v, RESULT_SLOT));
+        while (!todo.isEmpty()) {
+            Pending p = todo.pop();
+            if (p.top() + 4 > LUA_STACK_LIMIT) {
+                out.error("ERR reached lua stack limit");
+                continue;
             }
-            case LuaValue.TNUMBER -> out.integer(v.isinttype() ? v.toint() : cLongCast(v.todouble()));
-            case LuaValue.TBOOLEAN -> {
-                if (resp == 3) { // booleans follow the script's protocol (redis.setresp), as in Redis 7.0
-                    out.bool(v.toboolean());
-                } else if (v.toboolean()) {
-                    out.integer(1);
-                } else {
-                    out.nullBulk();
+            LuaValue value = p.value();
+            switch (value.type()) {
+                case LuaValue.TSTRING -> {
+                    LuaString s = value.checkstring();
+                    out.bulk(s.m_bytes, s.m_offset, s.m_length);
                 }
+                case LuaValue.TNUMBER -> out.integer(value.isinttype() ? value.toint() : cLongCast(value.todouble()));
+                case LuaValue.TBOOLEAN -> {
+                    if (resp == 3) { // booleans follow the script's protocol (redis.setresp), as in Redis 7.0
+                        out.bool(value.toboolean());
+                    } else if (value.toboolean()) {
+                        out.integer(1);
+                    } else {
+                        out.nullBulk();
+                    }
+                }
+                case LuaValue.TTABLE -> table(value, p.top(), out, todo);
+                default -> out.nullBulk();
             }
-            case LuaValue.TTABLE -> table(v, out, resp);
-            default -> out.nullBulk();
         }
     }
 
-    private static void table(LuaValue t, ReplyBuffer out, int resp) {
+    /** Writes a table's own reply, or its header with its elements pushed onto {@code todo} (first on top). */
+    private static void table(LuaValue t, int top, ReplyBuffer out, ArrayDeque<Pending> todo) {
         LuaValue err = t.rawget("err");
         if (err.isstring()) {
             out.error(err.tojstring());
@@ -138,38 +169,28 @@ final class LuaReplies {
             }
             return;
         }
+        List<Pending> elements = new ArrayList<>();
         LuaValue map = t.rawget("map");
-        if (map.istable()) {
-            int n = 0;
-            for (Varargs e = map.next(LuaValue.NIL); !e.arg1().isnil(); e = map.next(e.arg1())) {
-                n++;
-            }
-            out.map(n);
-            for (Varargs e = map.next(LuaValue.NIL); !e.arg1().isnil(); e = map.next(e.arg1())) {
-                toReply(e.arg1(), out, resp);
-                toReply(e.arg(2), out, resp);
-            }
-            return;
-        }
         LuaValue set = t.rawget("set");
-        if (set.istable()) {
-            int n = 0;
-            for (Varargs e = set.next(LuaValue.NIL); !e.arg1().isnil(); e = set.next(e.arg1())) {
-                n++;
+        if (map.istable()) {
+            for (Varargs e = map.next(LuaValue.NIL); !e.arg1().isnil(); e = map.next(e.arg1())) {
+                elements.add(new Pending(e.arg1(), top + 4));
+                elements.add(new Pending(e.arg(2), top + 3));
             }
-            out.set(n);
+            out.map(elements.size() / 2);
+        } else if (set.istable()) {
             for (Varargs e = set.next(LuaValue.NIL); !e.arg1().isnil(); e = set.next(e.arg1())) {
-                toReply(e.arg1(), out, resp);
+                elements.add(new Pending(e.arg1(), top + 3));
             }
-            return;
+            out.set(elements.size());
+        } else {
+            for (int i = 1; !t.rawget(i).isnil(); i++) {
+                elements.add(new Pending(t.rawget(i), top + 1));
+            }
+            out.array(elements.size());
         }
-        int n = 0;
-        while (!t.rawget(n + 1).isnil()) {
-            n++;
-        }
-        out.array(n);
-        for (int i = 1; i <= n; i++) {
-            toReply(t.rawget(i), out, resp);
+        for (int i = elements.size() - 1; i >= 0; i--) {
+            todo.push(elements.get(i));
         }
     }
 

@@ -4,6 +4,7 @@ import org.luaj.vm2.Globals;
 import org.luaj.vm2.LoadState;
 import org.luaj.vm2.LuaError;
 import org.luaj.vm2.LuaTable;
+import org.luaj.vm2.LuaString;
 import org.luaj.vm2.LuaValue;
 import org.luaj.vm2.Varargs;
 import org.luaj.vm2.compiler.LuaC;
@@ -72,8 +73,11 @@ final class LuaSandbox {
             }
         });
         LuaValue table = globals.rawget("table");
-        Lua51Limits.install(globals); // unpack, string.byte, string.rep with Lua 5.1's bounds
-        globals.rawset("loadstring", globals.rawget("load"));
+        Lua51Limits.install(globals); // unpack (global and table.unpack), string.byte, string.rep with Lua 5.1's bounds
+        numbersAsLua51(table);
+        LuaValue load = sourceOnly(globals.rawget("load"));
+        globals.rawset("load", load);
+        globals.rawset("loadstring", loadstring(load));
         table.rawset("getn", new org.luaj.vm2.lib.OneArgFunction() {
             @Override
             public LuaValue call(LuaValue t) {
@@ -120,6 +124,42 @@ final class LuaSandbox {
         meta.rawset("__metatable", LuaValue.FALSE);
         env.setmetatable(meta);
         globals.rawset("_G", env);
+        protectMetatables(meta);
+    }
+
+    /**
+     * Redis marks _G, its metatable and the library tables read-only: setmetatable on them fails with "Attempt to
+     * modify a readonly table", getmetatable(_G) gives a metatable that cannot be changed either, and the
+     * libraries have none. Spinel's read-only tables are proxies whose metatables LuaJ protects with
+     * __metatable (its own "cannot change a protected metatable"); these two wrappers answer as Redis does.
+     */
+    private void protectMetatables(LuaTable envMeta) {
+        LuaValue set = globals.rawget("setmetatable");
+        LuaValue get = globals.rawget("getmetatable");
+        LuaTable envMetaView = readOnly(envMeta);
+        globals.rawset("setmetatable", new TwoArgFunction() {
+            @Override
+            public LuaValue call(LuaValue t, LuaValue mt) {
+                if (isReadOnly(t)) {
+                    throw new LuaError("Attempt to modify a readonly table", 0);
+                }
+                return set.call(t, mt);
+            }
+        });
+        globals.rawset("getmetatable", new org.luaj.vm2.lib.OneArgFunction() {
+            @Override
+            public LuaValue call(LuaValue t) {
+                if (t == env) {
+                    return envMetaView;
+                }
+                return isReadOnly(t) ? NIL : get.call(t);
+            }
+        });
+    }
+
+    private static boolean isReadOnly(LuaValue t) {
+        LuaValue mt = t.istable() ? t.getmetatable() : null;
+        return mt != null && mt.rawget("__newindex") == READONLY;
     }
 
     static final ThreeArgFunction READONLY = new ThreeArgFunction() {
@@ -181,5 +221,108 @@ final class LuaSandbox {
         public String traceback(int level) {
             return "";
         }
+    }
+
+    /**
+     * Lua 5.1's loadstring(s [, chunkname]) over LuaJ's load, refusing precompiled chunks as Redis's Lua does
+     * (its parser reads them as source): nil and Redis's syntax error for a chunk starting with ESC, the
+     * signature of string.dump's output, which LuaJ would otherwise run.
+     */
+    private static LuaValue loadstring(LuaValue load) {
+        return new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs args) {
+                LuaValue chunk = args.arg1();
+                if (chunk.isstring() && !chunk.isnumber()) {
+                    LuaString s = chunk.checkstring();
+                    if (s.m_length > 0 && s.m_bytes[s.m_offset] == 27) {
+                        String name = args.narg() >= 2 && args.arg(2).isstring() ? args.arg(2).tojstring() : cString(s);
+                        return LuaValue.varargsOf(LuaValue.NIL,
+                                LuaValue.valueOf(chunkId(name) + ":1: unexpected symbol near 'char(27)'"));
+                    }
+                }
+                return load.invoke(args);
+            }
+        };
+    }
+
+    /**
+     * LuaJ's load(chunk [, chunkname]) limited to source (mode "t"): a precompiled chunk, which Redis's Lua
+     * refuses, cannot be loaded through it, whether given as a string or by a reader function.
+     */
+    private static LuaValue sourceOnly(LuaValue load) {
+        return new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs args) {
+                return load.invoke(LuaValue.varargsOf(new LuaValue[] {args.arg1(), args.arg(2), LuaValue.valueOf("t")}));
+            }
+        };
+    }
+
+    /**
+     * tostring and table.concat write numbers as Lua 5.1 does ({@code %.14g}: 0.0003, 1e+100), where LuaJ
+     * writes Java's float text (3.0E-4, Infinity). The {@code ..} operator is LuaJ's own and keeps its text.
+     */
+    private void numbersAsLua51(LuaValue table) {
+        LuaValue tostring = globals.rawget("tostring");
+        globals.rawset("tostring", new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs args) {
+                LuaValue v = args.arg1();
+                if (v.type() == LuaValue.TNUMBER) {
+                    return LuaValue.valueOf(LibFunction.numberToString(v.todouble()));
+                }
+                return tostring.invoke(args);
+            }
+        });
+        LuaValue concat = table.rawget("concat");
+        table.rawset("concat", new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs args) {
+                LuaValue t = args.arg1();
+                if (!t.istable()) {
+                    return concat.invoke(args);
+                }
+                // The elements concat will read, numbers turned into Lua 5.1's text; an element that is
+                // neither is refused with Redis's Lua text.
+                int i = args.narg() >= 3 && !args.arg(3).isnil() ? args.arg(3).checkint() : 1;
+                int j = args.narg() >= 4 && !args.arg(4).isnil() ? args.arg(4).checkint() : t.length();
+                LuaTable copy = new LuaTable();
+                for (int k = i; k <= j; k++) {
+                    LuaValue v = t.rawget(k);
+                    if (v.type() == LuaValue.TNUMBER) {
+                        copy.rawset(k, LuaValue.valueOf(LibFunction.numberToString(v.todouble())));
+                    } else if (v.isstring()) {
+                        copy.rawset(k, v);
+                    } else {
+                        throw new LuaError("invalid value (" + v.typename() + ") at index " + k + " in table for 'concat'");
+                    }
+                }
+                LuaValue sep = args.arg(2).isnil() ? LuaValue.EMPTYSTRING : args.arg(2); // nil: absent, as Lua 5.1
+                return concat.invoke(LuaValue.varargsOf(new LuaValue[] {copy, sep, LuaValue.valueOf(i), LuaValue.valueOf(j)}));
+            }
+        });
+    }
+
+    /** The chunk as C sees it: up to its first NUL. */
+    private static String cString(LuaString s) {
+        int n = 0;
+        while (n < s.m_length && s.m_bytes[s.m_offset + n] != 0) {
+            n++;
+        }
+        return new String(s.m_bytes, s.m_offset, n, java.nio.charset.StandardCharsets.ISO_8859_1);
+    }
+
+    /** Lua 5.1's luaO_chunkid for a string chunk: its first line, cut to fit LUA_IDSIZE. */
+    private static String chunkId(String source) {
+        int len = 0;
+        while (len < source.length() && source.charAt(len) != '\n' && source.charAt(len) != '\r') {
+            len++;
+        }
+        int room = 60 - " [string \"...\"] ".length() - 1;
+        if (len > room) {
+            len = room;
+        }
+        return len < source.length() ? "[string \"" + source.substring(0, len) + "...\"]" : "[string \"" + source + "\"]";
     }
 }

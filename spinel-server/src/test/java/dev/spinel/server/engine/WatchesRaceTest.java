@@ -22,7 +22,7 @@ class WatchesRaceTest {
     void aWatchRacingAnotherSessionsUnwatchIsNeverLost() throws Exception {
         try (SpinelServer server = SpinelServer.start(ServerConfig.defaults().with("port", "0"))) {
             Engine engine = server.engine();
-            Watches watches = new Watches();
+            Watches watches = new Watches(engine.keyspace());
             byte[] key = "acct".getBytes(StandardCharsets.US_ASCII);
             Session mine = new Session(engine, 1, null);
             Session other = new Session(engine, 2, null);
