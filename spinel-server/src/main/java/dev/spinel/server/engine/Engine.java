@@ -595,8 +595,10 @@ public final class Engine {
 
 
     private void reject(Session session, Command cmd, String message) {
-        if (cmd.name().equals("exec") && session.transaction() != null) {
-            transactions.abortExec(session, message);
+        if (cmd.name().equals("exec")) {
+            // Redis's rejectCommand: a refused EXEC discards the transaction and its watches, in or out of
+            // MULTI. The reasons Redis formats itself (arity, subscribed context) carry no "ERR " there.
+            transactions.abortExec(session, message.startsWith("ERR ") ? message.substring(4) : message);
             stats.error("EXECABORT");
             cmd.rejectedCalls.increment();
             session.beginCommand(System.currentTimeMillis(), cmd.name());
@@ -618,12 +620,6 @@ public final class Engine {
             case Acl.DENIED_KEY -> "NOPERM this user has no permissions to access one of the keys used as arguments";
             default -> "NOPERM this user has no permissions to access one of the channels used as arguments";
         };
-        if (cmd.name().equals("exec")) {
-            // Redis answers a refused EXEC by discarding the transaction.
-            session.transaction(null);
-            watches.unwatchAll(session);
-            message = "EXECABORT Transaction discarded because of: " + message;
-        }
         reject(session, cmd, message);
         logDenied(session, cmd, args, denied, inMulti ? AclLog.MULTI : AclLog.TOPLEVEL);
     }
