@@ -137,7 +137,7 @@ public final class PubSub {
             out.bulk(channel);
             out.bulk(message);
             if (limit.exceeded(s, c.pendingOutputBytes() + out.size())) {
-                c.kill();
+                s.kill();
             }
         };
         if (s.executingOn() == Thread.currentThread() && s.replyMode() == Session.ReplyMode.ON) {

@@ -39,6 +39,8 @@ public final class Session {
     private long lastInteraction = createdAt;
     private String lastCommand = "NULL";
     private volatile boolean closing;
+    /** Set by {@link #kill}: the connection runs nothing more and sends nothing more. */
+    private volatile boolean killed;
     private volatile boolean noEvict;
     private volatile boolean noTouch;
     private ReplyMode replyMode = ReplyMode.ON;
@@ -204,6 +206,25 @@ public final class Session {
         connection.closeAfterReply();
     }
 
+    /**
+     * Cuts this client off now (CLIENT KILL, ACL DELUSER, output buffer limits, idle timeout), as Redis
+     * frees it: once this returns, the connection executes no further command (its loop checks
+     * {@link #killed} before each one), sends no pending reply or message, no longer appears in CLIENT
+     * LIST and no longer waits on a blocking command; the socket itself closes on the client's own
+     * loop. Safe from any thread.
+     */
+    public void kill() {
+        killed = true;
+        engine.clients().remove(this);
+        engine.blocking().disconnected(this);
+        connection.kill();
+    }
+
+    /** True once {@link #kill} was called: nothing more is executed or sent for this client. */
+    public boolean killed() {
+        return killed;
+    }
+
     public boolean noEvict() {
         return noEvict;
     }
@@ -276,7 +297,7 @@ public final class Session {
         boolean any = false;
         Runnable r;
         while ((r = deliveries.poll()) != null) {
-            if (!closing()) {
+            if (!closing && !killed) {
                 r.run();
             }
             any = true;

@@ -198,6 +198,9 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
             if (!complete) {
                 break;
             }
+            if (session.killed()) {
+                break; // CLIENT KILL (or ACL DELUSER) answered on another loop: nothing more runs (one volatile read)
+            }
             engine.execute(session, args);
         }
         query.compactIfEmpty();
@@ -205,7 +208,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
 
     /** The resume task, on the event loop: the postponed request, then the buffered input, then one flush. */
     private void resumeNow() {
-        if (!suspended || session == null || !ctx.channel().isActive()) {
+        if (!suspended || session == null || !ctx.channel().isActive() || session.killed()) {
             return;
         }
         suspended = false;
@@ -244,6 +247,10 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
             return;
         }
         ReplyBuffer out = session.out();
+        if (session.killed()) {
+            out.clear(); // a killed client gets nothing more, as Redis frees its output with it
+            return;
+        }
         int size = out.size();
         Propagator log = engine.propagator();
         if (size > 0 && log != null && !log.acknowledged(session.logPosition())) {
