@@ -1,7 +1,6 @@
 package dev.spinel.server.engine;
 
 import dev.spinel.protocol.Args;
-import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.server.acl.Acl;
 import dev.spinel.server.acl.AclLog;
 import dev.spinel.server.acl.UserRules;
@@ -292,17 +291,16 @@ public final class Engine {
     }
 
     private void dispatch(Session session, Args args) {
-        ReplyBuffer out = session.out();
-        int mark = out.size();
+        session.replyStart(session.out().size());
         Command cmd = commands.lookup(args);
         if (cmd == null) {
             rejectUnknown(session, args);
-            applyReplyMode(session, mark);
+            applyReplyMode(session);
             return;
         }
         if (!cmd.spec().arityAccepts(args.count())) {
             reject(session, cmd, Errors.wrongArgs(cmd.name()).getMessage());
-            applyReplyMode(session, mark);
+            applyReplyMode(session);
             return;
         }
         // A container called alone (COMMAND) runs its own handler; arity already refused the others.
@@ -315,19 +313,19 @@ public final class Engine {
                 session.out().error(message);
                 stats.error("ERR");
                 session.beginCommand(System.currentTimeMillis(), "NULL"); // CLIENT LIST cmd=, as Redis
-                applyReplyMode(session, mark);
+                applyReplyMode(session);
                 return;
             }
             if (!sub.spec().arityAccepts(args.count())) {
                 reject(session, sub, Errors.wrongArgs(sub.name()).getMessage());
-                applyReplyMode(session, mark);
+                applyReplyMode(session);
                 return;
             }
             cmd = sub;
         }
         if (!session.authenticated() && !cmd.spec().has("no_auth")) {
             reject(session, cmd, Errors.NOAUTH.getMessage());
-            applyReplyMode(session, mark);
+            applyReplyMode(session);
             return;
         }
         UserRules rules = session.user().rules();
@@ -335,27 +333,27 @@ public final class Engine {
             long denied = Acl.check(rules, cmd.aclId(), cmd.spec(), cmd.noAuth(), args, 0);
             if (denied != 0) {
                 rejectByAcl(session, cmd, args, denied);
-                applyReplyMode(session, mark);
+                applyReplyMode(session);
                 return;
             }
         }
         if (session.transaction() != null && cmd.spec().has("no_multi")) {
             // SAVE and SHUTDOWN (Redis 7.0's CMD_NO_MULTI) are refused, and the transaction fails at EXEC.
             reject(session, cmd, "ERR Command not allowed inside a transaction");
-            applyReplyMode(session, mark);
+            applyReplyMode(session);
             return;
         }
         java.util.function.Supplier<String> disk = diskError;
         String refusal = disk == null ? null : disk.get(); // two volatile reads when all is well
         if (refusal != null && (cmd.spec().has("write") || cmd.name().equals("ping") || DispatchRules.execHas(session, cmd, "write"))) {
             reject(session, cmd, refusal);
-            applyReplyMode(session, mark);
+            applyReplyMode(session);
             return;
         }
         if (session.hasSubscriptions() && session.protocol() == 2 && !DispatchRules.allowedWhileSubscribed(cmd)) {
             reject(session, cmd, "ERR Can't execute '" + cmd.name()
                     + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context");
-            applyReplyMode(session, mark);
+            applyReplyMode(session);
             return;
         }
         if (pause.active() && pause.mustWait(DispatchRules.writes(cmd, session), System.currentTimeMillis())) {
@@ -367,7 +365,7 @@ public final class Engine {
                 && config.maxmemory.value() > 0 && !evictor.makeRoom()) {
             // Redis refuses a command that may grow the dataset while over maxmemory (at queue time in MULTI).
             reject(session, cmd, Evictor.OOM.getMessage());
-            applyReplyMode(session, mark);
+            applyReplyMode(session);
             return;
         }
         if (scripting.busy(config.busyReplyThreshold.value()) && !cmd.spec().has("allow_busy")) { // the cheap test first: this runs per command
@@ -375,18 +373,18 @@ public final class Engine {
             reject(session, cmd, scripting.functionRunning()
                     ? "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
                     : "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
-            applyReplyMode(session, mark);
+            applyReplyMode(session);
             return;
         }
         if (session.transaction() != null && !DispatchRules.runsInsideMulti(cmd)) {
             session.beginCommand(System.currentTimeMillis(), cmd.name()); // a queued command is CLIENT LIST's cmd=, as in Redis
             session.transaction().queue(cmd, args);
             session.out().simple("QUEUED");
-            applyReplyMode(session, mark);
+            applyReplyMode(session);
             return;
         }
         run(session, cmd, args);
-        applyReplyMode(session, mark);
+        applyReplyMode(session);
         if (blocking.blockedClients() > 0) {
             // Redis's handleClientsBlockedOnKeys: keys this command made ready serve their waiters now.
             blocking.serveReady();
@@ -645,15 +643,15 @@ public final class Engine {
 
     /**
      * CLIENT REPLY: drops the reply of a command that ends with replies off or skipped (so CLIENT
-     * REPLY ON and RESET are answered), then moves SKIP_NEXT to SKIP for the next command, as
+     * REPLY ON and RESET are answered), but not the pushes it wrote ({@link Session#beginPush}), then moves SKIP_NEXT to SKIP for the next command, as
      * Redis's resetClient does.
      */
-    private static void applyReplyMode(Session session, int mark) {
+    private static void applyReplyMode(Session session) {
         switch (session.replyMode()) {
             case ON -> { }
-            case OFF -> session.out().truncate(mark);
+            case OFF -> session.out().truncate(session.replyStart()); // after any push the command wrote
             case SKIP -> {
-                session.out().truncate(mark);
+                session.out().truncate(session.replyStart());
                 session.replyMode(Session.ReplyMode.ON);
             }
             case SKIP_NEXT -> session.replyMode(Session.ReplyMode.SKIP);

@@ -129,6 +129,7 @@ public final class PubSub {
         ClientConnection c = s.connection();
         Runnable write = () -> {
             ReplyBuffer out = s.out();
+            s.beginPush();
             out.push(pattern == null ? 3 : 4);
             out.bulk(kind);
             if (pattern != null) {
@@ -136,11 +137,12 @@ public final class PubSub {
             }
             out.bulk(channel);
             out.bulk(message);
+            s.endPush();
             if (limit.exceeded(s, c.pendingOutputBytes() + out.size())) {
                 s.kill();
             }
         };
-        if (s.executingOn() == Thread.currentThread() && s.replyMode() == Session.ReplyMode.ON) {
+        if (s.executingOn() == Thread.currentThread()) {
             write.run(); // published by the subscriber's own command: Redis writes it before that command's reply
         } else {
             s.deliver(write);

@@ -266,6 +266,40 @@ public final class Session {
         this.executingOn = t;
     }
 
+    /**
+     * Where the running command's reply starts in {@link #out} (set by the engine before each command): what
+     * lies after it is dropped when the command ends with replies off or skipped, pushes excepted.
+     */
+    private int replyStart;
+
+    void replyStart(int position) {
+        this.replyStart = position;
+    }
+
+    int replyStart() {
+        return replyStart;
+    }
+
+    /**
+     * Before writing a push (a pub/sub confirmation or message, an invalidation), as Redis's CLIENT_PUSHING:
+     * pushes reach the client whatever CLIENT REPLY says. When the running command's replies are being
+     * dropped, what it replied so far is dropped now, so that the push written next is kept.
+     * Call {@link #endPush} after it. On the session's loop only.
+     */
+    public void beginPush() {
+        if ((replyMode == ReplyMode.OFF || replyMode == ReplyMode.SKIP) && executingOn == Thread.currentThread()
+                && replyStart <= out.size()) {
+            out.truncate(replyStart);
+        }
+    }
+
+    /** After a push (see {@link #beginPush}): the push is kept when the command's reply is dropped. */
+    public void endPush() {
+        if (executingOn == Thread.currentThread()) {
+            replyStart = out.size();
+        }
+    }
+
     public ReplyMode replyMode() {
         return replyMode;
     }
