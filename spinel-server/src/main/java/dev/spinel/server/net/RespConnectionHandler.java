@@ -246,6 +246,9 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
         if (session == null) {
             return;
         }
+        // BCAST invalidations of the keys this loop's commands changed are handed to their receivers before
+        // the replies that acknowledge the writes leave, as Redis's beforeSleep (one volatile read when unused).
+        engine.tracking().flushBroadcasts();
         ReplyBuffer out = session.out();
         if (session.killed()) {
             out.clear(); // a killed client gets nothing more, as Redis frees its output with it
