@@ -61,6 +61,9 @@ public final class ConfigCommands {
                 continue;
             }
             for (Param p : config.params()) {
+                if (p.hidden()) {
+                    continue;
+                }
                 addIfMatches(matches, pattern, p.name(), p);
                 for (String alias : p.aliases()) {
                     addIfMatches(matches, pattern, alias, p);
