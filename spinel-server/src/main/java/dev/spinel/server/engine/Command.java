@@ -26,6 +26,8 @@ public final class Command {
     /** Index in the ACL users' command bitsets ({@link dev.spinel.server.acl.CommandIds}). */
     private final int aclId;
     private final boolean noAuth;
+    /** PUBLISH: held back until subscribers on other loops caught up ({@link PublishBarrier}). */
+    final boolean publish;
     private final Map<String, Command> subcommands = new HashMap<>();
     final LoopCounter calls = new LoopCounter();
     final LoopCounter micros = new LoopCounter();
@@ -41,6 +43,7 @@ public final class Command {
         this.logged = spec.has("write") || n.equals("pfcount");
         this.aclId = dev.spinel.server.acl.CommandIds.id(n);
         this.noAuth = spec.has("no_auth");
+        this.publish = n.equals("publish");
     }
 
     public int aclId() {

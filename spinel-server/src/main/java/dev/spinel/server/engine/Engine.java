@@ -376,6 +376,9 @@ public final class Engine {
             applyReplyMode(session);
             return;
         }
+        if (cmd.publish && session.transaction() == null && PublishBarrier.holdBack(session, args, pubSub)) {
+            return; // runs again once the subscribers' loops have read what they had received
+        }
         if (session.transaction() != null && !DispatchRules.runsInsideMulti(cmd)) {
             session.beginCommand(System.currentTimeMillis(), cmd.name()); // a queued command is CLIENT LIST's cmd=, as in Redis
             session.transaction().queue(cmd, args);

@@ -113,6 +113,21 @@ public final class PubSub {
         return n;
     }
 
+    /** Calls {@code visit} for each subscriber a PUBLISH to {@code channel} would reach now (once per subscription). */
+    void forEachSubscriber(byte[] channel, java.util.function.Consumer<Session> visit) {
+        Set<Session> direct = channels.get(new ByteKey(channel));
+        if (direct != null) {
+            direct.forEach(visit);
+        }
+        if (!patterns.isEmpty()) {
+            for (Map.Entry<ByteKey, Set<Session>> e : patterns.entrySet()) {
+                if (Glob.matches(e.getKey().bytes(), channel, false)) {
+                    e.getValue().forEach(visit);
+                }
+            }
+        }
+    }
+
     /** SPUBLISH: delivers to shard-channel subscribers. */
     public long publishShard(byte[] channel, byte[] message) {
         Set<Session> subs = shardChannels.get(new ByteKey(channel));

@@ -326,6 +326,20 @@ public final class Session {
         }
     }
 
+    /** Set when this client's held-back PUBLISH may run (see {@link PublishBarrier}); used up by it. */
+    private boolean passBarrier;
+
+    /** Whether the request about to run already waited for the other loops (and may not wait again). */
+    boolean passBarrier() {
+        boolean pass = passBarrier;
+        passBarrier = false;
+        return pass;
+    }
+
+    void passBarrier(boolean pass) {
+        this.passBarrier = pass;
+    }
+
     /** Performs the pending deliveries (on the session's loop); true if there were any. */
     public boolean drainDeliveries() {
         boolean any = false;

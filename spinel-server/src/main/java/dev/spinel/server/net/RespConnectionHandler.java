@@ -379,6 +379,16 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     }
 
     @Override
+    public Object loop() {
+        return ctx == null ? null : ctx.executor();
+    }
+
+    @Override
+    public boolean hasMoreInput() {
+        return parser.unparsedBytes() > 0;
+    }
+
+    @Override
     public long queryBufferLength() {
         return query.pending();
     }
