@@ -122,6 +122,8 @@ public final class ServerConfig {
     /** Accepted for redis.conf compatibility: Spinel's threads are its event loops (event-loop-threads). */
     public final Params.Int ioThreads = add(new Params.Int("io-threads", false, 1, 1, 128, null));
     public final Params.Bool ioThreadsDoReads = add(new Params.Bool("io-threads-do-reads", false, false, null));
+    /** Redis's replication backlog size: shown by INFO replication (Spinel keeps no backlog: it has no replicas). */
+    public final Params.Memory replBacklogSize = add(Params.Memory.bounded("repl-backlog-size", true, 1L << 20, 1, Long.MAX_VALUE));
     /** Redis's replicaof (old name slaveof): empty, as Spinel is always a master; naming a master is refused at start. */
     public final Params.Text replicaof = add(new Params.Text("replicaof", false, "", null, null, "slaveof"));
     /**

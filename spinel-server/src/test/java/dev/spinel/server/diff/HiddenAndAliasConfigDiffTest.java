@@ -23,7 +23,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Redis 7.0's unit/introspection checks on CONFIG: a hidden parameter (key-load-delay) is answered when named
  * and never for a pattern; replicaof and its old name slaveof both match a pattern; several patterns in one
- * CONFIG GET; replicaof cannot be set at run time. And key-load-delay really slows a load down.
+ * CONFIG GET; replicaof cannot be set at run time; repl-backlog-size is set with others and shown by INFO.
+ * And key-load-delay really slows a load down.
  */
 class HiddenAndAliasConfigDiffTest {
     /** DEBUG RELOAD writes dump.rdb: into a directory of this test's own (the two servers reload one after the other). */
@@ -60,6 +61,13 @@ class HiddenAndAliasConfigDiffTest {
             out.add(text(c.call("CONFIG", "GET", "slaveof")));
             out.add(text(c.call("CONFIG", "SET", "slaveof", "no one")));
             out.add(text(c.call("CONFIG", "SET", "replicaof", "")));
+            // unit/introspection's "CONFIG SET with multiple args" sets the backlog size; INFO shows it
+            out.add(text(c.call("CONFIG", "SET", "repl-backlog-size", "0")));
+            out.add(text(c.call("CONFIG", "SET", "maxmemory", "10000001", "repl-backlog-size", "10000002", "save", "3000 5")));
+            out.add(text(c.call("CONFIG", "GET", "repl-backlog-size")));
+            String info = text(c.call("INFO", "replication"));
+            out.add(info.substring(info.indexOf("repl_backlog_size:"), info.indexOf("repl_backlog_first_byte_offset")));
+            out.add(text(c.call("CONFIG", "SET", "maxmemory", "0", "repl-backlog-size", "1mb", "save", "")));
         }
         return out;
     }
