@@ -56,6 +56,8 @@ public final class Engine {
         this.notifications = new Notifications(pubSub);
         this.evictor = new Evictor(config, keyspace, this);
         this.transactions = new Transactions(this, keyspace, watches);
+        // Redis's updateMaxmemory: a lower limit evicts at once, not only before the next write.
+        config.onApply(config.maxmemory, evictor::makeRoom);
         config.notifyKeyspaceEvents.onChange(notifications::flags);
         acl.requirepass(config.requirepass.value()); // requirepass is the default user's password, as in Redis
         config.onApply(config.requirepass, () -> acl.requirepass(config.requirepass.value()));
