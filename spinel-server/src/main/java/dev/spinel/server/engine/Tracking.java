@@ -97,12 +97,15 @@ public final class Tracking {
     void keyChanged(Session origin, byte[] key) {
         Set<Long> ids = readers.remove(new ByteKey(key));
         if (ids != null) {
+            // NOLOOP compares with the client whose command runs (a script's caller), as Redis's current_client
+            Session current = origin == null || origin.scriptCaller() == null ? origin : origin.scriptCaller();
             for (long id : ids) {
                 Session target = clients.get(id);
-                if (target == null || target.tracking() == null) {
-                    continue;
+                TrackingState t = target == null ? null : target.tracking();
+                if (t == null || t.bcast) {
+                    continue; // keys it read before switching to BCAST are not its concern now (as Redis)
                 }
-                if (target == origin && target.tracking().noloop) {
+                if (target == current && t.noloop) {
                     continue;
                 }
                 send(target, origin, List.of(key));

@@ -63,6 +63,37 @@ class TrackingBroadcastDiffTest {
         return out;
     }
 
+    /**
+     * Keys a client read before switching to BCAST are not invalidated one by one any more, and NOLOOP spares
+     * the writes of the client's own scripts in the default mode (Redis compares with its current client).
+     */
+    @Test
+    void staleReadsAndScriptsUnderNoloopAsRedis() throws Exception {
+        assertEquals(staleAndScripts(SERVERS.redis().port()), staleAndScripts(SERVERS.spinel().port()));
+    }
+
+    private static List<String> staleAndScripts(int port) throws Exception {
+        List<String> out = new ArrayList<>();
+        try (RawClient c = new RawClient(port); RawClient writer = new RawClient(port); RawClient d = new RawClient(port)) {
+            c.call("HELLO", "3");
+            out.add(text(c.call("CLIENT", "TRACKING", "ON")));
+            out.add(text(c.call("GET", "stale")));
+            out.add(text(c.call("CLIENT", "TRACKING", "OFF")));
+            out.add(text(c.call("CLIENT", "TRACKING", "ON", "BCAST", "PREFIX", "st")));
+            out.add(text(writer.call("SET", "stale", "1")));
+            sentinel(writer, out, "st-end", c);
+            d.call("HELLO", "3");
+            out.add(text(d.call("CLIENT", "TRACKING", "ON", "NOLOOP")));
+            out.add(text(d.call("SET", "key1", "1")));
+            out.add(text(d.call("GET", "key1")));
+            out.add(text(d.call("EVAL", "return redis.call('set', 'key1', '2')", "1", "key1")));
+            out.add(text(d.call("GET", "key1")));
+            out.add(text(writer.call("SET", "key1", "3")));
+            out.add(text(d.readReply())); // the other client's write is announced
+        }
+        return out;
+    }
+
     /** Sends the commands in one write and reads their replies. */
     private static void pipeline(RawClient c, List<String> out, String[]... commands) throws Exception {
         ByteArrayOutputStream b = new ByteArrayOutputStream();
