@@ -26,6 +26,11 @@ public final class Command {
     /** Index in the ACL users' command bitsets ({@link dev.spinel.server.acl.CommandIds}). */
     private final int aclId;
     private final boolean noAuth;
+    /**
+     * Read-only, so CLIENT TRACKING remembers its keys; not the read-only script commands themselves (the
+     * commands their scripts run decide), as Redis's call().
+     */
+    final boolean tracksReads;
     /** PUBLISH: held back until subscribers on other loops caught up ({@link PublishBarrier}). */
     final boolean publish;
     private final Map<String, Command> subcommands = new HashMap<>();
@@ -44,6 +49,7 @@ public final class Command {
         this.aclId = dev.spinel.server.acl.CommandIds.id(n);
         this.noAuth = spec.has("no_auth");
         this.publish = n.equals("publish");
+        this.tracksReads = spec.has("readonly") && !n.equals("eval_ro") && !n.equals("evalsha_ro") && !n.equals("fcall_ro");
     }
 
     public int aclId() {

@@ -508,7 +508,8 @@ public final class Engine {
             }
             TrackingState ts = session.tracking();
             if (ts != null) {
-                if (cmd.spec().has("readonly")) {
+                // A script that read anything tracks the keys it declared, as Redis (EVAL's own keys, not the reads')
+                if (session.takeReadByScript() || cmd.tracksReads) {
                     for (int k : keysOf(cmd, args)) {
                         tracking.keyRead(session, args.copy(k));
                     }
@@ -516,6 +517,8 @@ public final class Engine {
                 if (!cmd.name().equals("client|caching")) {
                     ts.caching = null;
                 }
+            } else if (cmd.tracksReads && session.scriptCaller() != null && session.scriptCaller().tracking() != null) {
+                session.scriptCaller().readByScript();
             }
         } catch (RedisError e) {
             session.out().error(e.getMessage());

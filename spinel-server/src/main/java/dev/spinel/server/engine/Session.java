@@ -326,6 +326,20 @@ public final class Session {
         }
     }
 
+    /** A script of this (tracking) client ran a read-only command: the script's declared keys are tracked. */
+    private boolean readByScript;
+
+    void readByScript() {
+        readByScript = true;
+    }
+
+    /** Whether the command that just ran was a script that read (see {@link #readByScript}); clears it. */
+    boolean takeReadByScript() {
+        boolean read = readByScript;
+        readByScript = false;
+        return read;
+    }
+
     /** Set when this client's held-back PUBLISH may run (see {@link PublishBarrier}); used up by it. */
     private boolean passBarrier;
 

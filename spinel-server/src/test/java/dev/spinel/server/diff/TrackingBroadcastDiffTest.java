@@ -94,6 +94,29 @@ class TrackingBroadcastDiffTest {
         return out;
     }
 
+    /** A script that runs a read-only command tracks the keys it declared; EVAL_RO alone tracks nothing (Redis's call()). */
+    @Test
+    void scriptsTrackTheirDeclaredKeysAsRedis() throws Exception {
+        assertEquals(scripts(SERVERS.redis().port()), scripts(SERVERS.spinel().port()));
+    }
+
+    private static List<String> scripts(int port) throws Exception {
+        List<String> out = new ArrayList<>();
+        try (RawClient r = new RawClient(port); RawClient writer = new RawClient(port)) {
+            r.call("HELLO", "3");
+            out.add(text(r.call("CLIENT", "TRACKING", "ON")));
+            out.add(text(r.call("EVAL", "redis.call('set', 'k3', 'bar')", "2", "k1", "k2")));
+            out.add(text(r.call("EVAL_RO", "redis.call('ping')", "2", "k1", "k2")));
+            out.add(text(writer.call("MSET", "k2", "1", "k1", "1")));
+            out.add(text(r.call("EVAL_RO", "redis.call('get', 'k3')", "2", "k1", "k2")));
+            out.add(text(writer.call("MSET", "k2", "2", "k1", "2")));
+            out.add(text(r.readReply()));
+            out.add(text(r.readReply()));
+            out.add(text(r.call("PING")));
+        }
+        return out;
+    }
+
     /** Sends the commands in one write and reads their replies. */
     private static void pipeline(RawClient c, List<String> out, String[]... commands) throws Exception {
         ByteArrayOutputStream b = new ByteArrayOutputStream();
