@@ -21,6 +21,7 @@ public final class KeyspaceLoader implements RdbSink {
 
     private final java.util.function.Consumer<byte[]> functions;
     private boolean refuseExisting;
+    private Runnable perKey;
 
     public KeyspaceLoader(Keyspace keyspace, long now) {
         this(keyspace, now, null);
@@ -51,8 +52,17 @@ public final class KeyspaceLoader implements RdbSink {
         return this;
     }
 
+    /** Runs {@code hook} before each key is stored (the server's key-load-delay); returns this loader. */
+    public KeyspaceLoader perKey(Runnable hook) {
+        this.perKey = hook;
+        return this;
+    }
+
     @Override
     public void entry(int db, byte[] key, Object value, long expireAt, long idleSeconds, int freq) {
+        if (perKey != null) {
+            perKey.run();
+        }
         if (expireAt >= 0 && expireAt < now) {
             expiredSkipped++;
             return;

@@ -55,7 +55,7 @@ final class ServerCron implements Runnable {
         for (Session s : engine.clients().all()) {
             // As Redis, clients waiting (CLIENT PAUSE, blocking commands) are not idle.
             if (now - s.lastInteraction() > timeout * 1000 && !s.suspended()) {
-                s.connection().kill();
+                s.kill();
             }
         }
     }

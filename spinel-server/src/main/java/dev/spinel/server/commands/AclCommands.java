@@ -118,8 +118,7 @@ public final class AclCommands {
                     }
                 }
                 if (kill) {
-                    c.connection().kill();
-                    c.engine().clients().remove(c);
+                    c.kill();
                 }
             });
         }
@@ -164,8 +163,7 @@ public final class AclCommands {
             if (c == s) {
                 s.closeAfterReply();
             } else {
-                c.connection().kill();
-                s.engine().clients().remove(c);
+                c.kill(); // before this command replies: the user's connections run nothing more
             }
         }
     }

@@ -11,8 +11,8 @@ import dev.spinel.server.engine.Session;
  * LADDR, USER and SKIPME (replies the number killed). The caller, when it matches, is closed after
  * its reply.
  *
- * <p>Thread-safety: runs on the caller's loop; other clients are closed with their thread-safe
- * {@code kill()}, which completes on their own loops.
+ * <p>Thread-safety: runs on the caller's loop; other clients are cut off with the thread-safe
+ * {@link Session#kill()}: they execute nothing after it, and their sockets close on their own loops.
  */
 final class ClientKill {
     private ClientKill() {
@@ -93,10 +93,7 @@ final class ClientKill {
             if (c == s) {
                 killSelf = true;
             } else {
-                c.connection().kill();
-                // Gone from CLIENT LIST at once, as Redis frees it synchronously; the close itself
-                // completes on the client's own loop (which removes it again, harmlessly).
-                s.engine().clients().remove(c);
+                c.kill(); // runs nothing more from now on, before this command's reply leaves
             }
             killed++;
         }

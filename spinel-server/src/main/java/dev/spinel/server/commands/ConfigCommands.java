@@ -61,7 +61,7 @@ public final class ConfigCommands {
                 continue;
             }
             for (Param p : config.params()) {
-                if (config.isHidden(p)) {
+                if (p.hidden()) {
                     continue;
                 }
                 addIfMatches(matches, pattern, p.name(), p);

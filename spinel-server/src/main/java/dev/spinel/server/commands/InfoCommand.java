@@ -88,7 +88,7 @@ final class InfoCommand {
                 case "memory" -> memory(sb, engine);
                 case "persistence" -> server.persistence().appendInfo(sb.append("# Persistence\r\n"));
                 case "stats" -> stats(sb, engine);
-                case "replication" -> replication(sb);
+                case "replication" -> replication(sb, engine);
                 case "cpu" -> cpu(sb);
                 case "modules" -> sb.append("# Modules\r\n");
                 case "commandstats" -> commandstats(sb, engine);
@@ -288,7 +288,7 @@ final class InfoCommand {
         field(sb, "reply_buffer_expands", 0);
     }
 
-    private void replication(StringBuilder sb) {
+    private void replication(StringBuilder sb, Engine e) {
         sb.append("# Replication\r\n");
         field(sb, "role", "master");
         field(sb, "connected_slaves", 0);
@@ -298,7 +298,7 @@ final class InfoCommand {
         field(sb, "master_repl_offset", 0);
         field(sb, "second_repl_offset", -1);
         field(sb, "repl_backlog_active", 0);
-        field(sb, "repl_backlog_size", 1048576);
+        field(sb, "repl_backlog_size", e.config().replBacklogSize.value());
         field(sb, "repl_backlog_first_byte_offset", 0);
         field(sb, "repl_backlog_histlen", 0);
     }

@@ -52,7 +52,7 @@ public final class PubSubCommands {
         for (int i = 1; i < a.count(); i++) {
             byte[] name = a.copy(i);
             ps.subscribe(kind, new ByteKey(name), s);
-            confirm(s.out(), kindName, name, count(s, kind));
+            confirm(s, kindName, name, count(s, kind));
         }
     }
 
@@ -62,19 +62,19 @@ public final class PubSubCommands {
         if (a.count() == 1) {
             List<ByteKey> all = List.copyOf(s.subscriptions().set(kind));
             if (all.isEmpty()) {
-                confirm(s.out(), kindName, null, count(s, kind));
+                confirm(s, kindName, null, count(s, kind));
                 return;
             }
             for (ByteKey k : all) {
                 ps.unsubscribe(kind, k, s);
-                confirm(s.out(), kindName, k.bytes(), count(s, kind));
+                confirm(s, kindName, k.bytes(), count(s, kind));
             }
             return;
         }
         for (int i = 1; i < a.count(); i++) {
             byte[] name = a.copy(i);
             ps.unsubscribe(kind, new ByteKey(name), s);
-            confirm(s.out(), kindName, name, count(s, kind));
+            confirm(s, kindName, name, count(s, kind));
         }
     }
 
@@ -82,7 +82,10 @@ public final class PubSubCommands {
         return kind == Kind.SHARD ? s.subscriptions().shardCount() : s.subscriptions().count();
     }
 
-    private static void confirm(ReplyBuffer out, byte[] kindName, byte[] name, int count) {
+    /** A (un)subscription's confirmation: a push, which CLIENT REPLY OFF/SKIP do not silence (RESP2 too, as Redis). */
+    private static void confirm(Session s, byte[] kindName, byte[] name, int count) {
+        ReplyBuffer out = s.out();
+        s.beginPush();
         out.push(3);
         out.bulk(kindName);
         if (name == null) {
@@ -91,6 +94,7 @@ public final class PubSubCommands {
             out.bulk(name);
         }
         out.integer(count);
+        s.endPush();
     }
 
     // PUBLISH channel message

@@ -10,6 +10,7 @@ public abstract class Param {
     private final String name;
     private final boolean mutable;
     private final String[] aliases;
+    private volatile boolean hidden;
 
     protected Param(String name, boolean mutable, String... aliases) {
         this.name = name;
@@ -27,6 +28,21 @@ public abstract class Param {
 
     public final String[] aliases() {
         return aliases;
+    }
+
+    /**
+     * A hidden parameter (Redis's HIDDEN_CONFIG, test knobs such as key-load-delay) is answered by CONFIG GET
+     * only when asked by name, never for a pattern.
+     */
+    public final boolean hidden() {
+        return hidden;
+    }
+
+    /** Marks this parameter hidden (see {@link #hidden()}); returns it. Call once, at registration. */
+    @SuppressWarnings("unchecked")
+    public final <P extends Param> P hide() {
+        hidden = true;
+        return (P) this;
     }
 
     /** The value as CONFIG GET prints it. */

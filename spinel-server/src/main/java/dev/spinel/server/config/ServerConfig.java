@@ -55,7 +55,7 @@ public final class ServerConfig {
      * starts, as Redis's forked child reads it once.
      */
     public final Params.Int rdbKeySaveDelay = add(new Params.Int("rdb-key-save-delay", true, 0, Integer.MIN_VALUE,
-            Integer.MAX_VALUE, null));
+            Integer.MAX_VALUE, null)).hide();
     public final Params.Int databases = add(new Params.Int("databases", false, 16, 1, Integer.MAX_VALUE, null));
     /** An unsigned int in Redis (1..UINT_MAX), hence the bound its range error names. */
     public final Params.Int maxclients = add(new Params.Int("maxclients", true, 10000, 1, 4294967295L, null));
@@ -129,6 +129,16 @@ public final class ServerConfig {
     /** Accepted for redis.conf compatibility: Spinel's threads are its event loops (event-loop-threads). */
     public final Params.Int ioThreads = add(new Params.Int("io-threads", false, 1, 1, 128, null));
     public final Params.Bool ioThreadsDoReads = add(new Params.Bool("io-threads-do-reads", false, false, null));
+    /** Redis's replication backlog size: shown by INFO replication (Spinel keeps no backlog: it has no replicas). */
+    public final Params.Memory replBacklogSize = add(Params.Memory.bounded("repl-backlog-size", true, 1L << 20, 1, Long.MAX_VALUE));
+    /** Redis's replicaof (old name slaveof): empty, as Spinel is always a master; naming a master is refused at start. */
+    public final Params.Text replicaof = add(new Params.Text("replicaof", false, "", null, null, "slaveof"));
+    /**
+     * Redis's hidden test knob: a pause of this many microseconds per key loaded from an RDB file and per command
+     * replayed from the append-only log (negative: a 1 µs pause once in that many, on average), to make loading slow.
+     */
+    public final Params.Int keyLoadDelay = add(new Params.Int("key-load-delay", true, 0, Integer.MIN_VALUE,
+            Integer.MAX_VALUE, null)).hide();
     /** Only "no" can start: a JVM cannot fork itself into the background (see {@link #checkStartable()}). */
     public final Params.Bool daemonize = add(new Params.Bool("daemonize", false, false, null));
     public final Params.Enum supervised = add(new Params.Enum("supervised", false, "no",
@@ -285,11 +295,6 @@ public final class ServerConfig {
         return p == eventLoopThreads || p == ioTransport || p == grpcPort || p == grpcBind || p == grpcMaxMessageSize;
     }
 
-    /** Redis's hidden parameters: CONFIG GET answers them by exact name only, never for a pattern. */
-    public boolean isHidden(Param p) {
-        return p == rdbKeySaveDelay;
-    }
-
     /** Parameters Redis 7.0 guards with enable-protected-configs (they can redirect file writes). */
     public boolean isProtected(Param p) {
         return p == dir || p == dbfilename;
@@ -300,6 +305,10 @@ public final class ServerConfig {
      * mode, systemd/upstart supervision. Called by the launcher after parsing.
      */
     public void checkStartable() throws ConfigException {
+        if (!replicaof.value().isEmpty()) {
+            throw new ConfigException("replicaof is not supported: Spinel has no replication and runs as a master only. "
+                    + "Remove the replicaof (slaveof) directive.");
+        }
         if (daemonize.value()) {
             throw new ConfigException("daemonize yes is not supported: a JVM cannot fork into the background. "
                     + "Run spinel-server under a supervisor (systemd Type=simple, docker) or with nohup, and keep 'daemonize no'.");

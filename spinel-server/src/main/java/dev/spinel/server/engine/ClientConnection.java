@@ -85,6 +85,19 @@ public interface ClientConnection {
         return -1;
     }
 
+    /**
+     * The event loop serving this connection (compared by identity: connections of one loop never run at the
+     * same time), or null when the transport has none (embedded callers).
+     */
+    default Object loop() {
+        return null;
+    }
+
+    /** True when the receive buffer holds input after the request being executed (a pipeline goes on). */
+    default boolean hasMoreInput() {
+        return false;
+    }
+
     /** Bytes in the receive buffer not yet consumed (CLIENT LIST qbuf). */
     default long queryBufferLength() {
         return 0;

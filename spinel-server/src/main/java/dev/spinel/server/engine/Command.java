@@ -28,6 +28,13 @@ public final class Command {
     private final boolean noAuth;
     /** EVAL, EVALSHA, their _RO forms, FCALL, FCALL_RO: run on the script thread ({@link ScriptThread}). */
     private final boolean runsScript;
+    /**
+     * Read-only, so CLIENT TRACKING remembers its keys; not the read-only script commands themselves (the
+     * commands their scripts run decide), as Redis's call().
+     */
+    final boolean tracksReads;
+    /** PUBLISH: held back until subscribers on other loops caught up ({@link PublishBarrier}). */
+    final boolean publish;
     private final Map<String, Command> subcommands = new HashMap<>();
     final LoopCounter calls = new LoopCounter();
     final LoopCounter micros = new LoopCounter();
@@ -47,6 +54,8 @@ public final class Command {
             case "eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro" -> true;
             default -> false;
         };
+        this.publish = n.equals("publish");
+        this.tracksReads = spec.has("readonly") && !n.equals("eval_ro") && !n.equals("evalsha_ro") && !n.equals("fcall_ro");
     }
 
     public int aclId() {

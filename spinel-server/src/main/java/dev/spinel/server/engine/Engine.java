@@ -1,7 +1,6 @@
 package dev.spinel.server.engine;
 
 import dev.spinel.protocol.Args;
-import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.server.acl.Acl;
 import dev.spinel.server.acl.AclLog;
 import dev.spinel.server.acl.UserRules;
@@ -59,6 +58,8 @@ public final class Engine {
         this.notifications = new Notifications(pubSub);
         this.evictor = new Evictor(config, keyspace, this);
         this.transactions = new Transactions(this, keyspace, watches);
+        // Redis's updateMaxmemory: a lower limit evicts at once, not only before the next write.
+        config.onApply(config.maxmemory, evictor::makeRoom);
         config.notifyKeyspaceEvents.onChange(notifications::flags);
         acl.requirepass(config.requirepass.value()); // requirepass is the default user's password, as in Redis
         config.onApply(config.requirepass, () -> acl.requirepass(config.requirepass.value()));
@@ -304,9 +305,9 @@ public final class Engine {
     void runLent(Session session, Command cmd, Args args) {
         session.executingOn(Thread.currentThread());
         try {
-            int mark = session.out().size();
+            session.replyStart(session.out().size());
             run(session, cmd, args);
-            applyReplyMode(session, mark);
+            applyReplyMode(session);
             if (blocking.blockedClients() > 0) {
                 blocking.serveReady();
             }
@@ -317,17 +318,16 @@ public final class Engine {
 
     /** Checks and runs one request; returns the command to run on the script thread, or null when done. */
     private Command dispatch(Session session, Args args) {
-        ReplyBuffer out = session.out();
-        int mark = out.size();
+        session.replyStart(session.out().size());
         Command cmd = commands.lookup(args);
         if (cmd == null) {
             rejectUnknown(session, args);
-            applyReplyMode(session, mark);
+            applyReplyMode(session);
             return null;
         }
         if (!cmd.spec().arityAccepts(args.count())) {
             reject(session, cmd, Errors.wrongArgs(cmd.name()).getMessage());
-            applyReplyMode(session, mark);
+            applyReplyMode(session);
             return null;
         }
         // A container called alone (COMMAND) runs its own handler; arity already refused the others.
@@ -340,19 +340,19 @@ public final class Engine {
                 session.out().error(message);
                 stats.error("ERR");
                 session.beginCommand(System.currentTimeMillis(), "NULL"); // CLIENT LIST cmd=, as Redis
-                applyReplyMode(session, mark);
+                applyReplyMode(session);
                 return null;
             }
             if (!sub.spec().arityAccepts(args.count())) {
                 reject(session, sub, Errors.wrongArgs(sub.name()).getMessage());
-                applyReplyMode(session, mark);
+                applyReplyMode(session);
                 return null;
             }
             cmd = sub;
         }
         if (!session.authenticated() && !cmd.spec().has("no_auth")) {
             reject(session, cmd, Errors.NOAUTH.getMessage());
-            applyReplyMode(session, mark);
+            applyReplyMode(session);
             return null;
         }
         UserRules rules = session.user().rules();
@@ -360,27 +360,27 @@ public final class Engine {
             long denied = Acl.check(rules, cmd.aclId(), cmd.spec(), cmd.noAuth(), args, 0);
             if (denied != 0) {
                 rejectByAcl(session, cmd, args, denied);
-                applyReplyMode(session, mark);
+                applyReplyMode(session);
                 return null;
             }
         }
         if (session.transaction() != null && cmd.spec().has("no_multi")) {
             // SAVE and SHUTDOWN (Redis 7.0's CMD_NO_MULTI) are refused, and the transaction fails at EXEC.
             reject(session, cmd, "ERR Command not allowed inside a transaction");
-            applyReplyMode(session, mark);
+            applyReplyMode(session);
             return null;
         }
         java.util.function.Supplier<String> disk = diskError;
         String refusal = disk == null ? null : disk.get(); // two volatile reads when all is well
         if (refusal != null && (cmd.spec().has("write") || cmd.name().equals("ping") || DispatchRules.execHas(session, cmd, "write"))) {
             reject(session, cmd, refusal);
-            applyReplyMode(session, mark);
+            applyReplyMode(session);
             return null;
         }
         if (session.hasSubscriptions() && session.protocol() == 2 && !DispatchRules.allowedWhileSubscribed(cmd)) {
             reject(session, cmd, "ERR Can't execute '" + cmd.name()
                     + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context");
-            applyReplyMode(session, mark);
+            applyReplyMode(session);
             return null;
         }
         if (pause.active() && pause.mustWait(DispatchRules.writes(cmd, session), System.currentTimeMillis())) {
@@ -392,24 +392,27 @@ public final class Engine {
                 && config.maxmemory.value() > 0 && !evictor.makeRoom()) {
             // Redis refuses a command that may grow the dataset while over maxmemory (at queue time in MULTI).
             reject(session, cmd, Evictor.OOM.getMessage());
-            applyReplyMode(session, mark);
+            applyReplyMode(session);
             return null;
         }
-        if (scripting.running() && waitForScript(session, cmd, mark)) { // one volatile read when no script runs
+        if (scripting.running() && waitForScript(session, cmd)) { // one volatile read when no script runs
             return null;
+        }
+        if (cmd.publish && session.transaction() == null && PublishBarrier.holdBack(session, args, pubSub)) {
+            return null; // runs again once the subscribers' loops have read what they had received
         }
         if (session.transaction() != null && !DispatchRules.runsInsideMulti(cmd)) {
             session.beginCommand(System.currentTimeMillis(), cmd.name()); // a queued command is CLIENT LIST's cmd=, as in Redis
             session.transaction().queue(cmd, args);
             session.out().simple("QUEUED");
-            applyReplyMode(session, mark);
+            applyReplyMode(session);
             return null;
         }
         if (cmd.runsScript() && session.connection().lendable()) {
             return cmd; // run on the script thread, so that this loop goes on serving its other clients
         }
         run(session, cmd, args);
-        applyReplyMode(session, mark);
+        applyReplyMode(session);
         if (blocking.blockedClients() > 0) {
             // Redis's handleClientsBlockedOnKeys: keys this command made ready serve their waiters now.
             blocking.serveReady();
@@ -423,14 +426,14 @@ public final class Engine {
      * its command is allowed while busy (SCRIPT KILL, SHUTDOWN NOSAVE...). So a loop never waits for a
      * script longer than the threshold, and never on the script's stripes. Returns true when answered.
      */
-    private boolean waitForScript(Session session, Command cmd, int mark) {
+    private boolean waitForScript(Session session, Command cmd) {
         long threshold = config.busyReplyThreshold.value();
         scripting.awaitEndOrBusy(threshold);
         if (scripting.busy(threshold) && !cmd.spec().has("allow_busy")) {
             reject(session, cmd, scripting.functionRunning()
                     ? "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
                     : "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
-            applyReplyMode(session, mark);
+            applyReplyMode(session);
             return true;
         }
         return false; // the script ended, or SCRIPT KILL, SHUTDOWN NOSAVE, MULTI, WATCH...: none needs its stripes
@@ -548,7 +551,8 @@ public final class Engine {
             }
             TrackingState ts = session.tracking();
             if (ts != null) {
-                if (cmd.spec().has("readonly")) {
+                // A script that read anything tracks the keys it declared, as Redis (EVAL's own keys, not the reads')
+                if (session.takeReadByScript() || cmd.tracksReads) {
                     for (int k : keysOf(cmd, args)) {
                         tracking.keyRead(session, args.copy(k));
                     }
@@ -556,6 +560,8 @@ public final class Engine {
                 if (!cmd.name().equals("client|caching")) {
                     ts.caching = null;
                 }
+            } else if (cmd.tracksReads && session.scriptCaller() != null && session.scriptCaller().tracking() != null) {
+                session.scriptCaller().readByScript();
             }
         } catch (RedisError e) {
             session.out().error(e.getMessage());
@@ -729,15 +735,15 @@ public final class Engine {
 
     /**
      * CLIENT REPLY: drops the reply of a command that ends with replies off or skipped (so CLIENT
-     * REPLY ON and RESET are answered), then moves SKIP_NEXT to SKIP for the next command, as
+     * REPLY ON and RESET are answered), but not the pushes it wrote ({@link Session#beginPush}), then moves SKIP_NEXT to SKIP for the next command, as
      * Redis's resetClient does.
      */
-    private static void applyReplyMode(Session session, int mark) {
+    private static void applyReplyMode(Session session) {
         switch (session.replyMode()) {
             case ON -> { }
-            case OFF -> session.out().truncate(mark);
+            case OFF -> session.out().truncate(session.replyStart()); // after any push the command wrote
             case SKIP -> {
-                session.out().truncate(mark);
+                session.out().truncate(session.replyStart());
                 session.replyMode(Session.ReplyMode.ON);
             }
             case SKIP_NEXT -> session.replyMode(Session.ReplyMode.SKIP);

@@ -113,6 +113,21 @@ public final class PubSub {
         return n;
     }
 
+    /** Calls {@code visit} for each subscriber a PUBLISH to {@code channel} would reach now (once per subscription). */
+    void forEachSubscriber(byte[] channel, java.util.function.Consumer<Session> visit) {
+        Set<Session> direct = channels.get(new ByteKey(channel));
+        if (direct != null) {
+            direct.forEach(visit);
+        }
+        if (!patterns.isEmpty()) {
+            for (Map.Entry<ByteKey, Set<Session>> e : patterns.entrySet()) {
+                if (Glob.matches(e.getKey().bytes(), channel, false)) {
+                    e.getValue().forEach(visit);
+                }
+            }
+        }
+    }
+
     /** SPUBLISH: delivers to shard-channel subscribers. */
     public long publishShard(byte[] channel, byte[] message) {
         Set<Session> subs = shardChannels.get(new ByteKey(channel));
@@ -129,6 +144,7 @@ public final class PubSub {
         ClientConnection c = s.connection();
         Runnable write = () -> {
             ReplyBuffer out = s.out();
+            s.beginPush();
             out.push(pattern == null ? 3 : 4);
             out.bulk(kind);
             if (pattern != null) {
@@ -136,11 +152,12 @@ public final class PubSub {
             }
             out.bulk(channel);
             out.bulk(message);
+            s.endPush();
             if (limit.exceeded(s, c.pendingOutputBytes() + out.size())) {
-                c.kill();
+                s.kill();
             }
         };
-        if (s.executingOn() == Thread.currentThread() && s.replyMode() == Session.ReplyMode.ON) {
+        if (s.executingOn() == Thread.currentThread()) {
             write.run(); // published by the subscriber's own command: Redis writes it before that command's reply
         } else {
             s.deliver(write);

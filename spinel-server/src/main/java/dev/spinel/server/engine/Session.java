@@ -39,6 +39,8 @@ public final class Session {
     private long lastInteraction = createdAt;
     private String lastCommand = "NULL";
     private volatile boolean closing;
+    /** Set by {@link #kill}: the connection runs nothing more and sends nothing more. */
+    private volatile boolean killed;
     private volatile boolean noEvict;
     private volatile boolean noTouch;
     private ReplyMode replyMode = ReplyMode.ON;
@@ -204,6 +206,25 @@ public final class Session {
         connection.closeAfterReply();
     }
 
+    /**
+     * Cuts this client off now (CLIENT KILL, ACL DELUSER, output buffer limits, idle timeout), as Redis
+     * frees it: once this returns, the connection executes no further command (its loop checks
+     * {@link #killed} before each one), sends no pending reply or message, no longer appears in CLIENT
+     * LIST and no longer waits on a blocking command; the socket itself closes on the client's own
+     * loop. Safe from any thread.
+     */
+    public void kill() {
+        killed = true;
+        engine.clients().remove(this);
+        engine.blocking().disconnected(this);
+        connection.kill();
+    }
+
+    /** True once {@link #kill} was called: nothing more is executed or sent for this client. */
+    public boolean killed() {
+        return killed;
+    }
+
     public boolean noEvict() {
         return noEvict;
     }
@@ -245,6 +266,40 @@ public final class Session {
         this.executingOn = t;
     }
 
+    /**
+     * Where the running command's reply starts in {@link #out} (set by the engine before each command): what
+     * lies after it is dropped when the command ends with replies off or skipped, pushes excepted.
+     */
+    private int replyStart;
+
+    void replyStart(int position) {
+        this.replyStart = position;
+    }
+
+    int replyStart() {
+        return replyStart;
+    }
+
+    /**
+     * Before writing a push (a pub/sub confirmation or message, an invalidation), as Redis's CLIENT_PUSHING:
+     * pushes reach the client whatever CLIENT REPLY says. When the running command's replies are being
+     * dropped, what it replied so far is dropped now, so that the push written next is kept.
+     * Call {@link #endPush} after it. On the session's loop only.
+     */
+    public void beginPush() {
+        if ((replyMode == ReplyMode.OFF || replyMode == ReplyMode.SKIP) && executingOn == Thread.currentThread()
+                && replyStart <= out.size()) {
+            out.truncate(replyStart);
+        }
+    }
+
+    /** After a push (see {@link #beginPush}): the push is kept when the command's reply is dropped. */
+    public void endPush() {
+        if (executingOn == Thread.currentThread()) {
+            replyStart = out.size();
+        }
+    }
+
     public ReplyMode replyMode() {
         return replyMode;
     }
@@ -271,6 +326,34 @@ public final class Session {
         }
     }
 
+    /** A script of this (tracking) client ran a read-only command: the script's declared keys are tracked. */
+    private boolean readByScript;
+
+    void readByScript() {
+        readByScript = true;
+    }
+
+    /** Whether the command that just ran was a script that read (see {@link #readByScript}); clears it. */
+    boolean takeReadByScript() {
+        boolean read = readByScript;
+        readByScript = false;
+        return read;
+    }
+
+    /** Set when this client's held-back PUBLISH may run (see {@link PublishBarrier}); used up by it. */
+    private boolean passBarrier;
+
+    /** Whether the request about to run already waited for the other loops (and may not wait again). */
+    boolean passBarrier() {
+        boolean pass = passBarrier;
+        passBarrier = false;
+        return pass;
+    }
+
+    void passBarrier(boolean pass) {
+        this.passBarrier = pass;
+    }
+
     /** Performs the pending deliveries (on the session's loop); true if there were any. */
     public boolean drainDeliveries() {
         if (connection.lent()) {
@@ -279,7 +362,7 @@ public final class Session {
         boolean any = false;
         Runnable r;
         while ((r = deliveries.poll()) != null) {
-            if (!closing()) {
+            if (!closing && !killed) {
                 r.run();
             }
             any = true;

@@ -3,9 +3,11 @@ package dev.spinel.server.engine;
 import dev.spinel.protocol.ReplyBuffer;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -13,11 +15,17 @@ import java.util.concurrent.ConcurrentHashMap;
  * the server remembers which clients read which keys and sends each one invalidation when the key
  * changes (then forgets it); in BCAST mode clients get invalidations for every changed key under
  * their prefixes. Invalidations are RESP3 pushes ({@code invalidate}) or, for a RESP2 client
- * redirecting to another connection, messages on {@code __redis__:invalidate}. Flushes send a null
+ * redirecting to a subscribed connection, messages on {@code __redis__:invalidate}. Flushes send a null
  * key to every tracking client.
  *
- * <p>Thread-safety: concurrent maps; deliveries to other sessions run on their own loops. The engine
- * calls {@link #keyRead} and {@link #keyChanged} from any loop.
+ * <p>BCAST invalidations are batched as Redis batches them per event-loop turn: the keys a thread's
+ * commands change are gathered per prefix ({@link BroadcastBatch}) and sent as one message per prefix and
+ * client when the writer's read batch is answered ({@link #flushBroadcasts}, called by the connection
+ * before it sends the batch's replies; a task on the writer's loop is the backstop). So a pipeline of one
+ * writer connection gives Redis's grouping; writers on different event loops are batched apart.
+ *
+ * <p>Thread-safety: concurrent maps; deliveries to other sessions run on their own loops; the BCAST batch
+ * is per thread. The engine calls {@link #keyRead} and {@link #keyChanged} from any loop.
  */
 public final class Tracking {
     private static final byte[] INVALIDATE = "invalidate".getBytes(StandardCharsets.US_ASCII);
@@ -26,7 +34,12 @@ public final class Tracking {
 
     private final ClientRegistry clients;
     private final Map<ByteKey, Set<Long>> readers = new ConcurrentHashMap<>();
-    private final Set<Session> broadcasting = ConcurrentHashMap.newKeySet();
+    /** BCAST prefix ("" without PREFIX) → its clients: Redis's PrefixTable. Changed under its own lock. */
+    private final Map<ByteKey, Set<Session>> prefixes = new ConcurrentHashMap<>();
+    /** !prefixes.isEmpty(), in one volatile read: the cost of BCAST support to everyone else. */
+    private volatile boolean broadcasts;
+    private final ThreadLocal<BroadcastBatch> batches = ThreadLocal.withInitial(BroadcastBatch::new);
+    private final Runnable flushTask = this::flushBroadcasts;
     private final Set<Session> tracking = ConcurrentHashMap.newKeySet();
 
     public Tracking(ClientRegistry clients) {
@@ -43,14 +56,25 @@ public final class Tracking {
         s.tracking(state);
         tracking.add(s);
         if (state.bcast) {
-            broadcasting.add(s);
+            synchronized (prefixes) {
+                for (byte[] p : state.prefixes.isEmpty() ? List.of(new byte[0]) : state.prefixes) {
+                    prefixes.computeIfAbsent(new ByteKey(p), k -> ConcurrentHashMap.newKeySet()).add(s);
+                }
+                broadcasts = true;
+            }
         }
     }
 
     public void disable(Session s) {
-        if (s.tracking() != null) {
+        TrackingState state = s.tracking();
+        if (state != null) {
             tracking.remove(s);
-            broadcasting.remove(s);
+            if (state.bcast) {
+                synchronized (prefixes) {
+                    prefixes.values().removeIf(clientsOf -> clientsOf.remove(s) && clientsOf.isEmpty());
+                    broadcasts = !prefixes.isEmpty();
+                }
+            }
             s.tracking(null);
         }
     }
@@ -73,24 +97,96 @@ public final class Tracking {
     void keyChanged(Session origin, byte[] key) {
         Set<Long> ids = readers.remove(new ByteKey(key));
         if (ids != null) {
+            // NOLOOP compares with the client whose command runs (a script's caller), as Redis's current_client
+            Session current = origin == null || origin.scriptCaller() == null ? origin : origin.scriptCaller();
             for (long id : ids) {
                 Session target = clients.get(id);
-                if (target == null || target.tracking() == null) {
+                TrackingState t = target == null ? null : target.tracking();
+                if (t == null || t.bcast) {
+                    continue; // keys it read before switching to BCAST are not its concern now (as Redis)
+                }
+                if (target == current && t.noloop) {
                     continue;
                 }
-                if (target == origin && target.tracking().noloop) {
-                    continue;
-                }
-                send(target, origin, key);
+                send(target, origin, List.of(key));
             }
         }
-        for (Session b : broadcasting) {
-            TrackingState t = b.tracking();
-            if (t == null || (b == origin && t.noloop)) {
+        if (broadcasts) {
+            rememberForBroadcast(origin, key);
+        }
+    }
+
+    /** Redis's trackingRememberKeyToBroadcast: the key joins this thread's batch under each prefix it has. */
+    private void rememberForBroadcast(Session origin, byte[] key) {
+        BroadcastBatch batch = batches.get();
+        boolean wasEmpty = batch.isEmpty();
+        ByteKey k = null;
+        for (ByteKey prefix : prefixes.keySet()) {
+            if (startsWith(key, prefix.bytes())) {
+                if (k == null) {
+                    k = new ByteKey(key);
+                }
+                batch.add(prefix, k, origin);
+            }
+        }
+        if (!wasEmpty || batch.isEmpty()) {
+            return; // a send of this batch is already due
+        }
+        Session client = origin == null || origin.scriptCaller() == null ? origin : origin.scriptCaller();
+        if (client != null && client.executingOn() == Thread.currentThread()) {
+            // Sent when this read batch is answered (flushBroadcasts), at the latest after this loop turn.
+            client.connection().execute(flushTask);
+        } else {
+            flushBroadcasts(); // not a client's command (expiry, another front end): at once
+        }
+    }
+
+    /**
+     * Sends the BCAST invalidations gathered by this thread's commands (Redis's
+     * trackingBroadcastInvalidationMessages): per prefix, one message listing its changed keys to each of
+     * its clients (without the keys a NOLOOP client changed itself). One volatile read when no client
+     * uses BCAST.
+     */
+    public void flushBroadcasts() {
+        if (!broadcasts) {
+            return;
+        }
+        BroadcastBatch batch = batches.get();
+        if (batch.isEmpty()) {
+            return;
+        }
+        for (Map.Entry<ByteKey, TreeMap<ByteKey, Session>> pending : batch.drain().entrySet()) {
+            Set<Session> clientsOf = prefixes.get(pending.getKey());
+            if (clientsOf == null) {
                 continue;
             }
-            if (t.prefixes.isEmpty() || t.prefixes.stream().anyMatch(p -> startsWith(key, p))) {
-                send(b, origin, key);
+            List<byte[]> all = null;
+            for (Session c : clientsOf) {
+                TrackingState t = c.tracking();
+                if (t == null || !t.bcast) {
+                    continue;
+                }
+                List<byte[]> keys;
+                if (t.noloop) {
+                    keys = new ArrayList<>();
+                    for (Map.Entry<ByteKey, Session> e : pending.getValue().entrySet()) {
+                        if (e.getValue() != c) {
+                            keys.add(e.getKey().bytes());
+                        }
+                    }
+                    if (keys.isEmpty()) {
+                        continue;
+                    }
+                } else {
+                    if (all == null) {
+                        all = new ArrayList<>(pending.getValue().size());
+                        for (ByteKey key : pending.getValue().keySet()) {
+                            all.add(key.bytes());
+                        }
+                    }
+                    keys = all;
+                }
+                send(c, null, keys);
             }
         }
     }
@@ -103,17 +199,19 @@ public final class Tracking {
         }
     }
 
-    private void send(Session tracker, Session origin, byte[] key) {
+    /** Sends an invalidation of {@code keys} (null: everything) to a tracking client, or where it redirects. */
+    private void send(Session tracker, Session origin, List<byte[]> keys) {
         TrackingState t = tracker.tracking();
         Session target = tracker;
-        if (t != null && t.redirect > 0) {
+        boolean redirected = t != null && t.redirect > 0;
+        if (redirected) {
             target = clients.get(t.redirect);
             if (target == null) {
                 return;
             }
         }
         Session to = target;
-        Runnable write = () -> write(to, key);
+        Runnable write = () -> write(to, keys, redirected);
         if (to == origin) {
             write.run(); // after the writer's own reply, as Redis defers it
         } else {
@@ -121,18 +219,31 @@ public final class Tracking {
         }
     }
 
-    private static void write(Session to, byte[] key) {
+    /**
+     * Redis's sendTrackingMessage, on the receiver's loop: a push in RESP3; in RESP2 a message on
+     * {@code __redis__:invalidate}, only to a redirect target that is subscribed (a RESP2 connection has no
+     * other way to receive it).
+     */
+    private static void write(Session to, List<byte[]> keys, boolean redirected) {
         ReplyBuffer out = to.out();
         if (to.protocol() == 3) {
+            to.beginPush();
             out.push(2).bulk(INVALIDATE);
-        } else {
+        } else if (redirected && to.hasSubscriptions()) {
+            to.beginPush();
             out.array(3).bulk(MESSAGE).bulk(CHANNEL);
-        }
-        if (key == null) {
-            out.nullArray();
         } else {
-            out.array(1).bulk(key);
+            return;
         }
+        if (keys == null) {
+            out.nullBulk(); // $-1 in RESP2, as Redis's addReplyNull
+        } else {
+            out.array(keys.size());
+            for (byte[] key : keys) {
+                out.bulk(key);
+            }
+        }
+        to.endPush();
     }
 
     void closed(Session s) {
@@ -165,15 +276,9 @@ public final class Tracking {
         return n;
     }
 
+    /** Distinct BCAST prefixes, "" included (INFO's tracking_total_prefixes, Redis's PrefixTable size). */
     public long prefixes() {
-        long n = 0;
-        for (Session s : broadcasting) {
-            TrackingState t = s.tracking();
-            if (t != null) {
-                n += t.prefixes.size();
-            }
-        }
-        return n;
+        return prefixes.size();
     }
 
     public long clients() {

@@ -131,6 +131,7 @@ public final class Transactions {
                 String refused = aclRecheck(s, q.command(), args);
                 if (refused != null) {
                     s.out().error(refused);
+                    engine.stats().error("NOPERM"); // an error reply, counted in INFO errorstats as Redis does
                     continue;
                 }
                 engine.run(s, q.command(), args);

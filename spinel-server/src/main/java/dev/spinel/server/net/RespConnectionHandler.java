@@ -204,6 +204,9 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
             if (!complete) {
                 break;
             }
+            if (session.killed()) {
+                break; // CLIENT KILL (or ACL DELUSER) answered on another loop: nothing more runs (one volatile read)
+            }
             engine.execute(session, args);
         }
         query.compactIfEmpty();
@@ -211,7 +214,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
 
     /** The resume task, on the event loop: the postponed request, then the buffered input, then one flush. */
     private void resumeNow() {
-        if (lent || !suspended || session == null || !ctx.channel().isActive()) {
+        if (lent || !suspended || session == null || !ctx.channel().isActive() || session.killed()) {
             return;
         }
         suspended = false;
@@ -249,7 +252,14 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
         if (session == null || lent) {
             return; // lent: the script thread writes the reply buffer; sent when given back
         }
+        // BCAST invalidations of the keys this loop's commands changed are handed to their receivers before
+        // the replies that acknowledge the writes leave, as Redis's beforeSleep (one volatile read when unused).
+        engine.tracking().flushBroadcasts();
         ReplyBuffer out = session.out();
+        if (session.killed()) {
+            out.clear(); // a killed client gets nothing more, as Redis frees its output with it
+            return;
+        }
         int size = out.size();
         Propagator log = engine.propagator();
         if (size > 0 && log != null && !log.acknowledged(session.logPosition())) {
@@ -413,6 +423,16 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     @Override
     public int fileDescriptor() {
         return ctx != null && ctx.channel() instanceof io.netty.channel.unix.UnixChannel u ? u.fd().intValue() : -1;
+    }
+
+    @Override
+    public Object loop() {
+        return ctx == null ? null : ctx.executor();
+    }
+
+    @Override
+    public boolean hasMoreInput() {
+        return parser.unparsedBytes() > 0;
     }
 
     @Override

@@ -65,7 +65,7 @@ public final class Aof implements AutoCloseable {
             Path p = dir().resolve(base.file());
             if (isRdb(p)) {
                 RdbFiles.load(engine.keyspace(), p, new KeyspaceLoader(engine.keyspace(), System.currentTimeMillis(),
-                        Persistence.functionLoader(engine.scripting().functions())));
+                        Persistence.functionLoader(engine.scripting().functions())).perKey(new LoadDelay(engine.config())));
             } else {
                 replay(p, false);
             }

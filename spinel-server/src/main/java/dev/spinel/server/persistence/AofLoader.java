@@ -43,6 +43,7 @@ final class AofLoader {
         session.authenticated(true); // the log replays what authenticated clients did
         session.replaying(true);
         long commands = 0;
+        LoadDelay delay = new LoadDelay(engine.config());
         long multiAt = -1; // offset of an open MULTI: a file ending inside a transaction is truncated there
         try (InputStream in = new BufferedInputStream(Files.newInputStream(file), 1 << 16)) {
             Reader r = new Reader(in, file);
@@ -66,6 +67,7 @@ final class AofLoader {
                 } else if (args.is(0, "EXEC")) {
                     multiAt = -1;
                 }
+                delay.run();
                 engine.execute(session, args);
                 session.out().clear(); // replies of a replay go nowhere
                 commands++;

@@ -208,7 +208,8 @@ public final class Persistence {
     private void loadRdb() {
         Path file = rdbPath();
         long start = System.nanoTime();
-        KeyspaceLoader loader = new KeyspaceLoader(keyspace, System.currentTimeMillis(), functionLoader(functions));
+        KeyspaceLoader loader = new KeyspaceLoader(keyspace, System.currentTimeMillis(), functionLoader(functions))
+                .perKey(new LoadDelay(config));
         boolean found;
         try {
             found = RdbFiles.load(keyspace, file, loader);
@@ -254,7 +255,8 @@ public final class Persistence {
                     throw new RdbException("Failed loading library, " + e.getMessage());
                 }
             };
-            KeyspaceLoader loader = new KeyspaceLoader(keyspace, System.currentTimeMillis(), libraries);
+            KeyspaceLoader loader = new KeyspaceLoader(keyspace, System.currentTimeMillis(), libraries)
+                    .perKey(new LoadDelay(config));
             if (!merge) {
                 loader.refuseExisting();
             }

@@ -42,9 +42,9 @@ class EvictionTest {
                 c.call("SET", "k" + i, VALUE);
             }
             long limit = server.engine().evictor().usedMemory() / 2;
-            c.call("CONFIG", "SET", "maxmemory", Long.toString(limit));
             c.call("CONFIG", "SET", "notify-keyspace-events", "Ee");
             watcher.call("SUBSCRIBE", "__keyevent@0__:evicted");
+            c.call("CONFIG", "SET", "maxmemory", Long.toString(limit)); // evicts at once, as Redis
             assertEquals("+OK\r\n", c.callString("SET", "fresh", VALUE));
             assertTrue(server.engine().evictor().usedMemory() <= limit + 2048, "back under the limit");
             assertTrue(server.engine().evictor().evictedKeys() >= 90, "about half the keys went");
