@@ -26,6 +26,7 @@ public final class Engine {
     private final ClientRegistry clients = new ClientRegistry();
     private final ServerStats stats = new ServerStats();
     private final PubSub pubSub;
+    private final OutputLimits outputLimits;
     private final Watches watches = new Watches();
     private final Transactions transactions;
     private final SlowLog slowLog = new SlowLog();
@@ -53,7 +54,8 @@ public final class Engine {
         this.config = config;
         this.keyspace = keyspace;
         this.commands = commands;
-        this.pubSub = new PubSub(new OutputLimits(config));
+        this.outputLimits = new OutputLimits(config);
+        this.pubSub = new PubSub(outputLimits);
         this.notifications = new Notifications(pubSub);
         this.evictor = new Evictor(config, keyspace, this);
         this.transactions = new Transactions(this, keyspace, watches);
@@ -186,6 +188,11 @@ public final class Engine {
         keyModified(db, key);
     }
 
+    /** client-output-buffer-limit, as the connections check their replies against it. */
+    public OutputLimits outputLimits() {
+        return outputLimits;
+    }
+
     public PubSub pubSub() {
         return pubSub;
     }
@@ -257,6 +264,11 @@ public final class Engine {
 
     public void clientInfo(java.util.function.Function<Session, String> describe) {
         this.clientInfo = describe;
+    }
+
+    /** The client's CLIENT LIST line (as ACL LOG and the output-limit warning quote it). */
+    public String clientInfo(Session s) {
+        return clientInfo.apply(s);
     }
 
     /** Creates and registers the session of a new connection. */
