@@ -103,4 +103,14 @@ class QuotedArgumentErrorsDiffTest {
         same(b("ACL"), b("DRYRUN"), BAD, b("get"), b("k"));
         same(b("ACL"), b("DRYRUN"), b("default"), BAD, b("k"));
     }
+
+    @Test
+    void otherQuotedNamesAsPercentS() throws IOException {
+        same(b("LATENCY"), b("GRAPH"), BAD);
+        same(List.of(List.of(b("PFADD"), b("h"), b("a"))), b("PFDEBUG"), BAD, b("h"));
+        same(b("CONFIG"), b("SET"), BAD, b("1"));
+        same(List.of(List.of(b("CLIENT"), b("TRACKING"), b("on"), b("BCAST"), b("PREFIX"), concat(b("ab"), BAD))),
+                b("CLIENT"), b("TRACKING"), b("on"), b("BCAST"), b("PREFIX"), b("a"));
+        same(b("CLIENT"), b("TRACKING"), b("on"), b("BCAST"), b("PREFIX"), BAD, b("PREFIX"), b("x"));
+    }
 }
