@@ -259,7 +259,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
         }
         ctx.executor().schedule(() -> {
             Limit now = engine.outputLimits().normal();
-            if (paused && session != null && now != null && overOutputLimit(now)) {
+            if (paused && session != null && ctx.channel().isActive() && now != null && overOutputLimit(now)) {
                 flushReplies();
             }
         }, limit.softSeconds() * 1000 + 100, java.util.concurrent.TimeUnit.MILLISECONDS);
