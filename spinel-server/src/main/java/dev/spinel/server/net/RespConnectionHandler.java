@@ -20,6 +20,7 @@ import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One client connection on the RESP front end. Each read is appended to the connection's query
@@ -43,7 +44,8 @@ import java.nio.charset.StandardCharsets;
  * plus what the socket has not taken) is checked after each command and whenever the reply buffer
  * grows during one; past the limit the client is closed without being sent anything more, its
  * remaining requests are not executed, and what its running command still writes is discarded, as
- * Redis's CLIENT_CLOSE_ASAP. Without a limit (the default) the check costs one field read per batch.
+ * Redis's CLIENT_CLOSE_ASAP. Without a limit (the default) the check costs one field read per batch and
+ * one per flush.
  */
 final class RespConnectionHandler extends ChannelInboundHandlerAdapter implements ClientConnection, ReplyBuffer.GrowthListener {
     /** Reply bytes after which they are handed to the socket while a read batch is still being executed. */
@@ -262,7 +264,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
             if (paused && session != null && ctx.channel().isActive() && now != null && overOutputLimit(now)) {
                 flushReplies();
             }
-        }, limit.softSeconds() * 1000 + 100, java.util.concurrent.TimeUnit.MILLISECONDS);
+        }, limit.softSeconds() * 1000 + 100, TimeUnit.MILLISECONDS);
     }
 
     @Override
@@ -317,8 +319,8 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
         }
         ReplyBuffer out = session.out();
         int size = out.size();
-        if (outputLimitReached || (size > 0 && engine.outputLimits().normal() != null
-                && overOutputLimit(engine.outputLimits().normal()))) {
+        Limit limit = size > 0 && !outputLimitReached ? engine.outputLimits().normal() : null;
+        if (outputLimitReached || (limit != null && overOutputLimit(limit))) {
             out.discard();
             ctx.channel().close(); // what the socket has not taken yet is dropped, not sent
             return;
@@ -421,7 +423,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
 
     @Override
     public java.util.concurrent.Future<?> schedule(Runnable task, long delayMillis) {
-        return ctx.executor().schedule(task, delayMillis, java.util.concurrent.TimeUnit.MILLISECONDS);
+        return ctx.executor().schedule(task, delayMillis, TimeUnit.MILLISECONDS);
     }
 
     @Override
