@@ -25,7 +25,11 @@ public final class OutputLimits implements PubSub.OutputLimit {
 
     @Override
     public boolean exceeded(Session s, long pending) {
+        if (s.outputLimitReached()) {
+            return true; // already being closed: logged once, its queued deliveries dropped
+        }
         if (exceeded(s, pending, config.clientOutputBufferLimit.limit(OutputBufferLimitsParam.PUBSUB))) {
+            s.outputLimitReached(true);
             logClosing(s);
             return true;
         }

@@ -65,6 +65,8 @@ public final class Session {
     private java.util.List<byte[][]> propagateAs;
     /** When this subscriber's output first passed the soft limit (0: not over it). */
     private long overSoftLimitSince;
+    /** Past its pub/sub output limit and being closed: further deliveries are dropped, not written. */
+    private boolean outputLimitReached;
     private long now;
     /** Wall-clock time of each command from its start nanoTime (one clock read per command). */
     final CommandClock clock = new CommandClock();
@@ -276,7 +278,7 @@ public final class Session {
         boolean any = false;
         Runnable r;
         while ((r = deliveries.poll()) != null) {
-            if (!closing()) {
+            if (!closing && !outputLimitReached) {
                 r.run();
             }
             any = true;
@@ -295,6 +297,14 @@ public final class Session {
     /** True when subscribed to any channel, pattern or shard channel (Redis's CLIENT_PUBSUB flag). */
     public boolean hasSubscriptions() {
         return subscriptions != null && subscriptions.any();
+    }
+
+    boolean outputLimitReached() {
+        return outputLimitReached;
+    }
+
+    void outputLimitReached(boolean reached) {
+        this.outputLimitReached = reached;
     }
 
     long overSoftLimitSince() {
