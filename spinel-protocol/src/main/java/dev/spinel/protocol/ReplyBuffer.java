@@ -36,6 +36,40 @@ public final class ReplyBuffer {
     private byte[] buf = new byte[INITIAL];
     private int pos;
     private boolean resp3;
+    private GrowthListener growthListener;
+    private boolean discarding;
+
+    /**
+     * Told before the buffer grows its array (not on every write: growth is rare and amortized), so a
+     * connection can check its output limit while a command is still writing a large reply.
+     */
+    public interface GrowthListener {
+        void growing(ReplyBuffer out);
+    }
+
+    public void growthListener(GrowthListener listener) {
+        this.growthListener = listener;
+    }
+
+    /** True when a {@link GrowthListener} watches this buffer. */
+    public boolean watched() {
+        return growthListener != null;
+    }
+
+    /**
+     * The client is being closed and its output goes nowhere: drops what was written, and from now on
+     * reuses the array from its start instead of growing it, so a command that goes on writing (a
+     * transaction's remaining replies) costs no more memory. Never undone.
+     */
+    public void discard() {
+        discarding = true;
+        pos = 0;
+    }
+
+    /** True after {@link #discard()}: long-running commands may stop writing a reply nobody will read. */
+    public boolean discarding() {
+        return discarding;
+    }
 
     public boolean resp3() {
         return resp3;
@@ -288,11 +322,24 @@ public final class ReplyBuffer {
 
     private void ensure(int n) {
         if (buf.length - pos < n) {
-            long want = Math.max((long) buf.length * 2, (long) pos + n);
-            if (want > Integer.MAX_VALUE - 16) {
-                want = Integer.MAX_VALUE - 16;
-            }
-            buf = Arrays.copyOf(buf, (int) want);
+            grow(n);
         }
+    }
+
+    private void grow(int n) {
+        if (growthListener != null && !discarding) {
+            growthListener.growing(this);
+        }
+        if (discarding) {
+            pos = 0; // the array is never shrunk here: a caller's saved mark stays within it
+            if (buf.length >= n) {
+                return;
+            }
+        }
+        long want = Math.max((long) buf.length * 2, (long) pos + n);
+        if (want > Integer.MAX_VALUE - 16) {
+            want = Integer.MAX_VALUE - 16;
+        }
+        buf = Arrays.copyOf(buf, (int) want);
     }
 }

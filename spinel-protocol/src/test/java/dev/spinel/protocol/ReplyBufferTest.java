@@ -91,4 +91,31 @@ class ReplyBufferTest {
         b.error("ERR x");
         assertEquals("+OK\r\n-ERR x\r\n", new String(b.array(), 0, b.size(), StandardCharsets.US_ASCII));
     }
+
+    /** The growth listener is told before each growth, not each write; once discarding, the array stops growing. */
+    @Test
+    void growthListenerAndDiscard() {
+        ReplyBuffer b = new ReplyBuffer();
+        int[] calls = {0};
+        b.growthListener(out -> {
+            calls[0]++;
+            if (out.size() > 10_000) {
+                out.discard();
+            }
+        });
+        byte[] item = new byte[100];
+        for (int i = 0; i < 5; i++) {
+            b.bulk(item); // 530 bytes: past the initial 512, one growth
+        }
+        assertEquals(1, calls[0]);
+        for (int i = 0; i < 100_000; i++) {
+            b.bulk(item);
+        }
+        assertTrue(b.discarding());
+        assertTrue(b.array().length <= 32 * 1024, "stopped growing: " + b.array().length);
+        assertTrue(calls[0] < 10, "told per growth: " + calls[0]);
+        byte[] big = new byte[100_000];
+        b.bulk(big); // a single piece larger than the array still fits (and is dropped with the rest)
+        assertTrue(b.size() <= b.array().length && b.array().length >= big.length);
+    }
 }

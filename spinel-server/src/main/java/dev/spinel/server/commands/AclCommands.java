@@ -296,11 +296,11 @@ public final class AclCommands {
     static void dryrun(Session s, Args a) {
         User u = s.engine().acl().user(text(a, 2));
         if (u == null) {
-            throw new RedisError("ERR User '" + a.string(2) + "' not found");
+            throw new RedisError("ERR User '" + a.cString(2) + "' not found");
         }
         int id = CommandIds.resolve(a, 3);
         if (id < 0) {
-            throw new RedisError("ERR Command '" + a.string(3) + "' not found");
+            throw new RedisError("ERR Command '" + a.cString(3) + "' not found");
         }
         CommandSpec spec = CommandIds.spec(id);
         if (!spec.arityAccepts(a.count() - 3)) {

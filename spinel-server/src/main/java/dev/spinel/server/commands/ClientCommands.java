@@ -115,7 +115,7 @@ public final class ClientCommands {
         if (a.count() == 4 && a.is(2, "TYPE")) {
             int type = ClientInfo.typeByName(a.string(3));
             if (type < 0) {
-                throw new RedisError("ERR Unknown client type '" + a.string(3) + "'");
+                throw new RedisError("ERR Unknown client type '" + a.cString(3) + "'");
             }
             for (Session c : s.engine().clients().all()) {
                 if (ClientInfo.type(c) == type) {

@@ -45,7 +45,7 @@ final class ClientKill {
                 } else if (a.is(i, "TYPE") && more) {
                     type = ClientInfo.typeByName(a.string(i + 1));
                     if (type < 0) {
-                        throw new RedisError("ERR Unknown client type '" + a.string(i + 1) + "'");
+                        throw new RedisError("ERR Unknown client type '" + a.cString(i + 1) + "'");
                     }
                 } else if (a.is(i, "ADDR") && more) {
                     addr = a.string(i + 1);
@@ -54,7 +54,7 @@ final class ClientKill {
                 } else if (a.is(i, "USER") && more) {
                     user = s.engine().acl().user(new String(a.copy(i + 1), java.nio.charset.StandardCharsets.ISO_8859_1));
                     if (user == null) {
-                        throw new RedisError("ERR No such user '" + a.string(i + 1) + "'");
+                        throw new RedisError("ERR No such user '" + a.cString(i + 1) + "'");
                     }
                 } else if (a.is(i, "SKIPME") && more) {
                     if (a.is(i + 1, "YES")) {

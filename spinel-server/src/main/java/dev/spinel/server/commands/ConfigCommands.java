@@ -96,7 +96,7 @@ public final class ConfigCommands {
             String name = a.string(2 + 2 * i);
             Param p = config.param(name);
             if (p == null) {
-                throw new RedisError("ERR Unknown option or number of arguments for CONFIG SET - '" + name + "'");
+                throw new RedisError("ERR Unknown option or number of arguments for CONFIG SET - '" + a.cString(2 + 2 * i) + "'");
             }
             // Spinel's own start-time parameters take their current value, so that a client setting back every
             // parameter CONFIG GET * lists (Redis's "CONFIG sanity") does not trip on names Redis has not.

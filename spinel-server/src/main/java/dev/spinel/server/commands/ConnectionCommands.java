@@ -157,7 +157,7 @@ public final class ConnectionCommands {
                 ClientCommands.setName(s, a, j + 1);
                 j++;
             } else {
-                throw new RedisError("ERR Syntax error in HELLO option '" + a.string(j) + "'");
+                throw new RedisError("ERR Syntax error in HELLO option '" + a.cString(j) + "'");
             }
         }
         if (!s.authenticated()) {

@@ -60,7 +60,7 @@ final class FunctionCommands {
                 i++;
                 continue;
             }
-            throw new RedisError("ERR Unknown option given: " + a.string(i));
+            throw new RedisError("ERR Unknown option given: " + a.cString(i));
         }
         if (i >= a.count()) {
             throw new RedisError("ERR Function code is missing");
@@ -117,7 +117,7 @@ final class FunctionCommands {
                 }
                 pattern = a.copy(++i);
             } else {
-                throw new RedisError("ERR Unknown argument " + a.string(i));
+                throw new RedisError("ERR Unknown argument " + a.cString(i));
             }
         }
         byte[] p = pattern;

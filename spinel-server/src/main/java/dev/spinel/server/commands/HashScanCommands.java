@@ -52,8 +52,9 @@ public final class HashScanCommands {
             } else if (a.count() > 4) {
                 throw Errors.SYNTAX;
             }
-            if (count < -SetCommands.MAX_REPLY_ELEMENTS) {
-                // Redis would build the reply until memory runs out; Spinel refuses, as SRANDMEMBER/ZRANDMEMBER do
+            if (count < -SetCommands.MAX_REPLY_ELEMENTS && !s.engine().outputLimits().bounds(s)) {
+                // Redis would build the reply until memory runs out; Spinel refuses, as SRANDMEMBER/ZRANDMEMBER
+                // do, unless an output limit stops it (and closes the client) as it would stop Redis
                 throw OUT_OF_RANGE;
             }
         }
@@ -88,7 +89,7 @@ public final class HashScanCommands {
                 out.array((int) (withValues && !resp3Pairs ? n * 2 : n));
                 byte[][] all = hv.toArray();
                 int pairs = all.length / 2;
-                for (long i = 0; i < n; i++) {
+                for (long i = 0; i < n && !out.discarding(); i++) { // stopped mid-run by the output limit
                     int p = rnd.nextInt(pairs);
                     writePair(out, all[2 * p], all[2 * p + 1], withValues, resp3Pairs);
                 }

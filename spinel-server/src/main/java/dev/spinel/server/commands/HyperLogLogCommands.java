@@ -202,7 +202,7 @@ final class HyperLogLogCommands {
                 throw NO_KEY;
             }
             HyperLogLog hll = hll(e);
-            String sub = a.string(1);
+            String sub = a.cString(1); // quoted as Redis's %s
             boolean known = a.is(1, "GETREG") || a.is(1, "DECODE") || a.is(1, "ENCODING") || a.is(1, "TODENSE");
             if (!known) {
                 throw new RedisError("ERR Unknown PFDEBUG subcommand '" + sub + "'");

@@ -181,7 +181,7 @@ final class LatencyReports {
         LatencyMonitor monitor = s.engine().latency();
         List<long[]> samples = monitor.samples(event);
         if (samples.isEmpty()) {
-            throw new RedisError("ERR No samples available for event '" + event + "'");
+            throw new RedisError("ERR No samples available for event '" + a.cString(2) + "'");
         }
         long now = System.currentTimeMillis() / 1000;
         long min = Long.MAX_VALUE;

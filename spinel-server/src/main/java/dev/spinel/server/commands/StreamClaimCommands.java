@@ -36,7 +36,7 @@ final class StreamClaimCommands {
     }
 
     static RedisError noGroup(Args a, int key, int group) {
-        return new RedisError("NOGROUP No such key '" + a.string(key) + "' or consumer group '" + a.string(group) + "'");
+        return new RedisError("NOGROUP No such key '" + a.cString(key) + "' or consumer group '" + a.cString(group) + "'");
     }
 
     private static long parseLong(Args a, int i, String error) {
@@ -94,7 +94,7 @@ final class StreamClaimCommands {
                     lastMs = id.ms();
                     lastSeq = id.seq();
                 } else {
-                    throw new RedisError("ERR Unrecognized XCLAIM option '" + a.string(j) + "'");
+                    throw new RedisError("ERR Unrecognized XCLAIM option '" + a.cString(j) + "'");
                 }
             }
             boolean propagateLastId = false;

@@ -82,8 +82,8 @@ final class StreamGroupCommands {
                 }
                 g = st.groupCount() == 0 ? null : st.groups().get(groupName);
                 if (g == null && (sub == Sub.SETID || sub == Sub.CREATECONSUMER || sub == Sub.DELCONSUMER)) {
-                    throw new RedisError("NOGROUP No such consumer group '" + a.string(3) + "' for key name '"
-                            + a.string(2) + "'");
+                    throw new RedisError("NOGROUP No such consumer group '" + a.cString(3) + "' for key name '"
+                            + a.cString(2) + "'");
                 }
             }
             switch (sub) {

@@ -50,8 +50,8 @@ final class StreamInfoCommands {
             StreamValue st = lookup(s, seg, a, h);
             StreamGroup g = st.groupCount() == 0 ? null : st.groups().get(a.copy(3));
             if (g == null) {
-                throw new RedisError("NOGROUP No such consumer group '" + a.string(3) + "' for key name '"
-                        + a.string(2) + "'");
+                throw new RedisError("NOGROUP No such consumer group '" + a.cString(3) + "' for key name '"
+                        + a.cString(2) + "'");
             }
             ReplyBuffer out = s.out();
             out.array(g.consumers.size());

@@ -1,6 +1,7 @@
 package dev.spinel.server.commands;
 
 import dev.spinel.protocol.Args;
+import dev.spinel.protocol.ClientText;
 import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.server.blocking.BlockedOperation;
 import dev.spinel.server.blocking.ServeContext;
@@ -17,7 +18,6 @@ import dev.spinel.store.types.stream.StreamGroup;
 import dev.spinel.store.types.stream.StreamId;
 import dev.spinel.store.types.stream.StreamValue;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -108,8 +108,8 @@ public final class StreamReadCommands {
                 if (group) {
                     StreamGroup g = st == null ? null : st.groupCount() == 0 ? null : st.groups().get(groupName);
                     if (g == null) {
-                        throw new RedisError("NOGROUP No such key '" + a.string(keyArg) + "' or consumer group '"
-                                + new String(groupName, StandardCharsets.UTF_8) + "' in XREADGROUP with GROUP option");
+                        throw new RedisError("NOGROUP No such key '" + a.cString(keyArg) + "' or consumer group '"
+                                + ClientText.cString(groupName, 0, groupName.length) + "' in XREADGROUP with GROUP option");
                     }
                     groups[k] = g;
                 }

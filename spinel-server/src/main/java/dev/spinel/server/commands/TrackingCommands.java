@@ -1,6 +1,7 @@
 package dev.spinel.server.commands;
 
 import dev.spinel.protocol.Args;
+import dev.spinel.protocol.ClientText;
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Errors;
@@ -8,7 +9,6 @@ import dev.spinel.server.engine.RedisError;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.engine.TrackingState;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -204,7 +204,8 @@ public final class TrackingCommands {
         return true;
     }
 
+    /** A prefix as Redis's %s quotes it: its bytes up to a NUL. */
     private static String str(byte[] b) {
-        return new String(b, StandardCharsets.UTF_8);
+        return ClientText.cString(b, 0, b.length);
     }
 }

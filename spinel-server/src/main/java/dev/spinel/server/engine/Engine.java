@@ -25,6 +25,7 @@ public final class Engine {
     private final ClientRegistry clients = new ClientRegistry();
     private final ServerStats stats = new ServerStats();
     private final PubSub pubSub;
+    private final OutputLimits outputLimits;
     private final Watches watches;
     private final Transactions transactions;
     private final SlowLog slowLog = new SlowLog();
@@ -54,7 +55,8 @@ public final class Engine {
         this.keyspace = keyspace;
         this.watches = new Watches(keyspace);
         this.commands = commands;
-        this.pubSub = new PubSub(new OutputLimits(config));
+        this.outputLimits = new OutputLimits(config);
+        this.pubSub = new PubSub(outputLimits);
         this.notifications = new Notifications(pubSub);
         this.evictor = new Evictor(config, keyspace, this);
         this.transactions = new Transactions(this, keyspace, watches);
@@ -189,6 +191,11 @@ public final class Engine {
         keyModified(db, key);
     }
 
+    /** client-output-buffer-limit, as the connections check their replies against it. */
+    public OutputLimits outputLimits() {
+        return outputLimits;
+    }
+
     public PubSub pubSub() {
         return pubSub;
     }
@@ -260,6 +267,11 @@ public final class Engine {
 
     public void clientInfo(java.util.function.Function<Session, String> describe) {
         this.clientInfo = describe;
+    }
+
+    /** The client's CLIENT LIST line (as ACL LOG and the output-limit warning quote it). */
+    public String clientInfo(Session s) {
+        return clientInfo.apply(s);
     }
 
     /** Creates and registers the session of a new connection. */

@@ -1,24 +1,22 @@
 package dev.spinel.server.engine;
 
-import dev.spinel.server.config.Param;
+import dev.spinel.server.Log;
+import dev.spinel.server.config.OutputBufferLimitsParam;
+import dev.spinel.server.config.OutputBufferLimitsParam.Limit;
 import dev.spinel.server.config.ServerConfig;
 
-import java.util.List;
-import java.util.Locale;
-
 /**
- * {@code client-output-buffer-limit} for pub/sub subscribers: a client whose unsent output passes
- * the hard limit, or stays above the soft limit for longer than the soft seconds, is disconnected,
- * so a slow subscriber cannot grow the server's memory without bound. Redis's default for the
- * pubsub class is {@code 32mb 8mb 60}.
+ * {@code client-output-buffer-limit} for the pubsub and normal classes: a client whose unsent output
+ * passes the hard limit, or stays above the soft limit for longer than the soft seconds, is closed, so
+ * a slow reader cannot grow the server's memory without bound. Pub/sub deliveries are checked here
+ * ({@link PubSub}); a connection checks its own replies to commands against {@link #normal()}.
+ * Redis's defaults: {@code normal 0 0 0} (no limit), {@code pubsub 32mb 8mb 60}.
  *
- * <p>Thread-safety: reads the configuration at each check; the per-session soft-limit timestamp is
- * only touched on the session's own loop.
+ * <p>Thread-safety: the limits are read from the parameter's parsed, immutable values (one volatile
+ * read, so CONFIG SET applies at the next check); the per-session soft-limit timestamp is only touched
+ * on the session's own loop.
  */
 public final class OutputLimits implements PubSub.OutputLimit {
-    private static final long DEFAULT_HARD = 32L * 1024 * 1024;
-    private static final long DEFAULT_SOFT = 8L * 1024 * 1024;
-    private static final long DEFAULT_SOFT_SECONDS = 60;
     private final ServerConfig config;
 
     public OutputLimits(ServerConfig config) {
@@ -27,37 +25,56 @@ public final class OutputLimits implements PubSub.OutputLimit {
 
     @Override
     public boolean exceeded(Session s, long pending) {
-        long[] l = pubsubLimits();
-        if (l[0] > 0 && pending >= l[0]) {
+        if (s.outputLimitReached()) {
+            return true; // already being closed: logged once, its queued deliveries dropped
+        }
+        if (exceeded(s, pending, config.clientOutputBufferLimit.limit(OutputBufferLimitsParam.PUBSUB))) {
+            s.outputLimitReached(true);
+            logClosing(s);
             return true;
         }
-        if (l[1] > 0 && pending >= l[1]) {
+        return false;
+    }
+
+    /** The normal class's limits, or null when it has none (the default): the caller then checks nothing. */
+    public Limit normal() {
+        Limit l = config.clientOutputBufferLimit.limit(OutputBufferLimitsParam.NORMAL);
+        return l.hardBytes() == 0 && l.softBytes() == 0 ? null : l;
+    }
+
+    /**
+     * True when a hard limit holds this client's replies (it is closed, and a running command's output
+     * discarded, once they pass it): a command may then build a reply Spinel would otherwise refuse as
+     * too large, as Redis does.
+     */
+    public boolean bounds(Session s) {
+        Limit l = normal();
+        // only a connection that watches its buffer's growth cuts a reply mid-command
+        return l != null && l.hardBytes() > 0 && !s.hasSubscriptions() && s.out().watched();
+    }
+
+    /**
+     * Redis's checkClientOutputBufferLimits: past the hard limit, or above the soft limit since longer
+     * than its seconds (the first time above it starts the clock; going below stops it).
+     */
+    public static boolean exceeded(Session s, long pending, Limit l) {
+        if (l.hardBytes() > 0 && pending >= l.hardBytes()) {
+            return true;
+        }
+        if (l.softBytes() > 0 && pending >= l.softBytes()) {
             long now = System.currentTimeMillis();
             if (s.overSoftLimitSince() == 0) {
                 s.overSoftLimitSince(now);
                 return false;
             }
-            return now - s.overSoftLimitSince() >= l[2] * 1000;
+            return now - s.overSoftLimitSince() >= l.softSeconds() * 1000;
         }
         s.overSoftLimitSince(0);
         return false;
     }
 
-    /** hard, soft, soft-seconds for the pubsub class, from the configuration when it has the parameter. */
-    private long[] pubsubLimits() {
-        Param p = config.param("client-output-buffer-limit");
-        if (p != null) {
-            List<String> w = List.of(p.get().toLowerCase(Locale.ROOT).trim().split("\\s+"));
-            for (int i = 0; i + 3 < w.size(); i += 4) {
-                if (w.get(i).equals("pubsub")) {
-                    try {
-                        return new long[]{Long.parseLong(w.get(i + 1)), Long.parseLong(w.get(i + 2)), Long.parseLong(w.get(i + 3))};
-                    } catch (NumberFormatException ignored) {
-                        break;
-                    }
-                }
-            }
-        }
-        return new long[]{DEFAULT_HARD, DEFAULT_SOFT, DEFAULT_SOFT_SECONDS};
+    /** Redis's warning, with the client's CLIENT LIST line. */
+    public static void logClosing(Session s) {
+        Log.warning("Client " + s.engine().clientInfo(s) + " scheduled to be closed ASAP for overcoming of output buffer limits.");
     }
 }

@@ -67,6 +67,8 @@ public final class Session {
     private java.util.List<byte[][]> propagateAs;
     /** When this subscriber's output first passed the soft limit (0: not over it). */
     private long overSoftLimitSince;
+    /** Past its pub/sub output limit and being closed: further deliveries are dropped, not written. */
+    private boolean outputLimitReached;
     private long now;
     /** Wall-clock time of each command from its start nanoTime (one clock read per command). */
     final CommandClock clock = new CommandClock();
@@ -362,7 +364,7 @@ public final class Session {
         boolean any = false;
         Runnable r;
         while ((r = deliveries.poll()) != null) {
-            if (!closing && !killed) {
+            if (!closing && !killed && !outputLimitReached) {
                 r.run();
             }
             any = true;
@@ -381,6 +383,14 @@ public final class Session {
     /** True when subscribed to any channel, pattern or shard channel (Redis's CLIENT_PUBSUB flag). */
     public boolean hasSubscriptions() {
         return subscriptions != null && subscriptions.any();
+    }
+
+    boolean outputLimitReached() {
+        return outputLimitReached;
+    }
+
+    void outputLimitReached(boolean reached) {
+        this.outputLimitReached = reached;
     }
 
     long overSoftLimitSince() {

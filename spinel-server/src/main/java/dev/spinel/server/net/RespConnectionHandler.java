@@ -6,8 +6,10 @@ import dev.spinel.protocol.QueryBuffer;
 import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.protocol.RespParser;
 import dev.spinel.server.Log;
+import dev.spinel.server.config.OutputBufferLimitsParam.Limit;
 import dev.spinel.server.engine.ClientConnection;
 import dev.spinel.server.engine.Engine;
+import dev.spinel.server.engine.OutputLimits;
 import dev.spinel.server.engine.Propagator;
 import dev.spinel.server.engine.Session;
 import io.netty.buffer.ByteBuf;
@@ -18,6 +20,7 @@ import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One client connection on the RESP front end. Each read is appended to the connection's query
@@ -36,10 +39,19 @@ import java.nio.charset.StandardCharsets;
  *
  * <p>Not thread-safe: one instance per channel, used on the channel's event loop only (other
  * threads go through {@link ClientConnection#execute}).
+ *
+ * <p>{@code client-output-buffer-limit normal}: when set, the client's unsent output (its reply buffer
+ * plus what the socket has not taken) is checked after each command and whenever the reply buffer
+ * grows during one; past the limit the client is closed without being sent anything more, its
+ * remaining requests are not executed, and what its running command still writes is discarded, as
+ * Redis's CLIENT_CLOSE_ASAP. Without a limit (the default) the check costs one field read per batch and
+ * one per flush.
  */
-final class RespConnectionHandler extends ChannelInboundHandlerAdapter implements ClientConnection {
+final class RespConnectionHandler extends ChannelInboundHandlerAdapter implements ClientConnection, ReplyBuffer.GrowthListener {
     /** Reply bytes after which they are handed to the socket while a read batch is still being executed. */
     private static final int OUTPUT_CHUNK = 64 * 1024;
+    /** Largest hard limit up to which a batch's replies are held back (see {@link #processInput}). */
+    private static final long HOLD_BELOW_LIMIT = 8L * 1024 * 1024;
     private final Engine engine;
     /** A TLS connection: the session opens after the handshake ({@link #userEventTriggered}). */
     private boolean handshaking;
@@ -60,6 +72,8 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     private boolean paused;
     /** A flush waits for the append-only log (see {@link #flushReplies}). */
     private boolean flushPending;
+    /** Closing for passing client-output-buffer-limit: nothing more is executed or sent. */
+    private boolean outputLimitReached;
     private String remote = "?:0";
     private String local = "?:0";
 
@@ -89,6 +103,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
             return false;
         }
         session = engine.open(this);
+        session.out().growthListener(this);
         parser.maxBulkLength(engine.config().protoMaxBulkLen.value());
         return true;
     }
@@ -181,13 +196,22 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
      */
     private void processInput() {
         ReplyBuffer out = session.out();
+        Limit limit = engine.outputLimits().normal();
+        // Under a (moderate) hard limit the batch's replies are held until it ends, as Redis writes them
+        // only before it sleeps: a client closed at the limit is sent none of them, and the limit
+        // itself bounds their memory.
+        int chunk = limit == null || limit.hardBytes() == 0 || limit.hardBytes() > HOLD_BELOW_LIMIT ? OUTPUT_CHUNK
+                : (int) Math.max(OUTPUT_CHUNK, limit.hardBytes());
         session.drainDeliveries(); // messages published before this input was read go first, as in Redis
         while (!closeAfterReply && !suspended) {
-            if (out.size() >= OUTPUT_CHUNK) {
+            if (out.size() >= chunk) {
                 flushReplies();
                 if (!ctx.channel().isWritable()) {
                     paused = true;
                     ctx.channel().config().setAutoRead(false);
+                    if (limit != null && limit.softBytes() > 0) {
+                        watchSoftLimit(limit);
+                    }
                     break;
                 }
             }
@@ -208,8 +232,58 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
                 break; // CLIENT KILL (or ACL DELUSER) answered on another loop: nothing more runs (one volatile read)
             }
             engine.execute(session, args);
+            if (limit != null && overOutputLimit(limit)) {
+                break;
+            }
         }
         query.compactIfEmpty();
+    }
+
+    /**
+     * True (and the client marked for closing) when its unsent output passes the limit. Redis checks
+     * as each reply is added; here after each command, when the reply buffer grows, and at each flush.
+     * A subscriber's output is held to the pubsub class instead, by {@link dev.spinel.server.engine.PubSub}.
+     */
+    private boolean overOutputLimit(Limit limit) {
+        if (outputLimitReached) {
+            return true;
+        }
+        long pending = session.out().size() + pendingOutputBytes();
+        if (pending == 0 || session.hasSubscriptions() || !OutputLimits.exceeded(session, pending, limit)) {
+            return false;
+        }
+        outputLimitReached = true;
+        closeAfterReply = true;
+        OutputLimits.logClosing(session);
+        session.out().discard();
+        return true;
+    }
+
+    /**
+     * A paused client (it sends but does not read) adds no replies, so no check would see it stay over
+     * the soft limit; Redis, which keeps executing its requests, would close it once the seconds pass.
+     */
+    private void watchSoftLimit(Limit limit) {
+        if (overOutputLimit(limit)) { // starts the soft-limit clock
+            flushReplies();
+            return;
+        }
+        ctx.executor().schedule(() -> {
+            Limit now = engine.outputLimits().normal();
+            if (paused && session != null && ctx.channel().isActive() && now != null && overOutputLimit(now)) {
+                flushReplies();
+            }
+        }, limit.softSeconds() * 1000 + 100, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void growing(ReplyBuffer out) {
+        if (!outputLimitReached && session != null) {
+            Limit limit = engine.outputLimits().normal();
+            if (limit != null) {
+                overOutputLimit(limit);
+            }
+        }
     }
 
     /** The resume task, on the event loop: the postponed request, then the buffered input, then one flush. */
@@ -261,6 +335,12 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
             return;
         }
         int size = out.size();
+        Limit limit = size > 0 && !outputLimitReached ? engine.outputLimits().normal() : null;
+        if (outputLimitReached || (limit != null && overOutputLimit(limit))) {
+            out.discard();
+            ctx.channel().close(); // what the socket has not taken yet is dropped, not sent
+            return;
+        }
         Propagator log = engine.propagator();
         if (size > 0 && log != null && !log.acknowledged(session.logPosition())) {
             // Log before reply: these replies wait until the writes they acknowledge are logged. The
@@ -359,7 +439,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
 
     @Override
     public java.util.concurrent.Future<?> schedule(Runnable task, long delayMillis) {
-        return ctx.executor().schedule(task, delayMillis, java.util.concurrent.TimeUnit.MILLISECONDS);
+        return ctx.executor().schedule(task, delayMillis, TimeUnit.MILLISECONDS);
     }
 
     @Override
