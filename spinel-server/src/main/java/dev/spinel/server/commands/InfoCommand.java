@@ -47,7 +47,6 @@ final class InfoCommand {
 
     private final SpinelServer server;
     private final String runId = randomHex(40);
-    private final String replId = randomHex(40);
     private final AtomicLong peakMemory = new AtomicLong();
 
     private InfoCommand(SpinelServer server) {
@@ -216,7 +215,7 @@ final class InfoCommand {
         field(sb, "mem_fragmentation_ratio", String.format(Locale.ROOT, "%.2f", used == 0 ? 0.0 : rss / (double) used));
         field(sb, "mem_fragmentation_bytes", rss - used);
         field(sb, "mem_not_counted_for_evict", 0);
-        field(sb, "mem_replication_backlog", 0);
+        field(sb, "mem_replication_backlog", server.replication().backlogMemory());
         field(sb, "mem_total_replication_buffers", 0);
         field(sb, "mem_clients_slaves", 0);
         field(sb, "mem_clients_normal", 0);
@@ -290,17 +289,7 @@ final class InfoCommand {
 
     private void replication(StringBuilder sb) {
         sb.append("# Replication\r\n");
-        field(sb, "role", "master");
-        field(sb, "connected_slaves", 0);
-        field(sb, "master_failover_state", "no-failover");
-        field(sb, "master_replid", replId);
-        field(sb, "master_replid2", "0000000000000000000000000000000000000000");
-        field(sb, "master_repl_offset", 0);
-        field(sb, "second_repl_offset", -1);
-        field(sb, "repl_backlog_active", 0);
-        field(sb, "repl_backlog_size", 1048576);
-        field(sb, "repl_backlog_first_byte_offset", 0);
-        field(sb, "repl_backlog_histlen", 0);
+        server.replication().appendInfo(sb);
     }
 
     private static void cpu(StringBuilder sb) {

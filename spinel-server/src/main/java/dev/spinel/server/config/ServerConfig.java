@@ -119,6 +119,30 @@ public final class ServerConfig {
     public final Params.Memory hllSparseMaxBytes = add(new Params.Memory("hll-sparse-max-bytes", true, 3000, Long.MAX_VALUE, null));
     public final OutputBufferLimitsParam clientOutputBufferLimit = add(new OutputBufferLimitsParam());
     public final Params.Bool replicaReadOnly = add(new Params.Bool("replica-read-only", true, true, null, "slave-read-only"));
+    // Replication (docs/replication.md)
+    /** {@code replicaof <host> <port>} at start ("" for a master); REPLICAOF changes the role at run time. */
+    public final Params.Text replicaof = add(new Params.Text("replicaof", false, "", v -> {
+        if (!v.isEmpty()) {
+            String[] hp = v.trim().split("\\s+");
+            if (hp.length != 2) {
+                throw new ConfigException("wrong number of arguments");
+            }
+            try {
+                int port = Integer.parseInt(hp[1]);
+                if (port < 0 || port > 65535) {
+                    throw new ConfigException("Invalid master port");
+                }
+            } catch (NumberFormatException e) {
+                throw new ConfigException("Invalid master port");
+            }
+        }
+    }, null, "slaveof"));
+    public final Params.Text masterauth = add(new Params.Text("masterauth", true, "", null, null));
+    public final Params.Text masteruser = add(new Params.Text("masteruser", true, "", null, null));
+    public final Params.Memory replBacklogSize = add(new Params.Memory("repl-backlog-size", true, 1024 * 1024, Long.MAX_VALUE, null));
+    public final Params.Int replBacklogTtl = add(new Params.Int("repl-backlog-ttl", true, 3600, 0, Integer.MAX_VALUE, null));
+    public final Params.Int replPingReplicaPeriod = add(new Params.Int("repl-ping-replica-period", true, 10, 1, Integer.MAX_VALUE, null, "repl-ping-slave-period"));
+    public final Params.Int replTimeout = add(new Params.Int("repl-timeout", true, 60, 1, Integer.MAX_VALUE, null));
     /** Accepted for redis.conf compatibility: Spinel's threads are its event loops (event-loop-threads). */
     public final Params.Int ioThreads = add(new Params.Int("io-threads", false, 1, 1, 128, null));
     public final Params.Bool ioThreadsDoReads = add(new Params.Bool("io-threads-do-reads", false, false, null));

@@ -44,6 +44,12 @@ public final class Engine {
     private volatile java.util.function.Function<Session, String> clientInfo = s -> "id=" + s.id();
     /** The append-only log's hook, or null when it is off. */
     private volatile Propagator propagator;
+    /** The replication stream, fed by the propagator; null while no replica ever attached. */
+    private volatile ReplicationFeed replicationFeed;
+    /** While a read-only replica: true for the sessions whose writes are refused (all but the master's). */
+    private volatile java.util.function.Predicate<Session> readOnlyReplica;
+    /** Told when a session closes (replication forgets a replica's link); null when nobody listens. */
+    private volatile java.util.function.Consumer<Session> closeListener;
     /** Stripes held around a write command while it runs and is logged (one per event-loop thread). */
     private final ThreadLocal<dev.spinel.store.StripeLocks> logLocks = ThreadLocal.withInitial(dev.spinel.store.StripeLocks::new);
     /** Other front ends' view of key changes (gRPC); null when none runs. */
@@ -103,6 +109,25 @@ public final class Engine {
     /** Installs (or with null removes) the append-only log's hook. */
     public void propagator(Propagator p) {
         this.propagator = p;
+    }
+
+    /** The replication stream the propagator also feeds, or null (one volatile read per propagated write). */
+    public ReplicationFeed replicationFeed() {
+        return replicationFeed;
+    }
+
+    public void replicationFeed(ReplicationFeed feed) {
+        this.replicationFeed = feed;
+    }
+
+    /** Installs (null: removes) the READONLY refusal of a read-only replica; see {@link #readOnlyReplica}. */
+    public void readOnlyReplica(java.util.function.Predicate<Session> refused) {
+        this.readOnlyReplica = refused;
+    }
+
+    /** Installs the listener told of every closed session (one listener: replication's). */
+    public void closeListener(java.util.function.Consumer<Session> l) {
+        this.closeListener = l;
     }
 
     /** Installs (or, with null, removes) the observer of key changes made by commands. */
@@ -274,6 +299,10 @@ public final class Engine {
         tracking.closed(s);
         blocking.disconnected(s);
         clients.remove(s);
+        java.util.function.Consumer<Session> l = closeListener;
+        if (l != null) {
+            l.accept(s);
+        }
     }
 
     /** Executes one request; its reply (or error) is appended to {@code session.out()}. */
@@ -348,6 +377,12 @@ public final class Engine {
         String refusal = disk == null ? null : disk.get(); // two volatile reads when all is well
         if (refusal != null && (cmd.spec().has("write") || cmd.name().equals("ping") || DispatchRules.execHas(session, cmd, "write"))) {
             reject(session, cmd, refusal);
+            applyReplyMode(session, mark);
+            return;
+        }
+        java.util.function.Predicate<Session> ro = readOnlyReplica; // one volatile read; null on a master
+        if (ro != null && (cmd.spec().has("write") || DispatchRules.execHas(session, cmd, "write")) && ro.test(session)) {
+            reject(session, cmd, "READONLY You can't write against a read only replica.");
             applyReplyMode(session, mark);
             return;
         }
