@@ -227,7 +227,7 @@ final class InfoCommand {
         field(sb, "lazyfreed_objects", 0);
     }
 
-    private static void stats(StringBuilder sb, Engine e) {
+    private void stats(StringBuilder sb, Engine e) {
         ServerStats st = e.stats();
         long hits = st.keyspaceHits.sum();
         long misses = st.keyspaceMisses.sum();
@@ -247,9 +247,9 @@ final class InfoCommand {
         field(sb, "instantaneous_input_repl_kbps", "0.00");
         field(sb, "instantaneous_output_repl_kbps", "0.00");
         field(sb, "rejected_connections", st.rejectedConnections.sum());
-        field(sb, "sync_full", 0);
-        field(sb, "sync_partial_ok", 0);
-        field(sb, "sync_partial_err", 0);
+        field(sb, "sync_full", server.replication().syncFull());
+        field(sb, "sync_partial_ok", server.replication().syncPartialOk());
+        field(sb, "sync_partial_err", server.replication().syncPartialErr());
         field(sb, "expired_keys", e.keyspace().expiredKeys());
         field(sb, "expired_stale_perc", "0.00");
         field(sb, "expired_time_cap_reached_count", 0);

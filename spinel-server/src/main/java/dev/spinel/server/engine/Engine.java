@@ -72,6 +72,12 @@ public final class Engine {
             @Override
             public void expired(dev.spinel.store.Database db, byte[] key) {
                 notifications.notify(Notifications.EXPIRED, "expired", key, db.index());
+                ReplicationFeed feed = replicationFeed;
+                if (feed != null) {
+                    // as Redis's deleteExpiredKeyAndPropagate: replicas never expire keys, the master's DEL does
+                    byte[] del = delFrame(key);
+                    feed.append(db.index(), del, 0, del.length);
+                }
                 watches.touch(db.index(), key);
                 if (tracking.active()) {
                     tracking.keyChanged(null, key);
@@ -118,6 +124,24 @@ public final class Engine {
 
     public void replicationFeed(ReplicationFeed feed) {
         this.replicationFeed = feed;
+    }
+
+    /** {@code DEL key} as a RESP frame. */
+    private static byte[] delFrame(byte[] key) {
+        byte[] head = ("*2\r\n$3\r\nDEL\r\n$" + key.length + "\r\n").getBytes(StandardCharsets.US_ASCII);
+        byte[] f = java.util.Arrays.copyOf(head, head.length + key.length + 2);
+        System.arraycopy(key, 0, f, head.length, key.length);
+        f[f.length - 2] = '\r';
+        f[f.length - 1] = '\n';
+        return f;
+    }
+
+    static final String READONLY_REPLICA = "READONLY You can't write against a read only replica.";
+
+    /** True when {@code s}'s writes are refused because this server is a read-only replica. */
+    boolean readOnlyReplicaRefuses(Session s) {
+        java.util.function.Predicate<Session> ro = readOnlyReplica;
+        return ro != null && ro.test(s);
     }
 
     /** Installs (null: removes) the READONLY refusal of a read-only replica; see {@link #readOnlyReplica}. */
@@ -382,7 +406,7 @@ public final class Engine {
         }
         java.util.function.Predicate<Session> ro = readOnlyReplica; // one volatile read; null on a master
         if (ro != null && (cmd.spec().has("write") || DispatchRules.execHas(session, cmd, "write")) && ro.test(session)) {
-            reject(session, cmd, "READONLY You can't write against a read only replica.");
+            reject(session, cmd, READONLY_REPLICA);
             applyReplyMode(session, mark);
             return;
         }

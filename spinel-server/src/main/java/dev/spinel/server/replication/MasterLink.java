@@ -166,7 +166,7 @@ final class MasterLink {
         if (pong.startsWith("-")) {
             throw new IOException("Error reply to PING from master: '" + pong + "'");
         }
-        reply(in, send("REPLCONF", "listening-port", Long.toString(replication.config().port.value())));
+        reply(in, send("REPLCONF", "listening-port", Integer.toString(replication.listeningPort())));
         reply(in, send("REPLCONF", "capa", "psync2"));
         long from = processed;
         String id = masterReplid;

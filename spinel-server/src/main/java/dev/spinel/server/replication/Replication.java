@@ -14,8 +14,11 @@ import dev.spinel.server.persistence.Aof;
 
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.IntSupplier;
 
 /**
  * A server's replication state and the master side of Redis's replication protocol: the replication
@@ -48,8 +51,13 @@ public final class Replication {
     /** What a connection said with REPLCONF before its SYNC/PSYNC: listening-port, ip-address, capa psync2. */
     private final Map<Session, Announced> announced = new ConcurrentHashMap<>();
     private final Map<Long, Wait> waits = new ConcurrentHashMap<>();
+    private final LongAdder syncFull = new LongAdder();
+    private final LongAdder syncPartialOk = new LongAdder();
+    private final LongAdder syncPartialErr = new LongAdder();
     private volatile long noReplicasSince = System.currentTimeMillis();
     private long lastPing;
+    /** The port this server listens on, announced to a master with REPLCONF listening-port. */
+    private volatile IntSupplier listeningPort;
     /** The replica side: the link to our master, or null while we are a master. */
     private volatile MasterLink masterLink;
 
@@ -195,13 +203,16 @@ public final class Replication {
                 Log.notice("Partial resynchronization request from " + link.describe() + " accepted. Sending "
                         + (st.offset() - psyncOffset + 1) + " bytes of backlog starting from offset " + psyncOffset + ".");
                 link.wake();
+                syncPartialOk.increment();
                 return;
             }
             if (!id.equals("?")) {
+                syncPartialErr.increment();
                 Log.notice("Partial resynchronization not accepted for " + link.describe() + " (replid " + id + ", offset " + psyncOffset + ")");
             }
         }
         replicas.put(s, link);
+        syncFull.increment();
         long offset = FullResync.begin(engine, st, link, replid, config.rdbcompression.value());
         if (psync) {
             s.out().raw(("+FULLRESYNC " + replid + " " + offset + "\r\n").getBytes(StandardCharsets.US_ASCII));
@@ -215,7 +226,7 @@ public final class Replication {
             throw new RedisError("ERR syntax error");
         }
         for (int i = 1; i < a.count(); i += 2) {
-            String opt = a.string(i).toLowerCase(java.util.Locale.ROOT);
+            String opt = a.string(i).toLowerCase(Locale.ROOT);
             switch (opt) {
                 case "listening-port" -> {
                     long port;
@@ -432,6 +443,19 @@ public final class Replication {
         field(sb, "repl_backlog_histlen", st != null ? st.histlen() : 0);
     }
 
+    /** INFO stats: full resyncs served, partial resyncs accepted and refused (as Redis counts them). */
+    public long syncFull() {
+        return syncFull.sum();
+    }
+
+    public long syncPartialOk() {
+        return syncPartialOk.sum();
+    }
+
+    public long syncPartialErr() {
+        return syncPartialErr.sum();
+    }
+
     /** Backlog memory for INFO memory's mem_replication_backlog. */
     public long backlogMemory() {
         ReplicationStream st = stream;
@@ -505,6 +529,16 @@ public final class Replication {
     /** The replica side applied the stream up to {@code to} (a replica's offset is its master's). */
     void advanceIdle(long to) {
         idleOffset = to;
+    }
+
+    /** Where this server listens (the bound port, not the configured one, which may be 0). */
+    public void listeningPort(IntSupplier port) {
+        this.listeningPort = port;
+    }
+
+    int listeningPort() {
+        IntSupplier p = listeningPort;
+        return p != null ? p.getAsInt() : (int) config.port.value();
     }
 
     /** Starts replicating when the configuration says {@code replicaof host port}. */
