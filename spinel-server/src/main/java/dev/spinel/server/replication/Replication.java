@@ -239,7 +239,7 @@ public final class Replication {
                 }
                 case "ip-address" -> announced(s).ip = a.string(i + 1);
                 case "capa" -> {
-                    if (a.is(i + 1, "psync2")) {
+                    if (a.is(i + 1, "PSYNC2")) {
                         announced(s).psync2 = true;
                     }
                 }
