@@ -179,6 +179,10 @@ final class MasterLink {
             String newId = parts[1];
             long offset = Long.parseLong(parts[2]);
             Log.notice("Full resync from master: " + newId + ":" + offset);
+            if (applier.transaction() != null) {
+                applier.reset(); // a MULTI cut by the drop never completes: the new dataset replaces it
+                applier.authenticated(true);
+            }
             syncInProgress = true;
             loadRdb(in);
             syncInProgress = false;
