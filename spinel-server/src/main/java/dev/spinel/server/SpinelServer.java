@@ -105,6 +105,7 @@ public final class SpinelServer implements AutoCloseable {
         this.persistenceCron = resp.workerGroup().next().scheduleAtFixedRate(persistence::cron, 100, 100, TimeUnit.MILLISECONDS);
         this.replicationCron = resp.workerGroup().next().scheduleAtFixedRate(replication::cron, 1000, 1000, TimeUnit.MILLISECONDS);
         replication.listeningPort(this::port);
+        replication.commandThreads(resp.workerGroup());
         replication.startFromConfig(); // the replicaof directive
         try {
             startExtensions();

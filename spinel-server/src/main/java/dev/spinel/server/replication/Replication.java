@@ -11,12 +11,19 @@ import dev.spinel.server.engine.Propagator;
 import dev.spinel.server.engine.RedisError;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.persistence.Aof;
+import io.netty.util.concurrent.EventExecutor;
 
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntSupplier;
 
@@ -109,8 +116,60 @@ public final class Replication {
 
     // ---- master side ----
 
+    /** The threads that run commands (the event loops), for {@link #quiesce}; null in embedded uses. */
+    private volatile Iterable<? extends Executor> commandThreads;
+
+    public void commandThreads(Iterable<? extends Executor> loops) {
+        this.commandThreads = loops;
+    }
+
+    /**
+     * After installing the propagator: waits until every other event loop has finished the task it was
+     * running, so no write that saw "no propagator" (and so neither locks for the log nor feeds the stream)
+     * is still in flight when the snapshot is armed. Bounded (a loop busy for long is not waited for past
+     * a second); the caller's own loop is running this very command.
+     */
+    private void quiesce() {
+        Iterable<? extends Executor> loops = commandThreads;
+        if (loops == null) {
+            return;
+        }
+        for (Executor e : loops) {
+            if (e instanceof EventExecutor ee && ee.inEventLoop()) {
+                continue;
+            }
+            FutureTask<Void> done = new FutureTask<>(() -> { }, null);
+            try {
+                e.execute(done);
+                done.get(1, TimeUnit.SECONDS);
+            } catch (TimeoutException | ExecutionException | RejectedExecutionException ex) {
+                Log.warning("Replication: an event loop did not answer the attach barrier in time: " + ex);
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    /** The stream, created (and the engine quiesced) if absent. */
+    private ReplicationStream ensureStream() {
+        ReplicationStream s = stream;
+        if (s != null) {
+            return s;
+        }
+        boolean installedNow;
+        synchronized (this) {
+            installedNow = installed == null && engine.propagator() == null;
+            s = createStream();
+        }
+        if (installedNow) {
+            quiesce();
+        }
+        return s;
+    }
+
     /** The stream, created (with a new replication ID, as Redis does for its first backlog) if absent. */
-    private synchronized ReplicationStream ensureStream() {
+    private synchronized ReplicationStream createStream() {
         ReplicationStream s = stream;
         if (s != null) {
             return s;
