@@ -2,6 +2,7 @@ package dev.spinel.server.replication;
 
 import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.server.Log;
+import dev.spinel.server.config.OutputBufferLimitsParam;
 import dev.spinel.server.engine.Session;
 
 import java.io.ByteArrayOutputStream;
@@ -39,6 +40,8 @@ final class ReplicaLink {
     volatile int listeningPort;
     volatile String ipAddress;
     private volatile boolean dropped;
+    /** When the output first passed the soft limit (0: under it); loop only. */
+    private long softSince;
 
     ReplicaLink(Session session, ReplicationStream stream, Replication replication) {
         this.session = session;
@@ -99,6 +102,26 @@ final class ReplicaLink {
         }
         if (online) {
             session.connection().flushReplies();
+            checkOutputLimit(session.connection().pendingOutputBytes() + (held != null ? held.size() : 0));
+        } else {
+            checkOutputLimit(held.size());
+        }
+    }
+
+    /** {@code client-output-buffer-limit replica}: hard, or soft for its seconds (Redis frees the replica). */
+    private void checkOutputLimit(long pending) {
+        OutputBufferLimitsParam.Limit limit = replication.config().clientOutputBufferLimit.limit(OutputBufferLimitsParam.REPLICA);
+        long now = System.currentTimeMillis();
+        if (limit.hardBytes() > 0 && pending >= limit.hardBytes()) {
+            drop("output buffer of " + pending + " bytes over client-output-buffer-limit replica hard limit");
+        } else if (limit.softBytes() > 0 && pending >= limit.softBytes()) {
+            if (softSince == 0) {
+                softSince = now;
+            } else if (now - softSince >= limit.softSeconds() * 1000) {
+                drop("output buffer over client-output-buffer-limit replica soft limit for " + limit.softSeconds() + " seconds");
+            }
+        } else {
+            softSince = 0;
         }
     }
 

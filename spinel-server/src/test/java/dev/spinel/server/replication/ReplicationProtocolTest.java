@@ -72,6 +72,12 @@ class ReplicationProtocolTest {
                 assertEquals(stream, read(in, stream.length()));
                 offset += stream.length();
                 send(s, "REPLCONF", "ACK", Long.toString(offset));
+                long deadline = System.nanoTime() + 5_000_000_000L;
+                while (!c.callString("INFO", "replication").contains(",offset=" + offset + ",")) {
+                    assertTrue(System.nanoTime() < deadline, "ACK not seen");
+                    Thread.sleep(10);
+                }
+                // acknowledged already: WAIT answers at once, without a GETACK in the stream
                 assertEquals(":1\r\n", c.callString("WAIT", "1", "5000"));
             }
             // the link dropped; a write meanwhile; the replica continues from its offset + 1
@@ -100,6 +106,29 @@ class ReplicationProtocolTest {
             assertTrue(info.contains("sync_full:2\r\n"), info);
             assertTrue(info.contains("sync_partial_ok:1\r\n"), info);
             assertTrue(info.contains("sync_partial_err:1\r\n"), info);
+        }
+    }
+
+    @Test
+    void aReplicaThatStopsReadingIsDroppedAtItsOutputLimit() throws Exception {
+        try (SpinelServer server = SpinelServer.start(ServerConfig.defaults().with("port", "0")
+                .with("repl-backlog-size", "64mb").with("client-output-buffer-limit", "replica 1mb 0 0"));
+             RawClient c = new RawClient(server.port());
+             Socket s = new Socket()) {
+            s.setReceiveBufferSize(4096);
+            s.connect(new java.net.InetSocketAddress("127.0.0.1", server.port()));
+            send(s, "PSYNC", "?", "-1");
+            assertTrue(line(s.getInputStream()).startsWith("+FULLRESYNC"));
+            assertTrue(c.callString("INFO", "replication").contains("connected_slaves:1\r\n"));
+            String mb = "x".repeat(1 << 20);
+            long deadline = System.nanoTime() + 20_000_000_000L;
+            int i = 0;
+            while (c.callString("INFO", "replication").contains("connected_slaves:1\r\n")) {
+                assertTrue(System.nanoTime() < deadline, "the replica that does not read was never dropped");
+                c.callString("SET", "big" + (i++ % 16), mb); // 16 MB at most in the 64 MB backlog: never overrun
+                Thread.sleep(i > 16 ? 100 : 0);
+            }
+            assertTrue(i <= 40, "dropped only after " + i + " MB");
         }
     }
 }

@@ -139,6 +139,24 @@ class ReplicationTest {
         }
     }
 
+    @Test
+    void masterauthIsSentBeforeTheHandshake() throws Exception {
+        try (RedisServerProcess master = RedisServerProcess.start("--requirepass", "s3cret");
+             RawClient m = new RawClient(master.port())) {
+            m.callString("AUTH", "s3cret");
+            m.callString("SET", "k", "v");
+            try (SpinelServer replica = SpinelServer.start(ServerConfig.defaults().with("port", "0").with("masterauth", "s3cret"));
+                 RawClient r = new RawClient(replica.port())) {
+                assertEquals("+OK\r\n", r.callString("REPLICAOF", "127.0.0.1", Integer.toString(master.port())));
+                assertEquals("+OK Already connected to specified master\r\n", r.callString("REPLICAOF", "127.0.0.1", Integer.toString(master.port())));
+                awaitInSync(m, r);
+                assertEquals("$1\r\nv\r\n", r.callString("GET", "k"));
+                String role = r.callString("ROLE");
+                assertTrue(role.startsWith("*5\r\n$5\r\nslave\r\n$9\r\n127.0.0.1\r\n:" + master.port() + "\r\n$9\r\nconnected\r\n:"), role);
+            }
+        }
+    }
+
     /** Waits until the replica's link is up and its offset is the master's (20 s at most). */
     private static void awaitInSync(RawClient m, RawClient r) throws Exception {
         long deadline = System.nanoTime() + 20_000_000_000L;
