@@ -12,6 +12,7 @@ import dev.spinel.server.replication.Replication;
 import dev.spinel.store.Keyspace;
 import io.netty.util.concurrent.ScheduledFuture;
 
+import java.io.IOException;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -106,6 +107,15 @@ public final class SpinelServer implements AutoCloseable {
         this.replicationCron = resp.workerGroup().next().scheduleAtFixedRate(replication::cron, 1000, 1000, TimeUnit.MILLISECONDS);
         replication.listeningPort(this::port);
         replication.commandThreads(resp.workerGroup());
+        replication.afterFullSync(() -> {
+            if (config.appendonly.value()) {
+                try {
+                    persistence.rewriteAof(); // the loaded RDB bypassed the log: it starts again from this dataset
+                } catch (IOException | RuntimeException e) {
+                    Log.warning("Rewriting the AOF after the full resync failed: " + e.getMessage());
+                }
+            }
+        });
         replication.startFromConfig(); // the replicaof directive
         try {
             startExtensions();

@@ -190,6 +190,7 @@ final class MasterLink {
             processed = offset;
             replication.adoptMaster(newId, offset);
             applier.select(0);
+            replication.fullSyncLoaded();
         } else if (answer.startsWith("+CONTINUE")) {
             String[] parts = answer.split(" ");
             if (parts.length > 1 && !parts[1].equals(masterReplid)) {

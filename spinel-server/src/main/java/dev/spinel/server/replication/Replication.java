@@ -590,6 +590,24 @@ public final class Replication {
         idleOffset = to;
     }
 
+    /** Run by the replica side after a full resync loaded the master's RDB (the AOF rewrite); may be null. */
+    private volatile Runnable afterFullSync;
+
+    /**
+     * What to do once a full resync's RDB is loaded, before the stream is applied: with {@code appendonly yes}
+     * the log must start again from the new dataset (Redis's restartAOFAfterSYNC), which a rewrite does.
+     */
+    public void afterFullSync(Runnable r) {
+        this.afterFullSync = r;
+    }
+
+    void fullSyncLoaded() {
+        Runnable r = afterFullSync;
+        if (r != null) {
+            r.run();
+        }
+    }
+
     /** Where this server listens (the bound port, not the configured one, which may be 0). */
     public void listeningPort(IntSupplier port) {
         this.listeningPort = port;

@@ -157,6 +157,36 @@ class ReplicationTest {
         }
     }
 
+    @Test
+    void aReplicaWithAppendonlyLogsTheLoadedDatasetAndTheStream() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("spinel-replica-aof");
+        Map<String, String> expected;
+        try (RedisServerProcess master = RedisServerProcess.start();
+             RawClient m = new RawClient(master.port())) {
+            Workload.run(m, new Random(10), 300);
+            try (SpinelServer replica = SpinelServer.start(ServerConfig.defaults().with("port", "0").with("dir", dir.toString())
+                    .with("appendonly", "yes").with("replicaof", "127.0.0.1 " + master.port()));
+                 RawClient r = new RawClient(replica.port())) {
+                awaitInSync(m, r);
+                Workload.run(m, new Random(11), 300);
+                awaitInSync(m, r);
+                long deadline = System.nanoTime() + 20_000_000_000L;
+                while (!r.callString("INFO", "persistence").contains("aof_rewrite_in_progress:0\r\n")) {
+                    assertTrue(System.nanoTime() < deadline, "AOF rewrite never ended");
+                    Thread.sleep(20);
+                }
+                expected = Dataset.of(m);
+                assertEquals(expected, Dataset.of(r));
+            }
+        }
+        // restarted alone from its log: the master's dataset (the RDB's keys and the stream's writes)
+        try (SpinelServer restarted = SpinelServer.start(ServerConfig.defaults().with("port", "0").with("dir", dir.toString())
+                .with("appendonly", "yes"));
+             RawClient r = new RawClient(restarted.port())) {
+            assertEquals(expected, Dataset.of(r));
+        }
+    }
+
     /** Waits until the replica's link is up and its offset is the master's (20 s at most). */
     private static void awaitInSync(RawClient m, RawClient r) throws Exception {
         long deadline = System.nanoTime() + 20_000_000_000L;
