@@ -136,6 +136,19 @@ public final class Engine {
         return f;
     }
 
+    /** Which sessions are replicas attached to this master (CLIENT LIST flags=S, CLIENT KILL TYPE replica). */
+    private volatile java.util.function.Predicate<Session> replicaClients;
+
+    public void replicaClients(java.util.function.Predicate<Session> p) {
+        this.replicaClients = p;
+    }
+
+    /** True when {@code s} is the connection of a replica that did SYNC/PSYNC here. */
+    public boolean isReplicaClient(Session s) {
+        java.util.function.Predicate<Session> p = replicaClients;
+        return p != null && p.test(s);
+    }
+
     static final String READONLY_REPLICA = "READONLY You can't write against a read only replica.";
 
     /** True when {@code s}'s writes are refused because this server is a read-only replica. */

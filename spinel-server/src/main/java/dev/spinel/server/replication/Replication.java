@@ -72,6 +72,7 @@ public final class Replication {
         this.engine = engine;
         this.config = config;
         engine.closeListener(this::closed);
+        engine.replicaClients(replicas::containsKey);
         config.replBacklogSize.listen(v -> {
             ReplicationStream s = stream;
             if (s != null) {

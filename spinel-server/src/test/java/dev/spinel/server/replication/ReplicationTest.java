@@ -124,13 +124,10 @@ class ReplicationTest {
             String role = m.callString("ROLE");
             assertTrue(role.startsWith("*3\r\n$6\r\nmaster\r\n:"), role);
 
-            // kill the replica's connection on the master: the replica resumes with PSYNC
-            for (String line : m.callString("CLIENT", "LIST").split("\n")) {
-                if (line.contains("cmd=replconf") || line.contains("cmd=psync")) {
-                    String id = line.substring(line.indexOf("id=") + 3, line.indexOf(' ', line.indexOf("id=")));
-                    m.callString("CLIENT", "KILL", "ID", id);
-                }
-            }
+            // the replica's connection is flagged S; killing it by TYPE replica, the replica resumes with PSYNC
+            String list = m.callString("CLIENT", "LIST", "TYPE", "replica");
+            assertTrue(list.contains(" flags=S "), list);
+            assertEquals(":1\r\n", m.callString("CLIENT", "KILL", "TYPE", "replica"));
             Workload.run(m, new Random(9), 200);
             awaitInSync(m, r);
             assertEquals(Dataset.of(m), Dataset.of(r));
