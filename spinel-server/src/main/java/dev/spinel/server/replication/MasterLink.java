@@ -4,6 +4,7 @@ import dev.spinel.persistence.KeyspaceLoader;
 import dev.spinel.persistence.RdbReader;
 import dev.spinel.persistence.ValueCodecs;
 import dev.spinel.protocol.Args;
+import dev.spinel.server.acl.Acl;
 import dev.spinel.server.Log;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.InternalConnection;
@@ -59,6 +60,7 @@ final class MasterLink {
         this.port = port;
         this.applier = new Session(engine, engine.clients().nextId(), new InternalConnection("master"));
         applier.authenticated(true);
+        applier.user(Acl.internalSuperuser("master")); // the master's writes are never refused by ACL rules
     }
 
     String host() {
@@ -182,6 +184,7 @@ final class MasterLink {
             if (applier.transaction() != null) {
                 applier.reset(); // a MULTI cut by the drop never completes: the new dataset replaces it
                 applier.authenticated(true);
+                applier.user(Acl.internalSuperuser("master"));
             }
             syncInProgress = true;
             loadRdb(in);

@@ -144,10 +144,15 @@ class ReplicationTest {
             m.callString("SET", "k", "v");
             try (SpinelServer replica = SpinelServer.start(ServerConfig.defaults().with("port", "0").with("masterauth", "s3cret"));
                  RawClient r = new RawClient(replica.port())) {
+                // the master's stream is applied whatever the ACL rules of the replica's users (Redis's master client)
+                assertEquals("+OK\r\n", r.callString("ACL", "SETUSER", "default", "-@write"));
                 assertEquals("+OK\r\n", r.callString("REPLICAOF", "127.0.0.1", Integer.toString(master.port())));
                 assertEquals("+OK Already connected to specified master\r\n", r.callString("REPLICAOF", "127.0.0.1", Integer.toString(master.port())));
                 awaitInSync(m, r);
                 assertEquals("$1\r\nv\r\n", r.callString("GET", "k"));
+                m.callString("SET", "k2", "v2");
+                awaitInSync(m, r);
+                assertEquals("$2\r\nv2\r\n", r.callString("GET", "k2"));
                 String role = r.callString("ROLE");
                 assertTrue(role.startsWith("*5\r\n$5\r\nslave\r\n$9\r\n127.0.0.1\r\n:" + master.port() + "\r\n$9\r\nconnected\r\n:"), role);
             }
