@@ -52,13 +52,38 @@ final class MasterLink {
     private Thread thread;
     /** The master's client on this side: the stream is applied through it. */
     private final Session applier;
+    private final ApplierConnection connection = new ApplierConnection();
+
+    /**
+     * The applier's connection: a command postponed by CLIENT PAUSE (the stream is all writes) is kept to
+     * run again once the pause ends, as Redis's master client waits, instead of being dropped.
+     */
+    private static final class ApplierConnection extends InternalConnection {
+        private Args postponed;
+
+        ApplierConnection() {
+            super("master");
+        }
+
+        @Override
+        public void suspend(Args retry) {
+            super.suspend(retry);
+            postponed = retry;
+        }
+
+        Args takePostponed() {
+            Args a = postponed;
+            postponed = null;
+            return a;
+        }
+    }
 
     MasterLink(Replication replication, String host, int port) {
         this.replication = replication;
         this.engine = replication.engine();
         this.host = host;
         this.port = port;
-        this.applier = new Session(engine, engine.clients().nextId(), new InternalConnection("master"));
+        this.applier = new Session(engine, engine.clients().nextId(), connection);
         applier.authenticated(true);
         applier.user(Acl.internalSuperuser("master")); // the master's writes are never refused by ACL rules
     }
@@ -259,10 +284,27 @@ final class MasterLink {
                 sendAck(); // before counting the GETACK itself, as Redis 7.0 does
             } else if (!name.equals("ping")) {
                 engine.execute(applier, Args.of(argv));
+                Args again;
+                while ((again = connection.takePostponed()) != null && !closed) {
+                    sleepWhilePaused(); // CLIENT PAUSE: the stream waits, nothing is lost
+                    connection.resume();
+                    engine.execute(applier, again);
+                }
                 applier.out().clear();
             }
             processed = start + (in.consumed() - base);
             replication.advanceIdle(processed);
+        }
+    }
+
+    private void sleepWhilePaused() {
+        long end = engine.pause().endMillis();
+        long wait = Math.max(1, Math.min(100, end - System.currentTimeMillis()));
+        try {
+            Thread.sleep(wait);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            closed = true;
         }
     }
 

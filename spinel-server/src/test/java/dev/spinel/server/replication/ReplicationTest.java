@@ -96,6 +96,14 @@ class ReplicationTest {
                 assertEquals("1", info(m).get("sync_partial_ok"));
                 assertEquals("1", info(m).get("sync_full"));
 
+                // CLIENT PAUSE WRITE on the replica holds the stream back; nothing is lost
+                assertEquals("+OK\r\n", r.callString("CLIENT", "PAUSE", "400", "WRITE"));
+                m.callString("SET", "during-pause", "1");
+                Thread.sleep(150);
+                assertEquals("$-1\r\n", r.callString("GET", "during-pause"));
+                awaitInSync(m, r);
+                assertEquals("$1\r\n1\r\n", r.callString("GET", "during-pause"));
+
                 assertEquals("+OK\r\n", r.callString("REPLICAOF", "NO", "ONE"));
                 assertEquals("+OK\r\n", r.callString("SET", "x", "1"));
                 assertEquals("master", info(r).get("role"));
