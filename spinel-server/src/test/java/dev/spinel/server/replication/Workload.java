@@ -8,7 +8,8 @@ import java.util.Random;
 /**
  * Writes of every data type to a master, pipelined: strings with relative and absolute expiries, counters
  * and floats, lists, hashes, sets (SPOP: random, so the stream must carry what was popped), sorted sets,
- * streams (XADD *: generated IDs), EXPIRE/PERSIST, DEL/RENAME, MULTI/EXEC blocks and writes in database 1.
+ * streams (XADD *: generated IDs), EXPIRE/PERSIST, DEL/RENAME, MULTI/EXEC blocks, writes in database 1, a
+ * script (replicated as its effects), store commands (SINTERSTORE, ZUNIONSTORE, SORT STORE), HyperLogLogs.
  */
 final class Workload {
     private Workload() {
@@ -19,7 +20,7 @@ final class Workload {
         for (int i = 0; i < n; i++) {
             String k = "k" + r.nextInt(60);
             String v = "v" + r.nextInt(1000);
-            switch (r.nextInt(24)) {
+            switch (r.nextInt(33)) {
                 case 0 -> send(c, "SET", "s:" + k, v);
                 case 1 -> send(c, "SET", "s:" + k, v, "EX", Integer.toString(100 + r.nextInt(1000)));
                 case 2 -> send(c, "SETEX", "s:" + k, "500", v);
@@ -55,6 +56,15 @@ final class Workload {
                     sent += 2;
                 }
                 case 22 -> send(c, "SET", "short:" + k, v, "PX", "1"); // expires at once: either end may drop it
+                case 23 -> send(c, "EVAL", "redis.call('incr', KEYS[1]); return redis.call('rpush', KEYS[2], ARGV[1])", "2", "n:lua", "l:lua", v);
+                case 24 -> send(c, "SPOP", "set:" + k, "3");
+                case 25 -> send(c, "SINTERSTORE", "set:inter", "set:" + k, "set:k1");
+                case 26 -> send(c, "ZUNIONSTORE", "z:union", "2", "z:" + k, "z:k1", "WEIGHTS", "1", "2.5");
+                case 27 -> send(c, "LMOVE", "l:" + k, "l:moved", "LEFT", "RIGHT");
+                case 28 -> send(c, "PFADD", "hll:" + k, v, "a", "b");
+                case 29 -> send(c, "SETRANGE", "s:" + k, Integer.toString(r.nextInt(10)), v);
+                case 30 -> send(c, "ZPOPMIN", "z:" + k);
+                case 31 -> send(c, "SORT", "l:" + k, "ALPHA", "STORE", "l:sorted");
                 default -> send(c, "GETEX", "s:" + k, "EX", "700");
             }
             sent++;
