@@ -3,8 +3,6 @@ package dev.spinel.server.replication;
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.server.Log;
-import dev.spinel.server.blocking.BlockedOperation;
-import dev.spinel.server.blocking.ServeContext;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.Propagator;
@@ -57,7 +55,7 @@ public final class Replication {
     private final Map<Session, ReplicaLink> replicas = new ConcurrentHashMap<>();
     /** What a connection said with REPLCONF before its SYNC/PSYNC: listening-port, ip-address, capa psync2. */
     private final Map<Session, Announced> announced = new ConcurrentHashMap<>();
-    private final Map<Long, Wait> waits = new ConcurrentHashMap<>();
+    private final ReplicaWaits waits;
     private final LongAdder syncFull = new LongAdder();
     private final LongAdder syncPartialOk = new LongAdder();
     private final LongAdder syncPartialErr = new LongAdder();
@@ -71,6 +69,7 @@ public final class Replication {
     public Replication(Engine engine, ServerConfig config) {
         this.engine = engine;
         this.config = config;
+        this.waits = new ReplicaWaits(engine, replicas.values());
         engine.closeListener(this::closed);
         engine.replicaClients(replicas::containsKey);
         config.replBacklogSize.listen(v -> {
@@ -315,7 +314,7 @@ public final class Replication {
                             return;
                         }
                         link.ackTime = System.currentTimeMillis();
-                        acked();
+                        waits.acked();
                     }
                     return; // never a reply
                 }
@@ -359,7 +358,7 @@ public final class Replication {
         if (replicas.isEmpty()) {
             noReplicasSince = System.currentTimeMillis();
         }
-        acked();
+        waits.acked();
     }
 
     // ---- WAIT ----
@@ -369,64 +368,12 @@ public final class Replication {
         if (masterLink != null) {
             throw new RedisError("ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated.");
         }
-        long target = offset();
-        int now = acksAt(target);
-        if (now >= wanted || s.executingTransaction() || s.denyBlocking()) {
-            s.out().integer(now);
-            return;
+        if (!waits.await(s, offset(), wanted, timeout)) {
+            return; // answered at once
         }
-        Wait w = new Wait(target, wanted, s.id());
-        waits.put(s.id(), w);
-        engine.blocking().block(s, s.db(), new byte[0][], timeout, w);
         ReplicationStream st = stream;
         if (st != null && !replicas.isEmpty()) {
             st.appendRaw(GETACK); // as Redis's replicationRequestAckFromSlaves
-        }
-    }
-
-    private int acksAt(long target) {
-        int n = 0;
-        for (ReplicaLink l : replicas.values()) {
-            if (l.online() && l.ackOffset >= target) {
-                n++;
-            }
-        }
-        return n;
-    }
-
-    /** An ACK (or a lost replica): WAITs now satisfied answer. */
-    private void acked() {
-        if (waits.isEmpty()) {
-            return;
-        }
-        for (Wait w : waits.values()) {
-            if (acksAt(w.target) >= w.wanted) {
-                engine.blocking().unblock(w.sessionId, false);
-            }
-        }
-    }
-
-    /** A blocked WAIT: answers with the acknowledging replicas when an ACK satisfies it or its timeout passes. */
-    private final class Wait implements BlockedOperation {
-        final long target;
-        final long wanted;
-        final long sessionId;
-
-        Wait(long target, long wanted, long sessionId) {
-            this.target = target;
-            this.wanted = wanted;
-            this.sessionId = sessionId;
-        }
-
-        @Override
-        public boolean tryServe(ServeContext ctx) {
-            return false;
-        }
-
-        @Override
-        public void timeoutReply(ReplyBuffer out) {
-            waits.remove(sessionId, this);
-            out.integer(acksAt(target));
         }
     }
 
