@@ -277,6 +277,17 @@ public final class Engine {
         return activeExpire;
     }
 
+    /** True while this server replicates a master: it does not expire keys itself (the master's DELs do). */
+    private volatile boolean replicaMode;
+
+    public boolean replicaMode() {
+        return replicaMode;
+    }
+
+    public void replicaMode(boolean on) {
+        replicaMode = on;
+    }
+
     public void activeExpire(boolean enabled) {
         activeExpire = enabled;
     }

@@ -86,6 +86,7 @@ final class MasterLink {
         this.applier = new Session(engine, engine.clients().nextId(), connection);
         applier.authenticated(true);
         applier.user(Acl.internalSuperuser("master")); // the master's writes are never refused by ACL rules
+        applier.replicationApplier(true);
     }
 
     String host() {

@@ -506,6 +506,7 @@ public final class Replication {
         masterLink = ml;
         freeStreamNow();
         engine.readOnlyReplica(s -> config.replicaReadOnly.value() && !ml.isApplier(s));
+        engine.replicaMode(true);
         ml.start();
         Log.notice("Connecting to MASTER " + host + ":" + port);
     }
@@ -519,6 +520,7 @@ public final class Replication {
         old.close();
         masterLink = null;
         engine.readOnlyReplica(null);
+        engine.replicaMode(false);
         replid2 = replid;
         secondOffset = offset() + 1;
         replid = randomHex();
