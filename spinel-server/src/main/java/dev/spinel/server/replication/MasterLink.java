@@ -309,8 +309,16 @@ final class MasterLink {
         }
     }
 
+    /** A client's REPLCONF GETACK on this replica: an ACK to the master now, as Redis's replconfCommand does. */
     void requestAck() {
-        // GETACK arrives only on the link, handled in applyStream; a client's GETACK is ignored as in Redis
+        if (!connected()) {
+            return;
+        }
+        try {
+            sendAck();
+        } catch (IOException e) {
+            close(socket); // the link's thread sees the drop and reconnects
+        }
     }
 
     /** Once a second (Replication's cron): REPLCONF ACK, so the master's WAIT and lag see our offset. */

@@ -29,7 +29,7 @@ import java.util.function.IntSupplier;
  * A server's replication state and the master side of Redis's replication protocol: the replication
  * ID and offset, the stream ({@link ReplicationStream}, created when the first replica attaches, freed
  * after {@code repl-backlog-ttl} seconds without replicas), the attached replicas ({@link ReplicaLink}),
- * SYNC/PSYNC/REPLCONF, WAIT, the replication cron (PINGs, timeouts) and INFO replication / ROLE; as a
+ * SYNC/PSYNC/REPLCONF, WAIT (its blocked clients in {@link ReplicaWaits}), the replication cron (PINGs, timeouts) and INFO replication / ROLE; as a
  * replica it owns the {@link MasterLink}.
  *
  * <p>Cost with no replica: the propagator is not installed for replication (writes take no extra lock),
