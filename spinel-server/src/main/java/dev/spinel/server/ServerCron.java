@@ -25,7 +25,8 @@ final class ServerCron implements Runnable {
         }
         try {
             engine.stats().instantaneous.sample(System.currentTimeMillis(), engine.stats());
-            if (engine.activeExpire()) { // DEBUG SET-ACTIVE-EXPIRE 0 turns it off
+            // DEBUG SET-ACTIVE-EXPIRE 0 turns it off; a replica leaves expiry to its master's DELs, as Redis's
+            if (engine.activeExpire() && !engine.replicaMode()) {
                 activeExpire();
             }
             closeIdleClients();

@@ -8,9 +8,11 @@ import dev.spinel.server.engine.Engine;
 import dev.spinel.server.net.RespServer;
 import dev.spinel.server.net.ServerTls;
 import dev.spinel.server.persistence.Persistence;
+import dev.spinel.server.replication.Replication;
 import dev.spinel.store.Keyspace;
 import io.netty.util.concurrent.ScheduledFuture;
 
+import java.io.IOException;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -46,6 +48,8 @@ public final class SpinelServer implements AutoCloseable {
     private int requestedTlsPort;
     private volatile ScheduledFuture<?> cron;
     private final Persistence persistence;
+    private final Replication replication;
+    private final ScheduledFuture<?> replicationCron;
     private final ScheduledFuture<?> persistenceCron;
     private final CountDownLatch closed = new CountDownLatch(1);
     private volatile boolean closing;
@@ -80,6 +84,7 @@ public final class SpinelServer implements AutoCloseable {
         CommandTable table = new CommandTable();
         this.engine = new Engine(config, keyspace, table);
         this.persistence = new Persistence(config, keyspace, engine.stats(), engine.scripting().functions());
+        this.replication = new Replication(engine, config);
         Commands.registerAll(table, this);
         engine.acl().loadAtStartup(config.userDirectives(), config.aclfile.value(),
                 java.nio.file.Path.of(config.dir.value()).resolve(config.aclfile.value()));
@@ -99,6 +104,19 @@ public final class SpinelServer implements AutoCloseable {
         }
         this.cron = scheduleCron();
         this.persistenceCron = resp.workerGroup().next().scheduleAtFixedRate(persistence::cron, 100, 100, TimeUnit.MILLISECONDS);
+        this.replicationCron = resp.workerGroup().next().scheduleAtFixedRate(replication::cron, 1000, 1000, TimeUnit.MILLISECONDS);
+        replication.listeningPort(this::port);
+        replication.commandThreads(resp.workerGroup());
+        replication.afterFullSync(() -> {
+            if (config.appendonly.value()) {
+                try {
+                    persistence.rewriteAof(); // the loaded RDB bypassed the log: it starts again from this dataset
+                } catch (IOException | RuntimeException e) {
+                    Log.warning("Rewriting the AOF after the full resync failed: " + e.getMessage());
+                }
+            }
+        });
+        replication.startFromConfig(); // the replicaof directive
         try {
             startExtensions();
         } catch (RuntimeException e) {
@@ -247,6 +265,11 @@ public final class SpinelServer implements AutoCloseable {
         return engine;
     }
 
+    /** Replication: the master side's stream and replicas, the replica side's link (docs/replication.md). */
+    public Replication replication() {
+        return replication;
+    }
+
     /** Snapshots: SAVE/BGSAVE, the save schedule, INFO persistence, the final save at shutdown. */
     public Persistence persistence() {
         return persistence;
@@ -268,6 +291,8 @@ public final class SpinelServer implements AutoCloseable {
         }
         cron.cancel(false);
         persistenceCron.cancel(false);
+        replicationCron.cancel(false);
+        replication.close();
         for (int i = extensions.size() - 1; i >= 0; i--) {
             try {
                 extensions.get(i).close();

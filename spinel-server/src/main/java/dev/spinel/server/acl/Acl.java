@@ -62,6 +62,14 @@ public final class Acl {
         return defaultUser;
     }
 
+    /**
+     * A user outside the ACL list with every permission (Redis's NULL user): the session that applies a
+     * master's replication stream, which Redis never checks against ACL rules. Never listed nor authenticable.
+     */
+    public static User internalSuperuser(String name) {
+        return new User(name, defaultRules());
+    }
+
     public AclLog log() {
         return log;
     }

@@ -41,7 +41,7 @@ final class ClientInfo {
 
     /** Redis's client type: a subscriber is PUBSUB, a MONITOR client counts as a replica; else normal. */
     static int type(Session s) {
-        if (s.engine().monitors().contains(s)) {
+        if (s.engine().monitors().contains(s) || s.engine().isReplicaClient(s)) {
             return REPLICA;
         }
         return s.hasSubscriptions() ? PUBSUB : NORMAL;
@@ -116,6 +116,9 @@ final class ClientInfo {
     /** Redis's flag letters, in its order, for the states Spinel has; "N" when none. */
     private static String flags(Session s) {
         StringBuilder f = new StringBuilder(4);
+        if (s.engine().isReplicaClient(s)) {
+            f.append('S');
+        }
         if (s.engine().monitors().contains(s)) {
             f.append('O');
         }

@@ -2,6 +2,7 @@ package dev.spinel.server.commands;
 
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.engine.CommandTable;
+import dev.spinel.server.replication.ReplicationCommands;
 
 /**
  * Registers every command family. To find a command, look in the family file named after its type
@@ -33,7 +34,7 @@ public final class Commands {
         IntrospectionCommands.register(t, server);
         PersistenceCommands.register(t, server);
         DumpCommands.register(t, server);
-        ReplicationCommands.register(t);
+        ReplicationCommands.register(t, server.replication());
         ModuleCommands.register(t);
         LolwutCommand.register(t);
         ClusterCommands.register(t);

@@ -47,7 +47,6 @@ final class InfoCommand {
 
     private final SpinelServer server;
     private final String runId = randomHex(40);
-    private final String replId = randomHex(40);
     private final AtomicLong peakMemory = new AtomicLong();
 
     private InfoCommand(SpinelServer server) {
@@ -216,7 +215,7 @@ final class InfoCommand {
         field(sb, "mem_fragmentation_ratio", String.format(Locale.ROOT, "%.2f", used == 0 ? 0.0 : rss / (double) used));
         field(sb, "mem_fragmentation_bytes", rss - used);
         field(sb, "mem_not_counted_for_evict", 0);
-        field(sb, "mem_replication_backlog", 0);
+        field(sb, "mem_replication_backlog", server.replication().backlogMemory());
         field(sb, "mem_total_replication_buffers", 0);
         field(sb, "mem_clients_slaves", 0);
         field(sb, "mem_clients_normal", 0);
@@ -228,7 +227,7 @@ final class InfoCommand {
         field(sb, "lazyfreed_objects", 0);
     }
 
-    private static void stats(StringBuilder sb, Engine e) {
+    private void stats(StringBuilder sb, Engine e) {
         ServerStats st = e.stats();
         long hits = st.keyspaceHits.sum();
         long misses = st.keyspaceMisses.sum();
@@ -248,9 +247,9 @@ final class InfoCommand {
         field(sb, "instantaneous_input_repl_kbps", "0.00");
         field(sb, "instantaneous_output_repl_kbps", "0.00");
         field(sb, "rejected_connections", st.rejectedConnections.sum());
-        field(sb, "sync_full", 0);
-        field(sb, "sync_partial_ok", 0);
-        field(sb, "sync_partial_err", 0);
+        field(sb, "sync_full", server.replication().syncFull());
+        field(sb, "sync_partial_ok", server.replication().syncPartialOk());
+        field(sb, "sync_partial_err", server.replication().syncPartialErr());
         field(sb, "expired_keys", e.keyspace().expiredKeys());
         field(sb, "expired_stale_perc", "0.00");
         field(sb, "expired_time_cap_reached_count", 0);
@@ -290,17 +289,7 @@ final class InfoCommand {
 
     private void replication(StringBuilder sb, Engine e) {
         sb.append("# Replication\r\n");
-        field(sb, "role", "master");
-        field(sb, "connected_slaves", 0);
-        field(sb, "master_failover_state", "no-failover");
-        field(sb, "master_replid", replId);
-        field(sb, "master_replid2", "0000000000000000000000000000000000000000");
-        field(sb, "master_repl_offset", 0);
-        field(sb, "second_repl_offset", -1);
-        field(sb, "repl_backlog_active", 0);
-        field(sb, "repl_backlog_size", e.config().replBacklogSize.value());
-        field(sb, "repl_backlog_first_byte_offset", 0);
-        field(sb, "repl_backlog_histlen", 0);
+        server.replication().appendInfo(sb);
     }
 
     private static void cpu(StringBuilder sb) {

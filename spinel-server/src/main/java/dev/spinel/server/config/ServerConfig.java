@@ -126,13 +126,33 @@ public final class ServerConfig {
     public final Params.Memory hllSparseMaxBytes = add(new Params.Memory("hll-sparse-max-bytes", true, 3000, Long.MAX_VALUE, null));
     public final OutputBufferLimitsParam clientOutputBufferLimit = add(new OutputBufferLimitsParam());
     public final Params.Bool replicaReadOnly = add(new Params.Bool("replica-read-only", true, true, null, "slave-read-only"));
+    // Replication (docs/replication.md)
+    /** {@code replicaof <host> <port>} at start ("" for a master); REPLICAOF changes the role at run time. */
+    public final Params.Text replicaof = add(new Params.Text("replicaof", false, "", v -> {
+        if (!v.isEmpty()) {
+            String[] hp = v.trim().split("\\s+");
+            if (hp.length != 2) {
+                throw new ConfigException("wrong number of arguments");
+            }
+            try {
+                int port = Integer.parseInt(hp[1]);
+                if (port < 0 || port > 65535) {
+                    throw new ConfigException("Invalid master port");
+                }
+            } catch (NumberFormatException e) {
+                throw new ConfigException("Invalid master port");
+            }
+        }
+    }, null, "slaveof"));
+    public final Params.Text masterauth = add(new Params.Text("masterauth", true, "", null, null));
+    public final Params.Text masteruser = add(new Params.Text("masteruser", true, "", null, null));
+    public final Params.Memory replBacklogSize = add(new Params.Memory("repl-backlog-size", true, 1024 * 1024, Long.MAX_VALUE, null));
+    public final Params.Int replBacklogTtl = add(new Params.Int("repl-backlog-ttl", true, 3600, 0, Integer.MAX_VALUE, null));
+    public final Params.Int replPingReplicaPeriod = add(new Params.Int("repl-ping-replica-period", true, 10, 1, Integer.MAX_VALUE, null, "repl-ping-slave-period"));
+    public final Params.Int replTimeout = add(new Params.Int("repl-timeout", true, 60, 1, Integer.MAX_VALUE, null));
     /** Accepted for redis.conf compatibility: Spinel's threads are its event loops (event-loop-threads). */
     public final Params.Int ioThreads = add(new Params.Int("io-threads", false, 1, 1, 128, null));
     public final Params.Bool ioThreadsDoReads = add(new Params.Bool("io-threads-do-reads", false, false, null));
-    /** Redis's replication backlog size: shown by INFO replication (Spinel keeps no backlog: it has no replicas). */
-    public final Params.Memory replBacklogSize = add(Params.Memory.bounded("repl-backlog-size", true, 1L << 20, 1, Long.MAX_VALUE));
-    /** Redis's replicaof (old name slaveof): empty, as Spinel is always a master; naming a master is refused at start. */
-    public final Params.Text replicaof = add(new Params.Text("replicaof", false, "", null, null, "slaveof"));
     /**
      * Redis's hidden test knob: a pause of this many microseconds per key loaded from an RDB file and per command
      * replayed from the append-only log (negative: a 1 µs pause once in that many, on average), to make loading slow.
@@ -305,10 +325,6 @@ public final class ServerConfig {
      * mode, systemd/upstart supervision. Called by the launcher after parsing.
      */
     public void checkStartable() throws ConfigException {
-        if (!replicaof.value().isEmpty()) {
-            throw new ConfigException("replicaof is not supported: Spinel has no replication and runs as a master only. "
-                    + "Remove the replicaof (slaveof) directive.");
-        }
         if (daemonize.value()) {
             throw new ConfigException("daemonize yes is not supported: a JVM cannot fork into the background. "
                     + "Run spinel-server under a supervisor (systemd Type=simple, docker) or with nohup, and keep 'daemonize no'.");

@@ -45,6 +45,12 @@ public final class Engine {
     private volatile java.util.function.Function<Session, String> clientInfo = s -> "id=" + s.id();
     /** The append-only log's hook, or null when it is off. */
     private volatile Propagator propagator;
+    /** The replication stream, fed by the propagator; null while no replica ever attached. */
+    private volatile ReplicationFeed replicationFeed;
+    /** While a read-only replica: true for the sessions whose writes are refused (all but the master's). */
+    private volatile java.util.function.Predicate<Session> readOnlyReplica;
+    /** Told when a session closes (replication forgets a replica's link); null when nobody listens. */
+    private volatile java.util.function.Consumer<Session> closeListener;
     /** Stripes held around a write command while it runs and is logged (one per event-loop thread). */
     private final ThreadLocal<dev.spinel.store.StripeLocks> logLocks = ThreadLocal.withInitial(dev.spinel.store.StripeLocks::new);
     /** Other front ends' view of key changes (gRPC); null when none runs. */
@@ -71,6 +77,12 @@ public final class Engine {
             @Override
             public void expired(dev.spinel.store.Database db, byte[] key) {
                 notifications.notify(Notifications.EXPIRED, "expired", key, db.index());
+                ReplicationFeed feed = replicationFeed;
+                if (feed != null) {
+                    // as Redis's deleteExpiredKeyAndPropagate: replicas never expire keys, the master's DEL does
+                    byte[] del = delFrame(key);
+                    feed.append(db.index(), del, 0, del.length);
+                }
                 watches.touch(db.index(), key);
                 if (tracking.active()) {
                     tracking.keyChanged(null, key);
@@ -108,6 +120,56 @@ public final class Engine {
     /** Installs (or with null removes) the append-only log's hook. */
     public void propagator(Propagator p) {
         this.propagator = p;
+    }
+
+    /** The replication stream the propagator also feeds, or null (one volatile read per propagated write). */
+    public ReplicationFeed replicationFeed() {
+        return replicationFeed;
+    }
+
+    public void replicationFeed(ReplicationFeed feed) {
+        this.replicationFeed = feed;
+    }
+
+    /** {@code DEL key} as a RESP frame. */
+    private static byte[] delFrame(byte[] key) {
+        byte[] head = ("*2\r\n$3\r\nDEL\r\n$" + key.length + "\r\n").getBytes(StandardCharsets.US_ASCII);
+        byte[] f = java.util.Arrays.copyOf(head, head.length + key.length + 2);
+        System.arraycopy(key, 0, f, head.length, key.length);
+        f[f.length - 2] = '\r';
+        f[f.length - 1] = '\n';
+        return f;
+    }
+
+    /** Which sessions are replicas attached to this master (CLIENT LIST flags=S, CLIENT KILL TYPE replica). */
+    private volatile java.util.function.Predicate<Session> replicaClients;
+
+    public void replicaClients(java.util.function.Predicate<Session> p) {
+        this.replicaClients = p;
+    }
+
+    /** True when {@code s} is the connection of a replica that did SYNC/PSYNC here. */
+    public boolean isReplicaClient(Session s) {
+        java.util.function.Predicate<Session> p = replicaClients;
+        return p != null && p.test(s);
+    }
+
+    static final String READONLY_REPLICA = "READONLY You can't write against a read only replica.";
+
+    /** True when {@code s}'s writes are refused because this server is a read-only replica. */
+    boolean readOnlyReplicaRefuses(Session s) {
+        java.util.function.Predicate<Session> ro = readOnlyReplica;
+        return ro != null && ro.test(s);
+    }
+
+    /** Installs (null: removes) the READONLY refusal of a read-only replica; see {@link #readOnlyReplica}. */
+    public void readOnlyReplica(java.util.function.Predicate<Session> refused) {
+        this.readOnlyReplica = refused;
+    }
+
+    /** Installs the listener told of every closed session (one listener: replication's). */
+    public void closeListener(java.util.function.Consumer<Session> l) {
+        this.closeListener = l;
     }
 
     /** Installs (or, with null, removes) the observer of key changes made by commands. */
@@ -225,6 +287,17 @@ public final class Engine {
         return activeExpire;
     }
 
+    /** True while this server replicates a master: it does not expire keys itself (the master's DELs do). */
+    private volatile boolean replicaMode;
+
+    public boolean replicaMode() {
+        return replicaMode;
+    }
+
+    public void replicaMode(boolean on) {
+        replicaMode = on;
+    }
+
     public void activeExpire(boolean enabled) {
         activeExpire = enabled;
     }
@@ -289,6 +362,10 @@ public final class Engine {
         tracking.closed(s);
         blocking.disconnected(s);
         clients.remove(s);
+        java.util.function.Consumer<Session> l = closeListener;
+        if (l != null) {
+            l.accept(s);
+        }
     }
 
     /** Executes one request; its reply (or error) is appended to {@code session.out()}. */
@@ -388,6 +465,12 @@ public final class Engine {
             reject(session, cmd, refusal);
             applyReplyMode(session);
             return null;
+        }
+        java.util.function.Predicate<Session> ro = readOnlyReplica; // one volatile read; null on a master
+        if (ro != null && (cmd.spec().has("write") || DispatchRules.execHas(session, cmd, "write")) && ro.test(session)) {
+            reject(session, cmd, READONLY_REPLICA);
+            applyReplyMode(session, mark);
+            return;
         }
         if (session.hasSubscriptions() && session.protocol() == 2 && !DispatchRules.allowedWhileSubscribed(cmd)) {
             reject(session, cmd, "ERR Can't execute '" + cmd.name()

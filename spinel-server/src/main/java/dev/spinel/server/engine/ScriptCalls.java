@@ -119,6 +119,10 @@ final class ScriptCalls {
             if (refusal != null) {
                 return refusal;
             }
+            Session caller = script.scriptCaller();
+            if (engine.readOnlyReplicaRefuses(caller != null ? caller : script)) {
+                return Engine.READONLY_REPLICA;
+            }
         }
         if (!wrote && cmd.spec().has("denyoom") && engine.outOfMemory()) {
             return Evictor.OOM.getMessage();

@@ -541,6 +541,17 @@ public final class Session {
 
     /** While EXEC or a script runs: the time keys are checked for expiry against (see {@link #lookupNow}). */
     private long frozenNow = -1;
+    /** The session applying a master's stream: keys never expire for it (see {@link #lookupNow}). */
+    private boolean replicationApplier;
+
+    /**
+     * Marks the session that applies a master's replication stream. As Redis's master client, it sees
+     * every key the master still has: a key past its expiry on this replica's clock is still there for the
+     * master's commands, until the master's own DEL removes it.
+     */
+    public void replicationApplier(boolean on) {
+        this.replicationApplier = on;
+    }
 
     /**
      * The time key lookups check expiry against: the command's time, but inside EXEC and scripts the time
@@ -548,6 +559,9 @@ public final class Session {
      * middle of a transaction or script. TTLs and new expiry times still use {@link #now}.
      */
     public long lookupNow() {
+        if (replicationApplier) {
+            return 0; // before every expiry: nothing is expired for the master's stream
+        }
         long f = frozenNow;
         return f >= 0 ? f : now;
     }

@@ -39,6 +39,14 @@ public final class Aof implements AutoCloseable {
     private final Engine engine;
     private AofFile file;
 
+    /**
+     * The propagator of a server without a log that has a replication stream: the same rewrites as the
+     * log's, fed to {@link Engine#replicationFeed} only; every position is acknowledged at once.
+     */
+    public static dev.spinel.server.engine.Propagator replicationOnly(Engine engine) {
+        return new AofPropagator(null, engine);
+    }
+
     public Aof(ServerConfig config, Engine engine) {
         this.config = config;
         this.engine = engine;
@@ -157,7 +165,7 @@ public final class Aof implements AutoCloseable {
                     snap.cancel();
                     throw e;
                 }
-                engine.propagator(new AofPropagator(file));
+                engine.propagator(new AofPropagator(file, engine));
             } finally {
                 ks.unlockAll();
             }
@@ -200,7 +208,7 @@ public final class Aof implements AutoCloseable {
         }
         file = new AofFile(config, dir().resolve(incrName));
         measure();
-        engine.propagator(new AofPropagator(file));
+        engine.propagator(new AofPropagator(file, engine));
     }
 
     private final java.util.concurrent.atomic.AtomicBoolean rewriting = new java.util.concurrent.atomic.AtomicBoolean();
@@ -403,7 +411,8 @@ public final class Aof implements AutoCloseable {
             }
         }
         if (file != null) {
-            engine.propagator(null);
+            // replicas still need the stream when the log stops (CONFIG SET appendonly no)
+            engine.propagator(engine.replicationFeed() != null ? new AofPropagator(null, engine) : null);
             file.close();
             file = null;
         }

@@ -3,7 +3,9 @@ package dev.spinel.server.persistence;
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.Numbers;
 import dev.spinel.server.engine.Command;
+import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.Propagator;
+import dev.spinel.server.engine.ReplicationFeed;
 import dev.spinel.server.engine.Session;
 import dev.spinel.store.Entry;
 import dev.spinel.store.KeyHash;
@@ -38,16 +40,31 @@ import java.util.List;
  * Inside EXEC the commands are collected and appended at the end as one MULTI/EXEC block (a single
  * write is logged bare, as Redis 7.0 does).
  *
+ * <p>Every frame given to the log is also given to the replication stream ({@link Engine#replicationFeed}),
+ * so replicas see exactly what the log sees; without a log ({@code file} null) only the stream is fed.
+ *
  * <p>Thread-safety: called from every event loop; per-thread scratch state only, the file is shared.
  */
 final class AofPropagator implements Propagator {
+    /** The log, or null when only replication is fed (appendonly no with replicas attached). */
     private final AofFile file;
+    private final Engine engine;
     private final ThreadLocal<Encoder> encoders = ThreadLocal.withInitial(Encoder::new);
     private final ThreadLocal<List<byte[]>> txCommands = ThreadLocal.withInitial(ArrayList::new);
     private final ThreadLocal<List<int[]>> txDbs = ThreadLocal.withInitial(ArrayList::new);
 
-    AofPropagator(AofFile file) {
+    AofPropagator(AofFile file, Engine engine) {
         this.file = file;
+        this.engine = engine;
+    }
+
+    /** Appends to the log and to the replication stream; returns the log position (0 without a log). */
+    private long append(int db, byte[] buf, int off, int len) {
+        ReplicationFeed r = engine.replicationFeed();
+        if (r != null) {
+            r.append(db, buf, off, len);
+        }
+        return file == null ? 0 : file.append(db, buf, off, len);
     }
 
     @Override
@@ -78,7 +95,7 @@ final class AofPropagator implements Propagator {
             txDbs.get().add(new int[] {s.dbIndex()});
             return;
         }
-        s.logPosition(file.append(s.dbIndex(), e.buf, 0, e.len)); // copied into the log's buffer: no frame of its own
+        s.logPosition(append(s.dbIndex(), e.buf, 0, e.len)); // copied into the log's buffer: no frame of its own
     }
 
     /**
@@ -90,7 +107,7 @@ final class AofPropagator implements Propagator {
         Encoder e = encoders.get();
         e.reset();
         e.command(argv);
-        file.append(db, e.buf, 0, e.len);
+        append(db, e.buf, 0, e.len);
     }
 
     @Override
@@ -108,7 +125,7 @@ final class AofPropagator implements Propagator {
             e.command(new byte[][] {EXEC});
         }
         byte[] frame = e.frame();
-        served.logPosition(file.append(db, frame, 0, frame.length));
+        served.logPosition(append(db, frame, 0, frame.length));
     }
 
     @Override
@@ -117,24 +134,34 @@ final class AofPropagator implements Propagator {
         if (cmds.isEmpty()) {
             return;
         }
-        s.logPosition(file.appendTransaction(txDbs.get(), cmds));
+        ReplicationFeed r = engine.replicationFeed();
+        if (r != null) {
+            r.appendTransaction(txDbs.get(), cmds);
+        }
+        if (file != null) {
+            s.logPosition(file.appendTransaction(txDbs.get(), cmds));
+        }
         cmds.clear();
         txDbs.get().clear();
     }
 
     @Override
     public boolean acknowledged(long position) {
-        return file.acknowledged(position);
+        return file == null || file.acknowledged(position);
     }
 
     @Override
     public void whenAcknowledged(long position, Runnable task) {
-        file.whenAcknowledged(position, task);
+        if (file == null) {
+            task.run();
+        } else {
+            file.whenAcknowledged(position, task);
+        }
     }
 
     @Override
     public boolean writeNow(long position) {
-        return file.writeNow(position);
+        return file == null || file.writeNow(position);
     }
 
     private static final byte[] SET = b("SET");

@@ -1,0 +1,411 @@
+package dev.spinel.server.replication;
+
+import dev.spinel.persistence.KeyspaceLoader;
+import dev.spinel.persistence.RdbReader;
+import dev.spinel.persistence.ValueCodecs;
+import dev.spinel.protocol.Args;
+import dev.spinel.server.acl.Acl;
+import dev.spinel.server.Log;
+import dev.spinel.server.engine.Engine;
+import dev.spinel.server.engine.InternalConnection;
+import dev.spinel.server.engine.Session;
+import dev.spinel.server.scripting.FunctionError;
+import dev.spinel.store.Keyspace;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+
+/**
+ * The replica side of a replication link: one thread that connects to the master, does Redis's
+ * handshake (AUTH with {@code masterauth}, PING, REPLCONF listening-port and capa psync2, PSYNC), loads
+ * the RDB of a full resync (disk-style {@code $<len>}), then applies the stream as Redis's master client
+ * does: through the engine's command path on an internal session that write refusals (READONLY) let
+ * through, with no replies, counting the offset per processed command; MULTI/EXEC blocks run as
+ * transactions. A lost link is retried every second with PSYNC from the processed offset, so a short
+ * drop is answered with {@code +CONTINUE}.
+ *
+ * <p>Thread-safety: the link's thread owns the socket's input and the applying session; ACKs are
+ * written by the link's thread and by the cron, serialized on {@code ackLock}; state fields are volatile.
+ */
+final class MasterLink {
+    private static final int CONNECT_TIMEOUT_MS = 5000;
+    private final Replication replication;
+    private final Engine engine;
+    private final String host;
+    private final int port;
+    private final Object ackLock = new Object();
+    private volatile boolean closed;
+    private volatile String state = "connect";
+    private volatile Socket socket;
+    private volatile OutputStream out;
+    /** Offset of the last stream byte applied (Redis's master_repl_offset on a replica). */
+    private volatile long processed = -1;
+    private volatile String masterReplid;
+    private volatile long lastIo = System.currentTimeMillis();
+    private volatile long linkDownSince = System.currentTimeMillis();
+    private volatile boolean syncInProgress;
+    private Thread thread;
+    /** The master's client on this side: the stream is applied through it. */
+    private final Session applier;
+    private final ApplierConnection connection = new ApplierConnection();
+
+    /**
+     * The applier's connection: a command postponed by CLIENT PAUSE (the stream is all writes) is kept to
+     * run again once the pause ends, as Redis's master client waits, instead of being dropped.
+     */
+    private static final class ApplierConnection extends InternalConnection {
+        private Args postponed;
+
+        ApplierConnection() {
+            super("master");
+        }
+
+        @Override
+        public void suspend(Args retry) {
+            super.suspend(retry);
+            postponed = retry;
+        }
+
+        Args takePostponed() {
+            Args a = postponed;
+            postponed = null;
+            return a;
+        }
+    }
+
+    MasterLink(Replication replication, String host, int port) {
+        this.replication = replication;
+        this.engine = replication.engine();
+        this.host = host;
+        this.port = port;
+        this.applier = new Session(engine, engine.clients().nextId(), connection);
+        applier.authenticated(true);
+        applier.user(Acl.internalSuperuser("master")); // the master's writes are never refused by ACL rules
+        applier.replicationApplier(true);
+    }
+
+    String host() {
+        return host;
+    }
+
+    int port() {
+        return port;
+    }
+
+    boolean connected() {
+        return "connected".equals(state);
+    }
+
+    /** ROLE's state word (connect, connecting, sync, connected). */
+    String stateName() {
+        return state;
+    }
+
+    long processedOffset() {
+        return processed;
+    }
+
+    /** True for the session applying the master's stream (never refused as a read-only replica's client). */
+    boolean isApplier(Session s) {
+        return s == applier;
+    }
+
+    void start() {
+        thread = new Thread(this::run, "spinel-replica-link");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    void close() {
+        closed = true;
+        Socket s = socket;
+        if (s != null) {
+            try {
+                s.close();
+            } catch (IOException ignored) {
+                // closing anyway
+            }
+        }
+    }
+
+    private void run() {
+        while (!closed) {
+            try {
+                session();
+            } catch (IOException | RuntimeException e) {
+                if (!closed) {
+                    Log.warning("Replication link with MASTER " + host + ":" + port + " lost: " + e.getMessage());
+                }
+            } finally {
+                Socket s = socket;
+                socket = null;
+                out = null;
+                syncInProgress = false;
+                if (s != null) {
+                    try {
+                        s.close();
+                    } catch (IOException ignored) {
+                        // already gone
+                    }
+                }
+                if (connected()) {
+                    linkDownSince = System.currentTimeMillis();
+                }
+                state = "connect";
+            }
+            if (!closed) {
+                try {
+                    Thread.sleep(1000);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }
+    }
+
+    private void session() throws IOException {
+        state = "connecting";
+        Socket s = new Socket();
+        socket = s;
+        if (closed) {
+            return;
+        }
+        s.connect(new InetSocketAddress(host, port), CONNECT_TIMEOUT_MS);
+        s.setTcpNoDelay(true);
+        s.setSoTimeout((int) Math.min(Integer.MAX_VALUE, replication.config().replTimeout.value() * 1000));
+        out = s.getOutputStream();
+        StreamReader in = new StreamReader(s.getInputStream());
+        Log.notice("MASTER <-> REPLICA sync started");
+        state = "handshake";
+        String auth = replication.config().masterauth.value();
+        if (!auth.isEmpty()) {
+            String user = replication.config().masteruser.value();
+            expectOk(in, user.isEmpty() ? send("AUTH", auth) : send("AUTH", user, auth), "AUTH");
+        }
+        String pong = reply(in, send("PING"));
+        if (pong.startsWith("-") && !pong.startsWith("-NOAUTH") && !pong.startsWith("-NOPERM") && !pong.startsWith("-ERR operation not permitted")) {
+            throw new IOException("Error reply to PING from master: '" + pong + "'");
+        }
+        if (pong.startsWith("-")) {
+            throw new IOException("Error reply to PING from master: '" + pong + "'");
+        }
+        reply(in, send("REPLCONF", "listening-port", Integer.toString(replication.listeningPort())));
+        reply(in, send("REPLCONF", "capa", "psync2"));
+        long from = processed;
+        String id = masterReplid;
+        String answer = id == null || from < 0
+                ? reply(in, send("PSYNC", "?", "-1"))
+                : reply(in, send("PSYNC", id, Long.toString(from + 1)));
+        state = "sync";
+        if (answer.startsWith("+FULLRESYNC")) {
+            String[] parts = answer.split(" ");
+            String newId = parts[1];
+            long offset = Long.parseLong(parts[2]);
+            Log.notice("Full resync from master: " + newId + ":" + offset);
+            if (applier.transaction() != null) {
+                applier.reset(); // a MULTI cut by the drop never completes: the new dataset replaces it
+                applier.authenticated(true);
+                applier.user(Acl.internalSuperuser("master"));
+            }
+            syncInProgress = true;
+            loadRdb(in);
+            syncInProgress = false;
+            masterReplid = newId;
+            processed = offset;
+            replication.adoptMaster(newId, offset);
+            applier.select(0);
+            replication.fullSyncLoaded();
+        } else if (answer.startsWith("+CONTINUE")) {
+            String[] parts = answer.split(" ");
+            if (parts.length > 1 && !parts[1].equals(masterReplid)) {
+                masterReplid = parts[1];
+                replication.adoptMaster(parts[1], processed);
+            }
+            Log.notice("Successful partial resynchronization with master.");
+        } else {
+            throw new IOException("Unexpected reply to PSYNC from master: " + answer);
+        }
+        state = "connected";
+        Log.notice("MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization or finished the full one.");
+        sendAck();
+        applyStream(in);
+    }
+
+    /** Reads {@code $<len>\r\n<rdb>} (newlines before it are the master's keepalives) and loads it. */
+    private void loadRdb(StreamReader in) throws IOException {
+        String header;
+        do {
+            header = in.line();
+            lastIo = System.currentTimeMillis();
+        } while (header.isEmpty());
+        if (!header.startsWith("$") || header.startsWith("$EOF:")) {
+            throw new IOException("Bad protocol from MASTER, the first byte is not '$' (we received '" + header + "')");
+        }
+        byte[] rdb = new byte[Integer.parseInt(header.substring(1))];
+        in.readFully(rdb);
+        Log.notice("MASTER <-> REPLICA sync: receiving " + rdb.length + " bytes from master to disk");
+        Keyspace ks = engine.keyspace();
+        ks.lockAll();
+        try {
+            ks.clearAll();
+            var functions = engine.scripting().functions();
+            functions.flush();
+            KeyspaceLoader loader = new KeyspaceLoader(ks, System.currentTimeMillis(), code -> {
+                try {
+                    functions.load(code, true);
+                } catch (FunctionError e) {
+                    throw new IllegalStateException("Failed loading library, " + e.getMessage());
+                }
+            });
+            new RdbReader(ValueCodecs.standard(), ks.databases()).read(new ByteArrayInputStream(rdb), loader);
+            Log.notice("MASTER <-> REPLICA sync: Finished with success (" + loader.loaded() + " keys)");
+        } finally {
+            ks.unlockAll();
+        }
+    }
+
+    /** Applies the stream until the link drops; the offset advances per processed command. */
+    private void applyStream(StreamReader in) throws IOException {
+        long base = in.consumed();
+        long start = processed;
+        while (!closed) {
+            byte[][] argv = in.command();
+            lastIo = System.currentTimeMillis();
+            if (argv == null || argv.length == 0) {
+                processed = start + (in.consumed() - base);
+                continue;
+            }
+            String name = new String(argv[0], StandardCharsets.US_ASCII).toLowerCase(Locale.ROOT);
+            if (name.equals("replconf") && argv.length > 1 && new String(argv[1], StandardCharsets.US_ASCII).equalsIgnoreCase("getack")) {
+                sendAck(); // before counting the GETACK itself, as Redis 7.0 does
+            } else if (!name.equals("ping")) {
+                engine.execute(applier, Args.of(argv));
+                Args again;
+                while ((again = connection.takePostponed()) != null && !closed) {
+                    sleepWhilePaused(); // CLIENT PAUSE: the stream waits, nothing is lost
+                    connection.resume();
+                    engine.execute(applier, again);
+                }
+                applier.out().clear();
+            }
+            processed = start + (in.consumed() - base);
+            replication.advanceIdle(processed);
+        }
+    }
+
+    private void sleepWhilePaused() {
+        long end = engine.pause().endMillis();
+        long wait = Math.max(1, Math.min(100, end - System.currentTimeMillis()));
+        try {
+            Thread.sleep(wait);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            closed = true;
+        }
+    }
+
+    /** A client's REPLCONF GETACK on this replica: an ACK to the master now, as Redis's replconfCommand does. */
+    void requestAck() {
+        if (!connected()) {
+            return;
+        }
+        try {
+            sendAck();
+        } catch (IOException e) {
+            close(socket); // the link's thread sees the drop and reconnects
+        }
+    }
+
+    /** Once a second (Replication's cron): REPLCONF ACK, so the master's WAIT and lag see our offset. */
+    void cron() {
+        if (connected()) {
+            try {
+                sendAck();
+            } catch (IOException e) {
+                close(socket);
+            }
+        }
+    }
+
+    private static void close(Socket s) {
+        if (s != null) {
+            try {
+                s.close();
+            } catch (IOException ignored) {
+                // the link's thread sees the drop and reconnects
+            }
+        }
+    }
+
+    private void sendAck() throws IOException {
+        OutputStream o = out;
+        if (o == null) {
+            return;
+        }
+        byte[] frame = frame("REPLCONF", "ACK", Long.toString(processed));
+        synchronized (ackLock) {
+            o.write(frame);
+            o.flush();
+        }
+    }
+
+    private static byte[] frame(String... words) {
+        StringBuilder sb = new StringBuilder().append('*').append(words.length).append("\r\n");
+        for (String w : words) {
+            byte[] b = w.getBytes(StandardCharsets.UTF_8);
+            sb.append('$').append(b.length).append("\r\n").append(w).append("\r\n");
+        }
+        return sb.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    private String send(String... words) throws IOException {
+        byte[] f = frame(words);
+        synchronized (ackLock) {
+            out.write(f);
+            out.flush();
+        }
+        return words[0];
+    }
+
+    private String reply(StreamReader in, String what) throws IOException {
+        String line;
+        do {
+            line = in.line();
+        } while (line.isEmpty());
+        lastIo = System.currentTimeMillis();
+        return line;
+    }
+
+    private void expectOk(StreamReader in, String what, String name) throws IOException {
+        String r = reply(in, what);
+        if (r.startsWith("-")) {
+            throw new IOException("Unable to " + name + " to MASTER: " + r);
+        }
+    }
+
+    /** The replica's fields of INFO replication, Redis 7.0's names. */
+    void appendInfo(StringBuilder sb, long now) {
+        f(sb, "master_host", host);
+        f(sb, "master_port", port);
+        f(sb, "master_link_status", connected() ? "up" : "down");
+        f(sb, "master_last_io_seconds_ago", connected() ? (now - lastIo) / 1000 : -1);
+        f(sb, "master_sync_in_progress", syncInProgress ? 1 : 0);
+        f(sb, "slave_read_repl_offset", processed);
+        f(sb, "slave_repl_offset", processed);
+        if (!connected()) {
+            f(sb, "master_link_down_since_seconds", (now - linkDownSince) / 1000);
+        }
+        f(sb, "slave_priority", 100);
+        f(sb, "slave_read_only", replication.config().replicaReadOnly.value() ? 1 : 0);
+        f(sb, "replica_announced", 1);
+    }
+
+    private static void f(StringBuilder sb, String name, Object v) {
+        sb.append(name).append(':').append(v).append("\r\n");
+    }
+}

@@ -1,0 +1,178 @@
+package dev.spinel.server.replication;
+
+import dev.spinel.protocol.ReplyBuffer;
+import dev.spinel.server.Log;
+import dev.spinel.server.config.OutputBufferLimitsParam;
+import dev.spinel.server.engine.Session;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The master's side of one attached replica: the replica's own client connection, turned into a
+ * stream sink after SYNC/PSYNC. The stream is copied from the backlog to the connection on the
+ * connection's event loop ({@link #pump}); while the RDB of a full resync is still being made, what the
+ * stream gets meanwhile is held here and sent right after the RDB, so the replica receives
+ * {@code $<len>\r\n<rdb>} then every command from the snapshot's offset on.
+ *
+ * <p>Thread-safety: {@link #wake} is called from any thread (one CAS when a pump is already pending);
+ * {@link #pump}, {@link #rdbReady} and the fields {@code held}/{@code online} belong to the connection's event
+ * loop. {@code sent}, {@code ackOffset} and {@code ackTime} are volatile for INFO, WAIT and the cron.
+ */
+final class ReplicaLink {
+    private static final int CHUNK = 64 * 1024;
+
+    final Session session;
+    private final ReplicationStream stream;
+    private final Replication replication;
+    private final AtomicBoolean scheduled = new AtomicBoolean();
+    private final Runnable pumpTask = this::pump;
+    private byte[] scratch;
+    /** Stream bytes that came while the RDB was being made (loop only). */
+    private ByteArrayOutputStream held = new ByteArrayOutputStream();
+    /** The RDB was sent: stream bytes go straight to the socket (loop only, volatile for INFO). */
+    private volatile boolean online;
+    /** Offset of the last stream byte handed to the connection (or held). */
+    private volatile long sent;
+    volatile long ackOffset;
+    volatile long ackTime = System.currentTimeMillis();
+    volatile int listeningPort;
+    volatile String ipAddress;
+    private volatile boolean dropped;
+    /** When the output first passed the soft limit (0: under it); loop only. */
+    private long softSince;
+
+    ReplicaLink(Session session, ReplicationStream stream, Replication replication) {
+        this.session = session;
+        this.stream = stream;
+        this.replication = replication;
+    }
+
+    /** Called under the stream's lock when attached: the stream after {@code offset} is for this replica. */
+    void startAt(long offset) {
+        sent = offset;
+    }
+
+    /** A partial resync needs no RDB: the stream goes straight to the socket. */
+    void markOnline() {
+        online = true;
+        held = null;
+    }
+
+    boolean online() {
+        return online;
+    }
+
+    long sent() {
+        return sent;
+    }
+
+    /** New stream bytes: schedules a pump on the replica connection's loop unless one is pending. */
+    void wake() {
+        if (!dropped && scheduled.compareAndSet(false, true)) {
+            session.connection().execute(pumpTask);
+        }
+    }
+
+    private void pump() {
+        scheduled.set(false);
+        if (dropped) {
+            return;
+        }
+        if (scratch == null) {
+            scratch = new byte[CHUNK];
+        }
+        ReplyBuffer out = session.out();
+        while (true) {
+            int n = stream.copyAfter(sent, scratch);
+            if (n < 0) {
+                drop("its offset left the backlog (replica too slow; raise repl-backlog-size)");
+                return;
+            }
+            if (n == 0) {
+                break;
+            }
+            if (online) {
+                out.raw(scratch, 0, n);
+            } else {
+                held.write(scratch, 0, n);
+            }
+            sent += n;
+        }
+        if (online) {
+            session.connection().flushReplies();
+            checkOutputLimit(session.connection().pendingOutputBytes() + (held != null ? held.size() : 0));
+        } else {
+            checkOutputLimit(held.size());
+        }
+    }
+
+    /** {@code client-output-buffer-limit replica}: hard, or soft for its seconds (Redis frees the replica). */
+    private void checkOutputLimit(long pending) {
+        OutputBufferLimitsParam.Limit limit = replication.config().clientOutputBufferLimit.limit(OutputBufferLimitsParam.REPLICA);
+        long now = System.currentTimeMillis();
+        if (limit.hardBytes() > 0 && pending >= limit.hardBytes()) {
+            drop("output buffer of " + pending + " bytes over client-output-buffer-limit replica hard limit");
+        } else if (limit.softBytes() > 0 && pending >= limit.softBytes()) {
+            if (softSince == 0) {
+                softSince = now;
+            } else if (now - softSince >= limit.softSeconds() * 1000) {
+                drop("output buffer over client-output-buffer-limit replica soft limit for " + limit.softSeconds() + " seconds");
+            }
+        } else {
+            softSince = 0;
+        }
+    }
+
+    /** The full resync's RDB is ready: sends it as {@code $<len>\r\n<rdb>}, then what the stream held (loop only). */
+    void rdbReady(byte[] rdb) {
+        session.connection().execute(() -> {
+            if (dropped) {
+                return;
+            }
+            ReplyBuffer out = session.out();
+            out.raw(("$" + rdb.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.raw(rdb);
+            byte[] h = held.toByteArray();
+            out.raw(h);
+            held = null;
+            online = true;
+            ackTime = System.currentTimeMillis();
+            Log.notice("Synchronization with replica " + describe() + " succeeded");
+            session.connection().flushReplies();
+            pump();
+        });
+    }
+
+    /** Stops streaming and closes the replica's connection (Redis frees the client the same way). */
+    void drop(String why) {
+        if (dropped) {
+            return;
+        }
+        dropped = true;
+        Log.warning("Dropping replica " + describe() + ": " + why);
+        replication.forget(this);
+        session.connection().kill();
+    }
+
+    /** The closed connection's link: no more pumps. */
+    void closed() {
+        dropped = true;
+    }
+
+    String ip() {
+        String ip = ipAddress;
+        if (ip != null) {
+            return ip;
+        }
+        String remote = session.connection().remoteAddress();
+        int colon = remote.lastIndexOf(':');
+        String host = colon > 0 ? remote.substring(0, colon) : remote;
+        return host.startsWith("[") ? host.substring(1, host.length() - 1) : host;
+    }
+
+    String describe() {
+        return ip() + ":" + listeningPort;
+    }
+}

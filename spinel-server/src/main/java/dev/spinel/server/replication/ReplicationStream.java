@@ -1,0 +1,153 @@
+package dev.spinel.server.replication;
+
+import dev.spinel.server.engine.ReplicationFeed;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * The master's replication stream: what the propagator logs (the same frames as the append-only
+ * log), preceded by a SELECT whenever the database changes, as Redis's {@code replicationFeedSlaves}
+ * emits it, appended to the {@link ReplicationBacklog}; each attached {@link ReplicaLink} is then woken
+ * to copy the new bytes to its socket on its own event loop. One append per propagated write batch;
+ * no allocation on that path besides a SELECT when the database changes.
+ *
+ * <p>Thread-safety: thread-safe. Appends come from every event loop with the written keys' stripes
+ * held; {@code this} guards the backlog and the SELECT state, so the stream's order is the order in which
+ * appends took the lock, and a reader that holds every stripe ({@link #attachAtSnapshot}) sees the offset
+ * that matches the keyspace exactly.
+ */
+final class ReplicationStream implements ReplicationFeed {
+    private static final byte[] MULTI = "*1\r\n$5\r\nMULTI\r\n".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] EXEC = "*1\r\n$4\r\nEXEC\r\n".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] PING = "*1\r\n$4\r\nPING\r\n".getBytes(StandardCharsets.US_ASCII);
+
+    private final ReplicationBacklog backlog;
+    /** The database the stream last selected; -1 forces a SELECT (after a full resync, as Redis's slaveseldb). */
+    private int lastDb = -1;
+    private final List<ReplicaLink> links = new CopyOnWriteArrayList<>();
+
+    ReplicationStream(int capacity, long startOffset) {
+        this.backlog = new ReplicationBacklog(capacity, startOffset);
+    }
+
+    @Override
+    public void append(int db, byte[] frame, int off, int len) {
+        synchronized (this) {
+            selectIfNeeded(db);
+            backlog.append(frame, off, len);
+        }
+        wakeLinks();
+    }
+
+    @Override
+    public void appendTransaction(List<int[]> dbs, List<byte[]> frames) {
+        synchronized (this) {
+            boolean wrap = frames.size() > 1;
+            for (int i = 0; i < frames.size(); i++) {
+                selectIfNeeded(dbs.get(i)[0]);
+                if (wrap && i == 0) {
+                    backlog.append(MULTI, 0, MULTI.length);
+                }
+                byte[] f = frames.get(i);
+                backlog.append(f, 0, f.length);
+            }
+            if (wrap) {
+                backlog.append(EXEC, 0, EXEC.length);
+            }
+        }
+        wakeLinks();
+    }
+
+    /** repl-ping-replica-period: a PING in the stream (counted in offsets, as Redis's). */
+    void ping() {
+        synchronized (this) {
+            backlog.append(PING, 0, PING.length);
+        }
+        wakeLinks();
+    }
+
+    /** A raw frame for the replicas only (REPLCONF GETACK), counted in the offset as Redis does. */
+    void appendRaw(byte[] frame) {
+        synchronized (this) {
+            backlog.append(frame, 0, frame.length);
+        }
+        wakeLinks();
+    }
+
+    private void selectIfNeeded(int db) {
+        if (db != lastDb) {
+            String n = Integer.toString(db);
+            byte[] sel = ("*2\r\n$6\r\nSELECT\r\n$" + n.length() + "\r\n" + n + "\r\n").getBytes(StandardCharsets.US_ASCII);
+            backlog.append(sel, 0, sel.length);
+            lastDb = db;
+        }
+    }
+
+    private void wakeLinks() {
+        for (ReplicaLink l : links) {
+            l.wake();
+        }
+    }
+
+    /**
+     * Attaches {@code link} for a full resync; the caller holds every stripe, so no write is between the
+     * keyspace's image and the returned offset. The next command in the stream starts with a SELECT.
+     */
+    synchronized long attachAtSnapshot(ReplicaLink link) {
+        lastDb = -1;
+        link.startAt(backlog.offset());
+        links.add(link);
+        return backlog.offset();
+    }
+
+    /** Attaches {@code link} to continue from {@code from} (1-based); false when the backlog no longer holds it. */
+    synchronized boolean attachAt(ReplicaLink link, long from) {
+        if (!backlog.holdsFrom(from)) {
+            return false;
+        }
+        link.startAt(from - 1);
+        links.add(link);
+        return true;
+    }
+
+    void detach(ReplicaLink link) {
+        links.remove(link);
+    }
+
+    List<ReplicaLink> links() {
+        return links;
+    }
+
+    /**
+     * Copies the stream after {@code sent} into {@code dst}, at most its length; returns the count, or -1
+     * when the backlog no longer holds those bytes (the replica fell too far behind).
+     */
+    synchronized int copyAfter(long sent, byte[] dst) {
+        if (!backlog.holdsFrom(sent + 1)) {
+            return -1;
+        }
+        return backlog.copy(sent + 1, dst, dst.length);
+    }
+
+    synchronized long offset() {
+        return backlog.offset();
+    }
+
+    synchronized long firstByteOffset() {
+        return backlog.firstByteOffset();
+    }
+
+    synchronized long histlen() {
+        return backlog.histlen();
+    }
+
+    synchronized int capacity() {
+        return backlog.capacity();
+    }
+
+    synchronized void resize(int capacity) {
+        backlog.resize(capacity);
+    }
+}
