@@ -469,8 +469,8 @@ public final class Engine {
         java.util.function.Predicate<Session> ro = readOnlyReplica; // one volatile read; null on a master
         if (ro != null && (cmd.spec().has("write") || DispatchRules.execHas(session, cmd, "write")) && ro.test(session)) {
             reject(session, cmd, READONLY_REPLICA);
-            applyReplyMode(session, mark);
-            return;
+            applyReplyMode(session);
+            return null;
         }
         if (session.hasSubscriptions() && session.protocol() == 2 && !DispatchRules.allowedWhileSubscribed(cmd)) {
             reject(session, cmd, "ERR Can't execute '" + cmd.name()
