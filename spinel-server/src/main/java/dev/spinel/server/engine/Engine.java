@@ -400,6 +400,10 @@ public final class Engine {
             if (blocking.blockedClients() > 0) {
                 blocking.serveReady();
             }
+            // The BCAST keys the script changed were gathered by this thread: sent before its reply is given
+            // back, as the loop sends its own before the replies of a read batch. (So a pipeline's writes before
+            // a script and the script's come in two invalidation messages, where Redis's one turn sends one.)
+            tracking.flushBroadcasts();
         } finally {
             session.executingOn(null);
         }

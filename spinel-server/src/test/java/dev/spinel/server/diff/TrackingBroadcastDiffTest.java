@@ -51,8 +51,11 @@ class TrackingBroadcastDiffTest {
             pipeline(writer, out, new String[]{"MSET", "b1", "1", "a2", "2", "c1", "3"}, new String[]{"SET", "a1", "3"});
             sentinel(writer, out, "bs2", all, ab);
             // the NOLOOP client's own writes (a script's are the script client's, as in Redis) and another's
-            pipeline(noloop, out, new String[]{"SET", "n1", "1"}, new String[]{"SET", "n2", "1"},
-                    new String[]{"EVAL", "redis.call('set','n4','1') redis.call('set','n3','1')", "0"});
+            // (the script alone: a script runs on the script thread, so the keys of the commands before it in the
+            // same pipeline come in a message of their own, where Redis sends one for its whole event-loop turn)
+            pipeline(noloop, out, new String[]{"SET", "n1", "1"}, new String[]{"SET", "n2", "1"});
+            sentinel(writer, out, "n0", noloop, all);
+            pipeline(noloop, out, new String[]{"EVAL", "redis.call('set','n4','1') redis.call('set','n3','1')", "0"});
             pipeline(writer, out, new String[]{"SET", "n5", "1"});
             sentinel(writer, out, "n6", noloop, all);
             // RESP2 redirect: a FLUSHALL's null invalidation, then the batch's keys
