@@ -1,5 +1,6 @@
 package dev.spinel.server;
 
+import dev.spinel.protocol.Version;
 import dev.spinel.server.commands.Commands;
 import dev.spinel.server.config.ConfigException;
 import dev.spinel.server.config.ServerConfig;
@@ -31,9 +32,10 @@ import java.util.concurrent.TimeUnit;
  * <p>Thread-safety: {@link #start} and {@link #close} may be called from any thread; close is idempotent.
  */
 public final class SpinelServer implements AutoCloseable {
-    public static final String VERSION = "0.1.0";
-    /** The Redis command level implemented, reported as {@code redis_version}. */
-    public static final String REDIS_VERSION = "7.0.15";
+    /** Spinel's release, for embedders ({@link Version#SPINEL}). */
+    public static final String VERSION = Version.SPINEL;
+    /** The Redis command level implemented, reported as {@code redis_version} ({@link Version#REDIS}). */
+    public static final String REDIS_VERSION = Version.REDIS;
 
     private final ServerConfig config;
     private final Engine engine;

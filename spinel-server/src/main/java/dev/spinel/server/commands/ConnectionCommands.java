@@ -1,6 +1,7 @@
 package dev.spinel.server.commands;
 
 import dev.spinel.protocol.Args;
+import dev.spinel.protocol.Version;
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.acl.AclLog;
 import dev.spinel.server.acl.User;
@@ -168,7 +169,7 @@ public final class ConnectionCommands {
         }
         s.out().map(7);
         s.out().bulk("server").bulk("redis");
-        s.out().bulk("version").bulk(SpinelServer.REDIS_VERSION);
+        s.out().bulk("version").bulk(Version.REDIS);
         s.out().bulk("proto").integer(s.protocol());
         s.out().bulk("id").integer(s.id());
         s.out().bulk("mode").bulk("standalone");

@@ -1,6 +1,7 @@
 package dev.spinel.server.commands;
 
 import dev.spinel.protocol.Args;
+import dev.spinel.protocol.Version;
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.engine.Command;
@@ -110,8 +111,8 @@ final class InfoCommand {
         long nowMs = System.currentTimeMillis();
         long uptime = (nowMs - e.stats().startMillis) / 1000;
         sb.append("# Server\r\n");
-        field(sb, "redis_version", SpinelServer.REDIS_VERSION);
-        field(sb, "spinel_version", SpinelServer.VERSION);
+        field(sb, "redis_version", Version.REDIS);
+        field(sb, "spinel_version", Version.SPINEL);
         field(sb, "redis_git_sha1", "00000000");
         field(sb, "redis_git_dirty", 0);
         field(sb, "redis_build_id", "0");

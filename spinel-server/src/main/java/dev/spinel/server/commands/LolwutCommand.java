@@ -1,7 +1,7 @@
 package dev.spinel.server.commands;
 
 import dev.spinel.protocol.Args;
-import dev.spinel.server.SpinelServer;
+import dev.spinel.protocol.Version;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Errors;
 import dev.spinel.server.engine.Session;
@@ -21,7 +21,7 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 final class LolwutCommand {
     static final int MAX_PIXELS = 1 << 24;
-    private static final String VERSION_LINE = "Redis ver. " + SpinelServer.REDIS_VERSION + "\n";
+    private static final String VERSION_LINE = "Redis ver. " + Version.REDIS + "\n";
 
     private LolwutCommand() {
     }

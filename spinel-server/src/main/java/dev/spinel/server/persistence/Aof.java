@@ -3,8 +3,8 @@ package dev.spinel.server.persistence;
 import dev.spinel.persistence.KeyspaceLoader;
 import dev.spinel.persistence.RdbFiles;
 import dev.spinel.persistence.RdbWriter;
+import dev.spinel.protocol.Version;
 import dev.spinel.server.Log;
-import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.Propagator;
@@ -188,7 +188,7 @@ public final class Aof implements AutoCloseable {
         } else {
             String baseName = config.appendfilename.value() + ".1.base.rdb";
             RdbFiles.save(engine.keyspace(), dir().resolve(baseName), new RdbWriter.Options(config.rdbcompression.value(),
-                    config.rdbchecksum.value(), RdbWriter.Access.NONE, RdbWriter.Options.redisAux(SpinelServer.REDIS_VERSION, 0, true), engine.scripting().functions().codes()));
+                    config.rdbchecksum.value(), RdbWriter.Access.NONE, RdbWriter.Options.redisAux(Version.REDIS, 0, true), engine.scripting().functions().codes()));
             m = new AofManifest(List.of(new AofManifest.Part(baseName, 1, 'b')));
             Log.notice("Creating AOF base file " + baseName + " on server start");
         }
@@ -363,7 +363,7 @@ public final class Aof implements AutoCloseable {
             long baseSeq = 1 + (before.base() == null ? 0 : before.base().seq());
             AofManifest.Part base = new AofManifest.Part(config.appendfilename.value() + "." + baseSeq + ".base.rdb", baseSeq, 'b');
             RdbFiles.save(snap, dir().resolve(base.file()), new RdbWriter.Options(config.rdbcompression.value(),
-                    config.rdbchecksum.value(), RdbWriter.Access.NONE, RdbWriter.Options.redisAux(SpinelServer.REDIS_VERSION, 0, true), functions)
+                    config.rdbchecksum.value(), RdbWriter.Access.NONE, RdbWriter.Options.redisAux(Version.REDIS, 0, true), functions)
                     .withKeySaveDelay((int) config.rdbKeySaveDelay.value()));
             new AofManifest(newIncr == null ? List.of(base) : List.of(base, newIncr)).write(manifestPath());
             for (AofManifest.Part old : before.parts()) {

@@ -1,5 +1,6 @@
 package dev.spinel.server.persistence;
 
+import dev.spinel.protocol.Version;
 import dev.spinel.server.scripting.FunctionError;
 import dev.spinel.server.scripting.FunctionLibraries;
 
@@ -10,7 +11,6 @@ import dev.spinel.persistence.RdbException;
 import dev.spinel.persistence.RdbFiles;
 import dev.spinel.persistence.RdbWriter;
 import dev.spinel.server.Log;
-import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.engine.ServerStats;
 import dev.spinel.server.scripting.FunctionError;
@@ -86,7 +86,7 @@ public final class Persistence {
             used += keyspace.db(i).memory();
         }
         return new RdbWriter.Options(config.rdbcompression.value(), config.rdbchecksum.value(), access,
-                RdbWriter.Options.redisAux(SpinelServer.REDIS_VERSION, used, false), functionCodes)
+                RdbWriter.Options.redisAux(Version.REDIS, used, false), functionCodes)
                 .withKeySaveDelay((int) config.rdbKeySaveDelay.value());
     }
 

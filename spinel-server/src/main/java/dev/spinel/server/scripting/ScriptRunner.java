@@ -4,8 +4,8 @@ import dev.spinel.protocol.Args;
 import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.protocol.RespReader;
 import dev.spinel.protocol.RespValue;
+import dev.spinel.protocol.Version;
 import dev.spinel.server.Log;
-import dev.spinel.server.SpinelServer;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.RedisError;
 import dev.spinel.server.engine.Session;
@@ -297,8 +297,8 @@ final class ScriptRunner {
         r.rawset("LOG_VERBOSE", LuaValue.valueOf(1));
         r.rawset("LOG_NOTICE", LuaValue.valueOf(2));
         r.rawset("LOG_WARNING", LuaValue.valueOf(3));
-        r.rawset("REDIS_VERSION", LuaValue.valueOf(SpinelServer.REDIS_VERSION));
-        r.rawset("REDIS_VERSION_NUM", LuaValue.valueOf(versionNum(SpinelServer.REDIS_VERSION)));
+        r.rawset("REDIS_VERSION", LuaValue.valueOf(Version.REDIS));
+        r.rawset("REDIS_VERSION_NUM", LuaValue.valueOf(versionNum(Version.REDIS)));
     }
 
     // redis.log(level, message, ...)
