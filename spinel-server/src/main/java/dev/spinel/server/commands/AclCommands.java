@@ -2,7 +2,6 @@ package dev.spinel.server.commands;
 
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.CommandSpec;
-import dev.spinel.server.SpinelServer;
 import dev.spinel.server.acl.Acl;
 import dev.spinel.server.acl.AclDescriptions;
 import dev.spinel.server.acl.AclFile;
@@ -12,6 +11,7 @@ import dev.spinel.server.acl.User;
 import dev.spinel.server.acl.UserRules;
 import dev.spinel.server.engine.ByteKey;
 import dev.spinel.server.engine.CommandTable;
+import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.PubSub;
 import dev.spinel.server.engine.Errors;
 import dev.spinel.server.engine.RedisError;
@@ -42,8 +42,8 @@ public final class AclCommands {
     private AclCommands() {
     }
 
-    public static void register(CommandTable t, SpinelServer server) {
-        server.engine().clientInfo(ClientInfo::line);
+    public static void register(CommandTable t, Engine engine) {
+        engine.clientInfo(ClientInfo::line);
         t.register("acl", (s, a) -> {
             throw Errors.SYNTAX;
         });

@@ -82,7 +82,7 @@ final class BitfieldCommand {
             if (opcode != GET) {
                 readOnly = false;
                 highestWrite = Math.max(highestWrite, offset + bits - 1);
-                value = StringCommands.parseLongOrError(a, j + 3);
+                value = NumberArgs.parseLong(a, j + 3);
             }
             ops[n++] = new Op(opcode, offset, bits, typed < 0, value, overflow);
             j += opcode == GET ? 2 : 3;

@@ -172,8 +172,8 @@ final class BitmapCommands {
             long lastBit;
             int argc = a.count();
             if (argc == 4 || argc == 5) {
-                start = StringCommands.parseLongOrError(a, 2);
-                end = StringCommands.parseLongOrError(a, 3);
+                start = NumberArgs.parseLong(a, 2);
+                end = NumberArgs.parseLong(a, 3);
                 if (start < 0 && end < 0 && start > end) {
                     s.out().integer(0);
                     return;
@@ -236,7 +236,7 @@ final class BitmapCommands {
 
     // BITPOS key bit [start [end [BYTE | BIT]]]
     static void bitpos(Session s, Args a) {
-        long bit = StringCommands.parseLongOrError(a, 2);
+        long bit = NumberArgs.parseLong(a, 2);
         if (bit != 0 && bit != 1) {
             throw BITPOS_BIT;
         }
@@ -255,12 +255,12 @@ final class BitmapCommands {
             long firstBit;
             long lastBit;
             if (argc >= 4 && argc <= 6) {
-                long start = StringCommands.parseLongOrError(a, 3);
+                long start = NumberArgs.parseLong(a, 3);
                 boolean bits = argc == 6 && isBitUnit(a, 5);
                 long total = bits ? (long) v.length << 3 : v.length;
                 long end = total - 1;
                 if (argc >= 5) {
-                    end = StringCommands.parseLongOrError(a, 4);
+                    end = NumberArgs.parseLong(a, 4);
                     endGiven = true;
                 }
                 start = clampIndex(start, total);

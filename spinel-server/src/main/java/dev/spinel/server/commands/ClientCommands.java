@@ -1,7 +1,6 @@
 package dev.spinel.server.commands;
 
 import dev.spinel.protocol.Args;
-import dev.spinel.server.SpinelServer;
 import dev.spinel.server.engine.ClientPause;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Errors;
@@ -76,7 +75,7 @@ public final class ClientCommands {
     private ClientCommands() {
     }
 
-    public static void register(CommandTable t, SpinelServer server) {
+    public static void register(CommandTable t) {
         // The container itself never runs: the engine dispatches to a subcommand or answers "unknown subcommand".
         t.register("client", (s, a) -> {
             throw Errors.unknownSubcommand(a.cString(1), "CLIENT");

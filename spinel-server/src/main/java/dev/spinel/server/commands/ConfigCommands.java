@@ -2,7 +2,6 @@ package dev.spinel.server.commands;
 
 import dev.spinel.protocol.Args;
 import dev.spinel.server.Log;
-import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ConfigException;
 import dev.spinel.server.config.ConfigRewriter;
 import dev.spinel.server.config.Param;
@@ -35,7 +34,7 @@ public final class ConfigCommands {
     private ConfigCommands() {
     }
 
-    public static void register(CommandTable t, SpinelServer server) {
+    public static void register(CommandTable t) {
         t.register("config", (s, a) -> {
             throw Errors.SYNTAX;
         });

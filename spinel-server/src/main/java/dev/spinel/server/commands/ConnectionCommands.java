@@ -2,7 +2,6 @@ package dev.spinel.server.commands;
 
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.Version;
-import dev.spinel.server.SpinelServer;
 import dev.spinel.server.acl.AclLog;
 import dev.spinel.server.acl.User;
 import dev.spinel.server.engine.CommandTable;
@@ -34,7 +33,7 @@ public final class ConnectionCommands {
     private ConnectionCommands() {
     }
 
-    public static void register(CommandTable t, SpinelServer server) {
+    public static void register(CommandTable t) {
         t.register("ping", ConnectionCommands::ping);
         t.register("echo", ConnectionCommands::echo);
         t.register("quit", ConnectionCommands::quit);

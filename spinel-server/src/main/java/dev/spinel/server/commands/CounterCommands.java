@@ -48,12 +48,12 @@ final class CounterCommands {
 
     // INCRBY key increment
     static void incrby(Session s, Args a) {
-        incrDecr(s, a, StringCommands.parseLongOrError(a, 2));
+        incrDecr(s, a, NumberArgs.parseLong(a, 2));
     }
 
     // DECRBY key decrement
     static void decrby(Session s, Args a) {
-        long decrement = StringCommands.parseLongOrError(a, 2);
+        long decrement = NumberArgs.parseLong(a, 2);
         if (decrement == Long.MIN_VALUE) {
             throw DECREMENT_OVERFLOW; // its negation does not exist
         }

@@ -6,7 +6,6 @@ import dev.spinel.persistence.RdbException;
 import dev.spinel.persistence.ValueCodec;
 import dev.spinel.persistence.ValueCodecs;
 import dev.spinel.protocol.Args;
-import dev.spinel.server.SpinelServer;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Errors;
 import dev.spinel.server.engine.Notifications;
@@ -29,7 +28,7 @@ public final class DumpCommands {
     private DumpCommands() {
     }
 
-    public static void register(CommandTable t, SpinelServer server) {
+    public static void register(CommandTable t) {
         t.register("dump", DumpCommands::dump);
         t.register("restore", DumpCommands::restore);
     }

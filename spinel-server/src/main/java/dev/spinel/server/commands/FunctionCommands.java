@@ -31,18 +31,18 @@ final class FunctionCommands {
     private FunctionCommands() {
     }
 
-    static void register(CommandTable t) {
+    static void register(CommandTable t, Scripting scripting) {
         t.register("function", (s, a) -> {
             throw Errors.SYNTAX;
         });
-        t.registerSub("function", "load", FunctionCommands::load);
-        t.registerSub("function", "delete", FunctionCommands::delete);
-        t.registerSub("function", "flush", FunctionCommands::flush);
-        t.registerSub("function", "list", FunctionCommands::list);
-        t.registerSub("function", "dump", FunctionCommands::dump);
-        t.registerSub("function", "restore", FunctionCommands::restore);
-        t.registerSub("function", "stats", FunctionCommands::stats);
-        t.registerSub("function", "kill", FunctionCommands::kill);
+        t.registerSub("function", "load", (s, a) -> load(scripting, s, a));
+        t.registerSub("function", "delete", (s, a) -> delete(scripting, s, a));
+        t.registerSub("function", "flush", (s, a) -> flush(scripting, s, a));
+        t.registerSub("function", "list", (s, a) -> list(scripting, s, a));
+        t.registerSub("function", "dump", (s, a) -> dump(scripting, s, a));
+        t.registerSub("function", "restore", (s, a) -> restore(scripting, s, a));
+        t.registerSub("function", "stats", (s, a) -> stats(scripting, s, a));
+        t.registerSub("function", "kill", (s, a) -> kill(scripting, s, a));
         t.registerSub("function", "help", FunctionCommands::help);
     }
 
@@ -51,7 +51,7 @@ final class FunctionCommands {
     }
 
     // FUNCTION LOAD [REPLACE] function-code
-    static void load(Session s, Args a) {
+    static void load(Scripting scripting, Session s, Args a) {
         boolean replace = false;
         int i = 2;
         while (i < a.count() - 1) {
@@ -69,7 +69,7 @@ final class FunctionCommands {
         byte[] code = a.copy(i);
         String name;
         try {
-            name = s.engine().scripting().changeFunctions(s, f -> f.load(code, r));
+            name = scripting.changeFunctions(s, f -> f.load(code, r));
         } catch (FunctionError e) {
             throw error(e);
         }
@@ -78,9 +78,9 @@ final class FunctionCommands {
     }
 
     // FUNCTION DELETE library-name
-    static void delete(Session s, Args a) {
+    static void delete(Scripting scripting, Session s, Args a) {
         String name = a.string(2);
-        if (!s.engine().scripting().changeFunctions(s, f -> f.delete(name))) {
+        if (!scripting.changeFunctions(s, f -> f.delete(name))) {
             throw new RedisError("ERR Library not found");
         }
         s.dirty(1);
@@ -88,7 +88,7 @@ final class FunctionCommands {
     }
 
     // FUNCTION FLUSH [ASYNC | SYNC]
-    static void flush(Session s, Args a) {
+    static void flush(Scripting scripting, Session s, Args a) {
         if (a.count() > 3) {
             throw new RedisError("ERR unknown subcommand or wrong number of arguments for '" + ServerCommands.truncate(a.cString(1))
                     + "'. Try FUNCTION HELP.");
@@ -96,7 +96,7 @@ final class FunctionCommands {
         if (a.count() == 3 && !a.is(2, "ASYNC") && !a.is(2, "SYNC")) {
             throw new RedisError("ERR FUNCTION FLUSH only supports SYNC|ASYNC option");
         }
-        s.engine().scripting().changeFunctions(s, f -> {
+        scripting.changeFunctions(s, f -> {
             f.flush();
             return null;
         });
@@ -105,7 +105,7 @@ final class FunctionCommands {
     }
 
     // FUNCTION LIST [LIBRARYNAME library-name-pattern] [WITHCODE]
-    static void list(Session s, Args a) {
+    static void list(Scripting scripting, Session s, Args a) {
         boolean withCode = false;
         byte[] pattern = null;
         for (int i = 2; i < a.count(); i++) {
@@ -122,7 +122,7 @@ final class FunctionCommands {
         }
         byte[] p = pattern;
         boolean code = withCode;
-        s.engine().scripting().changeFunctions(s, f -> {
+        scripting.changeFunctions(s, f -> {
             List<FunctionLibraries.Library> libs = new ArrayList<>();
             for (FunctionLibraries.Library lib : f.libraries()) {
                 if (p == null || Glob.matches(p, lib.name().getBytes(StandardCharsets.UTF_8), true)) {
@@ -162,12 +162,12 @@ final class FunctionCommands {
     }
 
     // FUNCTION DUMP
-    static void dump(Session s, Args a) {
-        s.out().bulk(FunctionsPayload.create(s.engine().scripting().functions().codes()));
+    static void dump(Scripting scripting, Session s, Args a) {
+        s.out().bulk(FunctionsPayload.create(scripting.functions().codes()));
     }
 
     // FUNCTION RESTORE serialized-value [FLUSH | APPEND | REPLACE]
-    static void restore(Session s, Args a) {
+    static void restore(Scripting scripting, Session s, Args a) {
         if (a.count() > 4) {
             throw new RedisError("ERR unknown subcommand or wrong number of arguments for '" + ServerCommands.truncate(a.cString(1))
                     + "'. Try FUNCTION HELP.");
@@ -196,7 +196,7 @@ final class FunctionCommands {
         }
         FunctionLibraries.RestorePolicy p = policy;
         try {
-            s.engine().scripting().changeFunctions(s, f -> {
+            scripting.changeFunctions(s, f -> {
                 f.restore(codes, p);
                 return null;
             });
@@ -208,9 +208,9 @@ final class FunctionCommands {
     }
 
     // FUNCTION STATS  (running_script: the function FCALL runs; null also while an EVAL script runs)
-    static void stats(Session s, Args a) {
-        FunctionLibraries f = s.engine().scripting().functions();
-        Scripting.RunningFunction running = s.engine().scripting().runningFunction();
+    static void stats(Scripting scripting, Session s, Args a) {
+        FunctionLibraries f = scripting.functions();
+        Scripting.RunningFunction running = scripting.runningFunction();
         ReplyBuffer out = s.out();
         out.map(2);
         out.bulk("running_script");
@@ -232,8 +232,8 @@ final class FunctionCommands {
     }
 
     // FUNCTION KILL
-    static void kill(Session s, Args a) {
-        switch (s.engine().scripting().kill(true)) {
+    static void kill(Scripting scripting, Session s, Args a) {
+        switch (scripting.kill(true)) {
             case NOT_BUSY -> throw new RedisError("NOTBUSY No scripts in execution right now.");
             case UNKILLABLE -> throw new RedisError("UNKILLABLE Sorry the script already executed write commands against the dataset."
                     + " You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.");

@@ -3,7 +3,6 @@ package dev.spinel.server.commands;
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.LongDouble;
 import dev.spinel.protocol.ReplyBuffer;
-import dev.spinel.server.SpinelServer;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Errors;
 import dev.spinel.server.engine.RedisError;
@@ -28,8 +27,7 @@ public final class GeoCommands {
     private GeoCommands() {
     }
 
-    public static void register(CommandTable t, SpinelServer server) {
-        SetLimits limits = server.config().setLimits;
+    public static void register(CommandTable t, SetLimits limits) {
         t.register("geoadd", (s, a) -> geoadd(s, a, limits));
         t.register("geopos", GeoCommands::geopos);
         t.register("geodist", GeoCommands::geodist);

@@ -159,7 +159,7 @@ final class GeoSearchCommands {
             } else if (a.is(i, "DESC")) {
                 sort = SORT_DESC;
             } else if (a.is(i, "COUNT") && k + 1 < remaining) {
-                count = StringCommands.parseLongOrError(a, i + 1);
+                count = NumberArgs.parseLong(a, i + 1);
                 if (count <= 0) {
                     throw COUNT_POSITIVE;
                 }

@@ -4,7 +4,6 @@ import dev.spinel.protocol.Args;
 import dev.spinel.protocol.LongDouble;
 import dev.spinel.protocol.Numbers;
 import dev.spinel.protocol.ReplyBuffer;
-import dev.spinel.server.SpinelServer;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Errors;
 import dev.spinel.server.engine.Notifications;
@@ -31,7 +30,7 @@ public final class HashCommands {
     private HashCommands() {
     }
 
-    public static void register(CommandTable t, SpinelServer server) {
+    public static void register(CommandTable t) {
         t.register("hset", (s, a) -> hset(s, a, false));
         t.register("hmset", (s, a) -> hset(s, a, true));
         t.register("hsetnx", HashCommands::hsetnx);
@@ -46,7 +45,7 @@ public final class HashCommands {
         t.register("hstrlen", HashCommands::hstrlen);
         t.register("hincrby", HashCommands::hincrby);
         t.register("hincrbyfloat", HashCommands::hincrbyfloat);
-        HashScanCommands.register(t, server);
+        HashScanCommands.register(t);
     }
 
     // HSET key field value [field value ...] / HMSET key field value [field value ...]
@@ -246,7 +245,7 @@ public final class HashCommands {
 
     // HINCRBY key field increment
     static void hincrby(Session s, Args a) {
-        long incr = Lists.parseLong(a, 3);
+        long incr = NumberArgs.parseLong(a, 3);
         int h = Keys.hash(a, 1);
         Segment seg = s.db().segment(h);
         seg.lock();

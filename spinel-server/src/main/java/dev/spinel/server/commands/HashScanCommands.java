@@ -2,7 +2,6 @@ package dev.spinel.server.commands;
 
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.ReplyBuffer;
-import dev.spinel.server.SpinelServer;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Errors;
 import dev.spinel.server.engine.RedisError;
@@ -26,7 +25,7 @@ public final class HashScanCommands {
     private HashScanCommands() {
     }
 
-    static void register(CommandTable t, SpinelServer server) {
+    static void register(CommandTable t) {
         t.register("hrandfield", HashScanCommands::hrandfield);
         t.register("hscan", HashScanCommands::hscan);
     }
@@ -37,7 +36,7 @@ public final class HashScanCommands {
         long count = 0;
         boolean withValues = false;
         if (withCount) {
-            count = Lists.parseLong(a, 2);
+            count = NumberArgs.parseLong(a, 2);
             if (count == Long.MIN_VALUE) {
                 throw COUNT_RANGE;
             }
@@ -52,7 +51,7 @@ public final class HashScanCommands {
             } else if (a.count() > 4) {
                 throw Errors.SYNTAX;
             }
-            if (count < -SetCommands.MAX_REPLY_ELEMENTS && !s.engine().outputLimits().bounds(s)) {
+            if (count < -NumberArgs.MAX_REPLY_ELEMENTS && !s.engine().outputLimits().bounds(s)) {
                 // Redis would build the reply until memory runs out; Spinel refuses, as SRANDMEMBER/ZRANDMEMBER
                 // do, unless an output limit stops it (and closes the client) as it would stop Redis
                 throw OUT_OF_RANGE;
@@ -156,7 +155,7 @@ public final class HashScanCommands {
             for (int j = 3; j < a.count(); j++) {
                 boolean more = j + 1 < a.count();
                 if (a.is(j, "COUNT") && more) {
-                    count = Lists.parseLong(a, ++j);
+                    count = NumberArgs.parseLong(a, ++j);
                     if (count < 1) {
                         throw Errors.SYNTAX;
                     }

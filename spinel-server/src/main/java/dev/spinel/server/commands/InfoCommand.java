@@ -2,7 +2,6 @@ package dev.spinel.server.commands;
 
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.Version;
-import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.engine.Command;
 import dev.spinel.server.engine.CommandTable;
@@ -46,15 +45,15 @@ final class InfoCommand {
             "replication", "cpu", "modules", "errorstats", "cluster", "keyspace");
     private static final long CLOCK_TICKS = 100;
 
-    private final SpinelServer server;
+    private final ServerControl server;
     private final String runId = randomHex(40);
     private final AtomicLong peakMemory = new AtomicLong();
 
-    private InfoCommand(SpinelServer server) {
+    private InfoCommand(ServerControl server) {
         this.server = server;
     }
 
-    static void register(CommandTable t, SpinelServer server) {
+    static void register(CommandTable t, ServerControl server) {
         InfoCommand info = new InfoCommand(server);
         t.register("info", info::info);
     }
@@ -120,7 +119,7 @@ final class InfoCommand {
         field(sb, "os", System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + arch());
         field(sb, "arch_bits", System.getProperty("os.arch").contains("64") ? 64 : 32);
         field(sb, "monotonic_clock", "System.nanoTime");
-        field(sb, "multiplexing_api", server.transport().word());
+        field(sb, "multiplexing_api", server.multiplexingApi());
         field(sb, "atomicvar_api", "java.util.concurrent");
         field(sb, "gcc_version", "0.0.0");
         field(sb, "java_version", System.getProperty("java.version"));
@@ -166,8 +165,8 @@ final class InfoCommand {
         Runtime rt = Runtime.getRuntime();
         long totalSystem = totalSystemMemory();
         long maxmemory = e.config().maxmemory.value();
-        long scripts = e.scripting().cache().memory();
-        var functions = e.scripting().functions();
+        long scripts = server.scripting().cache().memory();
+        var functions = server.scripting().functions();
         long functionBytes = functions.codeBytes();
         // Redis 7.0.15's fields in its order. Spinel accounts the dataset only (used_memory), so the
         // overhead and start-up figures are 0, the allocator's are the dataset and the RSS, and the
@@ -195,7 +194,7 @@ final class InfoCommand {
         field(sb, "used_memory_vm_eval", scripts);
         field(sb, "used_memory_lua_human", human(scripts));
         field(sb, "used_memory_scripts_eval", scripts);
-        field(sb, "number_of_cached_scripts", e.scripting().cache().size());
+        field(sb, "number_of_cached_scripts", server.scripting().cache().size());
         field(sb, "number_of_functions", functions.functionCount());
         field(sb, "number_of_libraries", functions.codes().size());
         field(sb, "used_memory_vm_functions", functionBytes);

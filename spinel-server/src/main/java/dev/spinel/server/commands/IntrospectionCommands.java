@@ -1,7 +1,6 @@
 package dev.spinel.server.commands;
 
 import dev.spinel.protocol.Args;
-import dev.spinel.server.SpinelServer;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.RedisError;
 import dev.spinel.server.engine.Session;
@@ -11,7 +10,7 @@ public final class IntrospectionCommands {
     private IntrospectionCommands() {
     }
 
-    public static void register(CommandTable t, SpinelServer server) {
+    public static void register(CommandTable t) {
         t.register("slowlog", null);
         t.registerSub("slowlog", "get", IntrospectionCommands::slowlogGet);
         t.registerSub("slowlog", "len", (s, a) -> s.out().integer(s.engine().slowLog().size()));

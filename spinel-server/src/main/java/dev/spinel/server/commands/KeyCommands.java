@@ -1,7 +1,6 @@
 package dev.spinel.server.commands;
 
 import dev.spinel.protocol.Args;
-import dev.spinel.server.SpinelServer;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Notifications;
 import dev.spinel.server.engine.Session;
@@ -24,7 +23,7 @@ public final class KeyCommands {
     private KeyCommands() {
     }
 
-    public static void register(CommandTable t, SpinelServer server) {
+    public static void register(CommandTable t) {
         t.register("del", KeyCommands::del);
         t.register("unlink", KeyCommands::del);
         t.register("exists", KeyCommands::exists);

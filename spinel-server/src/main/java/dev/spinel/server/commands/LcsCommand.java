@@ -67,7 +67,7 @@ final class LcsCommand {
             } else if (a.is(j, "WITHMATCHLEN")) {
                 withMatchLen = true;
             } else if (a.is(j, "MINMATCHLEN") && more) {
-                minMatchLen = Math.max(0, StringCommands.parseLongOrError(a, ++j));
+                minMatchLen = Math.max(0, NumberArgs.parseLong(a, ++j));
             } else {
                 throw Errors.SYNTAX;
             }

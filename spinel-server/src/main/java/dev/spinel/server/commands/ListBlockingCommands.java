@@ -2,7 +2,6 @@ package dev.spinel.server.commands;
 
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.ReplyBuffer;
-import dev.spinel.server.SpinelServer;
 import dev.spinel.server.blocking.BlockedOperation;
 import dev.spinel.server.blocking.ServeContext;
 import dev.spinel.server.engine.CommandTable;
@@ -33,21 +32,21 @@ public final class ListBlockingCommands {
     private ListBlockingCommands() {
     }
 
-    static void register(CommandTable t, SpinelServer server) {
+    static void register(CommandTable t) {
         t.register("blpop", (s, a) -> bpop(s, a, true));
         t.register("brpop", (s, a) -> bpop(s, a, false));
         t.register("blmove", (s, a) -> {
             boolean from = Lists.side(a, 3);
             boolean to = Lists.side(a, 4);
-            blmove(s, a, from, to, Lists.timeoutMillis(a, 5));
+            blmove(s, a, from, to, NumberArgs.timeoutMillis(a, 5));
         });
-        t.register("brpoplpush", (s, a) -> blmove(s, a, false, true, Lists.timeoutMillis(a, 3)));
+        t.register("brpoplpush", (s, a) -> blmove(s, a, false, true, NumberArgs.timeoutMillis(a, 3)));
         t.register("blmpop", ListBlockingCommands::blmpop);
     }
 
     // BLPOP key [key ...] timeout / BRPOP key [key ...] timeout
     static void bpop(Session s, Args a, boolean head) {
-        long timeout = Lists.timeoutMillis(a, a.count() - 1);
+        long timeout = NumberArgs.timeoutMillis(a, a.count() - 1);
         Database db = s.db();
         StripeLocks locks = s.locks();
         int nkeys = a.count() - 2;
@@ -113,7 +112,7 @@ public final class ListBlockingCommands {
     // BLMPOP timeout numkeys key [key ...] LEFT|RIGHT [COUNT count]
     static void blmpop(Session s, Args a) {
         ListMoveCommands.MpopArgs m = ListMoveCommands.MpopArgs.parse(a, 2);
-        long timeout = Lists.timeoutMillis(a, 1); // Redis parses the timeout after numkeys, the side and COUNT
+        long timeout = NumberArgs.timeoutMillis(a, 1); // Redis parses the timeout after numkeys, the side and COUNT
         Database db = s.db();
         StripeLocks locks = s.locks();
         for (int i = 0; i < m.numKeys(); i++) {

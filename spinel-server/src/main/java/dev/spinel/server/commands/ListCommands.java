@@ -2,7 +2,6 @@ package dev.spinel.server.commands;
 
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.ReplyBuffer;
-import dev.spinel.server.SpinelServer;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Errors;
 import dev.spinel.server.engine.Notifications;
@@ -27,7 +26,7 @@ public final class ListCommands {
     private ListCommands() {
     }
 
-    public static void register(CommandTable t, SpinelServer server) {
+    public static void register(CommandTable t) {
         t.register("lpush", (s, a) -> push(s, a, true, false));
         t.register("rpush", (s, a) -> push(s, a, false, false));
         t.register("lpushx", (s, a) -> push(s, a, true, true));
@@ -42,8 +41,8 @@ public final class ListCommands {
         t.register("lrem", ListCommands::lrem);
         t.register("ltrim", ListCommands::ltrim);
         t.register("lpos", ListCommands::lpos);
-        ListMoveCommands.register(t, server);
-        ListBlockingCommands.register(t, server);
+        ListMoveCommands.register(t);
+        ListBlockingCommands.register(t);
         SortCommand.register(t);
     }
 
@@ -85,7 +84,7 @@ public final class ListCommands {
         }
         long count = -1;
         if (a.count() == 3) {
-            count = Lists.parseLongOr(a, 2, Lists.NOT_POSITIVE);
+            count = NumberArgs.parseLongOr(a, 2, Lists.NOT_POSITIVE);
             if (count < 0) {
                 throw Lists.NOT_POSITIVE;
             }
@@ -139,8 +138,8 @@ public final class ListCommands {
 
     // LRANGE key start stop
     static void lrange(Session s, Args a) {
-        long start = Lists.parseLong(a, 2);
-        long end = Lists.parseLong(a, 3);
+        long start = NumberArgs.parseLong(a, 2);
+        long end = NumberArgs.parseLong(a, 3);
         int h = Keys.hash(a, 1);
         Segment seg = s.db().segment(h);
         seg.lock();
@@ -188,7 +187,7 @@ public final class ListCommands {
                 return;
             }
             ListValue l = Lists.list(e);
-            long index = Lists.parseLong(a, 2); // after the key lookup and type check, as in Redis
+            long index = NumberArgs.parseLong(a, 2); // after the key lookup and type check, as in Redis
             if (index < 0) {
                 index += l.length();
             }
@@ -213,7 +212,7 @@ public final class ListCommands {
                 throw Errors.NO_SUCH_KEY;
             }
             ListValue l = Lists.list(e);
-            long index = Lists.parseLong(a, 2);
+            long index = NumberArgs.parseLong(a, 2);
             if (index < 0) {
                 index += l.length();
             }
@@ -269,7 +268,7 @@ public final class ListCommands {
 
     // LREM key count element
     static void lrem(Session s, Args a) {
-        long count = Lists.parseLong(a, 2);
+        long count = NumberArgs.parseLong(a, 2);
         int h = Keys.hash(a, 1);
         Segment seg = s.db().segment(h);
         seg.lock();
@@ -298,8 +297,8 @@ public final class ListCommands {
 
     // LTRIM key start stop
     static void ltrim(Session s, Args a) {
-        long start = Lists.parseLong(a, 2);
-        long end = Lists.parseLong(a, 3);
+        long start = NumberArgs.parseLong(a, 2);
+        long end = NumberArgs.parseLong(a, 3);
         int h = Keys.hash(a, 1);
         Segment seg = s.db().segment(h);
         seg.lock();
@@ -381,17 +380,17 @@ public final class ListCommands {
         for (int j = 3; j < a.count(); j++) {
             boolean more = j + 1 < a.count();
             if (a.is(j, "RANK") && more) {
-                rank = Lists.parseLong(a, ++j);
+                rank = NumberArgs.parseLong(a, ++j);
                 if (rank == 0) {
                     throw RANK_ZERO;
                 }
             } else if (a.is(j, "COUNT") && more) {
-                count = Lists.parseLongOr(a, ++j, COUNT_NEGATIVE);
+                count = NumberArgs.parseLongOr(a, ++j, COUNT_NEGATIVE);
                 if (count < 0) {
                     throw COUNT_NEGATIVE;
                 }
             } else if (a.is(j, "MAXLEN") && more) {
-                maxlen = Lists.parseLongOr(a, ++j, MAXLEN_NEGATIVE);
+                maxlen = NumberArgs.parseLongOr(a, ++j, MAXLEN_NEGATIVE);
                 if (maxlen < 0) {
                     throw MAXLEN_NEGATIVE;
                 }

@@ -2,7 +2,6 @@ package dev.spinel.server.commands;
 
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.ReplyBuffer;
-import dev.spinel.server.SpinelServer;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.Notifications;
@@ -33,7 +32,7 @@ public final class ListMoveCommands {
     private ListMoveCommands() {
     }
 
-    static void register(CommandTable t, SpinelServer server) {
+    static void register(CommandTable t) {
         t.register("lmove", (s, a) -> lmove(s, a, Lists.side(a, 3), Lists.side(a, 4)));
         t.register("rpoplpush", (s, a) -> lmove(s, a, false, true));
         t.register("lmpop", (s, a) -> {
@@ -134,7 +133,7 @@ public final class ListMoveCommands {
     /** Parsed {@code numkeys key [key ...] LEFT|RIGHT [COUNT count]} of LMPOP/BLMPOP. */
     record MpopArgs(int firstKey, int numKeys, boolean head, long count) {
         static MpopArgs parse(Args a, int numkeysIdx) {
-            long numkeys = Lists.parseLongOr(a, numkeysIdx, NUMKEYS);
+            long numkeys = NumberArgs.parseLongOr(a, numkeysIdx, NUMKEYS);
             if (numkeys <= 0) {
                 throw NUMKEYS;
             }
@@ -146,7 +145,7 @@ public final class ListMoveCommands {
             long count = -1;
             for (int j = whereIdx + 1; j < a.count(); j++) {
                 if (count == -1 && a.is(j, "COUNT") && j + 1 < a.count()) {
-                    count = Lists.parseLongOr(a, ++j, COUNT_POSITIVE);
+                    count = NumberArgs.parseLongOr(a, ++j, COUNT_POSITIVE);
                     if (count <= 0) {
                         throw COUNT_POSITIVE;
                     }

@@ -63,7 +63,7 @@ final class MemberScan {
                 throw Errors.SYNTAX;
             }
             if (a.is(i, "COUNT")) {
-                long c = StringCommands.parseLongOrError(a, i + 1);
+                long c = NumberArgs.parseLong(a, i + 1);
                 if (c < 1) {
                     throw Errors.SYNTAX;
                 }

@@ -4,6 +4,7 @@ import dev.spinel.protocol.Args;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Errors;
 import dev.spinel.server.engine.Session;
+import dev.spinel.server.scripting.Scripting;
 import dev.spinel.store.Entry;
 import dev.spinel.store.Segment;
 
@@ -18,13 +19,13 @@ final class MemoryCommands {
     private MemoryCommands() {
     }
 
-    static void register(CommandTable t) {
+    static void register(CommandTable t, Scripting scripting) {
         t.register("memory", (s, a) -> {
             throw Errors.SYNTAX;
         });
         t.registerSub("memory", "usage", MemoryCommands::usage);
         t.registerSub("memory", "help", MemoryCommands::help);
-        t.registerSub("memory", "stats", MemoryCommands::stats);
+        t.registerSub("memory", "stats", (s, a) -> stats(scripting, s, a));
         t.registerSub("memory", "doctor", MemoryCommands::doctor);
         t.registerSub("memory", "purge", (s, a) -> s.out().ok());
         // What Redis answers when not built with jemalloc: there is no allocator report to give.
@@ -40,7 +41,7 @@ final class MemoryCommands {
     }
 
     // MEMORY STATS
-    static void stats(Session s, Args a) {
+    static void stats(Scripting scripting, Session s, Args a) {
         var keyspace = s.engine().keyspace();
         long used = datasetBytes(s);
         long rss = InfoCommand.rss();
@@ -63,8 +64,8 @@ final class MemoryCommands {
         out.bulk("clients.normal").integer(0);
         out.bulk("cluster.links").integer(0);
         out.bulk("aof.buffer").integer(0);
-        out.bulk("lua.caches").integer(s.engine().scripting().cache().memory());
-        out.bulk("functions.caches").integer(s.engine().scripting().functions().codeBytes());
+        out.bulk("lua.caches").integer(scripting.cache().memory());
+        out.bulk("functions.caches").integer(scripting.functions().codeBytes());
         for (int i = 0; i < keyspace.databases(); i++) {
             if (keyspace.db(i).size() > 0) {
                 out.bulk("db." + i).map(3);

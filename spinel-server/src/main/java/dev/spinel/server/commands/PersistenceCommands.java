@@ -1,7 +1,6 @@
 package dev.spinel.server.commands;
 
 import dev.spinel.protocol.Args;
-import dev.spinel.server.SpinelServer;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Errors;
 import dev.spinel.server.engine.RedisError;
@@ -17,8 +16,8 @@ public final class PersistenceCommands {
     private PersistenceCommands() {
     }
 
-    public static void register(CommandTable t, SpinelServer server) {
-        Persistence p = server.persistence();
+    public static void register(CommandTable t, Persistence persistence) {
+        Persistence p = persistence;
         t.register("save", (s, a) -> save(p, s));
         t.register("bgsave", (s, a) -> bgsave(p, s, a));
         t.register("lastsave", (s, a) -> s.out().integer(p.lastSave()));

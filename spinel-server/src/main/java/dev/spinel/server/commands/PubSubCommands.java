@@ -2,7 +2,6 @@ package dev.spinel.server.commands;
 
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.ReplyBuffer;
-import dev.spinel.server.SpinelServer;
 import dev.spinel.server.engine.ByteKey;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.PubSub;
@@ -28,7 +27,7 @@ public final class PubSubCommands {
     private PubSubCommands() {
     }
 
-    public static void register(CommandTable t, SpinelServer server) {
+    public static void register(CommandTable t) {
         t.register("subscribe", (s, a) -> subscribe(s, a, Kind.CHANNEL, SUBSCRIBE));
         t.register("psubscribe", (s, a) -> subscribe(s, a, Kind.PATTERN, PSUBSCRIBE));
         t.register("ssubscribe", (s, a) -> subscribe(s, a, Kind.SHARD, SSUBSCRIBE));

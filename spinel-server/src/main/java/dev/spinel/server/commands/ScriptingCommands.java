@@ -6,6 +6,7 @@ import dev.spinel.server.engine.Errors;
 import dev.spinel.server.engine.RedisError;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.scripting.ScriptCache;
+import dev.spinel.server.scripting.Scripting;
 
 /**
  * EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT LOAD / EXISTS / FLUSH / HELP, with Redis 7.0's
@@ -20,30 +21,30 @@ final class ScriptingCommands {
     private ScriptingCommands() {
     }
 
-    static void register(CommandTable t) {
+    static void register(CommandTable t, Scripting scripting) {
         // EVAL script numkeys [key [key ...]] [arg [arg ...]]
-        t.register("eval", (s, a) -> eval(s, a, false, false));
+        t.register("eval", (s, a) -> eval(scripting, s, a, false, false));
         // EVALSHA sha1 numkeys [key [key ...]] [arg [arg ...]]
-        t.register("evalsha", (s, a) -> eval(s, a, true, false));
+        t.register("evalsha", (s, a) -> eval(scripting, s, a, true, false));
         // EVAL_RO script numkeys [key [key ...]] [arg [arg ...]]
-        t.register("eval_ro", (s, a) -> eval(s, a, false, true));
+        t.register("eval_ro", (s, a) -> eval(scripting, s, a, false, true));
         // EVALSHA_RO sha1 numkeys [key [key ...]] [arg [arg ...]]
-        t.register("evalsha_ro", (s, a) -> eval(s, a, true, true));
+        t.register("evalsha_ro", (s, a) -> eval(scripting, s, a, true, true));
         // FCALL function numkeys [key [key ...]] [arg [arg ...]]
-        t.register("fcall", (s, a) -> fcall(s, a, false));
+        t.register("fcall", (s, a) -> fcall(scripting, s, a, false));
         // FCALL_RO function numkeys [key [key ...]] [arg [arg ...]]
-        t.register("fcall_ro", (s, a) -> fcall(s, a, true));
+        t.register("fcall_ro", (s, a) -> fcall(scripting, s, a, true));
         t.register("script", (s, a) -> {
             throw Errors.SYNTAX;
         });
-        t.registerSub("script", "load", ScriptingCommands::load);
-        t.registerSub("script", "exists", ScriptingCommands::exists);
-        t.registerSub("script", "flush", ScriptingCommands::flush);
+        t.registerSub("script", "load", (s, a) -> load(scripting, s, a));
+        t.registerSub("script", "exists", (s, a) -> exists(scripting, s, a));
+        t.registerSub("script", "flush", (s, a) -> flush(scripting, s, a));
         t.registerSub("script", "help", ScriptingCommands::help);
-        t.registerSub("script", "kill", ScriptingCommands::kill);
+        t.registerSub("script", "kill", (s, a) -> kill(scripting, s, a));
     }
 
-    private static void eval(Session s, Args a, boolean bySha, boolean readOnly) {
+    private static void eval(Scripting scripting, Session s, Args a, boolean bySha, boolean readOnly) {
         if (bySha && a.length(1) != 40) {
             throw NOSCRIPT;
         }
@@ -59,7 +60,7 @@ final class ScriptingCommands {
         if (numkeys < 0) {
             throw new RedisError("ERR Number of keys can't be negative");
         }
-        ScriptCache cache = s.engine().scripting().cache();
+        ScriptCache cache = scripting.cache();
         ScriptCache.Script script = bySha ? cache.get(a.string(1)) : cache.load(a.copy(1));
         if (script == null) {
             throw NOSCRIPT;
@@ -76,17 +77,17 @@ final class ScriptingCommands {
         int k = (int) numkeys;
         byte[][] keys = copies(a, 3, k);
         byte[][] argv = copies(a, 3 + k, a.count() - 3 - k);
-        s.engine().scripting().run(s, script, keys, argv, readOnly);
+        scripting.run(s, script, keys, argv, readOnly);
     }
 
     // SCRIPT LOAD script
-    private static void load(Session s, Args a) {
-        s.out().bulk(s.engine().scripting().cache().load(a.copy(2)).sha());
+    private static void load(Scripting scripting, Session s, Args a) {
+        s.out().bulk(scripting.cache().load(a.copy(2)).sha());
     }
 
     // SCRIPT EXISTS sha1 [sha1 ...]
-    private static void exists(Session s, Args a) {
-        ScriptCache cache = s.engine().scripting().cache();
+    private static void exists(Scripting scripting, Session s, Args a) {
+        ScriptCache cache = scripting.cache();
         s.out().array(a.count() - 2);
         for (int i = 2; i < a.count(); i++) {
             s.out().integer(cache.exists(a.string(i)) ? 1 : 0);
@@ -94,17 +95,17 @@ final class ScriptingCommands {
     }
 
     // SCRIPT FLUSH [ASYNC | SYNC]
-    private static void flush(Session s, Args a) {
+    private static void flush(Scripting scripting, Session s, Args a) {
         if (a.count() > 3 || (a.count() == 3 && !a.is(2, "ASYNC") && !a.is(2, "SYNC"))) {
             throw new RedisError("ERR SCRIPT FLUSH only support SYNC|ASYNC option");
         }
-        s.engine().scripting().flush();
+        scripting.flush();
         s.out().ok();
     }
 
     // SCRIPT KILL
-    private static void kill(Session s, Args a) {
-        switch (s.engine().scripting().kill()) {
+    private static void kill(Scripting scripting, Session s, Args a) {
+        switch (scripting.kill()) {
             case NOT_BUSY -> throw new RedisError("NOTBUSY No scripts in execution right now.");
             case UNKILLABLE -> throw new RedisError("UNKILLABLE Sorry the script already executed write commands against the dataset."
                     + " You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.");
@@ -114,7 +115,7 @@ final class ScriptingCommands {
     }
 
     // FCALL function numkeys [key [key ...]] [arg [arg ...]]  /  FCALL_RO (the same, read-only)
-    private static void fcall(Session s, Args a, boolean readOnly) {
+    private static void fcall(Scripting scripting, Session s, Args a, boolean readOnly) {
         long numkeys;
         try {
             numkeys = a.parseLong(2);
@@ -134,7 +135,7 @@ final class ScriptingCommands {
         for (int i = 0; i < command.length; i++) {
             command[i] = a.copy(i);
         }
-        s.engine().scripting().runFunction(s, a.string(1), keys, argv, readOnly, command);
+        scripting.runFunction(s, a.string(1), keys, argv, readOnly, command);
     }
 
     // SCRIPT HELP

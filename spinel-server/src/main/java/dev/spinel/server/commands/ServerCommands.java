@@ -2,8 +2,8 @@ package dev.spinel.server.commands;
 
 import dev.spinel.protocol.Args;
 import dev.spinel.server.Log;
-import dev.spinel.server.SpinelServer;
 import dev.spinel.server.engine.CommandTable;
+import dev.spinel.server.engine.BusyScript;
 import dev.spinel.server.engine.Errors;
 import dev.spinel.server.engine.RedisError;
 import dev.spinel.server.engine.Session;
@@ -13,7 +13,7 @@ import java.time.Instant;
 /**
  * Server commands: TIME, LASTSAVE, SHUTDOWN; registers the other server-level families: INFO
  * ({@link InfoCommand}), COMMAND ({@link CommandCommand}), DEBUG ({@link DebugCommand}), FUNCTION
- * ({@link FunctionCommands}), MEMORY ({@link MemoryCommands}).
+ * MEMORY ({@link MemoryCommands}).
  *
  * <p>Thread-safety: stateless; each handler runs on its connection's event loop.
  */
@@ -21,12 +21,11 @@ public final class ServerCommands {
     private ServerCommands() {
     }
 
-    public static void register(CommandTable t, SpinelServer server) {
+    public static void register(CommandTable t, ServerControl server) {
         t.register("time", ServerCommands::time);
         t.register("shutdown", (s, a) -> shutdown(server, s, a));
         DebugCommand.register(t, server.persistence());
-        FunctionCommands.register(t);
-        MemoryCommands.register(t);
+        MemoryCommands.register(t, server.scripting());
         InfoCommand.register(t, server);
         CommandCommand.register(t);
     }
@@ -47,7 +46,7 @@ public final class ServerCommands {
     }
 
     // SHUTDOWN [NOSAVE | SAVE] [NOW] [FORCE] [ABORT]
-    static void shutdown(SpinelServer server, Session s, Args a) {
+    static void shutdown(ServerControl server, Session s, Args a) {
         boolean nosave = false;
         boolean save = false;
         boolean force = false;
@@ -75,7 +74,7 @@ public final class ServerCommands {
             // A shutdown here is immediate, so there is never one in progress to abort.
             throw new RedisError("ERR No shutdown in progress.");
         }
-        dev.spinel.server.scripting.Scripting scripting = s.engine().scripting();
+        BusyScript scripting = s.engine().script();
         if (!nosave && scripting.busy(s.engine().config().busyReplyThreshold.value())) {
             // Redis 7.0: while a script is busy only SHUTDOWN NOSAVE stops the server (SAVE, NOW, FORCE included).
             throw new RedisError(scripting.functionRunning()

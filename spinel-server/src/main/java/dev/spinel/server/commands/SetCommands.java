@@ -2,7 +2,6 @@ package dev.spinel.server.commands;
 
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.ReplyBuffer;
-import dev.spinel.server.SpinelServer;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Errors;
 import dev.spinel.server.engine.Notifications;
@@ -20,14 +19,11 @@ import java.util.concurrent.ThreadLocalRandom;
  * {@link SetAlgebraCommands}. Each command holds its key's stripe lock for its whole run.
  */
 public final class SetCommands {
-    /** Largest reply a negative-count random command may build (one array header holds an int). */
-    static final long MAX_REPLY_ELEMENTS = 100_000_000L;
 
     private SetCommands() {
     }
 
-    public static void register(CommandTable t, SpinelServer server) {
-        SetLimits limits = server.config().setLimits;
+    public static void register(CommandTable t, SetLimits limits) {
         t.register("sadd", (s, a) -> sadd(s, a, limits));
         t.register("srem", SetCommands::srem);
         t.register("sismember", SetCommands::sismember);
@@ -231,12 +227,12 @@ public final class SetCommands {
         long count = 0;
         boolean withCount = a.count() == 3;
         if (withCount) {
-            count = StringCommands.parseLongOrError(a, 2);
+            count = NumberArgs.parseLong(a, 2);
             if (count == Long.MIN_VALUE) {
                 throw new dev.spinel.server.engine.RedisError(
                         "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807");
             }
-            if (count < -MAX_REPLY_ELEMENTS) {
+            if (count < -NumberArgs.MAX_REPLY_ELEMENTS) {
                 // Redis would try to build the reply and run out of memory; refuse with a clear error instead
                 throw new dev.spinel.server.engine.RedisError("ERR value is out of range");
             }

@@ -1,7 +1,6 @@
 package dev.spinel.server.commands;
 
 import dev.spinel.protocol.Args;
-import dev.spinel.server.SpinelServer;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Errors;
 import dev.spinel.server.engine.Notifications;
@@ -31,7 +30,7 @@ public final class StreamCommands {
     private StreamCommands() {
     }
 
-    public static void register(CommandTable t, SpinelServer server) {
+    public static void register(CommandTable t) {
         t.register("xadd", StreamCommands::xadd);
         t.register("xlen", StreamCommands::xlen);
         t.register("xrange", (s, a) -> xrange(s, a, false));

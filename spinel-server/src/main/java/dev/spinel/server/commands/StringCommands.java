@@ -1,7 +1,6 @@
 package dev.spinel.server.commands;
 
 import dev.spinel.protocol.Args;
-import dev.spinel.server.SpinelServer;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Errors;
 import dev.spinel.server.engine.Notifications;
@@ -27,7 +26,7 @@ public final class StringCommands {
     private StringCommands() {
     }
 
-    public static void register(CommandTable t, SpinelServer server) {
+    public static void register(CommandTable t) {
         t.register("get", StringCommands::get);
         t.register("set", StringCommands::set);
         t.register("setnx", StringCommands::setnx);
@@ -40,8 +39,6 @@ public final class StringCommands {
         StringRangeCommands.register(t);
         CounterCommands.register(t);
         t.register("lcs", LcsCommand::lcs);
-        BitmapCommands.register(t);
-        HyperLogLogCommands.register(t);
     }
 
     // GET key
@@ -101,7 +98,7 @@ public final class StringCommands {
                 throw Errors.SYNTAX;
             }
         }
-        long expireAt = expireArg < 0 ? -1 : absoluteExpire(s, flags, parseLongOrError(a, expireArg), "set");
+        long expireAt = expireArg < 0 ? -1 : absoluteExpire(s, flags, NumberArgs.parseLong(a, expireArg), "set");
         setGeneric(s, a, flags, 2, expireAt, false);
     }
 
@@ -112,12 +109,12 @@ public final class StringCommands {
 
     // SETEX key seconds value
     static void setex(Session s, Args a) {
-        setGeneric(s, a, EX, 3, absoluteExpire(s, EX, parseLongOrError(a, 2), "setex"), false);
+        setGeneric(s, a, EX, 3, absoluteExpire(s, EX, NumberArgs.parseLong(a, 2), "setex"), false);
     }
 
     // PSETEX key milliseconds value
     static void psetex(Session s, Args a) {
-        setGeneric(s, a, PX, 3, absoluteExpire(s, PX, parseLongOrError(a, 2), "psetex"), false);
+        setGeneric(s, a, PX, 3, absoluteExpire(s, PX, NumberArgs.parseLong(a, 2), "psetex"), false);
     }
 
     /**
@@ -237,7 +234,7 @@ public final class StringCommands {
                 return;
             }
             byte[] value = Keys.string(e);
-            long expireAt = expireArg < 0 ? -1 : absoluteExpire(s, flags, parseLongOrError(a, expireArg), "getex");
+            long expireAt = expireArg < 0 ? -1 : absoluteExpire(s, flags, NumberArgs.parseLong(a, expireArg), "getex");
             s.out().bulk(value);
             if ((flags & (EXAT | PXAT)) != 0 && expireAt <= s.now()) {
                 seg.removeEntry(e); // an absolute time already past deletes the key
@@ -271,14 +268,6 @@ public final class StringCommands {
             return PXAT;
         }
         return 0;
-    }
-
-    static long parseLongOrError(Args a, int i) {
-        try {
-            return a.parseLong(i);
-        } catch (NumberFormatException e) {
-            throw Errors.NOT_INTEGER;
-        }
     }
 
     /**

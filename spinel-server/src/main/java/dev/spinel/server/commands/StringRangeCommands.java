@@ -86,7 +86,7 @@ final class StringRangeCommands {
 
     // SETRANGE key offset value
     static void setrange(Session s, Args a) {
-        long offset = StringCommands.parseLongOrError(a, 2);
+        long offset = NumberArgs.parseLong(a, 2);
         if (offset < 0) {
             throw OFFSET_RANGE;
         }
@@ -121,8 +121,8 @@ final class StringRangeCommands {
 
     // GETRANGE key start end   (SUBSTR key start end)
     static void getrange(Session s, Args a) {
-        long start = StringCommands.parseLongOrError(a, 2);
-        long end = StringCommands.parseLongOrError(a, 3);
+        long start = NumberArgs.parseLong(a, 2);
+        long end = NumberArgs.parseLong(a, 3);
         int h = Keys.hash(a, 1);
         Segment seg = s.db().segment(h);
         seg.lock();

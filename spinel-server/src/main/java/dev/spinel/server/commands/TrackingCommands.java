@@ -2,7 +2,6 @@ package dev.spinel.server.commands;
 
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.ClientText;
-import dev.spinel.server.SpinelServer;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Errors;
 import dev.spinel.server.engine.RedisError;
@@ -21,7 +20,7 @@ public final class TrackingCommands {
     private TrackingCommands() {
     }
 
-    public static void register(CommandTable t, SpinelServer server) {
+    public static void register(CommandTable t) {
         t.registerSub("client", "tracking", TrackingCommands::tracking);
         t.registerSub("client", "caching", TrackingCommands::caching);
         t.registerSub("client", "getredir", TrackingCommands::getredir);

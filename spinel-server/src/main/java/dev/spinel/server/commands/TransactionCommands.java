@@ -1,6 +1,5 @@
 package dev.spinel.server.commands;
 
-import dev.spinel.server.SpinelServer;
 import dev.spinel.server.engine.CommandTable;
 
 /**
@@ -11,7 +10,7 @@ public final class TransactionCommands {
     private TransactionCommands() {
     }
 
-    public static void register(CommandTable t, SpinelServer server) {
+    public static void register(CommandTable t) {
         // MULTI
         t.register("multi", (s, a) -> s.engine().transactions().multi(s));
         // EXEC

@@ -77,7 +77,7 @@ final class ZSetAlgebraCommands {
     // ZDIFFSTORE destination numkeys key [key ...]
     // ZINTERCARD numkeys key [key ...] [LIMIT limit]
     private static void run(Session s, Args a, int numkeysArg, int dstArg, Op op, boolean cardOnly, SetLimits limits) {
-        long setnum = StringCommands.parseLongOrError(a, numkeysArg);
+        long setnum = NumberArgs.parseLong(a, numkeysArg);
         if (setnum < 1) {
             throw new RedisError("ERR at least 1 input key is needed for '" + a.string(0).toLowerCase(java.util.Locale.ROOT)
                     + "' command");

@@ -37,14 +37,14 @@ public final class ZSetBlockingCommands {
 
     // BZPOPMIN key [key ...] timeout / BZPOPMAX key [key ...] timeout
     static void bzpop(Session s, Args a, boolean max) {
-        long timeout = Lists.timeoutMillis(a, a.count() - 1);
+        long timeout = NumberArgs.timeoutMillis(a, a.count() - 1);
         block(s, a, 1, a.count() - 1, max, 1, ZSetPopCommands.Reply.KEY_FLAT, timeout);
     }
 
     // BZMPOP timeout numkeys key [key ...] MIN | MAX [COUNT count]
     static void bzmpop(Session s, Args a) {
         ZSetPopCommands.MpopArgs m = ZSetPopCommands.MpopArgs.parse(a, 2);
-        long timeout = Lists.timeoutMillis(a, 1); // Redis parses the timeout after the other options
+        long timeout = NumberArgs.timeoutMillis(a, 1); // Redis parses the timeout after the other options
         block(s, a, m.firstKey(), m.whereArg(), m.max(), m.count(), ZSetPopCommands.Reply.KEY_PAIRS, timeout);
     }
 

@@ -2,7 +2,6 @@ package dev.spinel.server.commands;
 
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.ReplyBuffer;
-import dev.spinel.server.SpinelServer;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Errors;
 import dev.spinel.server.engine.Notifications;
@@ -35,8 +34,7 @@ public final class ZSetCommands {
     private ZSetCommands() {
     }
 
-    public static void register(CommandTable t, SpinelServer server) {
-        SetLimits limits = server.config().setLimits;
+    public static void register(CommandTable t, SetLimits limits) {
         t.register("zadd", (s, a) -> zadd(s, a, limits));
         t.register("zincrby", (s, a) -> zincrby(s, a, limits));
         t.register("zrem", ZSetCommands::zrem);

@@ -33,7 +33,7 @@ final class ZSetRandomCommands {
         long count = 0;
         boolean withScores = false;
         if (withCount) {
-            count = StringCommands.parseLongOrError(a, 2);
+            count = NumberArgs.parseLong(a, 2);
             if (count == Long.MIN_VALUE) {
                 throw RANGE;
             }
@@ -46,7 +46,7 @@ final class ZSetRandomCommands {
                     throw OUT_OF_RANGE;
                 }
             }
-            if (count < -SetCommands.MAX_REPLY_ELEMENTS) {
+            if (count < -NumberArgs.MAX_REPLY_ELEMENTS) {
                 // Redis would build the reply until memory runs out (with or without WITHSCORES)
                 throw OUT_OF_RANGE;
             }

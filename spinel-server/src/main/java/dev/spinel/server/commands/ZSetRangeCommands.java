@@ -64,8 +64,8 @@ final class ZSetRangeCommands {
             if (dstArg < 0 && a.is(j, "WITHSCORES")) {
                 withScores = true;
             } else if (a.is(j, "LIMIT") && left >= 2) {
-                offset = StringCommands.parseLongOrError(a, j + 1);
-                limit = StringCommands.parseLongOrError(a, j + 2);
+                offset = NumberArgs.parseLong(a, j + 1);
+                limit = NumberArgs.parseLong(a, j + 2);
                 j += 2;
             } else if (dir == 0 && a.is(j, "REV")) { // a second REV, BYSCORE or BYLEX is a syntax error
                 dir = -1;
@@ -103,8 +103,8 @@ final class ZSetRangeCommands {
             case SCORE -> sr = ZScores.scoreRange(a, minArg, maxArg);
             case LEX -> lr = ZScores.lexRange(a, minArg, maxArg);
             default -> {
-                start = StringCommands.parseLongOrError(a, minArg);
-                end = StringCommands.parseLongOrError(a, maxArg);
+                start = NumberArgs.parseLong(a, minArg);
+                end = NumberArgs.parseLong(a, maxArg);
             }
         }
         boolean store = dstArg >= 0;
@@ -293,8 +293,8 @@ final class ZSetRangeCommands {
             case SCORE -> sr = ZScores.scoreRange(a, 2, 3);
             case LEX -> lr = ZScores.lexRange(a, 2, 3);
             default -> {
-                start = StringCommands.parseLongOrError(a, 2);
-                end = StringCommands.parseLongOrError(a, 3);
+                start = NumberArgs.parseLong(a, 2);
+                end = NumberArgs.parseLong(a, 3);
             }
         }
         int h = Keys.hash(a, 1);

@@ -37,7 +37,8 @@ public final class Engine {
     private final Evictor evictor;
     private final ClientPause pause = new ClientPause();
     private final Blocking blocking = new Blocking();
-    private final dev.spinel.server.scripting.Scripting scripting = new dev.spinel.server.scripting.Scripting();
+    /** The running script, as far as the busy check needs it. */
+    private final BusyScript script;
     private final Acl acl = new Acl();
     private final ScriptCalls scriptCalls = new ScriptCalls(this);
     private final ScriptThread scriptThread = new ScriptThread(this);
@@ -56,8 +57,14 @@ public final class Engine {
     /** Other front ends' view of key changes (gRPC); null when none runs. */
     private volatile KeyObserver keyObserver;
 
+    /** An engine without scripting (embedded tests): no script is ever busy. */
     public Engine(ServerConfig config, Keyspace keyspace, CommandTable commands) {
+        this(config, keyspace, commands, BusyScript.NONE);
+    }
+
+    public Engine(ServerConfig config, Keyspace keyspace, CommandTable commands, BusyScript script) {
         this.config = config;
+        this.script = script;
         this.keyspace = keyspace;
         this.watches = new Watches(keyspace);
         this.commands = commands;
@@ -101,6 +108,11 @@ public final class Engine {
                 }
             }
         });
+    }
+
+    /** The running script as the engine sees it (the BUSY checks). */
+    public BusyScript script() {
+        return script;
     }
 
     /**
@@ -318,11 +330,6 @@ public final class Engine {
         return pause;
     }
 
-    /** EVAL's scripts cache and Lua runner. */
-    public dev.spinel.server.scripting.Scripting scripting() {
-        return scripting;
-    }
-
     /** Blocked clients and the keys they wait on (BLPOP and friends). */
     public Blocking blocking() {
         return blocking;
@@ -490,7 +497,7 @@ public final class Engine {
             applyReplyMode(session);
             return null;
         }
-        if (scripting.running() && waitForScript(session, cmd)) { // one volatile read when no script runs
+        if (script.running() && waitForScript(session, cmd)) { // one volatile read when no script runs
             return null;
         }
         if (cmd.publish && session.transaction() == null && PublishBarrier.holdBack(session, args, pubSub)) {
@@ -523,9 +530,9 @@ public final class Engine {
      */
     private boolean waitForScript(Session session, Command cmd) {
         long threshold = config.busyReplyThreshold.value();
-        scripting.awaitEndOrBusy(threshold);
-        if (scripting.busy(threshold) && !cmd.spec().has("allow_busy")) {
-            reject(session, cmd, scripting.functionRunning()
+        script.awaitEndOrBusy(threshold);
+        if (script.busy(threshold) && !cmd.spec().has("allow_busy")) {
+            reject(session, cmd, script.functionRunning()
                     ? "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
                     : "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
             applyReplyMode(session);

@@ -85,7 +85,7 @@ public final class Transactions {
         if (seg.tryLock()) {
             return true;
         }
-        if (s.engine().scripting().busy(s.engine().config().busyReplyThreshold.value())) {
+        if (s.engine().script().busy(s.engine().config().busyReplyThreshold.value())) {
             return false;
         }
         seg.lock();

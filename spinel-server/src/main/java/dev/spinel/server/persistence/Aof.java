@@ -8,6 +8,7 @@ import dev.spinel.server.Log;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.Propagator;
+import dev.spinel.server.scripting.FunctionLibraries;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -37,6 +38,8 @@ import java.util.List;
 public final class Aof implements AutoCloseable {
     private final ServerConfig config;
     private final Engine engine;
+    /** The function libraries, loaded with the keys and written into a rewrite's preamble. */
+    private final FunctionLibraries functions;
     private AofFile file;
 
     /**
@@ -47,7 +50,8 @@ public final class Aof implements AutoCloseable {
         return new AofPropagator(null, engine);
     }
 
-    public Aof(ServerConfig config, Engine engine) {
+    public Aof(ServerConfig config, Engine engine, FunctionLibraries functions) {
+        this.functions = functions;
         this.config = config;
         this.engine = engine;
     }
@@ -73,7 +77,7 @@ public final class Aof implements AutoCloseable {
             Path p = dir().resolve(base.file());
             if (isRdb(p)) {
                 RdbFiles.load(engine.keyspace(), p, new KeyspaceLoader(engine.keyspace(), System.currentTimeMillis(),
-                        Persistence.functionLoader(engine.scripting().functions())).perKey(new LoadDelay(engine.config())));
+                        Persistence.functionLoader(this.functions)).perKey(new LoadDelay(engine.config())));
             } else {
                 replay(p, false);
             }
@@ -157,7 +161,7 @@ public final class Aof implements AutoCloseable {
             ks.lockAll();
             try {
                 snap = new RdbWriter(dev.spinel.persistence.ValueCodecs.standard()).arm(ks, RdbWriter.Access.NONE);
-                functions = engine.scripting().functions().codes(); // with the keys: changed under every stripe
+                functions = this.functions.codes(); // with the keys: changed under every stripe
                 try {
                     Files.deleteIfExists(dir().resolve(newIncr.file()));
                     file = new AofFile(config, dir().resolve(newIncr.file()));
@@ -188,7 +192,7 @@ public final class Aof implements AutoCloseable {
         } else {
             String baseName = config.appendfilename.value() + ".1.base.rdb";
             RdbFiles.save(engine.keyspace(), dir().resolve(baseName), new RdbWriter.Options(config.rdbcompression.value(),
-                    config.rdbchecksum.value(), RdbWriter.Access.NONE, RdbWriter.Options.redisAux(Version.REDIS, 0, true), engine.scripting().functions().codes()));
+                    config.rdbchecksum.value(), RdbWriter.Access.NONE, RdbWriter.Options.redisAux(Version.REDIS, 0, true), this.functions.codes()));
             m = new AofManifest(List.of(new AofManifest.Part(baseName, 1, 'b')));
             Log.notice("Creating AOF base file " + baseName + " on server start");
         }
@@ -306,7 +310,7 @@ public final class Aof implements AutoCloseable {
             ks.lockAll();
             try {
                 snap = new RdbWriter(dev.spinel.persistence.ValueCodecs.standard()).arm(ks, RdbWriter.Access.NONE);
-                functions = engine.scripting().functions().codes(); // with the keys: changed under every stripe
+                functions = this.functions.codes(); // with the keys: changed under every stripe
                 try {
                     List<AofManifest.Part> parts = new ArrayList<>(before.parts());
                     parts.add(newIncr);
@@ -348,7 +352,7 @@ public final class Aof implements AutoCloseable {
             rewriting.set(false);
             throw e;
         }
-        List<byte[]> functions = engine.scripting().functions().codes();
+        List<byte[]> functions = this.functions.codes();
         RdbWriter.Snapshot snap = new RdbWriter(dev.spinel.persistence.ValueCodecs.standard()).snapshot(engine.keyspace(), RdbWriter.Access.NONE);
         Thread t = new Thread(() -> finishRewrite(snap, functions, before, null), "spinel-aof-rewrite");
         t.setDaemon(true);

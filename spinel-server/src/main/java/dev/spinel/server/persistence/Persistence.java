@@ -135,11 +135,11 @@ public final class Persistence {
      * (the message says which file, what and where) when a file exists but cannot be loaded.
      */
     public void loadAtStartup(dev.spinel.server.engine.Engine engine) {
-        this.offlineRewriter = new Aof(config, engine);
+        this.offlineRewriter = new Aof(config, engine, functions);
         config.appendonly.listen(on -> appendonlyChanged(engine, on));
         engine.diskError(this::writeRefusal);
         if (config.appendonly.value()) {
-            Aof a = new Aof(config, engine);
+            Aof a = new Aof(config, engine, functions);
             try {
                 if (a.exists()) {
                     a.load();
@@ -177,7 +177,7 @@ public final class Persistence {
     private synchronized void appendonlyChanged(dev.spinel.server.engine.Engine engine, boolean on) {
         Aof a = aof;
         if (on && a == null) {
-            Aof started = new Aof(config, engine);
+            Aof started = new Aof(config, engine, functions);
             try {
                 started.startFromMemory();
             } catch (IOException e) {

@@ -253,7 +253,7 @@ final class MasterLink {
         ks.lockAll();
         try {
             ks.clearAll();
-            var functions = engine.scripting().functions();
+            var functions = replication.functions();
             functions.flush();
             KeyspaceLoader loader = new KeyspaceLoader(ks, System.currentTimeMillis(), code -> {
                 try {

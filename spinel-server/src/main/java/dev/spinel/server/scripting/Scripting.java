@@ -1,5 +1,6 @@
 package dev.spinel.server.scripting;
 
+import dev.spinel.server.engine.BusyScript;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.Session;
 import dev.spinel.store.Keyspace;
@@ -20,7 +21,7 @@ import dev.spinel.store.Keyspace;
  *
  * <p>Thread-safety: the cache is concurrent; the Lua state is created and used under the stripes.
  */
-public final class Scripting {
+public final class Scripting implements BusyScript {
     private final ScriptCache cache = new ScriptCache();
     private ScriptRunner runner;
     /**
@@ -172,6 +173,7 @@ public final class Scripting {
     }
 
     /** True while a script runs or is about to (waiting for its stripes). */
+    @Override
     public boolean running() {
         return scriptsRunning.get() != 0;
     }
@@ -181,6 +183,7 @@ public final class Scripting {
      * ends). An event loop waits here for a script instead of on its stripes, so that it answers BUSY once
      * the threshold passes (and runs SCRIPT KILL) rather than waiting for the script's end.
      */
+    @Override
     public void awaitEndOrBusy(long thresholdMillis) {
         synchronized (ended) {
             awaiting++;
@@ -220,6 +223,7 @@ public final class Scripting {
     }
 
     /** True when a script has been running for more than {@code thresholdMillis} (0: never busy). */
+    @Override
     public boolean busy(long thresholdMillis) {
         long t = startedAt;
         return t != 0 && thresholdMillis > 0 && System.nanoTime() - t > thresholdMillis * 1_000_000;
@@ -240,6 +244,7 @@ public final class Scripting {
     }
 
     /** True when a function (FCALL) runs, false for a script (EVAL) or nothing. */
+    @Override
     public boolean functionRunning() {
         return startedAt != 0 && functionRunning;
     }

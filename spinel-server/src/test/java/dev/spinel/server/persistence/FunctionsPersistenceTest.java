@@ -39,14 +39,14 @@ class FunctionsPersistenceTest {
         var ks = s.engine().keyspace();
         ks.lockAll();
         try {
-            s.engine().scripting().functions().load(code.getBytes(StandardCharsets.UTF_8), false);
+            s.scripting().functions().load(code.getBytes(StandardCharsets.UTF_8), false);
         } finally {
             ks.unlockAll();
         }
     }
 
     private static FunctionLibraries functions(SpinelServer s) {
-        return s.engine().scripting().functions();
+        return s.scripting().functions();
     }
 
     @Test
