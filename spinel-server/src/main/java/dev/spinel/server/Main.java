@@ -3,6 +3,7 @@ package dev.spinel.server;
 import dev.spinel.protocol.Version;
 import dev.spinel.server.config.ConfigException;
 import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.log.Log;
 
 import java.io.IOException;
 import java.nio.file.Files;

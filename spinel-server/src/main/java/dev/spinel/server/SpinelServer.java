@@ -2,14 +2,15 @@ package dev.spinel.server;
 
 import dev.spinel.protocol.Version;
 import dev.spinel.server.commands.Commands;
-import dev.spinel.server.commands.ServerControl;
+import dev.spinel.server.commands.server.ServerControl;
 import dev.spinel.server.config.ConfigException;
 import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.durability.Persistence;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Engine;
+import dev.spinel.server.log.Log;
 import dev.spinel.server.net.RespServer;
 import dev.spinel.server.net.ServerTls;
-import dev.spinel.server.persistence.Persistence;
 import dev.spinel.server.replication.Replication;
 import dev.spinel.server.scripting.Scripting;
 import dev.spinel.store.Keyspace;

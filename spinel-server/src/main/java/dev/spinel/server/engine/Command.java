@@ -1,6 +1,8 @@
 package dev.spinel.server.engine;
 
 import dev.spinel.protocol.CommandSpec;
+import dev.spinel.server.stats.LatencyHistogram;
+import dev.spinel.server.stats.LoopCounter;
 
 import java.util.HashMap;
 import java.util.Locale;
@@ -42,7 +44,7 @@ public final class Command {
     final LongAdder failedCalls = new LongAdder();
     final LatencyHistogram latency = new LatencyHistogram();
 
-    Command(CommandSpec spec, CommandHandler handler) {
+    public Command(CommandSpec spec, CommandHandler handler) {
         this.spec = spec;
         this.handler = handler;
         String n = spec.name();

@@ -4,8 +4,15 @@ import dev.spinel.protocol.Args;
 import dev.spinel.server.acl.Acl;
 import dev.spinel.server.acl.AclLog;
 import dev.spinel.server.acl.UserRules;
-import dev.spinel.server.blocking.Blocking;
 import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.engine.ports.BusyScript;
+import dev.spinel.server.engine.ports.ClientConnection;
+import dev.spinel.server.engine.ports.KeyObserver;
+import dev.spinel.server.errors.Errors;
+import dev.spinel.server.errors.RedisError;
+import dev.spinel.server.errors.UnknownCommandReply;
+import dev.spinel.server.stats.LatencyMonitor;
+import dev.spinel.server.stats.ServerStats;
 import dev.spinel.store.Keyspace;
 
 import java.nio.charset.StandardCharsets;

@@ -1,6 +1,7 @@
 package dev.spinel.server.engine;
 
 import dev.spinel.protocol.ReplyBuffer;
+import dev.spinel.server.engine.ports.ClientConnection;
 import dev.spinel.store.Glob;
 
 import java.nio.charset.StandardCharsets;

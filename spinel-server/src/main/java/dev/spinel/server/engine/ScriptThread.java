@@ -1,7 +1,9 @@
 package dev.spinel.server.engine;
 
 import dev.spinel.protocol.Args;
-import dev.spinel.server.Log;
+import dev.spinel.server.engine.ports.BusyScript;
+import dev.spinel.server.engine.ports.ClientConnection;
+import dev.spinel.server.log.Log;
 
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;

@@ -1,6 +1,7 @@
 package dev.spinel.server.engine;
 
 import dev.spinel.protocol.ReplyBuffer;
+import dev.spinel.server.engine.ports.ClientConnection;
 import dev.spinel.store.Database;
 import dev.spinel.store.StripeLocks;
 
@@ -72,7 +73,7 @@ public final class Session {
     private long now;
     /** Wall-clock time of each command from its start nanoTime (one clock read per command). */
     final CommandClock clock = new CommandClock();
-    // Set while a blocking command waits (see dev.spinel.server.blocking.Blocking); loop thread only.
+    // Set while a blocking command waits (see dev.spinel.server.engine.Blocking); loop thread only.
     // Redis's CLIENT_DENY_BLOCKING: set while EXEC or a script runs; blocking commands then answer at once.
     private boolean denyBlocking;
     /** Replaying the append-only log (Redis's mustObeyClient for the AOF client). */

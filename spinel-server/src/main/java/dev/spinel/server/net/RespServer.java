@@ -1,7 +1,7 @@
 package dev.spinel.server.net;
 
-import dev.spinel.server.Log;
 import dev.spinel.server.engine.Engine;
+import dev.spinel.server.log.Log;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;

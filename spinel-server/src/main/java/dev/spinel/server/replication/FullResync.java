@@ -2,9 +2,9 @@ package dev.spinel.server.replication;
 
 import dev.spinel.persistence.RdbWriter;
 import dev.spinel.persistence.ValueCodecs;
-import dev.spinel.server.Log;
 import dev.spinel.protocol.Version;
 import dev.spinel.server.engine.Engine;
+import dev.spinel.server.log.Log;
 import dev.spinel.server.scripting.FunctionLibraries;
 import dev.spinel.store.Keyspace;
 

@@ -2,14 +2,14 @@ package dev.spinel.server.replication;
 
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.ReplyBuffer;
-import dev.spinel.server.Log;
 import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.durability.Aof;
 import dev.spinel.server.engine.Engine;
-import dev.spinel.server.scripting.FunctionLibraries;
 import dev.spinel.server.engine.Propagator;
-import dev.spinel.server.engine.RedisError;
 import dev.spinel.server.engine.Session;
-import dev.spinel.server.persistence.Aof;
+import dev.spinel.server.errors.RedisError;
+import dev.spinel.server.log.Log;
+import dev.spinel.server.scripting.FunctionLibraries;
 import io.netty.util.concurrent.EventExecutor;
 
 import java.nio.charset.StandardCharsets;

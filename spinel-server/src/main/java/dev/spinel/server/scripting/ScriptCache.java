@@ -1,6 +1,6 @@
 package dev.spinel.server.scripting;
 
-import dev.spinel.server.engine.RedisError;
+import dev.spinel.server.errors.RedisError;
 import org.luaj.vm2.LuaError;
 import org.luaj.vm2.Prototype;
 import org.luaj.vm2.compiler.LuaC;

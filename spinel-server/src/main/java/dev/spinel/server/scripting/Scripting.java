@@ -1,8 +1,8 @@
 package dev.spinel.server.scripting;
 
-import dev.spinel.server.engine.BusyScript;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.Session;
+import dev.spinel.server.engine.ports.BusyScript;
 import dev.spinel.store.Keyspace;
 
 /**
@@ -85,15 +85,15 @@ public final class Scripting implements BusyScript {
         atomically(caller, r -> {
             FunctionLibraries.Function f = functions.function(name);
             if (f == null) {
-                throw new dev.spinel.server.engine.RedisError("ERR Function not found");
+                throw new dev.spinel.server.errors.RedisError("ERR Function not found");
             }
             if ((f.flags() & FunctionLibraries.NO_WRITES) == 0) {
                 // Redis 7.0's scriptPrepareForRun for a function that may write.
                 if (readOnly) {
-                    throw new dev.spinel.server.engine.RedisError("ERR Can not execute a script with write flag using *_ro command.");
+                    throw new dev.spinel.server.errors.RedisError("ERR Can not execute a script with write flag using *_ro command.");
                 }
                 if ((f.flags() & FunctionLibraries.ALLOW_OOM) == 0 && caller.engine().outOfMemory()) {
-                    throw new dev.spinel.server.engine.RedisError("OOM command not allowed when used memory > 'maxmemory'.");
+                    throw new dev.spinel.server.errors.RedisError("OOM command not allowed when used memory > 'maxmemory'.");
                 }
             }
             running = new RunningFunction(name, command, System.nanoTime());
@@ -159,11 +159,11 @@ public final class Scripting implements BusyScript {
             wrote = false;
             startedAt = Math.max(1, System.nanoTime());
             body.accept(runner);
-        } catch (dev.spinel.server.engine.RedisError e) {
+        } catch (dev.spinel.server.errors.RedisError e) {
             throw e;
         } catch (RuntimeException e) {
             // A bug of ours, not of the script: an error reply rather than a dropped connection.
-            throw new dev.spinel.server.engine.RedisError("ERR Error running script: " + e);
+            throw new dev.spinel.server.errors.RedisError("ERR Error running script: " + e);
         } finally {
             startedAt = 0;
             for (int i = n - 1; i >= 0; i--) {

@@ -1,8 +1,8 @@
 package dev.spinel.server.blocking;
 
-
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.engine.Blocking;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.testing.RawClient;
 import org.junit.jupiter.api.AfterAll;

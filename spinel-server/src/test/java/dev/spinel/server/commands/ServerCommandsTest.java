@@ -1,6 +1,7 @@
 package dev.spinel.server.commands;
 
 import dev.spinel.server.SpinelServer;
+import dev.spinel.server.commands.server.MemoryUsage;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.testing.RawClient;
 import org.junit.jupiter.api.Test;
