@@ -1,6 +1,9 @@
 package dev.spinel.protocol;
 
+import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 
 /**
  * C's {@code strtod} on bytes (C locale), for the commands whose number rules Redis builds on it (sorted
@@ -133,12 +136,12 @@ public final class Strtod {
         if (d == 0 || Double.isInfinite(d) || Math.abs(d) >= Double.MIN_NORMAL) {
             return false;
         }
-        String t = new String(b, p, end - p, StandardCharsets.ISO_8859_1).toLowerCase(java.util.Locale.ROOT);
+        String t = new String(b, p, end - p, StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT);
         boolean neg = t.startsWith("-");
         if (neg || t.startsWith("+")) {
             t = t.substring(1);
         }
-        java.math.BigDecimal exact;
+        BigDecimal exact;
         try {
             if (t.startsWith("0x")) {
                 String h = t.substring(2);
@@ -150,19 +153,19 @@ public final class Strtod {
                     exp2 -= 4L * (m.length() - dot - 1);
                     m = m.substring(0, dot) + m.substring(dot + 1);
                 }
-                exact = new java.math.BigDecimal(new java.math.BigInteger(m, 16));
+                exact = new BigDecimal(new BigInteger(m, 16));
                 if (exp2 >= 0) {
-                    exact = exact.multiply(new java.math.BigDecimal(java.math.BigInteger.TWO.pow((int) exp2)));
+                    exact = exact.multiply(new BigDecimal(BigInteger.TWO.pow((int) exp2)));
                 } else {
-                    exact = exact.divide(new java.math.BigDecimal(java.math.BigInteger.TWO.pow((int) -exp2)));
+                    exact = exact.divide(new BigDecimal(BigInteger.TWO.pow((int) -exp2)));
                 }
             } else {
-                exact = new java.math.BigDecimal(t);
+                exact = new BigDecimal(t);
             }
         } catch (NumberFormatException | ArithmeticException e) {
             return false;
         }
-        return exact.compareTo(new java.math.BigDecimal(Math.abs(d))) != 0;
+        return exact.compareTo(new BigDecimal(Math.abs(d))) != 0;
     }
 
     private static boolean isInfWord(byte[] b, int p, int end) {
@@ -282,7 +285,7 @@ public final class Strtod {
             neg = t.charAt(0) == '-';
             i = 1;
         }
-        String body = t.substring(i).toLowerCase(java.util.Locale.ROOT);
+        String body = t.substring(i).toLowerCase(Locale.ROOT);
         double v;
         if (body.startsWith("inf")) {
             v = Double.POSITIVE_INFINITY;

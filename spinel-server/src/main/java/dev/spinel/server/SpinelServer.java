@@ -9,6 +9,7 @@ import dev.spinel.server.durability.Persistence;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.log.Log;
+import dev.spinel.server.net.IoTransport;
 import dev.spinel.server.net.RespServer;
 import dev.spinel.server.net.ServerTls;
 import dev.spinel.server.replication.Replication;
@@ -17,8 +18,11 @@ import dev.spinel.store.Keyspace;
 import io.netty.util.concurrent.ScheduledFuture;
 
 import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.ServiceLoader;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -60,7 +64,7 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
     private final CountDownLatch closed = new CountDownLatch(1);
     private volatile boolean closing;
     /** Running extensions (the gRPC service), closed before the RESP front end. */
-    private final List<AutoCloseable> extensions = new java.util.ArrayList<>();
+    private final List<AutoCloseable> extensions = new ArrayList<>();
 
     private SpinelServer(ServerConfig config) throws InterruptedException {
         this.config = config;
@@ -94,7 +98,7 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
         this.replication = new Replication(engine, config, scripting.functions());
         Commands.registerAll(table, this);
         engine.acl().loadAtStartup(config.userDirectives(), config.aclfile.value(),
-                java.nio.file.Path.of(config.dir.value()).resolve(config.aclfile.value()));
+                Path.of(config.dir.value()).resolve(config.aclfile.value()));
         persistence.loadAtStartup(engine); // before accepting connections; a bad file stops the start
         this.resp = new RespServer(engine);
         resp.tls(tls);
@@ -151,7 +155,7 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
     }
 
     private void startExtensions() {
-        for (SpinelExtension x : java.util.ServiceLoader.load(SpinelExtension.class)) {
+        for (SpinelExtension x : ServiceLoader.load(SpinelExtension.class)) {
             try {
                 AutoCloseable running = x.start(this);
                 if (running != null) {
@@ -293,7 +297,7 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
     }
 
     /** The network transport of the RESP front end's event loops, which the gRPC service shares. */
-    public dev.spinel.server.net.IoTransport transport() {
+    public IoTransport transport() {
         return resp.transport();
     }
 

@@ -3,21 +3,25 @@ package dev.spinel.server.durability;
 import dev.spinel.persistence.KeyspaceLoader;
 import dev.spinel.persistence.RdbFiles;
 import dev.spinel.persistence.RdbWriter;
+import dev.spinel.persistence.ValueCodecs;
 import dev.spinel.protocol.Version;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.Propagator;
 import dev.spinel.server.log.Log;
 import dev.spinel.server.scripting.FunctionLibraries;
+import dev.spinel.store.Keyspace;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The append-only log in Redis 7.0's multi-part layout, under {@code dir/appenddirname}:
@@ -46,7 +50,7 @@ public final class Aof implements AutoCloseable {
      * The propagator of a server without a log that has a replication stream: the same rewrites as the
      * log's, fed to {@link Engine#replicationFeed} only; every position is acknowledged at once.
      */
-    public static dev.spinel.server.engine.Propagator replicationOnly(Engine engine) {
+    public static Propagator replicationOnly(Engine engine) {
         return new AofPropagator(null, engine);
     }
 
@@ -113,7 +117,7 @@ public final class Aof implements AutoCloseable {
     private static boolean isRdb(Path p) throws IOException {
         try (InputStream in = Files.newInputStream(p)) {
             byte[] magic = in.readNBytes(5);
-            return new String(magic, java.nio.charset.StandardCharsets.US_ASCII).equals("REDIS");
+            return new String(magic, StandardCharsets.US_ASCII).equals("REDIS");
         }
     }
 
@@ -154,13 +158,13 @@ public final class Aof implements AutoCloseable {
         if (!rewriting.compareAndSet(false, true)) {
             throw new IOException("a rewrite is already running");
         }
-        dev.spinel.store.Keyspace ks = engine.keyspace();
+        Keyspace ks = engine.keyspace();
         RdbWriter.Snapshot snap;
         List<byte[]> functions;
         try {
             ks.lockAll();
             try {
-                snap = new RdbWriter(dev.spinel.persistence.ValueCodecs.standard()).arm(ks, RdbWriter.Access.NONE);
+                snap = new RdbWriter(ValueCodecs.standard()).arm(ks, RdbWriter.Access.NONE);
                 functions = this.functions.codes(); // with the keys: changed under every stripe
                 try {
                     Files.deleteIfExists(dir().resolve(newIncr.file()));
@@ -215,7 +219,7 @@ public final class Aof implements AutoCloseable {
         engine.propagator(new AofPropagator(file, engine));
     }
 
-    private final java.util.concurrent.atomic.AtomicBoolean rewriting = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean rewriting = new AtomicBoolean();
     /** The last rewrite started, which {@link #close} lets finish (it writes into the log's directory). */
     private volatile Thread rewriteThread;
     private volatile boolean lastRewriteOk = true;
@@ -298,7 +302,7 @@ public final class Aof implements AutoCloseable {
         if (!rewriting.compareAndSet(false, true)) {
             return false;
         }
-        dev.spinel.store.Keyspace ks = engine.keyspace();
+        Keyspace ks = engine.keyspace();
         RdbWriter.Snapshot snap;
         List<byte[]> functions;
         AofManifest.Part newIncr;
@@ -309,7 +313,7 @@ public final class Aof implements AutoCloseable {
             newIncr = new AofManifest.Part(config.appendfilename.value() + "." + seq + ".incr.aof", seq, 'i');
             ks.lockAll();
             try {
-                snap = new RdbWriter(dev.spinel.persistence.ValueCodecs.standard()).arm(ks, RdbWriter.Access.NONE);
+                snap = new RdbWriter(ValueCodecs.standard()).arm(ks, RdbWriter.Access.NONE);
                 functions = this.functions.codes(); // with the keys: changed under every stripe
                 try {
                     List<AofManifest.Part> parts = new ArrayList<>(before.parts());
@@ -353,7 +357,7 @@ public final class Aof implements AutoCloseable {
             throw e;
         }
         List<byte[]> functions = this.functions.codes();
-        RdbWriter.Snapshot snap = new RdbWriter(dev.spinel.persistence.ValueCodecs.standard()).snapshot(engine.keyspace(), RdbWriter.Access.NONE);
+        RdbWriter.Snapshot snap = new RdbWriter(ValueCodecs.standard()).snapshot(engine.keyspace(), RdbWriter.Access.NONE);
         Thread t = new Thread(() -> finishRewrite(snap, functions, before, null), "spinel-aof-rewrite");
         t.setDaemon(true);
         rewriteThread = t;

@@ -5,11 +5,13 @@ import dev.spinel.server.log.Log;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -169,7 +171,7 @@ final class AofFile implements AutoCloseable {
 
     private void put(byte[] b, int off, int len) {
         if (pendingLen + len > pending.length) {
-            pending = java.util.Arrays.copyOf(pending, Math.max(pending.length * 2, pendingLen + len));
+            pending = Arrays.copyOf(pending, Math.max(pending.length * 2, pendingLen + len));
         }
         System.arraycopy(b, off, pending, pendingLen, len);
         pendingLen += len;
@@ -223,7 +225,7 @@ final class AofFile implements AutoCloseable {
             } catch (IOException e) {
                 failed(e);
                 synchronized (lock) { // what was not written goes first, before what was appended meanwhile
-                    byte[] rest = java.util.Arrays.copyOfRange(buf, bb.position(), len);
+                    byte[] rest = Arrays.copyOfRange(buf, bb.position(), len);
                     byte[] merged = new byte[Math.max(pending.length, rest.length + pendingLen)];
                     System.arraycopy(rest, 0, merged, 0, rest.length);
                     System.arraycopy(pending, 0, merged, rest.length, pendingLen);
@@ -360,7 +362,7 @@ final class AofFile implements AutoCloseable {
             }
             recovered();
             return true;
-        } catch (java.nio.channels.ClosedChannelException e) {
+        } catch (ClosedChannelException e) {
             return true; // switched to a new file meanwhile; the switch fsynced the old one
         } catch (IOException e) {
             if (lastWriteOk) {

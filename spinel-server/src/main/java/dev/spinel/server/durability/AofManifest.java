@@ -1,10 +1,12 @@
 package dev.spinel.server.durability;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -64,7 +66,7 @@ public record AofManifest(List<Part> parts) {
         }
         Path temp = manifest.resolveSibling("temp-" + manifest.getFileName());
         Files.writeString(temp, sb, StandardCharsets.UTF_8);
-        try (var ch = java.nio.channels.FileChannel.open(temp, java.nio.file.StandardOpenOption.WRITE)) {
+        try (var ch = FileChannel.open(temp, StandardOpenOption.WRITE)) {
             ch.force(true);
         }
         Files.move(temp, manifest, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);

@@ -9,9 +9,11 @@ import dev.spinel.server.engine.ReplicationFeed;
 import dev.spinel.server.engine.Session;
 import dev.spinel.store.Entry;
 import dev.spinel.store.KeyHash;
+import dev.spinel.store.types.HashValue;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -273,7 +275,7 @@ final class AofPropagator implements Propagator {
             case "hincrbyfloat" -> {
                 // HSET of the result, so replay does not depend on float formatting (Redis 7.0)
                 Entry en = entry(s, a, 1);
-                byte[] v = en != null && en.value() instanceof dev.spinel.store.types.HashValue h
+                byte[] v = en != null && en.value() instanceof HashValue h
                         ? h.get(a.buffer(), a.offset(2), a.length(2)) : null;
                 if (v == null) {
                     verbatim(a, e);
@@ -376,12 +378,12 @@ final class AofPropagator implements Propagator {
 
         private void ensure(int more) {
             if (len + more > buf.length) {
-                buf = java.util.Arrays.copyOf(buf, Math.max(buf.length * 2, len + more));
+                buf = Arrays.copyOf(buf, Math.max(buf.length * 2, len + more));
             }
         }
 
         byte[] frame() {
-            return java.util.Arrays.copyOf(buf, len);
+            return Arrays.copyOf(buf, len);
         }
     }
 }

@@ -1,6 +1,9 @@
 package dev.spinel.server.durability;
 
+import dev.spinel.persistence.CollectionCodecs;
+import dev.spinel.persistence.ValueCodecs;
 import dev.spinel.protocol.Version;
+import dev.spinel.server.engine.Engine;
 import dev.spinel.server.scripting.FunctionError;
 import dev.spinel.server.scripting.FunctionLibraries;
 
@@ -18,6 +21,7 @@ import dev.spinel.store.Keyspace;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 
 /**
  * Snapshots of one server: SAVE (on the caller's thread), BGSAVE (on a background thread while the
@@ -60,7 +64,7 @@ public final class Persistence {
         this.keyspace = keyspace;
         this.stats = stats;
         this.functions = functions;
-        dev.spinel.persistence.CollectionCodecs.register(dev.spinel.persistence.ValueCodecs.standard(),
+        CollectionCodecs.register(ValueCodecs.standard(),
                 config.collectionSettings, config.setLimits);
     }
 
@@ -91,7 +95,7 @@ public final class Persistence {
      * Loads each library of a file (Redis's {@code rdbFunctionLoad}): one that cannot be created stops the
      * load, as in Redis.
      */
-    static java.util.function.Consumer<byte[]> functionLoader(FunctionLibraries functions) {
+    static Consumer<byte[]> functionLoader(FunctionLibraries functions) {
         return code -> {
             try {
                 functions.load(code, false);
@@ -131,7 +135,7 @@ public final class Persistence {
      * when it exists and is enabled, otherwise {@code dir/dbfilename}. Throws {@link RdbException}
      * (the message says which file, what and where) when a file exists but cannot be loaded.
      */
-    public void loadAtStartup(dev.spinel.server.engine.Engine engine) {
+    public void loadAtStartup(Engine engine) {
         this.offlineRewriter = new Aof(config, engine, functions);
         config.appendonly.listen(on -> appendonlyChanged(engine, on));
         engine.diskError(this::writeRefusal);
@@ -171,7 +175,7 @@ public final class Persistence {
     }
 
     /** CONFIG SET appendonly: starts the log from memory, or stops it. */
-    private synchronized void appendonlyChanged(dev.spinel.server.engine.Engine engine, boolean on) {
+    private synchronized void appendonlyChanged(Engine engine, boolean on) {
         Aof a = aof;
         if (on && a == null) {
             Aof started = new Aof(config, engine, functions);
@@ -245,7 +249,7 @@ public final class Persistence {
                 keyspace.clearAll();
                 functions.flush();
             }
-            java.util.function.Consumer<byte[]> libraries = code -> {
+            Consumer<byte[]> libraries = code -> {
                 try {
                     functions.load(code, merge);
                 } catch (FunctionError e) {
@@ -412,7 +416,7 @@ public final class Persistence {
             try {
                 dirtyBefore = stats.dirty.sum(); // writers count dirty under their stripes: exact here
                 functionCodes = functions.codes(); // changed under every stripe too
-                snap = new RdbWriter(dev.spinel.persistence.ValueCodecs.standard()).arm(keyspace, options().access());
+                snap = new RdbWriter(ValueCodecs.standard()).arm(keyspace, options().access());
             } finally {
                 keyspace.unlockAll();
             }

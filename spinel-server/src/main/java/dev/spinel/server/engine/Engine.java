@@ -1,6 +1,7 @@
 package dev.spinel.server.engine;
 
 import dev.spinel.protocol.Args;
+import dev.spinel.protocol.KeyPositions;
 import dev.spinel.server.acl.Acl;
 import dev.spinel.server.acl.AclLog;
 import dev.spinel.server.acl.UserRules;
@@ -13,9 +14,17 @@ import dev.spinel.server.errors.RedisError;
 import dev.spinel.server.errors.UnknownCommandReply;
 import dev.spinel.server.stats.LatencyMonitor;
 import dev.spinel.server.stats.ServerStats;
+import dev.spinel.store.Database;
 import dev.spinel.store.Keyspace;
+import dev.spinel.store.KeyspaceListener;
+import dev.spinel.store.StripeLocks;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /**
  * The command engine: dispatches a parsed request to its command, with Redis's checks in Redis's
@@ -50,17 +59,17 @@ public final class Engine {
     private final ScriptCalls scriptCalls = new ScriptCalls(this);
     private final ScriptThread scriptThread = new ScriptThread(this);
     /** CLIENT LIST's line of a client, for ACL LOG entries (installed by the ACL command's registration). */
-    private volatile java.util.function.Function<Session, String> clientInfo = s -> "id=" + s.id();
+    private volatile Function<Session, String> clientInfo = s -> "id=" + s.id();
     /** The append-only log's hook, or null when it is off. */
     private volatile Propagator propagator;
     /** The replication stream, fed by the propagator; null while no replica ever attached. */
     private volatile ReplicationFeed replicationFeed;
     /** While a read-only replica: true for the sessions whose writes are refused (all but the master's). */
-    private volatile java.util.function.Predicate<Session> readOnlyReplica;
+    private volatile Predicate<Session> readOnlyReplica;
     /** Told when a session closes (replication forgets a replica's link); null when nobody listens. */
-    private volatile java.util.function.Consumer<Session> closeListener;
+    private volatile Consumer<Session> closeListener;
     /** Stripes held around a write command while it runs and is logged (one per event-loop thread). */
-    private final ThreadLocal<dev.spinel.store.StripeLocks> logLocks = ThreadLocal.withInitial(dev.spinel.store.StripeLocks::new);
+    private final ThreadLocal<StripeLocks> logLocks = ThreadLocal.withInitial(StripeLocks::new);
     /** Other front ends' view of key changes (gRPC); null when none runs. */
     private volatile KeyObserver keyObserver;
 
@@ -87,9 +96,9 @@ public final class Engine {
         config.onApply(config.requirepass, () -> acl.requirepass(config.requirepass.value()));
         acl.pubsubDefault(config.aclPubsubDefault.value().equals("allchannels"));
         config.onApply(config.aclPubsubDefault, () -> acl.pubsubDefault(config.aclPubsubDefault.value().equals("allchannels")));
-        keyspace.listener(new dev.spinel.store.KeyspaceListener() {
+        keyspace.listener(new KeyspaceListener() {
             @Override
-            public void expired(dev.spinel.store.Database db, byte[] key) {
+            public void expired(Database db, byte[] key) {
                 notifications.notify(Notifications.EXPIRED, "expired", key, db.index());
                 ReplicationFeed feed = replicationFeed;
                 if (feed != null) {
@@ -108,7 +117,7 @@ public final class Engine {
             }
 
             @Override
-            public void added(dev.spinel.store.Database db, byte[] key) {
+            public void added(Database db, byte[] key) {
                 // Redis's dbAdd: the "new" event (class n), before the command's own event.
                 if (notifications.enabled(Notifications.NEW)) {
                     notifications.notify(Notifications.NEW, "new", key, db.index());
@@ -126,9 +135,9 @@ public final class Engine {
      * Redis's {@code writeCommandsDeniedByDiskError}: the persistence layer's reason to refuse writes
      * (and PING) after a failed save or log write, or null to accept them.
      */
-    private volatile java.util.function.Supplier<String> diskError;
+    private volatile Supplier<String> diskError;
 
-    public void diskError(java.util.function.Supplier<String> check) {
+    public void diskError(Supplier<String> check) {
         this.diskError = check;
     }
 
@@ -153,7 +162,7 @@ public final class Engine {
     /** {@code DEL key} as a RESP frame. */
     private static byte[] delFrame(byte[] key) {
         byte[] head = ("*2\r\n$3\r\nDEL\r\n$" + key.length + "\r\n").getBytes(StandardCharsets.US_ASCII);
-        byte[] f = java.util.Arrays.copyOf(head, head.length + key.length + 2);
+        byte[] f = Arrays.copyOf(head, head.length + key.length + 2);
         System.arraycopy(key, 0, f, head.length, key.length);
         f[f.length - 2] = '\r';
         f[f.length - 1] = '\n';
@@ -161,15 +170,15 @@ public final class Engine {
     }
 
     /** Which sessions are replicas attached to this master (CLIENT LIST flags=S, CLIENT KILL TYPE replica). */
-    private volatile java.util.function.Predicate<Session> replicaClients;
+    private volatile Predicate<Session> replicaClients;
 
-    public void replicaClients(java.util.function.Predicate<Session> p) {
+    public void replicaClients(Predicate<Session> p) {
         this.replicaClients = p;
     }
 
     /** True when {@code s} is the connection of a replica that did SYNC/PSYNC here. */
     public boolean isReplicaClient(Session s) {
-        java.util.function.Predicate<Session> p = replicaClients;
+        Predicate<Session> p = replicaClients;
         return p != null && p.test(s);
     }
 
@@ -177,17 +186,17 @@ public final class Engine {
 
     /** True when {@code s}'s writes are refused because this server is a read-only replica. */
     boolean readOnlyReplicaRefuses(Session s) {
-        java.util.function.Predicate<Session> ro = readOnlyReplica;
+        Predicate<Session> ro = readOnlyReplica;
         return ro != null && ro.test(s);
     }
 
     /** Installs (null: removes) the READONLY refusal of a read-only replica; see {@link #readOnlyReplica}. */
-    public void readOnlyReplica(java.util.function.Predicate<Session> refused) {
+    public void readOnlyReplica(Predicate<Session> refused) {
         this.readOnlyReplica = refused;
     }
 
     /** Installs the listener told of every closed session (one listener: replication's). */
-    public void closeListener(java.util.function.Consumer<Session> l) {
+    public void closeListener(Consumer<Session> l) {
         this.closeListener = l;
     }
 
@@ -352,7 +361,7 @@ public final class Engine {
         return acl;
     }
 
-    public void clientInfo(java.util.function.Function<Session, String> describe) {
+    public void clientInfo(Function<Session, String> describe) {
         this.clientInfo = describe;
     }
 
@@ -376,7 +385,7 @@ public final class Engine {
         tracking.closed(s);
         blocking.disconnected(s);
         clients.remove(s);
-        java.util.function.Consumer<Session> l = closeListener;
+        Consumer<Session> l = closeListener;
         if (l != null) {
             l.accept(s);
         }
@@ -473,14 +482,14 @@ public final class Engine {
             applyReplyMode(session);
             return null;
         }
-        java.util.function.Supplier<String> disk = diskError;
+        Supplier<String> disk = diskError;
         String refusal = disk == null ? null : disk.get(); // two volatile reads when all is well
         if (refusal != null && (cmd.spec().has("write") || cmd.name().equals("ping") || DispatchRules.execHas(session, cmd, "write"))) {
             reject(session, cmd, refusal);
             applyReplyMode(session);
             return null;
         }
-        java.util.function.Predicate<Session> ro = readOnlyReplica; // one volatile read; null on a master
+        Predicate<Session> ro = readOnlyReplica; // one volatile read; null on a master
         if (ro != null && (cmd.spec().has("write") || DispatchRules.execHas(session, cmd, "write")) && ro.test(session)) {
             reject(session, cmd, READONLY_REPLICA);
             applyReplyMode(session);
@@ -580,7 +589,7 @@ public final class Engine {
 
     /** The disk-error refusal of writes now, or null (see {@link #diskError(java.util.function.Supplier)}). */
     String diskRefusal() {
-        java.util.function.Supplier<String> disk = diskError;
+        Supplier<String> disk = diskError;
         return disk == null ? null : disk.get();
     }
 
@@ -607,7 +616,7 @@ public final class Engine {
         }
         // Logged write: hold its stripes across execution and logging so that the log's order of
         // writes to a key is the order they were applied in.
-        dev.spinel.store.StripeLocks locks = logLocks.get();
+        StripeLocks locks = logLocks.get();
         boolean all = lockForLog(session, cmd, args, locks);
         try {
             runCommand(session, cmd, args, p);
@@ -623,7 +632,7 @@ public final class Engine {
     }
 
     /** Locks the stripes a write may touch; returns true when it took every stripe (keyless writes). */
-    private boolean lockForLog(Session s, Command cmd, Args args, dev.spinel.store.StripeLocks locks) {
+    private boolean lockForLog(Session s, Command cmd, Args args, StripeLocks locks) {
         int[] keys = keysOf(cmd, args);
         if (keys.length == 0 || cmd.name().equals("move") || cmd.name().equals("copy")) {
             for (int i = 0; i < keyspace.databases(); i++) {
@@ -702,7 +711,7 @@ public final class Engine {
             while (end < reply.length && reply[end] != ' ' && reply[end] != '\r') {
                 end++;
             }
-            stats.error(new String(reply, 1, end - 1, java.nio.charset.StandardCharsets.US_ASCII));
+            stats.error(new String(reply, 1, end - 1, StandardCharsets.US_ASCII));
             Command cmd = commands.lookup(original);
             if (cmd != null) {
                 cmd.failedCalls.increment();
@@ -778,7 +787,7 @@ public final class Engine {
 
     private static int[] keysOf(Command cmd, Args args) {
         try {
-            return dev.spinel.protocol.KeyPositions.of(cmd.spec(), args);
+            return KeyPositions.of(cmd.spec(), args);
         } catch (IllegalArgumentException e) {
             return new int[0];
         }

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 /**
  * The publish/subscribe registry: channel, pattern and shard-channel subscribers across all
@@ -115,7 +116,7 @@ public final class PubSub {
     }
 
     /** Calls {@code visit} for each subscriber a PUBLISH to {@code channel} would reach now (once per subscription). */
-    void forEachSubscriber(byte[] channel, java.util.function.Consumer<Session> visit) {
+    void forEachSubscriber(byte[] channel, Consumer<Session> visit) {
         Set<Session> direct = channels.get(new ByteKey(channel));
         if (direct != null) {
             direct.forEach(visit);

@@ -1,5 +1,9 @@
 package dev.spinel.server.engine;
 
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+import dev.spinel.protocol.Args;
 import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.store.Database;
 import dev.spinel.store.StripeLocks;
@@ -30,7 +34,7 @@ public final class ServeContext {
      * The waiter's session, for read-only use (its engine and statistics): never write to its reply
      * buffer or locks here, they belong to its own loop; use {@link #out()} and {@link #locks()}.
      */
-    public dev.spinel.server.engine.Session session() {
+    public Session session() {
         return waiter.session;
     }
 
@@ -74,18 +78,18 @@ public final class ServeContext {
      * the waiter's session before its reply is handed to its loop, which orders the two.
      */
     public void propagate(byte[]... parts) {
-        dev.spinel.server.engine.Session s = waiter.session;
+        Session s = waiter.session;
         // The popped key (and LMOVE's destination) changed: WATCH, tracking and observers hear of it here.
         s.engine().keyModified(waiter.db.index(), parts[1]);
-        if (parts.length > 2 && "LMOVE".equalsIgnoreCase(new String(parts[0], java.nio.charset.StandardCharsets.US_ASCII))) {
+        if (parts.length > 2 && "LMOVE".equalsIgnoreCase(new String(parts[0], StandardCharsets.US_ASCII))) {
             s.engine().keyModified(waiter.db.index(), parts[2]);
         }
-        dev.spinel.server.engine.Propagator p = s.engine().propagator();
+        Propagator p = s.engine().propagator();
         if (p == null) {
             return;
         }
-        dev.spinel.protocol.Args a = dev.spinel.protocol.Args.of(parts);
-        dev.spinel.server.engine.Command cmd = s.engine().commands().get(new String(parts[0], java.nio.charset.StandardCharsets.US_ASCII));
+        Args a = Args.of(parts);
+        Command cmd = s.engine().commands().get(new String(parts[0], StandardCharsets.US_ASCII));
         if (cmd != null) {
             p.propagate(s, cmd, a);
         }
@@ -97,11 +101,11 @@ public final class ServeContext {
      * Call after the change, with the stripes still held. Unlike {@link #propagate} it does not signal the
      * key as modified: the commands using it (stream group reads) do not, in Redis.
      */
-    public void propagateAll(java.util.List<byte[][]> commands) {
+    public void propagateAll(List<byte[][]> commands) {
         if (commands.isEmpty()) {
             return;
         }
-        dev.spinel.server.engine.Propagator p = waiter.session.engine().propagator();
+        Propagator p = waiter.session.engine().propagator();
         if (p != null) {
             p.propagateServed(waiter.session, waiter.db.index(), commands);
         }

@@ -9,8 +9,10 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -27,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class CrashRecoveryTest {
     private static final int WRITERS = 3;
     private static final int PIPELINE = 8;
-    private static final List<String> ERRORS = java.util.Collections.synchronizedList(new ArrayList<>());
+    private static final List<String> ERRORS = Collections.synchronizedList(new ArrayList<>());
 
     @TempDir
     Path dir;
@@ -192,7 +194,7 @@ class CrashRecoveryTest {
 
     private String readLog() {
         try {
-            return java.nio.file.Files.readString(dir.resolve("spinel.log"));
+            return Files.readString(dir.resolve("spinel.log"));
         } catch (IOException e) {
             return e.toString();
         }

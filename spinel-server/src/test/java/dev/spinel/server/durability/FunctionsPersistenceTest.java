@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -92,7 +93,7 @@ class FunctionsPersistenceTest {
             assertEquals("+OK\r\n", c.callString("FUNCTION", "DELETE", "mylib"));
             String text = new String(dump, StandardCharsets.ISO_8859_1);
             payload = text.substring(text.indexOf("\r\n") + 2, text.length() - 2).getBytes(StandardCharsets.ISO_8859_1);
-            assertEquals("+OK\r\n", new String(c.call(java.util.List.of("FUNCTION".getBytes(), "RESTORE".getBytes(), payload)),
+            assertEquals("+OK\r\n", new String(c.call(List.of("FUNCTION".getBytes(), "RESTORE".getBytes(), payload)),
                     StandardCharsets.ISO_8859_1));
             assertEquals("$4\r\nlib2\r\n", c.callString("FUNCTION", "LOAD", "REPLACE", lib2.replace("return 2", "return 22")));
             assertEquals(":22\r\n", c.callString("FCALL", "f2", "0"));
@@ -117,7 +118,7 @@ class FunctionsPersistenceTest {
             AofRewriteTest.awaitLoaded(c);
             assertEquals(":22\r\n", c.callString("FCALL", "f2", "0"));
             assertEquals(":3\r\n", c.callString("FCALL", "f3", "0"));
-            assertEquals("+OK\r\n", new String(c.call(java.util.List.of("FUNCTION".getBytes(), "RESTORE".getBytes(), payload,
+            assertEquals("+OK\r\n", new String(c.call(List.of("FUNCTION".getBytes(), "RESTORE".getBytes(), payload,
                     "REPLACE".getBytes())), StandardCharsets.ISO_8859_1));
             assertEquals(":2\r\n", c.callString("FCALL", "f2", "0"));
             assertEquals("$1\r\nv\r\n", c.callString("GET", "written"));
@@ -127,7 +128,7 @@ class FunctionsPersistenceTest {
         }
         try (SpinelServer s = SpinelServer.start(ServerConfig.defaults().with("port", "0").with("dir", Files.createDirectories(dir.resolve("other")).toString()));
              RawClient c = new RawClient(s.port())) {
-            assertEquals("+OK\r\n", new String(c.call(java.util.List.of("FUNCTION".getBytes(), "RESTORE".getBytes(), redisDump)),
+            assertEquals("+OK\r\n", new String(c.call(List.of("FUNCTION".getBytes(), "RESTORE".getBytes(), redisDump)),
                     StandardCharsets.ISO_8859_1));
             assertEquals(":42\r\n", c.callString("FCALL", "myfunc", "0"));
             assertEquals(":3\r\n", c.callString("FCALL", "f3", "0"));

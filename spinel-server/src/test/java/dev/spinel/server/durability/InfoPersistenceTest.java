@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -58,7 +59,7 @@ class InfoPersistenceTest {
         List<String> redisOff;
         List<String> redisOn;
         Path rdir = dir.resolve("redis");
-        java.nio.file.Files.createDirectories(rdir);
+        Files.createDirectories(rdir);
         try (RedisServerProcess redis = RedisServerProcess.start("--dir", rdir.toString());
              RawClient c = new RawClient(redis.port())) {
             redisOff = new ArrayList<>(info(c).keySet());

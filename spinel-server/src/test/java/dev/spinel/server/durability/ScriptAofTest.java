@@ -8,6 +8,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -64,8 +65,8 @@ class ScriptAofTest {
             expected = state(c);
         }
         String log = AofReplay.incrLogs(dir);
-        assertFalse(log.toLowerCase(java.util.Locale.ROOT).contains("eval"), log);
-        assertFalse(log.toLowerCase(java.util.Locale.ROOT).contains("spop"), log);
+        assertFalse(log.toLowerCase(Locale.ROOT).contains("eval"), log);
+        assertFalse(log.toLowerCase(Locale.ROOT).contains("spop"), log);
         assertEquals(4, log.split("MULTI", -1).length - 1, log); // incr+incrby, sadd+srem+set, hset+pexpireat, the EXEC block
         assertTrue(log.contains("$3\r\nset\r\n$4\r\ngone\r\n$1\r\nx\r\n"), log);
         assertTrue(log.contains("PEXPIREAT"), log);

@@ -5,6 +5,7 @@ import dev.spinel.persistence.ValueCodecs;
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.testing.RawClient;
+import dev.spinel.store.TypedValue;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -14,8 +15,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -130,7 +133,7 @@ class SnapshotPointInTimeTest {
                             } else if (k.equals("tx:count")) {
                                 sizes.put(k, Long.parseLong(new String((byte[]) value, StandardCharsets.ISO_8859_1)));
                             } else if (k.startsWith("tx:")) {
-                                sizes.put(k, ((dev.spinel.store.TypedValue) value).size());
+                                sizes.put(k, ((TypedValue) value).size());
                             }
                         });
                     }
@@ -182,11 +185,11 @@ class SnapshotPointInTimeTest {
                     while (s.persistence().bgsaveInProgress()) {
                         Thread.sleep(5);
                     }
-                    Map<Integer, java.util.Set<Character>> prefixes = new HashMap<>();
+                    Map<Integer, Set<Character>> prefixes = new HashMap<>();
                     Map<Integer, Integer> counts = new HashMap<>();
                     try (InputStream in = Files.newInputStream(dir.resolve("dump.rdb"))) {
                         new RdbReader(ValueCodecs.standard(), 16).read(in, (db, key, value, exp, idle, freq) -> {
-                            prefixes.computeIfAbsent(db, d -> new java.util.HashSet<>()).add((char) key[0]);
+                            prefixes.computeIfAbsent(db, d -> new HashSet<>()).add((char) key[0]);
                             counts.merge(db, 1, Integer::sum);
                         });
                     }

@@ -1,6 +1,7 @@
 package dev.spinel.store.types;
 
 import java.util.Arrays;
+import java.util.Random;
 
 /**
  * One HyperLogLog value in Redis 7.0's exact byte representation (hyperloglog.c), so that a value
@@ -585,7 +586,7 @@ public final class HyperLogLog {
      * on success, else the error reply.
      */
     public static String selfTest(long sparseMaxBytes) {
-        java.util.Random rnd = new java.util.Random();
+        Random rnd = new Random();
         byte[] dense = new byte[DENSE_SIZE];
         dense[4] = DENSE;
         int[] expected = new int[REGISTERS];

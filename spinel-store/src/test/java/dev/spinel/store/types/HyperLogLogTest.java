@@ -3,6 +3,7 @@ package dev.spinel.store.types;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -148,7 +149,7 @@ class HyperLogLogTest {
         h.add(x, 0, x.length, MAX);
         h.invalidateCache();
         assertArrayEquals(copy, stored);
-        assertFalse(java.util.Arrays.equals(copy, h.bytes()));
+        assertFalse(Arrays.equals(copy, h.bytes()));
     }
 
     @Test

@@ -6,7 +6,9 @@ import dev.spinel.server.errors.Errors;
 import dev.spinel.server.errors.RedisError;
 import dev.spinel.store.Glob;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -112,7 +114,7 @@ public final class MemberScan {
         public void add(byte[] member, double score) {
             if (matches(member)) {
                 if (members.size() == scores.length) {
-                    scores = java.util.Arrays.copyOf(scores, scores.length * 2);
+                    scores = Arrays.copyOf(scores, scores.length * 2);
                 }
                 scores[members.size()] = score;
                 members.add(member);
@@ -121,7 +123,7 @@ public final class MemberScan {
 
         public void reply(ReplyBuffer out, long next, boolean withScores) {
             out.array(2);
-            out.bulk(Long.toUnsignedString(next).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            out.bulk(Long.toUnsignedString(next).getBytes(StandardCharsets.US_ASCII));
             out.array(withScores ? members.size() * 2 : members.size());
             for (int i = 0; i < members.size(); i++) {
                 out.bulk(members.get(i));

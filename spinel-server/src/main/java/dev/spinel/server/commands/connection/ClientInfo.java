@@ -1,5 +1,8 @@
 package dev.spinel.server.commands.connection;
 
+import java.util.Locale;
+
+import dev.spinel.protocol.Args;
 import dev.spinel.server.engine.PubSub;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.engine.TrackingState;
@@ -30,7 +33,7 @@ public final class ClientInfo {
 
     /** Redis's getClientTypeByName: -1 when unknown. */
     static int typeByName(String name) {
-        return switch (name.toLowerCase(java.util.Locale.ROOT)) {
+        return switch (name.toLowerCase(Locale.ROOT)) {
             case "normal" -> NORMAL;
             case "slave", "replica" -> REPLICA;
             case "pubsub" -> PUBSUB;
@@ -57,7 +60,7 @@ public final class ClientInfo {
      * client asking about itself), or null: Redis counts that command in argv-mem, and in qbuf too, as its query
      * buffer still holds it (in the multibulk form clients send) until the command has run.
      */
-    static StringBuilder append(StringBuilder sb, Session s, long now, dev.spinel.protocol.Args current) {
+    static StringBuilder append(StringBuilder sb, Session s, long now, Args current) {
         long argvBytes = 0;
         long wireBytes = 0;
         if (current != null) {

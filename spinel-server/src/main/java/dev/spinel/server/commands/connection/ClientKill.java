@@ -1,6 +1,9 @@
 package dev.spinel.server.commands.connection;
 
+import java.nio.charset.StandardCharsets;
+
 import dev.spinel.protocol.Args;
+import dev.spinel.server.acl.User;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.errors.Errors;
 import dev.spinel.server.errors.RedisError;
@@ -25,7 +28,7 @@ final class ClientKill {
         int type = -1;
         long id = 0;
         boolean skipMe = true;
-        dev.spinel.server.acl.User user = null;
+        User user = null;
         boolean oldForm = a.count() == 3;
         if (oldForm) {
             addr = a.string(2);
@@ -52,7 +55,7 @@ final class ClientKill {
                 } else if (a.is(i, "LADDR") && more) {
                     laddr = a.string(i + 1);
                 } else if (a.is(i, "USER") && more) {
-                    user = s.engine().acl().user(new String(a.copy(i + 1), java.nio.charset.StandardCharsets.ISO_8859_1));
+                    user = s.engine().acl().user(new String(a.copy(i + 1), StandardCharsets.ISO_8859_1));
                     if (user == null) {
                         throw new RedisError("ERR No such user '" + a.cString(i + 1) + "'");
                     }

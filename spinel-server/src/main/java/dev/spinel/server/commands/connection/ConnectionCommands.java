@@ -2,6 +2,7 @@ package dev.spinel.server.commands.connection;
 
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.Version;
+import dev.spinel.server.acl.Acl;
 import dev.spinel.server.acl.AclLog;
 import dev.spinel.server.acl.User;
 import dev.spinel.server.engine.CommandTable;
@@ -13,7 +14,7 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Connection commands: PING, ECHO, QUIT, SELECT, AUTH, HELLO, RESET. AUTH and HELLO AUTH log in as
- * an ACL user ({@link dev.spinel.server.acl.Acl}); without a user name, as "default", whose password
+ * an ACL user ({@link Acl}); without a user name, as "default", whose password
  * is {@code requirepass}.
  *
  * <p>Thread-safety: handlers run on the session's event loop and touch only that session.

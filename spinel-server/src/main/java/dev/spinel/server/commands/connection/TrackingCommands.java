@@ -4,16 +4,18 @@ import dev.spinel.protocol.Args;
 import dev.spinel.protocol.ClientText;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Session;
+import dev.spinel.server.engine.Tracking;
 import dev.spinel.server.engine.TrackingState;
 import dev.spinel.server.errors.Errors;
 import dev.spinel.server.errors.RedisError;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
  * Client-side caching: CLIENT TRACKING, CLIENT CACHING, CLIENT GETREDIR, CLIENT TRACKINGINFO. The
- * tracking table and invalidation delivery are in {@link dev.spinel.server.engine.Tracking}.
+ * tracking table and invalidation delivery are in {@link Tracking}.
  * Registered after {@link ClientCommands}, which creates the CLIENT container.
  */
 public final class TrackingCommands {
@@ -186,7 +188,7 @@ public final class TrackingCommands {
         s.out().bulk("prefixes");
         // Redis keeps a client's prefixes in a radix tree: they are listed in byte order.
         List<byte[]> p = new ArrayList<>(t == null ? List.of() : t.prefixes());
-        p.sort(java.util.Arrays::compareUnsigned);
+        p.sort(Arrays::compareUnsigned);
         s.out().array(p.size());
         for (byte[] x : p) {
             s.out().bulk(x);

@@ -14,6 +14,7 @@ import dev.spinel.store.Segment;
 import dev.spinel.store.types.HashValue;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -175,8 +176,8 @@ public final class HashScanCommands {
                 if (filter && !Glob.matches(a.buffer(), a.offset(pat), a.length(pat), k, ko, kl, false)) {
                     return;
                 }
-                items.add(java.util.Arrays.copyOfRange(k, ko, ko + kl));
-                items.add(java.util.Arrays.copyOfRange(v, vo, vo + vl));
+                items.add(Arrays.copyOfRange(k, ko, ko + kl));
+                items.add(Arrays.copyOfRange(v, vo, vo + vl));
             });
             out.array(2);
             out.bulk(Long.toUnsignedString(next));

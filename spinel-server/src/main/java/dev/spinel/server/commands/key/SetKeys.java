@@ -1,6 +1,7 @@
 package dev.spinel.server.commands.key;
 
 import dev.spinel.protocol.Args;
+import dev.spinel.server.engine.Notifications;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.errors.Errors;
 import dev.spinel.store.Entry;
@@ -79,7 +80,7 @@ public final class SetKeys {
         if (value != null && value.size() > 0) {
             s.notify(type, event, a, i);
         } else if (changed) {
-            s.notify(dev.spinel.server.engine.Notifications.GENERIC, "del", a, i);
+            s.notify(Notifications.GENERIC, "del", a, i);
         }
         return changed;
     }

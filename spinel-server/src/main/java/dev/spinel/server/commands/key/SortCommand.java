@@ -14,6 +14,7 @@ import dev.spinel.store.Database;
 import dev.spinel.store.Entry;
 import dev.spinel.store.KeyHash;
 import dev.spinel.store.Segment;
+import dev.spinel.store.TypedValue;
 import dev.spinel.store.types.HashValue;
 import dev.spinel.store.types.ListValue;
 import dev.spinel.store.types.SetValue;
@@ -21,6 +22,7 @@ import dev.spinel.store.types.ZSetValue;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -142,7 +144,7 @@ public final class SortCommand {
             alpha = true;
             sortBy = null;
         }
-        long vectorLen = v == null ? 0 : ((dev.spinel.store.TypedValue) v).size();
+        long vectorLen = v == null ? 0 : ((TypedValue) v).size();
         long start = Math.min(Math.max(limitStart, 0), vectorLen);
         long count = Math.min(Math.max(limitCount, -1), vectorLen);
         long end = count < 0 ? vectorLen - 1 : start + count - 1;
@@ -230,7 +232,7 @@ public final class SortCommand {
             final boolean byPattern = sortBy != null;
             final boolean isAlpha = alpha;
             final int sign = desc ? -1 : 1;
-            java.util.Comparator<Item> order = (x, y) -> sign * compare(x, y, isAlpha, byPattern);
+            Comparator<Item> order = (x, y) -> sign * compare(x, y, isAlpha, byPattern);
             if (byPattern && (start != 0 || end != vectorLen - 1)) {
                 // Redis's pqsort, not stable: which of the ties (ALPHA BY with equal or missing weights)
                 // come first and make the cut depends on its exact steps

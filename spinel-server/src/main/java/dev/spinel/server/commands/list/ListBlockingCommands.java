@@ -5,6 +5,7 @@ import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.server.commands.common.NumberArgs;
 import dev.spinel.server.commands.key.Keys;
 import dev.spinel.server.engine.BlockedOperation;
+import dev.spinel.server.engine.Blocking;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.Notifications;
@@ -22,7 +23,7 @@ import java.nio.charset.StandardCharsets;
 /**
  * Blocking list commands: BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP. Each first runs like its
  * non-blocking form with the stripes of all its keys held; if nothing can be served it blocks
- * through {@link dev.spinel.server.engine.Blocking} before releasing them, so no push can be missed.
+ * through {@link Blocking} before releasing them, so no push can be missed.
  */
 public final class ListBlockingCommands {
     private static final byte[] LPOP = "LPOP".getBytes(StandardCharsets.US_ASCII);
@@ -129,7 +130,7 @@ public final class ListBlockingCommands {
                 if (ListMoveCommands.popFirst(s.engine(), s.out(), db, keys[i], m.head(), m.count(), s.now(), false, null)) {
                     s.dirty(1);
                     s.propagateAs(m.head() ? ListMoveCommands.LPOP : ListMoveCommands.RPOP, keys[i],
-                            Long.toString(m.count()).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                            Long.toString(m.count()).getBytes(StandardCharsets.US_ASCII));
                     return;
                 }
             }

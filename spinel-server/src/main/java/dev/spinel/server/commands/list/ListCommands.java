@@ -1,5 +1,7 @@
 package dev.spinel.server.commands.list;
 
+import java.util.Arrays;
+
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.server.commands.common.BulkWriter;
@@ -13,6 +15,7 @@ import dev.spinel.server.errors.Errors;
 import dev.spinel.server.errors.RedisError;
 import dev.spinel.store.Entry;
 import dev.spinel.store.Segment;
+import dev.spinel.store.types.ElementVisitor;
 import dev.spinel.store.types.ListValue;
 
 /**
@@ -341,7 +344,7 @@ public final class ListCommands {
     }
 
     /** One pass of LPOS over the scanned range, collecting match positions. */
-    private static final class LposScan implements dev.spinel.store.types.ElementVisitor {
+    private static final class LposScan implements ElementVisitor {
         final Args a;
         final boolean fromTail;
         final int len;
@@ -365,7 +368,7 @@ public final class ListCommands {
         public boolean visit(byte[] buf, int off, int n) {
             int index = fromTail ? len - 1 - k : k;
             k++;
-            if (n == a.length(2) && java.util.Arrays.equals(buf, off, off + n, a.buffer(), a.offset(2), a.offset(2) + n)) {
+            if (n == a.length(2) && Arrays.equals(buf, off, off + n, a.buffer(), a.offset(2), a.offset(2) + n)) {
                 matches++;
                 if (matches >= rank) { // a rank of LLONG_MIN stays negative and matches at once, as in Redis
                     found[nfound++] = index;

@@ -1,11 +1,14 @@
 package dev.spinel.server.commands.list;
 
+import java.nio.charset.StandardCharsets;
+
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.server.commands.common.NumberArgs;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.Notifications;
+import dev.spinel.server.engine.ServeContext;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.errors.Errors;
 import dev.spinel.server.errors.RedisError;
@@ -22,11 +25,11 @@ import dev.spinel.store.types.ListValue;
  * Keys' stripes are locked together in global order ({@link StripeLocks}).
  */
 public final class ListMoveCommands {
-    static final byte[] LMOVE = "LMOVE".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-    static final byte[] LPOP = "LPOP".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-    static final byte[] RPOP = "RPOP".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-    static final byte[] LEFT = "LEFT".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-    static final byte[] RIGHT = "RIGHT".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    static final byte[] LMOVE = "LMOVE".getBytes(StandardCharsets.US_ASCII);
+    static final byte[] LPOP = "LPOP".getBytes(StandardCharsets.US_ASCII);
+    static final byte[] RPOP = "RPOP".getBytes(StandardCharsets.US_ASCII);
+    static final byte[] LEFT = "LEFT".getBytes(StandardCharsets.US_ASCII);
+    static final byte[] RIGHT = "RIGHT".getBytes(StandardCharsets.US_ASCII);
     static final RedisError NUMKEYS = new RedisError("ERR numkeys should be greater than 0");
     static final RedisError COUNT_POSITIVE = new RedisError("ERR count should be greater than 0");
 
@@ -73,7 +76,7 @@ public final class ListMoveCommands {
 
     static boolean move(Engine eng, ReplyBuffer out, Database db, byte[] src, byte[] dst,
                         boolean fromHead, boolean toHead, long now, boolean serving,
-                        dev.spinel.server.engine.ServeContext claim) {
+                        ServeContext claim) {
         int sh = KeyHash.hash(src);
         Segment sseg = db.segment(sh);
         Entry se = sseg.get(src, 0, src.length, sh, now);
@@ -187,7 +190,7 @@ public final class ListMoveCommands {
      * WRONGTYPE is thrown (or, when serving, the key is skipped).
      */
     static boolean popFirst(Engine eng, ReplyBuffer out, Database db, byte[] key, boolean head, long count,
-                            long now, boolean serving, dev.spinel.server.engine.ServeContext claim) {
+                            long now, boolean serving, ServeContext claim) {
         int h = KeyHash.hash(key);
         Segment seg = db.segment(h);
         Entry e = seg.get(key, 0, key.length, h, now);

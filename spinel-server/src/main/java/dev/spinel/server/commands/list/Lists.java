@@ -1,6 +1,7 @@
 package dev.spinel.server.commands.list;
 
 import dev.spinel.protocol.Args;
+import dev.spinel.server.engine.Notifications;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.errors.Errors;
 import dev.spinel.server.errors.RedisError;
@@ -54,7 +55,7 @@ final class Lists {
     /** Announces {@code del} for key argument {@code i} if its list was emptied (and so deleted). */
     static void notifyIfDeleted(Session s, Args a, int i, ListValue l) {
         if (l.length() == 0) {
-            s.notify(dev.spinel.server.engine.Notifications.GENERIC, "del", a, i);
+            s.notify(Notifications.GENERIC, "del", a, i);
         }
     }
 

@@ -11,7 +11,7 @@ import dev.spinel.server.scripting.Scripting;
 
 /**
  * EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT LOAD / EXISTS / FLUSH / HELP, with Redis 7.0's
- * argument checks and error texts. Running a script is {@link dev.spinel.server.scripting.Scripting}'s
+ * argument checks and error texts. Running a script is {@link Scripting}'s
  * job (atomic: every stripe held). SCRIPT DEBUG is not implemented (unregistered).
  *
  * <p>Thread-safety: stateless; the scripts cache is concurrent.

@@ -18,6 +18,7 @@ import dev.spinel.server.engine.PubSub;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.errors.Errors;
 import dev.spinel.server.errors.RedisError;
+import dev.spinel.server.log.Log;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -345,7 +346,7 @@ public final class AclCommands {
         try {
             AclFile.save(s.engine().acl(), aclPath(s, file));
         } catch (IOException e) {
-            dev.spinel.server.log.Log.warning("Writing ACL file for ACL SAVE: " + e);
+            Log.warning("Writing ACL file for ACL SAVE: " + e);
             throw new RedisError("ERR There was an error trying to save the ACLs. Please check the server logs for "
                     + "more information");
         }

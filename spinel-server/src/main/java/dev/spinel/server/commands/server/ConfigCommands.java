@@ -1,6 +1,8 @@
 package dev.spinel.server.commands.server;
 
 import dev.spinel.protocol.Args;
+import dev.spinel.server.acl.Acl;
+import dev.spinel.server.acl.User;
 import dev.spinel.server.commands.common.Help;
 import dev.spinel.server.config.ConfigException;
 import dev.spinel.server.config.ConfigRewriter;
@@ -199,8 +201,8 @@ public final class ConfigCommands {
                 List<String> users = null; // with an ACL file, users are not in the config file
                 if (config.aclfile.value().isEmpty()) {
                     users = new ArrayList<>();
-                    for (dev.spinel.server.acl.User u : s.engine().acl().users()) {
-                        users.add(dev.spinel.server.acl.Acl.describe(u));
+                    for (User u : s.engine().acl().users()) {
+                        users.add(Acl.describe(u));
                     }
                 }
                 ConfigRewriter.rewrite(config, file, users);

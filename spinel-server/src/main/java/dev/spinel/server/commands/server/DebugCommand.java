@@ -1,7 +1,12 @@
 package dev.spinel.server.commands.server;
 
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
 import dev.spinel.protocol.Args;
 import dev.spinel.server.commands.common.Help;
+import dev.spinel.server.config.ConfigException;
+import dev.spinel.server.config.Params;
 import dev.spinel.server.durability.Persistence;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Session;
@@ -138,8 +143,8 @@ final class DebugCommand {
             // checks it (Redis's own list tests set it before exercising large elements) and answered.
             long size;
             try {
-                size = dev.spinel.server.config.Params.memtoull(a.string(2));
-            } catch (dev.spinel.server.config.ConfigException e) {
+                size = Params.memtoull(a.string(2));
+            } catch (ConfigException e) {
                 size = -1;
             }
             if (size < 0 || Long.compareUnsigned(size, (1L << 32) - (1L << 20)) > 0) {
@@ -171,7 +176,7 @@ final class DebugCommand {
 
     /**
      * DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE]: save the snapshot, empty the dataset, load the snapshot back
-     * (see {@link dev.spinel.server.durability.Persistence#debugReload}).
+     * (see {@link Persistence#debugReload}).
      */
     private static void reload(Session s, Args a, Persistence persistence) {
         boolean save = true;
@@ -205,7 +210,7 @@ final class DebugCommand {
     private static void populate(Session s, Args a) {
         long count = positiveLong(a, 2);
         long valueSize = a.count() == 5 ? positiveLong(a, 4) : 0;
-        byte[] prefix = a.count() >= 4 ? a.copy(3) : "key".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        byte[] prefix = a.count() >= 4 ? a.copy(3) : "key".getBytes(StandardCharsets.US_ASCII);
         Runtime rt = Runtime.getRuntime();
         long free = rt.maxMemory() - (rt.totalMemory() - rt.freeMemory());
         if (count > free / (POPULATE_BYTES_PER_KEY + valueSize)) {
@@ -216,14 +221,14 @@ final class DebugCommand {
         db.lockAll();
         try {
             for (long j = 0; j < count; j++) {
-                byte[] key = cString(concat(prefix, (":" + j).getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
+                byte[] key = cString(concat(prefix, (":" + j).getBytes(StandardCharsets.US_ASCII)));
                 int h = KeyHash.hash(key, 0, key.length);
                 Segment seg = db.segment(h);
                 if (seg.get(key, 0, key.length, h, now) != null) {
                     continue;
                 }
-                byte[] text = ("value:" + j).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-                seg.insert(key, h, valueSize == 0 ? text : java.util.Arrays.copyOf(text, (int) valueSize), -1);
+                byte[] text = ("value:" + j).getBytes(StandardCharsets.US_ASCII);
+                seg.insert(key, h, valueSize == 0 ? text : Arrays.copyOf(text, (int) valueSize), -1);
                 s.engine().keyModified(db.index(), key);
             }
         } finally {
@@ -244,11 +249,11 @@ final class DebugCommand {
                 break;
             }
         }
-        return n == b.length ? b : java.util.Arrays.copyOf(b, n);
+        return n == b.length ? b : Arrays.copyOf(b, n);
     }
 
     private static byte[] concat(byte[] a, byte[] b) {
-        byte[] r = java.util.Arrays.copyOf(a, a.length + b.length);
+        byte[] r = Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, r, a.length, b.length);
         return r;
     }

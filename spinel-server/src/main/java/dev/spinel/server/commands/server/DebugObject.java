@@ -17,6 +17,7 @@ import dev.spinel.store.TypedValue;
 import dev.spinel.store.types.ListValue;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 
 /**
  * DEBUG OBJECT and DEBUG PROTOCOL (Redis's debug.c), the two DEBUG subcommands clients and test suites read
@@ -84,7 +85,7 @@ final class DebugObject {
     /** DEBUG PROTOCOL type: a sample reply of each RESP type (Redis's words and values). */
     static void protocol(Session s, String type) {
         ReplyBuffer out = s.out();
-        switch (type.toLowerCase(java.util.Locale.ROOT)) {
+        switch (type.toLowerCase(Locale.ROOT)) {
             case "string" -> out.bulk("Hello World");
             case "integer" -> out.integer(12345);
             case "double" -> out.doubleValue(3.141);

@@ -9,6 +9,7 @@ import dev.spinel.server.stats.LatencyHistogram;
 import dev.spinel.server.stats.LatencyMonitor;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 
@@ -216,7 +217,7 @@ final class LatencyReports {
         char[] chars = new char[len];
         for (int row = 0; ; row++) {
             boolean loop = false;
-            java.util.Arrays.fill(chars, ' ');
+            Arrays.fill(chars, ' ');
             for (int j = 0; j < len; j++) {
                 double relval = samples.get(j + offset)[1] - min;
                 int step = (int) ((int) (relval * steps) / relmax);

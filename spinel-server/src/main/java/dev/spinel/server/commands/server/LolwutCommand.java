@@ -7,6 +7,7 @@ import dev.spinel.server.engine.Session;
 import dev.spinel.server.errors.Errors;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -235,7 +236,7 @@ public final class LolwutCommand {
             this.width = width;
             this.height = height;
             pixels = new byte[width * height];
-            java.util.Arrays.fill(pixels, (byte) fill);
+            Arrays.fill(pixels, (byte) fill);
         }
 
         void set(int x, int y, int color) {

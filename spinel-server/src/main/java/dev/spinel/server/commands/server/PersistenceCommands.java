@@ -1,5 +1,7 @@
 package dev.spinel.server.commands.server;
 
+import java.io.IOException;
+
 import dev.spinel.protocol.Args;
 import dev.spinel.server.durability.Persistence;
 import dev.spinel.server.engine.CommandTable;
@@ -43,7 +45,7 @@ public final class PersistenceCommands {
         boolean started;
         try {
             started = p.rewriteAof();
-        } catch (java.io.IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             throw new RedisError("ERR Can't rewrite append only file in background: " + e.getMessage());
         }
         if (!started) {

@@ -11,11 +11,13 @@ import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Notifications;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.errors.Errors;
+import dev.spinel.server.errors.RedisError;
 import dev.spinel.store.Entry;
 import dev.spinel.store.Segment;
 import dev.spinel.store.types.SetLimits;
 import dev.spinel.store.types.SetValue;
 
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -145,7 +147,7 @@ public final class SetCommands {
         }
     }
 
-    private static final byte[] SREM = "SREM".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    private static final byte[] SREM = "SREM".getBytes(StandardCharsets.US_ASCII);
 
     // SPOP key [count]
     static void spop(Session s, Args a, SetLimits limits) {
@@ -234,12 +236,12 @@ public final class SetCommands {
         if (withCount) {
             count = NumberArgs.parseLong(a, 2);
             if (count == Long.MIN_VALUE) {
-                throw new dev.spinel.server.errors.RedisError(
+                throw new RedisError(
                         "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807");
             }
             if (count < -NumberArgs.MAX_REPLY_ELEMENTS) {
                 // Redis would try to build the reply and run out of memory; refuse with a clear error instead
-                throw new dev.spinel.server.errors.RedisError("ERR value is out of range");
+                throw new RedisError("ERR value is out of range");
             }
         }
         int h = Keys.hash(a, 1);

@@ -5,6 +5,7 @@ import dev.spinel.protocol.ClientText;
 import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.server.commands.key.SetKeys;
 import dev.spinel.server.engine.BlockedOperation;
+import dev.spinel.server.engine.Blocking;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Notifications;
 import dev.spinel.server.engine.ServeContext;
@@ -25,7 +26,7 @@ import java.util.List;
 
 /**
  * XREAD and XREADGROUP (Redis 7.0's xreadCommand): with the stripes of all the streams held, serve
- * what is there; otherwise, with BLOCK, wait through {@link dev.spinel.server.engine.Blocking} (an
+ * what is there; otherwise, with BLOCK, wait through {@link Blocking} (an
  * XADD signals the key) before releasing them. A group read logs XCLAIM / XGROUP SETID instead of
  * itself, as Redis propagates it.
  *

@@ -1,6 +1,7 @@
 package dev.spinel.server.commands.stream;
 
 import dev.spinel.protocol.Args;
+import dev.spinel.protocol.Numbers;
 import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.server.commands.key.Keys;
 import dev.spinel.server.engine.Session;
@@ -10,6 +11,7 @@ import dev.spinel.store.Entry;
 import dev.spinel.store.Segment;
 import dev.spinel.store.types.ElementVisitor;
 import dev.spinel.store.types.stream.StreamCursor;
+import dev.spinel.store.types.stream.StreamId;
 import dev.spinel.store.types.stream.StreamValue;
 
 /**
@@ -88,7 +90,7 @@ final class Streams {
     /** Redis's string2ull: string2ll (non-negative), else strtoull's rules. */
     private static long string2ull(byte[] b, int off, int len) {
         try {
-            long v = dev.spinel.protocol.Numbers.parseLong(b, off, len);
+            long v = Numbers.parseLong(b, off, len);
             if (v < 0) {
                 throw INVALID_ID;
             }
@@ -140,7 +142,7 @@ final class Streams {
 
     /** Writes {@code ms-seq} as a bulk string. */
     static void id(ReplyBuffer out, long ms, long seq) {
-        out.bulk(dev.spinel.store.types.stream.StreamId.format(ms, seq));
+        out.bulk(StreamId.format(ms, seq));
     }
 
     /** Writes the cursor's current entry: {@code [id, [field, value, ...]]}. */

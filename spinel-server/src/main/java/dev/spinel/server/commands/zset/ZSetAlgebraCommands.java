@@ -17,6 +17,7 @@ import dev.spinel.store.types.ZSetValue;
 
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.Locale;
 
 /**
  * ZUNION, ZINTER, ZDIFF, their STORE forms and ZINTERCARD (Redis's zunionInterDiffGenericCommand). Inputs
@@ -82,7 +83,7 @@ final class ZSetAlgebraCommands {
     private static void run(Session s, Args a, int numkeysArg, int dstArg, Op op, boolean cardOnly, SetLimits limits) {
         long setnum = NumberArgs.parseLong(a, numkeysArg);
         if (setnum < 1) {
-            throw new RedisError("ERR at least 1 input key is needed for '" + a.string(0).toLowerCase(java.util.Locale.ROOT)
+            throw new RedisError("ERR at least 1 input key is needed for '" + a.string(0).toLowerCase(Locale.ROOT)
                     + "' command");
         }
         if (setnum > a.count() - (numkeysArg + 1)) {

@@ -5,6 +5,7 @@ import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.server.commands.common.NumberArgs;
 import dev.spinel.server.commands.key.SetKeys;
 import dev.spinel.server.engine.BlockedOperation;
+import dev.spinel.server.engine.Blocking;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.ServeContext;
@@ -20,7 +21,7 @@ import java.nio.charset.StandardCharsets;
 /**
  * Blocking sorted-set pops: BZPOPMIN, BZPOPMAX, BZMPOP (Redis's blockingGenericZpopCommand). Each first
  * runs like ZPOPMIN/ZMPOP with the stripes of all its keys held; if every key is empty it blocks through
- * {@link dev.spinel.server.engine.Blocking} before releasing them, so no ZADD can be missed.
+ * {@link Blocking} before releasing them, so no ZADD can be missed.
  *
  * <p>Stateless; the per-client wait state is the {@link ZPopWaiter} record held by the blocking framework.
  */

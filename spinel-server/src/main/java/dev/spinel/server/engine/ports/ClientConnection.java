@@ -1,5 +1,7 @@
 package dev.spinel.server.engine.ports;
 
+import java.util.concurrent.Future;
+
 import dev.spinel.protocol.Args;
 
 /**
@@ -112,5 +114,5 @@ public interface ClientConnection {
      * Runs a task on the connection's own event loop after a delay (blocking-command timeouts,
      * CLIENT PAUSE deadlines). The returned future may be cancelled from any thread.
      */
-    java.util.concurrent.Future<?> schedule(Runnable task, long delayMillis);
+    Future<?> schedule(Runnable task, long delayMillis);
 }
