@@ -1,7 +1,6 @@
 package dev.spinel.server.commands.string;
 
 import dev.spinel.protocol.Args;
-import dev.spinel.server.commands.bitmap.BitmapCommands;
 import dev.spinel.server.commands.common.NumberArgs;
 import dev.spinel.server.commands.key.Keys;
 import dev.spinel.server.engine.CommandTable;
@@ -15,8 +14,8 @@ import dev.spinel.store.Segment;
  * String commands (Redis's t_string.c): GET, SET and its variants, GETEX/GETDEL/GETSET. The rest of
  * the family lives beside it: {@link MultiStringCommands} (MGET, MSET, MSETNX), {@link
  * StringRangeCommands} (APPEND, SETRANGE, GETRANGE, STRLEN), {@link CounterCommands} (INCR...,
- * INCRBYFLOAT), {@link LcsCommand} and the bitmap commands ({@link BitmapCommands}, {@link
- * BitfieldCommand}); this class registers them all.
+ * INCRBYFLOAT) and {@link LcsCommand}; this class registers them all. The bitmap commands, which
+ * work on strings, are a family of their own ({@code commands.bitmap}).
  *
  * <p>Strings are stored as bare {@code byte[]} values that are never modified once stored: a
  * command that changes a string stores a new array, so a reference taken under the lock stays valid
