@@ -5,7 +5,7 @@ import dev.spinel.protocol.Numbers;
 import dev.spinel.server.engine.Command;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.Propagator;
-import dev.spinel.server.engine.ReplicationFeed;
+import dev.spinel.server.engine.ports.ReplicationFeed;
 import dev.spinel.server.engine.Session;
 import dev.spinel.store.Entry;
 import dev.spinel.store.KeyHash;

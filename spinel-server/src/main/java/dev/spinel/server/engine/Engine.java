@@ -1,5 +1,6 @@
 package dev.spinel.server.engine;
 
+import dev.spinel.server.engine.ports.ReplicationFeed;
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.KeyPositions;
 import dev.spinel.server.acl.Acl;

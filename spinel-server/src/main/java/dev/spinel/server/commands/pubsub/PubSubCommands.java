@@ -3,7 +3,7 @@ package dev.spinel.server.commands.pubsub;
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.server.commands.server.ServerCommands;
-import dev.spinel.server.engine.ByteKey;
+import dev.spinel.store.ByteKey;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.PubSub;
 import dev.spinel.server.engine.PubSub.Kind;

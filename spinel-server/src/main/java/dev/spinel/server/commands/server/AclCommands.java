@@ -11,7 +11,7 @@ import dev.spinel.server.acl.User;
 import dev.spinel.server.acl.UserRules;
 import dev.spinel.server.commands.common.Help;
 import dev.spinel.server.commands.connection.ClientInfo;
-import dev.spinel.server.engine.ByteKey;
+import dev.spinel.store.ByteKey;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.PubSub;

@@ -1,4 +1,4 @@
-package dev.spinel.server.engine;
+package dev.spinel.store;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
