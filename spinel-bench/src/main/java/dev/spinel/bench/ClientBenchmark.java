@@ -35,6 +35,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * The client issue's three scenarios, spinel-client beside Lettuce and Jedis, in one JMH run, against
@@ -269,7 +270,7 @@ public class ClientBenchmark {
         }
     }
 
-    private static void virtualThreads(java.util.function.Consumer<String> setGet) {
+    private static void virtualThreads(Consumer<String> setGet) {
         try (ExecutorService vt = Executors.newVirtualThreadPerTaskExecutor()) {
             for (int i = 0; i < 10_000; i++) {
                 String key = "v" + i;

@@ -1,6 +1,7 @@
 package dev.spinel.client;
 
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 
@@ -24,7 +25,7 @@ public record RedisUri(String host, int port, String user, String password, int 
         URI u;
         try {
             u = new URI(uri);
-        } catch (java.net.URISyntaxException e) {
+        } catch (URISyntaxException e) {
             throw new IllegalArgumentException("invalid Redis URI: " + uri, e);
         }
         boolean tls = "rediss".equalsIgnoreCase(u.getScheme());

@@ -9,8 +9,10 @@ import dev.spinel.client.internal.Replies;
 import dev.spinel.client.internal.SharedCommands;
 import dev.spinel.client.internal.Transport;
 
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 /**
@@ -37,7 +39,7 @@ public final class SpinelClient<K, V> implements AutoCloseable {
     private final SharedCommands<K, V> commands;
     private final RedisUri uri;
     private final ClientOptions options;
-    private final java.util.Set<PubSub<K, V>> subscribers = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<PubSub<K, V>> subscribers = ConcurrentHashMap.newKeySet();
 
     private SpinelClient(Transport transport, Connection connection, RedisUri uri, ClientOptions options, Codec<K, V> codec) {
         this.transport = transport;

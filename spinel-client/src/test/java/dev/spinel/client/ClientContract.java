@@ -8,12 +8,14 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -236,7 +238,7 @@ abstract class ClientContract {
     @Test
     void unreachableServerFailsClearly() throws Exception {
         int port;
-        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+        try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort();
         }
         ConnectionException e = assertThrows(ConnectionException.class, () -> SpinelClient.create("redis://127.0.0.1:" + port));
@@ -290,7 +292,7 @@ abstract class ClientContract {
             for (CompletableFuture<String> f : inflight) {
                 try {
                     f.get(30, TimeUnit.SECONDS);
-                } catch (java.util.concurrent.ExecutionException e) {
+                } catch (ExecutionException e) {
                     assertInstanceOf(ConnectionException.class, e.getCause());
                     failed++;
                 }

@@ -1,6 +1,7 @@
 package dev.spinel.client;
 
 import dev.spinel.client.testing.TestServer;
+import dev.spinel.protocol.RespValue;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
@@ -13,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -82,7 +84,7 @@ abstract class CommandFamiliesContract {
         assertEquals("b", s.getset(k[1], "b2"));
         assertEquals("b2", s.getdel(k[1]));
         assertNull(s.getdel(k[1]));
-        assertEquals(java.util.Arrays.asList("v", null), s.mget(k[0], k[1]));
+        assertEquals(Arrays.asList("v", null), s.mget(k[0], k[1]));
         assertEquals("OK", s.mset(Map.of(k[1], "1", k[2], "2")));
         assertFalse(s.msetnx(Map.of(k[1], "x", k[3], "y")));
         assertEquals(2L, s.incr(k[1]));
@@ -140,7 +142,7 @@ abstract class CommandFamiliesContract {
         assertEquals(2L, s.bitop(BitOperation.NOT, k[2], k[0]));
         assertEquals(0L, s.bitop(BitOperation.AND, k[2], k[3]));
         assertEquals(0L, s.exists(k[2]));
-        assertEquals(java.util.Arrays.asList(0L, -100L, 156L, null, 255L, 3L),
+        assertEquals(Arrays.asList(0L, -100L, 156L, null, 255L, 3L),
                 s.bitfield(k[2], BitFieldArgs.create()
                         .set(BitFieldArgs.signed(8), 0, -100)
                         .get(BitFieldArgs.signed(8), 0)
@@ -257,7 +259,7 @@ abstract class CommandFamiliesContract {
         assertEquals(2L, s.hset(k[0], m));
         assertFalse(s.hsetnx(k[0], "f2", "x"));
         assertEquals("v1b", s.hget(k[0], "f1"));
-        assertEquals(java.util.Arrays.asList("v1b", null), s.hmget(k[0], "f1", "nope"));
+        assertEquals(Arrays.asList("v1b", null), s.hmget(k[0], "f1", "nope"));
         assertEquals(Map.of("f1", "v1b", "f2", "v2", "n", "5"), s.hgetall(k[0]));
         assertEquals(Map.of(), s.hgetall(k[1]));
         assertTrue(s.hexists(k[0], "f2"));
@@ -308,13 +310,13 @@ abstract class CommandFamiliesContract {
         SyncCommands<String, String> s = client(r3, "EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO", "SCRIPT");
         String[] k = keys(r3, "a", "b", "c", "d");
         String script = "redis.call('set', KEYS[1], ARGV[1]); return {redis.call('get', KEYS[1]), #KEYS, #ARGV}";
-        dev.spinel.protocol.RespValue r = s.eval(script, new String[] {k[0]}, "v1", "extra");
+        RespValue r = s.eval(script, new String[] {k[0]}, "v1", "extra");
         assertEquals("[v1, 1, 2]", texts(r));
         String sha = s.scriptLoad(script);
         assertEquals(40, sha.length());
         assertEquals("[v2, 1, 1]", texts(s.evalsha(sha, new String[] {k[0]}, "v2")));
-        assertEquals("v2", dev.spinel.protocol.RespValue.text(s.evalReadOnly("return redis.call('get', KEYS[1])", new String[] {k[0]})));
-        assertEquals("v2", dev.spinel.protocol.RespValue.text(s.evalshaReadOnly(s.scriptLoad("return redis.call('get', KEYS[1])"), new String[] {k[0]})));
+        assertEquals("v2", RespValue.text(s.evalReadOnly("return redis.call('get', KEYS[1])", new String[] {k[0]})));
+        assertEquals("v2", RespValue.text(s.evalshaReadOnly(s.scriptLoad("return redis.call('get', KEYS[1])"), new String[] {k[0]})));
         ServerErrorException ro = assertThrows(ServerErrorException.class,
                 () -> s.evalReadOnly("return redis.call('del', KEYS[1])", new String[] {k[0]}));
         assertTrue(ro.getMessage().startsWith("ERR Write commands are not allowed from read-only scripts."), ro.getMessage());
@@ -335,8 +337,8 @@ abstract class CommandFamiliesContract {
         ServerErrorException exists = assertThrows(ServerErrorException.class, () -> s.functionLoad(lib));
         assertTrue(exists.getMessage().contains("already exists"), exists.getMessage());
         assertEquals("famlib" + (r3 ? 3 : 2), s.functionLoadReplace(lib));
-        assertEquals("v1", dev.spinel.protocol.RespValue.text(s.fcall("famset" + (r3 ? 3 : 2), new String[] {k[0]}, "v1")));
-        assertEquals("v1", dev.spinel.protocol.RespValue.text(s.fcallReadOnly("famget" + (r3 ? 3 : 2), new String[] {k[0]})));
+        assertEquals("v1", RespValue.text(s.fcall("famset" + (r3 ? 3 : 2), new String[] {k[0]}, "v1")));
+        assertEquals("v1", RespValue.text(s.fcallReadOnly("famget" + (r3 ? 3 : 2), new String[] {k[0]})));
         assertThrows(ServerErrorException.class, () -> s.fcallReadOnly("famset" + (r3 ? 3 : 2), new String[] {k[0]}, "v2"));
         assertEquals("OK", s.functionDelete("famlib" + (r3 ? 3 : 2)));
         ServerErrorException gone = assertThrows(ServerErrorException.class, () -> s.fcall("famset" + (r3 ? 3 : 2), new String[] {k[0]}, "v3"));
@@ -344,11 +346,11 @@ abstract class CommandFamiliesContract {
         assertEquals("OK", s.functionFlush());
     }
 
-    private static String texts(dev.spinel.protocol.RespValue v) {
+    private static String texts(RespValue v) {
         StringBuilder sb = new StringBuilder("[");
-        for (dev.spinel.protocol.RespValue item : ((dev.spinel.protocol.RespValue.Array) v).items()) {
+        for (RespValue item : ((RespValue.Array) v).items()) {
             sb.append(sb.length() > 1 ? ", " : "");
-            sb.append(item instanceof dev.spinel.protocol.RespValue.Integer i ? Long.toString(i.value()) : dev.spinel.protocol.RespValue.text(item));
+            sb.append(item instanceof RespValue.Integer i ? Long.toString(i.value()) : RespValue.text(item));
         }
         return sb.append(']').toString();
     }
@@ -483,7 +485,7 @@ abstract class CommandFamiliesContract {
         Thread.sleep(50);
         String added = s.xadd(k[3], Map.of("late", "1"));
         assertEquals(List.of(new StreamEntry<>(added, Map.of("late", "1"))),
-                waiting.get(10, java.util.concurrent.TimeUnit.SECONDS).get(k[3]));
+                waiting.get(10, TimeUnit.SECONDS).get(k[3]));
     }
 
     @ParameterizedTest

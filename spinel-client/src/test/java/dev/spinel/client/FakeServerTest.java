@@ -10,6 +10,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -99,7 +100,7 @@ class FakeServerTest {
                 CompletableFuture<String> a = c.async().get("a");
                 CompletableFuture<String> b = c.async().get("b");
                 CompletableFuture<String> d = c.async().get("c");
-                for (CompletableFuture<String> f : java.util.List.of(a, b, d)) {
+                for (CompletableFuture<String> f : List.of(a, b, d)) {
                     ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
                     assertInstanceOf(ConnectionException.class, e.getCause());
                 }

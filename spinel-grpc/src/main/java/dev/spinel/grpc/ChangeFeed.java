@@ -1,6 +1,6 @@
 package dev.spinel.grpc;
 
-import dev.spinel.server.engine.KeyObserver;
+import dev.spinel.server.engine.ports.KeyObserver;
 
 /**
  * The engine's change hook as the gRPC service sees it: commands (RESP's, and the ones gRPC's own

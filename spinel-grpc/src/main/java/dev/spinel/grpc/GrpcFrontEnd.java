@@ -1,9 +1,9 @@
 package dev.spinel.grpc;
 
-import dev.spinel.server.Log;
 import dev.spinel.server.SpinelExtension;
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.log.Log;
 import io.grpc.Server;
 import io.grpc.ServerInterceptors;
 import io.grpc.netty.NettyServerBuilder;

@@ -1,6 +1,6 @@
 package dev.spinel.grpc;
 
-import dev.spinel.server.engine.ByteKey;
+import dev.spinel.store.ByteKey;
 
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;

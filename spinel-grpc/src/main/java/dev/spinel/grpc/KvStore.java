@@ -18,7 +18,7 @@ import dev.spinel.server.engine.EmbeddedClient.Access;
 import dev.spinel.server.engine.EmbeddedClient.Done;
 import dev.spinel.server.engine.EmbeddedClient.Locked;
 import dev.spinel.server.engine.Engine;
-import dev.spinel.server.engine.RedisError;
+import dev.spinel.server.errors.RedisError;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 

@@ -2,6 +2,7 @@ package dev.spinel.persistence;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -164,7 +165,7 @@ public final class CompactBlobs {
 
         private void ensure(int n) {
             if (pos + n > buf.length) {
-                buf = java.util.Arrays.copyOf(buf, Math.max(buf.length * 2, pos + n));
+                buf = Arrays.copyOf(buf, Math.max(buf.length * 2, pos + n));
             }
         }
     }
@@ -329,7 +330,7 @@ public final class CompactBlobs {
         if (len < 0 || from + (long) len > end) {
             throw new RdbException("Compact blob entry runs past the end");
         }
-        return java.util.Arrays.copyOfRange(b, from, from + len);
+        return Arrays.copyOfRange(b, from, from + len);
     }
 
     private static byte[] num(long v) {

@@ -1,5 +1,8 @@
 package dev.spinel.persistence;
 
+import java.nio.charset.StandardCharsets;
+import java.util.function.Consumer;
+
 import dev.spinel.store.Entry;
 import dev.spinel.store.KeyHash;
 import dev.spinel.store.Keyspace;
@@ -19,7 +22,7 @@ public final class KeyspaceLoader implements RdbSink {
     private long loaded;
     private long expiredSkipped;
 
-    private final java.util.function.Consumer<byte[]> functions;
+    private final Consumer<byte[]> functions;
     private boolean refuseExisting;
     private Runnable perKey;
 
@@ -28,7 +31,7 @@ public final class KeyspaceLoader implements RdbSink {
     }
 
     /** @param functions receives each function library's code; null refuses files that hold functions */
-    public KeyspaceLoader(Keyspace keyspace, long now, java.util.function.Consumer<byte[]> functions) {
+    public KeyspaceLoader(Keyspace keyspace, long now, Consumer<byte[]> functions) {
         this.keyspace = keyspace;
         this.now = now;
         this.functions = functions;
@@ -72,7 +75,7 @@ public final class KeyspaceLoader implements RdbSink {
         seg.lock();
         try {
             if (refuseExisting && seg.get(key, 0, key.length, h, now) != null) {
-                throw new RdbException("RDB has duplicated key '" + new String(key, java.nio.charset.StandardCharsets.UTF_8)
+                throw new RdbException("RDB has duplicated key '" + new String(key, StandardCharsets.UTF_8)
                         + "' in DB " + db);
             }
             Entry e = seg.putQuietly(key, h, value, expireAt);

@@ -13,6 +13,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Saving and loading RDB files on disk. A save writes {@code temp-<pid>-<n>.rdb} in the target's
@@ -22,7 +23,7 @@ import java.nio.file.StandardOpenOption;
  * <p>Thread-safety: stateless; concurrent saves to the same target must be serialized by the caller.
  */
 public final class RdbFiles {
-    private static final java.util.concurrent.atomic.AtomicLong TEMP = new java.util.concurrent.atomic.AtomicLong();
+    private static final AtomicLong TEMP = new AtomicLong();
 
     private RdbFiles() {
     }

@@ -4,6 +4,7 @@ import dev.spinel.store.StringEncoding;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 
 /**
  * Writes RDB primitives (lengths, strings in Redis's encodings, little-endian numbers) to a stream,
@@ -127,7 +128,7 @@ public final class RdbOutput {
         if (v >= Integer.MIN_VALUE && v <= Integer.MAX_VALUE) {
             writeIntEncoded(v);
         } else {
-            byte[] s = Long.toString(v).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            byte[] s = Long.toString(v).getBytes(StandardCharsets.US_ASCII);
             writeLength(s.length);
             write(s);
         }

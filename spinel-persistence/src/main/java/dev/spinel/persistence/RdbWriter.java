@@ -5,9 +5,11 @@ import dev.spinel.store.Entry;
 import dev.spinel.store.Keyspace;
 import dev.spinel.store.Segment;
 import dev.spinel.store.SegmentCapture;
+import dev.spinel.store.ValueType;
 
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -216,7 +218,7 @@ public final class RdbWriter {
         private ValueCodec codecFor(Object value) {
             ValueCodec codec = codecs.forValue(value);
             if (codec == null) {
-                throw new RdbException("no RDB codec for type " + dev.spinel.store.ValueType.of(value).redisName());
+                throw new RdbException("no RDB codec for type " + ValueType.of(value).redisName());
             }
             return codec;
         }
@@ -246,7 +248,7 @@ public final class RdbWriter {
         public void cancel() {
             cancelled = true;
             for (Captured[] db : captured) {
-                java.util.Arrays.fill(db, null);
+                Arrays.fill(db, null);
             }
         }
 

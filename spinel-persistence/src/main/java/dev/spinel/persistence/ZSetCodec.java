@@ -6,6 +6,7 @@ import dev.spinel.store.types.SetLimits;
 import dev.spinel.store.types.ZSetValue;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -51,7 +52,7 @@ public final class ZSetCodec implements ValueCodec {
         int i = 0;
         for (ZSetValue.Cursor c = z.cursor(0); c.valid() && i < n; c.next()) {
             int off = c.memberOffset();
-            members[i] = java.util.Arrays.copyOfRange(c.memberArray(), off, off + c.memberLength());
+            members[i] = Arrays.copyOfRange(c.memberArray(), off, off + c.memberLength());
             scores[i++] = c.score();
         }
         return new Snap(members, scores);

@@ -2,6 +2,8 @@ package dev.spinel.persistence;
 
 import org.junit.jupiter.api.Test;
 
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Random;
 
@@ -79,13 +81,13 @@ class CodecTest {
         String[] samples = {"", "0", "-1", "127", "-128", "128", "32767", "-32768", "32768", "2147483647", "-2147483648",
                 "2147483648", "007", "1 ", "12345678901", "9223372036854775807", "x".repeat(21), "abc".repeat(100),
                 "not compressible at all 0123456789"};
-        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         RdbOutput out = new RdbOutput(bytes, true);
         for (String s : samples) {
             out.writeString(s.getBytes(StandardCharsets.US_ASCII));
         }
         out.flush();
-        RdbInput in = new RdbInput(new java.io.ByteArrayInputStream(bytes.toByteArray()));
+        RdbInput in = new RdbInput(new ByteArrayInputStream(bytes.toByteArray()));
         for (String s : samples) {
             assertEquals(s, new String(in.readString(), StandardCharsets.US_ASCII));
         }
@@ -94,7 +96,7 @@ class CodecTest {
 
     @Test
     void integersUseTheCompactEncodings() {
-        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         RdbOutput out = new RdbOutput(bytes, false);
         out.writeString("-5".getBytes(StandardCharsets.US_ASCII));
         out.writeString("1000".getBytes(StandardCharsets.US_ASCII));
@@ -107,13 +109,13 @@ class CodecTest {
     @Test
     void lengthsUseAllWidths() {
         long[] lens = {0, 63, 64, 16383, 16384, 0xFFFFFFFFL, 0x100000000L};
-        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         RdbOutput out = new RdbOutput(bytes, false);
         for (long l : lens) {
             out.writeLength(l);
         }
         out.flush();
-        RdbInput in = new RdbInput(new java.io.ByteArrayInputStream(bytes.toByteArray()));
+        RdbInput in = new RdbInput(new ByteArrayInputStream(bytes.toByteArray()));
         for (long l : lens) {
             assertEquals(l, in.readLength());
         }

@@ -16,6 +16,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -92,8 +93,8 @@ class CollectionInteropTest {
         Path redisFile = dir.resolve(name + "-redis.rdb");
         Path ourFile = dir.resolve(name + "-spinel.rdb");
         String digest;
-        Map<String, byte[]> dumps = new java.util.HashMap<>();
-        Map<String, String> valueDigests = new java.util.HashMap<>();
+        Map<String, byte[]> dumps = new HashMap<>();
+        Map<String, String> valueDigests = new HashMap<>();
         try (Redis r = new Redis(name + "-redis.rdb", thresholds)) {
             assertEquals(":14", r.call("eval", FILL, "0", "1000"));
             digest = r.call("debug", "digest");

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 
@@ -81,7 +82,7 @@ class CompactBlobsTest {
         byte[] bad = zl.clone();
         bad[8] = 3; // wrong count
         assertThrows(RdbException.class, () -> CompactBlobs.ziplist(bad));
-        assertThrows(RdbException.class, () -> CompactBlobs.ziplist(java.util.Arrays.copyOf(zl, zl.length - 3)));
+        assertThrows(RdbException.class, () -> CompactBlobs.ziplist(Arrays.copyOf(zl, zl.length - 3)));
     }
 
     @Test

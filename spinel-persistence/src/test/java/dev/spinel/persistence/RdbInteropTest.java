@@ -13,6 +13,7 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.Map;
@@ -102,7 +103,7 @@ class RdbInteropTest {
         Files.write(file, flipped);
         RdbException e = org.junit.jupiter.api.Assertions.assertThrows(RdbException.class, () -> contents(file, 16));
         assertTrue(e.getMessage().contains("checksum") || e.getMessage().contains("offset"), e.getMessage());
-        Files.write(file, java.util.Arrays.copyOf(b, b.length - 100));
+        Files.write(file, Arrays.copyOf(b, b.length - 100));
         e = org.junit.jupiter.api.Assertions.assertThrows(RdbException.class, () -> contents(file, 16));
         assertTrue(e.getMessage().contains("Unexpected EOF"), e.getMessage());
     }

@@ -1,6 +1,7 @@
 package dev.spinel.persistence;
 
 import dev.spinel.store.Database;
+import dev.spinel.store.Entry;
 import dev.spinel.store.KeyHash;
 import dev.spinel.store.Keyspace;
 import dev.spinel.store.Segment;
@@ -12,6 +13,7 @@ import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -29,7 +31,7 @@ class RdbWriterConcurrentWritersTest {
         Segment s = db.segment(h);
         s.lock();
         try {
-            dev.spinel.store.Entry e = s.get(key, 0, key.length, h, System.currentTimeMillis());
+            Entry e = s.get(key, 0, key.length, h, System.currentTimeMillis());
             if (delete) {
                 s.remove(key, 0, key.length, h);
             } else if (e != null) {
@@ -54,7 +56,7 @@ class RdbWriterConcurrentWritersTest {
         }
         RdbWriter writer = new RdbWriter(ValueCodecs.standard());
         AtomicBoolean stop = new AtomicBoolean();
-        java.util.concurrent.CountDownLatch armedLatch = new java.util.concurrent.CountDownLatch(1);
+        CountDownLatch armedLatch = new CountDownLatch(1);
         Thread[] writers = new Thread[2];
         for (int w = 0; w < writers.length; w++) {
             int id = w;

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 
@@ -103,8 +104,8 @@ class StreamCodecTest {
         assertEquals(38, back.size());
         assertEquals(s.nodeCount(), back.nodeCount());
         for (int i = 0; i < s.nodeCount(); i++) {
-            assertArrayEquals(java.util.Arrays.copyOf(s.nodeBytes(i), s.nodeUsed(i)),
-                    java.util.Arrays.copyOf(back.nodeBytes(i), back.nodeUsed(i)));
+            assertArrayEquals(Arrays.copyOf(s.nodeBytes(i), s.nodeUsed(i)),
+                    Arrays.copyOf(back.nodeBytes(i), back.nodeUsed(i)));
         }
         StreamGroup g = back.groups().get("grp".getBytes(StandardCharsets.US_ASCII));
         assertEquals(6, g.pending.size());

@@ -1,7 +1,9 @@
 package dev.spinel.protocol;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * Finds which arguments of a request are keys, from Redis 7.0's key specifications (the
@@ -96,7 +98,7 @@ public final class KeyPositions {
         if (fields.size() <= 8) {
             return new KeySpecs(sort, null);
         }
-        List<KeySpec> specs = new java.util.ArrayList<>();
+        List<KeySpec> specs = new ArrayList<>();
         for (RespValue ks : items(fields.get(8))) {
             RespValue begin = field(ks, "begin_search");
             RespValue find = field(ks, "find_keys");
@@ -120,7 +122,7 @@ public final class KeyPositions {
             specs.add(new KeySpec(readOnly, notKey ? -1 : acl,
                     beginType(text(field(begin, "type"))),
                     (int) integer(field(bs, "index")),
-                    keyword == null ? null : keyword.toUpperCase(java.util.Locale.ROOT),
+                    keyword == null ? null : keyword.toUpperCase(Locale.ROOT),
                     (int) integer(field(bs, "startfrom")),
                     findType(text(field(find, "type"))),
                     (int) integer(field(fs, "lastkey")),

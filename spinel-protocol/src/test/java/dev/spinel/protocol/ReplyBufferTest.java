@@ -3,6 +3,7 @@ package dev.spinel.protocol;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.function.Consumer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -64,7 +65,7 @@ class ReplyBufferTest {
     void bulkOfEveryHeaderSizeAndGrowth() {
         ReplyBuffer b = new ReplyBuffer();
         byte[] v = new byte[100_000];
-        java.util.Arrays.fill(v, (byte) 'x');
+        Arrays.fill(v, (byte) 'x');
         for (int len : new int[] {0, 1, 1023, 1024, 1025, 16 * 1024, 100_000}) {
             int before = b.size();
             b.bulk(v, 0, len);

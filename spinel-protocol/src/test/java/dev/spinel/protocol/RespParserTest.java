@@ -3,7 +3,9 @@ package dev.spinel.protocol;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Random;
 
 import static dev.spinel.protocol.ParserHarness.bytes;
 import static dev.spinel.protocol.ParserHarness.multibulk;
@@ -174,11 +176,11 @@ class RespParserTest {
     @Test
     void tooBigInlineRequest() {
         byte[] line = new byte[RespParser.INLINE_MAX + 1];
-        java.util.Arrays.fill(line, (byte) 'a');
+        Arrays.fill(line, (byte) 'a');
         ParserHarness h = ParserHarness.whole(line);
         assertEquals("Protocol error: too big inline request", h.error);
         // exactly the limit without a newline still waits
-        assertNull(ParserHarness.whole(java.util.Arrays.copyOf(line, RespParser.INLINE_MAX)).error);
+        assertNull(ParserHarness.whole(Arrays.copyOf(line, RespParser.INLINE_MAX)).error);
     }
 
     @Test
@@ -216,7 +218,7 @@ class RespParserTest {
         assertNull(h.error);
         assertTrue(h.requests.isEmpty(), "Redis's strchr stops at NUL: the inline line never completes");
         byte[] big = new byte[RespParser.INLINE_MAX + 10];
-        java.util.Arrays.fill(big, (byte) 'a');
+        Arrays.fill(big, (byte) 'a');
         big[3] = 0;
         big[big.length - 1] = '\n';
         assertEquals("Protocol error: too big inline request", ParserHarness.whole(big).error);
@@ -268,7 +270,7 @@ class RespParserTest {
         }
         byte[] big = multibulk("SET", "key", v.toString(), "tail");
         byte[] stream = concat(bytes(pings.toString()), big, multibulk("GET", "key"));
-        java.util.Random r = new java.util.Random(7);
+        Random r = new Random(7);
         int pos = 0;
         while (pos < stream.length) {
             int n = Math.min(stream.length - pos, 1 + r.nextInt(20_000));

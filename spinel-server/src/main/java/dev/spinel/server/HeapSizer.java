@@ -1,12 +1,10 @@
 package dev.spinel.server;
 
+import dev.spinel.server.log.Log;
+
 import com.sun.management.GarbageCollectionNotificationInfo;
 import com.sun.management.HotSpotDiagnosticMXBean;
 
-import javax.management.Notification;
-import javax.management.NotificationEmitter;
-import javax.management.NotificationListener;
-import javax.management.openmbean.CompositeData;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
@@ -15,6 +13,10 @@ import java.lang.management.MemoryUsage;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import javax.management.Notification;
+import javax.management.NotificationEmitter;
+import javax.management.NotificationListener;
+import javax.management.openmbean.CompositeData;
 
 /**
  * Keeps the Java heap close to the live data, as Redis's RSS follows its data. After every collection it

@@ -1,7 +1,9 @@
 package dev.spinel.server;
 
+import dev.spinel.protocol.Version;
 import dev.spinel.server.config.ConfigException;
 import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.log.Log;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -18,7 +20,7 @@ public final class Main {
 
     public static void main(String[] args) throws InterruptedException {
         if (args.length == 1 && (args[0].equals("-v") || args[0].equals("--version"))) {
-            System.out.println("Spinel server v=" + SpinelServer.VERSION + " redis_version=" + SpinelServer.REDIS_VERSION);
+            System.out.println("Spinel server v=" + Version.SPINEL + " redis_version=" + Version.REDIS);
             return;
         }
         if (args.length == 1 && (args[0].equals("-h") || args[0].equals("--help"))) {
@@ -40,7 +42,7 @@ public final class Main {
             return;
         }
         Log.configure(config.logfile.value(), config.loglevel.value());
-        Log.notice("Spinel " + SpinelServer.VERSION + " (Redis " + SpinelServer.REDIS_VERSION + " compatible) starting, pid="
+        Log.notice("Spinel " + Version.SPINEL + " (Redis " + Version.REDIS + " compatible) starting, pid="
                 + ProcessHandle.current().pid());
         SpinelServer server;
         try {

@@ -2,6 +2,7 @@ package dev.spinel.server;
 
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.Session;
+import dev.spinel.server.log.Log;
 
 /**
  * Redis's {@code serverCron}: runs {@code hz} times a second on one event loop. Active expiry

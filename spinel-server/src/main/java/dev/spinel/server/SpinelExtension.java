@@ -1,8 +1,10 @@
 package dev.spinel.server;
 
+import java.util.ServiceLoader;
+
 /**
  * A front end started and stopped with the server, found on the class path with
- * {@link java.util.ServiceLoader} (file {@code META-INF/services/dev.spinel.server.SpinelExtension}).
+ * {@link ServiceLoader} (file {@code META-INF/services/dev.spinel.server.SpinelExtension}).
  * This is how the gRPC service ({@code spinel-grpc}) runs inside {@code spinel-server} without the
  * server depending on it.
  *

@@ -1,20 +1,28 @@
 package dev.spinel.server;
 
+import dev.spinel.protocol.Version;
 import dev.spinel.server.commands.Commands;
+import dev.spinel.server.commands.server.ServerControl;
 import dev.spinel.server.config.ConfigException;
 import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.durability.Persistence;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Engine;
+import dev.spinel.server.log.Log;
+import dev.spinel.server.net.IoTransport;
 import dev.spinel.server.net.RespServer;
 import dev.spinel.server.net.ServerTls;
-import dev.spinel.server.persistence.Persistence;
 import dev.spinel.server.replication.Replication;
+import dev.spinel.server.scripting.Scripting;
 import dev.spinel.store.Keyspace;
 import io.netty.util.concurrent.ScheduledFuture;
 
 import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.ServiceLoader;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -30,13 +38,15 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Thread-safety: {@link #start} and {@link #close} may be called from any thread; close is idempotent.
  */
-public final class SpinelServer implements AutoCloseable {
-    public static final String VERSION = "0.1.0";
-    /** The Redis command level implemented, reported as {@code redis_version}. */
-    public static final String REDIS_VERSION = "7.0.15";
+public final class SpinelServer implements AutoCloseable, ServerControl {
+    /** Spinel's release, for embedders ({@link Version#SPINEL}). */
+    public static final String VERSION = Version.SPINEL;
+    /** The Redis command level implemented, reported as {@code redis_version} ({@link Version#REDIS}). */
+    public static final String REDIS_VERSION = Version.REDIS;
 
     private final ServerConfig config;
     private final Engine engine;
+    private final Scripting scripting;
     private final RespServer resp;
     /** Ports bound now (plain, TLS); 0 when there is no such listener. */
     private volatile int port;
@@ -54,7 +64,7 @@ public final class SpinelServer implements AutoCloseable {
     private final CountDownLatch closed = new CountDownLatch(1);
     private volatile boolean closing;
     /** Running extensions (the gRPC service), closed before the RESP front end. */
-    private final List<AutoCloseable> extensions = new java.util.ArrayList<>();
+    private final List<AutoCloseable> extensions = new ArrayList<>();
 
     private SpinelServer(ServerConfig config) throws InterruptedException {
         this.config = config;
@@ -82,12 +92,13 @@ public final class SpinelServer implements AutoCloseable {
         });
         config.maxmemory.listen(v -> sharing.run());
         CommandTable table = new CommandTable();
-        this.engine = new Engine(config, keyspace, table);
-        this.persistence = new Persistence(config, keyspace, engine.stats(), engine.scripting().functions());
-        this.replication = new Replication(engine, config);
+        this.scripting = new Scripting();
+        this.engine = new Engine(config, keyspace, table, scripting);
+        this.persistence = new Persistence(config, keyspace, engine.stats(), scripting.functions());
+        this.replication = new Replication(engine, config, scripting.functions());
         Commands.registerAll(table, this);
         engine.acl().loadAtStartup(config.userDirectives(), config.aclfile.value(),
-                java.nio.file.Path.of(config.dir.value()).resolve(config.aclfile.value()));
+                Path.of(config.dir.value()).resolve(config.aclfile.value()));
         persistence.loadAtStartup(engine); // before accepting connections; a bad file stops the start
         this.resp = new RespServer(engine);
         resp.tls(tls);
@@ -144,7 +155,7 @@ public final class SpinelServer implements AutoCloseable {
     }
 
     private void startExtensions() {
-        for (SpinelExtension x : java.util.ServiceLoader.load(SpinelExtension.class)) {
+        for (SpinelExtension x : ServiceLoader.load(SpinelExtension.class)) {
             try {
                 AutoCloseable running = x.start(this);
                 if (running != null) {
@@ -248,6 +259,7 @@ public final class SpinelServer implements AutoCloseable {
     }
 
     /** The plain RESP port; 0 when there is none ({@code port 0} with {@code tls-port} set). */
+    @Override
     public int port() {
         return port;
     }
@@ -257,27 +269,41 @@ public final class SpinelServer implements AutoCloseable {
         return tlsPort;
     }
 
+    @Override
     public ServerConfig config() {
         return config;
     }
 
+    @Override
     public Engine engine() {
         return engine;
     }
 
     /** Replication: the master side's stream and replicas, the replica side's link (docs/replication.md). */
+    @Override
     public Replication replication() {
         return replication;
     }
 
+    @Override
+    public Scripting scripting() {
+        return scripting;
+    }
+
     /** Snapshots: SAVE/BGSAVE, the save schedule, INFO persistence, the final save at shutdown. */
+    @Override
     public Persistence persistence() {
         return persistence;
     }
 
     /** The network transport of the RESP front end's event loops, which the gRPC service shares. */
-    public dev.spinel.server.net.IoTransport transport() {
+    public IoTransport transport() {
         return resp.transport();
+    }
+
+    @Override
+    public String multiplexingApi() {
+        return resp.transport().word();
     }
 
     /** Stops accepting, closes every connection, and releases the threads. */
@@ -303,7 +329,7 @@ public final class SpinelServer implements AutoCloseable {
         resp.close();
         persistence.close();
         // Last: the log is closed, so nothing of a script stopped half-way is logged; the script thread stops.
-        engine.scripting().abort();
+        scripting.abort();
         closed.countDown();
     }
 
@@ -332,7 +358,7 @@ public final class SpinelServer implements AutoCloseable {
 
     /** Kills the running script if it has not written; true once no script runs (within a bounded wait). */
     private boolean stopScript() {
-        dev.spinel.server.scripting.Scripting scripting = engine.scripting();
+        Scripting scripting = this.scripting;
         long giveUp = System.nanoTime() + SCRIPT_STOP_WAIT_NANOS;
         while (scripting.running()) {
             if (System.nanoTime() - giveUp > 0) {
@@ -352,6 +378,7 @@ public final class SpinelServer implements AutoCloseable {
     }
 
     /** Asks the server to stop from a command (SHUTDOWN); returns at once, the stop happens on another thread. */
+    @Override
     public void shutdownAsync() {
         Thread t = new Thread(this::close, "spinel-shutdown");
         t.start();

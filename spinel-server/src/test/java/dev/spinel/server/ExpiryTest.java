@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -127,6 +128,6 @@ class ExpiryTest {
     }
 
     private static List<byte[]> args(String... a) {
-        return java.util.Arrays.stream(a).map(s -> s.getBytes(StandardCharsets.UTF_8)).toList();
+        return Arrays.stream(a).map(s -> s.getBytes(StandardCharsets.UTF_8)).toList();
     }
 }

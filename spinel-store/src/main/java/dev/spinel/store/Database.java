@@ -3,6 +3,7 @@ package dev.spinel.store;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.LongConsumer;
 
 /**
  * One of the keyspace's numbered databases: {@value #SEGMENTS} lock stripes chosen by the top bits
@@ -90,12 +91,12 @@ public final class Database {
     }
 
     /** Like {@link #clear()}; {@code whileLocked} receives the count before the stripes are released. */
-    public long clear(java.util.function.LongConsumer whileLocked) {
+    public long clear(LongConsumer whileLocked) {
         return clear(() -> { }, whileLocked);
     }
 
     /** Like {@link #clear(java.util.function.LongConsumer)}; {@code beforeClear} runs locked, before any key goes. */
-    public long clear(Runnable beforeClear, java.util.function.LongConsumer whileLocked) {
+    public long clear(Runnable beforeClear, LongConsumer whileLocked) {
         lockAll();
         try {
             beforeClear.run();

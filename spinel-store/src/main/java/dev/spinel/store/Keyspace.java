@@ -1,6 +1,7 @@
 package dev.spinel.store;
 
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
 
 /**
  * All databases of one server. The number of databases is fixed at construction.
@@ -87,12 +88,12 @@ public final class Keyspace {
     }
 
     /** Like {@link #clearAll()}; {@code whileLocked} receives the count before the stripes are released. */
-    public long clearAll(java.util.function.LongConsumer whileLocked) {
+    public long clearAll(LongConsumer whileLocked) {
         return clearAll(() -> { }, whileLocked);
     }
 
     /** Like {@link #clearAll(java.util.function.LongConsumer)}; {@code beforeClear} runs locked, before any key goes. */
-    public long clearAll(Runnable beforeClear, java.util.function.LongConsumer whileLocked) {
+    public long clearAll(Runnable beforeClear, LongConsumer whileLocked) {
         for (Database db : dbs) {
             db.lockAll();
         }

@@ -1,7 +1,9 @@
 package dev.spinel.store;
 
 import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.random.RandomGenerator;
 
 /**
  * One lock stripe of a {@link Database}: a chained hash table of {@link Entry} with power-of-two
@@ -76,7 +78,7 @@ public final class Segment {
     /** Waits for the lock until {@code deadlineNanos} (System.nanoTime()); false when it is still held then. */
     public boolean tryLockUntil(long deadlineNanos) {
         try {
-            return lock.tryLock(Math.max(0, deadlineNanos - System.nanoTime()), java.util.concurrent.TimeUnit.NANOSECONDS);
+            return lock.tryLock(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
@@ -505,7 +507,7 @@ public final class Segment {
     }
 
     /** A uniformly-chosen bucket's random entry, or {@code null} if the segment is empty. */
-    public Entry randomEntry(java.util.random.RandomGenerator rnd) {
+    public Entry randomEntry(RandomGenerator rnd) {
         Entry[] t = table;
         if (t == null || size == 0) {
             return null;

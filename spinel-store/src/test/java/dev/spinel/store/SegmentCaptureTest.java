@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Timeout;
 
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
@@ -147,9 +148,9 @@ class SegmentCaptureTest {
                 t.join();
             }
             assertNull(r.duplicate, "captured twice");
-            java.util.List<String> wrong = armed.entrySet().stream().filter(e -> !e.getValue().equals(r.seen.get(e.getKey())))
+            List<String> wrong = armed.entrySet().stream().filter(e -> !e.getValue().equals(r.seen.get(e.getKey())))
                     .map(e -> e.getKey() + "=" + r.seen.get(e.getKey())).limit(5).toList();
-            assertEquals(java.util.List.of(), wrong, "round " + round + ": keys not as armed");
+            assertEquals(List.of(), wrong, "round " + round + ": keys not as armed");
             assertEquals(armed.size(), r.seen.size(), "round " + round + ": keys written after arming were captured");
             // The next round's armed state: everything as it is now (read with iteration).
             armed.clear();

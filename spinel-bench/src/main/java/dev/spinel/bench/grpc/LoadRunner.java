@@ -12,7 +12,9 @@ import dev.spinel.grpc.v1.GetRequest;
 import dev.spinel.grpc.v1.GetResponse;
 import dev.spinel.grpc.v1.KVGrpc;
 import dev.spinel.grpc.v1.PutRequest;
+import dev.spinel.grpc.v1.PutResponse;
 import dev.spinel.grpc.v1.UpdateRequest;
+import dev.spinel.grpc.v1.UpdateResponse;
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ServerConfig;
 import io.grpc.ManagedChannel;
@@ -222,7 +224,7 @@ public final class LoadRunner {
         ByteString key = ByteString.copyFromUtf8("load:counter");
         CountDownLatch ready = new CountDownLatch(1);
         stub.put(PutRequest.newBuilder().setKey(key).setValue(ByteString.copyFromUtf8("0")).build(), new StreamObserver<>() {
-            public void onNext(dev.spinel.grpc.v1.PutResponse r) {
+            public void onNext(PutResponse r) {
             }
 
             public void onError(Throwable t) {
@@ -300,7 +302,7 @@ public final class LoadRunner {
                     long n = Long.parseLong(got.getKv().getValue().toStringUtf8()) + 1;
                     stub.update(UpdateRequest.newBuilder().setKey(key).setValue(ByteString.copyFromUtf8(Long.toString(n)))
                             .setExpectedVersion(got.getKv().getVersion()).build(), new StreamObserver<>() {
-                        public void onNext(dev.spinel.grpc.v1.UpdateResponse r) {
+                        public void onNext(UpdateResponse r) {
                         }
 
                         public void onError(Throwable t) {

@@ -9,6 +9,7 @@ import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
@@ -80,7 +81,7 @@ public final class LoadGenerator {
     }
     threads = Math.min(threads, conns);
     byte[] value = new byte[valueSize];
-    java.util.Arrays.fill(value, (byte) 'x');
+    Arrays.fill(value, (byte) 'x');
     Worker[] workers = new Worker[threads];
     for (int t = 0; t < threads; t++) {
       int n = conns / threads + (t < conns % threads ? 1 : 0);

@@ -6,6 +6,7 @@ import dev.spinel.protocol.RespValue;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -78,6 +79,6 @@ public final class Command<T> extends CompletableFuture<T> {
     /** The command name, for messages. */
     public String name() {
         Object a = args.length == 0 ? "" : args[0];
-        return a instanceof byte[] b ? new String(b, java.nio.charset.StandardCharsets.UTF_8) : String.valueOf(a);
+        return a instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : String.valueOf(a);
     }
 }

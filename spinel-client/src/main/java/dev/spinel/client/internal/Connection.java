@@ -1,10 +1,13 @@
 package dev.spinel.client.internal;
 
+import javax.net.ssl.SSLException;
+
 import dev.spinel.client.ClientOptions;
 import dev.spinel.client.CommandTimeoutException;
 import dev.spinel.client.ConnectionException;
 import dev.spinel.client.QueueFullException;
 import dev.spinel.client.RedisUri;
+import dev.spinel.client.ServerErrorException;
 import dev.spinel.protocol.RespValue;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
@@ -15,6 +18,7 @@ import io.netty.util.concurrent.ScheduledFuture;
 
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -213,7 +217,7 @@ public final class Connection {
             if (channel != null) {
                 channel.close();
             }
-            f.completeExceptionally(cause instanceof ConnectionException || cause instanceof dev.spinel.client.ServerErrorException
+            f.completeExceptionally(cause instanceof ConnectionException || cause instanceof ServerErrorException
                     ? cause : new ConnectionException("cannot connect to " + uri + ": " + cause, cause));
             return;
         }
@@ -250,7 +254,7 @@ public final class Connection {
                     return CompletableFuture.completedFuture(v);
                 }
                 String m = e.getMessage() == null ? "" : e.getMessage();
-                if (e instanceof dev.spinel.client.ServerErrorException && (m.startsWith("NOPROTO") || m.startsWith("ERR unknown command"))) {
+                if (e instanceof ServerErrorException && (m.startsWith("NOPROTO") || m.startsWith("ERR unknown command"))) {
                     return auth2();
                 }
                 return CompletableFuture.failedFuture(e);
@@ -264,7 +268,7 @@ public final class Connection {
                         return; // that channel died meanwhile
                     }
                     if (e != null) {
-                        connectFailed(e instanceof java.util.concurrent.CompletionException ? e.getCause() : e);
+                        connectFailed(e instanceof CompletionException ? e.getCause() : e);
                     } else {
                         ready();
                     }
@@ -460,7 +464,7 @@ public final class Connection {
     }
 
     private static String reason(Throwable t) {
-        while (t.getCause() != null && !(t instanceof javax.net.ssl.SSLException)) {
+        while (t.getCause() != null && !(t instanceof SSLException)) {
             t = t.getCause();
         }
         return t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();

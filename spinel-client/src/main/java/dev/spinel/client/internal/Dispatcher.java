@@ -1,10 +1,12 @@
 package dev.spinel.client.internal;
 
+import dev.spinel.client.Codec;
 import dev.spinel.client.ScoredValue;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -24,13 +26,13 @@ public interface Dispatcher<K, V> {
     /** A key as a command argument: a UTF-8 String goes as is (encoded straight into the write buffer). */
     default Object k(K key) {
         Replies<K, V> r = replies();
-        return r.codec == dev.spinel.client.Codec.UTF8 ? java.util.Objects.requireNonNull(key, "key") : r.codec.encodeKey(key);
+        return r.codec == Codec.UTF8 ? Objects.requireNonNull(key, "key") : r.codec.encodeKey(key);
     }
 
     /** A value as a command argument; see {@link #k}. */
     default Object v(V value) {
         Replies<K, V> r = replies();
-        return r.codec == dev.spinel.client.Codec.UTF8 ? java.util.Objects.requireNonNull(value, "value") : r.codec.encodeValue(value);
+        return r.codec == Codec.UTF8 ? Objects.requireNonNull(value, "value") : r.codec.encodeValue(value);
     }
 
     default Object[] ks(K[] keys) {

@@ -1,5 +1,7 @@
 package dev.spinel.client.internal;
 
+import java.nio.charset.StandardCharsets;
+
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 
@@ -78,7 +80,7 @@ final class Encoder {
 
     static void writeDecimal(ByteBuf out, long v) {
         if (v == Long.MIN_VALUE) {
-            out.writeCharSequence("-9223372036854775808", java.nio.charset.StandardCharsets.US_ASCII);
+            out.writeCharSequence("-9223372036854775808", StandardCharsets.US_ASCII);
             return;
         }
         if (v < 0) {

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 
 import static dev.spinel.client.internal.Names.*;
 
@@ -41,9 +42,9 @@ public final class PubSubImpl<K, V> implements PubSub<K, V>, PushHandler {
     private final Set<ByteKey> patterns = new LinkedHashSet<>();
     private final Set<ByteKey> shardChannels = new LinkedHashSet<>();
     private volatile Connection connection;
-    private final java.util.function.Consumer<PubSubImpl<K, V>> onClose;
+    private final Consumer<PubSubImpl<K, V>> onClose;
 
-    public PubSubImpl(Replies<K, V> replies, java.util.function.Consumer<PubSubImpl<K, V>> onClose) {
+    public PubSubImpl(Replies<K, V> replies, Consumer<PubSubImpl<K, V>> onClose) {
         this.replies = replies;
         this.onClose = onClose;
     }
@@ -187,7 +188,7 @@ public final class PubSubImpl<K, V> implements PubSub<K, V>, PushHandler {
         return replies.value.convert(items.get(i));
     }
 
-    private void deliver(java.util.function.Consumer<PubSubListener<K, V>> call) {
+    private void deliver(Consumer<PubSubListener<K, V>> call) {
         for (PubSubListener<K, V> l : listeners) {
             try {
                 call.accept(l);

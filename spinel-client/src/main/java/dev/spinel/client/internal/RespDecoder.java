@@ -6,6 +6,7 @@ import io.netty.util.ByteProcessor;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -203,7 +204,7 @@ public final class RespDecoder {
             if (depth >= 1024) {
                 throw new ProtocolError("reply nested deeper than 1024");
             }
-            stack = java.util.Arrays.copyOf(stack, depth * 2);
+            stack = Arrays.copyOf(stack, depth * 2);
         }
         stack[depth++] = f;
     }

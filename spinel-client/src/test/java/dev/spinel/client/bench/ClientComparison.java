@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.function.Consumer;
 
 /**
  * A quick side-by-side of spinel-client, Lettuce and Jedis on the issue's three scenarios, printing
@@ -143,7 +144,7 @@ public final class ClientComparison {
         }
     }
 
-    private static void virtualThreads(java.util.function.Consumer<String> setGet) {
+    private static void virtualThreads(Consumer<String> setGet) {
         try (ExecutorService vt = Executors.newVirtualThreadPerTaskExecutor()) {
             for (int i = 0; i < 10_000; i++) {
                 String key = "v" + i;

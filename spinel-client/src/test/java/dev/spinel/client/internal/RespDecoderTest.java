@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -82,7 +83,7 @@ class RespDecoderTest {
             }
         }
         assertEquals(payload.length, ((RespValue.BulkString) v).value().length);
-        assertEquals(java.util.Arrays.hashCode(payload), java.util.Arrays.hashCode(((RespValue.BulkString) v).value()));
+        assertEquals(Arrays.hashCode(payload), Arrays.hashCode(((RespValue.BulkString) v).value()));
     }
 
     @Test

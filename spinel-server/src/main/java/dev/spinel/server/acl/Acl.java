@@ -3,8 +3,13 @@ package dev.spinel.server.acl;
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.CommandSpec;
 import dev.spinel.protocol.KeyPositions;
+import dev.spinel.store.Glob;
 
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.MessageDigest;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -113,10 +118,10 @@ public final class Acl {
         if (r.nopass()) {
             return u;
         }
-        byte[] hash = UserRules.hash(password).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        byte[] hash = UserRules.hash(password).getBytes(StandardCharsets.US_ASCII);
         boolean ok = false;
         for (String p : r.passwords) {
-            ok |= java.security.MessageDigest.isEqual(hash, p.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            ok |= MessageDigest.isEqual(hash, p.getBytes(StandardCharsets.US_ASCII));
         }
         return ok ? u : null;
     }
@@ -189,9 +194,9 @@ public final class Acl {
                 return true;
             }
             for (String c : s.channels) {
-                byte[] p = c.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
-                if (pattern ? java.util.Arrays.equals(p, channel)
-                        : dev.spinel.store.Glob.matches(p, 0, p.length, channel, 0, channel.length, false)) {
+                byte[] p = c.getBytes(StandardCharsets.ISO_8859_1);
+                if (pattern ? Arrays.equals(p, channel)
+                        : Glob.matches(p, 0, p.length, channel, 0, channel.length, false)) {
                     return true;
                 }
             }
@@ -296,7 +301,7 @@ public final class Acl {
      *
      * @throws IllegalStateException with the reason the server must not start
      */
-    public void loadAtStartup(List<List<String>> directives, String aclfile, java.nio.file.Path file) {
+    public void loadAtStartup(List<List<String>> directives, String aclfile, Path file) {
         if (!aclfile.isEmpty() && !directives.isEmpty()) {
             throw new IllegalStateException("Configuring Redis with users defined in redis.conf and at the same "
                     + "setting an ACL file path is invalid. This setup is very likely to lead to configuration errors "
@@ -381,7 +386,7 @@ public final class Acl {
                 return true;
             }
             for (Selector.KeyPattern p : s.patterns) {
-                if (dev.spinel.store.Glob.matches(p.bytes, 0, p.bytes.length, star, 0, 1, false)) {
+                if (Glob.matches(p.bytes, 0, p.bytes.length, star, 0, 1, false)) {
                     return true;
                 }
             }

@@ -1,9 +1,11 @@
 package dev.spinel.server.acl;
 
+import dev.spinel.protocol.Args;
 import dev.spinel.protocol.CommandMetadata;
 import dev.spinel.protocol.CommandSpec;
 import dev.spinel.protocol.RespValue;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -134,14 +136,14 @@ public final class CommandIds {
      * The command a request names from argument {@code base} (a container with a second argument names
      * its subcommand), as Redis's lookupCommand; -1 when Redis does not know it.
      */
-    public static int resolve(dev.spinel.protocol.Args a, int base) {
-        String name = new String(a.copy(base), java.nio.charset.StandardCharsets.ISO_8859_1);
+    public static int resolve(Args a, int base) {
+        String name = new String(a.copy(base), StandardCharsets.ISO_8859_1);
         if (name.indexOf('|') >= 0) {
             return -1;
         }
         int id = id(name);
         if (id >= 0 && children[id].length > 0 && a.count() - base > 1) {
-            String sub = new String(a.copy(base + 1), java.nio.charset.StandardCharsets.ISO_8859_1);
+            String sub = new String(a.copy(base + 1), StandardCharsets.ISO_8859_1);
             return sub.indexOf('|') >= 0 ? -1 : id(name + "|" + sub);
         }
         return id;

@@ -1,8 +1,35 @@
 package dev.spinel.server.commands;
 
-import dev.spinel.server.SpinelServer;
+import dev.spinel.server.commands.bitmap.BitmapCommands;
+import dev.spinel.server.commands.connection.ClientCommands;
+import dev.spinel.server.commands.connection.ConnectionCommands;
+import dev.spinel.server.commands.connection.TrackingCommands;
+import dev.spinel.server.commands.geo.GeoCommands;
+import dev.spinel.server.commands.hash.HashCommands;
+import dev.spinel.server.commands.hll.HyperLogLogCommands;
+import dev.spinel.server.commands.key.DumpCommands;
+import dev.spinel.server.commands.key.KeyCommands;
+import dev.spinel.server.commands.list.ListCommands;
+import dev.spinel.server.commands.pubsub.PubSubCommands;
+import dev.spinel.server.commands.scripting.FunctionCommands;
+import dev.spinel.server.commands.scripting.ScriptingCommands;
+import dev.spinel.server.commands.server.AclCommands;
+import dev.spinel.server.commands.server.ClusterCommands;
+import dev.spinel.server.commands.server.ConfigCommands;
+import dev.spinel.server.commands.server.IntrospectionCommands;
+import dev.spinel.server.commands.server.LolwutCommand;
+import dev.spinel.server.commands.server.ModuleCommands;
+import dev.spinel.server.commands.server.PersistenceCommands;
+import dev.spinel.server.commands.server.ServerCommands;
+import dev.spinel.server.commands.server.ServerControl;
+import dev.spinel.server.commands.set.SetCommands;
+import dev.spinel.server.commands.stream.StreamCommands;
+import dev.spinel.server.commands.string.StringCommands;
+import dev.spinel.server.commands.transaction.TransactionCommands;
+import dev.spinel.server.commands.zset.ZSetCommands;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.replication.ReplicationCommands;
+import dev.spinel.store.types.SetLimits;
 
 /**
  * Registers every command family. To find a command, look in the family file named after its type
@@ -13,27 +40,36 @@ public final class Commands {
     private Commands() {
     }
 
-    public static void registerAll(CommandTable t, SpinelServer server) {
-        ConnectionCommands.register(t, server);
-        ClientCommands.register(t, server);
-        TrackingCommands.register(t, server);
+    /**
+     * Registers every family, each given only what it uses: most need nothing beyond the table (their
+     * handlers reach the keyspace through the session), the collection families the size limits, the
+     * admin ones a {@link ServerControl}.
+     */
+    public static void registerAll(CommandTable t, ServerControl server) {
+        SetLimits limits = server.config().setLimits;
+        ConnectionCommands.register(t);
+        ClientCommands.register(t);
+        TrackingCommands.register(t);
         ServerCommands.register(t, server);
-        ConfigCommands.register(t, server);
-        AclCommands.register(t, server);
-        StringCommands.register(t, server);
-        KeyCommands.register(t, server);
-        ListCommands.register(t, server);
-        HashCommands.register(t, server);
-        SetCommands.register(t, server);
-        ZSetCommands.register(t, server);
-        StreamCommands.register(t, server);
-        GeoCommands.register(t, server);
-        PubSubCommands.register(t, server);
-        TransactionCommands.register(t, server);
-        ScriptingCommands.register(t);
-        IntrospectionCommands.register(t, server);
-        PersistenceCommands.register(t, server);
-        DumpCommands.register(t, server);
+        ConfigCommands.register(t);
+        AclCommands.register(t, server.engine());
+        StringCommands.register(t);
+        BitmapCommands.register(t);
+        HyperLogLogCommands.register(t);
+        KeyCommands.register(t);
+        ListCommands.register(t);
+        HashCommands.register(t);
+        SetCommands.register(t, limits);
+        ZSetCommands.register(t, limits);
+        StreamCommands.register(t);
+        GeoCommands.register(t, limits);
+        PubSubCommands.register(t);
+        TransactionCommands.register(t);
+        ScriptingCommands.register(t, server.scripting());
+        FunctionCommands.register(t, server.scripting());
+        IntrospectionCommands.register(t);
+        PersistenceCommands.register(t, server.persistence());
+        DumpCommands.register(t);
         ReplicationCommands.register(t, server.replication());
         ModuleCommands.register(t);
         LolwutCommand.register(t);

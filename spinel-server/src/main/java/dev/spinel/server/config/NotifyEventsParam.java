@@ -1,5 +1,7 @@
 package dev.spinel.server.config;
 
+import java.util.function.IntConsumer;
+
 /**
  * {@code notify-keyspace-events}: the classes of keyspace notifications, as Redis's flag letters.
  * Stored as a bit set; CONFIG GET prints it in Redis's canonical order ("KEA" reads back as "AKE").
@@ -26,10 +28,10 @@ public final class NotifyEventsParam extends Param {
     public static final int ALL = GENERIC | STRING | LIST | SET | HASH | ZSET | EXPIRED | EVICTED | STREAM | MODULE;
 
     private volatile int flags;
-    private volatile java.util.function.IntConsumer onChange = f -> { };
+    private volatile IntConsumer onChange = f -> { };
 
     /** Applies every new value (and the current one at once) to the running server. */
-    public void onChange(java.util.function.IntConsumer c) {
+    public void onChange(IntConsumer c) {
         this.onChange = c;
         c.accept(flags);
     }

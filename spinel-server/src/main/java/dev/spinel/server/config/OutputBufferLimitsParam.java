@@ -1,5 +1,6 @@
 package dev.spinel.server.config;
 
+import java.math.BigInteger;
 import java.util.Locale;
 
 /**
@@ -92,11 +93,11 @@ public final class OutputBufferLimitsParam extends Param {
         if (i != n) {
             return Long.MIN_VALUE;
         }
-        java.math.BigInteger v = new java.math.BigInteger(s.substring(start, i));
+        BigInteger v = new BigInteger(s.substring(start, i));
         if (neg) {
             v = v.negate();
         }
-        return v.max(java.math.BigInteger.valueOf(Long.MIN_VALUE + 1)).min(java.math.BigInteger.valueOf(Long.MAX_VALUE)).longValue();
+        return v.max(BigInteger.valueOf(Long.MIN_VALUE + 1)).min(BigInteger.valueOf(Long.MAX_VALUE)).longValue();
     }
 
     private static String format(Limit[] l) {

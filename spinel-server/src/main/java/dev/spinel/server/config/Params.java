@@ -1,8 +1,10 @@
 package dev.spinel.server.config;
 
+import java.math.BigInteger;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Consumer;
+import java.util.function.LongUnaryOperator;
 
 /**
  * The typed parameter kinds Redis's config system has, with its parsing rules and error texts.
@@ -71,7 +73,7 @@ public final class Params {
         private final long max;
         private volatile long value;
         private final Consumer<Long> onChange;
-        private java.util.function.LongUnaryOperator normalize = java.util.function.LongUnaryOperator.identity();
+        private LongUnaryOperator normalize = LongUnaryOperator.identity();
 
         public Int(String name, boolean mutable, long dflt, long min, long max, Consumer<Long> onChange, String... aliases) {
             super(name, mutable, aliases);
@@ -83,7 +85,7 @@ public final class Params {
         }
 
         /** Adjusts accepted values as Redis stores them (e.g. {@code hz} clamped to 1..500); returns this. */
-        public Int normalized(java.util.function.LongUnaryOperator f) {
+        public Int normalized(LongUnaryOperator f) {
             this.normalize = f;
             this.value = f.applyAsLong(dflt);
             return this;
@@ -339,8 +341,8 @@ public final class Params {
         if (u >= 128) {
             throw new ConfigException("argument must be a memory value");
         }
-        java.math.BigInteger ullMax = java.math.BigInteger.ONE.shiftLeft(64).subtract(java.math.BigInteger.ONE);
-        java.math.BigInteger n = u == 0 ? java.math.BigInteger.ZERO : new java.math.BigInteger(v.substring(0, u));
+        BigInteger ullMax = BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE);
+        BigInteger n = u == 0 ? BigInteger.ZERO : new BigInteger(v.substring(0, u));
         if (n.compareTo(ullMax) > 0) {
             n = ullMax;
         }

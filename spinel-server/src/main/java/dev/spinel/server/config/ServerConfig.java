@@ -1,8 +1,15 @@
 package dev.spinel.server.config;
 
+import dev.spinel.server.acl.Acl;
+import dev.spinel.store.types.CollectionSettings;
+import dev.spinel.store.types.SetLimits;
+
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -10,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The server's configuration: every parameter with its Redis name, default, and whether CONFIG SET
@@ -23,7 +31,7 @@ public final class ServerConfig {
     private final Map<String, Param> byName = new LinkedHashMap<>();
     private final Map<String, Param> byAlias = new LinkedHashMap<>();
     private Path configFile;
-    private final Map<Param, Applier> appliers = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<Param, Applier> appliers = new ConcurrentHashMap<>();
 
     /**
      * Makes a running server act on a parameter's new value (rebind on port/bind, reschedule on hz),
@@ -182,7 +190,7 @@ public final class ServerConfig {
             List.of("auto", "epoll", "io_uring", "nio"), null));
 
     /** The encoding thresholds as the store's types read them (live: CONFIG SET applies to the next write). */
-    public final dev.spinel.store.types.CollectionSettings collectionSettings = new dev.spinel.store.types.CollectionSettings() {
+    public final CollectionSettings collectionSettings = new CollectionSettings() {
         @Override
         public long listMaxListpackSize() {
             return listMaxListpackSize.value();
@@ -210,7 +218,7 @@ public final class ServerConfig {
     };
 
     /** Thresholds handed to the store's set and sorted-set types; updated by the parameters below. */
-    public final dev.spinel.store.types.SetLimits setLimits = new dev.spinel.store.types.SetLimits();
+    public final SetLimits setLimits = new SetLimits();
     public final Params.Int setMaxIntsetEntries = add(new Params.Int("set-max-intset-entries", true, 512, 0,
             Long.MAX_VALUE, setLimits::setMaxIntsetEntries));
     public final Params.Int zsetMaxListpackEntries = add(new Params.Int("zset-max-listpack-entries", true, 128, 0,
@@ -353,7 +361,7 @@ public final class ServerConfig {
     }
 
     /** {@link #fromArgs(String[])} with the stream that {@code -} (config from stdin) reads. */
-    public static ServerConfig fromArgs(String[] args, java.io.InputStream stdin) throws ConfigException, IOException {
+    public static ServerConfig fromArgs(String[] args, InputStream stdin) throws ConfigException, IOException {
         ServerConfig c = new ServerConfig();
         int i = 0;
         String fileText = "";
@@ -436,10 +444,10 @@ public final class ServerConfig {
     }
 
     private static String reason(IOException e) {
-        if (e instanceof java.nio.file.NoSuchFileException) {
+        if (e instanceof NoSuchFileException) {
             return "No such file or directory";
         }
-        if (e instanceof java.nio.file.AccessDeniedException) {
+        if (e instanceof AccessDeniedException) {
             return "Permission denied";
         }
         return e.getMessage();
@@ -452,7 +460,7 @@ public final class ServerConfig {
 
     private String apply(List<String> words) {
         if (words.getFirst().equalsIgnoreCase("user") && words.size() >= 2) {
-            String err = dev.spinel.server.acl.Acl.checkUserDirective(words, userDirectives);
+            String err = Acl.checkUserDirective(words, userDirectives);
             if (err == null) {
                 userDirectives.add(List.copyOf(words.subList(1, words.size())));
             }

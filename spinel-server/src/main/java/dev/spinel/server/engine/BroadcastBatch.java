@@ -1,5 +1,6 @@
 package dev.spinel.server.engine;
 
+import dev.spinel.store.ByteKey;
 import java.util.Map;
 import java.util.TreeMap;
 

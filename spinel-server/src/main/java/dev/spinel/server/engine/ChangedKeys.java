@@ -1,6 +1,9 @@
 package dev.spinel.server.engine;
 
+import java.util.function.IntConsumer;
+
 import dev.spinel.protocol.Args;
+import dev.spinel.protocol.KeyPositions;
 
 /**
  * The keys a write command changed, as Redis signals them (signalModifiedKey): for WATCH, client-side
@@ -21,7 +24,7 @@ final class ChangedKeys {
      * targets of MOVE/COPY ... DB;
      * flushes and swaps change whole databases ({@code -1}: all of them).
      */
-    static void visit(Session s, Command cmd, Args args, Visitor key, java.util.function.IntConsumer wholeDb) {
+    static void visit(Session s, Command cmd, Args args, Visitor key, IntConsumer wholeDb) {
         switch (cmd.name()) {
             case "flushall" -> wholeDb.accept(-1);
             case "flushdb" -> wholeDb.accept(s.dbIndex());
@@ -51,7 +54,7 @@ final class ChangedKeys {
     /** The keys of a write command that it may change (sources read by SINTERSTORE, BITOP... excluded). */
     private static int[] writtenKeysOf(Command cmd, Args args) {
         try {
-            return dev.spinel.protocol.KeyPositions.written(cmd.spec(), args);
+            return KeyPositions.written(cmd.spec(), args);
         } catch (IllegalArgumentException e) {
             return new int[0];
         }

@@ -1,6 +1,9 @@
 package dev.spinel.server.engine;
 
 import dev.spinel.protocol.CommandSpec;
+import dev.spinel.server.acl.CommandIds;
+import dev.spinel.server.stats.LatencyHistogram;
+import dev.spinel.server.stats.LoopCounter;
 
 import java.util.HashMap;
 import java.util.Locale;
@@ -23,7 +26,7 @@ public final class Command {
      * replay stores the same bytes). Decided once here, not by name per command.
      */
     private final boolean logged;
-    /** Index in the ACL users' command bitsets ({@link dev.spinel.server.acl.CommandIds}). */
+    /** Index in the ACL users' command bitsets ({@link CommandIds}). */
     private final int aclId;
     private final boolean noAuth;
     /** EVAL, EVALSHA, their _RO forms, FCALL, FCALL_RO: run on the script thread ({@link ScriptThread}). */
@@ -42,13 +45,13 @@ public final class Command {
     final LongAdder failedCalls = new LongAdder();
     final LatencyHistogram latency = new LatencyHistogram();
 
-    Command(CommandSpec spec, CommandHandler handler) {
+    public Command(CommandSpec spec, CommandHandler handler) {
         this.spec = spec;
         this.handler = handler;
         String n = spec.name();
         this.upperName = n.substring(0, n.indexOf('|') < 0 ? n.length() : n.indexOf('|')).toUpperCase(Locale.ROOT);
         this.logged = spec.has("write") || n.equals("pfcount");
-        this.aclId = dev.spinel.server.acl.CommandIds.id(n);
+        this.aclId = CommandIds.id(n);
         this.noAuth = spec.has("no_auth");
         this.runsScript = switch (n) {
             case "eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro" -> true;

@@ -1,6 +1,7 @@
 package dev.spinel.server.engine;
 
 import dev.spinel.protocol.Args;
+import dev.spinel.server.errors.RedisError;
 
 /**
  * The code of one command: reads its arguments, works on the keyspace under the stripe locks it

@@ -2,6 +2,10 @@ package dev.spinel.server.engine;
 
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.ReplyBuffer;
+import dev.spinel.server.engine.ports.InternalConnection;
+import dev.spinel.server.engine.ports.KeyObserver;
+import dev.spinel.server.errors.Errors;
+import dev.spinel.server.errors.RedisError;
 import dev.spinel.store.Database;
 import dev.spinel.store.Entry;
 import dev.spinel.store.KeyHash;

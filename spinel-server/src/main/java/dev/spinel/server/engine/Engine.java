@@ -1,14 +1,31 @@
 package dev.spinel.server.engine;
 
+import dev.spinel.server.engine.ports.ReplicationFeed;
 import dev.spinel.protocol.Args;
+import dev.spinel.protocol.KeyPositions;
 import dev.spinel.server.acl.Acl;
 import dev.spinel.server.acl.AclLog;
 import dev.spinel.server.acl.UserRules;
-import dev.spinel.server.blocking.Blocking;
 import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.engine.ports.BusyScript;
+import dev.spinel.server.engine.ports.ClientConnection;
+import dev.spinel.server.engine.ports.KeyObserver;
+import dev.spinel.server.errors.Errors;
+import dev.spinel.server.errors.RedisError;
+import dev.spinel.server.errors.UnknownCommandReply;
+import dev.spinel.server.stats.LatencyMonitor;
+import dev.spinel.server.stats.ServerStats;
+import dev.spinel.store.Database;
 import dev.spinel.store.Keyspace;
+import dev.spinel.store.KeyspaceListener;
+import dev.spinel.store.StripeLocks;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /**
  * The command engine: dispatches a parsed request to its command, with Redis's checks in Redis's
@@ -37,27 +54,34 @@ public final class Engine {
     private final Evictor evictor;
     private final ClientPause pause = new ClientPause();
     private final Blocking blocking = new Blocking();
-    private final dev.spinel.server.scripting.Scripting scripting = new dev.spinel.server.scripting.Scripting();
+    /** The running script, as far as the busy check needs it. */
+    private final BusyScript script;
     private final Acl acl = new Acl();
     private final ScriptCalls scriptCalls = new ScriptCalls(this);
     private final ScriptThread scriptThread = new ScriptThread(this);
     /** CLIENT LIST's line of a client, for ACL LOG entries (installed by the ACL command's registration). */
-    private volatile java.util.function.Function<Session, String> clientInfo = s -> "id=" + s.id();
+    private volatile Function<Session, String> clientInfo = s -> "id=" + s.id();
     /** The append-only log's hook, or null when it is off. */
     private volatile Propagator propagator;
     /** The replication stream, fed by the propagator; null while no replica ever attached. */
     private volatile ReplicationFeed replicationFeed;
     /** While a read-only replica: true for the sessions whose writes are refused (all but the master's). */
-    private volatile java.util.function.Predicate<Session> readOnlyReplica;
+    private volatile Predicate<Session> readOnlyReplica;
     /** Told when a session closes (replication forgets a replica's link); null when nobody listens. */
-    private volatile java.util.function.Consumer<Session> closeListener;
+    private volatile Consumer<Session> closeListener;
     /** Stripes held around a write command while it runs and is logged (one per event-loop thread). */
-    private final ThreadLocal<dev.spinel.store.StripeLocks> logLocks = ThreadLocal.withInitial(dev.spinel.store.StripeLocks::new);
+    private final ThreadLocal<StripeLocks> logLocks = ThreadLocal.withInitial(StripeLocks::new);
     /** Other front ends' view of key changes (gRPC); null when none runs. */
     private volatile KeyObserver keyObserver;
 
+    /** An engine without scripting (embedded tests): no script is ever busy. */
     public Engine(ServerConfig config, Keyspace keyspace, CommandTable commands) {
+        this(config, keyspace, commands, BusyScript.NONE);
+    }
+
+    public Engine(ServerConfig config, Keyspace keyspace, CommandTable commands, BusyScript script) {
         this.config = config;
+        this.script = script;
         this.keyspace = keyspace;
         this.watches = new Watches(keyspace);
         this.commands = commands;
@@ -73,9 +97,9 @@ public final class Engine {
         config.onApply(config.requirepass, () -> acl.requirepass(config.requirepass.value()));
         acl.pubsubDefault(config.aclPubsubDefault.value().equals("allchannels"));
         config.onApply(config.aclPubsubDefault, () -> acl.pubsubDefault(config.aclPubsubDefault.value().equals("allchannels")));
-        keyspace.listener(new dev.spinel.store.KeyspaceListener() {
+        keyspace.listener(new KeyspaceListener() {
             @Override
-            public void expired(dev.spinel.store.Database db, byte[] key) {
+            public void expired(Database db, byte[] key) {
                 notifications.notify(Notifications.EXPIRED, "expired", key, db.index());
                 ReplicationFeed feed = replicationFeed;
                 if (feed != null) {
@@ -94,7 +118,7 @@ public final class Engine {
             }
 
             @Override
-            public void added(dev.spinel.store.Database db, byte[] key) {
+            public void added(Database db, byte[] key) {
                 // Redis's dbAdd: the "new" event (class n), before the command's own event.
                 if (notifications.enabled(Notifications.NEW)) {
                     notifications.notify(Notifications.NEW, "new", key, db.index());
@@ -103,13 +127,18 @@ public final class Engine {
         });
     }
 
+    /** The running script as the engine sees it (the BUSY checks). */
+    public BusyScript script() {
+        return script;
+    }
+
     /**
      * Redis's {@code writeCommandsDeniedByDiskError}: the persistence layer's reason to refuse writes
      * (and PING) after a failed save or log write, or null to accept them.
      */
-    private volatile java.util.function.Supplier<String> diskError;
+    private volatile Supplier<String> diskError;
 
-    public void diskError(java.util.function.Supplier<String> check) {
+    public void diskError(Supplier<String> check) {
         this.diskError = check;
     }
 
@@ -134,7 +163,7 @@ public final class Engine {
     /** {@code DEL key} as a RESP frame. */
     private static byte[] delFrame(byte[] key) {
         byte[] head = ("*2\r\n$3\r\nDEL\r\n$" + key.length + "\r\n").getBytes(StandardCharsets.US_ASCII);
-        byte[] f = java.util.Arrays.copyOf(head, head.length + key.length + 2);
+        byte[] f = Arrays.copyOf(head, head.length + key.length + 2);
         System.arraycopy(key, 0, f, head.length, key.length);
         f[f.length - 2] = '\r';
         f[f.length - 1] = '\n';
@@ -142,15 +171,15 @@ public final class Engine {
     }
 
     /** Which sessions are replicas attached to this master (CLIENT LIST flags=S, CLIENT KILL TYPE replica). */
-    private volatile java.util.function.Predicate<Session> replicaClients;
+    private volatile Predicate<Session> replicaClients;
 
-    public void replicaClients(java.util.function.Predicate<Session> p) {
+    public void replicaClients(Predicate<Session> p) {
         this.replicaClients = p;
     }
 
     /** True when {@code s} is the connection of a replica that did SYNC/PSYNC here. */
     public boolean isReplicaClient(Session s) {
-        java.util.function.Predicate<Session> p = replicaClients;
+        Predicate<Session> p = replicaClients;
         return p != null && p.test(s);
     }
 
@@ -158,17 +187,17 @@ public final class Engine {
 
     /** True when {@code s}'s writes are refused because this server is a read-only replica. */
     boolean readOnlyReplicaRefuses(Session s) {
-        java.util.function.Predicate<Session> ro = readOnlyReplica;
+        Predicate<Session> ro = readOnlyReplica;
         return ro != null && ro.test(s);
     }
 
     /** Installs (null: removes) the READONLY refusal of a read-only replica; see {@link #readOnlyReplica}. */
-    public void readOnlyReplica(java.util.function.Predicate<Session> refused) {
+    public void readOnlyReplica(Predicate<Session> refused) {
         this.readOnlyReplica = refused;
     }
 
     /** Installs the listener told of every closed session (one listener: replication's). */
-    public void closeListener(java.util.function.Consumer<Session> l) {
+    public void closeListener(Consumer<Session> l) {
         this.closeListener = l;
     }
 
@@ -318,11 +347,6 @@ public final class Engine {
         return pause;
     }
 
-    /** EVAL's scripts cache and Lua runner. */
-    public dev.spinel.server.scripting.Scripting scripting() {
-        return scripting;
-    }
-
     /** Blocked clients and the keys they wait on (BLPOP and friends). */
     public Blocking blocking() {
         return blocking;
@@ -338,7 +362,7 @@ public final class Engine {
         return acl;
     }
 
-    public void clientInfo(java.util.function.Function<Session, String> describe) {
+    public void clientInfo(Function<Session, String> describe) {
         this.clientInfo = describe;
     }
 
@@ -362,7 +386,7 @@ public final class Engine {
         tracking.closed(s);
         blocking.disconnected(s);
         clients.remove(s);
-        java.util.function.Consumer<Session> l = closeListener;
+        Consumer<Session> l = closeListener;
         if (l != null) {
             l.accept(s);
         }
@@ -463,14 +487,14 @@ public final class Engine {
             applyReplyMode(session);
             return null;
         }
-        java.util.function.Supplier<String> disk = diskError;
+        Supplier<String> disk = diskError;
         String refusal = disk == null ? null : disk.get(); // two volatile reads when all is well
         if (refusal != null && (cmd.spec().has("write") || cmd.name().equals("ping") || DispatchRules.execHas(session, cmd, "write"))) {
             reject(session, cmd, refusal);
             applyReplyMode(session);
             return null;
         }
-        java.util.function.Predicate<Session> ro = readOnlyReplica; // one volatile read; null on a master
+        Predicate<Session> ro = readOnlyReplica; // one volatile read; null on a master
         if (ro != null && (cmd.spec().has("write") || DispatchRules.execHas(session, cmd, "write")) && ro.test(session)) {
             reject(session, cmd, READONLY_REPLICA);
             applyReplyMode(session);
@@ -494,7 +518,7 @@ public final class Engine {
             applyReplyMode(session);
             return null;
         }
-        if (scripting.running() && waitForScript(session, cmd)) { // one volatile read when no script runs
+        if (script.running() && waitForScript(session, cmd)) { // one volatile read when no script runs
             return null;
         }
         if (cmd.publish && session.transaction() == null && PublishBarrier.holdBack(session, args, pubSub)) {
@@ -527,9 +551,9 @@ public final class Engine {
      */
     private boolean waitForScript(Session session, Command cmd) {
         long threshold = config.busyReplyThreshold.value();
-        scripting.awaitEndOrBusy(threshold);
-        if (scripting.busy(threshold) && !cmd.spec().has("allow_busy")) {
-            reject(session, cmd, scripting.functionRunning()
+        script.awaitEndOrBusy(threshold);
+        if (script.busy(threshold) && !cmd.spec().has("allow_busy")) {
+            reject(session, cmd, script.functionRunning()
                     ? "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
                     : "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
             applyReplyMode(session);
@@ -570,7 +594,7 @@ public final class Engine {
 
     /** The disk-error refusal of writes now, or null (see {@link #diskError(java.util.function.Supplier)}). */
     String diskRefusal() {
-        java.util.function.Supplier<String> disk = diskError;
+        Supplier<String> disk = diskError;
         return disk == null ? null : disk.get();
     }
 
@@ -597,7 +621,7 @@ public final class Engine {
         }
         // Logged write: hold its stripes across execution and logging so that the log's order of
         // writes to a key is the order they were applied in.
-        dev.spinel.store.StripeLocks locks = logLocks.get();
+        StripeLocks locks = logLocks.get();
         boolean all = lockForLog(session, cmd, args, locks);
         try {
             runCommand(session, cmd, args, p);
@@ -613,7 +637,7 @@ public final class Engine {
     }
 
     /** Locks the stripes a write may touch; returns true when it took every stripe (keyless writes). */
-    private boolean lockForLog(Session s, Command cmd, Args args, dev.spinel.store.StripeLocks locks) {
+    private boolean lockForLog(Session s, Command cmd, Args args, StripeLocks locks) {
         int[] keys = keysOf(cmd, args);
         if (keys.length == 0 || cmd.name().equals("move") || cmd.name().equals("copy")) {
             for (int i = 0; i < keyspace.databases(); i++) {
@@ -692,7 +716,7 @@ public final class Engine {
             while (end < reply.length && reply[end] != ' ' && reply[end] != '\r') {
                 end++;
             }
-            stats.error(new String(reply, 1, end - 1, java.nio.charset.StandardCharsets.US_ASCII));
+            stats.error(new String(reply, 1, end - 1, StandardCharsets.US_ASCII));
             Command cmd = commands.lookup(original);
             if (cmd != null) {
                 cmd.failedCalls.increment();
@@ -768,7 +792,7 @@ public final class Engine {
 
     private static int[] keysOf(Command cmd, Args args) {
         try {
-            return dev.spinel.protocol.KeyPositions.of(cmd.spec(), args);
+            return KeyPositions.of(cmd.spec(), args);
         } catch (IllegalArgumentException e) {
             return new int[0];
         }

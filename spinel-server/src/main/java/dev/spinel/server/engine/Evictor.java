@@ -1,12 +1,15 @@
 package dev.spinel.server.engine;
 
 import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.errors.RedisError;
 import dev.spinel.store.Database;
 import dev.spinel.store.Entry;
 import dev.spinel.store.KeyHash;
 import dev.spinel.store.Keyspace;
 import dev.spinel.store.Segment;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -76,7 +79,7 @@ public final class Evictor {
         Database bestDb = null;
         byte[] bestKey = null;
         long bestScore = Long.MIN_VALUE;
-        java.util.List<Database> candidates = new java.util.ArrayList<>();
+        List<Database> candidates = new ArrayList<>();
         for (int d = 0; d < keyspace.databases(); d++) {
             if (hasCandidates(keyspace.db(d), volatileOnly)) {
                 candidates.add(keyspace.db(d));

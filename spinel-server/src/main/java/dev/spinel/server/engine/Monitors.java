@@ -2,6 +2,7 @@ package dev.spinel.server.engine;
 
 import dev.spinel.protocol.Args;
 
+import java.time.Instant;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -33,7 +34,7 @@ public final class Monitors {
 
     /** Feeds one executed command to every monitor (not to the session that ran it if it monitors). */
     public void feed(Session s, Args a) {
-        java.time.Instant now = java.time.Instant.now();
+        Instant now = Instant.now();
         StringBuilder sb = new StringBuilder(64);
         sb.append(now.getEpochSecond()).append('.');
         String micros = Integer.toString(now.getNano() / 1000);

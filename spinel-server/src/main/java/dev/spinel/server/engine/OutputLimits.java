@@ -1,9 +1,9 @@
 package dev.spinel.server.engine;
 
-import dev.spinel.server.Log;
 import dev.spinel.server.config.OutputBufferLimitsParam;
 import dev.spinel.server.config.OutputBufferLimitsParam.Limit;
 import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.log.Log;
 
 /**
  * {@code client-output-buffer-limit} for the pubsub and normal classes: a client whose unsent output

@@ -1,5 +1,7 @@
 package dev.spinel.server.engine;
 
+import java.util.List;
+
 import dev.spinel.protocol.Args;
 
 /**
@@ -30,7 +32,7 @@ public interface Propagator {
      * (a served XREADGROUP's XCLAIMs): one MULTI/EXEC block, as Redis propagates them, at a position
      * recorded in the served client's session (its reply waits for it). Stripes still held.
      */
-    default void propagateServed(Session served, int db, java.util.List<byte[][]> commands) {
+    default void propagateServed(Session served, int db, List<byte[][]> commands) {
         for (byte[][] argv : commands) {
             propagateEffect(db, argv);
         }

@@ -1,6 +1,8 @@
 package dev.spinel.server.engine;
 
+import dev.spinel.store.ByteKey;
 import dev.spinel.protocol.ReplyBuffer;
+import dev.spinel.server.engine.ports.ClientConnection;
 import dev.spinel.store.Glob;
 
 import java.nio.charset.StandardCharsets;
@@ -9,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 /**
  * The publish/subscribe registry: channel, pattern and shard-channel subscribers across all
@@ -114,7 +117,7 @@ public final class PubSub {
     }
 
     /** Calls {@code visit} for each subscriber a PUBLISH to {@code channel} would reach now (once per subscription). */
-    void forEachSubscriber(byte[] channel, java.util.function.Consumer<Session> visit) {
+    void forEachSubscriber(byte[] channel, Consumer<Session> visit) {
         Set<Session> direct = channels.get(new ByteKey(channel));
         if (direct != null) {
             direct.forEach(visit);

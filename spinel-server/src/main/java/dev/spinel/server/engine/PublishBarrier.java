@@ -1,6 +1,7 @@
 package dev.spinel.server.engine;
 
 import dev.spinel.protocol.Args;
+import dev.spinel.server.engine.ports.ClientConnection;
 
 import java.util.HashSet;
 import java.util.Set;

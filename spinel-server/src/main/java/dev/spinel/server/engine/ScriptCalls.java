@@ -4,6 +4,7 @@ import dev.spinel.protocol.Args;
 import dev.spinel.server.acl.Acl;
 import dev.spinel.server.acl.AclLog;
 import dev.spinel.server.acl.UserRules;
+import dev.spinel.server.engine.ports.InternalConnection;
 
 /**
  * The path of a script's {@code redis.call}: the script's own session (Redis's Lua client), the checks

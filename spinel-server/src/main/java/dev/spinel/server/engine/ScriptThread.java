@@ -1,7 +1,9 @@
 package dev.spinel.server.engine;
 
 import dev.spinel.protocol.Args;
-import dev.spinel.server.Log;
+import dev.spinel.server.engine.ports.BusyScript;
+import dev.spinel.server.engine.ports.ClientConnection;
+import dev.spinel.server.log.Log;
 
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -10,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * Runs the scripts of event-loop clients (EVAL, EVALSHA, FCALL and their read-only forms) on a thread of
  * their own, so that the caller's loop keeps serving its other clients while a script runs: they wait for
- * it until it is busy ({@link dev.spinel.server.scripting.Scripting#awaitEndOrBusy}), then get BUSY or run
+ * it until it is busy ({@link BusyScript#awaitEndOrBusy}), then get BUSY or run
  * SCRIPT KILL, FUNCTION KILL, SHUTDOWN NOSAVE... as in Redis. The caller's connection is lent to this thread ({@link ClientConnection#lend})
  * for the whole command: the script uses the caller's session (CLIENT ID, database, user) as on the loop,
  * and the caller's pipelined requests stay queued behind the script. Scripts run one at a time (each holds

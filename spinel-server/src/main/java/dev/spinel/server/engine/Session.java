@@ -1,6 +1,14 @@
 package dev.spinel.server.engine;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import dev.spinel.protocol.Args;
 import dev.spinel.protocol.ReplyBuffer;
+import dev.spinel.server.acl.User;
+import dev.spinel.server.engine.ports.ClientConnection;
 import dev.spinel.store.Database;
 import dev.spinel.store.StripeLocks;
 
@@ -29,7 +37,7 @@ public final class Session {
     private volatile int db;
     private volatile boolean authenticated;
     /** The ACL user this connection runs as (default until AUTH/HELLO AUTH). */
-    private volatile dev.spinel.server.acl.User user;
+    private volatile User user;
     /** For a script's session: the client running the script (ACL LOG names it). */
     private Session scriptCaller;
     private volatile String name = "";
@@ -48,23 +56,23 @@ public final class Session {
     private Thread executingOn;
     private Subscriptions subscriptions;
     /** Writes other loops hand to this session (pub/sub messages, MONITOR lines, invalidations). */
-    private final java.util.concurrent.ConcurrentLinkedQueue<Runnable> deliveries = new java.util.concurrent.ConcurrentLinkedQueue<>();
-    private final java.util.concurrent.atomic.AtomicBoolean drainScheduled = new java.util.concurrent.atomic.AtomicBoolean();
+    private final ConcurrentLinkedQueue<Runnable> deliveries = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean drainScheduled = new AtomicBoolean();
     private Transaction transaction;
     private volatile TrackingState tracking;
     private boolean executingTransaction;
     /** Append-only log position of this session's last logged write (its replies wait for it). */
     private long logPosition;
-    private java.util.List<Watches.Watched> watched;
+    private List<Watches.Watched> watched;
     private volatile boolean watchDirty;
     /** Writes made by this session's commands; the engine compares it around each command. */
     private long dirty;
     private Command currentCommand;
-    private dev.spinel.protocol.Args currentArgs;
+    private Args currentArgs;
     private boolean wroteInCommand;
     private boolean quietWrite;
     /** What to log instead of the command (non-deterministic commands: SPOP → SREM, BLPOP → LPOP); per command. */
-    private java.util.List<byte[][]> propagateAs;
+    private List<byte[][]> propagateAs;
     /** When this subscriber's output first passed the soft limit (0: not over it). */
     private long overSoftLimitSince;
     /** Past its pub/sub output limit and being closed: further deliveries are dropped, not written. */
@@ -72,7 +80,7 @@ public final class Session {
     private long now;
     /** Wall-clock time of each command from its start nanoTime (one clock read per command). */
     final CommandClock clock = new CommandClock();
-    // Set while a blocking command waits (see dev.spinel.server.blocking.Blocking); loop thread only.
+    // Set while a blocking command waits (see dev.spinel.server.engine.Blocking); loop thread only.
     // Redis's CLIENT_DENY_BLOCKING: set while EXEC or a script runs; blocking commands then answer at once.
     private boolean denyBlocking;
     /** Replaying the append-only log (Redis's mustObeyClient for the AOF client). */
@@ -88,11 +96,11 @@ public final class Session {
         this.user = engine.acl().defaultUser();
     }
 
-    public dev.spinel.server.acl.User user() {
+    public User user() {
         return user;
     }
 
-    public void user(dev.spinel.server.acl.User u) {
+    public void user(User u) {
         this.user = u;
     }
 
@@ -461,7 +469,7 @@ public final class Session {
     private boolean blockedInCommand;
 
     /** The command being executed (set by the engine), for {@link #dirty}. */
-    void current(Command cmd, dev.spinel.protocol.Args args) {
+    void current(Command cmd, Args args) {
         this.currentCommand = cmd;
         this.currentArgs = args;
         this.blockedInCommand = false;
@@ -479,13 +487,13 @@ public final class Session {
      */
     public void propagateAs(byte[]... argv) {
         if (propagateAs == null) {
-            propagateAs = new java.util.ArrayList<>(2);
+            propagateAs = new ArrayList<>(2);
         }
         propagateAs.add(argv);
     }
 
     /** The replacements recorded by the running command ({@code null} or empty: log it as received). */
-    public java.util.List<byte[][]> propagatedAs() {
+    public List<byte[][]> propagatedAs() {
         return propagateAs;
     }
 
@@ -509,7 +517,7 @@ public final class Session {
     }
 
     /** Announces a keyspace event for key argument {@code i}; copies the key only when the class is enabled. */
-    public void notify(int type, String event, dev.spinel.protocol.Args a, int i) {
+    public void notify(int type, String event, Args a, int i) {
         if (engine.notifications().enabled(type)) {
             engine.notifications().notify(type, event, a.copy(i), db);
         }
@@ -566,7 +574,7 @@ public final class Session {
         return f >= 0 ? f : now;
     }
 
-    java.util.List<Watches.Watched> watched() {
+    List<Watches.Watched> watched() {
         if (watched == null) {
             watched = Watches.newList();
         }
@@ -655,9 +663,9 @@ public final class Session {
      * The current command has blocked: returns a copy of its arguments (they may live in the connection's
      * input buffer), for the slow log entry Redis writes when the client is unblocked.
      */
-    public dev.spinel.protocol.Args blockedCommand() {
+    public Args blockedCommand() {
         blockedInCommand = true;
-        dev.spinel.protocol.Args a = currentArgs;
+        Args a = currentArgs;
         if (a == null) {
             return null;
         }
@@ -665,7 +673,7 @@ public final class Session {
         for (int i = 0; i < parts.length; i++) {
             parts[i] = a.copy(i);
         }
-        return dev.spinel.protocol.Args.of(parts);
+        return Args.of(parts);
     }
 
     boolean blockedInCommand() {

@@ -1,5 +1,6 @@
 package dev.spinel.server.engine;
 
+import dev.spinel.store.ByteKey;
 import java.util.HashSet;
 import java.util.Set;
 

@@ -1,5 +1,6 @@
 package dev.spinel.server.engine;
 
+import dev.spinel.store.ByteKey;
 import dev.spinel.protocol.ReplyBuffer;
 
 import java.nio.charset.StandardCharsets;

@@ -1,6 +1,10 @@
 package dev.spinel.server.engine;
 
 import dev.spinel.protocol.Args;
+import dev.spinel.server.acl.Acl;
+import dev.spinel.server.acl.AclLog;
+import dev.spinel.server.acl.UserRules;
+import dev.spinel.server.errors.RedisError;
 import dev.spinel.store.Entry;
 import dev.spinel.store.KeyHash;
 import dev.spinel.store.Keyspace;
@@ -85,7 +89,7 @@ public final class Transactions {
         if (seg.tryLock()) {
             return true;
         }
-        if (s.engine().scripting().busy(s.engine().config().busyReplyThreshold.value())) {
+        if (s.engine().script().busy(s.engine().config().busyReplyThreshold.value())) {
             return false;
         }
         seg.lock();
@@ -154,18 +158,18 @@ public final class Transactions {
      * 7.0): null when it may run, else the error that replaces its reply (and an ACL LOG entry).
      */
     private String aclRecheck(Session s, Command cmd, Args args) {
-        dev.spinel.server.acl.UserRules rules = s.user().rules();
+        UserRules rules = s.user().rules();
         if (rules.unrestricted()) {
             return null;
         }
-        long denied = dev.spinel.server.acl.Acl.check(rules, cmd.aclId(), cmd.spec(), cmd.noAuth(), args, 0);
+        long denied = Acl.check(rules, cmd.aclId(), cmd.spec(), cmd.noAuth(), args, 0);
         if (denied == 0) {
             return null;
         }
-        engine.logDenied(s, cmd, args, denied, dev.spinel.server.acl.AclLog.MULTI);
+        engine.logDenied(s, cmd, args, denied, AclLog.MULTI);
         String reason = switch ((int) (denied >>> 32)) {
-            case dev.spinel.server.acl.Acl.DENIED_CMD -> "no permission to execute the command or subcommand";
-            case dev.spinel.server.acl.Acl.DENIED_KEY -> "no permission to touch the specified keys";
+            case Acl.DENIED_CMD -> "no permission to execute the command or subcommand";
+            case Acl.DENIED_KEY -> "no permission to touch the specified keys";
             default -> "no permission to access one of the channels used as arguments";
         };
         return "NOPERM ACLs rules changed between the moment the transaction was accumulated and the EXEC call. "

@@ -1,5 +1,6 @@
 package dev.spinel.server.engine;
 
+import dev.spinel.store.ByteKey;
 import dev.spinel.store.Database;
 import dev.spinel.store.Entry;
 import dev.spinel.store.KeyHash;

@@ -16,6 +16,7 @@ import io.netty.channel.uring.IoUringIoHandler;
 import io.netty.channel.uring.IoUringServerSocketChannel;
 
 import java.util.Locale;
+import java.util.function.Consumer;
 
 /**
  * The network transports the RESP front end (and the gRPC service sharing its event loops) can run
@@ -109,7 +110,7 @@ public enum IoTransport {
      * the one asked for when it is available here, else the first available in {@link #AUTO_ORDER}.
      * {@code fallback} hears why an explicit choice was not honoured.
      */
-    public static IoTransport select(String directive, java.util.function.Consumer<String> fallback) {
+    public static IoTransport select(String directive, Consumer<String> fallback) {
         String wanted = directive.toLowerCase(Locale.ROOT);
         for (IoTransport t : values()) {
             if (t.word.equals(wanted)) {

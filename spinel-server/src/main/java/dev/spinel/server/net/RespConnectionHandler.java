@@ -1,17 +1,20 @@
 package dev.spinel.server.net;
 
+import javax.net.ssl.SSLException;
+
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.ProtocolException;
 import dev.spinel.protocol.QueryBuffer;
 import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.protocol.RespParser;
-import dev.spinel.server.Log;
 import dev.spinel.server.config.OutputBufferLimitsParam.Limit;
-import dev.spinel.server.engine.ClientConnection;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.OutputLimits;
 import dev.spinel.server.engine.Propagator;
+import dev.spinel.server.engine.PubSub;
 import dev.spinel.server.engine.Session;
+import dev.spinel.server.engine.ports.ClientConnection;
+import dev.spinel.server.log.Log;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -19,7 +22,10 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -98,7 +104,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
         if (refusal != null) {
             engine.stats().rejectedConnections.increment();
             ByteBuf b = ctx.alloc().buffer();
-            b.writeCharSequence(refusal, java.nio.charset.StandardCharsets.UTF_8);
+            b.writeCharSequence(refusal, StandardCharsets.UTF_8);
             ctx.writeAndFlush(b).addListener(ChannelFutureListener.CLOSE);
             return false;
         }
@@ -128,7 +134,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     /** One line, as Redis's "Error accepting a client connection"; a client that just went away is not an error. */
     private void logHandshakeFailure(Throwable cause) {
         Throwable c = cause;
-        while (c.getCause() != null && !(c instanceof javax.net.ssl.SSLException)) {
+        while (c.getCause() != null && !(c instanceof SSLException)) {
             c = c.getCause();
         }
         String reason = c.getMessage() == null ? c.getClass().getSimpleName() : c.getMessage();
@@ -242,7 +248,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     /**
      * True (and the client marked for closing) when its unsent output passes the limit. Redis checks
      * as each reply is added; here after each command, when the reply buffer grows, and at each flush.
-     * A subscriber's output is held to the pubsub class instead, by {@link dev.spinel.server.engine.PubSub}.
+     * A subscriber's output is held to the pubsub class instead, by {@link PubSub}.
      */
     private boolean overOutputLimit(Limit limit) {
         if (outputLimitReached) {
@@ -438,7 +444,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     }
 
     @Override
-    public java.util.concurrent.Future<?> schedule(Runnable task, long delayMillis) {
+    public Future<?> schedule(Runnable task, long delayMillis) {
         return ctx.executor().schedule(task, delayMillis, TimeUnit.MILLISECONDS);
     }
 
@@ -475,7 +481,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     public void giveBack() {
         try {
             ctx.executor().execute(this::givenBack);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
+        } catch (RejectedExecutionException e) {
             // the loop has stopped (shutdown): the connection is gone with it
         }
     }
@@ -539,7 +545,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
                 : ctx.channel().unsafe().outboundBuffer().totalPendingWriteBytes();
     }
 
-    private static String format(java.net.SocketAddress a) {
+    private static String format(SocketAddress a) {
         if (a instanceof InetSocketAddress i) {
             String host = i.getAddress() != null ? i.getAddress().getHostAddress() : i.getHostString();
             // As Redis's anetFormatAddr: IPv6 hosts in brackets, so CLIENT KILL ADDR matches its form.

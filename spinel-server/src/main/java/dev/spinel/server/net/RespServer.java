@@ -1,7 +1,7 @@
 package dev.spinel.server.net;
 
-import dev.spinel.server.Log;
 import dev.spinel.server.engine.Engine;
+import dev.spinel.server.log.Log;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -15,6 +15,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The RESP TCP front end: Netty on the transport the {@code io-transport} directive selects
@@ -149,10 +150,10 @@ public final class RespServer implements AutoCloseable {
     public void close() {
         closeListeners(false);
         closeListeners(true);
-        bossGroup.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
+        bossGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         // Bounded: a loop stuck in a command (a KEYS that does not end) is left behind, the shutdown goes on.
-        if (!workerGroup.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).awaitUninterruptibly(LOOP_STOP_WAIT_SECONDS,
-                java.util.concurrent.TimeUnit.SECONDS)) {
+        if (!workerGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(LOOP_STOP_WAIT_SECONDS,
+                TimeUnit.SECONDS)) {
             Log.warning("An event loop is still busy in a command after " + LOOP_STOP_WAIT_SECONDS
                     + " seconds: shutting down without waiting for it");
         }

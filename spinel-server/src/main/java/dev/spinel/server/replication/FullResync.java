@@ -2,9 +2,10 @@ package dev.spinel.server.replication;
 
 import dev.spinel.persistence.RdbWriter;
 import dev.spinel.persistence.ValueCodecs;
-import dev.spinel.server.Log;
-import dev.spinel.server.SpinelServer;
+import dev.spinel.protocol.Version;
 import dev.spinel.server.engine.Engine;
+import dev.spinel.server.log.Log;
+import dev.spinel.server.scripting.FunctionLibraries;
 import dev.spinel.store.Keyspace;
 
 import java.io.ByteArrayOutputStream;
@@ -25,7 +26,7 @@ final class FullResync {
     }
 
     /** Attaches {@code link} at the snapshot's offset and starts writing the RDB; returns the offset. */
-    static long begin(Engine engine, ReplicationStream stream, ReplicaLink link, String replid, boolean compression) {
+    static long begin(Engine engine, FunctionLibraries libraries, ReplicationStream stream, ReplicaLink link, String replid, boolean compression) {
         Keyspace ks = engine.keyspace();
         RdbWriter writer = new RdbWriter(ValueCodecs.standard());
         RdbWriter.Snapshot snap;
@@ -35,11 +36,11 @@ final class FullResync {
         try {
             offset = stream.attachAtSnapshot(link);
             snap = writer.arm(ks, RdbWriter.Access.NONE);
-            functions = engine.scripting().functions().codes();
+            functions = libraries.codes();
         } finally {
             ks.unlockAll();
         }
-        Map<String, Object> aux = RdbWriter.Options.redisAux(SpinelServer.REDIS_VERSION, 0, false);
+        Map<String, Object> aux = RdbWriter.Options.redisAux(Version.REDIS, 0, false);
         Map<String, Object> withRepl = new LinkedHashMap<>(aux);
         withRepl.put("repl-stream-db", 0L);
         withRepl.put("repl-id", replid);

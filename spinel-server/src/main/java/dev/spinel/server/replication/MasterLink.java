@@ -5,10 +5,10 @@ import dev.spinel.persistence.RdbReader;
 import dev.spinel.persistence.ValueCodecs;
 import dev.spinel.protocol.Args;
 import dev.spinel.server.acl.Acl;
-import dev.spinel.server.Log;
 import dev.spinel.server.engine.Engine;
-import dev.spinel.server.engine.InternalConnection;
 import dev.spinel.server.engine.Session;
+import dev.spinel.server.engine.ports.InternalConnection;
+import dev.spinel.server.log.Log;
 import dev.spinel.server.scripting.FunctionError;
 import dev.spinel.store.Keyspace;
 
@@ -253,7 +253,7 @@ final class MasterLink {
         ks.lockAll();
         try {
             ks.clearAll();
-            var functions = engine.scripting().functions();
+            var functions = replication.functions();
             functions.flush();
             KeyspaceLoader loader = new KeyspaceLoader(ks, System.currentTimeMillis(), code -> {
                 try {

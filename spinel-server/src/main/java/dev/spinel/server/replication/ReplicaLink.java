@@ -1,9 +1,9 @@
 package dev.spinel.server.replication;
 
 import dev.spinel.protocol.ReplyBuffer;
-import dev.spinel.server.Log;
 import dev.spinel.server.config.OutputBufferLimitsParam;
 import dev.spinel.server.engine.Session;
+import dev.spinel.server.log.Log;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;

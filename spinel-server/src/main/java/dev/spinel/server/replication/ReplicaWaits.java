@@ -1,9 +1,9 @@
 package dev.spinel.server.replication;
 
 import dev.spinel.protocol.ReplyBuffer;
-import dev.spinel.server.blocking.BlockedOperation;
-import dev.spinel.server.blocking.ServeContext;
+import dev.spinel.server.engine.BlockedOperation;
 import dev.spinel.server.engine.Engine;
+import dev.spinel.server.engine.ServeContext;
 import dev.spinel.server.engine.Session;
 
 import java.util.Collection;

@@ -2,13 +2,14 @@ package dev.spinel.server.replication;
 
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.ReplyBuffer;
-import dev.spinel.server.Log;
 import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.durability.Aof;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.Propagator;
-import dev.spinel.server.engine.RedisError;
 import dev.spinel.server.engine.Session;
-import dev.spinel.server.persistence.Aof;
+import dev.spinel.server.errors.RedisError;
+import dev.spinel.server.log.Log;
+import dev.spinel.server.scripting.FunctionLibraries;
 import io.netty.util.concurrent.EventExecutor;
 
 import java.nio.charset.StandardCharsets;
@@ -44,6 +45,8 @@ public final class Replication {
 
     private final Engine engine;
     private final ServerConfig config;
+    /** The function libraries: sent with a full resync, replaced by the master's on the replica side. */
+    private final FunctionLibraries functions;
     private volatile String replid = randomHex();
     private volatile String replid2 = NO_REPLID;
     private volatile long secondOffset = -1;
@@ -66,8 +69,9 @@ public final class Replication {
     /** The replica side: the link to our master, or null while we are a master. */
     private volatile MasterLink masterLink;
 
-    public Replication(Engine engine, ServerConfig config) {
+    public Replication(Engine engine, ServerConfig config, FunctionLibraries functions) {
         this.engine = engine;
+        this.functions = functions;
         this.config = config;
         this.waits = new ReplicaWaits(engine, replicas.values());
         engine.closeListener(this::closed);
@@ -98,6 +102,10 @@ public final class Replication {
 
     Engine engine() {
         return engine;
+    }
+
+    FunctionLibraries functions() {
+        return functions;
     }
 
     ServerConfig config() {
@@ -272,7 +280,7 @@ public final class Replication {
         }
         replicas.put(s, link);
         syncFull.increment();
-        long offset = FullResync.begin(engine, st, link, replid, config.rdbcompression.value());
+        long offset = FullResync.begin(engine, functions, st, link, replid, config.rdbcompression.value());
         if (psync) {
             s.out().raw(("+FULLRESYNC " + replid + " " + offset + "\r\n").getBytes(StandardCharsets.US_ASCII));
         }

@@ -2,8 +2,8 @@ package dev.spinel.server.replication;
 
 import dev.spinel.protocol.Args;
 import dev.spinel.server.engine.CommandTable;
-import dev.spinel.server.engine.RedisError;
 import dev.spinel.server.engine.Session;
+import dev.spinel.server.errors.RedisError;
 
 /**
  * The replication commands: ROLE, WAIT, REPLICAOF/SLAVEOF, and the master side's SYNC, PSYNC and

@@ -1,6 +1,6 @@
 package dev.spinel.server.replication;
 
-import dev.spinel.server.engine.ReplicationFeed;
+import dev.spinel.server.engine.ports.ReplicationFeed;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;

@@ -1,6 +1,6 @@
 package dev.spinel.server.scripting;
 
-import dev.spinel.server.commands.Strtod;
+import dev.spinel.protocol.Strtod;
 
 import org.luaj.vm2.LuaError;
 import org.luaj.vm2.LuaString;

@@ -9,6 +9,7 @@ import org.luaj.vm2.Varargs;
 import org.luaj.vm2.lib.VarArgFunction;
 
 import java.io.ByteArrayOutputStream;
+import java.util.function.Supplier;
 
 /**
  * The {@code cjson} library of Redis 7.0's Lua (lua-cjson 2.1.0): {@code encode}, {@code decode},
@@ -130,7 +131,7 @@ final class CjsonLib {
      * stack (the caller's thread may not hold 8000 levels of recursion), waiting for it: the script
      * stays single-threaded in effect. A stack overflow there still ends as lua-cjson's nesting error.
      */
-    private static LuaValue deep(java.util.function.Supplier<LuaValue> work) {
+    private static LuaValue deep(Supplier<LuaValue> work) {
         LuaValue[] result = new LuaValue[1];
         Throwable[] failure = new Throwable[1];
         Thread t = new Thread(null, () -> {

@@ -10,10 +10,12 @@ import org.luaj.vm2.lib.TwoArgFunction;
 import org.luaj.vm2.lib.VarArgFunction;
 
 import java.io.ByteArrayInputStream;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -244,7 +246,7 @@ public final class FunctionLibraries {
         } catch (LuaError e) {
             throw new FunctionError("Error compiling function: " + luaText(LuaErrors.chomp(e.getMessage()))
                     .replace("unexpected symbol 286 (\u011e)", "unexpected symbol near '<eof>'"));
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new FunctionError("Error compiling function: " + e.getMessage());
         }
         current = loadApi;
@@ -419,7 +421,7 @@ public final class FunctionLibraries {
 
     /** Function names are case-insensitive across libraries, as Redis's functions dictionary (not within one library). */
     private static String key(String functionName) {
-        return functionName.toLowerCase(java.util.Locale.ROOT);
+        return functionName.toLowerCase(Locale.ROOT);
     }
 
     private void link(Map<String, Function> libraryFunctions) {

@@ -68,7 +68,7 @@ final class LuaReplies {
         };
     }
 
-    private static LuaTable list(java.util.List<RespValue> items, int resp) {
+    private static LuaTable list(List<RespValue> items, int resp) {
         LuaTable t = new LuaTable();
         for (int i = 0; i < items.size(); i++) {
             t.rawset(i + 1, toLua(items.get(i), resp));

@@ -1,10 +1,12 @@
 package dev.spinel.server.scripting;
 
+import java.nio.charset.StandardCharsets;
+
 import org.luaj.vm2.Globals;
 import org.luaj.vm2.LoadState;
 import org.luaj.vm2.LuaError;
-import org.luaj.vm2.LuaTable;
 import org.luaj.vm2.LuaString;
+import org.luaj.vm2.LuaTable;
 import org.luaj.vm2.LuaValue;
 import org.luaj.vm2.Varargs;
 import org.luaj.vm2.compiler.LuaC;
@@ -310,7 +312,7 @@ final class LuaSandbox {
         while (n < s.m_length && s.m_bytes[s.m_offset + n] != 0) {
             n++;
         }
-        return new String(s.m_bytes, s.m_offset, n, java.nio.charset.StandardCharsets.ISO_8859_1);
+        return new String(s.m_bytes, s.m_offset, n, StandardCharsets.ISO_8859_1);
     }
 
     /** Lua 5.1's luaO_chunkid for a string chunk: its first line, cut to fit LUA_IDSIZE. */

@@ -1,15 +1,17 @@
 package dev.spinel.server.scripting;
 
-import dev.spinel.server.engine.RedisError;
+import dev.spinel.server.errors.RedisError;
 import org.luaj.vm2.LuaError;
 import org.luaj.vm2.Prototype;
 import org.luaj.vm2.compiler.LuaC;
 
 import java.io.ByteArrayInputStream;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
+import java.util.Locale;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -33,7 +35,7 @@ public final class ScriptCache {
 
     /** The cached script with this SHA1 (any case), or null. */
     public Script get(String sha) {
-        return scripts.get(sha.toLowerCase(java.util.Locale.ROOT));
+        return scripts.get(sha.toLowerCase(Locale.ROOT));
     }
 
     /** Compiles {@code body} (if not cached yet) and caches it; throws the compile error as Redis words it. */
@@ -111,7 +113,7 @@ public final class ScriptCache {
         } catch (LuaError e) {
             throw new RedisError("ERR Error compiling script (new function): " + LuaErrors.luaText(e.getMessage())
                     .replace("unexpected symbol 286 (\u011e)", "unexpected symbol near '<eof>'"));
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new RedisError("ERR Error compiling script (new function): " + e.getMessage());
         }
     }

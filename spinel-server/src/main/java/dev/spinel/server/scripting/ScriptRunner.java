@@ -1,14 +1,17 @@
 package dev.spinel.server.scripting;
 
 import dev.spinel.protocol.Args;
+import dev.spinel.protocol.CommandSpec;
 import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.protocol.RespReader;
 import dev.spinel.protocol.RespValue;
-import dev.spinel.server.Log;
-import dev.spinel.server.SpinelServer;
+import dev.spinel.protocol.Version;
+import dev.spinel.server.acl.Acl;
+import dev.spinel.server.acl.CommandIds;
 import dev.spinel.server.engine.Engine;
-import dev.spinel.server.engine.RedisError;
 import dev.spinel.server.engine.Session;
+import dev.spinel.server.errors.RedisError;
+import dev.spinel.server.log.Log;
 import org.luaj.vm2.LuaClosure;
 import org.luaj.vm2.LuaError;
 import org.luaj.vm2.LuaString;
@@ -18,6 +21,7 @@ import org.luaj.vm2.Varargs;
 import org.luaj.vm2.lib.VarArgFunction;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * Runs scripts: one Lua state ({@link LuaSandbox}) and one script session (Redis's Lua client) per
@@ -188,7 +192,7 @@ final class ScriptRunner {
             LuaValue v = args.arg(i + 1);
             if (v.type() == LuaValue.TSTRING) {
                 LuaString s = v.checkstring();
-                argv[i] = java.util.Arrays.copyOfRange(s.m_bytes, s.m_offset, s.m_offset + s.m_length);
+                argv[i] = Arrays.copyOfRange(s.m_bytes, s.m_offset, s.m_offset + s.m_length);
             } else if (v.type() == LuaValue.TNUMBER) {
                 argv[i] = LuaReplies.formatNumber(v.todouble()).getBytes(StandardCharsets.US_ASCII);
             } else {
@@ -208,12 +212,12 @@ final class ScriptRunner {
             throw new LuaError(LuaErrors.plain("Lua redis lib command arguments must be strings or integers"));
         }
         Args a = Args.of(argv);
-        int id = dev.spinel.server.acl.CommandIds.resolve(a, 0);
+        int id = CommandIds.resolve(a, 0);
         if (id < 0) {
             throw new LuaError(LuaErrors.plain("Invalid command passed to redis.acl_check_cmd()"));
         }
-        dev.spinel.protocol.CommandSpec spec = dev.spinel.server.acl.CommandIds.spec(id);
-        return LuaValue.valueOf(dev.spinel.server.acl.Acl.check(session.user().rules(), id, spec,
+        CommandSpec spec = CommandIds.spec(id);
+        return LuaValue.valueOf(Acl.check(session.user().rules(), id, spec,
                 spec.has("no_auth"), a, 0) == 0);
     }
 
@@ -263,7 +267,7 @@ final class ScriptRunner {
                 throw new LuaError(LuaErrors.plain("wrong number of arguments"));
             }
             LuaString s = a.arg1().checkstring();
-            byte[] b = java.util.Arrays.copyOfRange(s.m_bytes, s.m_offset, s.m_offset + s.m_length);
+            byte[] b = Arrays.copyOfRange(s.m_bytes, s.m_offset, s.m_offset + s.m_length);
             return LuaValue.valueOf(ScriptCache.sha1hex(b));
         }));
         r.rawset("setresp", fn(a -> {
@@ -297,8 +301,8 @@ final class ScriptRunner {
         r.rawset("LOG_VERBOSE", LuaValue.valueOf(1));
         r.rawset("LOG_NOTICE", LuaValue.valueOf(2));
         r.rawset("LOG_WARNING", LuaValue.valueOf(3));
-        r.rawset("REDIS_VERSION", LuaValue.valueOf(SpinelServer.REDIS_VERSION));
-        r.rawset("REDIS_VERSION_NUM", LuaValue.valueOf(versionNum(SpinelServer.REDIS_VERSION)));
+        r.rawset("REDIS_VERSION", LuaValue.valueOf(Version.REDIS));
+        r.rawset("REDIS_VERSION_NUM", LuaValue.valueOf(versionNum(Version.REDIS)));
     }
 
     // redis.log(level, message, ...)

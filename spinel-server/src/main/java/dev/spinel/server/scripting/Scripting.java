@@ -1,7 +1,13 @@
 package dev.spinel.server.scripting;
 
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.Session;
+import dev.spinel.server.engine.ports.BusyScript;
+import dev.spinel.server.errors.RedisError;
 import dev.spinel.store.Keyspace;
 
 /**
@@ -20,7 +26,7 @@ import dev.spinel.store.Keyspace;
  *
  * <p>Thread-safety: the cache is concurrent; the Lua state is created and used under the stripes.
  */
-public final class Scripting {
+public final class Scripting implements BusyScript {
     private final ScriptCache cache = new ScriptCache();
     private ScriptRunner runner;
     /**
@@ -39,7 +45,7 @@ public final class Scripting {
      * for the stripes of an EXEC that runs another): the engine postpones other clients' requests meanwhile
      * rather than let their loops block on the stripes.
      */
-    private final java.util.concurrent.atomic.AtomicInteger scriptsRunning = new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger scriptsRunning = new AtomicInteger();
     /** Guards the wait of {@link #awaitEndOrBusy}; notified at each script's end when someone waits. */
     private final Object ended = new Object();
     /** Threads in {@link #awaitEndOrBusy} (so that a script's end notifies only when someone waits). */
@@ -84,15 +90,15 @@ public final class Scripting {
         atomically(caller, r -> {
             FunctionLibraries.Function f = functions.function(name);
             if (f == null) {
-                throw new dev.spinel.server.engine.RedisError("ERR Function not found");
+                throw new RedisError("ERR Function not found");
             }
             if ((f.flags() & FunctionLibraries.NO_WRITES) == 0) {
                 // Redis 7.0's scriptPrepareForRun for a function that may write.
                 if (readOnly) {
-                    throw new dev.spinel.server.engine.RedisError("ERR Can not execute a script with write flag using *_ro command.");
+                    throw new RedisError("ERR Can not execute a script with write flag using *_ro command.");
                 }
                 if ((f.flags() & FunctionLibraries.ALLOW_OOM) == 0 && caller.engine().outOfMemory()) {
-                    throw new dev.spinel.server.engine.RedisError("OOM command not allowed when used memory > 'maxmemory'.");
+                    throw new RedisError("OOM command not allowed when used memory > 'maxmemory'.");
                 }
             }
             running = new RunningFunction(name, command, System.nanoTime());
@@ -110,7 +116,7 @@ public final class Scripting {
      * Changes the function libraries (FUNCTION LOAD, DELETE, FLUSH, RESTORE) under every stripe: never
      * while a script or function runs, and atomically for snapshots (which take the codes under them).
      */
-    public <T> T changeFunctions(Session caller, java.util.function.Function<FunctionLibraries, T> change) {
+    public <T> T changeFunctions(Session caller, Function<FunctionLibraries, T> change) {
         Keyspace ks = caller.engine().keyspace();
         int n = ks.databases();
         for (int i = 0; i < n; i++) {
@@ -125,7 +131,7 @@ public final class Scripting {
         }
     }
 
-    private void atomically(Session caller, java.util.function.Consumer<ScriptRunner> body) {
+    private void atomically(Session caller, Consumer<ScriptRunner> body) {
         Engine engine = caller.engine();
         Keyspace ks = engine.keyspace();
         int n = ks.databases();
@@ -141,7 +147,7 @@ public final class Scripting {
         }
     }
 
-    private void runLocked(Session caller, java.util.function.Consumer<ScriptRunner> body, Engine engine, Keyspace ks, int n) {
+    private void runLocked(Session caller, Consumer<ScriptRunner> body, Engine engine, Keyspace ks, int n) {
         for (int i = 0; i < n; i++) {
             ks.db(i).lockAll();
         }
@@ -158,11 +164,11 @@ public final class Scripting {
             wrote = false;
             startedAt = Math.max(1, System.nanoTime());
             body.accept(runner);
-        } catch (dev.spinel.server.engine.RedisError e) {
+        } catch (RedisError e) {
             throw e;
         } catch (RuntimeException e) {
             // A bug of ours, not of the script: an error reply rather than a dropped connection.
-            throw new dev.spinel.server.engine.RedisError("ERR Error running script: " + e);
+            throw new RedisError("ERR Error running script: " + e);
         } finally {
             startedAt = 0;
             for (int i = n - 1; i >= 0; i--) {
@@ -172,6 +178,7 @@ public final class Scripting {
     }
 
     /** True while a script runs or is about to (waiting for its stripes). */
+    @Override
     public boolean running() {
         return scriptsRunning.get() != 0;
     }
@@ -181,6 +188,7 @@ public final class Scripting {
      * ends). An event loop waits here for a script instead of on its stripes, so that it answers BUSY once
      * the threshold passes (and runs SCRIPT KILL) rather than waiting for the script's end.
      */
+    @Override
     public void awaitEndOrBusy(long thresholdMillis) {
         synchronized (ended) {
             awaiting++;
@@ -220,6 +228,7 @@ public final class Scripting {
     }
 
     /** True when a script has been running for more than {@code thresholdMillis} (0: never busy). */
+    @Override
     public boolean busy(long thresholdMillis) {
         long t = startedAt;
         return t != 0 && thresholdMillis > 0 && System.nanoTime() - t > thresholdMillis * 1_000_000;
@@ -240,6 +249,7 @@ public final class Scripting {
     }
 
     /** True when a function (FCALL) runs, false for a script (EVAL) or nothing. */
+    @Override
     public boolean functionRunning() {
         return startedAt != 0 && functionRunning;
     }

@@ -9,6 +9,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -64,7 +65,7 @@ class AclFileTest {
         Files.writeString(dir.resolve("good.acl"), "user carol on nopass ~* +@all\n");
         try (SpinelServer server = start("aclfile good.acl"); RawClient c = new RawClient(server.port())) {
             assertEquals("*2\r\n$5\r\ncarol\r\n$7\r\ndefault\r\n", c.callString("ACL", "USERS"));
-            Files.copy(dir.resolve("users.acl"), dir.resolve("good.acl"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            Files.copy(dir.resolve("users.acl"), dir.resolve("good.acl"), StandardCopyOption.REPLACE_EXISTING);
             assertEquals("-ERR good.acl:1: Unknown command or category name in ACL. good.acl:2 should start with user "
                     + "keyword followed by the username. WARNING: Duplicate user 'alice' found on line 3. good.acl:5: "
                     + "Unmatched parenthesis in selector definition.WARNING: ACL errors detected, no change to the "

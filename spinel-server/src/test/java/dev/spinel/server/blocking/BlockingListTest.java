@@ -1,8 +1,8 @@
 package dev.spinel.server.blocking;
 
-
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.engine.Blocking;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.testing.RawClient;
 import org.junit.jupiter.api.AfterAll;
@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -234,7 +235,7 @@ class BlockingListTest {
         int producers = 3;
         int perProducer = 400;
         Set<String> received = ConcurrentHashMap.newKeySet();
-        List<String> duplicates = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<String> duplicates = Collections.synchronizedList(new ArrayList<>());
         ExecutorService pool = Executors.newFixedThreadPool(consumers + producers);
         try {
             List<Future<?>> fs = new ArrayList<>();

@@ -1,5 +1,7 @@
 package dev.spinel.server.blocking;
 
+import dev.spinel.server.engine.Blocking;
+
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;

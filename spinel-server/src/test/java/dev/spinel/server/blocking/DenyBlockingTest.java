@@ -3,8 +3,8 @@ package dev.spinel.server.blocking;
 import dev.spinel.protocol.Args;
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ServerConfig;
-import dev.spinel.server.engine.InternalConnection;
 import dev.spinel.server.engine.Session;
+import dev.spinel.server.engine.ports.InternalConnection;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;

@@ -17,6 +17,7 @@ import redis.clients.jedis.Response;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -182,7 +183,7 @@ class JedisClientTest {
             assertEquals("OK", j.set(key, all));
             assertArrayEquals(all, j.get(key));
             byte[] big = new byte[3 * 1024 * 1024];
-            new java.util.Random(1).nextBytes(big);
+            new Random(1).nextBytes(big);
             assertEquals("OK", j.set("big".getBytes(), big));
             assertArrayEquals(big, j.get("big".getBytes()));
             assertEquals("héllo wörld", j.echo("héllo wörld"));

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -155,7 +156,7 @@ class LettuceClientTest {
         try (StatefulRedisConnection<byte[], byte[]> c = client.connect(ByteArrayCodec.INSTANCE, uri(2))) {
             byte[] key = {0, 1, '\r', '\n', (byte) 0xfe};
             byte[] value = new byte[2 * 1024 * 1024];
-            new java.util.Random(3).nextBytes(value);
+            new Random(3).nextBytes(value);
             assertEquals("OK", c.sync().set(key, value));
             assertArrayEquals(value, c.sync().get(key));
         }

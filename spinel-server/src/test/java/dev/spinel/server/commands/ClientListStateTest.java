@@ -1,5 +1,7 @@
 package dev.spinel.server.commands;
 
+import java.util.List;
+
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.testing.RawClient;
 import org.junit.jupiter.api.Test;
@@ -16,7 +18,7 @@ class ClientListStateTest {
              RawClient tx = new RawClient(server.port());
              RawClient admin = new RawClient(server.port())) {
             sub.call("SUBSCRIBE", "a");
-            sub.send(java.util.List.of("PSUBSCRIBE".getBytes(), "p*".getBytes()));
+            sub.send(List.of("PSUBSCRIBE".getBytes(), "p*".getBytes()));
             sub.readReply();
             tx.call("CLIENT", "TRACKING", "ON", "BCAST");
             tx.call("MULTI");

@@ -1,5 +1,6 @@
 package dev.spinel.server.commands;
 
+import dev.spinel.protocol.Version;
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.testing.RawClient;
 import org.junit.jupiter.api.AfterAll;
@@ -94,7 +95,7 @@ class InfoCommandTest {
             c.call("NOSUCHCOMMAND");
             Map<String, String> f = fields(info(c, "everything"));
             assertEquals("7.0.15", f.get("redis_version"));
-            assertEquals(SpinelServer.VERSION, f.get("spinel_version"));
+            assertEquals(Version.SPINEL, f.get("spinel_version"));
             assertEquals("standalone", f.get("redis_mode"));
             assertEquals("64", f.get("arch_bits"));
             assertEquals(Long.toString(ProcessHandle.current().pid()), f.get("process_id"));

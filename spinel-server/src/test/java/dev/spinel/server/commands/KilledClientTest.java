@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -86,7 +87,7 @@ class KilledClientTest {
 
     private static boolean answersPing(RawClient target) {
         try {
-            target.send(java.util.List.of("PING".getBytes(StandardCharsets.US_ASCII)));
+            target.send(List.of("PING".getBytes(StandardCharsets.US_ASCII)));
             target.readReply(); // any answer (PONG, or NOAUTH once the user is gone) means the PING was served
             return true;
         } catch (IOException closed) {

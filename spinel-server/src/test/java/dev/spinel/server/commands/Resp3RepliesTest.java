@@ -2,8 +2,8 @@ package dev.spinel.server.commands;
 
 import dev.spinel.protocol.Args;
 import dev.spinel.server.SpinelServer;
-import dev.spinel.server.engine.InternalConnection;
 import dev.spinel.server.engine.Session;
+import dev.spinel.server.engine.ports.InternalConnection;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

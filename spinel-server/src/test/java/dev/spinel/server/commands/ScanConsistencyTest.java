@@ -12,6 +12,7 @@ import dev.spinel.store.Segment;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -158,6 +159,6 @@ class ScanConsistencyTest {
     }
 
     private static List<byte[]> args(String... a) {
-        return java.util.Arrays.stream(a).map(s -> s.getBytes(StandardCharsets.UTF_8)).toList();
+        return Arrays.stream(a).map(s -> s.getBytes(StandardCharsets.UTF_8)).toList();
     }
 }

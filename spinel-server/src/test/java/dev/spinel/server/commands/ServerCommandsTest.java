@@ -1,10 +1,14 @@
 package dev.spinel.server.commands;
 
 import dev.spinel.server.SpinelServer;
+import dev.spinel.server.commands.server.MemoryUsage;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.testing.RawClient;
 import org.junit.jupiter.api.Test;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -52,7 +56,7 @@ class ServerCommandsTest {
     void shutdownNosaveStopsTheServer() throws Exception {
         SpinelServer server = SpinelServer.startEphemeral();
         try (RawClient c = new RawClient(server.port())) {
-            c.send(java.util.List.of("SHUTDOWN".getBytes(), "NOSAVE".getBytes()));
+            c.send(List.of("SHUTDOWN".getBytes(), "NOSAVE".getBytes()));
             CompletableFuture.runAsync(() -> {
                 try {
                     server.awaitClose();
@@ -68,43 +72,43 @@ class ServerCommandsTest {
     }
 
     @Test
-    void shutdownSavesWhenSavePointsAreConfigured(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    void shutdownSavesWhenSavePointsAreConfigured(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
         try (SpinelServer server = SpinelServer.start(ServerConfig.defaults().with("port", "0")
                 .with("dir", dir.toString()).with("save", "900 1"));
              RawClient c = new RawClient(server.port())) {
             c.call("SET", "k", "v");
-            c.send(java.util.List.of("SHUTDOWN".getBytes()));
+            c.send(List.of("SHUTDOWN".getBytes()));
             awaitClose(server);
         }
-        assertTrue(java.nio.file.Files.size(dir.resolve("dump.rdb")) > 0);
+        assertTrue(Files.size(dir.resolve("dump.rdb")) > 0);
     }
 
     @Test
-    void shutdownRefusesWhenTheSaveFailsUnlessForced(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    void shutdownRefusesWhenTheSaveFailsUnlessForced(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
         try (SpinelServer server = SpinelServer.start(ServerConfig.defaults().with("port", "0")
                 .with("dir", dir.toString()).with("save", "900 1"));
              RawClient c = new RawClient(server.port())) {
             // A directory where the snapshot file should go makes every save fail.
-            java.nio.file.Files.createDirectories(dir.resolve("dump.rdb"));
+            Files.createDirectories(dir.resolve("dump.rdb"));
             assertEquals("-ERR Errors trying to SHUTDOWN. Check logs.\r\n", c.callString("SHUTDOWN"));
             assertEquals("-ERR Errors trying to SHUTDOWN. Check logs.\r\n", c.callString("SHUTDOWN", "SAVE"));
             assertEquals("+PONG\r\n", c.callString("PING"));
-            c.send(java.util.List.of("SHUTDOWN".getBytes(), "FORCE".getBytes()));
+            c.send(List.of("SHUTDOWN".getBytes(), "FORCE".getBytes()));
             awaitClose(server);
         }
     }
 
     @Test
-    void shutdownNosaveSkipsTheSnapshot(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    void shutdownNosaveSkipsTheSnapshot(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
         try (SpinelServer server = SpinelServer.start(ServerConfig.defaults().with("port", "0")
                 .with("dir", dir.toString()).with("save", "900 1"));
              RawClient c = new RawClient(server.port())) {
             c.call("SET", "k", "v");
-            c.send(java.util.List.of("SHUTDOWN".getBytes(), "NOSAVE".getBytes()));
+            c.send(List.of("SHUTDOWN".getBytes(), "NOSAVE".getBytes()));
             awaitClose(server);
             assertTrue(server.persistence().saveOnShutdown(), "the SIGTERM hook must not save after NOSAVE");
         }
-        assertTrue(!java.nio.file.Files.exists(dir.resolve("dump.rdb")));
+        assertTrue(!Files.exists(dir.resolve("dump.rdb")));
     }
 
     private static void awaitClose(SpinelServer server) throws Exception {

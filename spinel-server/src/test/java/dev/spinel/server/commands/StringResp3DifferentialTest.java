@@ -2,11 +2,11 @@ package dev.spinel.server.commands;
 
 import dev.spinel.protocol.Args;
 import dev.spinel.server.engine.Session;
-import dev.spinel.server.engine.InternalConnection;
+import dev.spinel.server.engine.ports.InternalConnection;
 import dev.spinel.server.testing.RawClient;
 import dev.spinel.server.testing.SideBySide;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

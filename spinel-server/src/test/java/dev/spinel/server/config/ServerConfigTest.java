@@ -3,6 +3,7 @@ package dev.spinel.server.config;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -151,7 +152,7 @@ class ServerConfigTest {
 
     @Test
     void configFromStandardInput() throws Exception {
-        var in = new java.io.ByteArrayInputStream("port 7020\nsave 60 1\n".getBytes());
+        var in = new ByteArrayInputStream("port 7020\nsave 60 1\n".getBytes());
         ServerConfig c = ServerConfig.fromArgs(new String[]{"-", "--timeout", "9"}, in);
         assertEquals(7020, c.port.value());
         assertEquals("60 1", c.save.get());

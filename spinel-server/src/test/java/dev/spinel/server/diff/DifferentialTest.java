@@ -3,9 +3,9 @@ package dev.spinel.server.diff;
 import dev.spinel.server.config.Quoting;
 import dev.spinel.server.testing.RawClient;
 import dev.spinel.server.testing.SideBySide;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
 import java.net.URISyntaxException;
@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -163,7 +164,7 @@ class DifferentialTest {
 
         private void compare(String where, Mode mode, byte[] spinelReply, byte[] redisReply) {
             boolean same = switch (mode) {
-                case EXACT -> java.util.Arrays.equals(spinelReply, redisReply);
+                case EXACT -> Arrays.equals(spinelReply, redisReply);
                 case IGNORE -> true;
                 case TYPE -> spinelReply.length > 0 && redisReply.length > 0 && spinelReply[0] == redisReply[0];
                 case UNORDERED -> Replies.sortedElements(spinelReply).equals(Replies.sortedElements(redisReply));

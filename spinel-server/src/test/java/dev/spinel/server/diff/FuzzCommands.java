@@ -3,6 +3,7 @@ package dev.spinel.server.diff;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Random;
 
 /**
@@ -29,7 +30,7 @@ final class FuzzCommands {
 
     record Cmd(List<byte[]> args, Compare compare) {
         String name() {
-            return new String(args.get(0), StandardCharsets.ISO_8859_1).toUpperCase(java.util.Locale.ROOT);
+            return new String(args.get(0), StandardCharsets.ISO_8859_1).toUpperCase(Locale.ROOT);
         }
 
         /** The command as a redis-cli line, with non-printable bytes escaped. */

@@ -6,7 +6,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -31,7 +33,7 @@ class FuzzFindingsDiffTest {
             a.call("FLUSHALL");
             for (String[] step : steps) {
                 RawClient c = step[0].equals("b") ? b : a;
-                String[] args = java.util.Arrays.copyOfRange(step, 1, step.length);
+                String[] args = Arrays.copyOfRange(step, 1, step.length);
                 out.add(String.join(" ", args) + " -> " + c.callString(args));
             }
         }
@@ -96,13 +98,13 @@ class FuzzFindingsDiffTest {
         };
         try (RawClient r = new RawClient(SERVERS.redis().port()); RawClient s = new RawClient(SERVERS.spinel().port())) {
             for (byte[][] c : commands) {
-                List<byte[]> args = java.util.Arrays.asList(c);
+                List<byte[]> args = Arrays.asList(c);
                 assertEquals(Replies.escape(r.call(args)), Replies.escape(s.call(args)), Replies.escape(c[1]));
             }
         }
     }
 
     private static byte[] b(String s) {
-        return s.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        return s.getBytes(StandardCharsets.US_ASCII);
     }
 }

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 
@@ -63,7 +64,7 @@ class HyperLogLogRandomizedDiffTest {
             return;
         }
         int start = new String(reply, 0, Math.min(reply.length, 12), StandardCharsets.ISO_8859_1).indexOf("\r\n") + 2;
-        byte[] value = java.util.Arrays.copyOfRange(reply, start, reply.length - 2);
+        byte[] value = Arrays.copyOfRange(reply, start, reply.length - 2);
         List<byte[]> set = List.of("SET".getBytes(StandardCharsets.US_ASCII), to.getBytes(StandardCharsets.US_ASCII), value);
         assertEquals(str(b.call(set)), str(a.call(set)), "seed " + seed + " step " + step + ": SET " + to + " <GET " + from + ">");
     }

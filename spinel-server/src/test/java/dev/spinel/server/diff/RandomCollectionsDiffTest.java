@@ -2,11 +2,12 @@ package dev.spinel.server.diff;
 
 import dev.spinel.server.testing.RawClient;
 import dev.spinel.server.testing.SideBySide;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 
@@ -46,7 +47,7 @@ class RandomCollectionsDiffTest {
                 // rh3 gets long values, so it becomes a hashtable whose order is the server's own
                 boolean unordered = cmd.get(1).equals("rh3") && List.of("HGETALL", "HKEYS", "HVALS").contains(cmd.get(0));
                 boolean same = unordered ? Replies.sortedElements(a).equals(Replies.sortedElements(b))
-                        : java.util.Arrays.equals(a, b);
+                        : Arrays.equals(a, b);
                 if (!same) {
                     fail("seed " + seed + ", op " + i + " " + cmd + "\n spinel: " + show(a) + "\n redis:  " + show(b));
                 }

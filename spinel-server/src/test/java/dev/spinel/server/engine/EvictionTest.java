@@ -1,5 +1,8 @@
 package dev.spinel.server.engine;
 
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.testing.RawClient;
@@ -49,7 +52,7 @@ class EvictionTest {
             assertTrue(server.engine().evictor().usedMemory() <= limit + 2048, "back under the limit");
             assertTrue(server.engine().evictor().evictedKeys() >= 90, "about half the keys went");
             assertEquals("$1000", c.callString("GET", "fresh").substring(0, 5));
-            String message = new String(watcher.readReply(), java.nio.charset.StandardCharsets.UTF_8);
+            String message = new String(watcher.readReply(), StandardCharsets.UTF_8);
             assertTrue(message.contains("__keyevent@0__:evicted"), message);
             String info = c.callString("INFO", "stats");
             assertTrue(info.contains("evicted_keys:" + server.engine().evictor().evictedKeys()), info);
@@ -77,7 +80,7 @@ class EvictionTest {
     }
 
     @Test
-    void evictedKeysAreLoggedAsDelSoARestartDoesNotBringThemBack(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+    void evictedKeysAreLoggedAsDelSoARestartDoesNotBringThemBack(@org.junit.jupiter.api.io.TempDir Path dir)
             throws Exception {
         ServerConfig config = ServerConfig.defaults().with("port", "0").with("dir", dir.toString())
                 .with("appendonly", "yes").with("appendfsync", "always").with("maxmemory-policy", "allkeys-random");

@@ -1,5 +1,6 @@
 package dev.spinel.server.engine;
 
+import dev.spinel.store.ByteKey;
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ServerConfig;
 import org.junit.jupiter.api.Test;

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -72,6 +73,6 @@ class PublishAfterUnsubscribeTest {
     }
 
     private static List<byte[]> bytes(String... args) {
-        return java.util.Arrays.stream(args).map(s -> s.getBytes(StandardCharsets.UTF_8)).toList();
+        return Arrays.stream(args).map(s -> s.getBytes(StandardCharsets.UTF_8)).toList();
     }
 }

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -42,7 +43,7 @@ class TransactionAtomicityTest {
             for (int w = 0; w < 6; w++) {
                 int seed = w;
                 threads.add(Thread.ofPlatform().start(() -> {
-                    java.util.Random rnd = new java.util.Random(seed);
+                    Random rnd = new Random(seed);
                     try (RawClient c = new RawClient(server.port())) {
                         for (int n = 0; n < 300; n++) {
                             int from = rnd.nextInt(ACCOUNTS);

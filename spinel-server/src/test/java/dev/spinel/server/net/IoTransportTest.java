@@ -7,7 +7,9 @@ import dev.spinel.server.testing.RawClient;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -27,7 +29,7 @@ class IoTransportTest {
                 assertTrue(chosen.available(), chosen + " was chosen in place of " + t);
             }
         }
-        long unavailable = java.util.Arrays.stream(IoTransport.values()).filter(t -> !t.available()).count();
+        long unavailable = Arrays.stream(IoTransport.values()).filter(t -> !t.available()).count();
         assertEquals(unavailable, complaints.size(), "one warning per unavailable choice: " + complaints);
     }
 
@@ -54,7 +56,7 @@ class IoTransportTest {
         try (SpinelServer server = SpinelServer.start(ServerConfig.defaults().with("port", "0").with("io-transport", "nio"));
              RawClient c = new RawClient(server.port())) {
             assertEquals(IoTransport.NIO, server.transport());
-            String info = new String(c.call("INFO", "server"), java.nio.charset.StandardCharsets.UTF_8);
+            String info = new String(c.call("INFO", "server"), StandardCharsets.UTF_8);
             assertTrue(info.contains("multiplexing_api:nio\r\n"), info);
         }
     }

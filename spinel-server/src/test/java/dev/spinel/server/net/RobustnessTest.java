@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 
@@ -51,7 +52,7 @@ class RobustnessTest {
         try (SpinelServer server = start("proto-max-bulk-len", "1mb")) {
             try (Socket s = Sockets.open(server.port())) {
                 byte[] ok = new byte[(int) MB];
-                java.util.Arrays.fill(ok, (byte) 'v');
+                Arrays.fill(ok, (byte) 'v');
                 Sockets.send(s, "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$" + MB + "\r\n");
                 Sockets.send(s, ok);
                 Sockets.send(s, "\r\n*2\r\n$3\r\nGET\r\n$1\r\nk\r\n");
@@ -83,7 +84,7 @@ class RobustnessTest {
             try (Socket s = Sockets.open(server.port()); Socket other = Sockets.open(server.port())) {
                 Sockets.send(s, "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$" + (2 * MB) + "\r\n");
                 byte[] chunk = new byte[64 * 1024];
-                java.util.Arrays.fill(chunk, (byte) 'x');
+                Arrays.fill(chunk, (byte) 'x');
                 try {
                     for (int sent = 0; sent < 2 * MB; sent += chunk.length) {
                         Sockets.send(s, chunk);
@@ -99,7 +100,7 @@ class RobustnessTest {
             // arguments already parsed do not count, as in Redis 7.0: two 700 KB keys pass a 1 MB limit
             try (RawClient c = new RawClient(server.port())) {
                 byte[] v = new byte[700 * 1024];
-                java.util.Arrays.fill(v, (byte) 'y');
+                Arrays.fill(v, (byte) 'y');
                 assertEquals(":0\r\n", new String(c.call(List.of("DEL".getBytes(), v, v)), StandardCharsets.US_ASCII));
             }
             try (RawClient c = new RawClient(server.port())) {
@@ -220,7 +221,7 @@ class RobustnessTest {
     void slowReaderDoesNotGrowServerMemory() throws Exception {
         try (SpinelServer server = start(); RawClient setup = new RawClient(server.port())) {
             byte[] big = new byte[(int) MB];
-            java.util.Arrays.fill(big, (byte) 'b');
+            Arrays.fill(big, (byte) 'b');
             setup.call(List.of("SET".getBytes(), "big".getBytes(), big));
             long before = Sockets.retained();
             try (Socket slow = Sockets.open(server.port())) {

@@ -7,8 +7,10 @@ import org.junit.jupiter.api.Test;
 
 import java.io.DataInputStream;
 import java.io.InputStream;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -35,7 +37,7 @@ class ReplicationProtocolTest {
     }
 
     private static void send(Socket s, String... words) throws Exception {
-        s.getOutputStream().write(RawClient.encode(java.util.Arrays.stream(words).map(w -> w.getBytes(StandardCharsets.UTF_8)).toList()));
+        s.getOutputStream().write(RawClient.encode(Arrays.stream(words).map(w -> w.getBytes(StandardCharsets.UTF_8)).toList()));
         s.getOutputStream().flush();
     }
 
@@ -116,7 +118,7 @@ class ReplicationProtocolTest {
              RawClient c = new RawClient(server.port());
              Socket s = new Socket()) {
             s.setReceiveBufferSize(4096);
-            s.connect(new java.net.InetSocketAddress("127.0.0.1", server.port()));
+            s.connect(new InetSocketAddress("127.0.0.1", server.port()));
             send(s, "PSYNC", "?", "-1");
             assertTrue(line(s.getInputStream()).startsWith("+FULLRESYNC"));
             assertTrue(c.callString("INFO", "replication").contains("connected_slaves:1\r\n"));

@@ -8,6 +8,8 @@ import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -180,7 +182,7 @@ class ReplicationTest {
 
     @Test
     void aReplicaWithAppendonlyLogsTheLoadedDatasetAndTheStream() throws Exception {
-        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("spinel-replica-aof");
+        Path dir = Files.createTempDirectory("spinel-replica-aof");
         Map<String, String> expected;
         try (RedisServerProcess master = RedisServerProcess.start();
              RawClient m = new RawClient(master.port())) {

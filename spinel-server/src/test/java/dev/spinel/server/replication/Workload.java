@@ -3,6 +3,8 @@ package dev.spinel.server.replication;
 import dev.spinel.server.testing.RawClient;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Random;
 
 /**
@@ -77,7 +79,7 @@ final class Workload {
     }
 
     private static void send(RawClient c, String... args) throws IOException {
-        c.send(java.util.Arrays.stream(args).map(s -> s.getBytes(java.nio.charset.StandardCharsets.UTF_8)).toList());
+        c.send(Arrays.stream(args).map(s -> s.getBytes(StandardCharsets.UTF_8)).toList());
     }
 
     private static void drain(RawClient c, int n) throws IOException {

@@ -7,6 +7,7 @@ import dev.spinel.server.testing.RedisServerProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -88,7 +89,7 @@ class BusyScriptSameLoopTest {
     }
 
     private static byte[] concat(List<byte[]> parts) {
-        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
         for (byte[] p : parts) {
             b.writeBytes(p);
         }

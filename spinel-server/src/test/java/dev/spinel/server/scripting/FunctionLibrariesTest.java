@@ -1,5 +1,7 @@
 package dev.spinel.server.scripting;
 
+import dev.spinel.persistence.FunctionsPayload;
+
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -184,7 +186,7 @@ class FunctionLibrariesTest {
                 redis("FUNCTION", "FLUSH");
                 redis("FUNCTION", "LOAD", a);
                 List<byte[]> codes = payload.stream().map(p -> p.getBytes(StandardCharsets.UTF_8)).toList();
-                String expected = redisBytes("FUNCTION", "RESTORE", dev.spinel.persistence.FunctionsPayload.create(codes), policy.name());
+                String expected = redisBytes("FUNCTION", "RESTORE", FunctionsPayload.create(codes), policy.name());
                 String actual;
                 try {
                     ours.restore(codes, policy);
@@ -195,7 +197,7 @@ class FunctionLibrariesTest {
                 assertEquals(expected, actual, policy + " " + payload);
                 // Same libraries afterwards.
                 byte[] dump = redis("FUNCTION", "DUMP").getBytes(StandardCharsets.ISO_8859_1);
-                List<String> theirs = dev.spinel.persistence.FunctionsPayload.read(dump).stream()
+                List<String> theirs = FunctionsPayload.read(dump).stream()
                         .map(c -> new String(c, StandardCharsets.UTF_8)).sorted().toList();
                 List<String> mine = ours.codes().stream().map(c -> new String(c, StandardCharsets.UTF_8)).sorted().toList();
                 assertEquals(theirs, mine, policy + " " + payload);

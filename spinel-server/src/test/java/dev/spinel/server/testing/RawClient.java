@@ -1,12 +1,16 @@
 package dev.spinel.server.testing;
 
+import javax.net.ssl.SSLSocket;
+
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -22,7 +26,7 @@ public final class RawClient implements AutoCloseable {
         this(new Socket("127.0.0.1", port));
     }
 
-    /** Over a connected socket, e.g. an {@link javax.net.ssl.SSLSocket} from {@link TestCertificates}. */
+    /** Over a connected socket, e.g. an {@link SSLSocket} from {@link TestCertificates}. */
     public RawClient(Socket socket) throws IOException {
         this.socket = socket;
         socket.setTcpNoDelay(true);
@@ -59,7 +63,7 @@ public final class RawClient implements AutoCloseable {
     }
 
     public byte[] call(String... args) throws IOException {
-        return call(java.util.Arrays.stream(args).map(s -> s.getBytes(StandardCharsets.UTF_8)).toList());
+        return call(Arrays.stream(args).map(s -> s.getBytes(StandardCharsets.UTF_8)).toList());
     }
 
     public String callString(String... args) throws IOException {
@@ -123,7 +127,7 @@ public final class RawClient implements AutoCloseable {
         socket.setSoTimeout(2000);
         try {
             return in.read() < 0;
-        } catch (java.net.SocketTimeoutException e) {
+        } catch (SocketTimeoutException e) {
             return false;
         } catch (IOException e) {
             return true;

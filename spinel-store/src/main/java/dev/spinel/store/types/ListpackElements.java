@@ -1,5 +1,6 @@
 package dev.spinel.store.types;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
@@ -259,7 +260,7 @@ public final class ListpackElements {
     /** The element at {@code p} as a new string. */
     public static byte[] copy(byte[] b, int p) {
         if (isInt(b, p)) {
-            return Long.toString(intAt(b, p)).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            return Long.toString(intAt(b, p)).getBytes(StandardCharsets.US_ASCII);
         }
         int so = strOff(b, p);
         return Arrays.copyOfRange(b, so, so + strLen(b, p));
@@ -268,7 +269,7 @@ public final class ListpackElements {
     /** Writes {@code v} in decimal at the start of {@code dst}; returns the length. */
     public static int formatLong(byte[] dst, long v) {
         if (v == Long.MIN_VALUE) {
-            byte[] m = "-9223372036854775808".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            byte[] m = "-9223372036854775808".getBytes(StandardCharsets.US_ASCII);
             System.arraycopy(m, 0, dst, 0, m.length);
             return m.length;
         }

@@ -2,6 +2,7 @@ package dev.spinel.store.types;
 
 import java.util.Arrays;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
 
 /**
  * Redis's skip list for sorted sets: nodes ordered by (score, member bytes), each level link carrying
@@ -234,7 +235,7 @@ final class ZSkipList {
     }
 
     /** Deletes the nodes of 0-based ranks [start, end], calling back for each. */
-    void deleteRankRange(long start, long end, java.util.function.Consumer<Node> removed) {
+    void deleteRankRange(long start, long end, Consumer<Node> removed) {
         long traversed = 0;
         Node x = header;
         for (int i = level - 1; i >= 0; i--) {

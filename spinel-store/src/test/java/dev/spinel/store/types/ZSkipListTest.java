@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 
@@ -19,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ZSkipListTest {
     private static int cmp(double s1, byte[] m1, double s2, byte[] m2) {
         int c = Double.compare(s1, s2);
-        return c != 0 ? c : java.util.Arrays.compareUnsigned(m1, m2);
+        return c != 0 ? c : Arrays.compareUnsigned(m1, m2);
     }
 
     private static int insertionPoint(List<ZSkipList.Node> model, double score, byte[] m) {

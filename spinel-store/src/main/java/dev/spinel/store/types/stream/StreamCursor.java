@@ -1,5 +1,7 @@
 package dev.spinel.store.types.stream;
 
+import java.util.Arrays;
+
 import dev.spinel.store.types.ElementVisitor;
 import dev.spinel.store.types.ListpackElements;
 
@@ -112,7 +114,7 @@ public final class StreamCursor {
         entries = 0;
         while (p < end) {
             if (entries == starts.length) {
-                starts = java.util.Arrays.copyOf(starts, entries * 2);
+                starts = Arrays.copyOf(starts, entries * 2);
             }
             starts[entries++] = p;
             int fl = (int) ListpackElements.intAt(n, p);

@@ -1,6 +1,7 @@
 package dev.spinel.store.types.stream;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * A stream entry ID {@code ms-seq}: two unsigned 64-bit numbers compared as one 128-bit number, as
@@ -33,7 +34,7 @@ public record StreamId(long ms, long seq) implements Comparable<StreamId> {
         int n = writeUnsigned(b, 0, ms);
         b[n++] = '-';
         n = writeUnsigned(b, n, seq);
-        return java.util.Arrays.copyOf(b, n);
+        return Arrays.copyOf(b, n);
     }
 
     private static int writeUnsigned(byte[] b, int at, long v) {

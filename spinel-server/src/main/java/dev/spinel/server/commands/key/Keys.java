@@ -1,0 +1,58 @@
+package dev.spinel.server.commands.key;
+
+import dev.spinel.protocol.Args;
+import dev.spinel.server.engine.Notifications;
+import dev.spinel.server.engine.Session;
+import dev.spinel.server.errors.Errors;
+import dev.spinel.store.Entry;
+import dev.spinel.store.KeyHash;
+import dev.spinel.store.Segment;
+
+/**
+ * Key lookups shared by the command families: the stripe of a key argument, and reads that count
+ * keyspace hits and misses and refresh the access clock as Redis's {@code lookupKeyRead} does.
+ * Callers hold the segment lock around every call.
+ */
+public final class Keys {
+    private Keys() {
+    }
+
+    public static int hash(Args a, int i) {
+        return KeyHash.hash(a.buffer(), a.offset(i), a.length(i));
+    }
+
+    /** The live entry of key argument {@code i} for a read command (hit/miss counted), or {@code null}. */
+    public static Entry read(Session s, Segment seg, Args a, int i, int hash) {
+        Entry e = seg.get(a.buffer(), a.offset(i), a.length(i), hash, s.lookupNow());
+        if (e == null) {
+            s.engine().stats().keyspaceMisses.increment();
+            s.notify(Notifications.KEY_MISS, "keymiss", a, i); // lookupKeyRead's keymiss event
+            return null;
+        }
+        s.engine().stats().keyspaceHits.increment();
+        if (!s.noTouch()) {
+            s.engine().keyspace().touch(e);
+        }
+        return e;
+    }
+
+    /**
+     * The live entry of key argument {@code i} for a write command (no hit/miss accounting), or {@code null}.
+     * As Redis's lookupKeyWrite, it refreshes the key's access clock (OBJECT IDLETIME after EXPIRE, HSET, APPEND...).
+     */
+    public static Entry write(Session s, Segment seg, Args a, int i, int hash) {
+        Entry e = seg.get(a.buffer(), a.offset(i), a.length(i), hash, s.lookupNow());
+        if (e != null && !s.noTouch()) {
+            s.engine().keyspace().touch(e);
+        }
+        return e;
+    }
+
+    /** The string value of an entry, or WRONGTYPE. */
+    public static byte[] string(Entry e) {
+        if (e.value() instanceof byte[] b) {
+            return b;
+        }
+        throw Errors.WRONGTYPE;
+    }
+}

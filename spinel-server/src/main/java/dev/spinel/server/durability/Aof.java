@@ -1,0 +1,428 @@
+package dev.spinel.server.durability;
+
+import dev.spinel.persistence.KeyspaceLoader;
+import dev.spinel.persistence.RdbFiles;
+import dev.spinel.persistence.RdbWriter;
+import dev.spinel.persistence.ValueCodecs;
+import dev.spinel.protocol.Version;
+import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.engine.Engine;
+import dev.spinel.server.engine.Propagator;
+import dev.spinel.server.log.Log;
+import dev.spinel.server.scripting.FunctionLibraries;
+import dev.spinel.store.Keyspace;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The append-only log in Redis 7.0's multi-part layout, under {@code dir/appenddirname}:
+ * <pre>
+ *   appendonly.aof.manifest         file appendonly.aof.1.base.rdb seq 1 type b
+ *                                   file appendonly.aof.1.incr.aof seq 1 type i
+ *   appendonly.aof.1.base.rdb       the dataset when the log was created (RDB, aof-base=1)
+ *   appendonly.aof.1.incr.aof       every write since, as RESP commands
+ * </pre>
+ * {@link #load} replays the base then the incremental files; {@link #open} creates the layout when
+ * there is none (the base is a snapshot of what is in memory, e.g. loaded from dump.rdb) and appends
+ * to the last incremental file. A torn tail of the last file is cut at the last complete command
+ * when {@code aof-load-truncated yes} (with a log line); anything else malformed stops the start with
+ * the file name and offset.
+ *
+ * <p>Thread-safety: load and open run once at start-up; afterwards the {@link AofFile} is shared.
+ */
+public final class Aof implements AutoCloseable {
+    private final ServerConfig config;
+    private final Engine engine;
+    /** The function libraries, loaded with the keys and written into a rewrite's preamble. */
+    private final FunctionLibraries functions;
+    private AofFile file;
+
+    /**
+     * The propagator of a server without a log that has a replication stream: the same rewrites as the
+     * log's, fed to {@link Engine#replicationFeed} only; every position is acknowledged at once.
+     */
+    public static Propagator replicationOnly(Engine engine) {
+        return new AofPropagator(null, engine);
+    }
+
+    public Aof(ServerConfig config, Engine engine, FunctionLibraries functions) {
+        this.functions = functions;
+        this.config = config;
+        this.engine = engine;
+    }
+
+    Path dir() {
+        return Path.of(config.dir.value()).resolve(config.appenddirname.value());
+    }
+
+    Path manifestPath() {
+        return dir().resolve(config.appendfilename.value() + ".manifest");
+    }
+
+    public boolean exists() {
+        return Files.exists(manifestPath());
+    }
+
+    /** Replays every file of the manifest into the keyspace (the log is not yet open for writes). */
+    public void load() throws IOException {
+        AofManifest m = AofManifest.read(manifestPath());
+        AofManifest.Part base = m.base();
+        long start = System.nanoTime();
+        if (base != null) {
+            Path p = dir().resolve(base.file());
+            if (isRdb(p)) {
+                RdbFiles.load(engine.keyspace(), p, new KeyspaceLoader(engine.keyspace(), System.currentTimeMillis(),
+                        Persistence.functionLoader(this.functions)).perKey(new LoadDelay(engine.config())));
+            } else {
+                replay(p, false);
+            }
+            Log.notice("DB loaded from base file " + base.file() + ": " + String.format("%.3f", (System.nanoTime() - start) / 1e9) + " seconds");
+        }
+        List<AofManifest.Part> incr = m.incrementals();
+        for (int i = 0; i < incr.size(); i++) {
+            replay(dir().resolve(incr.get(i).file()), i == incr.size() - 1);
+            Log.notice("DB loaded from incr file " + incr.get(i).file());
+        }
+    }
+
+    /** Everything logged so far written to the file, waiting up to 10 s; false if that failed. */
+    boolean drain() {
+        AofFile f = file;
+        return f == null || f.drain(10_000);
+    }
+
+    /**
+     * DEBUG LOADAOF's load: replays the log's files into the (emptied) dataset without logging the replay
+     * again. The caller holds every stripe.
+     */
+    void loadWithoutLogging() throws IOException {
+        Propagator p = engine.propagator();
+        engine.propagator(null);
+        try {
+            load();
+        } finally {
+            engine.propagator(p);
+        }
+    }
+
+    private static boolean isRdb(Path p) throws IOException {
+        try (InputStream in = Files.newInputStream(p)) {
+            byte[] magic = in.readNBytes(5);
+            return new String(magic, StandardCharsets.US_ASCII).equals("REDIS");
+        }
+    }
+
+    private void replay(Path p, boolean last) throws IOException {
+        if (!Files.exists(p)) {
+            throw new IOException("The AOF file " + p.getFileName() + " doesn't exist");
+        }
+        AofLoader.Result r = new AofLoader(engine).replay(p);
+        if (!r.truncated()) {
+            return;
+        }
+        if (!last || !config.aofLoadTruncated.value()) {
+            throw new IOException("Unexpected end of file reading the append only file " + p.getFileName() + " at offset "
+                    + r.validLength() + ". You can: 1) Make a backup of your AOF file, then use ./redis-check-aof --fix <filename.manifest>. "
+                    + "2) Alternatively you can set the 'aof-load-truncated' configuration option to yes and restart the server.");
+        }
+        Log.warning("!!! Warning: short read while loading the AOF file " + p.getFileName() + "!!!");
+        Log.warning("!!! Truncating the AOF " + p.getFileName() + " at offset " + r.validLength() + " !!!");
+        try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE)) {
+            ch.truncate(r.validLength());
+            ch.force(true);
+        }
+        Log.warning("AOF " + p.getFileName() + " loaded anyway because aof-load-truncated is enabled");
+    }
+
+    /**
+     * CONFIG SET appendonly yes: starts logging from the dataset in memory. Under every stripe, a
+     * snapshot of the dataset is armed, a new empty incremental file is opened and the log hook installed, so every
+     * later write is in the new incremental file and none is in the capture; the new base is written
+     * in the background and the manifest then lists exactly the new base and incremental file (older
+     * files of a previous log are deleted).
+     */
+    public void startFromMemory() throws IOException {
+        Files.createDirectories(dir());
+        AofManifest before = exists() ? AofManifest.read(manifestPath()) : new AofManifest(List.of());
+        long incrSeq = 1 + before.incrementals().stream().mapToLong(AofManifest.Part::seq).max().orElse(0);
+        AofManifest.Part newIncr = new AofManifest.Part(config.appendfilename.value() + "." + incrSeq + ".incr.aof", incrSeq, 'i');
+        if (!rewriting.compareAndSet(false, true)) {
+            throw new IOException("a rewrite is already running");
+        }
+        Keyspace ks = engine.keyspace();
+        RdbWriter.Snapshot snap;
+        List<byte[]> functions;
+        try {
+            ks.lockAll();
+            try {
+                snap = new RdbWriter(ValueCodecs.standard()).arm(ks, RdbWriter.Access.NONE);
+                functions = this.functions.codes(); // with the keys: changed under every stripe
+                try {
+                    Files.deleteIfExists(dir().resolve(newIncr.file()));
+                    file = new AofFile(config, dir().resolve(newIncr.file()));
+                } catch (IOException | RuntimeException e) {
+                    snap.cancel();
+                    throw e;
+                }
+                engine.propagator(new AofPropagator(file, engine));
+            } finally {
+                ks.unlockAll();
+            }
+        } catch (IOException | RuntimeException e) {
+            rewriting.set(false);
+            throw e;
+        }
+        Thread t = new Thread(() -> finishRewrite(snap, functions, before, newIncr), "spinel-aof-rewrite");
+        t.setDaemon(true);
+        rewriteThread = t;
+        t.start();
+    }
+
+    /** Opens the last incremental file for appending, creating the layout first if there is none. */
+    public void open() throws IOException {
+        Files.createDirectories(dir());
+        AofManifest m;
+        if (exists()) {
+            m = AofManifest.read(manifestPath());
+        } else {
+            String baseName = config.appendfilename.value() + ".1.base.rdb";
+            RdbFiles.save(engine.keyspace(), dir().resolve(baseName), new RdbWriter.Options(config.rdbcompression.value(),
+                    config.rdbchecksum.value(), RdbWriter.Access.NONE, RdbWriter.Options.redisAux(Version.REDIS, 0, true), this.functions.codes()));
+            m = new AofManifest(List.of(new AofManifest.Part(baseName, 1, 'b')));
+            Log.notice("Creating AOF base file " + baseName + " on server start");
+        }
+        List<AofManifest.Part> incr = m.incrementals();
+        String incrName;
+        if (incr.isEmpty()) {
+            long seq = 1;
+            incrName = config.appendfilename.value() + "." + seq + ".incr.aof";
+            List<AofManifest.Part> parts = new ArrayList<>(m.parts());
+            parts.add(new AofManifest.Part(incrName, seq, 'i'));
+            Files.deleteIfExists(dir().resolve(incrName));
+            Files.createFile(dir().resolve(incrName));
+            new AofManifest(parts).write(manifestPath());
+            Log.notice("Creating AOF incr file " + incrName + " on server start");
+        } else {
+            incrName = incr.getLast().file();
+        }
+        file = new AofFile(config, dir().resolve(incrName));
+        measure();
+        engine.propagator(new AofPropagator(file, engine));
+    }
+
+    private final AtomicBoolean rewriting = new AtomicBoolean();
+    /** The last rewrite started, which {@link #close} lets finish (it writes into the log's directory). */
+    private volatile Thread rewriteThread;
+    private volatile boolean lastRewriteOk = true;
+    private volatile long rewrites;
+
+    /** Log size when the last rewrite finished (or at start-up), and the write counter then. */
+    private volatile long baseSize;
+    private volatile long writtenAtBase;
+
+    /** The size of the log's files now (Redis's aof_current_size). */
+    public long currentSize() {
+        AofFile f = file;
+        return f == null ? 0 : baseSize + f.written() - writtenAtBase;
+    }
+
+    /** The size after the last rewrite (Redis's aof_base_size). */
+    public long baseSize() {
+        return baseSize;
+    }
+
+    private void measure() {
+        long size = 0;
+        try {
+            for (AofManifest.Part p : AofManifest.read(manifestPath()).parts()) {
+                Path f = dir().resolve(p.file());
+                if (Files.exists(f)) {
+                    size += Files.size(f);
+                }
+            }
+        } catch (IOException e) {
+            Log.warning("Cannot measure the AOF: " + e.getMessage());
+        }
+        AofFile f = file;
+        writtenAtBase = f == null ? 0 : f.written();
+        baseSize = size;
+    }
+
+    /**
+     * auto-aof-rewrite-percentage / auto-aof-rewrite-min-size, checked by the cron: rewrites when the log
+     * is above the minimum size and has grown by the percentage since the last rewrite.
+     */
+    public void autoRewrite() {
+        long pct = config.autoAofRewritePercentage.value();
+        if (file == null || pct <= 0 || rewriting.get()) {
+            return;
+        }
+        long size = currentSize();
+        long base = Math.max(1, baseSize);
+        if (size > config.autoAofRewriteMinSize.value() && (size - base) * 100 / base >= pct) {
+            Log.notice("Starting automatic rewriting of AOF on " + ((size - base) * 100 / base) + "% growth");
+            try {
+                rewrite();
+            } catch (IOException | RuntimeException e) {
+                Log.warning("Automatic AOF rewrite failed to start: " + e);
+            }
+        }
+    }
+
+    public boolean rewriting() {
+        return rewriting.get();
+    }
+
+    public boolean lastRewriteOk() {
+        return lastRewriteOk;
+    }
+
+    public long rewrites() {
+        return rewrites;
+    }
+
+    /**
+     * BGREWRITEAOF: replaces the base and the incremental files by a new base holding the current
+     * dataset and a new, empty incremental file. For a moment every stripe of every database is held:
+     * a snapshot is armed (copy-on-write per segment, {@link RdbWriter.Snapshot}), a new incremental file is added to the manifest
+     * and the log switches to it; writes then resume and the new base is written in the background.
+     * Only when it is complete does the manifest drop the old files, so a crash at any point leaves a
+     * manifest that replays to the right state. Returns false when a rewrite is already running.
+     */
+    public boolean rewrite() throws IOException {
+        if (!rewriting.compareAndSet(false, true)) {
+            return false;
+        }
+        Keyspace ks = engine.keyspace();
+        RdbWriter.Snapshot snap;
+        List<byte[]> functions;
+        AofManifest.Part newIncr;
+        AofManifest before;
+        try {
+            before = AofManifest.read(manifestPath());
+            long seq = 1 + before.incrementals().stream().mapToLong(AofManifest.Part::seq).max().orElse(0);
+            newIncr = new AofManifest.Part(config.appendfilename.value() + "." + seq + ".incr.aof", seq, 'i');
+            ks.lockAll();
+            try {
+                snap = new RdbWriter(ValueCodecs.standard()).arm(ks, RdbWriter.Access.NONE);
+                functions = this.functions.codes(); // with the keys: changed under every stripe
+                try {
+                    List<AofManifest.Part> parts = new ArrayList<>(before.parts());
+                    parts.add(newIncr);
+                    Files.deleteIfExists(dir().resolve(newIncr.file()));
+                    new AofManifest(parts).write(manifestPath());
+                    file.switchTo(dir().resolve(newIncr.file()));
+                } catch (IOException | RuntimeException e) {
+                    snap.cancel();
+                    throw e;
+                }
+            } finally {
+                ks.unlockAll();
+            }
+        } catch (IOException | RuntimeException e) {
+            rewriting.set(false);
+            lastRewriteOk = false;
+            throw e;
+        }
+        Thread t = new Thread(() -> finishRewrite(snap, functions, before, newIncr), "spinel-aof-rewrite");
+        t.setDaemon(true);
+        rewriteThread = t;
+        t.start();
+        return true;
+    }
+
+    /**
+     * BGREWRITEAOF while the log is off (as Redis 7.0): writes a new base of the dataset and a manifest
+     * listing only it (a point-in-time snapshot, like every base).
+     */
+    public boolean rewriteWithoutLog() throws IOException {
+        if (!rewriting.compareAndSet(false, true)) {
+            return false;
+        }
+        AofManifest before;
+        try {
+            Files.createDirectories(dir());
+            before = exists() ? AofManifest.read(manifestPath()) : new AofManifest(List.of());
+        } catch (IOException | RuntimeException e) {
+            rewriting.set(false);
+            throw e;
+        }
+        List<byte[]> functions = this.functions.codes();
+        RdbWriter.Snapshot snap = new RdbWriter(ValueCodecs.standard()).snapshot(engine.keyspace(), RdbWriter.Access.NONE);
+        Thread t = new Thread(() -> finishRewrite(snap, functions, before, null), "spinel-aof-rewrite");
+        t.setDaemon(true);
+        rewriteThread = t;
+        t.start();
+        return true;
+    }
+
+    /** Writes the new base, an RDB file with the keys and the function libraries (as Redis's preamble). */
+    private void finishRewrite(RdbWriter.Snapshot snap, List<byte[]> functions, AofManifest before, AofManifest.Part newIncr) {
+        try {
+            long baseSeq = 1 + (before.base() == null ? 0 : before.base().seq());
+            AofManifest.Part base = new AofManifest.Part(config.appendfilename.value() + "." + baseSeq + ".base.rdb", baseSeq, 'b');
+            RdbFiles.save(snap, dir().resolve(base.file()), new RdbWriter.Options(config.rdbcompression.value(),
+                    config.rdbchecksum.value(), RdbWriter.Access.NONE, RdbWriter.Options.redisAux(Version.REDIS, 0, true), functions)
+                    .withKeySaveDelay((int) config.rdbKeySaveDelay.value()));
+            new AofManifest(newIncr == null ? List.of(base) : List.of(base, newIncr)).write(manifestPath());
+            for (AofManifest.Part old : before.parts()) {
+                if (!old.file().equals(base.file()) && (newIncr == null || !old.file().equals(newIncr.file()))) {
+                    Files.deleteIfExists(dir().resolve(old.file()));
+                }
+            }
+            lastRewriteOk = true;
+            rewrites++;
+            if (newIncr != null) {
+                measure();
+            }
+            Log.notice("Background AOF rewrite finished successfully");
+        } catch (IOException | RuntimeException e) {
+            snap.cancel();
+            lastRewriteOk = false;
+            Log.warning("Background AOF rewrite failed: " + e);
+        } finally {
+            rewriting.set(false);
+        }
+    }
+
+    public boolean lastWriteOk() {
+        return file == null || file.lastWriteOk();
+    }
+
+    /** Why the last write or fsync of the log failed (the OS's words). */
+    public String lastWriteError() {
+        AofFile f = file;
+        return f == null ? "" : f.lastWriteError();
+    }
+
+    /**
+     * Stops logging: a rewrite in progress finishes first (it would otherwise go on writing files after the
+     * server stopped), then pending writes are written and fsynced.
+     */
+    @Override
+    public void close() {
+        Thread t = rewriteThread;
+        if (t != null) {
+            try {
+                t.join(60_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (file != null) {
+            // replicas still need the stream when the log stops (CONFIG SET appendonly no)
+            engine.propagator(engine.replicationFeed() != null ? new AofPropagator(null, engine) : null);
+            file.close();
+            file = null;
+        }
+    }
+}

@@ -1,0 +1,572 @@
+package dev.spinel.server.durability;
+
+import dev.spinel.persistence.CollectionCodecs;
+import dev.spinel.persistence.ValueCodecs;
+import dev.spinel.protocol.Version;
+import dev.spinel.server.engine.Engine;
+import dev.spinel.server.scripting.FunctionError;
+import dev.spinel.server.scripting.FunctionLibraries;
+
+import java.util.List;
+
+import dev.spinel.persistence.KeyspaceLoader;
+import dev.spinel.persistence.RdbException;
+import dev.spinel.persistence.RdbFiles;
+import dev.spinel.persistence.RdbWriter;
+import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.log.Log;
+import dev.spinel.server.stats.ServerStats;
+import dev.spinel.store.Keyspace;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+/**
+ * Snapshots of one server: SAVE (on the caller's thread), BGSAVE (on a background thread while the
+ * event loops keep serving), the {@code save} schedule checked by the server cron, loading
+ * {@code dir/dbfilename} at start-up, and the final save at shutdown.
+ *
+ * <p>Consistency of a snapshot: point in time, as Redis's fork gives: armed under every stripe, then
+ * copied by copy-on-write per chunk of ~64 keys while writes go on (see {@link RdbWriter.Snapshot}).
+ *
+ * <p>Thread-safety: at most one save runs at a time ({@link #saving}); the counters read by INFO are
+ * volatile. Every method may be called from any thread; {@link #save} blocks its caller.
+ */
+public final class Persistence {
+    /** Redis's CONFIG_BGSAVE_RETRY_DELAY: after a failed BGSAVE, the schedule waits this long. */
+    private static final long RETRY_DELAY_SECONDS = 5;
+
+    private final ServerConfig config;
+    private final Keyspace keyspace;
+    private final ServerStats stats;
+    private final AtomicBoolean saving = new AtomicBoolean();
+    private final AtomicBoolean shutdownHandled = new AtomicBoolean();
+
+    private volatile boolean bgsaveInProgress;
+    private volatile boolean bgsaveScheduled;
+    private volatile long lastSaveSeconds = System.currentTimeMillis() / 1000;
+    private volatile long lastBgsaveTrySeconds;
+    private volatile boolean lastBgsaveOk = true;
+    private volatile long lastBgsaveDurationSeconds = -1;
+    private volatile long bgsaveStartMillis = -1;
+    private volatile long dirtyAtLastSave;
+    private volatile long saves;
+    private volatile long lastLoadKeysLoaded;
+    private volatile long lastLoadKeysExpired;
+    private volatile long currentSaveKeysTotal;
+
+    private final FunctionLibraries functions;
+
+    public Persistence(ServerConfig config, Keyspace keyspace, ServerStats stats, FunctionLibraries functions) {
+        this.config = config;
+        this.keyspace = keyspace;
+        this.stats = stats;
+        this.functions = functions;
+        CollectionCodecs.register(ValueCodecs.standard(),
+                config.collectionSettings, config.setLimits);
+    }
+
+    /** {@code dir/dbfilename}. */
+    public Path rdbPath() {
+        return Path.of(config.dir.value()).resolve(config.dbfilename.value());
+    }
+
+    private RdbWriter.Options options() {
+        return options(functions.codes());
+    }
+
+    /** {@code functionCodes}: the function libraries, taken with the keys' snapshot. */
+    private RdbWriter.Options options(List<byte[]> functionCodes) {
+        String policy = config.maxmemoryPolicy.value();
+        RdbWriter.Access access = policy.endsWith("-lfu") ? RdbWriter.Access.LFU_FREQ
+                : policy.endsWith("-lru") ? RdbWriter.Access.LRU_IDLE : RdbWriter.Access.NONE;
+        long used = 0;
+        for (int i = 0; i < keyspace.databases(); i++) {
+            used += keyspace.db(i).memory();
+        }
+        return new RdbWriter.Options(config.rdbcompression.value(), config.rdbchecksum.value(), access,
+                RdbWriter.Options.redisAux(Version.REDIS, used, false), functionCodes)
+                .withKeySaveDelay((int) config.rdbKeySaveDelay.value());
+    }
+
+    /**
+     * Loads each library of a file (Redis's {@code rdbFunctionLoad}): one that cannot be created stops the
+     * load, as in Redis.
+     */
+    static Consumer<byte[]> functionLoader(FunctionLibraries functions) {
+        return code -> {
+            try {
+                functions.load(code, false);
+            } catch (FunctionError e) {
+                throw new RdbException("Failed loading library, " + e.getMessage());
+            }
+        };
+    }
+
+    /** Changes since the last successful save (Redis's {@code server.dirty}). */
+    public long changesSinceLastSave() {
+        return stats.dirty.sum() - dirtyAtLastSave;
+    }
+
+    // ---------------------------------------------------------------- start-up
+
+    private volatile Aof aof;
+    /** Does BGREWRITEAOF while the log is off. */
+    private volatile Aof offlineRewriter;
+
+    /** BGREWRITEAOF: false when a rewrite is already running. Throws with the reason when it cannot start. */
+    public boolean rewriteAof() throws IOException {
+        Aof a = aof;
+        if (a != null) {
+            return a.rewrite();
+        }
+        return offlineRewriter.rewriteWithoutLog();
+    }
+
+    private Aof rewriter() {
+        Aof a = aof;
+        return a != null ? a : offlineRewriter;
+    }
+
+    /**
+     * Loads the dataset at start-up and opens the append-only log when {@code appendonly yes}: the AOF
+     * when it exists and is enabled, otherwise {@code dir/dbfilename}. Throws {@link RdbException}
+     * (the message says which file, what and where) when a file exists but cannot be loaded.
+     */
+    public void loadAtStartup(Engine engine) {
+        this.offlineRewriter = new Aof(config, engine, functions);
+        config.appendonly.listen(on -> appendonlyChanged(engine, on));
+        engine.diskError(this::writeRefusal);
+        if (config.appendonly.value()) {
+            Aof a = new Aof(config, engine, functions);
+            try {
+                if (a.exists()) {
+                    a.load();
+                    dirtyAtLastSave = stats.dirty.sum();
+                } else {
+                    loadRdb();
+                }
+                a.open();
+            } catch (IOException e) {
+                throw new RdbException(e.getMessage(), e);
+            }
+            aof = a;
+            return;
+        }
+        loadRdb();
+    }
+
+    private static final String MISCONF_RDB = "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk. "
+            + "Commands that may modify the data set are disabled, because this instance is configured to report errors during writes "
+            + "if RDB snapshotting fails (stop-writes-on-bgsave-error option). Please check the Redis logs for details about the RDB error.";
+
+    /** Why writes are refused now (Redis's MISCONF), or null. Cheap: read on every write command. */
+    String writeRefusal() {
+        if (!lastBgsaveOk && config.stopWritesOnBgsaveError.value() && !SavePoints.parseOrNone(config.save.get()).isEmpty()) {
+            return MISCONF_RDB;
+        }
+        Aof a = aof;
+        if (a != null && !a.lastWriteOk()) {
+            return "MISCONF Errors writing to the AOF file: " + a.lastWriteError();
+        }
+        return null;
+    }
+
+    /** CONFIG SET appendonly: starts the log from memory, or stops it. */
+    private synchronized void appendonlyChanged(Engine engine, boolean on) {
+        Aof a = aof;
+        if (on && a == null) {
+            Aof started = new Aof(config, engine, functions);
+            try {
+                started.startFromMemory();
+            } catch (IOException e) {
+                Log.warning("Redis needs to enable the AOF but can't trigger a background AOF rewrite operation: " + e.getMessage());
+                return;
+            }
+            aof = started;
+            Log.notice("Background append only file rewriting started");
+        } else if (!on && a != null) {
+            aof = null;
+            a.close();
+        }
+    }
+
+    /** Stops the append-only log (pending writes written and fsynced) and lets a rewrite in progress finish. */
+    public void close() {
+        Aof a = aof;
+        if (a != null) {
+            a.close();
+        }
+        Aof offline = offlineRewriter;
+        if (offline != null && offline != a) {
+            offline.close(); // a BGREWRITEAOF made while the log was off
+        }
+    }
+
+    /** Loads {@code dir/dbfilename} if it exists. Throws {@link RdbException} when it exists but is bad. */
+    private void loadRdb() {
+        Path file = rdbPath();
+        long start = System.nanoTime();
+        KeyspaceLoader loader = new KeyspaceLoader(keyspace, System.currentTimeMillis(), functionLoader(functions))
+                .perKey(new LoadDelay(config));
+        boolean found;
+        try {
+            found = RdbFiles.load(keyspace, file, loader);
+        } catch (IOException e) {
+            throw new RdbException("Fatal error loading the DB: " + e.getMessage() + ". Exiting.", e);
+        }
+        if (found) {
+            lastLoadKeysLoaded = loader.loaded();
+            lastLoadKeysExpired = loader.expiredSkipped();
+            Log.notice(String.format("DB loaded from disk: %.3f seconds", (System.nanoTime() - start) / 1e9));
+            Log.notice("Done loading RDB, keys loaded: " + loader.loaded() + ", keys expired: " + loader.expiredSkipped() + ".");
+        }
+        dirtyAtLastSave = stats.dirty.sum();
+    }
+
+    /**
+     * DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE] (Redis's debug.c): saves the snapshot (unless {@code save} is
+     * false), empties every database and the function libraries (when {@code flush}), and loads the file
+     * back, all under every stripe so that no client sees the dataset half loaded. Without {@code merge} a
+     * key or library already present fails the load, as Redis's rdbLoad without RDBFLAGS_ALLOW_DUP does.
+     * Returns null on success, else Redis's error text.
+     */
+    public String debugReload(boolean save, boolean flush, boolean merge) {
+        if (save) {
+            try {
+                if (!save()) {
+                    return "ERR";
+                }
+            } catch (IllegalStateException e) {
+                return "ERR";
+            }
+        }
+        keyspace.lockAll();
+        try {
+            if (flush) {
+                keyspace.clearAll();
+                functions.flush();
+            }
+            Consumer<byte[]> libraries = code -> {
+                try {
+                    functions.load(code, merge);
+                } catch (FunctionError e) {
+                    throw new RdbException("Failed loading library, " + e.getMessage());
+                }
+            };
+            KeyspaceLoader loader = new KeyspaceLoader(keyspace, System.currentTimeMillis(), libraries)
+                    .perKey(new LoadDelay(config));
+            if (!merge) {
+                loader.refuseExisting();
+            }
+            if (!RdbFiles.load(keyspace, rdbPath(), loader)) {
+                Log.warning("Fatal error loading the DB: No such file or directory.");
+                return "ERR Error trying to load the RDB dump";
+            }
+        } catch (IOException | RuntimeException e) {
+            Log.warning("Error loading the RDB dump: " + e.getMessage());
+            return "ERR Error trying to load the RDB dump";
+        } finally {
+            keyspace.unlockAll();
+        }
+        dirtyAtLastSave = stats.dirty.sum();
+        Log.notice("DB reloaded by DEBUG RELOAD");
+        return null;
+    }
+
+    /**
+     * DEBUG LOADAOF (Redis's debug.c): writes out what the log holds in memory, empties every database and the
+     * function libraries, and loads the dataset back from the append-only files (base, then increments), all
+     * under every stripe. Works with the log on or off, as in Redis, as long as the files exist (Redis exits
+     * when they do not, or cannot be loaded; here the command fails with the reason in the log). Returns null
+     * on success, else the error text.
+     */
+    public String debugLoadAof() {
+        Aof a = aof;
+        if (a != null && !a.drain()) {
+            return "ERR Error writing the AOF before loading it";
+        }
+        Aof reader = a != null ? a : offlineRewriter;
+        if (!reader.exists()) {
+            Log.warning("The AOF directory " + reader.dir() + " or its manifest doesn't exist");
+            return "ERR Error trying to load the AOF files";
+        }
+        keyspace.lockAll();
+        try {
+            keyspace.clearAll();
+            functions.flush();
+            reader.loadWithoutLogging();
+        } catch (IOException | RuntimeException e) {
+            Log.warning("Error loading the AOF files: " + e.getMessage());
+            return "ERR Error trying to load the AOF files";
+        } finally {
+            keyspace.unlockAll();
+        }
+        dirtyAtLastSave = stats.dirty.sum();
+        Log.warning("Append Only File loaded by DEBUG LOADAOF");
+        return null;
+    }
+
+    // ---------------------------------------------------------------- SAVE / BGSAVE
+
+    /** True while a BGSAVE runs. */
+    public boolean bgsaveInProgress() {
+        return bgsaveInProgress;
+    }
+
+    /**
+     * SAVE: writes the snapshot on the calling thread. Returns false when it failed (logged); throws
+     * {@link IllegalStateException} when a background save is in progress.
+     */
+    public boolean save() {
+        return save(0);
+    }
+
+    /**
+     * How long a save at shutdown waits for the stripes (and for a running BGSAVE): a command or script that
+     * does not end must not keep the server from exiting; the save fails then.
+     */
+    public static final long SHUTDOWN_WAIT_NANOS = 5_000_000_000L;
+
+    /** SHUTDOWN's save: {@link #save()}, but it fails when the keyspace stays locked longer than {@link #SHUTDOWN_WAIT_NANOS}. */
+    public boolean saveForShutdown() {
+        return save(SHUTDOWN_WAIT_NANOS);
+    }
+
+    private boolean save(long lockWaitNanos) {
+        if (!saving.compareAndSet(false, true)) {
+            throw new IllegalStateException("Background save already in progress");
+        }
+        try {
+            return doSave(false, lockWaitNanos);
+        } finally {
+            saving.set(false);
+        }
+    }
+
+    /** Outcome of a BGSAVE request. */
+    public enum BgsaveStart { STARTED, SCHEDULED, ALREADY_IN_PROGRESS }
+
+    /**
+     * BGSAVE [SCHEDULE]. Inside MULTI/EXEC the save is only scheduled (the cron starts it), as Redis
+     * does; SCHEDULE matters in Redis only while another child (an AOF rewrite) runs, which Spinel has
+     * not, so it starts at once like a plain BGSAVE.
+     */
+    public BgsaveStart bgsave(boolean inTransaction) {
+        if (saving.get()) {
+            return BgsaveStart.ALREADY_IN_PROGRESS;
+        }
+        if (inTransaction) {
+            bgsaveScheduled = true;
+            return BgsaveStart.SCHEDULED;
+        }
+        if (!saving.compareAndSet(false, true)) {
+            return BgsaveStart.ALREADY_IN_PROGRESS;
+        }
+        startBackground();
+        return BgsaveStart.STARTED;
+    }
+
+    /** Starts the background thread; the caller holds {@link #saving}. */
+    private void startBackground() {
+        bgsaveInProgress = true;
+        bgsaveScheduled = false;
+        bgsaveStartMillis = System.currentTimeMillis();
+        lastBgsaveTrySeconds = bgsaveStartMillis / 1000;
+        Log.notice("Background saving started");
+        Thread t = new Thread(() -> {
+            try {
+                boolean ok = doSave(true);
+                lastBgsaveOk = ok;
+                Log.notice(ok ? "Background saving terminated with success" : "Background saving error");
+            } finally {
+                lastBgsaveDurationSeconds = (System.currentTimeMillis() - bgsaveStartMillis) / 1000;
+                bgsaveStartMillis = -1;
+                bgsaveInProgress = false;
+                saving.set(false);
+            }
+        }, "spinel-bgsave");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    private boolean doSave(boolean background) {
+        return doSave(background, 0);
+    }
+
+    /** A save; {@code lockWaitNanos} > 0 bounds the wait for the stripes (the save fails past it). */
+    private boolean doSave(boolean background, long lockWaitNanos) {
+        saves++;
+        long dirtyBefore;
+        RdbWriter.Snapshot snap;
+        List<byte[]> functionCodes;
+        try {
+            // Point in time, as a fork gives Redis: armed under every stripe (a flag per segment), then
+            // copied segment by segment as writers or the save reach them (RdbWriter.Snapshot).
+            long t0 = System.nanoTime();
+            if (lockWaitNanos == 0) {
+                keyspace.lockAll();
+            } else if (!keyspace.tryLockAllUntil(t0 + lockWaitNanos)) {
+                Log.warning(String.format("Failed capturing the dataset for the RDB: a command or script still holds part"
+                        + " of the keyspace after %.0f seconds", lockWaitNanos / 1e9));
+                return false;
+            }
+            try {
+                dirtyBefore = stats.dirty.sum(); // writers count dirty under their stripes: exact here
+                functionCodes = functions.codes(); // changed under every stripe too
+                snap = new RdbWriter(ValueCodecs.standard()).arm(keyspace, options().access());
+            } finally {
+                keyspace.unlockAll();
+            }
+            currentSaveKeysTotal = snap.keys(); // counted under every stripe by arm()
+            Log.verbose(String.format("Snapshot armed (%d keys, writers paused %.3f ms)", currentSaveKeysTotal, (System.nanoTime() - t0) / 1e6));
+        } catch (RuntimeException e) {
+            currentSaveKeysTotal = 0;
+            Log.warning("Failed capturing the dataset for the RDB: " + e);
+            return false;
+        }
+        try {
+            RdbFiles.save(snap, rdbPath(), options(functionCodes));
+            dirtyAtLastSave = dirtyBefore;
+            lastSaveSeconds = System.currentTimeMillis() / 1000;
+            lastBgsaveOk = true; // as Redis's rdbSave: any successful save clears the error
+            if (!background) {
+                Log.notice("DB saved on disk");
+            }
+            return true;
+        } catch (IOException | RuntimeException e) {
+            snap.cancel();
+            Log.warning("Failed opening the temp RDB file or writing it (in server root dir " + config.dir.value() + "): " + e);
+            return false;
+        } finally {
+            currentSaveKeysTotal = 0;
+        }
+    }
+
+    /** LASTSAVE: Unix seconds of the last successful save (start-up time before any). */
+    public long lastSave() {
+        return lastSaveSeconds;
+    }
+
+    // ---------------------------------------------------------------- cron and shutdown
+
+    /** Called by the server cron: starts a scheduled BGSAVE or one due by the {@code save} points. */
+    public void cron() {
+        Aof a = aof;
+        if (a != null) {
+            a.autoRewrite();
+        }
+        if (saving.get()) {
+            return;
+        }
+        long now = System.currentTimeMillis() / 1000;
+        if (bgsaveScheduled) {
+            bgsave(false);
+            return;
+        }
+        SavePoints points = SavePoints.parseOrNone(config.save.get());
+        if (points.isEmpty()) {
+            return;
+        }
+        long[] due = points.due(changesSinceLastSave(), now - lastSaveSeconds);
+        if (due != null && (lastBgsaveOk || now - lastBgsaveTrySeconds > RETRY_DELAY_SECONDS)) {
+            Log.notice(due[1] + " changes in " + due[0] + " seconds. Saving...");
+            bgsave(false);
+        }
+    }
+
+    /** Marks the shutdown as handled without saving (SHUTDOWN NOSAVE). */
+    public void skipShutdownSave() {
+        shutdownHandled.set(true);
+    }
+
+    /**
+     * The final save at shutdown (SHUTDOWN, SIGTERM): when save points are configured, waits for a
+     * running BGSAVE and saves synchronously. Runs at most once per server; returns false only when
+     * a save was needed and failed.
+     */
+    public boolean saveOnShutdown() {
+        if (!shutdownHandled.compareAndSet(false, true)) {
+            return true;
+        }
+        if (SavePoints.parseOrNone(config.save.get()).isEmpty()) {
+            return true;
+        }
+        Log.notice("Saving the final RDB snapshot before exiting.");
+        long giveUp = System.nanoTime() + 6 * SHUTDOWN_WAIT_NANOS;
+        while (!saving.compareAndSet(false, true)) {
+            if (System.nanoTime() - giveUp > 0) {
+                Log.warning("Error trying to save the DB: a background save is still running after 30 seconds.");
+                return false;
+            }
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        try {
+            boolean ok = doSave(false, SHUTDOWN_WAIT_NANOS);
+            if (!ok) {
+                Log.warning("Error trying to save the DB, can't exit.");
+            }
+            return ok;
+        } finally {
+            saving.set(false);
+        }
+    }
+
+    // ---------------------------------------------------------------- INFO
+
+    /** The INFO {@code persistence} section body, Redis 7.0's fields in its order ({@code name:value\r\n}). */
+    public void appendInfo(StringBuilder sb) {
+        long start = bgsaveStartMillis;
+        line(sb, "loading", 0);
+        line(sb, "async_loading", 0);
+        line(sb, "current_cow_peak", 0);
+        line(sb, "current_cow_size", 0);
+        line(sb, "current_cow_size_age", 0);
+        sb.append("current_fork_perc:0.00\r\n");
+        line(sb, "current_save_keys_processed", 0);
+        line(sb, "current_save_keys_total", currentSaveKeysTotal);
+        line(sb, "rdb_changes_since_last_save", changesSinceLastSave());
+        line(sb, "rdb_bgsave_in_progress", bgsaveInProgress ? 1 : 0);
+        line(sb, "rdb_last_save_time", lastSaveSeconds);
+        sb.append("rdb_last_bgsave_status:").append(lastBgsaveOk ? "ok" : "err").append("\r\n");
+        line(sb, "rdb_last_bgsave_time_sec", lastBgsaveDurationSeconds);
+        line(sb, "rdb_current_bgsave_time_sec", start < 0 ? -1 : (System.currentTimeMillis() - start) / 1000);
+        line(sb, "rdb_saves", saves);
+        line(sb, "rdb_last_cow_size", 0);
+        line(sb, "rdb_last_load_keys_expired", lastLoadKeysExpired);
+        line(sb, "rdb_last_load_keys_loaded", lastLoadKeysLoaded);
+        line(sb, "aof_enabled", aof != null ? 1 : 0);
+        Aof rw = rewriter();
+        line(sb, "aof_rewrite_in_progress", rw != null && rw.rewriting() ? 1 : 0);
+        line(sb, "aof_rewrite_scheduled", 0);
+        line(sb, "aof_last_rewrite_time_sec", -1);
+        line(sb, "aof_current_rewrite_time_sec", -1);
+        sb.append("aof_last_bgrewrite_status:").append(rw == null || rw.lastRewriteOk() ? "ok" : "err").append("\r\n");
+        line(sb, "aof_rewrites", rw == null ? 0 : rw.rewrites());
+        line(sb, "aof_rewrites_consecutive_failures", 0);
+        sb.append("aof_last_write_status:").append(aof == null || aof.lastWriteOk() ? "ok" : "err").append("\r\n");
+        line(sb, "aof_last_cow_size", 0);
+        line(sb, "module_fork_in_progress", 0);
+        line(sb, "module_fork_last_cow_size", 0);
+        Aof on = aof;
+        if (on != null) { // Redis 7.0 adds these while the log is on
+            line(sb, "aof_current_size", on.currentSize());
+            line(sb, "aof_base_size", on.baseSize());
+            line(sb, "aof_pending_rewrite", 0);
+            line(sb, "aof_buffer_length", 0);
+            line(sb, "aof_pending_bio_fsync", 0);
+            line(sb, "aof_delayed_fsync", 0);
+        }
+    }
+
+    private static void line(StringBuilder sb, String name, long v) {
+        sb.append(name).append(':').append(v).append("\r\n");
+    }
+}

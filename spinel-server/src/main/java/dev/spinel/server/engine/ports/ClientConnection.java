@@ -1,0 +1,118 @@
+package dev.spinel.server.engine.ports;
+
+import java.util.concurrent.Future;
+
+import dev.spinel.protocol.Args;
+
+/**
+ * What the engine needs from a client's transport, so that command code never touches the network
+ * layer. The RESP front end implements it over a Netty channel; embedded callers may supply their own.
+ *
+ * <p><b>Suspension</b> (CLIENT PAUSE, and blocking commands): {@link #suspend} stops the execution
+ * of the client's input after the command being executed, without blocking the event loop; input
+ * keeps arriving and is buffered. {@link #resume} (from any thread) schedules, on the connection's
+ * event loop, a task that first re-executes the postponed request if one was given, then the
+ * buffered input, and sends the replies.
+ */
+public interface ClientConnection {
+    /** "ip:port" of the peer. */
+    String remoteAddress();
+
+    /** "ip:port" of the local end. */
+    String localAddress();
+
+    /** Closes the connection after what is already written has been flushed. */
+    void closeAfterReply();
+
+    /** Closes the connection now (CLIENT KILL, limits). Safe from any thread. */
+    void kill();
+
+    /** Runs a task on the connection's own event loop (cross-loop wakeups, pushes). */
+    void execute(Runnable task);
+
+
+    /** Sends what the session's reply buffer holds (used when replies are produced outside a read batch). */
+    void flushReplies();
+
+    /** Bytes queued in the transport, not yet written to the socket (CLIENT LIST omem). */
+    long pendingOutputBytes();
+
+    /**
+     * Stops executing this client's input after the current command (event loop only). {@code retry}
+     * is the request to execute again on {@link #resume} (a command postponed by CLIENT PAUSE; the
+     * connection copies it if it points into its receive buffer), or {@code null} when the current
+     * command already ran (a blocking command, which replies when woken).
+     */
+    void suspend(Args retry);
+
+    /** Resumes a suspended connection on its event loop; a no-op if it is not suspended. Safe from any thread. */
+    void resume();
+
+    /** True while suspended (read on the event loop; informational elsewhere). */
+    boolean suspended();
+
+    /**
+     * Whether this connection can lend its session to another thread ({@link #lend}): true for event-loop
+     * connections (RESP), whose scripts then run on the script thread while their loop serves the others.
+     */
+    default boolean lendable() {
+        return false;
+    }
+
+    /**
+     * Lends the session to another thread (the script thread) until {@link #giveBack}: called on the
+     * connection's loop, inside a command. Until then the loop executes none of this client's input, writes
+     * nothing into its reply buffer (deliveries wait), sends nothing, and defers closing the session if the
+     * peer goes away: the borrowing thread alone uses the session.
+     */
+    default void lend() {
+        throw new UnsupportedOperationException("not lendable");
+    }
+
+    /**
+     * Ends a {@link #lend} (from the borrowing thread): on the loop, pending deliveries are written, the
+     * replies sent, and the client's buffered input executed.
+     */
+    default void giveBack() {
+        throw new UnsupportedOperationException("not lendable");
+    }
+
+    /** True while lent ({@link #lend}); read on the connection's loop. */
+    default boolean lent() {
+        return false;
+    }
+
+    /** The socket's file descriptor, or -1 if the transport does not expose one (CLIENT LIST fd). */
+    default int fileDescriptor() {
+        return -1;
+    }
+
+    /**
+     * The event loop serving this connection (compared by identity: connections of one loop never run at the
+     * same time), or null when the transport has none (embedded callers).
+     */
+    default Object loop() {
+        return null;
+    }
+
+    /** True when the receive buffer holds input after the request being executed (a pipeline goes on). */
+    default boolean hasMoreInput() {
+        return false;
+    }
+
+    /** Bytes in the receive buffer not yet consumed (CLIENT LIST qbuf). */
+    default long queryBufferLength() {
+        return 0;
+    }
+
+    /** Free space in the receive buffer (CLIENT LIST qbuf-free). */
+    default long queryBufferFree() {
+        return 0;
+    }
+
+    /**
+     * Runs a task on the connection's own event loop after a delay (blocking-command timeouts,
+     * CLIENT PAUSE deadlines). The returned future may be cancelled from any thread.
+     */
+    Future<?> schedule(Runnable task, long delayMillis);
+}
