@@ -154,7 +154,7 @@ public final class ServerConfig {
     }, null, "slaveof"));
     public final Params.Text masterauth = add(new Params.Text("masterauth", true, "", null, null));
     public final Params.Text masteruser = add(new Params.Text("masteruser", true, "", null, null));
-    public final Params.Memory replBacklogSize = add(new Params.Memory("repl-backlog-size", true, 1024 * 1024, Long.MAX_VALUE, null));
+    public final Params.Memory replBacklogSize = add(Params.Memory.bounded("repl-backlog-size", true, 1L << 20, 1, Long.MAX_VALUE));
     public final Params.Int replBacklogTtl = add(new Params.Int("repl-backlog-ttl", true, 3600, 0, Integer.MAX_VALUE, null));
     public final Params.Int replPingReplicaPeriod = add(new Params.Int("repl-ping-replica-period", true, 10, 1, Integer.MAX_VALUE, null, "repl-ping-slave-period"));
     public final Params.Int replTimeout = add(new Params.Int("repl-timeout", true, 60, 1, Integer.MAX_VALUE, null));
