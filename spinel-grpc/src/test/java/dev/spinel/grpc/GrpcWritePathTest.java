@@ -4,6 +4,7 @@ import dev.spinel.grpc.v1.BatchResponse;
 import dev.spinel.grpc.v1.KVGrpc;
 import dev.spinel.grpc.v1.UpdateRequest;
 import dev.spinel.server.testing.RawClient;
+import dev.spinel.server.testing.RedisCheckAof;
 import dev.spinel.server.testing.RedisServerProcess;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -18,7 +19,6 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import static dev.spinel.grpc.Ops.b;
@@ -98,12 +98,7 @@ class GrpcWritePathTest {
         assertTrue(log.contains("*2\r\n$3\r\nDEL\r\n$2\r\np1\r\n*1\r\n$4\r\nEXEC\r\n"), log);
         assertTrue(log.contains("*4\r\n$3\r\nSET\r\n$3\r\nupd\r\n$3\r\nnew\r\n$7\r\nKEEPTTL\r\n"), log);
 
-        Process check = new ProcessBuilder("redis-check-aof", aofDir.resolve("appendonly.aof.manifest").toString())
-                .redirectErrorStream(true).start();
-        String report = new String(check.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(check.waitFor(60, TimeUnit.SECONDS));
-        assertEquals(0, check.exitValue(), report);
-        assertTrue(report.contains("is valid"), report);
+        RedisCheckAof.assertValid(aofDir);
 
         try (RedisServerProcess redis = RedisServerProcess.start("--dir", dir.toString(), "--appendonly", "yes");
              RawClient c = new RawClient(redis.port())) {

@@ -200,37 +200,33 @@ public final class Replication {
 
     /** A replica keeps no stream of its own (no chained replicas yet): its offset is the master's. */
     private void freeStreamNow() {
-        ReplicationStream s = stream;
-        if (s == null) {
-            return;
+        if (stream != null) {
+            detachStream();
         }
-        idleOffset = s.offset();
-        engine.replicationFeed(null);
-        if (installed != null && engine.propagator() == installed) {
-            engine.propagator(null);
-        }
-        installed = null;
-        stream = null;
     }
 
     private synchronized void freeStream() {
-        ReplicationStream s = stream;
-        if (s == null || !replicas.isEmpty()) {
+        if (stream == null || !replicas.isEmpty()) {
             return;
         }
-        idleOffset = s.offset();
-        engine.replicationFeed(null);
-        if (installed != null && engine.propagator() == installed) {
-            engine.propagator(null);
-        }
-        installed = null;
-        stream = null;
+        detachStream();
         if (masterLink == null) {
             replid = randomHex(); // as Redis: a freed backlog cannot be continued from
             replid2 = NO_REPLID;
             secondOffset = -1;
         }
         Log.notice("Replication backlog freed after " + config.replBacklogTtl.value() + " seconds without connected replicas.");
+    }
+
+    /** Stops feeding the stream (and the stream-only propagator, if this installed one); keeps its offset. */
+    private void detachStream() {
+        idleOffset = stream.offset();
+        engine.replicationFeed(null);
+        if (installed != null && engine.propagator() == installed) {
+            engine.propagator(null);
+        }
+        installed = null;
+        stream = null;
     }
 
     /** SYNC (legacy: no +FULLRESYNC line) and PSYNC replid offset. */

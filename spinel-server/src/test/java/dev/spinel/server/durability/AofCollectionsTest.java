@@ -2,6 +2,7 @@ package dev.spinel.server.durability;
 
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.testing.RawClient;
+import dev.spinel.server.testing.RedisCheckAof;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -10,7 +11,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -161,11 +161,7 @@ class AofCollectionsTest {
         assertFalse(log.contains("SPOP") || log.contains("BLPOP") || log.contains("BLMOVE") || log.contains("BLMPOP")
                 || log.contains("HINCRBYFLOAT"), log);
 
-        Process check = new ProcessBuilder("redis-check-aof", aofDir.resolve("appendonly.aof.manifest").toString())
-                .redirectErrorStream(true).start();
-        String report = new String(check.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(check.waitFor(60, TimeUnit.SECONDS));
-        assertEquals(0, check.exitValue(), report);
+        RedisCheckAof.assertValid(aofDir);
 
         AofReplay.assertBothReplay(dir, expected, AofCollectionsTest::state);
     }

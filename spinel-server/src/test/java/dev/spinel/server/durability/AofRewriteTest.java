@@ -3,6 +3,7 @@ package dev.spinel.server.durability;
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.testing.RawClient;
+import dev.spinel.server.testing.RedisCheckAof;
 import dev.spinel.server.testing.RedisServerProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -13,7 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -103,11 +103,7 @@ class AofRewriteTest {
         try (SpinelServer s = start(true); RawClient c = new RawClient(s.port())) {
             assertEquals(expected, state(c, writers, keys));
         }
-        Process check = new ProcessBuilder("redis-check-aof", aofDir.resolve("appendonly.aof.manifest").toString())
-                .redirectErrorStream(true).start();
-        String report = new String(check.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(check.waitFor(60, TimeUnit.SECONDS));
-        assertEquals(0, check.exitValue(), report);
+        RedisCheckAof.assertValid(aofDir);
         try (RedisServerProcess redis = RedisServerProcess.start("--dir", dir.toString(), "--appendonly", "yes");
              RawClient c = new RawClient(redis.port())) {
             awaitLoaded(c);

@@ -3,6 +3,7 @@ package dev.spinel.server.durability;
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.testing.RawClient;
+import dev.spinel.server.testing.RedisCheckAof;
 import dev.spinel.server.testing.RedisServerProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -12,7 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -98,12 +98,7 @@ class AofTest {
         assertTrue(!log.contains("$2\r\nEX\r\n") && !log.contains("$6\r\nEXPIRE\r\n"), log);
         assertTrue(log.contains("MULTI") && log.contains("EXEC"), log);
 
-        Process check = new ProcessBuilder("redis-check-aof", aofDir.resolve("appendonly.aof.manifest").toString())
-                .redirectErrorStream(true).start();
-        String report = new String(check.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(check.waitFor(60, TimeUnit.SECONDS));
-        assertEquals(0, check.exitValue(), report);
-        assertTrue(report.contains("is valid"), report);
+        RedisCheckAof.assertValid(aofDir);
 
         try (RedisServerProcess redis = RedisServerProcess.start("--dir", dir.toString(), "--appendonly", "yes");
              RawClient c = new RawClient(redis.port())) {
