@@ -35,11 +35,12 @@ final class LuaSandbox {
     final Rand48 rand = new Rand48();
     /** The configuration of the {@code cjson} library (kept in the Lua state, as lua-cjson does). */
     final CjsonLib cjson = new CjsonLib();
+    private final InstructionHook hook;
 
     LuaSandbox(LuaTable redis, Runnable check) {
         // The instruction hook (LuaJ calls a Globals' debuglib on every instruction of the closures whose
         // environment it is, and of the functions they create): SCRIPT KILL and the busy threshold.
-        InstructionHook hook = new InstructionHook(check);
+        hook = new InstructionHook(check);
         ((Globals) env).debuglib = hook;
         globals.debuglib = hook; // chunks made by load/loadstring run with the real globals
         globals.load(new BaseLib());
@@ -189,10 +190,20 @@ final class LuaSandbox {
         globals.rawset("ARGV", argv);
     }
 
-    /** Runs {@code check} every 256 instructions; no call stack, no traceback in error messages. */
+    /**
+     * Whether the check runs on every instruction rather than every 256: set once the script is being killed
+     * (as Redis then hooks every line), so that the kill error, caught by a pcall, is raised again by the very
+     * next instruction after that pcall and a loop of pcalls cannot keep the script alive; cleared for each run.
+     */
+    void checkEveryInstruction(boolean every) {
+        hook.every = every;
+    }
+
+    /** Runs {@code check} every 256 instructions (or every one, see above); no call stack, no traceback in error messages. */
     private static final class InstructionHook extends org.luaj.vm2.lib.DebugLib {
         private final Runnable check;
         private int count;
+        private boolean every;
 
         InstructionHook(Runnable check) {
             this.check = check;
@@ -212,7 +223,7 @@ final class LuaSandbox {
 
         @Override
         public void onInstruction(int pc, Varargs v, int top) {
-            if ((++count & 0xff) == 0) {
+            if ((++count & 0xff) == 0 || every) {
                 check.run();
             }
         }
