@@ -35,12 +35,11 @@ final class LuaSandbox {
     final Rand48 rand = new Rand48();
     /** The configuration of the {@code cjson} library (kept in the Lua state, as lua-cjson does). */
     final CjsonLib cjson = new CjsonLib();
-    private final InstructionHook hook;
 
     LuaSandbox(LuaTable redis, Runnable check) {
         // The instruction hook (LuaJ calls a Globals' debuglib on every instruction of the closures whose
         // environment it is, and of the functions they create): SCRIPT KILL and the busy threshold.
-        hook = new InstructionHook(check);
+        InstructionHook hook = new InstructionHook(check);
         ((Globals) env).debuglib = hook;
         globals.debuglib = hook; // chunks made by load/loadstring run with the real globals
         globals.load(new BaseLib());
@@ -191,15 +190,11 @@ final class LuaSandbox {
     }
 
     /**
-     * Whether the check runs on every instruction rather than every 256: set once the script is being killed
-     * (as Redis then hooks every line), so that the kill error, caught by a pcall, is raised again by the very
-     * next instruction after that pcall and a loop of pcalls cannot keep the script alive; cleared for each run.
+     * Runs {@code check} every 256 instructions; no call stack, no traceback in error messages. Once the check
+     * has thrown (SCRIPT/FUNCTION KILL, FUNCTION LOAD timeout) it runs on every instruction until it passes
+     * again (the next script), as Redis then hooks every line: a pcall that caught the error cannot keep the
+     * script going, the very next instruction after it raises the error again.
      */
-    void checkEveryInstruction(boolean every) {
-        hook.every = every;
-    }
-
-    /** Runs {@code check} every 256 instructions (or every one, see above); no call stack, no traceback in error messages. */
     private static final class InstructionHook extends org.luaj.vm2.lib.DebugLib {
         private final Runnable check;
         private int count;
@@ -224,7 +219,9 @@ final class LuaSandbox {
         @Override
         public void onInstruction(int pc, Varargs v, int top) {
             if ((++count & 0xff) == 0 || every) {
+                every = true;
                 check.run();
+                every = false;
             }
         }
 

@@ -58,7 +58,6 @@ final class ScriptRunner {
      */
     void check() {
         if (owner.killRequested()) {
-            sandbox.checkEveryInstruction(true);
             throw new LuaError(LuaErrors.plain("Script killed by user with SCRIPT KILL..."));
         }
         if (!slowLogged && owner.busy(engine.config().busyReplyThreshold.value())) {
@@ -82,7 +81,6 @@ final class ScriptRunner {
         this.resp = 2;
         this.sha = script.sha();
         this.slowLogged = false;
-        sandbox.checkEveryInstruction(false);
         engine.beginScript(caller, session);
         this.dirtyAtStart = session.dirtyCount();
         sandbox.keysAndArgs(strings(keys), strings(argv));
@@ -126,7 +124,6 @@ final class ScriptRunner {
         this.resp = 2;
         this.sha = f.name();
         this.slowLogged = false;
-        sandbox.checkEveryInstruction(false);
         engine.beginScript(caller, session);
         this.dirtyAtStart = session.dirtyCount();
         LuaValue result;
