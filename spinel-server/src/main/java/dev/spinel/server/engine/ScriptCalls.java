@@ -111,6 +111,10 @@ final class ScriptCalls {
                 };
             }
         }
+        if (readOnly && cmd.spec().has("may_replicate")) {
+            // Redis counts may-replicate commands (PUBLISH, ...) as writes for a read-only script
+            return "ERR Write commands are not allowed from read-only scripts.";
+        }
         if (cmd.spec().has("write")) {
             if (readOnly) {
                 return "ERR Write commands are not allowed from read-only scripts.";
