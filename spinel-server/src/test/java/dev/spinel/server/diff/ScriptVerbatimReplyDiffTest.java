@@ -10,7 +10,7 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-/** A script returning a {verbatim_string={format=..., string=...}} table replies a verbatim string (RESP3) or a bulk (RESP2). */
+/** A script getting an attribute (dropped) or returning a {verbatim_string={format=..., string=...}} table replies a verbatim string (RESP3) or a bulk (RESP2). */
 class ScriptVerbatimReplyDiffTest {
     @RegisterExtension
     static final SideBySide SERVERS = new SideBySide("enable-debug-command", "yes");
@@ -24,6 +24,8 @@ class ScriptVerbatimReplyDiffTest {
                 out.add(c.callString("EVAL", "redis.setresp(3) return redis.call('debug', 'protocol', 'verbatim')", "0"));
                 out.add(c.callString("EVAL", "return {verbatim_string={format='mkd', string='a\\nb'}}", "0"));
                 out.add(c.callString("EVAL", "return {verbatim_string={format='txt', string=1}}", "0"));
+                // an attribute before a reply is dropped by the script's parser
+                out.add(c.callString("EVAL", "redis.setresp(3) return redis.call('debug', 'protocol', 'attrib')", "0"));
             }
             out.add(c.callString("DEBUG", "SET-DISABLE-DENY-SCRIPTS", "0"));
         }
