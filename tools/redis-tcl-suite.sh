@@ -7,7 +7,8 @@
 # Tests listed in tools/redis-tcl-suite.skip (with the reason each cannot run against Spinel) are skipped.
 # Environment:
 #   SUITE_DIR     scratch dir holding tests/ of redis 7.0.15 (default /tmp/redis-tcl-suite; filled on first use
-#                 from the Debian source package: needs deb-src lines for Debian bookworm in apt's sources)
+#                 from the Debian source package; when apt's sources have no deb-src line, the script adds
+#                 Debian bookworm's in /etc/apt/sources.list.d/redis-tcl-suite-src.sources, as root or via sudo)
 #   PORT          Spinel's port (default 25000; the suite also uses a few ports above it)
 #   UNIT_TIMEOUT  seconds before a unit is stopped (default 900)
 #   TAGS          extra tag filters for the suite (default "-needs:repl": Spinel has no replication stream)
@@ -33,10 +34,35 @@ all_units="unit/printver unit/dump unit/auth unit/protocol unit/keyspace unit/sc
   unit/pendingquerybuf unit/tls unit/tracking unit/oom-score-adj unit/shutdown unit/networking
   unit/client-eviction unit/violations unit/replybufsize"
 
+# A fresh Debian machine lists only binary (deb) sources, and apt-get source needs deb-src ones: add them for
+# Debian bookworm (the release whose redis package is 7.0.15) in their own file, then refresh apt's index.
+deb_src_file=/etc/apt/sources.list.d/redis-tcl-suite-src.sources
+ensure_deb_src() {
+  grep -rqsE --include='*.list' --include='*.sources' '^[[:space:]]*(deb-src[[:space:]]|Types:.*deb-src)' /etc/apt/sources.list /etc/apt/sources.list.d/ && return 0
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  echo "No deb-src source in apt's sources: adding $deb_src_file (Debian bookworm) and running apt-get update" >&2
+  $sudo tee "$deb_src_file" >/dev/null <<'SOURCES' || { echo "could not write $deb_src_file" >&2; exit 2; }
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm bookworm-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb-src
+URIs: http://deb.debian.org/debian-security
+Suites: bookworm-security
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SOURCES
+  $sudo apt-get update >/dev/null 2>&1 || { echo "apt-get update failed after adding $deb_src_file" >&2; exit 2; }
+}
+
 fetch_suite() {
   [ -f "$suite/tests/test_helper.tcl" ] && return 0
   echo "Fetching Redis 7.0.15's test suite into $suite ..." >&2
   mkdir -p "$suite/download"
+  ensure_deb_src
   (cd "$suite/download" && apt-get source --download-only redis >/dev/null 2>&1) || {
     echo "apt-get source redis failed: add deb-src lines for bookworm to apt's sources and run apt-get update" >&2
     exit 2

@@ -19,6 +19,14 @@ import java.util.Set;
  * <p>Immutable after class initialisation; thread-safe.
  */
 public final class CommandMetadata {
+    /**
+     * Commands with Redis 7.0's CMD_MAY_REPLICATE flag (its command table), which COMMAND INFO does not show and
+     * the recorded metadata therefore lacks: CLIENT PAUSE WRITE holds them and read-only scripts may not call
+     * them. EVAL, EVALSHA and FCALL carry it in Redis too, but there it gives way to the flags a script
+     * declares, which these sets do not know; they are left out.
+     */
+    private static final Set<String> MAY_REPLICATE = Set.of("publish", "spublish", "pfcount");
+
     private static final Map<String, CommandSpec> ALL = load();
 
     private CommandMetadata() {
@@ -55,6 +63,9 @@ public final class CommandMetadata {
         Set<String> flags = new LinkedHashSet<>();
         for (RespValue flag : items(f.get(2))) {
             flags.add(RespValue.text(flag));
+        }
+        if (MAY_REPLICATE.contains(name)) {
+            flags.add("may_replicate");
         }
         RespValue docs = docsByName.get(name);
         Map<String, CommandSpec> subs = new HashMap<>();

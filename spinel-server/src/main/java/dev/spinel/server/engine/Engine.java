@@ -327,6 +327,17 @@ public final class Engine {
         replicaMode = on;
     }
 
+    /** DEBUG SET-DISABLE-DENY-SCRIPTS: whether scripts may call commands flagged noscript (Redis's own suites use it). */
+    private volatile boolean scriptsMayCallNoscript;
+
+    public boolean scriptsMayCallNoscript() {
+        return scriptsMayCallNoscript;
+    }
+
+    public void scriptsMayCallNoscript(boolean allowed) {
+        scriptsMayCallNoscript = allowed;
+    }
+
     public void activeExpire(boolean enabled) {
         activeExpire = enabled;
     }

@@ -96,7 +96,7 @@ final class ScriptCalls {
         if (!cmd.spec().arityAccepts(args.count())) {
             return "ERR Wrong number of args calling Redis command from script";
         }
-        if (cmd.spec().has("noscript")) {
+        if (cmd.spec().has("noscript") && !engine.scriptsMayCallNoscript()) {
             return "ERR This Redis command is not allowed from script";
         }
         UserRules rules = script.user().rules();
@@ -111,6 +111,10 @@ final class ScriptCalls {
                     default -> "ERR The user executing the script can't publish to the channel mentioned in the command";
                 };
             }
+        }
+        if (readOnly && cmd.spec().has("may_replicate")) {
+            // Redis counts may-replicate commands (PUBLISH, ...) as writes for a read-only script
+            return "ERR Write commands are not allowed from read-only scripts.";
         }
         if (cmd.spec().has("write")) {
             if (readOnly) {

@@ -91,13 +91,23 @@ public final class FunctionLibraries {
     private final org.luaj.vm2.Globals env = new org.luaj.vm2.Globals();
     /** The library being loaded (register_function adds to it), or null. */
     private Library loading;
+    /** When the load in progress started ({@link System#nanoTime}). */
+    private long loadStartedAt;
+    /** How long a library's code may run while loading, as Redis's LOAD_TIMEOUT_MS. */
+    private static final long LOAD_TIMEOUT_NANOS = 500_000_000L;
 
     /**
      * @param redis the runtime {@code redis} library (call, pcall, log...)
      * @param check called every few hundred instructions (FUNCTION KILL, the busy threshold)
      */
     FunctionLibraries(LuaTable redis, Runnable check) {
-        this.sandbox = new LuaSandbox(redis, check);
+        this.sandbox = new LuaSandbox(redis, () -> {
+            if (loading != null) {
+                checkLoadTime();
+            } else {
+                check.run();
+            }
+        });
         this.current = sandbox.globals;
         env.debuglib = sandbox.globals.debuglib;
         LuaTable loadRedis = new LuaTable();
@@ -251,6 +261,7 @@ public final class FunctionLibraries {
         }
         current = loadApi;
         loading = lib;
+        loadStartedAt = System.nanoTime();
         try {
             chunk.call();
         } catch (LuaError e) {
@@ -267,6 +278,13 @@ public final class FunctionLibraries {
         } finally {
             loading = null;
             current = sandbox.globals;
+        }
+    }
+
+    /** Stops a library whose code runs past the load timeout (an endless loop would hold the server forever). */
+    private void checkLoadTime() {
+        if (System.nanoTime() - loadStartedAt > LOAD_TIMEOUT_NANOS) {
+            throw new LuaError(LuaErrors.plain("FUNCTION LOAD timeout"));
         }
     }
 

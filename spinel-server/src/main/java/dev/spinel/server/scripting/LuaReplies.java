@@ -169,6 +169,23 @@ final class LuaReplies {
             }
             return;
         }
+        LuaValue verbatim = t.rawget("verbatim_string");
+        if (verbatim.istable() && verbatim.rawget("format").type() == LuaValue.TSTRING
+                && verbatim.rawget("string").type() == LuaValue.TSTRING) {
+            // Redis's addReplyVerbatim: RESP3's =len\r\nfmt:text (three bytes of format), a bulk string in RESP2
+            byte[] text = bytes(verbatim.rawget("string").checkstring());
+            if (out.resp3()) {
+                byte[] format = bytes(verbatim.rawget("format").checkstring());
+                out.raw(("=" + (text.length + 4) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+                out.raw(java.util.Arrays.copyOf(format, 3));
+                out.raw(new byte[] {':'});
+                out.raw(text);
+                out.raw(new byte[] {'\r', '\n'});
+            } else {
+                out.bulk(text);
+            }
+            return;
+        }
         List<Pending> elements = new ArrayList<>();
         LuaValue map = t.rawget("map");
         LuaValue set = t.rawget("set");
@@ -218,5 +235,9 @@ final class LuaReplies {
         }
         String s = bd.stripTrailingZeros().toPlainString();
         return s;
+    }
+
+    private static byte[] bytes(LuaString s) {
+        return java.util.Arrays.copyOfRange(s.m_bytes, s.m_offset, s.m_offset + s.m_length);
     }
 }

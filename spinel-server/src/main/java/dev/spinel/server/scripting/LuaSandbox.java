@@ -191,10 +191,16 @@ final class LuaSandbox {
         globals.rawset("ARGV", argv);
     }
 
-    /** Runs {@code check} every 256 instructions; no call stack, no traceback in error messages. */
+    /**
+     * Runs {@code check} every 256 instructions; no call stack, no traceback in error messages. Once the check
+     * has thrown (SCRIPT/FUNCTION KILL, FUNCTION LOAD timeout) it runs on every instruction until it passes
+     * again (the next script), as Redis then hooks every line: a pcall that caught the error cannot keep the
+     * script going, the very next instruction after it raises the error again.
+     */
     private static final class InstructionHook extends org.luaj.vm2.lib.DebugLib {
         private final Runnable check;
         private int count;
+        private boolean every;
 
         InstructionHook(Runnable check) {
             this.check = check;
@@ -214,8 +220,10 @@ final class LuaSandbox {
 
         @Override
         public void onInstruction(int pc, Varargs v, int top) {
-            if ((++count & 0xff) == 0) {
+            if ((++count & 0xff) == 0 || every) {
+                every = true;
                 check.run();
+                every = false;
             }
         }
 

@@ -177,7 +177,11 @@ final class ScriptRunner {
         if (session.dirtyCount() != dirtyAtStart) {
             owner.wrote();
         }
-        RespValue reply = new RespReader(out.array(), 0, out.size()).read();
+        RespReader reader = new RespReader(out.array(), 0, out.size());
+        RespValue reply = reader.read();
+        if (out.size() > 0 && out.array()[0] == '|') {
+            reply = reader.read(); // Redis's Lua parser drops a reply's attribute and keeps the reply after it
+        }
         out.clear();
         if (reply instanceof RespValue.ErrorReply e) {
             return fail(raise, LuaErrors.fromCommand(e.message()));

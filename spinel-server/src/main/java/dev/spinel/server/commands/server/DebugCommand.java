@@ -19,7 +19,8 @@ import dev.spinel.store.Segment;
 
 /**
  * DEBUG ERROR / LOG / SLEEP / POPULATE / OBJECT / RELOAD / LOADAOF / DIGEST / DIGEST-VALUE / PROTOCOL / HELP and the two switches of the cron Redis's
- * own suites use (SET-ACTIVE-EXPIRE: active expiry on or off; PAUSE-CRON: the cron's ticks skipped or not),
+ * own suites use (SET-ACTIVE-EXPIRE: active expiry on or off; PAUSE-CRON: the cron's ticks skipped or not;
+ * SET-DISABLE-DENY-SCRIPTS: scripts may call noscript commands or not),
  * allowed as the immutable {@code enable-debug-command} says (no, yes, local), with Redis 7.0's refusal
  * text; QUICKLIST-PACKED-THRESHOLD is checked as Redis checks it (Spinel's lists have no plain nodes for it to
  * size). Other DEBUG subcommands (the crash, leak and allocator ones, and switches of internals Spinel does
@@ -136,6 +137,10 @@ final class DebugCommand {
             DebugObject.protocol(s, a.string(2));
         } else if (a.count() == 3 && a.is(1, "SET-ACTIVE-EXPIRE")) {
             s.engine().activeExpire(switchValue(a)); // tests turn it off to watch keys expire lazily
+            s.out().ok();
+        } else if (a.count() == 3 && a.is(1, "SET-DISABLE-DENY-SCRIPTS")) {
+            // Redis's suites use it to let scripts call DEBUG, CLIENT LIST...; not in Redis's DEBUG HELP either
+            s.engine().scriptsMayCallNoscript(switchValue(a));
             s.out().ok();
         } else if (a.count() == 3 && a.is(1, "QUICKLIST-PACKED-THRESHOLD")) {
             // Redis stores list elements above this size in nodes of their own ("plain" nodes). Spinel's lists
