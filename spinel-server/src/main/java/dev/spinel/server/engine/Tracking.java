@@ -32,6 +32,7 @@ public final class Tracking {
     private static final byte[] INVALIDATE = "invalidate".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] MESSAGE = "message".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] CHANNEL = "__redis__:invalidate".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] REDIR_BROKEN = "tracking-redir-broken".getBytes(StandardCharsets.US_ASCII);
 
     private final ClientRegistry clients;
     private final Map<ByteKey, Set<Long>> readers = new ConcurrentHashMap<>();
@@ -205,19 +206,31 @@ public final class Tracking {
         TrackingState t = tracker.tracking();
         Session target = tracker;
         boolean redirected = t != null && t.redirect > 0;
-        if (redirected) {
-            target = clients.get(t.redirect);
-            if (target == null) {
+        Runnable write;
+        if (redirected && (target = clients.get(t.redirect)) == null) {
+            if (tracker.protocol() != 3) {
                 return;
             }
+            // Redis's sendTrackingMessage: the redirect target is gone, and a RESP3 client is told so instead
+            long redirect = t.redirect;
+            target = tracker;
+            write = () -> writeRedirBroken(tracker, redirect);
+        } else {
+            Session to = target;
+            write = () -> write(to, keys, redirected);
         }
-        Session to = target;
-        Runnable write = () -> write(to, keys, redirected);
-        if (to == origin) {
+        if (target == origin) {
             write.run(); // after the writer's own reply, as Redis defers it
         } else {
-            to.deliver(write);
+            target.deliver(write);
         }
+    }
+
+    /** The push {@code tracking-redir-broken <id>} (RESP3 only), on the tracking client's loop. */
+    private static void writeRedirBroken(Session to, long redirect) {
+        to.beginPush();
+        to.out().push(2).bulk(REDIR_BROKEN).integer(redirect);
+        to.endPush();
     }
 
     /**
