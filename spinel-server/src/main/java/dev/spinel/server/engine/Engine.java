@@ -413,6 +413,7 @@ public final class Engine {
         Command lend;
         try {
             lend = dispatch(session, args);
+            session.runAfterReply();
         } finally {
             session.executingOn(previous);
         }

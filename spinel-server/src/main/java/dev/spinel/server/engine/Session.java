@@ -319,6 +319,30 @@ public final class Session {
     }
 
     /**
+     * Writes that must follow the reply of the command running now (the invalidations of this tracking
+     * client's own keys written inside EXEC, which Redis sends after EXEC's whole reply). Loop thread only.
+     */
+    private List<Runnable> afterReply;
+
+    void afterReply(Runnable write) {
+        if (afterReply == null) {
+            afterReply = new ArrayList<>(2);
+        }
+        afterReply.add(write);
+    }
+
+    /** Runs the writes queued by {@link #afterReply}: one field read when there are none. */
+    void runAfterReply() {
+        List<Runnable> pending = afterReply;
+        if (pending != null) {
+            afterReply = null;
+            for (Runnable r : pending) {
+                r.run();
+            }
+        }
+    }
+
+    /**
      * Hands this session a write to perform on its own loop (a pub/sub message, a MONITOR line, an
      * invalidation). Safe from any thread. Pending deliveries run before the session's next input is
      * executed ({@link #drainDeliveries}), so a message published before a command arrives is sent

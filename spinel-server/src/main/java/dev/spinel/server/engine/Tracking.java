@@ -219,10 +219,12 @@ public final class Tracking {
             Session to = target;
             write = () -> write(to, keys, redirected);
         }
-        if (target == origin) {
-            write.run(); // after the writer's own reply, as Redis defers it
-        } else {
+        if (target != origin) {
             target.deliver(write);
+        } else if (origin.executingTransaction()) {
+            origin.afterReply(write); // the writer's own keys inside EXEC: after EXEC's whole reply, as Redis
+        } else {
+            write.run(); // after the writer's own reply, as Redis defers it
         }
     }
 
