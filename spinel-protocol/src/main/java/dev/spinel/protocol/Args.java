@@ -105,6 +105,19 @@ public final class Args {
         return Numbers.parseDouble(buf, off[i], len[i]);
     }
 
+    /**
+     * A view of arguments {@code from..count-1} as arguments of their own (argument {@code from} becomes 0),
+     * sharing the buffer: for commands that take another command as arguments (COMMAND GETKEYS). Allocates.
+     */
+    public Args tail(int from) {
+        Args t = new Args();
+        t.reset(buf);
+        for (int i = from; i < count; i++) {
+            t.add(off[i], len[i]);
+        }
+        return t;
+    }
+
     // ---- filled by the parser ----
 
     void reset(byte[] buffer) {

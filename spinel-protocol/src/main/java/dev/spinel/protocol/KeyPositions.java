@@ -9,7 +9,8 @@ import java.util.Locale;
  * Finds which arguments of a request are keys, from Redis 7.0's key specifications (the
  * {@code begin_search}/{@code find_keys} trees in {@link CommandSpec#info()}), as Redis's
  * {@code getKeysFromCommandWithSpecs} does; SORT's STORE key is found the way Redis's
- * {@code sortGetKeys} finds it. Used by WATCH invalidation, transactions and COMMAND GETKEYS.
+ * {@code sortGetKeys} finds it. Used by WATCH invalidation, transactions, ACL key checks and COMMAND
+ * GETKEYS/GETKEYSANDFLAGS: the one place that reads Redis's key specifications.
  *
  * <p>Stateless and thread-safe.
  */
@@ -111,15 +112,19 @@ public final class KeyPositions {
             boolean readOnly = false;
             int acl = 0;
             boolean notKey = false;
+            boolean incomplete = false;
+            List<String> flagNames = new ArrayList<>();
             for (RespValue flag : items(field(ks, "flags"))) {
                 String f = text(flag);
+                flagNames.add(f);
                 readOnly |= "RO".equals(f);
+                incomplete |= "INCOMPLETE".equalsIgnoreCase(f);
                 notKey |= "NOT_KEY".equalsIgnoreCase(f);
                 acl |= "ACCESS".equalsIgnoreCase(f) ? ACL_READ : 0;
                 acl |= "INSERT".equalsIgnoreCase(f) || "DELETE".equalsIgnoreCase(f) || "UPDATE".equalsIgnoreCase(f)
                         ? ACL_WRITE : 0;
             }
-            specs.add(new KeySpec(readOnly, notKey ? -1 : acl,
+            specs.add(new KeySpec(List.copyOf(flagNames), incomplete, readOnly, notKey ? -1 : acl,
                     beginType(text(field(begin, "type"))),
                     (int) integer(field(bs, "index")),
                     keyword == null ? null : keyword.toUpperCase(Locale.ROOT),
@@ -150,7 +155,7 @@ public final class KeyPositions {
     }
 
     /** One key spec: read-only or not, where the search begins (an index or after a keyword) and how keys follow. */
-    private record KeySpec(boolean readOnly, int aclFlags, int begin, int index, String keyword, int startFrom,
+    private record KeySpec(List<String> flags, boolean incomplete, boolean readOnly, int aclFlags, int begin, int index, String keyword, int startFrom,
                            int find, int lastKey, int keyStep, int limit, int keyNumIdx, int firstKey) {
 
         int beginSearch(Args args) {
@@ -208,6 +213,69 @@ public final class KeyPositions {
                 return range(firstKeyIdx, (int) lastIdx, keyStep, argc);
             }
             return NONE;
+        }
+
+        /**
+         * COMMAND GETKEYS's reading of this spec (Redis's getKeysUsingKeySpecs for a client's request): adds
+         * its keys to {@code out}; false when the arguments cannot hold the keys the spec declares.
+         */
+        boolean strictKeys(Args args, List<FlaggedKey> out) {
+            int argc = args.count();
+            int first = 0;
+            if (begin == BEGIN_INDEX) {
+                first = index;
+                if (first >= argc) {
+                    return true;
+                }
+            } else if (begin == BEGIN_KEYWORD) {
+                int start = startFrom > 0 ? startFrom : argc + startFrom;
+                int end = startFrom > 0 ? argc - 1 : 0;
+                for (int i = start; i != end && i >= 1 && i < argc; i = start <= end ? i + 1 : i - 1) {
+                    if (args.is(i, keyword)) {
+                        first = i + 1;
+                        break;
+                    }
+                }
+                if (first == 0) {
+                    return true;
+                }
+            } else {
+                return false;
+            }
+            int last;
+            if (find == FIND_RANGE) {
+                if (lastKey >= 0) {
+                    last = first + lastKey;
+                } else if (limit == 0) {
+                    last = argc + lastKey;
+                } else {
+                    last = first + ((argc - first) / limit + lastKey);
+                }
+            } else if (find == FIND_KEYNUM) {
+                if (first + keyNumIdx >= argc) {
+                    return false;
+                }
+                long numKeys;
+                try {
+                    numKeys = args.parseLong(first + keyNumIdx);
+                } catch (NumberFormatException e) {
+                    return false;
+                }
+                if (numKeys < 0 || numKeys > argc) {
+                    return false;
+                }
+                first += firstKey;
+                last = first + (int) numKeys - 1;
+            } else {
+                return false;
+            }
+            if (last >= argc || last < first || first >= argc) {
+                return false;
+            }
+            for (int i = first; i <= last; i += Math.max(1, keyStep)) {
+                out.add(new FlaggedKey(i, flags));
+            }
+            return true;
         }
     }
 
@@ -303,6 +371,82 @@ public final class KeyPositions {
         return false;
     }
 
+    /** A key as COMMAND GETKEYSANDFLAGS shows it: its argument index and the flags of the spec that found it. */
+    public record FlaggedKey(int pos, List<String> flags) {
+    }
+
+    private static final List<String> READ = List.of("RO", "access");
+    private static final List<String> OVERWRITE = List.of("OW", "update");
+    private static final List<String> READ_WRITE = List.of("RW", "access", "update");
+    private static final List<String> MIGRATED = List.of("RW", "access", "delete");
+
+    /**
+     * The keys of a request with the flags of their key specs, as COMMAND GETKEYS and GETKEYSANDFLAGS answer.
+     * Stricter than {@link #of}: a key list the arguments cannot hold makes the request invalid instead of
+     * shortening it, and a spec flagged INCOMPLETE leaves the answer to Redis's dedicated rules (getkeys_proc),
+     * which SORT, SORT_RO, MIGRATE, SET and BITFIELD have here.
+     *
+     * @return the keys in order, or {@code null} when the arguments do not form a valid key list
+     */
+    public static List<FlaggedKey> flagged(CommandSpec spec, Args args) {
+        switch (spec.name()) {
+            case "sort" -> {
+                int[] k = sortKeys(args);
+                return k.length == 2 ? List.of(new FlaggedKey(k[0], READ), new FlaggedKey(k[1], OVERWRITE))
+                        : List.of(new FlaggedKey(k[0], READ));
+            }
+            case "sort_ro" -> {
+                return List.of(new FlaggedKey(1, READ));
+            }
+            case "migrate" -> {
+                return migrateKeys(args);
+            }
+            case "set", "bitfield" -> {
+                int acl = variableFlags(spec.name(), args);
+                return List.of(new FlaggedKey(1, acl == ACL_READ ? READ : acl == ACL_WRITE ? OVERWRITE : READ_WRITE));
+            }
+            default -> { }
+        }
+        KeySpecs ks = spec.keySpecs();
+        List<FlaggedKey> out = new ArrayList<>();
+        if (ks.specs == null) {
+            return out;
+        }
+        for (KeySpec k : ks.specs) {
+            if (k.aclFlags() < 0) {
+                continue; // NOT_KEY: shard channels
+            }
+            if (k.incomplete() || !k.strictKeys(args, out)) {
+                return null;
+            }
+        }
+        return out;
+    }
+
+    /** Redis's migrateGetKeys: the key at 3, or with KEYS every argument after it (AUTH/AUTH2 values skipped). */
+    private static List<FlaggedKey> migrateKeys(Args args) {
+        int argc = args.count();
+        int first = 3;
+        int num = 1;
+        for (int i = 6; i < argc; i++) {
+            if (args.is(i, "KEYS")) {
+                first = i + 1;
+                num = argc - first;
+                break;
+            }
+            if (args.is(i, "AUTH")) {
+                i += 1;
+            } else if (args.is(i, "AUTH2")) {
+                i += 2;
+            }
+        }
+        List<FlaggedKey> out = new ArrayList<>(num);
+        for (int i = 0; i < num; i++) {
+            out.add(new FlaggedKey(first + i, MIGRATED));
+        }
+        return out;
+    }
+
     private static int[] range(int first, int last, int step, int argc) {
         if (first <= 0 || step <= 0) {
             return NONE;
@@ -330,8 +474,7 @@ public final class KeyPositions {
             } else if (args.is(i, "GET") || args.is(i, "BY")) {
                 i += 1;
             } else if (args.is(i, "STORE") && i + 1 < argc) {
-                store = i + 1;
-                i += 1;
+                store = i + 1; // not skipped, as Redis's sortGetKeys: the last STORE wins
             }
         }
         return store > 0 ? new int[]{1, store} : new int[]{1};

@@ -4,7 +4,7 @@ import dev.spinel.protocol.Args;
 import dev.spinel.protocol.RespValue;
 import dev.spinel.protocol.RespValueWriter;
 import dev.spinel.server.commands.common.Help;
-import dev.spinel.server.commands.common.KeySpecs;
+import dev.spinel.protocol.KeyPositions.FlaggedKey;
 import dev.spinel.server.engine.Command;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Session;
@@ -123,7 +123,7 @@ final class CommandCommand {
 
     private static boolean inCategory(Command c, String category) {
         String want = "@" + category.toLowerCase(Locale.ROOT);
-        for (RespValue v : KeySpecs.items(((RespValue.Array) c.spec().info()).items().get(6))) {
+        for (RespValue v : items(((RespValue.Array) c.spec().info()).items().get(6))) {
             if (want.equals(RespValue.text(v).toLowerCase(Locale.ROOT))) {
                 return true;
             }
@@ -140,9 +140,9 @@ final class CommandCommand {
         if (c == null) {
             throw new RedisError("ERR Invalid command specified");
         }
-        List<KeySpecs.Key> keys = KeySpecs.getkeys(c.spec(), a, 2);
+        List<FlaggedKey> keys = GetKeys.of(c.spec(), a, 2);
         s.out().array(keys.size());
-        for (KeySpecs.Key k : keys) {
+        for (FlaggedKey k : keys) {
             if (withFlags) {
                 s.out().array(2);
                 s.out().bulk(a.buffer(), a.offset(2 + k.pos()), a.length(2 + k.pos()));
@@ -196,7 +196,7 @@ final class CommandCommand {
             return c.spec().info();
         }
         List<RespValue> subs = new ArrayList<>();
-        for (RespValue sub : KeySpecs.items(items.get(9))) {
+        for (RespValue sub : items(items.get(9))) {
             String name = RespValue.text(((RespValue.Array) sub).items().getFirst());
             if (c.subcommand(name.substring(name.indexOf('|') + 1)) != null) {
                 subs.add(sub);
@@ -230,5 +230,13 @@ final class CommandCommand {
             }
         }
         return new RespValue.MapValue(entries);
+    }
+
+    private static List<RespValue> items(RespValue v) {
+        return switch (v) {
+            case RespValue.Array arr -> arr.items();
+            case RespValue.SetValue set -> set.items();
+            default -> List.of();
+        };
     }
 }

@@ -1,8 +1,9 @@
-package dev.spinel.server.commands.common;
+package dev.spinel.server.commands.server;
 
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.CommandMetadata;
 import dev.spinel.protocol.CommandSpec;
+import dev.spinel.protocol.KeyPositions.FlaggedKey;
 import dev.spinel.server.config.Quoting;
 import dev.spinel.server.errors.RedisError;
 import dev.spinel.server.testing.RawClient;
@@ -21,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * COMMAND GETKEYS / GETKEYSANDFLAGS for every kind of key spec, compared with a real redis-server.
  * Runs on Redis's metadata directly, so it covers commands other families register later.
  */
-class KeySpecsTest {
+class GetKeysTest {
     private static RedisServerProcess redis;
     private static RawClient client;
 
@@ -55,7 +56,10 @@ class KeySpecsTest {
             "migrate h p k 0 5", "migrate h p \"\" 0 5 keys a b", "migrate h p \"\" 0 5 auth pw keys a", "migrate h p \"\" 0 5 auth2 u pw copy keys a b", "ping x", "publish c m", "config get x",
             "client list", "get", "set k", "object encoding", "keys *", "scan 0", "expire k 10", "getex k persist",
             "hset h f v", "linsert l before a b", "rpoplpush a b", "brpoplpush a b 0", "smismember s a b",
-            "zrangebyscore z 0 1", "getrange k 0 1", "setrange k 0 v", "unlink a b", "dump k", "type k");
+            "zrangebyscore z 0 1", "getrange k 0 1",
+            "sort k store store d", "sort k store limit 0 1", "bitfield k get u8", "bitfield k get u8 0 overflow wrap",
+            "bitfield k overflow", "bitfield k incrby u8 0 1", "set k v get ex 1", "xreadgroup group g c count 1 streams",
+            "georadius k 1 1 1 m store", "zunionstore d 1", "eval s 1", "lmpop 0 left", "sintercard x a", "setrange k 0 v", "unlink a b", "dump k", "type k");
 
     @Test
     void getkeysMatchesRedis() throws Exception {
@@ -89,14 +93,14 @@ class KeySpecsTest {
         if (spec == null) {
             return "-ERR Invalid command specified\r\n";
         }
-        List<KeySpecs.Key> keys;
+        List<FlaggedKey> keys;
         try {
-            keys = KeySpecs.getkeys(spec, a, 2);
+            keys = GetKeys.of(spec, a, 2);
         } catch (RedisError e) {
             return "-" + e.getMessage() + "\r\n";
         }
         StringBuilder sb = new StringBuilder("*").append(keys.size()).append("\r\n");
-        for (KeySpecs.Key k : keys) {
+        for (FlaggedKey k : keys) {
             String key = a.string(2 + k.pos());
             if (withFlags) {
                 sb.append("*2\r\n");
