@@ -16,16 +16,16 @@ import java.util.Set;
  * @param info        the {@code COMMAND INFO} entry
  * @param docs        the {@code COMMAND DOCS} value (without the name)
  * @param subcommands subcommand specs by lower-case subcommand name (without the container)
- * @param keySpecs    the key specifications of {@code info}, decoded once ({@link KeyPositions})
+ * @param keySpecs    the key specifications of {@code info}, decoded once ({@link KeySpecs})
  */
 public record CommandSpec(String name, int arity, Set<String> flags, int firstKey, int lastKey, int step,
                           RespValue info, RespValue docs, Map<String, CommandSpec> subcommands,
-                          KeyPositions.KeySpecs keySpecs) {
+                          KeySpecs keySpecs) {
 
     /** A spec whose key specifications are decoded from {@code info}. */
     public CommandSpec(String name, int arity, Set<String> flags, int firstKey, int lastKey, int step,
                        RespValue info, RespValue docs, Map<String, CommandSpec> subcommands) {
-        this(name, arity, flags, firstKey, lastKey, step, info, docs, subcommands, KeyPositions.compile(name, info));
+        this(name, arity, flags, firstKey, lastKey, step, info, docs, subcommands, KeySpecs.compile(name, info));
     }
 
     public boolean has(String flag) {

@@ -3,7 +3,6 @@ package dev.spinel.protocol;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * Finds which arguments of a request are keys, from Redis 7.0's key specifications (the
@@ -15,7 +14,7 @@ import java.util.Locale;
  * <p>Stateless and thread-safe.
  */
 public final class KeyPositions {
-    private static final int[] NONE = new int[0];
+    static final int[] NONE = new int[0];
 
     private KeyPositions() {
     }
@@ -77,207 +76,6 @@ public final class KeyPositions {
         return n == 0 ? NONE : n == out.length ? out : Arrays.copyOf(out, n);
     }
 
-    /**
-     * A command's key specifications, decoded once from its {@code COMMAND INFO} entry (so that finding
-     * the keys of a request reads a few ints, not the metadata tree). Immutable.
-     */
-    public static final class KeySpecs {
-        final boolean sort;
-        /** Null: the entry has no key specs; the legacy first/last/step apply. */
-        final KeySpec[] specs;
-
-        private KeySpecs(boolean sort, KeySpec[] specs) {
-            this.sort = sort;
-            this.specs = specs;
-        }
-    }
-
-    /** Decodes the key specifications of a {@code COMMAND INFO} entry (see {@link CommandSpec#keySpecs()}). */
-    public static KeySpecs compile(String name, RespValue info) {
-        boolean sort = "sort".equals(name) || "sort_ro".equals(name);
-        List<RespValue> fields = info instanceof RespValue.Array a ? a.items() : List.of();
-        if (fields.size() <= 8) {
-            return new KeySpecs(sort, null);
-        }
-        List<KeySpec> specs = new ArrayList<>();
-        for (RespValue ks : items(fields.get(8))) {
-            RespValue begin = field(ks, "begin_search");
-            RespValue find = field(ks, "find_keys");
-            if (begin == null || find == null) {
-                continue;
-            }
-            RespValue bs = field(begin, "spec");
-            RespValue fs = field(find, "spec");
-            String keyword = text(field(bs, "keyword"));
-            boolean readOnly = false;
-            int acl = 0;
-            boolean notKey = false;
-            boolean incomplete = false;
-            List<String> flagNames = new ArrayList<>();
-            for (RespValue flag : items(field(ks, "flags"))) {
-                String f = text(flag);
-                flagNames.add(f);
-                readOnly |= "RO".equals(f);
-                incomplete |= "INCOMPLETE".equalsIgnoreCase(f);
-                notKey |= "NOT_KEY".equalsIgnoreCase(f);
-                acl |= "ACCESS".equalsIgnoreCase(f) ? ACL_READ : 0;
-                acl |= "INSERT".equalsIgnoreCase(f) || "DELETE".equalsIgnoreCase(f) || "UPDATE".equalsIgnoreCase(f)
-                        ? ACL_WRITE : 0;
-            }
-            specs.add(new KeySpec(List.copyOf(flagNames), incomplete, readOnly, notKey ? -1 : acl,
-                    beginType(text(field(begin, "type"))),
-                    (int) integer(field(bs, "index")),
-                    keyword == null ? null : keyword.toUpperCase(Locale.ROOT),
-                    (int) integer(field(bs, "startfrom")),
-                    findType(text(field(find, "type"))),
-                    (int) integer(field(fs, "lastkey")),
-                    (int) integer(field(fs, "keystep")),
-                    (int) integer(field(fs, "limit")),
-                    (int) integer(field(fs, "keynumidx")),
-                    (int) integer(field(fs, "firstkey"))));
-        }
-        return new KeySpecs(sort, specs.toArray(new KeySpec[0]));
-    }
-
-    private static final int BEGIN_OTHER = 0;
-    private static final int BEGIN_INDEX = 1;
-    private static final int BEGIN_KEYWORD = 2;
-    private static final int FIND_OTHER = 0;
-    private static final int FIND_RANGE = 1;
-    private static final int FIND_KEYNUM = 2;
-
-    private static int beginType(String t) {
-        return "index".equals(t) ? BEGIN_INDEX : "keyword".equals(t) ? BEGIN_KEYWORD : BEGIN_OTHER;
-    }
-
-    private static int findType(String t) {
-        return "range".equals(t) ? FIND_RANGE : "keynum".equals(t) ? FIND_KEYNUM : FIND_OTHER;
-    }
-
-    /** One key spec: read-only or not, where the search begins (an index or after a keyword) and how keys follow. */
-    private record KeySpec(List<String> flags, boolean incomplete, boolean readOnly, int aclFlags, int begin, int index, String keyword, int startFrom,
-                           int find, int lastKey, int keyStep, int limit, int keyNumIdx, int firstKey) {
-
-        int beginSearch(Args args) {
-            int argc = args.count();
-            if (begin == BEGIN_INDEX) {
-                return index < 0 ? argc + index : index;
-            }
-            if (begin == BEGIN_KEYWORD) {
-                int from = startFrom >= 0 ? startFrom : argc + startFrom;
-                int step = startFrom >= 0 ? 1 : -1;
-                for (int i = from; i > 0 && i < argc; i += step) {
-                    if (args.is(i, keyword)) {
-                        return i + 1;
-                    }
-                }
-            }
-            return 0;
-        }
-
-        int[] findKeys(int first, Args args) {
-            int argc = args.count();
-            if (first >= argc) {
-                return NONE;
-            }
-            if (find == FIND_RANGE) {
-                int last;
-                if (lastKey >= 0) {
-                    last = first + lastKey;
-                } else if (limit <= 1) {
-                    last = argc + lastKey;
-                } else {
-                    last = first + ((argc - first) / limit + lastKey);
-                }
-                return range(first, Math.min(last, argc - 1), keyStep, argc);
-            }
-            if (find == FIND_KEYNUM) {
-                int numIdx = first + keyNumIdx;
-                int firstKeyIdx = first + firstKey;
-                if (numIdx >= argc) {
-                    return NONE;
-                }
-                long numKeys;
-                try {
-                    numKeys = args.parseLong(numIdx);
-                } catch (NumberFormatException e) {
-                    return NONE;
-                }
-                if (numKeys <= 0) {
-                    return NONE;
-                }
-                long lastIdx = firstKeyIdx + (numKeys - 1) * keyStep;
-                if (lastIdx >= argc) {
-                    throw new IllegalArgumentException("Invalid number of arguments specified for command");
-                }
-                return range(firstKeyIdx, (int) lastIdx, keyStep, argc);
-            }
-            return NONE;
-        }
-
-        /**
-         * COMMAND GETKEYS's reading of this spec (Redis's getKeysUsingKeySpecs for a client's request): adds
-         * its keys to {@code out}; false when the arguments cannot hold the keys the spec declares.
-         */
-        boolean strictKeys(Args args, List<FlaggedKey> out) {
-            int argc = args.count();
-            int first = 0;
-            if (begin == BEGIN_INDEX) {
-                first = index;
-                if (first >= argc) {
-                    return true;
-                }
-            } else if (begin == BEGIN_KEYWORD) {
-                int start = startFrom > 0 ? startFrom : argc + startFrom;
-                int end = startFrom > 0 ? argc - 1 : 0;
-                for (int i = start; i != end && i >= 1 && i < argc; i = start <= end ? i + 1 : i - 1) {
-                    if (args.is(i, keyword)) {
-                        first = i + 1;
-                        break;
-                    }
-                }
-                if (first == 0) {
-                    return true;
-                }
-            } else {
-                return false;
-            }
-            int last;
-            if (find == FIND_RANGE) {
-                if (lastKey >= 0) {
-                    last = first + lastKey;
-                } else if (limit == 0) {
-                    last = argc + lastKey;
-                } else {
-                    last = first + ((argc - first) / limit + lastKey);
-                }
-            } else if (find == FIND_KEYNUM) {
-                if (first + keyNumIdx >= argc) {
-                    return false;
-                }
-                long numKeys;
-                try {
-                    numKeys = args.parseLong(first + keyNumIdx);
-                } catch (NumberFormatException e) {
-                    return false;
-                }
-                if (numKeys < 0 || numKeys > argc) {
-                    return false;
-                }
-                first += firstKey;
-                last = first + (int) numKeys - 1;
-            } else {
-                return false;
-            }
-            if (last >= argc || last < first || first >= argc) {
-                return false;
-            }
-            for (int i = first; i <= last; i += Math.max(1, keyStep)) {
-                out.add(new FlaggedKey(i, flags));
-            }
-            return true;
-        }
-    }
 
     /** ACL permission a key needs: read (key spec flag ACCESS). */
     public static final int ACL_READ = 1;
@@ -447,7 +245,7 @@ public final class KeyPositions {
         return out;
     }
 
-    private static int[] range(int first, int last, int step, int argc) {
+    static int[] range(int first, int last, int step, int argc) {
         if (first <= 0 || step <= 0) {
             return NONE;
         }
@@ -480,32 +278,4 @@ public final class KeyPositions {
         return store > 0 ? new int[]{1, store} : new int[]{1};
     }
 
-    private static RespValue field(RespValue map, String name) {
-        if (!(map instanceof RespValue.MapValue m)) {
-            return null;
-        }
-        List<RespValue> e = m.entries();
-        for (int i = 0; i + 1 < e.size(); i += 2) {
-            if (name.equals(RespValue.text(e.get(i)))) {
-                return e.get(i + 1);
-            }
-        }
-        return null;
-    }
-
-    private static String text(RespValue v) {
-        return v == null ? null : RespValue.text(v);
-    }
-
-    private static long integer(RespValue v) {
-        return v instanceof RespValue.Integer i ? i.value() : 0;
-    }
-
-    private static List<RespValue> items(RespValue v) {
-        return switch (v) {
-            case RespValue.Array a -> a.items();
-            case RespValue.SetValue s -> s.items();
-            default -> List.of();
-        };
-    }
 }
