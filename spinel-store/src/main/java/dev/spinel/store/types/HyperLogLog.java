@@ -1,7 +1,6 @@
 package dev.spinel.store.types;
 
 import java.util.Arrays;
-import java.util.Random;
 
 /**
  * One HyperLogLog value in Redis 7.0's exact byte representation (hyperloglog.c), so that a value
@@ -30,13 +29,12 @@ public final class HyperLogLog {
     private static final int VAL_MAX_LEN = 4;
     private static final int ZERO_MAX_LEN = 64;
     private static final int XZERO_MAX_LEN = 16384;
-    private static final double ALPHA_INF = 0.721347520444481703680;
 
     private byte[] buf;
     private int len;
     private boolean owned;
 
-    private HyperLogLog(byte[] buf, int len, boolean owned) {
+    HyperLogLog(byte[] buf, int len, boolean owned) {
         this.buf = buf;
         this.len = len;
         this.owned = owned;
@@ -124,50 +122,6 @@ public final class HyperLogLog {
         }
     }
 
-    // ---- hashing
-
-    /** MurmurHash64A as Redis has it (little-endian 8-byte blocks, unsigned 32-bit seed). */
-    static long murmur64a(byte[] key, int off, int n, int seed) {
-        final long m = 0xc6a4a7935bd1e995L;
-        final int r = 47;
-        long h = (seed & 0xffffffffL) ^ (n * m);
-        int end = off + (n & ~7);
-        int i = off;
-        for (; i < end; i += 8) {
-            long k = (key[i] & 0xffL) | (key[i + 1] & 0xffL) << 8 | (key[i + 2] & 0xffL) << 16
-                    | (key[i + 3] & 0xffL) << 24 | (key[i + 4] & 0xffL) << 32 | (key[i + 5] & 0xffL) << 40
-                    | (key[i + 6] & 0xffL) << 48 | (key[i + 7] & 0xffL) << 56;
-            k *= m;
-            k ^= k >>> r;
-            k *= m;
-            h ^= k;
-            h *= m;
-        }
-        int rest = n & 7;
-        if (rest > 0) {
-            for (int j = rest - 1; j >= 0; j--) {
-                h ^= (key[i + j] & 0xffL) << (8 * j);
-            }
-            h *= m;
-        }
-        h ^= h >>> r;
-        h *= m;
-        h ^= h >>> r;
-        return h;
-    }
-
-    /**
-     * Redis's hllPatLen: the register index (low 14 bits of the hash) in the low 32 bits of the result,
-     * the run length of zeros of the rest plus one (1..51) in the high 32 bits.
-     */
-    static long patLen(byte[] ele, int off, int n) {
-        long hash = murmur64a(ele, off, n, 0xadc83b19);
-        int index = (int) (hash & (REGISTERS - 1));
-        long rest = (hash >>> P) | (1L << Q);
-        int count = Long.numberOfTrailingZeros(rest) + 1;
-        return ((long) count << 32) | index;
-    }
-
     // ---- dense registers
 
     static int denseGet(byte[] b, int regnum) {
@@ -194,7 +148,7 @@ public final class HyperLogLog {
 
     /** Redis's hllAdd: 1 if a register changed, 0 if not, -1 for a corrupted sparse value. */
     public int add(byte[] ele, int off, int n, long sparseMaxBytes) {
-        long pl = patLen(ele, off, n);
+        long pl = HllMath.patLen(ele, off, n);
         int index = (int) pl;
         int count = (int) (pl >>> 32);
         return encoding() == DENSE ? denseUpdate(index, count) : sparseSet(index, count, sparseMaxBytes);
@@ -502,7 +456,7 @@ public final class HyperLogLog {
                 return -1;
             }
         }
-        return estimate(histo);
+        return HllMath.estimate(histo);
     }
 
     /** The estimate of raw registers (one byte each), as PFCOUNT of several keys computes it. */
@@ -511,51 +465,7 @@ public final class HyperLogLog {
         for (byte r : registers) {
             histo[r]++;
         }
-        return estimate(histo);
-    }
-
-    /** Ertl's improved estimator ("New cardinality estimation algorithms for HyperLogLog sketches"). */
-    static long estimate(int[] histo) {
-        double m = REGISTERS;
-        double z = m * tau((m - histo[Q + 1]) / m);
-        for (int j = Q; j >= 1; --j) {
-            z += histo[j];
-            z *= 0.5;
-        }
-        z += m * sigma(histo[0] / m);
-        return Math.round(ALPHA_INF * m * m / z);
-    }
-
-    static double sigma(double x) {
-        if (x == 1.0) {
-            return Double.POSITIVE_INFINITY;
-        }
-        double zPrime;
-        double y = 1;
-        double z = x;
-        do {
-            x *= x;
-            zPrime = z;
-            z += x * y;
-            y += y;
-        } while (zPrime != z);
-        return z;
-    }
-
-    static double tau(double x) {
-        if (x == 0.0 || x == 1.0) {
-            return 0.0;
-        }
-        double zPrime;
-        double y = 1.0;
-        double z = 1 - x;
-        do {
-            x = Math.sqrt(x);
-            zPrime = z;
-            y *= 0.5;
-            z -= (1 - x) * (1 - x) * y;
-        } while (zPrime != z);
-        return z / 3;
+        return HllMath.estimate(histo);
     }
 
     /** PFDEBUG DECODE's text of a sparse value: {@code z:len}, {@code Z:len}, {@code v:value,len}. */
@@ -576,64 +486,6 @@ public final class HyperLogLog {
             }
         }
         return sb.toString().strip();
-    }
-
-    /**
-     * PFSELFTEST, as Redis runs it: the dense register accessors keep random values without touching
-     * their neighbours; then up to 10 million distinct elements go into a dense and a sparse value at
-     * once, and at every power of ten the two estimates must agree, the sparse one must still be
-     * sparse while small, and the error must stay within six standard errors. Returns {@code null}
-     * on success, else the error reply.
-     */
-    public static String selfTest(long sparseMaxBytes) {
-        Random rnd = new Random();
-        byte[] dense = new byte[DENSE_SIZE];
-        dense[4] = DENSE;
-        int[] expected = new int[REGISTERS];
-        for (int cycle = 0; cycle < 1000; cycle++) {
-            for (int i = 0; i < REGISTERS; i++) {
-                expected[i] = rnd.nextInt(64);
-                denseSet(dense, i, expected[i]);
-            }
-            for (int i = 0; i < REGISTERS; i++) {
-                int v = denseGet(dense, i);
-                if (v != expected[i]) {
-                    return "TESTFAILED Register " + i + " should be " + expected[i] + " but is " + v;
-                }
-            }
-        }
-        Arrays.fill(dense, HDR, DENSE_SIZE, (byte) 0);
-        HyperLogLog d = new HyperLogLog(dense, DENSE_SIZE, true);
-        HyperLogLog sparse = create();
-        double relerr = 1.04 / Math.sqrt(REGISTERS);
-        long checkpoint = 1;
-        long seed = rnd.nextLong();
-        byte[] ele = new byte[8];
-        for (long j = 1; j <= 10_000_000; j++) {
-            long x = j ^ seed;
-            for (int b = 0; b < 8; b++) {
-                ele[b] = (byte) (x >>> (8 * b));
-            }
-            d.add(ele, 0, 8, sparseMaxBytes);
-            sparse.add(ele, 0, 8, sparseMaxBytes);
-            if (j != checkpoint) {
-                continue;
-            }
-            if (j < sparseMaxBytes / 2 && sparse.encoding() != SPARSE) {
-                return "TESTFAILED sparse encoding not used";
-            }
-            long card = d.count();
-            if (card != sparse.count()) {
-                return "TESTFAILED dense/sparse disagree";
-            }
-            long maxerr = j == 10 ? 1 : (long) Math.ceil(relerr * 6 * checkpoint);
-            long abserr = Math.abs(checkpoint - card);
-            if (abserr > maxerr) {
-                return "TESTFAILED Too big error. card:" + checkpoint + " abserr:" + abserr;
-            }
-            checkpoint *= 10;
-        }
-        return null;
     }
 
     /** The dense register values (converts a sparse value first; the caller checked it converts). */

@@ -11,6 +11,7 @@ import dev.spinel.server.errors.RedisError;
 import dev.spinel.store.Entry;
 import dev.spinel.store.Segment;
 import dev.spinel.store.types.HyperLogLog;
+import dev.spinel.store.types.HllSelfTest;
 
 import java.nio.charset.StandardCharsets;
 
@@ -187,7 +188,7 @@ public final class HyperLogLogCommands {
 
     // PFSELFTEST (seconds of work on the calling loop, as in Redis: an admin command)
     static void pfselftest(Session s, Args a) {
-        String failure = HyperLogLog.selfTest(sparseMaxBytes(s));
+        String failure = HllSelfTest.run(sparseMaxBytes(s));
         if (failure != null) {
             throw new RedisError(failure);
         }
