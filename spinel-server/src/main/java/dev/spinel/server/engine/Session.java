@@ -651,6 +651,15 @@ public final class Session {
         return now;
     }
 
+    /**
+     * Redis's checkAlreadyExpired: an absolute expiry time already past deletes the key at once (EXPIREAT,
+     * GETEX PXAT, RESTORE ABSTTL), except on a replica, which keeps it with that time (reads report it
+     * missing) until its master's DEL.
+     */
+    public boolean expiresAtOnce(long when) {
+        return when <= now && !engine.replicaMode();
+    }
+
     void beginCommand(long nowMillis, String commandName) {
         this.now = nowMillis;
         this.lastInteraction = nowMillis;

@@ -19,6 +19,8 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The replica side of a replication link: one thread that connects to the master, does Redis's
@@ -46,6 +48,8 @@ final class MasterLink {
     /** Offset of the last stream byte applied (Redis's master_repl_offset on a replica). */
     private volatile long processed = -1;
     private volatile String masterReplid;
+    /** Held while one command of the stream is applied and forwarded: snapshots fall between two commands. */
+    private final ReentrantLock applyLock = new ReentrantLock();
     private volatile long lastIo = System.currentTimeMillis();
     private volatile long linkDownSince = System.currentTimeMillis();
     private volatile boolean syncInProgress;
@@ -78,7 +82,11 @@ final class MasterLink {
         }
     }
 
-    MasterLink(Replication replication, String host, int port) {
+    /**
+     * @param continueId the history to ask the master to continue (PSYNC continueId continueFrom+1), or null
+     *                   for "PSYNC ? -1" (Redis's cached master: our own history, or the RDB's at start-up)
+     */
+    MasterLink(Replication replication, String host, int port, String continueId, long continueFrom, int streamDb) {
         this.replication = replication;
         this.engine = replication.engine();
         this.host = host;
@@ -87,6 +95,24 @@ final class MasterLink {
         applier.authenticated(true);
         applier.user(Acl.internalSuperuser("master")); // the master's writes are never refused by ACL rules
         applier.replicationApplier(true);
+        if (continueId != null && continueFrom >= 0) {
+            this.masterReplid = continueId;
+            this.processed = continueFrom;
+            applier.select(streamDb);
+        }
+    }
+
+    String masterReplid() {
+        return masterReplid;
+    }
+
+    /** The database the master's stream is in (the RDB's repl-stream-db, then its SELECTs); under {@link #applyLock}. */
+    int streamDb() {
+        return applier.db().index();
+    }
+
+    Lock applyLock() {
+        return applyLock;
     }
 
     String host() {
@@ -195,7 +221,7 @@ final class MasterLink {
             throw new IOException("Error reply to PING from master: '" + pong + "'");
         }
         reply(in, send("REPLCONF", "listening-port", Integer.toString(replication.listeningPort())));
-        reply(in, send("REPLCONF", "capa", "psync2"));
+        reply(in, send("REPLCONF", "capa", "eof", "capa", "psync2"));
         long from = processed;
         String id = masterReplid;
         String answer = id == null || from < 0
@@ -213,18 +239,29 @@ final class MasterLink {
                 applier.user(Acl.internalSuperuser("master"));
             }
             syncInProgress = true;
-            loadRdb(in);
+            int db = loadRdb(in);
             syncInProgress = false;
-            masterReplid = newId;
-            processed = offset;
-            replication.adoptMaster(newId, offset);
-            applier.select(0);
+            applyLock.lock();
+            try {
+                masterReplid = newId;
+                processed = offset;
+                applier.select(db);
+                replication.fullSyncFrom(newId, offset);
+            } finally {
+                applyLock.unlock();
+            }
             replication.fullSyncLoaded();
         } else if (answer.startsWith("+CONTINUE")) {
             String[] parts = answer.split(" ");
-            if (parts.length > 1 && !parts[1].equals(masterReplid)) {
-                masterReplid = parts[1];
-                replication.adoptMaster(parts[1], processed);
+            String newId = parts.length > 1 ? parts[1].trim() : null;
+            applyLock.lock();
+            try {
+                if (newId != null) {
+                    masterReplid = newId;
+                }
+                replication.continued(newId, processed);
+            } finally {
+                applyLock.unlock();
             }
             Log.notice("Successful partial resynchronization with master.");
         } else {
@@ -236,20 +273,35 @@ final class MasterLink {
         applyStream(in);
     }
 
-    /** Reads {@code $<len>\r\n<rdb>} (newlines before it are the master's keepalives) and loads it. */
-    private void loadRdb(StreamReader in) throws IOException {
+    /**
+     * Reads the RDB, disk-style {@code $<len>\r\n<rdb>} or diskless-style {@code $EOF:<40-byte mark>\r\n<rdb><mark>}
+     * (newlines before it are the master's keepalives), and loads it; returns its repl-stream-db. As
+     * Redis's replica, keys already past their expiry are kept (the master's DELs will come).
+     */
+    private int loadRdb(StreamReader in) throws IOException {
         String header;
         do {
             header = in.line();
             lastIo = System.currentTimeMillis();
         } while (header.isEmpty());
-        if (!header.startsWith("$") || header.startsWith("$EOF:")) {
+        if (!header.startsWith("$")) {
             throw new IOException("Bad protocol from MASTER, the first byte is not '$' (we received '" + header + "')");
         }
-        byte[] rdb = new byte[Integer.parseInt(header.substring(1))];
-        in.readFully(rdb);
-        Log.notice("MASTER <-> REPLICA sync: receiving " + rdb.length + " bytes from master to disk");
+        byte[] rdb;
+        if (header.startsWith("$EOF:")) {
+            byte[] mark = header.substring(5).getBytes(StandardCharsets.US_ASCII);
+            if (mark.length != 40) {
+                throw new IOException("Bad EOF mark from MASTER: '" + header + "'");
+            }
+            rdb = in.readUntilMark(mark);
+            Log.notice("MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF to disk");
+        } else {
+            rdb = new byte[Integer.parseInt(header.substring(1))];
+            in.readFully(rdb);
+            Log.notice("MASTER <-> REPLICA sync: receiving " + rdb.length + " bytes from master to disk");
+        }
         Keyspace ks = engine.keyspace();
+        int streamDb = 0;
         ks.lockAll();
         try {
             ks.clearAll();
@@ -261,40 +313,68 @@ final class MasterLink {
                 } catch (FunctionError e) {
                     throw new IllegalStateException("Failed loading library, " + e.getMessage());
                 }
-            });
+            }).keepExpired();
             new RdbReader(ValueCodecs.standard(), ks.databases()).read(new ByteArrayInputStream(rdb), loader);
+            String db = loader.aux().get("repl-stream-db");
+            if (db != null) {
+                streamDb = Integer.parseInt(db);
+            }
             Log.notice("MASTER <-> REPLICA sync: Finished with success (" + loader.loaded() + " keys)");
         } finally {
             ks.unlockAll();
         }
+        return streamDb;
     }
 
-    /** Applies the stream until the link drops; the offset advances per processed command. */
+    /**
+     * Applies the stream until the link drops; the offset advances per processed command. What was applied
+     * is forwarded unchanged to our own replicas (a MULTI block once its EXEC is applied, as Redis's
+     * commandProcessed does), under {@link #applyLock} with the command, so a snapshot for a replica of ours
+     * never sees a command without its bytes in the stream.
+     */
     private void applyStream(StreamReader in) throws IOException {
         long base = in.consumed();
         long start = processed;
+        in.record(true);
         while (!closed) {
             byte[][] argv = in.command();
             lastIo = System.currentTimeMillis();
-            if (argv == null || argv.length == 0) {
-                processed = start + (in.consumed() - base);
-                continue;
-            }
-            String name = new String(argv[0], StandardCharsets.US_ASCII).toLowerCase(Locale.ROOT);
-            if (name.equals("replconf") && argv.length > 1 && new String(argv[1], StandardCharsets.US_ASCII).equalsIgnoreCase("getack")) {
-                sendAck(); // before counting the GETACK itself, as Redis 7.0 does
-            } else if (!name.equals("ping")) {
-                engine.execute(applier, Args.of(argv));
-                Args again;
-                while ((again = connection.takePostponed()) != null && !closed) {
-                    sleepWhilePaused(); // CLIENT PAUSE: the stream waits, nothing is lost
-                    connection.resume();
-                    engine.execute(applier, again);
+            applyLock.lock();
+            try {
+                if (argv != null && argv.length > 0) {
+                    apply(argv);
                 }
-                applier.out().clear();
+                processed = start + (in.consumed() - base);
+                if (applier.transaction() == null) {
+                    ReplicationStream st = replication.stream();
+                    if (st != null) {
+                        st.appendRaw(in.recorded(), 0, in.recordedLength());
+                    }
+                    in.clearRecorded();
+                }
+            } finally {
+                applyLock.unlock();
             }
-            processed = start + (in.consumed() - base);
-            replication.advanceIdle(processed);
+        }
+    }
+
+    private void apply(byte[][] argv) {
+        String name = new String(argv[0], StandardCharsets.US_ASCII).toLowerCase(Locale.ROOT);
+        if (name.equals("replconf") && argv.length > 1 && new String(argv[1], StandardCharsets.US_ASCII).equalsIgnoreCase("getack")) {
+            try {
+                sendAck(); // before counting the GETACK itself, as Redis 7.0 does
+            } catch (IOException e) {
+                close(socket);
+            }
+        } else if (!name.equals("ping")) {
+            engine.execute(applier, Args.of(argv));
+            Args again;
+            while ((again = connection.takePostponed()) != null && !closed) {
+                sleepWhilePaused(); // CLIENT PAUSE: the stream waits, nothing is lost
+                connection.resume();
+                engine.execute(applier, again);
+            }
+            applier.out().clear();
         }
     }
 
@@ -400,7 +480,7 @@ final class MasterLink {
         if (!connected()) {
             f(sb, "master_link_down_since_seconds", (now - linkDownSince) / 1000);
         }
-        f(sb, "slave_priority", 100);
+        f(sb, "slave_priority", replication.config().replicaPriority.value());
         f(sb, "slave_read_only", replication.config().replicaReadOnly.value() ? 1 : 0);
         f(sb, "replica_announced", 1);
     }

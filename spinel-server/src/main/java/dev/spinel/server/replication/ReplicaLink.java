@@ -42,6 +42,8 @@ final class ReplicaLink {
     private volatile boolean dropped;
     /** When the output first passed the soft limit (0: under it); loop only. */
     private long softSince;
+    /** The full resync's RDB goes diskless-style ({@code $EOF:<mark>}): the replica said capa eof. */
+    private volatile boolean diskless;
 
     ReplicaLink(Session session, ReplicationStream stream, Replication replication) {
         this.session = session;
@@ -62,6 +64,24 @@ final class ReplicaLink {
 
     boolean online() {
         return online;
+    }
+
+    ReplicationStream stream() {
+        return stream;
+    }
+
+    void diskless(boolean on) {
+        diskless = on;
+    }
+
+    /** A line before the RDB (a delayed diskless sync's +FULLRESYNC), written on the connection's loop. */
+    void sendFirst(byte[] line) {
+        session.connection().execute(() -> {
+            if (!dropped) {
+                session.out().raw(line);
+                session.connection().flushReplies();
+            }
+        });
     }
 
     long sent() {
@@ -125,15 +145,26 @@ final class ReplicaLink {
         }
     }
 
-    /** The full resync's RDB is ready: sends it as {@code $<len>\r\n<rdb>}, then what the stream held (loop only). */
+    /**
+     * The full resync's RDB is ready: sends it as {@code $<len>\r\n<rdb>}, or diskless-style as
+     * {@code $EOF:<40 random characters>\r\n<rdb><the same 40>} (Redis's repl-diskless-sync to a replica
+     * that said capa eof), then what the stream held (loop only).
+     */
     void rdbReady(byte[] rdb) {
         session.connection().execute(() -> {
             if (dropped) {
                 return;
             }
             ReplyBuffer out = session.out();
-            out.raw(("$" + rdb.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
-            out.raw(rdb);
+            if (diskless) {
+                byte[] mark = Replication.randomHex().getBytes(StandardCharsets.US_ASCII);
+                out.raw(("$EOF:" + new String(mark, StandardCharsets.US_ASCII) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+                out.raw(rdb);
+                out.raw(mark);
+            } else {
+                out.raw(("$" + rdb.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
+                out.raw(rdb);
+            }
             byte[] h = held.toByteArray();
             out.raw(h);
             held = null;
