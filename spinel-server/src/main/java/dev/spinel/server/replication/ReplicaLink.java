@@ -44,6 +44,8 @@ final class ReplicaLink {
     private long softSince;
     /** The full resync's RDB goes diskless-style ({@code $EOF:<mark>}): the replica said capa eof. */
     private volatile boolean diskless;
+    /** A diskless payload was sent; the stream waits for the replica's first ACK (loop only). */
+    private boolean awaitingAck;
 
     ReplicaLink(Session session, ReplicationStream stream, Replication replication) {
         this.session = session;
@@ -165,15 +167,34 @@ final class ReplicaLink {
                 out.raw(("$" + rdb.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
                 out.raw(rdb);
             }
-            byte[] h = held.toByteArray();
-            out.raw(h);
-            held = null;
-            online = true;
             ackTime = System.currentTimeMillis();
-            Log.notice("Synchronization with replica " + describe() + " succeeded");
-            session.connection().flushReplies();
-            pump();
+            if (diskless) {
+                // The replica finds the payload's end by its last 40 bytes: nothing may follow them until it
+                // has loaded it and sent its first ACK (Redis's repl_start_cmd_stream_on_ack).
+                awaitingAck = true;
+                session.connection().flushReplies();
+                return;
+            }
+            startStream();
         });
+    }
+
+    /** The replica's first ACK after a diskless payload: the stream held meanwhile follows (loop only). */
+    void acked() {
+        if (awaitingAck && !dropped) {
+            awaitingAck = false;
+            startStream();
+        }
+    }
+
+    private void startStream() {
+        byte[] h = held.toByteArray();
+        session.out().raw(h);
+        held = null;
+        online = true;
+        Log.notice("Synchronization with replica " + describe() + " succeeded");
+        session.connection().flushReplies();
+        pump();
     }
 
     /** Stops streaming and closes the replica's connection (Redis frees the client the same way). */

@@ -433,6 +433,7 @@ public final class Replication {
                             return;
                         }
                         link.ackTime = System.currentTimeMillis();
+                        link.acked();
                         waits.acked();
                     }
                     return; // never a reply

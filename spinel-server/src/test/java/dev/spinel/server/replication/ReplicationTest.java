@@ -211,7 +211,7 @@ class ReplicationTest {
     }
 
     /** Waits until the replica's link is up and its offset is the master's (20 s at most). */
-    private static void awaitInSync(RawClient m, RawClient r) throws Exception {
+    static void awaitInSync(RawClient m, RawClient r) throws Exception {
         long deadline = System.nanoTime() + 20_000_000_000L;
         Map<String, String> ri = Map.of();
         Map<String, String> mi = Map.of();
