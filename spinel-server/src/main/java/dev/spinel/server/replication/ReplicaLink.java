@@ -192,6 +192,7 @@ final class ReplicaLink {
         session.out().raw(h);
         held = null;
         online = true;
+        replication.replicaOnline();
         Log.notice("Synchronization with replica " + describe() + " succeeded");
         session.connection().flushReplies();
         pump();

@@ -469,6 +469,11 @@ public final class Replication {
         }
     }
 
+    /** A replica went online: it may count as good for min-replicas-to-write (Redis's putSlaveOnline). */
+    void replicaOnline() {
+        refusals.refresh();
+    }
+
     void forget(ReplicaLink link) {
         replicas.remove(link.session, link);
         ReplicationStream st = stream;
