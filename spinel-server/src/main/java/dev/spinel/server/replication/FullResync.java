@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.Lock;
 import java.util.function.IntSupplier;
+import java.util.function.LongConsumer;
 
 /**
  * The RDB of a full resync: a point-in-time snapshot armed under every stripe together with the
@@ -32,9 +33,10 @@ final class FullResync {
      * {@code applyLock} (a replica's: held while it applies one command of its master's stream) is taken
      * first, so the snapshot falls between two commands; {@code streamDb} is then the database the stream
      * is in (the RDB's repl-stream-db: a replica forwards its master's stream without adding a SELECT).
+     * {@code beforeRdb} gets the offset before the RDB is written (so it is told before any link gets it).
      */
     static long begin(Engine engine, FunctionLibraries libraries, ReplicationStream stream, List<ReplicaLink> links,
-                      String replid, Lock applyLock, IntSupplier streamDb, boolean compression) {
+                      String replid, Lock applyLock, IntSupplier streamDb, boolean compression, LongConsumer beforeRdb) {
         Keyspace ks = engine.keyspace();
         RdbWriter writer = new RdbWriter(ValueCodecs.standard());
         RdbWriter.Snapshot snap;
@@ -67,6 +69,7 @@ final class FullResync {
         withRepl.put("repl-id", replid);
         withRepl.put("repl-offset", offset);
         RdbWriter.Options options = new RdbWriter.Options(compression, true, RdbWriter.Access.NONE, withRepl, functions);
+        beforeRdb.accept(offset); // the +FULLRESYNC lines go out before the RDB can be handed over
         Thread t = new Thread(() -> {
             try {
                 ByteArrayOutputStream bytes = new ByteArrayOutputStream(1 << 16);

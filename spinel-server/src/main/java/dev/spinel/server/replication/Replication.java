@@ -31,6 +31,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Lock;
 import java.util.function.IntSupplier;
+import java.util.function.LongConsumer;
 
 /**
  * A server's replication state and the master side of Redis's replication protocol: the replication
@@ -321,10 +322,11 @@ public final class Replication {
             waitForDisklessStart(link); // +FULLRESYNC when the transfer starts, shared by the replicas that came meanwhile
             return;
         }
-        long offset = startFullResync(List.of(link));
-        if (psync) {
-            s.out().raw(fullResyncLine(offset));
-        }
+        long offset = startFullResync(List.of(link), off -> {
+            if (psync) {
+                s.out().raw(fullResyncLine(off)); // on this loop: before the RDB, which is sent by a task of this loop
+            }
+        });
         Log.notice("Replica " + link.describe() + " asks for synchronization; full resync from offset " + offset
                 + (eof ? " (diskless)" : ""));
     }
@@ -337,11 +339,11 @@ public final class Replication {
      * The snapshot for {@code links} (one RDB for all), attached to the stream at the same point; on a
      * replica, between two applied commands of the master's stream, whose database the RDB names.
      */
-    private long startFullResync(List<ReplicaLink> links) {
+    private long startFullResync(List<ReplicaLink> links, LongConsumer beforeRdb) {
         MasterLink ml = masterLink;
         ReplicationStream st = links.getFirst().stream();
         return FullResync.begin(engine, functions, st, links, replid, ml != null ? ml.applyLock() : null,
-                ml != null ? ml::streamDb : () -> 0, config.rdbcompression.value());
+                ml != null ? ml::streamDb : () -> 0, config.rdbcompression.value(), beforeRdb);
     }
 
     /**
@@ -388,11 +390,12 @@ public final class Replication {
         if (links.isEmpty()) {
             return;
         }
-        long offset = startFullResync(links);
-        byte[] line = fullResyncLine(offset);
-        for (ReplicaLink l : links) {
-            l.sendFirst(line);
-        }
+        long offset = startFullResync(links, off -> {
+            byte[] line = fullResyncLine(off);
+            for (ReplicaLink l : links) {
+                l.sendFirst(line);
+            }
+        });
         Log.notice("Starting BGSAVE for SYNC with target: replicas sockets (" + links.size() + " replicas, offset " + offset + ")");
     }
 
