@@ -224,9 +224,18 @@ final class MasterLink {
         reply(in, send("REPLCONF", "capa", "eof", "capa", "psync2"));
         long from = processed;
         String id = masterReplid;
-        String answer = id == null || from < 0
-                ? reply(in, send("PSYNC", "?", "-1"))
-                : reply(in, send("PSYNC", id, Long.toString(from + 1)));
+        boolean failover = replication.failoverInProgress();
+        String answer;
+        if (id == null || from < 0) {
+            answer = reply(in, send("PSYNC", "?", "-1"));
+        } else if (failover) {
+            answer = reply(in, send("PSYNC", id, Long.toString(from + 1), "FAILOVER")); // the target takes over
+        } else {
+            answer = reply(in, send("PSYNC", id, Long.toString(from + 1)));
+        }
+        if (failover) {
+            replication.failoverAnswered(answer.startsWith("+FULLRESYNC") || answer.startsWith("+CONTINUE"));
+        }
         state = "sync";
         if (answer.startsWith("+FULLRESYNC")) {
             String[] parts = answer.split(" ");

@@ -67,6 +67,7 @@ public final class Replication {
     private final Map<Session, Announced> announced = new ConcurrentHashMap<>();
     private final ReplicaWaits waits;
     private final Refusals refusals;
+    private final Failover failover;
     /** Replicas waiting for a diskless full resync to start (repl-diskless-sync-delay); guarded by {@code this}. */
     private final List<ReplicaLink> disklessWaiting = new ArrayList<>();
     private long disklessWaitingSince;
@@ -87,6 +88,7 @@ public final class Replication {
         this.config = config;
         this.waits = new ReplicaWaits(engine, replicas.values());
         this.refusals = new Refusals(this, config, replicas.values());
+        this.failover = new Failover(this, engine, replicas.values());
         engine.closeListener(this::closed);
         engine.replicaClients(replicas::containsKey);
         config.replBacklogSize.listen(v -> {
@@ -359,23 +361,28 @@ public final class Replication {
         }
         if (disklessWaiting.size() == 1) {
             disklessWaitingSince = System.currentTimeMillis();
-            if (timer == null) {
-                timer = Executors.newSingleThreadScheduledExecutor(r -> {
-                    Thread t = new Thread(r, "spinel-repl-diskless");
-                    t.setDaemon(true);
-                    return t;
-                });
-            }
-            timer.schedule(this::startDisklessIfDue, config.replDisklessSyncDelay.value() * 1000, TimeUnit.MILLISECONDS);
+            later(this::startDisklessIfDue, config.replDisklessSyncDelay.value() * 1000);
         }
         Log.notice("Delay next BGSAVE for diskless SYNC (replica " + link.describe() + ")");
+    }
+
+    /** Runs {@code task} on replication's timer thread in {@code millis} ms (diskless delay, FAILOVER timeout). */
+    synchronized void later(Runnable task, long millis) {
+        if (timer == null) {
+            timer = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "spinel-repl-timer");
+                t.setDaemon(true);
+                return t;
+            });
+        }
+        timer.schedule(task, millis, TimeUnit.MILLISECONDS);
     }
 
     private synchronized void startDisklessIfDue() {
         if (!disklessWaiting.isEmpty() && System.currentTimeMillis() - disklessWaitingSince >= config.replDisklessSyncDelay.value() * 1000 - 50) {
             startDisklessNow();
         } else if (!disklessWaiting.isEmpty()) {
-            timer.schedule(this::startDisklessIfDue, 100, TimeUnit.MILLISECONDS);
+            later(this::startDisklessIfDue, 100);
         }
     }
 
@@ -438,6 +445,7 @@ public final class Replication {
                         link.ackTime = System.currentTimeMillis();
                         link.acked();
                         waits.acked();
+                        failover.check();
                     }
                     return; // never a reply
                 }
@@ -518,6 +526,7 @@ public final class Replication {
             st.ping();
         }
         refusals.refresh();
+        failover.check();
         long timeoutMs = config.replTimeout.value() * 1000;
         for (ReplicaLink l : replicas.values()) {
             if (l.online() && now - l.ackTime > timeoutMs) {
@@ -571,7 +580,7 @@ public final class Replication {
                     .append(",state=").append(state).append(",offset=").append(l.ackOffset)
                     .append(",lag=").append((now - l.ackTime) / 1000).append("\r\n");
         }
-        field(sb, "master_failover_state", "no-failover");
+        field(sb, "master_failover_state", failover.stateName());
         field(sb, "master_replid", replid);
         field(sb, "master_replid2", replid2);
         field(sb, "master_repl_offset", offset());
@@ -724,6 +733,21 @@ public final class Replication {
             stream = newStream(off);
         }
         return stream;
+    }
+
+    /** FAILOVER [TO host port [FORCE]] [ABORT] [TIMEOUT ms]. */
+    void failover(Session s, Args a) {
+        failover.command(s, a);
+    }
+
+    /** The master link's handshake: whether its PSYNC carries FAILOVER (this server is handing over). */
+    boolean failoverInProgress() {
+        return failover.inProgress();
+    }
+
+    /** The answer to the PSYNC FAILOVER: accepted (+CONTINUE/+FULLRESYNC) or not. */
+    void failoverAnswered(boolean accepted) {
+        failover.answered(accepted);
     }
 
     /** The stream a replica forwards to its own replicas (null before its first sync). */
