@@ -585,6 +585,11 @@ public final class Session {
         this.replicationApplier = on;
     }
 
+    /** True for the session applying a master's stream (CLIENT LIST flags=M, TYPE master). */
+    public boolean replicationApplier() {
+        return replicationApplier;
+    }
+
     /**
      * The time key lookups check expiry against: the command's time, but inside EXEC and scripts the time
      * they started, as Redis (fixed_time_expire, the script's time snapshot): a key does not expire in the

@@ -54,19 +54,39 @@ final class MasterLink {
     private volatile long linkDownSince = System.currentTimeMillis();
     private volatile boolean syncInProgress;
     private Thread thread;
-    /** The master's client on this side: the stream is applied through it. */
-    private final Session applier;
+    /**
+     * The master's client on this side: the stream is applied through it. It is in CLIENT LIST (flags=M)
+     * while the link is up; a new one per connection when the last was killed or cut inside a MULTI.
+     */
+    private volatile Session applier;
     private final ApplierConnection connection = new ApplierConnection();
 
     /**
      * The applier's connection: a command postponed by CLIENT PAUSE (the stream is all writes) is kept to
-     * run again once the pause ends, as Redis's master client waits, instead of being dropped.
+     * run again once the pause ends, as Redis's master client waits, instead of being dropped. Its address is
+     * the master's; killing it (CLIENT KILL TYPE master) drops the link, which then reconnects with PSYNC.
      */
-    private static final class ApplierConnection extends InternalConnection {
+    private final class ApplierConnection extends InternalConnection {
         private Args postponed;
 
         ApplierConnection() {
             super("master");
+        }
+
+        @Override
+        public String remoteAddress() {
+            return host + ":" + port;
+        }
+
+        @Override
+        public String localAddress() {
+            Socket s = socket;
+            return s != null ? s.getLocalAddress().getHostAddress() + ":" + s.getLocalPort() : "";
+        }
+
+        @Override
+        public void kill() {
+            close(socket);
         }
 
         @Override
@@ -91,15 +111,21 @@ final class MasterLink {
         this.engine = replication.engine();
         this.host = host;
         this.port = port;
-        this.applier = new Session(engine, engine.clients().nextId(), connection);
-        applier.authenticated(true);
-        applier.user(Acl.internalSuperuser("master")); // the master's writes are never refused by ACL rules
-        applier.replicationApplier(true);
+        this.applier = newApplier(0);
         if (continueId != null && continueFrom >= 0) {
             this.masterReplid = continueId;
             this.processed = continueFrom;
             applier.select(streamDb);
         }
+    }
+
+    private Session newApplier(int db) {
+        Session s = new Session(engine, engine.clients().nextId(), connection);
+        s.authenticated(true);
+        s.user(Acl.internalSuperuser("master")); // the master's writes are never refused by ACL rules
+        s.replicationApplier(true);
+        s.select(db);
+        return s;
     }
 
     String masterReplid() {
@@ -222,6 +248,11 @@ final class MasterLink {
         }
         reply(in, send("REPLCONF", "listening-port", Integer.toString(replication.listeningPort())));
         reply(in, send("REPLCONF", "capa", "eof", "capa", "psync2"));
+        Session a = applier;
+        if (a.killed() || a.transaction() != null) {
+            // a MULTI cut by the drop is dropped (processed stayed before it: the master sends it again)
+            applier = newApplier(a.db().index());
+        }
         long from = processed;
         String id = masterReplid;
         boolean failover = replication.failoverInProgress();
@@ -242,11 +273,6 @@ final class MasterLink {
             String newId = parts[1];
             long offset = Long.parseLong(parts[2]);
             Log.notice("Full resync from master: " + newId + ":" + offset);
-            if (applier.transaction() != null) {
-                applier.reset(); // a MULTI cut by the drop never completes: the new dataset replaces it
-                applier.authenticated(true);
-                applier.user(Acl.internalSuperuser("master"));
-            }
             syncInProgress = true;
             int db = loadRdb(in);
             syncInProgress = false;
@@ -279,7 +305,13 @@ final class MasterLink {
         state = "connected";
         Log.notice("MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization or finished the full one.");
         sendAck();
-        applyStream(in);
+        Session listed = applier;
+        engine.clients().add(listed); // CLIENT LIST flags=M, CLIENT KILL TYPE master
+        try {
+            applyStream(in);
+        } finally {
+            engine.clients().remove(listed);
+        }
     }
 
     /**
@@ -353,8 +385,9 @@ final class MasterLink {
                 if (argv != null && argv.length > 0) {
                     apply(argv);
                 }
-                processed = start + (in.consumed() - base);
                 if (applier.transaction() == null) {
+                    // as Redis's reploff, the offset does not move inside a MULTI block: a drop there resends it
+                    processed = start + (in.consumed() - base);
                     ReplicationStream st = replication.stream();
                     if (st != null) {
                         st.appendRaw(in.recorded(), 0, in.recordedLength());

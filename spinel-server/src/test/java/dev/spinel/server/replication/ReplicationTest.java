@@ -98,6 +98,16 @@ class ReplicationTest {
                 assertEquals("1", info(m).get("sync_partial_ok"));
                 assertEquals("1", info(m).get("sync_full"));
 
+                // the link is the replica's flags=M client: CLIENT KILL TYPE master drops it, it resumes with PSYNC
+                String masters = r.callString("CLIENT", "LIST", "TYPE", "master");
+                assertTrue(masters.contains(" addr=127.0.0.1:" + master.port() + " ") && masters.contains(" flags=M "), masters);
+                assertEquals(":1\r\n", r.callString("CLIENT", "KILL", "TYPE", "master"));
+                m.callString("SET", "after-kill", "1");
+                awaitInSync(m, r);
+                assertEquals("$1\r\n1\r\n", r.callString("GET", "after-kill"));
+                assertEquals("2", info(m).get("sync_partial_ok"));
+                assertEquals("1", info(m).get("sync_full"));
+
                 // CLIENT PAUSE WRITE on the replica holds the stream back; nothing is lost
                 assertEquals("+OK\r\n", r.callString("CLIENT", "PAUSE", "400", "WRITE"));
                 m.callString("SET", "during-pause", "1");
