@@ -1,6 +1,8 @@
 package dev.spinel.persistence;
 
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.function.Consumer;
 
 import dev.spinel.store.Entry;
@@ -25,6 +27,8 @@ public final class KeyspaceLoader implements RdbSink {
     private final Consumer<byte[]> functions;
     private boolean refuseExisting;
     private Runnable perKey;
+    private boolean keepExpired;
+    private final Map<String, String> aux = new LinkedHashMap<>();
 
     public KeyspaceLoader(Keyspace keyspace, long now) {
         this(keyspace, now, null);
@@ -35,6 +39,17 @@ public final class KeyspaceLoader implements RdbSink {
         this.keyspace = keyspace;
         this.now = now;
         this.functions = functions;
+    }
+
+    /** Keeps the file's AUX fields (a few: redis-ver, repl-id, repl-offset, ...), see {@link #aux()}. */
+    @Override
+    public void aux(byte[] key, byte[] value) {
+        aux.put(new String(key, StandardCharsets.UTF_8), new String(value, StandardCharsets.UTF_8));
+    }
+
+    /** The AUX fields read so far, by name (the replication info a restarted server continues from). */
+    public Map<String, String> aux() {
+        return aux;
     }
 
     @Override
@@ -55,6 +70,15 @@ public final class KeyspaceLoader implements RdbSink {
         return this;
     }
 
+    /**
+     * Keeps keys already past their expiry (Redis's rdbLoad on a replica: the master's DEL removes them,
+     * and until then reads report them missing); returns this loader.
+     */
+    public KeyspaceLoader keepExpired() {
+        keepExpired = true;
+        return this;
+    }
+
     /** Runs {@code hook} before each key is stored (the server's key-load-delay); returns this loader. */
     public KeyspaceLoader perKey(Runnable hook) {
         this.perKey = hook;
@@ -66,7 +90,7 @@ public final class KeyspaceLoader implements RdbSink {
         if (perKey != null) {
             perKey.run();
         }
-        if (expireAt >= 0 && expireAt < now) {
+        if (!keepExpired && expireAt >= 0 && expireAt < now) {
             expiredSkipped++;
             return;
         }

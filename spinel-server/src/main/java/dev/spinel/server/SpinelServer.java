@@ -22,6 +22,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -127,6 +128,13 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
                 }
             }
         });
+        Map<String, String> aux = persistence.loadedAux();
+        if (aux.containsKey("repl-id") && aux.containsKey("repl-offset")) {
+            // the loaded RDB's replication info: a partial resync after this restart (Redis 7.0's loadDataFromDisk)
+            replication.restore(new Replication.RestoredHistory(aux.get("repl-id"), Long.parseLong(aux.get("repl-offset")),
+                    Integer.parseInt(aux.getOrDefault("repl-stream-db", "0"))));
+        }
+        persistence.replication(replication::saveInfo, replication::applyLock);
         replication.startFromConfig(); // the replicaof directive
         try {
             startExtensions();

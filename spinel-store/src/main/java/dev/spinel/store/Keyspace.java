@@ -18,12 +18,23 @@ public final class Keyspace {
     /** True under a maxmemory LFU policy: access stamps are {@link Lfu} counters, not LRU clocks. */
     private volatile boolean lfu;
     private volatile boolean sharedIntegers = true;
+    /** False on a replica: reads report expired keys missing without deleting them (see {@link Segment#read}). */
+    private volatile boolean lazyExpiry = true;
 
     public Keyspace(int databases) {
         dbs = new Database[databases];
         for (int i = 0; i < databases; i++) {
             dbs[i] = new Database(this, i);
         }
+    }
+
+    /** Whether reads delete the expired keys they meet (false on a replica, whose master sends the DELs). */
+    public boolean lazyExpiry() {
+        return lazyExpiry;
+    }
+
+    public void lazyExpiry(boolean on) {
+        lazyExpiry = on;
     }
 
     public int databases() {

@@ -240,6 +240,22 @@ public final class Segment {
         return e;
     }
 
+    /**
+     * A read's lookup: as {@link #get}, but while the keyspace does no lazy expiry ({@link Keyspace#lazyExpiry},
+     * a replica) an expired entry is reported missing and kept, as Redis's replica keeps it for its master's DEL.
+     */
+    public Entry read(byte[] buf, int off, int len, int hash, long now) {
+        Entry e = find(buf, off, len, hash);
+        if (e != null && e.isExpired(now)) {
+            if (owner.keyspace().lazyExpiry()) {
+                removeEntry(e);
+                owner.expired(e.key);
+            }
+            return null;
+        }
+        return e;
+    }
+
     /** The entry for the key whether expired or not (for code that must see the raw state). */
     public Entry find(byte[] buf, int off, int len, int hash) {
         Entry[] t = table;

@@ -116,6 +116,17 @@ public final class Params {
             if (onChange != null) {
                 onChange.accept(n);
             }
+            Consumer<Long> l = listener;
+            if (l != null) {
+                l.accept(n);
+            }
+        }
+
+        private volatile Consumer<Long> listener;
+
+        /** Runs {@code l} after every change (subsystems created after the config, e.g. replication). */
+        public void listen(Consumer<Long> l) {
+            this.listener = l;
         }
     }
 

@@ -158,6 +158,14 @@ public final class ServerConfig {
     public final Params.Int replBacklogTtl = add(new Params.Int("repl-backlog-ttl", true, 3600, 0, Integer.MAX_VALUE, null));
     public final Params.Int replPingReplicaPeriod = add(new Params.Int("repl-ping-replica-period", true, 10, 1, Integer.MAX_VALUE, null, "repl-ping-slave-period"));
     public final Params.Int replTimeout = add(new Params.Int("repl-timeout", true, 60, 1, Integer.MAX_VALUE, null));
+    public final Params.Int minReplicasToWrite = add(new Params.Int("min-replicas-to-write", true, 0, 0, Integer.MAX_VALUE, null, "min-slaves-to-write"));
+    public final Params.Int minReplicasMaxLag = add(new Params.Int("min-replicas-max-lag", true, 10, 0, Integer.MAX_VALUE, null, "min-slaves-max-lag"));
+    public final Params.Bool replicaServeStaleData = add(new Params.Bool("replica-serve-stale-data", true, true, null, "slave-serve-stale-data"));
+    /** Full resyncs sent {@code $EOF:<mark>}-framed to replicas that say capa eof (the RDB is made in memory either way). */
+    public final Params.Bool replDisklessSync = add(new Params.Bool("repl-diskless-sync", true, true, null));
+    public final Params.Int replDisklessSyncDelay = add(new Params.Int("repl-diskless-sync-delay", true, 5, 0, Integer.MAX_VALUE, null));
+    public final Params.Int replDisklessSyncMaxReplicas = add(new Params.Int("repl-diskless-sync-max-replicas", true, 0, 0, Integer.MAX_VALUE, null));
+    public final Params.Int replicaPriority = add(new Params.Int("replica-priority", true, 100, 0, Integer.MAX_VALUE, null, "slave-priority"));
     /** Accepted for redis.conf compatibility: Spinel's threads are its event loops (event-loop-threads). */
     public final Params.Int ioThreads = add(new Params.Int("io-threads", false, 1, 1, 128, null));
     public final Params.Bool ioThreadsDoReads = add(new Params.Bool("io-threads-do-reads", false, false, null));

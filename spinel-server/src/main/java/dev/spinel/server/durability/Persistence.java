@@ -7,7 +7,12 @@ import dev.spinel.server.engine.Engine;
 import dev.spinel.server.scripting.FunctionError;
 import dev.spinel.server.scripting.FunctionLibraries;
 
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Lock;
+import java.util.function.Supplier;
 
 import dev.spinel.persistence.KeyspaceLoader;
 import dev.spinel.persistence.RdbException;
@@ -58,6 +63,12 @@ public final class Persistence {
     private volatile long currentSaveKeysTotal;
 
     private final FunctionLibraries functions;
+    /** Replication's AUX fields for a save, read under every stripe (null: none); see {@link #replication}. */
+    private volatile Supplier<Map<String, Object>> replicationInfo;
+    /** Taken before the stripes for a save (a replica's lock around each applied command), or null. */
+    private volatile Supplier<Lock> replicationLock;
+    /** The AUX fields of the RDB loaded at start-up (empty when none was). */
+    private volatile Map<String, String> loadedAux = Map.of();
 
     public Persistence(ServerConfig config, Keyspace keyspace, ServerStats stats, FunctionLibraries functions) {
         this.config = config;
@@ -77,8 +88,27 @@ public final class Persistence {
         return options(functions.codes());
     }
 
-    /** {@code functionCodes}: the function libraries, taken with the keys' snapshot. */
+    /**
+     * Saves carry replication's AUX fields (repl-id, repl-offset, repl-stream-db, as Redis's rdbPopulateSaveInfo),
+     * so a restarted server continues its history with a partial resync: {@code info} is read under every
+     * stripe, after {@code lock} (when it gives one) was taken.
+     */
+    public void replication(Supplier<Map<String, Object>> info, Supplier<Lock> lock) {
+        this.replicationInfo = info;
+        this.replicationLock = lock;
+    }
+
+    /** The AUX fields of the RDB loaded at start-up (redis-ver, repl-id, repl-offset, ...); empty when none. */
+    public Map<String, String> loadedAux() {
+        return loadedAux;
+    }
+
     private RdbWriter.Options options(List<byte[]> functionCodes) {
+        return options(functionCodes, null);
+    }
+
+    /** {@code functionCodes}: the function libraries, taken with the keys' snapshot; {@code repl}: replication's AUX fields. */
+    private RdbWriter.Options options(List<byte[]> functionCodes, Map<String, Object> repl) {
         String policy = config.maxmemoryPolicy.value();
         RdbWriter.Access access = policy.endsWith("-lfu") ? RdbWriter.Access.LFU_FREQ
                 : policy.endsWith("-lru") ? RdbWriter.Access.LRU_IDLE : RdbWriter.Access.NONE;
@@ -86,8 +116,13 @@ public final class Persistence {
         for (int i = 0; i < keyspace.databases(); i++) {
             used += keyspace.db(i).memory();
         }
+        Map<String, Object> aux = RdbWriter.Options.redisAux(Version.REDIS, used, false);
+        if (repl != null) {
+            aux = new LinkedHashMap<>(aux);
+            aux.putAll(repl);
+        }
         return new RdbWriter.Options(config.rdbcompression.value(), config.rdbchecksum.value(), access,
-                RdbWriter.Options.redisAux(Version.REDIS, used, false), functionCodes)
+                aux, functionCodes)
                 .withKeySaveDelay((int) config.rdbKeySaveDelay.value());
     }
 
@@ -218,6 +253,7 @@ public final class Persistence {
             throw new RdbException("Fatal error loading the DB: " + e.getMessage() + ". Exiting.", e);
         }
         if (found) {
+            loadedAux = Map.copyOf(loader.aux());
             lastLoadKeysLoaded = loader.loaded();
             lastLoadKeysExpired = loader.expiredSkipped();
             Log.notice(String.format("DB loaded from disk: %.3f seconds", (System.nanoTime() - start) / 1e9));
@@ -402,10 +438,18 @@ public final class Persistence {
         long dirtyBefore;
         RdbWriter.Snapshot snap;
         List<byte[]> functionCodes;
+        Map<String, Object> repl = null;
+        Supplier<Lock> lockHook = replicationLock;
+        Lock replLock = lockHook != null ? lockHook.get() : null;
         try {
             // Point in time, as a fork gives Redis: armed under every stripe (a flag per segment), then
             // copied segment by segment as writers or the save reach them (RdbWriter.Snapshot).
             long t0 = System.nanoTime();
+            if (replLock != null && !replLock.tryLock(lockWaitNanos == 0 ? Long.MAX_VALUE : lockWaitNanos, TimeUnit.NANOSECONDS)) {
+                replLock = null;
+                Log.warning("Failed capturing the dataset for the RDB: the replication link still applies a command");
+                return false;
+            }
             if (lockWaitNanos == 0) {
                 keyspace.lockAll();
             } else if (!keyspace.tryLockAllUntil(t0 + lockWaitNanos)) {
@@ -417,18 +461,27 @@ public final class Persistence {
                 dirtyBefore = stats.dirty.sum(); // writers count dirty under their stripes: exact here
                 functionCodes = functions.codes(); // changed under every stripe too
                 snap = new RdbWriter(ValueCodecs.standard()).arm(keyspace, options().access());
+                Supplier<Map<String, Object>> info = replicationInfo;
+                repl = info != null ? info.get() : null; // the offset that matches the snapshot
             } finally {
                 keyspace.unlockAll();
             }
             currentSaveKeysTotal = snap.keys(); // counted under every stripe by arm()
             Log.verbose(String.format("Snapshot armed (%d keys, writers paused %.3f ms)", currentSaveKeysTotal, (System.nanoTime() - t0) / 1e6));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         } catch (RuntimeException e) {
             currentSaveKeysTotal = 0;
             Log.warning("Failed capturing the dataset for the RDB: " + e);
             return false;
+        } finally {
+            if (replLock != null) {
+                replLock.unlock();
+            }
         }
         try {
-            RdbFiles.save(snap, rdbPath(), options(functionCodes));
+            RdbFiles.save(snap, rdbPath(), options(functionCodes, repl));
             dirtyAtLastSave = dirtyBefore;
             lastSaveSeconds = System.currentTimeMillis() / 1000;
             lastBgsaveOk = true; // as Redis's rdbSave: any successful save clears the error

@@ -10,6 +10,7 @@ import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.engine.ports.BusyScript;
 import dev.spinel.server.engine.ports.ClientConnection;
 import dev.spinel.server.engine.ports.KeyObserver;
+import dev.spinel.server.engine.ports.ReplicationGate;
 import dev.spinel.server.errors.Errors;
 import dev.spinel.server.errors.RedisError;
 import dev.spinel.server.errors.UnknownCommandReply;
@@ -65,8 +66,8 @@ public final class Engine {
     private volatile Propagator propagator;
     /** The replication stream, fed by the propagator; null while no replica ever attached. */
     private volatile ReplicationFeed replicationFeed;
-    /** While a read-only replica: true for the sessions whose writes are refused (all but the master's). */
-    private volatile Predicate<Session> readOnlyReplica;
+    /** Replication's refusals (NOREPLICAS, READONLY, MASTERDOWN); null on a master without min-replicas-to-write. */
+    private volatile ReplicationGate replicationGate;
     /** Told when a session closes (replication forgets a replica's link); null when nobody listens. */
     private volatile Consumer<Session> closeListener;
     /** Stripes held around a write command while it runs and is logged (one per event-loop thread). */
@@ -183,17 +184,15 @@ public final class Engine {
         return p != null && p.test(s);
     }
 
-    static final String READONLY_REPLICA = "READONLY You can't write against a read only replica.";
-
-    /** True when {@code s}'s writes are refused because this server is a read-only replica. */
-    boolean readOnlyReplicaRefuses(Session s) {
-        Predicate<Session> ro = readOnlyReplica;
-        return ro != null && ro.test(s);
+    /** Why replication refuses a write by {@code s} now (NOREPLICAS, READONLY), or null. */
+    String replicationWriteRefusal(Session s) {
+        ReplicationGate g = replicationGate;
+        return g == null ? null : g.refusal(s, true, false);
     }
 
-    /** Installs (null: removes) the READONLY refusal of a read-only replica; see {@link #readOnlyReplica}. */
-    public void readOnlyReplica(Predicate<Session> refused) {
-        this.readOnlyReplica = refused;
+    /** Installs (null: removes) replication's refusals; see {@link ReplicationGate}. */
+    public void replicationGate(ReplicationGate gate) {
+        this.replicationGate = gate;
     }
 
     /** Installs the listener told of every closed session (one listener: replication's). */
@@ -506,11 +505,15 @@ public final class Engine {
             applyReplyMode(session);
             return null;
         }
-        Predicate<Session> ro = readOnlyReplica; // one volatile read; null on a master
-        if (ro != null && (cmd.spec().has("write") || DispatchRules.execHas(session, cmd, "write")) && ro.test(session)) {
-            reject(session, cmd, READONLY_REPLICA);
-            applyReplyMode(session);
-            return null;
+        ReplicationGate gate = replicationGate; // one volatile read; null on a plain master
+        if (gate != null) {
+            String refused = gate.refusal(session, cmd.spec().has("write") || DispatchRules.execHas(session, cmd, "write"),
+                    !cmd.spec().has("stale"));
+            if (refused != null) {
+                reject(session, cmd, refused);
+                applyReplyMode(session);
+                return null;
+            }
         }
         if (session.hasSubscriptions() && session.protocol() == 2 && !DispatchRules.allowedWhileSubscribed(cmd)) {
             reject(session, cmd, "ERR Can't execute '" + cmd.name()

@@ -125,8 +125,9 @@ final class ScriptCalls {
                 return refusal;
             }
             Session caller = script.scriptCaller();
-            if (engine.readOnlyReplicaRefuses(caller != null ? caller : script)) {
-                return Engine.READONLY_REPLICA;
+            String refused = engine.replicationWriteRefusal(caller != null ? caller : script);
+            if (refused != null) {
+                return refused;
             }
         }
         if (!wrote && cmd.spec().has("denyoom") && engine.outOfMemory()) {

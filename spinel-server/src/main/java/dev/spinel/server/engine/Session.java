@@ -585,6 +585,11 @@ public final class Session {
         this.replicationApplier = on;
     }
 
+    /** True for the session applying a master's stream (CLIENT LIST flags=M, TYPE master). */
+    public boolean replicationApplier() {
+        return replicationApplier;
+    }
+
     /**
      * The time key lookups check expiry against: the command's time, but inside EXEC and scripts the time
      * they started, as Redis (fixed_time_expire, the script's time snapshot): a key does not expire in the
@@ -649,6 +654,15 @@ public final class Session {
     /** The time of the command being executed, in Unix ms (one clock read per command, as Redis). */
     public long now() {
         return now;
+    }
+
+    /**
+     * Redis's checkAlreadyExpired: an absolute expiry time already past deletes the key at once (EXPIREAT,
+     * GETEX PXAT, RESTORE ABSTTL), except on a replica, which keeps it with that time (reads report it
+     * missing) until its master's DEL.
+     */
+    public boolean expiresAtOnce(long when) {
+        return when <= now && !engine.replicaMode();
     }
 
     void beginCommand(long nowMillis, String commandName) {

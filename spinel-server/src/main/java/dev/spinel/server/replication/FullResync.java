@@ -12,12 +12,15 @@ import java.io.ByteArrayOutputStream;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.locks.Lock;
+import java.util.function.IntSupplier;
+import java.util.function.LongConsumer;
 
 /**
  * The RDB of a full resync: a point-in-time snapshot armed under every stripe together with the
  * replica's attachment to the stream (so the image and {@code +FULLRESYNC}'s offset match exactly),
  * then written on a thread of its own, without stopping writers (Spinel's BGSAVE without fork), and
- * handed to the {@link ReplicaLink}, which sends it disk-style ({@code $<len>\r\n<rdb>}).
+ * handed to each {@link ReplicaLink}, which sends it disk-style ({@code $<len>\r\n<rdb>}) or diskless-style.
  *
  * <p>Thread-safety: {@link #begin} runs on the replica's event loop; the write runs on its own thread.
  */
@@ -25,35 +28,61 @@ final class FullResync {
     private FullResync() {
     }
 
-    /** Attaches {@code link} at the snapshot's offset and starts writing the RDB; returns the offset. */
-    static long begin(Engine engine, FunctionLibraries libraries, ReplicationStream stream, ReplicaLink link, String replid, boolean compression) {
+    /**
+     * Attaches {@code links} at the snapshot's offset and starts writing one RDB for them; returns the offset.
+     * {@code applyLock} (a replica's: held while it applies one command of its master's stream) is taken
+     * first, so the snapshot falls between two commands; {@code streamDb} is then the database the stream
+     * is in (the RDB's repl-stream-db: a replica forwards its master's stream without adding a SELECT).
+     * {@code beforeRdb} gets the offset before the RDB is written (so it is told before any link gets it).
+     */
+    static long begin(Engine engine, FunctionLibraries libraries, ReplicationStream stream, List<ReplicaLink> links,
+                      String replid, Lock applyLock, IntSupplier streamDb, boolean compression, LongConsumer beforeRdb) {
         Keyspace ks = engine.keyspace();
         RdbWriter writer = new RdbWriter(ValueCodecs.standard());
         RdbWriter.Snapshot snap;
         List<byte[]> functions;
-        long offset;
-        ks.lockAll();
+        long offset = -1;
+        int db;
+        if (applyLock != null) {
+            applyLock.lock();
+        }
         try {
-            offset = stream.attachAtSnapshot(link);
-            snap = writer.arm(ks, RdbWriter.Access.NONE);
-            functions = libraries.codes();
+            ks.lockAll();
+            try {
+                for (ReplicaLink link : links) {
+                    offset = stream.attachAtSnapshot(link, applyLock == null);
+                }
+                snap = writer.arm(ks, RdbWriter.Access.NONE);
+                functions = libraries.codes();
+                db = streamDb.getAsInt();
+            } finally {
+                ks.unlockAll();
+            }
         } finally {
-            ks.unlockAll();
+            if (applyLock != null) {
+                applyLock.unlock();
+            }
         }
         Map<String, Object> aux = RdbWriter.Options.redisAux(Version.REDIS, 0, false);
         Map<String, Object> withRepl = new LinkedHashMap<>(aux);
-        withRepl.put("repl-stream-db", 0L);
+        withRepl.put("repl-stream-db", (long) db);
         withRepl.put("repl-id", replid);
         withRepl.put("repl-offset", offset);
         RdbWriter.Options options = new RdbWriter.Options(compression, true, RdbWriter.Access.NONE, withRepl, functions);
+        beforeRdb.accept(offset); // the +FULLRESYNC lines go out before the RDB can be handed over
         Thread t = new Thread(() -> {
             try {
                 ByteArrayOutputStream bytes = new ByteArrayOutputStream(1 << 16);
                 long keys = writer.write(snap, bytes, options);
-                Log.notice("Full resync for replica " + link.describe() + ": RDB of " + keys + " keys, " + bytes.size() + " bytes");
-                link.rdbReady(bytes.toByteArray());
+                byte[] rdb = bytes.toByteArray();
+                Log.notice("Full resync for " + links.size() + " replica(s): RDB of " + keys + " keys, " + rdb.length + " bytes");
+                for (ReplicaLink link : links) {
+                    link.rdbReady(rdb);
+                }
             } catch (RuntimeException e) {
-                link.drop("the RDB for its full resync failed: " + e.getMessage());
+                for (ReplicaLink link : links) {
+                    link.drop("the RDB for its full resync failed: " + e.getMessage());
+                }
             }
         }, "spinel-repl-rdb");
         t.setDaemon(true);

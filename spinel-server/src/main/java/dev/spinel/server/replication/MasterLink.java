@@ -19,6 +19,8 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The replica side of a replication link: one thread that connects to the master, does Redis's
@@ -46,23 +48,45 @@ final class MasterLink {
     /** Offset of the last stream byte applied (Redis's master_repl_offset on a replica). */
     private volatile long processed = -1;
     private volatile String masterReplid;
+    /** Held while one command of the stream is applied and forwarded: snapshots fall between two commands. */
+    private final ReentrantLock applyLock = new ReentrantLock();
     private volatile long lastIo = System.currentTimeMillis();
     private volatile long linkDownSince = System.currentTimeMillis();
     private volatile boolean syncInProgress;
     private Thread thread;
-    /** The master's client on this side: the stream is applied through it. */
-    private final Session applier;
+    /**
+     * The master's client on this side: the stream is applied through it. It is in CLIENT LIST (flags=M)
+     * while the link is up; a new one per connection when the last was killed or cut inside a MULTI.
+     */
+    private volatile Session applier;
     private final ApplierConnection connection = new ApplierConnection();
 
     /**
      * The applier's connection: a command postponed by CLIENT PAUSE (the stream is all writes) is kept to
-     * run again once the pause ends, as Redis's master client waits, instead of being dropped.
+     * run again once the pause ends, as Redis's master client waits, instead of being dropped. Its address is
+     * the master's; killing it (CLIENT KILL TYPE master) drops the link, which then reconnects with PSYNC.
      */
-    private static final class ApplierConnection extends InternalConnection {
+    private final class ApplierConnection extends InternalConnection {
         private Args postponed;
 
         ApplierConnection() {
             super("master");
+        }
+
+        @Override
+        public String remoteAddress() {
+            return host + ":" + port;
+        }
+
+        @Override
+        public String localAddress() {
+            Socket s = socket;
+            return s != null ? s.getLocalAddress().getHostAddress() + ":" + s.getLocalPort() : "";
+        }
+
+        @Override
+        public void kill() {
+            close(socket);
         }
 
         @Override
@@ -78,15 +102,43 @@ final class MasterLink {
         }
     }
 
-    MasterLink(Replication replication, String host, int port) {
+    /**
+     * @param continueId the history to ask the master to continue (PSYNC continueId continueFrom+1), or null
+     *                   for "PSYNC ? -1" (Redis's cached master: our own history, or the RDB's at start-up)
+     */
+    MasterLink(Replication replication, String host, int port, String continueId, long continueFrom, int streamDb) {
         this.replication = replication;
         this.engine = replication.engine();
         this.host = host;
         this.port = port;
-        this.applier = new Session(engine, engine.clients().nextId(), connection);
-        applier.authenticated(true);
-        applier.user(Acl.internalSuperuser("master")); // the master's writes are never refused by ACL rules
-        applier.replicationApplier(true);
+        this.applier = newApplier(0);
+        if (continueId != null && continueFrom >= 0) {
+            this.masterReplid = continueId;
+            this.processed = continueFrom;
+            applier.select(streamDb);
+        }
+    }
+
+    private Session newApplier(int db) {
+        Session s = new Session(engine, engine.clients().nextId(), connection);
+        s.authenticated(true);
+        s.user(Acl.internalSuperuser("master")); // the master's writes are never refused by ACL rules
+        s.replicationApplier(true);
+        s.select(db);
+        return s;
+    }
+
+    String masterReplid() {
+        return masterReplid;
+    }
+
+    /** The database the master's stream is in (the RDB's repl-stream-db, then its SELECTs); under {@link #applyLock}. */
+    int streamDb() {
+        return applier.db().index();
+    }
+
+    Lock applyLock() {
+        return applyLock;
     }
 
     String host() {
@@ -195,36 +247,56 @@ final class MasterLink {
             throw new IOException("Error reply to PING from master: '" + pong + "'");
         }
         reply(in, send("REPLCONF", "listening-port", Integer.toString(replication.listeningPort())));
-        reply(in, send("REPLCONF", "capa", "psync2"));
+        reply(in, send("REPLCONF", "capa", "eof", "capa", "psync2"));
+        Session a = applier;
+        if (a.killed() || a.transaction() != null) {
+            // a MULTI cut by the drop is dropped (processed stayed before it: the master sends it again)
+            applier = newApplier(a.db().index());
+        }
         long from = processed;
         String id = masterReplid;
-        String answer = id == null || from < 0
-                ? reply(in, send("PSYNC", "?", "-1"))
-                : reply(in, send("PSYNC", id, Long.toString(from + 1)));
+        boolean failover = replication.failoverInProgress();
+        String answer;
+        if (id == null || from < 0) {
+            answer = reply(in, send("PSYNC", "?", "-1"));
+        } else if (failover) {
+            answer = reply(in, send("PSYNC", id, Long.toString(from + 1), "FAILOVER")); // the target takes over
+        } else {
+            answer = reply(in, send("PSYNC", id, Long.toString(from + 1)));
+        }
+        if (failover) {
+            replication.failoverAnswered(answer.startsWith("+FULLRESYNC") || answer.startsWith("+CONTINUE"));
+        }
         state = "sync";
         if (answer.startsWith("+FULLRESYNC")) {
             String[] parts = answer.split(" ");
             String newId = parts[1];
             long offset = Long.parseLong(parts[2]);
             Log.notice("Full resync from master: " + newId + ":" + offset);
-            if (applier.transaction() != null) {
-                applier.reset(); // a MULTI cut by the drop never completes: the new dataset replaces it
-                applier.authenticated(true);
-                applier.user(Acl.internalSuperuser("master"));
-            }
             syncInProgress = true;
-            loadRdb(in);
+            int db = loadRdb(in);
             syncInProgress = false;
-            masterReplid = newId;
-            processed = offset;
-            replication.adoptMaster(newId, offset);
-            applier.select(0);
+            applyLock.lock();
+            try {
+                masterReplid = newId;
+                processed = offset;
+                applier.select(db);
+                replication.fullSyncFrom(newId, offset);
+            } finally {
+                applyLock.unlock();
+            }
             replication.fullSyncLoaded();
         } else if (answer.startsWith("+CONTINUE")) {
             String[] parts = answer.split(" ");
-            if (parts.length > 1 && !parts[1].equals(masterReplid)) {
-                masterReplid = parts[1];
-                replication.adoptMaster(parts[1], processed);
+            String newId = parts.length > 1 ? parts[1].trim() : null;
+            applyLock.lock();
+            try {
+                if (newId != null) {
+                    masterReplid = newId;
+                }
+                replication.continued(newId, processed);
+            } finally {
+                applyLock.unlock();
             }
             Log.notice("Successful partial resynchronization with master.");
         } else {
@@ -233,23 +305,44 @@ final class MasterLink {
         state = "connected";
         Log.notice("MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization or finished the full one.");
         sendAck();
-        applyStream(in);
+        Session listed = applier;
+        engine.clients().add(listed); // CLIENT LIST flags=M, CLIENT KILL TYPE master
+        try {
+            applyStream(in);
+        } finally {
+            engine.clients().remove(listed);
+        }
     }
 
-    /** Reads {@code $<len>\r\n<rdb>} (newlines before it are the master's keepalives) and loads it. */
-    private void loadRdb(StreamReader in) throws IOException {
+    /**
+     * Reads the RDB, disk-style {@code $<len>\r\n<rdb>} or diskless-style {@code $EOF:<40-byte mark>\r\n<rdb><mark>}
+     * (newlines before it are the master's keepalives), and loads it; returns its repl-stream-db. As
+     * Redis's replica, keys already past their expiry are kept (the master's DELs will come).
+     */
+    private int loadRdb(StreamReader in) throws IOException {
         String header;
         do {
             header = in.line();
             lastIo = System.currentTimeMillis();
         } while (header.isEmpty());
-        if (!header.startsWith("$") || header.startsWith("$EOF:")) {
+        if (!header.startsWith("$")) {
             throw new IOException("Bad protocol from MASTER, the first byte is not '$' (we received '" + header + "')");
         }
-        byte[] rdb = new byte[Integer.parseInt(header.substring(1))];
-        in.readFully(rdb);
-        Log.notice("MASTER <-> REPLICA sync: receiving " + rdb.length + " bytes from master to disk");
+        byte[] rdb;
+        if (header.startsWith("$EOF:")) {
+            byte[] mark = header.substring(5).getBytes(StandardCharsets.US_ASCII);
+            if (mark.length != 40) {
+                throw new IOException("Bad EOF mark from MASTER: '" + header + "'");
+            }
+            rdb = in.readUntilMark(mark);
+            Log.notice("MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF to disk");
+        } else {
+            rdb = new byte[Integer.parseInt(header.substring(1))];
+            in.readFully(rdb);
+            Log.notice("MASTER <-> REPLICA sync: receiving " + rdb.length + " bytes from master to disk");
+        }
         Keyspace ks = engine.keyspace();
+        int streamDb = 0;
         ks.lockAll();
         try {
             ks.clearAll();
@@ -261,40 +354,69 @@ final class MasterLink {
                 } catch (FunctionError e) {
                     throw new IllegalStateException("Failed loading library, " + e.getMessage());
                 }
-            });
+            }).keepExpired();
             new RdbReader(ValueCodecs.standard(), ks.databases()).read(new ByteArrayInputStream(rdb), loader);
+            String db = loader.aux().get("repl-stream-db");
+            if (db != null) {
+                streamDb = Integer.parseInt(db);
+            }
             Log.notice("MASTER <-> REPLICA sync: Finished with success (" + loader.loaded() + " keys)");
         } finally {
             ks.unlockAll();
         }
+        return streamDb;
     }
 
-    /** Applies the stream until the link drops; the offset advances per processed command. */
+    /**
+     * Applies the stream until the link drops; the offset advances per processed command. What was applied
+     * is forwarded unchanged to our own replicas (a MULTI block once its EXEC is applied, as Redis's
+     * commandProcessed does), under {@link #applyLock} with the command, so a snapshot for a replica of ours
+     * never sees a command without its bytes in the stream.
+     */
     private void applyStream(StreamReader in) throws IOException {
         long base = in.consumed();
         long start = processed;
+        in.record(true);
         while (!closed) {
             byte[][] argv = in.command();
             lastIo = System.currentTimeMillis();
-            if (argv == null || argv.length == 0) {
-                processed = start + (in.consumed() - base);
-                continue;
-            }
-            String name = new String(argv[0], StandardCharsets.US_ASCII).toLowerCase(Locale.ROOT);
-            if (name.equals("replconf") && argv.length > 1 && new String(argv[1], StandardCharsets.US_ASCII).equalsIgnoreCase("getack")) {
-                sendAck(); // before counting the GETACK itself, as Redis 7.0 does
-            } else if (!name.equals("ping")) {
-                engine.execute(applier, Args.of(argv));
-                Args again;
-                while ((again = connection.takePostponed()) != null && !closed) {
-                    sleepWhilePaused(); // CLIENT PAUSE: the stream waits, nothing is lost
-                    connection.resume();
-                    engine.execute(applier, again);
+            applyLock.lock();
+            try {
+                if (argv != null && argv.length > 0) {
+                    apply(argv);
                 }
-                applier.out().clear();
+                if (applier.transaction() == null) {
+                    // as Redis's reploff, the offset does not move inside a MULTI block: a drop there resends it
+                    processed = start + (in.consumed() - base);
+                    ReplicationStream st = replication.stream();
+                    if (st != null) {
+                        st.appendRaw(in.recorded(), 0, in.recordedLength());
+                    }
+                    in.clearRecorded();
+                }
+            } finally {
+                applyLock.unlock();
             }
-            processed = start + (in.consumed() - base);
-            replication.advanceIdle(processed);
+        }
+    }
+
+    private void apply(byte[][] argv) {
+        String name = new String(argv[0], StandardCharsets.US_ASCII).toLowerCase(Locale.ROOT);
+        if (name.equals("replconf") && argv.length > 1 && new String(argv[1], StandardCharsets.US_ASCII).equalsIgnoreCase("getack")) {
+            try {
+                sendAck(); // before counting the GETACK itself, as Redis 7.0 does
+            } catch (IOException e) {
+                close(socket);
+            }
+        } else if (!name.equals("ping")) {
+            engine.execute(applier, Args.of(argv));
+            Args again;
+            while ((again = connection.takePostponed()) != null && !closed) {
+                sleepWhilePaused(); // CLIENT PAUSE: the stream waits, nothing is lost
+                connection.resume();
+                engine.execute(applier, again);
+            }
+            applier.out().clear();
         }
     }
 
@@ -400,7 +522,7 @@ final class MasterLink {
         if (!connected()) {
             f(sb, "master_link_down_since_seconds", (now - linkDownSince) / 1000);
         }
-        f(sb, "slave_priority", 100);
+        f(sb, "slave_priority", replication.config().replicaPriority.value());
         f(sb, "slave_read_only", replication.config().replicaReadOnly.value() ? 1 : 0);
         f(sb, "replica_announced", 1);
     }

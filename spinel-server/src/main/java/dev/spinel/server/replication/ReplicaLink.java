@@ -42,6 +42,10 @@ final class ReplicaLink {
     private volatile boolean dropped;
     /** When the output first passed the soft limit (0: under it); loop only. */
     private long softSince;
+    /** The full resync's RDB goes diskless-style ({@code $EOF:<mark>}): the replica said capa eof. */
+    private volatile boolean diskless;
+    /** A diskless payload was sent; the stream waits for the replica's first ACK (loop only). */
+    private boolean awaitingAck;
 
     ReplicaLink(Session session, ReplicationStream stream, Replication replication) {
         this.session = session;
@@ -62,6 +66,24 @@ final class ReplicaLink {
 
     boolean online() {
         return online;
+    }
+
+    ReplicationStream stream() {
+        return stream;
+    }
+
+    void diskless(boolean on) {
+        diskless = on;
+    }
+
+    /** A line before the RDB (a delayed diskless sync's +FULLRESYNC), written on the connection's loop. */
+    void sendFirst(byte[] line) {
+        session.connection().execute(() -> {
+            if (!dropped) {
+                session.out().raw(line);
+                session.connection().flushReplies();
+            }
+        });
     }
 
     long sent() {
@@ -125,24 +147,55 @@ final class ReplicaLink {
         }
     }
 
-    /** The full resync's RDB is ready: sends it as {@code $<len>\r\n<rdb>}, then what the stream held (loop only). */
+    /**
+     * The full resync's RDB is ready: sends it as {@code $<len>\r\n<rdb>}, or diskless-style as
+     * {@code $EOF:<40 random characters>\r\n<rdb><the same 40>} (Redis's repl-diskless-sync to a replica
+     * that said capa eof), then what the stream held (loop only).
+     */
     void rdbReady(byte[] rdb) {
         session.connection().execute(() -> {
             if (dropped) {
                 return;
             }
             ReplyBuffer out = session.out();
-            out.raw(("$" + rdb.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
-            out.raw(rdb);
-            byte[] h = held.toByteArray();
-            out.raw(h);
-            held = null;
-            online = true;
+            if (diskless) {
+                byte[] mark = Replication.randomHex().getBytes(StandardCharsets.US_ASCII);
+                out.raw(("$EOF:" + new String(mark, StandardCharsets.US_ASCII) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+                out.raw(rdb);
+                out.raw(mark);
+            } else {
+                out.raw(("$" + rdb.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
+                out.raw(rdb);
+            }
             ackTime = System.currentTimeMillis();
-            Log.notice("Synchronization with replica " + describe() + " succeeded");
-            session.connection().flushReplies();
-            pump();
+            if (diskless) {
+                // The replica finds the payload's end by its last 40 bytes: nothing may follow them until it
+                // has loaded it and sent its first ACK (Redis's repl_start_cmd_stream_on_ack).
+                awaitingAck = true;
+                session.connection().flushReplies();
+                return;
+            }
+            startStream();
         });
+    }
+
+    /** The replica's first ACK after a diskless payload: the stream held meanwhile follows (loop only). */
+    void acked() {
+        if (awaitingAck && !dropped) {
+            awaitingAck = false;
+            startStream();
+        }
+    }
+
+    private void startStream() {
+        byte[] h = held.toByteArray();
+        session.out().raw(h);
+        held = null;
+        online = true;
+        replication.replicaOnline();
+        Log.notice("Synchronization with replica " + describe() + " succeeded");
+        session.connection().flushReplies();
+        pump();
     }
 
     /** Stops streaming and closes the replica's connection (Redis frees the client the same way). */

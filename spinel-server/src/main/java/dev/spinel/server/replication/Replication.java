@@ -14,17 +14,24 @@ import io.netty.util.concurrent.EventExecutor;
 
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.Lock;
 import java.util.function.IntSupplier;
+import java.util.function.LongConsumer;
 
 /**
  * A server's replication state and the master side of Redis's replication protocol: the replication
@@ -59,6 +66,12 @@ public final class Replication {
     /** What a connection said with REPLCONF before its SYNC/PSYNC: listening-port, ip-address, capa psync2. */
     private final Map<Session, Announced> announced = new ConcurrentHashMap<>();
     private final ReplicaWaits waits;
+    private final Refusals refusals;
+    private final Failover failover;
+    /** Replicas waiting for a diskless full resync to start (repl-diskless-sync-delay); guarded by {@code this}. */
+    private final List<ReplicaLink> disklessWaiting = new ArrayList<>();
+    private long disklessWaitingSince;
+    private ScheduledExecutorService timer;
     private final LongAdder syncFull = new LongAdder();
     private final LongAdder syncPartialOk = new LongAdder();
     private final LongAdder syncPartialErr = new LongAdder();
@@ -74,6 +87,8 @@ public final class Replication {
         this.functions = functions;
         this.config = config;
         this.waits = new ReplicaWaits(engine, replicas.values());
+        this.refusals = new Refusals(this, config, replicas.values());
+        this.failover = new Failover(this, engine, replicas.values());
         engine.closeListener(this::closed);
         engine.replicaClients(replicas::containsKey);
         config.replBacklogSize.listen(v -> {
@@ -82,12 +97,16 @@ public final class Replication {
                 s.resize((int) Math.min(Integer.MAX_VALUE - 64, v));
             }
         });
+        config.minReplicasToWrite.listen(v -> refusals.install(engine));
+        config.minReplicasMaxLag.listen(v -> refusals.install(engine));
+        refusals.install(engine);
     }
 
     private static final class Announced {
         volatile int port;
         volatile String ip;
         volatile boolean psync2;
+        volatile boolean eof;
     }
 
     static String randomHex() {
@@ -176,7 +195,10 @@ public final class Replication {
         return s;
     }
 
-    /** The stream, created (with a new replication ID, as Redis does for its first backlog) if absent. */
+    /**
+     * The stream, created (with a new replication ID, as Redis does for its first backlog) if absent. On a
+     * replica the engine does not feed it: the master link appends the master's bytes as it applies them.
+     */
     private synchronized ReplicationStream createStream() {
         ReplicationStream s = stream;
         if (s != null) {
@@ -187,22 +209,35 @@ public final class Replication {
             replid2 = NO_REPLID;
             secondOffset = -1;
         }
-        s = new ReplicationStream((int) Math.min(Integer.MAX_VALUE - 64, config.replBacklogSize.value()), idleOffset);
+        s = newStream(idleOffset);
         stream = s;
+        if (masterLink == null) {
+            feedFromEngine(s);
+        }
+        return s;
+    }
+
+    private ReplicationStream newStream(long offset) {
+        return new ReplicationStream((int) Math.min(Integer.MAX_VALUE - 64, config.replBacklogSize.value()), offset);
+    }
+
+    /** The engine's writes feed {@code s} (through the log's propagator, installed for it with appendonly no). */
+    private void feedFromEngine(ReplicationStream s) {
         engine.replicationFeed(s);
         if (engine.propagator() == null) {
             // appendonly no: writes now go through the propagator (stripes held while logged) for the stream
             installed = Aof.replicationOnly(engine);
             engine.propagator(installed);
         }
-        return s;
     }
 
-    /** A replica keeps no stream of its own (no chained replicas yet): its offset is the master's. */
-    private void freeStreamNow() {
-        if (stream != null) {
-            detachStream();
+    /** Stops the engine's feed (the server becomes a replica); the stream and its history stay. */
+    private void stopEngineFeed() {
+        engine.replicationFeed(null);
+        if (installed != null && engine.propagator() == installed) {
+            engine.propagator(null);
         }
+        installed = null;
     }
 
     private synchronized void freeStream() {
@@ -221,25 +256,28 @@ public final class Replication {
     /** Stops feeding the stream (and the stream-only propagator, if this installed one); keeps its offset. */
     private void detachStream() {
         idleOffset = stream.offset();
-        engine.replicationFeed(null);
-        if (installed != null && engine.propagator() == installed) {
-            engine.propagator(null);
-        }
-        installed = null;
+        stopEngineFeed();
         stream = null;
     }
 
-    /** SYNC (legacy: no +FULLRESYNC line) and PSYNC replid offset. */
+    /**
+     * SYNC (legacy: no +FULLRESYNC line) and PSYNC replid offset [FAILOVER]. A replica serves its own
+     * replicas too (chained replication) once its link is up: they get its master's stream as received.
+     */
     void sync(Session s, Args a, boolean psync) {
         if (replicas.containsKey(s)) {
             return; // already a replica: ignored, as Redis does
         }
+        if (psync && a.count() > 3 && a.is(3, "FAILOVER")) {
+            // the old master of a FAILOVER asks us to take over (Redis 7.0's syncCommand)
+            if (!a.string(1).equals(replid)) {
+                throw new RedisError("ERR PSYNC FAILOVER replid must match my replid.");
+            }
+            promote("failover request from '" + s.connection().remoteAddress() + "'");
+        }
         MasterLink ml = masterLink;
         if (ml != null && !ml.connected()) {
             throw new RedisError("NOMASTERLINK Can't SYNC while not connected with my master");
-        }
-        if (ml != null) {
-            throw new RedisError("ERR Spinel replicas do not serve replicas yet (chained replication): replicate the master");
         }
         long psyncOffset = -1;
         if (psync) {
@@ -249,7 +287,10 @@ public final class Replication {
                 throw new RedisError("ERR value is not an integer or out of range");
             }
         }
-        ReplicationStream st = ensureStream();
+        ReplicationStream st = ml != null ? stream : ensureStream();
+        if (st == null) {
+            throw new RedisError("NOMASTERLINK Can't SYNC while not connected with my master");
+        }
         ReplicaLink link = new ReplicaLink(s, st, this);
         Announced an = announced.remove(s);
         if (an != null) {
@@ -262,6 +303,7 @@ public final class Replication {
             if (ours && st.attachAt(link, psyncOffset)) {
                 replicas.put(s, link);
                 link.markOnline();
+                refusals.refresh();
                 s.out().raw(((an != null && an.psync2) ? "+CONTINUE " + replid + "\r\n" : "+CONTINUE\r\n").getBytes(StandardCharsets.US_ASCII));
                 Log.notice("Partial resynchronization request from " + link.describe() + " accepted. Sending "
                         + (st.offset() - psyncOffset + 1) + " bytes of backlog starting from offset " + psyncOffset + ".");
@@ -276,11 +318,92 @@ public final class Replication {
         }
         replicas.put(s, link);
         syncFull.increment();
-        long offset = FullResync.begin(engine, functions, st, link, replid, config.rdbcompression.value());
-        if (psync) {
-            s.out().raw(("+FULLRESYNC " + replid + " " + offset + "\r\n").getBytes(StandardCharsets.US_ASCII));
+        boolean eof = an != null && an.eof && config.replDisklessSync.value();
+        link.diskless(eof);
+        if (eof && psync && (config.replDisklessSyncDelay.value() > 0 || config.replDisklessSyncMaxReplicas.value() > 0)) {
+            waitForDisklessStart(link); // +FULLRESYNC when the transfer starts, shared by the replicas that came meanwhile
+            return;
         }
-        Log.notice("Replica " + link.describe() + " asks for synchronization; full resync from offset " + offset);
+        long offset = startFullResync(List.of(link), off -> {
+            if (psync) {
+                s.out().raw(fullResyncLine(off)); // on this loop: before the RDB, which is sent by a task of this loop
+            }
+        });
+        Log.notice("Replica " + link.describe() + " asks for synchronization; full resync from offset " + offset
+                + (eof ? " (diskless)" : ""));
+    }
+
+    private byte[] fullResyncLine(long offset) {
+        return ("+FULLRESYNC " + replid + " " + offset + "\r\n").getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /**
+     * The snapshot for {@code links} (one RDB for all), attached to the stream at the same point; on a
+     * replica, between two applied commands of the master's stream, whose database the RDB names.
+     */
+    private long startFullResync(List<ReplicaLink> links, LongConsumer beforeRdb) {
+        MasterLink ml = masterLink;
+        ReplicationStream st = links.getFirst().stream();
+        return FullResync.begin(engine, functions, st, links, replid, ml != null ? ml.applyLock() : null,
+                ml != null ? ml::streamDb : () -> 0, config.rdbcompression.value(), beforeRdb);
+    }
+
+    /**
+     * repl-diskless-sync-delay: the transfer starts once the first waiting replica waited that many
+     * seconds, or at once when repl-diskless-sync-max-replicas replicas wait, as Redis's replicationCron.
+     */
+    private synchronized void waitForDisklessStart(ReplicaLink link) {
+        disklessWaiting.add(link);
+        long max = config.replDisklessSyncMaxReplicas.value();
+        if (max > 0 && disklessWaiting.size() >= max) {
+            startDisklessNow();
+            return;
+        }
+        if (disklessWaiting.size() == 1) {
+            disklessWaitingSince = System.currentTimeMillis();
+            later(this::startDisklessIfDue, config.replDisklessSyncDelay.value() * 1000);
+        }
+        Log.notice("Delay next BGSAVE for diskless SYNC (replica " + link.describe() + ")");
+    }
+
+    /** Runs {@code task} on replication's timer thread in {@code millis} ms (diskless delay, FAILOVER timeout). */
+    synchronized void later(Runnable task, long millis) {
+        if (timer == null) {
+            timer = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "spinel-repl-timer");
+                t.setDaemon(true);
+                return t;
+            });
+        }
+        timer.schedule(task, millis, TimeUnit.MILLISECONDS);
+    }
+
+    private synchronized void startDisklessIfDue() {
+        if (!disklessWaiting.isEmpty() && System.currentTimeMillis() - disklessWaitingSince >= config.replDisklessSyncDelay.value() * 1000 - 50) {
+            startDisklessNow();
+        } else if (!disklessWaiting.isEmpty()) {
+            later(this::startDisklessIfDue, 100);
+        }
+    }
+
+    private void startDisklessNow() {
+        List<ReplicaLink> links = new ArrayList<>();
+        for (ReplicaLink l : disklessWaiting) {
+            if (replicas.get(l.session) == l) {
+                links.add(l);
+            }
+        }
+        disklessWaiting.clear();
+        if (links.isEmpty()) {
+            return;
+        }
+        long offset = startFullResync(links, off -> {
+            byte[] line = fullResyncLine(off);
+            for (ReplicaLink l : links) {
+                l.sendFirst(line);
+            }
+        });
+        Log.notice("Starting BGSAVE for SYNC with target: replicas sockets (" + links.size() + " replicas, offset " + offset + ")");
     }
 
     /** REPLCONF option value ...; ACK and GETACK send no reply. */
@@ -304,6 +427,8 @@ public final class Replication {
                 case "capa" -> {
                     if (a.is(i + 1, "PSYNC2")) {
                         announced(s).psync2 = true;
+                    } else if (a.is(i + 1, "EOF")) {
+                        announced(s).eof = true;
                     }
                 }
                 case "ack" -> {
@@ -318,7 +443,9 @@ public final class Replication {
                             return;
                         }
                         link.ackTime = System.currentTimeMillis();
+                        link.acked();
                         waits.acked();
+                        failover.check();
                     }
                     return; // never a reply
                 }
@@ -353,6 +480,11 @@ public final class Replication {
         }
     }
 
+    /** A replica went online: it may count as good for min-replicas-to-write (Redis's putSlaveOnline). */
+    void replicaOnline() {
+        refusals.refresh();
+    }
+
     void forget(ReplicaLink link) {
         replicas.remove(link.session, link);
         ReplicationStream st = stream;
@@ -362,6 +494,7 @@ public final class Replication {
         if (replicas.isEmpty()) {
             noReplicasSince = System.currentTimeMillis();
         }
+        refusals.refresh();
         waits.acked();
     }
 
@@ -392,6 +525,8 @@ public final class Replication {
             lastPing = now;
             st.ping();
         }
+        refusals.refresh();
+        failover.check();
         long timeoutMs = config.replTimeout.value() * 1000;
         for (ReplicaLink l : replicas.values()) {
             if (l.online() && now - l.ackTime > timeoutMs) {
@@ -435,6 +570,9 @@ public final class Replication {
             field(sb, "role", "master");
         }
         field(sb, "connected_slaves", replicas.size());
+        if (config.minReplicasToWrite.value() > 0 && config.minReplicasMaxLag.value() > 0) {
+            field(sb, "min_slaves_good_slaves", refusals.goodReplicas());
+        }
         int i = 0;
         for (ReplicaLink l : replicas.values()) {
             String state = l.online() ? "online" : "wait_bgsave";
@@ -442,7 +580,7 @@ public final class Replication {
                     .append(",state=").append(state).append(",offset=").append(l.ackOffset)
                     .append(",lag=").append((now - l.ackTime) / 1000).append("\r\n");
         }
-        field(sb, "master_failover_state", "no-failover");
+        field(sb, "master_failover_state", failover.stateName());
         field(sb, "master_replid", replid);
         field(sb, "master_replid2", replid2);
         field(sb, "master_repl_offset", offset());
@@ -488,60 +626,133 @@ public final class Replication {
         return masterLink != null;
     }
 
-    /** REPLICAOF host port: (re)connects to a new master. */
+    /**
+     * REPLICAOF host port: (re)connects to a new master. Our own replicas are disconnected (they resync
+     * with us afterwards); as Redis's replicationCacheMasterUsingMyself, a master that becomes a replica
+     * asks its new master to continue its own history (PSYNC with its ID and offset), so a promoted
+     * replica of ours answers +CONTINUE.
+     */
     synchronized void replicaOf(String host, int port) {
         MasterLink old = masterLink;
         if (old != null && old.host().equalsIgnoreCase(host) && old.port() == port) {
             return;
         }
+        String continueId = old != null ? old.masterReplid() : replid;
+        long continueFrom = old != null ? old.processedOffset() : offset();
+        int db = old != null ? old.streamDb() : 0;
+        replicaOf(host, port, continueId, continueFrom, db);
+    }
+
+    /** Connects to a master, asking it to continue {@code continueId} after {@code continueFrom} (null id: PSYNC ? -1). */
+    private synchronized void replicaOf(String host, int port, String continueId, long continueFrom, int db) {
+        MasterLink old = masterLink;
         if (old != null) {
             old.close();
         }
-        // our own replicas must resync with us: they will be told by the new data (as Redis disconnects them)
-        for (ReplicaLink l : replicas.values()) {
-            l.drop("the master changed");
-        }
+        dropReplicas("the master changed");
         if (old == null) {
-            // the current history can be continued by our replicas as replid2 (Redis's shiftReplicationId)
-            replid2 = replid;
-            secondOffset = offset() + 1;
+            stopEngineFeed(); // the stream (if any) now gets the new master's bytes
         }
-        MasterLink ml = new MasterLink(this, host, port);
+        MasterLink ml = new MasterLink(this, host, port, continueId, continueFrom, db);
         masterLink = ml;
-        freeStreamNow();
-        engine.readOnlyReplica(s -> config.replicaReadOnly.value() && !ml.isApplier(s));
+        refusals.install(engine);
         engine.replicaMode(true);
+        engine.keyspace().lazyExpiry(false);
         ml.start();
         Log.notice("Connecting to MASTER " + host + ":" + port);
     }
 
+    private void dropReplicas(String why) {
+        for (ReplicaLink l : replicas.values()) {
+            l.drop(why);
+        }
+    }
+
     /** REPLICAOF NO ONE: stops replicating; keeps the data and continues the history as a new master. */
     synchronized void promote() {
+        promote("user request");
+    }
+
+    /**
+     * Stops replicating and continues the history as a new master (Redis's replicationUnsetMaster): a new
+     * ID, the old one kept as replid2 up to this offset, so our replicas (disconnected, as Redis does, to
+     * learn the new ID) and the old master continue with +CONTINUE.
+     */
+    synchronized void promote(String why) {
         MasterLink old = masterLink;
         if (old == null) {
             return;
         }
         old.close();
         masterLink = null;
-        engine.readOnlyReplica(null);
         engine.replicaMode(false);
+        engine.keyspace().lazyExpiry(true);
         replid2 = replid;
         secondOffset = offset() + 1;
         replid = randomHex();
-        Log.notice("MASTER MODE enabled (user request)");
+        dropReplicas("the replication ID changed (promotion)");
+        ReplicationStream st = stream;
+        if (st != null) {
+            st.forceSelect(); // Redis's slaveseldb = -1: our first write names its database
+            feedFromEngine(st);
+        }
+        refusals.install(engine);
+        if (st != null && installed != null) {
+            quiesce();
+        }
+        Log.notice("MASTER MODE enabled (" + why + ")");
     }
 
-    /** The replica side took the master's ID and offset (after a full resync or a +CONTINUE with a new ID). */
-    synchronized void adoptMaster(String id, long off) {
+    /**
+     * After a full resync from the master: its ID, and a new stream (the backlog our replicas get) from its
+     * offset; our replicas resync (Redis's replicationAttachToNewMaster disconnects them).
+     */
+    synchronized ReplicationStream fullSyncFrom(String id, long off) {
+        dropReplicas("our master sent a full resync");
         replid = id;
         replid2 = NO_REPLID;
         secondOffset = -1;
         idleOffset = off;
+        stream = newStream(off);
+        return stream;
     }
 
-    /** The replica side applied the stream up to {@code to} (a replica's offset is its master's). */
-    void advanceIdle(long to) {
-        idleOffset = to;
+    /**
+     * +CONTINUE from the master, with its ID: a new ID (the master was promoted) is ours, the old one kept
+     * as replid2, and our replicas reconnect to learn it (Redis 7.0). The stream goes on from {@code off}.
+     */
+    synchronized ReplicationStream continued(String id, long off) {
+        if (id != null && !id.equals(replid)) {
+            replid2 = replid;
+            secondOffset = off + 1;
+            replid = id;
+            dropReplicas("the master's replication ID changed");
+        }
+        if (stream == null || stream.offset() != off) {
+            dropReplicas("the backlog restarts");
+            stream = newStream(off);
+        }
+        return stream;
+    }
+
+    /** FAILOVER [TO host port [FORCE]] [ABORT] [TIMEOUT ms]. */
+    void failover(Session s, Args a) {
+        failover.command(s, a);
+    }
+
+    /** The master link's handshake: whether its PSYNC carries FAILOVER (this server is handing over). */
+    boolean failoverInProgress() {
+        return failover.inProgress();
+    }
+
+    /** The answer to the PSYNC FAILOVER: accepted (+CONTINUE/+FULLRESYNC) or not. */
+    void failoverAnswered(boolean accepted) {
+        failover.answered(accepted);
+    }
+
+    /** The stream a replica forwards to its own replicas (null before its first sync). */
+    ReplicationStream stream() {
+        return stream;
     }
 
     /** Run by the replica side after a full resync loaded the master's RDB (the AOF rewrite); may be null. */
@@ -577,14 +788,81 @@ public final class Replication {
         String v = config.replicaof.value().trim();
         if (!v.isEmpty()) {
             String[] hp = v.split("\\s+");
-            replicaOf(hp[0], Integer.parseInt(hp[1]));
+            RestoredHistory h = restored;
+            // as Redis: without replication info in the loaded RDB, the first PSYNC is "? -1"
+            replicaOf(hp[0], Integer.parseInt(hp[1]), h != null ? h.id : null, h != null ? h.offset : -1, h != null ? h.db : 0);
         }
+    }
+
+    /** The replication ID, offset and stream database an RDB loaded at start-up carried (its AUX fields). */
+    public record RestoredHistory(String id, long offset, int db) {
+    }
+
+    private volatile RestoredHistory restored;
+
+    /**
+     * At start-up, the replication info of the loaded RDB (Redis 7.0's loadDataFromDisk): a replica
+     * continues its master's history from it (PSYNC id offset+1, then +CONTINUE); a master keeps it as
+     * replid2 with a backlog at that offset, so its replicas continue with +CONTINUE after its restart.
+     */
+    public synchronized void restore(RestoredHistory h) {
+        restored = h;
+        if (!config.replicaof.value().trim().isEmpty()) {
+            replid = h.id;
+            idleOffset = h.offset;
+            return;
+        }
+        replid2 = h.id;
+        secondOffset = h.offset + 1;
+        idleOffset = h.offset;
+        noReplicasSince = System.currentTimeMillis();
+        ReplicationStream st = newStream(h.offset);
+        stream = st;
+        feedFromEngine(st);
+    }
+
+    /**
+     * The replication AUX fields of an RDB saved now (Redis's rdbPopulateSaveInfo), or null when there is no
+     * history to continue (a master without backlog). The caller holds every stripe and, on a replica,
+     * {@link #applyLock}, so the offset matches the dataset.
+     */
+    public Map<String, Object> saveInfo() {
+        MasterLink ml = masterLink;
+        Map<String, Object> aux = new LinkedHashMap<>();
+        if (ml == null) {
+            ReplicationStream st = stream;
+            if (st == null) {
+                return null;
+            }
+            aux.put("repl-stream-db", (long) Math.max(0, st.selectedDb()));
+            aux.put("repl-id", replid);
+            aux.put("repl-offset", st.offset());
+            return aux;
+        }
+        if (ml.masterReplid() == null || ml.processedOffset() < 0) {
+            return null;
+        }
+        aux.put("repl-stream-db", (long) ml.streamDb());
+        aux.put("repl-id", ml.masterReplid());
+        aux.put("repl-offset", ml.processedOffset());
+        return aux;
+    }
+
+    /** Held by a replica's link while it applies a command: a save taking it sees a whole command's offset. */
+    public Lock applyLock() {
+        MasterLink ml = masterLink;
+        return ml != null ? ml.applyLock() : null;
     }
 
     public void close() {
         MasterLink ml = masterLink;
         if (ml != null) {
             ml.close();
+        }
+        synchronized (this) {
+            if (timer != null) {
+                timer.shutdownNow();
+            }
         }
     }
 }

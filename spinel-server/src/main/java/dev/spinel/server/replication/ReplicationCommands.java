@@ -6,7 +6,7 @@ import dev.spinel.server.engine.Session;
 import dev.spinel.server.errors.RedisError;
 
 /**
- * The replication commands: ROLE, WAIT, REPLICAOF/SLAVEOF, and the master side's SYNC, PSYNC and
+ * The replication commands: ROLE, WAIT, REPLICAOF/SLAVEOF, FAILOVER, and the master side's SYNC, PSYNC and
  * REPLCONF, which a replica sends on its own client connection. Argument checks and error texts are
  * Redis 7.0.15's; the work is {@link Replication}'s.
  *
@@ -29,6 +29,7 @@ public final class ReplicationCommands {
         t.register("sync", (s, a) -> r.sync(s, a, false));
         t.register("psync", (s, a) -> r.sync(s, a, true));
         t.register("replconf", r::replconf);
+        t.register("failover", r::failover);
     }
 
     // REPLICAOF host port | REPLICAOF NO ONE (and SLAVEOF, its old name)

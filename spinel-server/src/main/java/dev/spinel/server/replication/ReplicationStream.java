@@ -70,10 +70,28 @@ final class ReplicationStream implements ReplicationFeed {
 
     /** A raw frame for the replicas only (REPLCONF GETACK), counted in the offset as Redis does. */
     void appendRaw(byte[] frame) {
+        appendRaw(frame, 0, frame.length);
+    }
+
+    /**
+     * Bytes as they are, no SELECT added: a GETACK, or on a replica the master's stream forwarded to our
+     * own replicas unchanged (Redis's replicationFeedStreamFromMasterStream), so offsets match down a chain.
+     */
+    void appendRaw(byte[] b, int off, int len) {
         synchronized (this) {
-            backlog.append(frame, 0, frame.length);
+            backlog.append(b, off, len);
         }
         wakeLinks();
+    }
+
+    /** The next write names its database (a promoted replica, as Redis's slaveseldb = -1). */
+    synchronized void forceSelect() {
+        lastDb = -1;
+    }
+
+    /** The database the stream last selected (-1: none yet), for the RDB's repl-stream-db. */
+    synchronized int selectedDb() {
+        return lastDb;
     }
 
     private void selectIfNeeded(int db) {
@@ -95,8 +113,10 @@ final class ReplicationStream implements ReplicationFeed {
      * Attaches {@code link} for a full resync; the caller holds every stripe, so no write is between the
      * keyspace's image and the returned offset. The next command in the stream starts with a SELECT.
      */
-    synchronized long attachAtSnapshot(ReplicaLink link) {
-        lastDb = -1;
+    synchronized long attachAtSnapshot(ReplicaLink link, boolean selectNext) {
+        if (selectNext) {
+            lastDb = -1;
+        }
         link.startAt(backlog.offset());
         links.add(link);
         return backlog.offset();

@@ -1,9 +1,11 @@
 package dev.spinel.server.replication;
 
+import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * Reads what a master sends on a replication link: status lines, the RDB payload and the stream's
@@ -18,6 +20,10 @@ final class StreamReader {
     private int pos;
     private int end;
     private long consumed;
+    /** While recording: every byte consumed is also kept here (the stream a replica forwards). */
+    private boolean recording;
+    private byte[] rec = new byte[4096];
+    private int recLen;
 
     StreamReader(InputStream in) {
         this.in = in;
@@ -38,7 +44,78 @@ final class StreamReader {
             }
         }
         consumed++;
-        return buf[pos++] & 0xff;
+        byte b = buf[pos++];
+        if (recording) {
+            keep(b);
+        }
+        return b & 0xff;
+    }
+
+    private void keep(byte b) {
+        if (recLen == rec.length) {
+            rec = Arrays.copyOf(rec, rec.length * 2);
+        }
+        rec[recLen++] = b;
+    }
+
+    private void keep(byte[] b, int off, int len) {
+        if (recLen + len > rec.length) {
+            rec = Arrays.copyOf(rec, Math.max(rec.length * 2, recLen + len));
+        }
+        System.arraycopy(b, off, rec, recLen, len);
+        recLen += len;
+    }
+
+    /** Starts (or stops) keeping the bytes consumed. */
+    void record(boolean on) {
+        recording = on;
+        recLen = 0;
+    }
+
+    /** The bytes kept since the last {@link #clearRecorded} (valid up to {@link #recordedLength}). */
+    byte[] recorded() {
+        return rec;
+    }
+
+    int recordedLength() {
+        return recLen;
+    }
+
+    void clearRecorded() {
+        recLen = 0;
+        if (rec.length > 1 << 20) {
+            rec = new byte[4096]; // a huge command passed: do not keep its buffer
+        }
+    }
+
+    /**
+     * A diskless payload: every byte up to the 40-byte {@code mark} that ends it (Redis's EOF-marked RDB);
+     * returns the bytes before the mark.
+     */
+    byte[] readUntilMark(byte[] mark) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(1 << 16);
+        byte[] tail = new byte[mark.length];
+        long n = 0;
+        while (true) {
+            int b = read();
+            out.write(b);
+            tail[(int) (n % mark.length)] = (byte) b;
+            n++;
+            if (n >= mark.length && endsWith(tail, n, mark)) {
+                byte[] all = out.toByteArray();
+                return Arrays.copyOf(all, all.length - mark.length);
+            }
+        }
+    }
+
+    private static boolean endsWith(byte[] ring, long n, byte[] mark) {
+        int len = mark.length;
+        for (int i = 0; i < len; i++) {
+            if (ring[(int) ((n - len + i) % len)] != mark[i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** One line without its CRLF (a lone LF ends it too). */
@@ -63,9 +140,15 @@ final class StreamReader {
                 read();
                 pos--;
                 consumed--;
+                if (recording) {
+                    recLen--; // un-read: the copy below keeps it
+                }
             }
             int n = Math.min(dst.length - off, end - pos);
             System.arraycopy(buf, pos, dst, off, n);
+            if (recording) {
+                keep(buf, pos, n);
+            }
             pos += n;
             off += n;
             consumed += n;

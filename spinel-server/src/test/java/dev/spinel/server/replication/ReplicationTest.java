@@ -98,6 +98,16 @@ class ReplicationTest {
                 assertEquals("1", info(m).get("sync_partial_ok"));
                 assertEquals("1", info(m).get("sync_full"));
 
+                // the link is the replica's flags=M client: CLIENT KILL TYPE master drops it, it resumes with PSYNC
+                String masters = r.callString("CLIENT", "LIST", "TYPE", "master");
+                assertTrue(masters.contains(" addr=127.0.0.1:" + master.port() + " ") && masters.contains(" flags=M "), masters);
+                assertEquals(":1\r\n", r.callString("CLIENT", "KILL", "TYPE", "master"));
+                m.callString("SET", "after-kill", "1");
+                awaitInSync(m, r);
+                assertEquals("$1\r\n1\r\n", r.callString("GET", "after-kill"));
+                assertEquals("2", info(m).get("sync_partial_ok"));
+                assertEquals("1", info(m).get("sync_full"));
+
                 // CLIENT PAUSE WRITE on the replica holds the stream back; nothing is lost
                 assertEquals("+OK\r\n", r.callString("CLIENT", "PAUSE", "400", "WRITE"));
                 m.callString("SET", "during-pause", "1");
@@ -211,7 +221,7 @@ class ReplicationTest {
     }
 
     /** Waits until the replica's link is up and its offset is the master's (20 s at most). */
-    private static void awaitInSync(RawClient m, RawClient r) throws Exception {
+    static void awaitInSync(RawClient m, RawClient r) throws Exception {
         long deadline = System.nanoTime() + 20_000_000_000L;
         Map<String, String> ri = Map.of();
         Map<String, String> mi = Map.of();

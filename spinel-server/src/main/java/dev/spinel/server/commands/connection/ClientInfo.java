@@ -42,10 +42,13 @@ public final class ClientInfo {
         };
     }
 
-    /** Redis's client type: a subscriber is PUBSUB, a MONITOR client counts as a replica; else normal. */
+    /** Redis's client type: a subscriber is PUBSUB, a MONITOR client counts as a replica, the master's link is MASTER; else normal. */
     static int type(Session s) {
         if (s.engine().monitors().contains(s) || s.engine().isReplicaClient(s)) {
             return REPLICA;
+        }
+        if (s.replicationApplier()) {
+            return MASTER;
         }
         return s.hasSubscriptions() ? PUBSUB : NORMAL;
     }
@@ -124,6 +127,9 @@ public final class ClientInfo {
         }
         if (s.engine().monitors().contains(s)) {
             f.append('O');
+        }
+        if (s.replicationApplier()) {
+            f.append('M');
         }
         if (s.hasSubscriptions()) {
             f.append('P');

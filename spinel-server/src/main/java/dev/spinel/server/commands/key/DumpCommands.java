@@ -129,7 +129,7 @@ public final class DumpCommands {
             if (ttl != 0 && !absttl) {
                 ttl = ttl > Long.MAX_VALUE - now ? Long.MAX_VALUE : ttl + now;
             }
-            if (ttl != 0 && ttl <= now) {
+            if (ttl != 0 && s.expiresAtOnce(ttl)) {
                 if (deleted) {
                     s.dirty(1); // the old value is gone: the effect is a DEL
                     s.notify(Notifications.GENERIC, "del", a, 1);

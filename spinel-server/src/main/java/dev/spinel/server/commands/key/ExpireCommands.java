@@ -91,7 +91,7 @@ final class ExpireCommands {
                 s.out().integer(0);
                 return;
             }
-            if (when <= s.now()) {
+            if (s.expiresAtOnce(when)) {
                 seg.removeEntry(e); // a time in the past deletes the key at once (a write, not an expiry)
                 s.notify(Notifications.GENERIC, "del", a, 1);
             } else {

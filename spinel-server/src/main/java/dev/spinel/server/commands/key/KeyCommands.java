@@ -157,7 +157,7 @@ public final class KeyCommands {
 
     /** {@link #peek}, with {@code notify} false as LOOKUP_NONOTIFY: no keymiss event (OBJECT). */
     public static Entry peek(Session s, Segment seg, Args a, int i, int hash, boolean notify) {
-        Entry e = seg.get(a.buffer(), a.offset(i), a.length(i), hash, s.lookupNow());
+        Entry e = seg.read(a.buffer(), a.offset(i), a.length(i), hash, s.lookupNow());
         if (e == null) {
             s.engine().stats().keyspaceMisses.increment();
             if (notify) {

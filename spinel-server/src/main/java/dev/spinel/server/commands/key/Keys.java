@@ -23,7 +23,7 @@ public final class Keys {
 
     /** The live entry of key argument {@code i} for a read command (hit/miss counted), or {@code null}. */
     public static Entry read(Session s, Segment seg, Args a, int i, int hash) {
-        Entry e = seg.get(a.buffer(), a.offset(i), a.length(i), hash, s.lookupNow());
+        Entry e = seg.read(a.buffer(), a.offset(i), a.length(i), hash, s.lookupNow());
         if (e == null) {
             s.engine().stats().keyspaceMisses.increment();
             s.notify(Notifications.KEY_MISS, "keymiss", a, i); // lookupKeyRead's keymiss event

@@ -126,7 +126,7 @@ final class ScanCommands {
             Segment seg = db.segment(h);
             seg.lock();
             try {
-                seg.get(k, 0, k.length, h, now); // deletes the entry only if it is (still) expired
+                seg.read(k, 0, k.length, h, now); // deletes the entry only if it is (still) expired (not on a replica)
             } finally {
                 seg.unlock();
             }

@@ -238,7 +238,7 @@ public final class StringCommands {
             byte[] value = Keys.string(e);
             long expireAt = expireArg < 0 ? -1 : absoluteExpire(s, flags, NumberArgs.parseLong(a, expireArg), "getex");
             s.out().bulk(value);
-            if ((flags & (EXAT | PXAT)) != 0 && expireAt <= s.now()) {
+            if ((flags & (EXAT | PXAT)) != 0 && s.expiresAtOnce(expireAt)) {
                 seg.removeEntry(e); // an absolute time already past deletes the key
                 s.dirty(1);
                 s.notify(Notifications.GENERIC, "del", a, 1);

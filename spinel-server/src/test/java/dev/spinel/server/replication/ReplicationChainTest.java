@@ -1,0 +1,121 @@
+package dev.spinel.server.replication;
+
+import dev.spinel.server.SpinelServer;
+import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.testing.RawClient;
+import dev.spinel.server.testing.RedisServerProcess;
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+import java.util.Random;
+
+import static dev.spinel.server.replication.ReplicationTest.awaitInSync;
+import static dev.spinel.server.replication.ReplicationTest.info;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Chained replication as Redis 7.0: a replica of a replica gets the top master's stream forwarded
+ * unchanged, so master_replid and master_repl_offset are the same all down the chain (Spinel in the
+ * middle of two redis-servers, and three Spinels), datasets equal; the middle link dropping resumes with
+ * +CONTINUE while the sub-replica stays attached.
+ */
+class ReplicationChainTest {
+    private static ServerConfig spinel() {
+        return ServerConfig.defaults().with("port", "0").with("repl-diskless-sync-delay", "0");
+    }
+
+    /** The top's master_repl_offset and replid reached every node of the chain. */
+    private static void assertSameHistory(RawClient... chain) throws Exception {
+        Map<String, String> top = info(chain[0]);
+        for (int i = 1; i < chain.length; i++) {
+            Map<String, String> n = info(chain[i]);
+            assertEquals(top.get("master_replid"), n.get("master_replid"), "node " + i);
+            assertEquals(top.get("master_repl_offset"), n.get("master_repl_offset"), "node " + i);
+            assertEquals(top.get("master_repl_offset"), n.get("slave_repl_offset"), "node " + i);
+        }
+    }
+
+    @Test
+    void redisServerToSpinelToRedisServer() throws Exception {
+        try (RedisServerProcess top = RedisServerProcess.start();
+             RawClient m = new RawClient(top.port())) {
+            Workload.run(m, new Random(21), 300);
+            try (SpinelServer middle = SpinelServer.start(spinel().with("replicaof", "127.0.0.1 " + top.port()));
+                 RawClient mid = new RawClient(middle.port())) {
+                awaitInSync(m, mid);
+                try (RedisServerProcess leaf = RedisServerProcess.start("--replicaof", "127.0.0.1", Integer.toString(middle.port()));
+                     RawClient l = new RawClient(leaf.port())) {
+                    Workload.run(m, new Random(22), 1500);
+                    awaitInSync(m, mid);
+                    awaitInSync(m, l);
+                    assertSameHistory(m, mid, l);
+                    assertEquals(Dataset.of(m), Dataset.of(mid));
+                    assertEquals(Dataset.of(m), Dataset.of(l));
+                    Map<String, String> mi = info(mid);
+                    assertEquals("slave", mi.get("role"));
+                    assertEquals("1", mi.get("connected_slaves"));
+                    assertTrue(mi.get("slave0").contains("state=online"), mi.get("slave0"));
+
+                    // the top drops the middle: it continues (+CONTINUE), the leaf stays attached to it
+                    m.callString("CLIENT", "KILL", "TYPE", "replica");
+                    Workload.run(m, new Random(23), 300);
+                    awaitInSync(m, mid);
+                    awaitInSync(m, l);
+                    assertSameHistory(m, mid, l);
+                    assertEquals(Dataset.of(m), Dataset.of(l));
+                    assertEquals("1", info(m).get("sync_partial_ok"));
+                    assertEquals("1", info(mid).get("sync_full"));
+                }
+            }
+        }
+    }
+
+    @Test
+    void threeSpinels() throws Exception {
+        try (SpinelServer top = SpinelServer.start(spinel());
+             SpinelServer middle = SpinelServer.start(spinel());
+             SpinelServer leaf = SpinelServer.start(spinel());
+             RawClient m = new RawClient(top.port());
+             RawClient mid = new RawClient(middle.port());
+             RawClient l = new RawClient(leaf.port())) {
+            Workload.run(m, new Random(24), 300);
+            mid.callString("REPLICAOF", "127.0.0.1", Integer.toString(top.port()));
+            awaitInSync(m, mid);
+            // the middle's RDB for the leaf names the database its stream is in; no SELECT is added
+            l.callString("REPLICAOF", "127.0.0.1", Integer.toString(middle.port()));
+            Workload.run(m, new Random(25), 1500);
+            awaitInSync(m, l);
+            assertSameHistory(m, mid, l);
+            assertEquals(Dataset.of(m), Dataset.of(l));
+            assertEquals(":1\r\n", m.callString("WAIT", "1", "5000"));
+            assertEquals(":1\r\n", mid.callString("CLIENT", "KILL", "TYPE", "replica"));
+            Workload.run(m, new Random(26), 200);
+            awaitInSync(m, l);
+            assertSameHistory(m, mid, l);
+            assertEquals(Dataset.of(m), Dataset.of(l));
+            assertEquals("1", info(mid).get("sync_partial_ok"));
+            assertEquals("1", info(mid).get("sync_full"));
+
+            // the middle promoted: the leaf continues with it (+CONTINUE with the new ID), the top's writes stop there
+            assertEquals("+OK\r\n", mid.callString("REPLICAOF", "NO", "ONE"));
+            mid.callString("SET", "after-promotion", "1");
+            awaitInSync(mid, l);
+            assertEquals("$1\r\n1\r\n", l.callString("GET", "after-promotion"));
+            assertEquals(info(mid).get("master_replid"), info(l).get("master_replid"));
+            assertEquals("2", info(mid).get("sync_partial_ok"));
+            assertEquals("1", info(mid).get("sync_full"));
+        }
+    }
+
+    @Test
+    void aReplicaWithoutItsMasterRefusesSync() throws Exception {
+        int closed = RedisServerProcess.freePort();
+        try (SpinelServer replica = SpinelServer.start(spinel().with("replicaof", "127.0.0.1 " + closed));
+             RedisServerProcess redis = RedisServerProcess.start("--replicaof", "127.0.0.1", Integer.toString(closed));
+             RawClient r = new RawClient(replica.port());
+             RawClient x = new RawClient(redis.port())) {
+            assertEquals(x.callString("SYNC"), r.callString("SYNC"));
+        }
+    }
+}
