@@ -9,8 +9,11 @@ import io.grpc.ServerInterceptors;
 import io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
 import java.net.InetSocketAddress;
+import java.util.Map;
+import java.util.WeakHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -73,6 +76,17 @@ public final class GrpcFrontEnd implements SpinelExtension {
         return start(spinel, new InetSocketAddress(config.grpcBind.value(), port));
     }
 
+    /**
+     * The call counter on the server's metrics registry: registered once per server (a restarted service, as the
+     * tests do, finds it there already and counts on).
+     */
+    private static synchronized CallMetrics callMetrics(SpinelServer spinel) {
+        return METRICS.computeIfAbsent(spinel.metrics().registry(), CallMetrics::new);
+    }
+
+    /** Registries already holding the counter; weak, so a stopped server's registry is not kept. */
+    private static final Map<PrometheusRegistry, CallMetrics> METRICS = new WeakHashMap<>();
+
     /** Starts the service on {@code address} (port 0 there: an ephemeral port). */
     public static Running start(SpinelServer spinel, InetSocketAddress address) throws java.io.IOException {
         ServerConfig config = spinel.config();
@@ -90,6 +104,7 @@ public final class GrpcFrontEnd implements SpinelExtension {
                 .addService(ServerInterceptors.intercept(new KvService(store, spinel.eventLoops()), new AuthInterceptor(config)))
                 .addService(health.getHealthService())
                 .addService(ProtoReflectionServiceV1.newInstance())
+                .intercept(callMetrics(spinel))
                 .build()
                 .start();
         spinel.engine().keyObserver(new ChangeFeed(store));

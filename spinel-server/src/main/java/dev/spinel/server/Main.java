@@ -18,14 +18,34 @@ public final class Main {
     private Main() {
     }
 
+    /** redis-server's usage text, less what Spinel has not (memory test, system check, Sentinel). */
+    static final String USAGE = """
+            Usage: ./spinel-server [/path/to/spinel.conf] [options] [-]
+                   ./spinel-server - (read config from stdin)
+                   ./spinel-server -v or --version
+                   ./spinel-server -h or --help
+
+            Examples:
+                   ./spinel-server (run the server with default conf)
+                   echo 'maxmemory 128mb' | ./spinel-server -
+                   ./spinel-server /etc/spinel/spinel.conf
+                   ./spinel-server --port 7777
+                   ./spinel-server --port 7777 --metrics-port 9121
+                   ./spinel-server /etc/myspinel.conf --loglevel verbose -
+                   ./spinel-server /etc/myspinel.conf --loglevel verbose
+
+            Options are redis.conf directives (and Spinel's own: event-loop-threads, io-transport, grpc-*, metrics-*)
+            prefixed with --. JVM options go in SPINEL_JAVA_OPTS.
+            """;
+
     public static void main(String[] args) throws InterruptedException {
         if (args.length == 1 && (args[0].equals("-v") || args[0].equals("--version"))) {
             System.out.println("Spinel server v=" + Version.SPINEL + " redis_version=" + Version.REDIS);
             return;
         }
         if (args.length == 1 && (args[0].equals("-h") || args[0].equals("--help"))) {
-            System.out.println("Usage: spinel-server [/path/to/spinel.conf] [options]\n"
-                    + "Options are redis.conf directives prefixed with --, e.g. --port 7000 --bind 127.0.0.1");
+            System.err.print(USAGE); // as redis-server: the usage on stderr, exit status 1
+            System.exit(1);
             return;
         }
         ServerConfig config;

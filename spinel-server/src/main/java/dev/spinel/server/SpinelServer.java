@@ -9,6 +9,7 @@ import dev.spinel.server.durability.Persistence;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.log.Log;
+import dev.spinel.server.metrics.MetricsEndpoint;
 import dev.spinel.server.net.IoTransport;
 import dev.spinel.server.net.RespServer;
 import dev.spinel.server.net.ServerTls;
@@ -64,6 +65,8 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
     private final ScheduledFuture<?> persistenceCron;
     private final CountDownLatch closed = new CountDownLatch(1);
     private volatile boolean closing;
+    /** The Prometheus endpoint (metrics-port); null until built, during the start. */
+    private volatile MetricsEndpoint metrics;
     /** Running extensions (the gRPC service), closed before the RESP front end. */
     private final List<AutoCloseable> extensions = new ArrayList<>();
 
@@ -136,12 +139,23 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
         }
         persistence.replication(replication::saveInfo, replication::applyLock);
         replication.startFromConfig(); // the replicaof directive
+        this.metrics = new MetricsEndpoint(engine, this::port, persistence::changesSinceLastSave, resp::loopThreads,
+                engine.stats().aofFsync);
+        try {
+            metrics.apply();
+        } catch (ConfigException e) {
+            close();
+            throw new IllegalStateException("Failed to start the metrics endpoint on " + config.metricsBind.value() + ":"
+                    + config.metricsPort.value() + " (see the log)", e);
+        }
         try {
             startExtensions();
         } catch (RuntimeException e) {
             close();
             throw e;
         }
+        config.onApply(config.metricsPort, metrics::apply);
+        config.onApply(config.metricsBind, metrics::apply);
         // CONFIG SET port/bind/tls-port listen anew (as Redis does); tls-* rebuild the TLS context; hz changes the cron's rate.
         config.onApply(config.port, () -> rebind("Unable to listen on this port. Check server logs."));
         config.onApply(config.bind, () -> rebind("Failed to bind to specified addresses."));
@@ -175,6 +189,11 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
                 throw new IllegalStateException(x.getClass().getName() + ": " + e.getMessage(), e);
             }
         }
+    }
+
+    /** The Prometheus endpoint: its port, and the registry where front ends add their metrics. */
+    public MetricsEndpoint metrics() {
+        return metrics;
     }
 
     /** The event loops of the RESP front end, which other front ends may share. */
@@ -333,6 +352,9 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
             } catch (Exception e) {
                 Log.warning("stopping " + extensions.get(i) + ": " + e.getMessage());
             }
+        }
+        if (metrics != null) {
+            metrics.close();
         }
         resp.close();
         persistence.close();

@@ -242,6 +242,12 @@ public final class ServerConfig {
     public final Params.Memory grpcMaxMessageSize = add(Params.Memory.bounded("grpc-max-message-size", false,
             4L * 1024 * 1024, 1024, Integer.MAX_VALUE));
     // ---- end gRPC
+    // ---- Prometheus metrics endpoint (dev.spinel.server.metrics); CONFIG SET starts, moves or stops it.
+    /** Port of the HTTP endpoint serving /metrics in Prometheus's text format; 0 (the default) disables it. */
+    public final Params.Int metricsPort = add(new Params.Int("metrics-port", true, 0, 0, 65535, null));
+    /** Address the metrics endpoint listens on. */
+    public final Params.Text metricsBind = add(new Params.Text("metrics-bind", true, "127.0.0.1", null, null));
+    // ---- end metrics
     // ---- TLS, as Redis 7.0's (net.ServerTls builds the context; every one may change at run time, see SpinelServer).
     /** Port of the TLS listener; 0 (the default) disables it. With it set, {@code port 0} means no plain listener. */
     public final Params.Int tlsPort = add(new Params.Int("tls-port", true, 0, 0, 65535, null));

@@ -168,7 +168,7 @@ public final class Aof implements AutoCloseable {
                 functions = this.functions.codes(); // with the keys: changed under every stripe
                 try {
                     Files.deleteIfExists(dir().resolve(newIncr.file()));
-                    file = new AofFile(config, dir().resolve(newIncr.file()));
+                    file = new AofFile(config, dir().resolve(newIncr.file()), engine.stats().aofFsync);
                 } catch (IOException | RuntimeException e) {
                     snap.cancel();
                     throw e;
@@ -214,7 +214,7 @@ public final class Aof implements AutoCloseable {
         } else {
             incrName = incr.getLast().file();
         }
-        file = new AofFile(config, dir().resolve(incrName));
+        file = new AofFile(config, dir().resolve(incrName), engine.stats().aofFsync);
         measure();
         engine.propagator(new AofPropagator(file, engine));
     }

@@ -2,6 +2,7 @@ package dev.spinel.server.durability;
 
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.log.Log;
+import dev.spinel.server.stats.DurationTotal;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -41,6 +42,8 @@ final class AofFile implements AutoCloseable {
     private static final byte[] EXEC = "*1\r\n$4\r\nEXEC\r\n".getBytes(StandardCharsets.US_ASCII);
 
     private final ServerConfig config;
+    /** Where each fsync's duration goes (one per second under everysec, one per batch under always). */
+    private final DurationTotal fsyncs;
     private volatile FileChannel channel;
     private volatile Path path;
     private final Object lock = new Object();
@@ -87,8 +90,9 @@ final class AofFile implements AutoCloseable {
         return FileChannel.open(p, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
     }
 
-    AofFile(ServerConfig config, Path path) throws IOException {
+    AofFile(ServerConfig config, Path path, DurationTotal fsyncs) throws IOException {
         this.config = config;
+        this.fsyncs = fsyncs;
         this.path = path;
         this.channel = opener.open(path);
         writer = new Thread(this::writeLoop, "spinel-aof-write");
@@ -356,7 +360,9 @@ final class AofFile implements AutoCloseable {
     /** fsyncs the file; false (and writes refused with MISCONF) when the OS reports an error. */
     private boolean sync(long upTo) {
         try {
+            long start = System.nanoTime();
             channel.force(false);
+            fsyncs.record(System.nanoTime() - start);
             if (upTo > synced) {
                 synced = upTo;
             }

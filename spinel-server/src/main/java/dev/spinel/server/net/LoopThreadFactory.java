@@ -4,21 +4,33 @@ import dev.spinel.server.stats.LoopCounter;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.FastThreadLocalThread;
 
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
 /**
  * Makes the RESP front end's event-loop threads: Netty's fast-thread-local threads (its buffer pools'
  * per-thread caches need them) that also own a {@link LoopCounter} slot, so the statistics bumped per
- * command are plain stores on the loops.
+ * command are plain stores on the loops. It remembers the threads it made, so their CPU time can be read.
  *
  * <p>Thread-safety: as {@link DefaultThreadFactory}, callable from any thread.
  */
 final class LoopThreadFactory extends DefaultThreadFactory {
+    /** Every thread made, for the metrics endpoint's per-loop CPU time (a loop's thread lives as long as the loop). */
+    private final List<Thread> made = new CopyOnWriteArrayList<>();
+
     LoopThreadFactory(String poolName) {
         super(poolName, true);
     }
 
     @Override
     protected Thread newThread(Runnable r, String name) {
-        return new LoopThread(threadGroup, r, name, LoopCounter.claimSlot());
+        Thread t = new LoopThread(threadGroup, r, name, LoopCounter.claimSlot());
+        made.add(t);
+        return t;
+    }
+
+    List<Thread> threads() {
+        return made;
     }
 
     /** An event-loop thread with its counter slot (-1 when every slot is taken). */

@@ -30,6 +30,7 @@ public final class RespServer implements AutoCloseable {
     private final Engine engine;
     private final EventLoopGroup bossGroup;
     private final EventLoopGroup workerGroup;
+    private final LoopThreadFactory loopThreads;
     private final IoTransport transport;
     /** Listeners by kind: index 0 plain RESP, 1 RESP over TLS. */
     private final List<List<Channel>> listeners = List.of(new ArrayList<>(), new ArrayList<>());
@@ -45,7 +46,13 @@ public final class RespServer implements AutoCloseable {
         transport = IoTransport.select(engine.config().ioTransport.value(), Log::warning);
         var factory = transport.ioHandlerFactory();
         bossGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("spinel-accept", true), factory);
-        workerGroup = new MultiThreadIoEventLoopGroup(threads, new LoopThreadFactory("spinel-loop"), factory);
+        loopThreads = new LoopThreadFactory("spinel-loop");
+        workerGroup = new MultiThreadIoEventLoopGroup(threads, loopThreads, factory);
+    }
+
+    /** The event loops' threads started so far (Netty starts a loop's thread with its first task). */
+    public List<Thread> loopThreads() {
+        return loopThreads.threads();
     }
 
     public EventLoopGroup workerGroup() {

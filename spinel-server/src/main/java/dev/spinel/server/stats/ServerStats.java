@@ -29,6 +29,8 @@ public final class ServerStats {
     public final LongAdder blockedClients = new LongAdder();
     /** Rates for INFO (instantaneous_ops_per_sec, ...), sampled by the server cron. */
     public final InstantaneousMetrics instantaneous = new InstantaneousMetrics();
+    /** fsyncs of the append-only log and the time they took (the metrics endpoint's spinel_aof_fsync_seconds). */
+    public final DurationTotal aofFsync = new DurationTotal();
     private final Map<String, LongAdder> errors = new ConcurrentHashMap<>();
 
     public void error(String code) {

@@ -1,6 +1,7 @@
 package dev.spinel.server.durability;
 
 import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.stats.DurationTotal;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,7 +29,7 @@ class AofFileTest {
     Path dir;
 
     private AofFile open(String fsync) throws Exception {
-        return new AofFile(ServerConfig.defaults().with("appendfsync", fsync), dir.resolve("log.aof"));
+        return new AofFile(ServerConfig.defaults().with("appendfsync", fsync), dir.resolve("log.aof"), new DurationTotal());
     }
 
     private byte[] expected(int commands) {
