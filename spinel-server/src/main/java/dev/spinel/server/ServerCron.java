@@ -6,7 +6,8 @@ import dev.spinel.server.log.Log;
 
 /**
  * Redis's {@code serverCron}: runs {@code hz} times a second on one event loop. Active expiry
- * with a CPU budget of a quarter of each tick (as Redis's slow cycle), and idle-client timeouts.
+ * with a CPU budget of a quarter of each tick (as Redis's slow cycle), idle-client timeouts, and the
+ * sample of the clients' buffers in used_memory.
  *
  * <p>Thread-safety: runs on a single scheduler thread; touches shared state only through
  * thread-safe APIs (segment locks, the client registry).
@@ -31,6 +32,7 @@ final class ServerCron implements Runnable {
                 activeExpire();
             }
             closeIdleClients();
+            engine.memory().sampleClients(); // Redis's clientsCron: INFO's mem_clients_normal, used_memory's part
         } catch (RuntimeException e) {
             Log.warning("cron: " + e);
         }

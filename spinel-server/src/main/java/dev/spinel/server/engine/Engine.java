@@ -52,6 +52,7 @@ public final class Engine {
     private final Notifications notifications;
     private static final byte[] DEL = {'D', 'E', 'L'};
     private final Evictor evictor;
+    private final MemoryAccounting memory;
     private final ClientPause pause = new ClientPause();
     private final Blocking blocking = new Blocking();
     /** The running script, as far as the busy check needs it. */
@@ -88,7 +89,8 @@ public final class Engine {
         this.outputLimits = new OutputLimits(config);
         this.pubSub = new PubSub(outputLimits);
         this.notifications = new Notifications(pubSub);
-        this.evictor = new Evictor(config, keyspace, this);
+        this.memory = new MemoryAccounting(keyspace, clients);
+        this.evictor = new Evictor(config, keyspace, this, memory);
         this.transactions = new Transactions(this, keyspace, watches);
         // Redis's updateMaxmemory: a lower limit evicts at once, not only before the next write.
         config.onApply(config.maxmemory, evictor::makeRoom);
@@ -264,6 +266,11 @@ public final class Engine {
 
     public Notifications notifications() {
         return notifications;
+    }
+
+    /** used_memory and its parts (INFO memory, MEMORY STATS, the maxmemory checks). */
+    public MemoryAccounting memory() {
+        return memory;
     }
 
     /** maxmemory enforcement and INFO's evicted_keys. */
@@ -523,12 +530,18 @@ public final class Engine {
             pause.postpone(session, args, System.currentTimeMillis());
             return null;
         }
-        if ((cmd.spec().has("denyoom") || DispatchRules.execHas(session, cmd, "denyoom") || DispatchRules.queuesInMulti(session, cmd))
-                && config.maxmemory.value() > 0 && !evictor.makeRoom()) {
-            // Redis refuses a command that may grow the dataset while over maxmemory (at queue time in MULTI).
-            reject(session, cmd, Evictor.OOM.getMessage());
-            applyReplyMode(session);
-            return null;
+        if (config.maxmemory.value() > 0) {
+            // As Redis's performEvictions, every command evicts first while maxmemory is set, a read too, and
+            // the invalidations of the keys evicted come before its reply; one that may grow the dataset is
+            // refused while still over the limit (at queue time in MULTI).
+            boolean room = evictor.makeRoom();
+            session.drainDeliveries();
+            if (!room && (cmd.spec().has("denyoom") || DispatchRules.execHas(session, cmd, "denyoom")
+                    || DispatchRules.queuesInMulti(session, cmd))) {
+                reject(session, cmd, Evictor.OOM.getMessage());
+                applyReplyMode(session);
+                return null;
+            }
         }
         if (script.running() && waitForScript(session, cmd)) { // one volatile read when no script runs
             return null;
