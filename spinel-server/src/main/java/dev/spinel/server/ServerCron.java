@@ -28,7 +28,9 @@ final class ServerCron implements Runnable {
         try {
             engine.stats().instantaneous.sample(System.currentTimeMillis(), engine.stats());
             // DEBUG SET-ACTIVE-EXPIRE 0 turns it off; a replica leaves expiry to its master's DELs, as Redis's
-            if (engine.activeExpire() && !engine.replicaMode()) {
+            // nor during CLIENT PAUSE, as Redis 7.0
+            if (engine.activeExpire() && !engine.replicaMode()
+                    && !engine.keyspace().expiryDeletesSuspended(System.currentTimeMillis())) {
                 activeExpire();
             }
             closeIdleClients();

@@ -10,6 +10,7 @@ import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.engine.ports.BusyScript;
 import dev.spinel.server.engine.ports.ClientConnection;
 import dev.spinel.server.engine.ports.KeyObserver;
+import dev.spinel.server.engine.ports.ScriptFlags;
 import dev.spinel.server.errors.Errors;
 import dev.spinel.server.errors.RedisError;
 import dev.spinel.server.errors.UnknownCommandReply;
@@ -53,10 +54,12 @@ public final class Engine {
     private static final byte[] DEL = {'D', 'E', 'L'};
     private final Evictor evictor;
     private final MemoryAccounting memory;
-    private final ClientPause pause = new ClientPause();
+    private final ClientPause pause;
     private final Blocking blocking = new Blocking();
     /** The running script, as far as the busy check needs it. */
     private final BusyScript script;
+    /** What scripts declare, read by dispatch before they run (CLIENT PAUSE WRITE, EXEC's flags). */
+    private final ScriptFlags scriptFlags;
     private final Acl acl = new Acl();
     private final ScriptCalls scriptCalls = new ScriptCalls(this);
     private final ScriptThread scriptThread = new ScriptThread(this);
@@ -83,6 +86,7 @@ public final class Engine {
     public Engine(ServerConfig config, Keyspace keyspace, CommandTable commands, BusyScript script) {
         this.config = config;
         this.script = script;
+        this.scriptFlags = script instanceof ScriptFlags f ? f : ScriptFlags.NONE;
         this.keyspace = keyspace;
         this.watches = new Watches(keyspace);
         this.commands = commands;
@@ -90,6 +94,7 @@ public final class Engine {
         this.pubSub = new PubSub(outputLimits);
         this.notifications = new Notifications(pubSub);
         this.memory = new MemoryAccounting(keyspace, clients);
+        this.pause = new ClientPause(keyspace);
         this.evictor = new Evictor(config, keyspace, this, memory);
         this.transactions = new Transactions(this, keyspace, watches);
         // Redis's updateMaxmemory: a lower limit evicts at once, not only before the next write.
@@ -525,7 +530,7 @@ public final class Engine {
             applyReplyMode(session);
             return null;
         }
-        if (pause.active() && pause.mustWait(DispatchRules.writes(cmd, session), System.currentTimeMillis())) {
+        if (pause.active() && pause.mustWait(pausedByWrite(cmd, session, args), System.currentTimeMillis())) {
             // CLIENT PAUSE delays, never rejects: the request runs again when the pause ends.
             pause.postpone(session, args, System.currentTimeMillis());
             return null;
@@ -552,6 +557,13 @@ public final class Engine {
         if (session.transaction() != null && !DispatchRules.runsInsideMulti(cmd)) {
             session.beginCommand(System.currentTimeMillis(), cmd.name()); // a queued command is CLIENT LIST's cmd=, as in Redis
             session.transaction().queue(cmd, args);
+            if (cmd.scriptKind != null) {
+                int declared = scriptFlags.declared(cmd.scriptKind, args);
+                boolean undeclared = declared == ScriptFlags.UNDECLARED;
+                session.transaction().queuedScript(!undeclared && (declared & ScriptFlags.NO_WRITES) == 0,
+                        !undeclared && (declared & (ScriptFlags.NO_WRITES | ScriptFlags.ALLOW_OOM)) == 0,
+                        undeclared && cmd.scriptMayReplicate);
+            }
             session.out().simple("QUEUED");
             applyReplyMode(session);
             return null;
@@ -566,6 +578,20 @@ public final class Engine {
             blocking.serveReady();
         }
         return null;
+    }
+
+    /**
+     * What CLIENT PAUSE WRITE holds ({@link DispatchRules#writes}); a script command takes its flags from its
+     * script, as Redis's evalGetCommandFlags: one that declares flags is held unless it declares
+     * {@code no-writes}, one that declares none (no shebang, unknown script) has its command's flags (EVAL,
+     * EVALSHA and FCALL may replicate; the _RO forms not).
+     */
+    private boolean pausedByWrite(Command cmd, Session session, Args args) {
+        if (cmd.scriptKind != null) {
+            int declared = scriptFlags.declared(cmd.scriptKind, args);
+            return declared == ScriptFlags.UNDECLARED ? cmd.scriptMayReplicate : (declared & ScriptFlags.NO_WRITES) == 0;
+        }
+        return DispatchRules.writes(cmd, session);
     }
 
     /**
