@@ -50,6 +50,12 @@ final class ServerCron implements Runnable {
                 break;
             }
         }
+        // Redis's latency event of its active expiry cycle (LATENCY LATEST / HISTORY expire-cycle)
+        long threshold = engine.config().latencyMonitorThreshold.value();
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        if (threshold > 0 && millis >= threshold) {
+            engine.latency().record("expire-cycle", millis);
+        }
     }
 
     private void closeIdleClients() {
