@@ -21,6 +21,7 @@ import dev.spinel.grpc.v1.UpdateRequest;
 import dev.spinel.grpc.v1.UpdateResponse;
 import dev.spinel.grpc.v1.WatchRequest;
 import dev.spinel.grpc.v1.WatchResponse;
+import dev.spinel.server.engine.EmbeddedClient;
 import dev.spinel.server.engine.EmbeddedClient.Done;
 import io.grpc.Context;
 import io.grpc.Deadline;
@@ -33,6 +34,7 @@ import io.netty.util.concurrent.EventExecutor;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -64,6 +66,10 @@ final class KvService extends KVGrpc.KVImplBase {
 
     @Override
     public void get(GetRequest r, StreamObserver<GetResponse> out) {
+        if (expired() == null && store.client().readsHeld()) { // CLIENT PAUSE ALL; a call over gets its status below
+            whenUnpaused(() -> get(r, out));
+            return;
+        }
         unary(r, store::get, out);
     }
 
@@ -90,7 +96,11 @@ final class KvService extends KVGrpc.KVImplBase {
     private <Q, R> void unary(Q request, Function<Q, Done<R>> op, StreamObserver<R> out) {
         StatusRuntimeException late = expired();
         if (late != null) {
-            out.onError(late);
+            try {
+                out.onError(late);
+            } catch (RuntimeException alreadyClosed) {
+                // a call cancelled while it waited for CLIENT PAUSE: its client has its status already
+            }
             return;
         }
         Done<R> done;
@@ -98,6 +108,10 @@ final class KvService extends KVGrpc.KVImplBase {
             done = op.apply(request);
         } catch (StatusRuntimeException e) {
             out.onError(e);
+            return;
+        } catch (EmbeddedClient.Paused p) {
+            // CLIENT PAUSE holds it, as a RESP client's write: it runs when the pause ends, or fails at its deadline
+            whenUnpaused(() -> unary(request, op, out));
             return;
         }
         R reply = done.value();
@@ -112,8 +126,25 @@ final class KvService extends KVGrpc.KVImplBase {
         });
     }
 
+    /**
+     * Runs {@code retry} on this call's loop, in its gRPC context, once CLIENT PAUSE ends, or at once when the
+     * call is cancelled or its deadline passes (the retry then finds it over and writes nothing).
+     */
+    private void whenUnpaused(Runnable retry) {
+        Context ctx = Context.current();
+        EventExecutor loop = currentLoop();
+        AtomicBoolean once = new AtomicBoolean();
+        Runnable fire = () -> {
+            if (once.compareAndSet(false, true)) {
+                loop.execute(ctx.wrap(retry));
+            }
+        };
+        ctx.addListener(c -> fire.run(), loop);
+        store.client().whenUnpaused(fire, loop);
+    }
+
     /** The event loop running the call (its callbacks must come back to it), or any loop off them. */
-    private Executor currentLoop() {
+    private EventExecutor currentLoop() {
         for (EventExecutor e : loops) {
             if (e.inEventLoop()) {
                 return e;
@@ -231,10 +262,27 @@ final class KvService extends KVGrpc.KVImplBase {
         return new StreamObserver<>() {
             @Override
             public void onNext(BatchRequest req) {
-                BatchResponse.Builder b = BatchResponse.newBuilder();
-                long position = 0;
-                for (BatchOp op : req.getOpsList()) {
-                    Done<BatchResult> d = one(op);
+                process(req, 0, BatchResponse.newBuilder(), 0);
+            }
+
+            /**
+             * Runs the request's ops from {@code from} on. An op held by CLIENT PAUSE waits for its end with the
+             * rest of the request, and the stream reads no further request meanwhile (order is kept).
+             */
+            private void process(BatchRequest req, int from, BatchResponse.Builder b, long position) {
+                if (from > 0 && Context.current().isCancelled()) {
+                    return; // the client went away while a pause held the rest
+                }
+                for (int i = from; i < req.getOpsCount(); i++) {
+                    Done<BatchResult> d;
+                    try {
+                        d = one(req.getOps(i));
+                    } catch (EmbeddedClient.Paused p) {
+                        int at = i;
+                        long before = position;
+                        whenUnpaused(() -> process(req, at, b, before));
+                        return;
+                    }
                     b.addResults(d.value());
                     position = Math.max(position, d.logPosition());
                 }

@@ -6,7 +6,8 @@ import dev.spinel.server.log.Log;
 
 /**
  * Redis's {@code serverCron}: runs {@code hz} times a second on one event loop. Active expiry
- * with a CPU budget of a quarter of each tick (as Redis's slow cycle), and idle-client timeouts.
+ * with a CPU budget of a quarter of each tick (as Redis's slow cycle), idle-client timeouts, and the
+ * sample of the clients' buffers in used_memory.
  *
  * <p>Thread-safety: runs on a single scheduler thread; touches shared state only through
  * thread-safe APIs (segment locks, the client registry).
@@ -27,10 +28,13 @@ final class ServerCron implements Runnable {
         try {
             engine.stats().instantaneous.sample(System.currentTimeMillis(), engine.stats());
             // DEBUG SET-ACTIVE-EXPIRE 0 turns it off; a replica leaves expiry to its master's DELs, as Redis's
-            if (engine.activeExpire() && !engine.replicaMode()) {
+            // nor during CLIENT PAUSE, as Redis 7.0
+            if (engine.activeExpire() && !engine.replicaMode()
+                    && !engine.keyspace().expiryDeletesSuspended(System.currentTimeMillis())) {
                 activeExpire();
             }
             closeIdleClients();
+            engine.memory().sampleClients(); // Redis's clientsCron: INFO's mem_clients_normal, used_memory's part
         } catch (RuntimeException e) {
             Log.warning("cron: " + e);
         }
@@ -45,6 +49,12 @@ final class ServerCron implements Runnable {
             if (deleted == 0) {
                 break;
             }
+        }
+        // Redis's latency event of its active expiry cycle (LATENCY LATEST / HISTORY expire-cycle)
+        long threshold = engine.config().latencyMonitorThreshold.value();
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        if (threshold > 0 && millis >= threshold) {
+            engine.latency().record("expire-cycle", millis);
         }
     }
 

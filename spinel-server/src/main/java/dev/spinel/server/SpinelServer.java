@@ -100,6 +100,8 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
         this.engine = new Engine(config, keyspace, table, scripting);
         this.persistence = new Persistence(config, keyspace, engine.stats(), scripting.functions());
         this.replication = new Replication(engine, config, scripting.functions());
+        engine.memory().scripts(() -> scripting.cache().memory() + scripting.functions().codeBytes());
+        engine.memory().replicationBacklog(replication::backlogMemory);
         Commands.registerAll(table, this);
         engine.acl().loadAtStartup(config.userDirectives(), config.aclfile.value(),
                 Path.of(config.dir.value()).resolve(config.aclfile.value()));

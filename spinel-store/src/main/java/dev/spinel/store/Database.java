@@ -205,8 +205,10 @@ public final class Database {
                     continue;
                 }
                 if (e.isExpired(now)) {
-                    s.removeEntry(e);
-                    expired(e.key);
+                    if (!expiryDeletesSuspended(now)) {
+                        s.removeEntry(e);
+                        expired(e.key);
+                    }
                     continue;
                 }
                 return e.key;
@@ -258,6 +260,10 @@ public final class Database {
 
     void expired(byte[] key) {
         keyspace.expired(this, key);
+    }
+
+    boolean expiryDeletesSuspended(long now) {
+        return keyspace.expiryDeletesSuspended(now);
     }
 
     void added(byte[] key) {

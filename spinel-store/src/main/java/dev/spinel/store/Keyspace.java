@@ -20,6 +20,12 @@ public final class Keyspace {
     private volatile boolean sharedIntegers = true;
     /** False on a replica: reads report expired keys missing without deleting them (see {@link Segment#read}). */
     private volatile boolean lazyExpiry = true;
+    /**
+     * Until when (Unix ms, exclusive) expired keys are not deleted (CLIENT PAUSE, as Redis 7.0: reads see
+     * them gone, but neither lazy nor active expiry deletes them, so nothing is propagated meanwhile); 0: never.
+     * Read only on the path of a key found expired.
+     */
+    private volatile long expiryDeletesSuspendedUntil;
 
     public Keyspace(int databases) {
         dbs = new Database[databases];
@@ -74,6 +80,17 @@ public final class Keyspace {
         for (int i = dbs.length - 1; i >= 0; i--) {
             dbs[i].unlockAll();
         }
+    }
+
+    /** Suspends the deletion of expired keys until {@code untilMillis} (0 ends it); see {@link #expiryDeletesSuspended}. */
+    public void suspendExpiryDeletes(long untilMillis) {
+        this.expiryDeletesSuspendedUntil = untilMillis;
+    }
+
+    /** True when an expired key found at {@code now} must be left in place (reported absent, not deleted). */
+    public boolean expiryDeletesSuspended(long now) {
+        long until = expiryDeletesSuspendedUntil;
+        return until != 0 && now < until;
     }
 
     public void listener(KeyspaceListener l) {

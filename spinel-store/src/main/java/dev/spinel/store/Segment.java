@@ -229,10 +229,16 @@ public final class Segment {
 
     // ---------------------------------------------------------------- lookup
 
-    /** The live entry for the key, or {@code null}; an expired entry is deleted on the way (lazy expiry). */
+    /**
+     * The live entry for the key, or {@code null}; an expired entry is deleted on the way (lazy expiry), unless
+     * deletions are suspended ({@link Keyspace#expiryDeletesSuspended}).
+     */
     public Entry get(byte[] buf, int off, int len, int hash, long now) {
         Entry e = find(buf, off, len, hash);
         if (e != null && e.isExpired(now)) {
+            if (owner.expiryDeletesSuspended(now)) {
+                return null;
+            }
             removeEntry(e);
             owner.expired(e.key);
             return null;
@@ -242,12 +248,13 @@ public final class Segment {
 
     /**
      * A read's lookup: as {@link #get}, but while the keyspace does no lazy expiry ({@link Keyspace#lazyExpiry},
-     * a replica) an expired entry is reported missing and kept, as Redis's replica keeps it for its master's DEL.
+     * a replica) or deletions are suspended (a pause), an expired entry is reported missing and kept, as Redis's replica
+     * keeps it for its master's DEL.
      */
     public Entry read(byte[] buf, int off, int len, int hash, long now) {
         Entry e = find(buf, off, len, hash);
         if (e != null && e.isExpired(now)) {
-            if (owner.keyspace().lazyExpiry()) {
+            if (owner.keyspace().lazyExpiry() && !owner.expiryDeletesSuspended(now)) {
                 removeEntry(e);
                 owner.expired(e.key);
             }
@@ -570,7 +577,7 @@ public final class Segment {
             Entry e = t[expireCursor];
             while (e != null) {
                 Entry next = e.next;
-                if (e.isExpired(now)) {
+                if (e.isExpired(now) && !owner.expiryDeletesSuspended(now)) {
                     removeEntry(e);
                     owner.expired(e.key);
                     deleted++;

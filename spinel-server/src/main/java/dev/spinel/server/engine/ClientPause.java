@@ -2,11 +2,14 @@ package dev.spinel.server.engine;
 
 import dev.spinel.protocol.Args;
 import dev.spinel.server.engine.ports.ClientConnection;
+import dev.spinel.store.Keyspace;
 
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * CLIENT PAUSE state, as Redis 7.0: a pause type (WRITE delays commands that write or may
@@ -14,7 +17,8 @@ import java.util.Set;
  * the stronger type and the later end of the current one. A delayed client is not rejected: the
  * engine suspends its connection with the command to retry ({@link ClientConnection#suspend}) and
  * registers it here; it resumes at the end time (a timer on its own event loop) or on UNPAUSE,
- * in the order clients were postponed.
+ * in the order clients were postponed. While a pause lasts (either type), expired keys are not deleted, by
+ * lazy or active expiry (Redis 7.0's PAUSE_ACTION_EXPIRE): they read as absent and go once it ends.
  *
  * <p>Thread-safety: the state is two volatile fields; the hot path reads one of them
  * ({@link #active}). Changes and the set of postponed sessions are guarded by this object's lock.
@@ -27,6 +31,13 @@ public final class ClientPause {
     private volatile int type = OFF;
     private volatile long endMillis;
     private final Set<Session> postponed = new LinkedHashSet<>();
+    /** Other front ends' requests held (gRPC writes, {@link EmbeddedClient}): each retries itself when run. */
+    private final List<Runnable> waiters = new ArrayList<>();
+    private final Keyspace keyspace;
+
+    ClientPause(Keyspace keyspace) {
+        this.keyspace = keyspace;
+    }
 
     /** True when a pause may be in effect (cheap check for the dispatcher). */
     boolean active() {
@@ -58,19 +69,63 @@ public final class ClientPause {
             endMillis = Math.max(endMillis, end);
             type = Math.max(type, newType);
         }
+        keyspace.suspendExpiryDeletes(endMillis);
     }
 
     /** CLIENT UNPAUSE (or the end time passed): resumes every postponed client on its own loop. */
     public void unpause() {
         List<Session> wake;
+        List<Runnable> retries;
         synchronized (this) {
             type = OFF;
+            keyspace.suspendExpiryDeletes(0);
             wake = new ArrayList<>(postponed);
             postponed.clear();
+            retries = waiters.isEmpty() ? List.of() : new ArrayList<>(waiters);
+            waiters.clear();
         }
         for (Session s : wake) {
             s.connection().resume();
         }
+        for (Runnable r : retries) {
+            r.run();
+        }
+    }
+
+    /** True when a request that writes (or any, {@code writes} false) must wait for the pause to end now. */
+    public boolean holds(boolean writes, long now) {
+        return active() && mustWait(writes, now);
+    }
+
+    /**
+     * Runs {@code retry} once the pause ends (UNPAUSE, or its end time, checked on {@code timer}), or at once
+     * if it already ended. For requests of other front ends, which wait without a connection to suspend;
+     * {@code retry} must be quick (it hands the request back to its own thread).
+     */
+    public void whenEnded(Runnable retry, ScheduledExecutorService timer) {
+        long now = System.currentTimeMillis();
+        synchronized (this) {
+            if (type != OFF && endMillis > now) {
+                waiters.add(retry);
+                timer.schedule(() -> recheckWaiters(timer), endMillis - now, TimeUnit.MILLISECONDS);
+                return;
+            }
+        }
+        retry.run();
+    }
+
+    private void recheckWaiters(ScheduledExecutorService timer) {
+        long now = System.currentTimeMillis();
+        synchronized (this) {
+            if (waiters.isEmpty()) {
+                return;
+            }
+            if (type != OFF && endMillis > now) {
+                timer.schedule(() -> recheckWaiters(timer), endMillis - now, TimeUnit.MILLISECONDS);
+                return;
+            }
+        }
+        unpause();
     }
 
     /** Clients waiting for the pause to end (Redis counts them in blocked_clients, as BLOCKED_POSTPONE). */

@@ -2,6 +2,7 @@ package dev.spinel.server.engine;
 
 import dev.spinel.protocol.CommandSpec;
 import dev.spinel.server.acl.CommandIds;
+import dev.spinel.server.engine.ports.ScriptFlags;
 import dev.spinel.server.stats.LatencyHistogram;
 import dev.spinel.server.stats.LoopCounter;
 
@@ -31,6 +32,13 @@ public final class Command {
     private final boolean noAuth;
     /** EVAL, EVALSHA, their _RO forms, FCALL, FCALL_RO: run on the script thread ({@link ScriptThread}). */
     private final boolean runsScript;
+    /** How a script command names its script (null for other commands). */
+    final ScriptFlags.ScriptKind scriptKind;
+    /**
+     * EVAL, EVALSHA and FCALL, whose Redis flags include may_replicate (CLIENT PAUSE WRITE holds them when
+     * their script declares no flags); not their _RO forms.
+     */
+    final boolean scriptMayReplicate;
     /**
      * Read-only, so CLIENT TRACKING remembers its keys; not the read-only script commands themselves (the
      * commands their scripts run decide), as Redis's call().
@@ -57,6 +65,13 @@ public final class Command {
             case "eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro" -> true;
             default -> false;
         };
+        this.scriptKind = switch (n) {
+            case "eval", "eval_ro" -> ScriptFlags.ScriptKind.BODY;
+            case "evalsha", "evalsha_ro" -> ScriptFlags.ScriptKind.SHA;
+            case "fcall", "fcall_ro" -> ScriptFlags.ScriptKind.FUNCTION;
+            default -> null;
+        };
+        this.scriptMayReplicate = n.equals("eval") || n.equals("evalsha") || n.equals("fcall");
         this.publish = n.equals("publish");
         this.tracksReads = spec.has("readonly") && !n.equals("eval_ro") && !n.equals("evalsha_ro") && !n.equals("fcall_ro");
     }

@@ -14,13 +14,15 @@ import dev.spinel.store.StripeLocks;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * The engine's API for a front end other than RESP (the gRPC service): a unit of work runs atomically
  * under the stripes of the keys it names, reads the keys' state, and writes by calling Redis commands
  * ({@code SET k v PXAT t}, {@code DEL k}) on behalf of an internal client. Those commands go through
  * the engine's own command path, so a front end's writes get everything a RESP client's writes get:
- * the MISCONF and OOM refusals (checked before the unit runs, with Redis's texts), keyspace
+ * the MISCONF and OOM refusals (checked before the unit runs, with Redis's texts), CLIENT PAUSE (a held
+ * unit throws {@link Paused} before it runs, and waits with {@link #whenUnpaused}), keyspace
  * notifications, WATCH and CLIENT TRACKING invalidation, MONITOR, the dirty counter, the other front
  * ends' {@link KeyObserver}, and the append-only log, where a unit's writes form one MULTI/EXEC block
  * (a single write is logged bare), as a script's or an EXEC's do. The unit's log position is returned;
@@ -62,6 +64,32 @@ public final class EmbeddedClient {
     private final String name;
     private final ThreadLocal<Session> sessions;
 
+    /**
+     * Thrown by {@link #run} while CLIENT PAUSE holds a writing unit (either pause type): nothing ran; the caller waits with {@link #whenUnpaused} and runs it again, as a RESP client's
+     * request is postponed rather than refused.
+     */
+    public static final class Paused extends RuntimeException {
+        private Paused() {
+            super("paused", null, false, false);
+        }
+    }
+
+    private static final Paused PAUSED = new Paused();
+
+    /**
+     * True while CLIENT PAUSE ALL holds a front end's reads too. {@link #run} holds writes only (reading units
+     * also serve the front end's own bookkeeping); a front end checks this before a client's read.
+     */
+    public boolean readsHeld() {
+        ClientPause pause = engine.pause();
+        return pause.active() && pause.holds(false, System.currentTimeMillis());
+    }
+
+    /** Runs {@code retry} once CLIENT PAUSE ends (at once if it has); {@code timer} checks its end time. */
+    public void whenUnpaused(Runnable retry, ScheduledExecutorService timer) {
+        engine.pause().whenEnded(retry, timer);
+    }
+
     EmbeddedClient(Engine engine, String name) {
         this.engine = engine;
         this.name = name;
@@ -82,6 +110,10 @@ public final class EmbeddedClient {
      */
     public <T> Done<T> run(int db, List<byte[]> keys, Access access, Unit<T> unit) {
         if (access != Access.READ) {
+            ClientPause pause = engine.pause();
+            if (pause.active() && pause.holds(true, System.currentTimeMillis())) {
+                throw PAUSED; // nothing ran: the caller retries through whenUnpaused
+            }
             String refusal = engine.diskRefusal();
             if (refusal != null) {
                 throw new RedisError(refusal);

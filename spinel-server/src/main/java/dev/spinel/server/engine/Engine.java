@@ -11,6 +11,7 @@ import dev.spinel.server.engine.ports.BusyScript;
 import dev.spinel.server.engine.ports.ClientConnection;
 import dev.spinel.server.engine.ports.KeyObserver;
 import dev.spinel.server.engine.ports.ReplicationGate;
+import dev.spinel.server.engine.ports.ScriptFlags;
 import dev.spinel.server.errors.Errors;
 import dev.spinel.server.errors.RedisError;
 import dev.spinel.server.errors.UnknownCommandReply;
@@ -53,10 +54,13 @@ public final class Engine {
     private final Notifications notifications;
     private static final byte[] DEL = {'D', 'E', 'L'};
     private final Evictor evictor;
-    private final ClientPause pause = new ClientPause();
+    private final MemoryAccounting memory;
+    private final ClientPause pause;
     private final Blocking blocking = new Blocking();
     /** The running script, as far as the busy check needs it. */
     private final BusyScript script;
+    /** What scripts declare, read by dispatch before they run (CLIENT PAUSE WRITE, EXEC's flags). */
+    private final ScriptFlags scriptFlags;
     private final Acl acl = new Acl();
     private final ScriptCalls scriptCalls = new ScriptCalls(this);
     private final ScriptThread scriptThread = new ScriptThread(this);
@@ -83,13 +87,16 @@ public final class Engine {
     public Engine(ServerConfig config, Keyspace keyspace, CommandTable commands, BusyScript script) {
         this.config = config;
         this.script = script;
+        this.scriptFlags = script instanceof ScriptFlags f ? f : ScriptFlags.NONE;
         this.keyspace = keyspace;
         this.watches = new Watches(keyspace);
         this.commands = commands;
         this.outputLimits = new OutputLimits(config);
         this.pubSub = new PubSub(outputLimits);
         this.notifications = new Notifications(pubSub);
-        this.evictor = new Evictor(config, keyspace, this);
+        this.memory = new MemoryAccounting(keyspace, clients);
+        this.pause = new ClientPause(keyspace);
+        this.evictor = new Evictor(config, keyspace, this, memory);
         this.transactions = new Transactions(this, keyspace, watches);
         // Redis's updateMaxmemory: a lower limit evicts at once, not only before the next write.
         config.onApply(config.maxmemory, evictor::makeRoom);
@@ -263,6 +270,11 @@ public final class Engine {
 
     public Notifications notifications() {
         return notifications;
+    }
+
+    /** used_memory and its parts (INFO memory, MEMORY STATS, the maxmemory checks). */
+    public MemoryAccounting memory() {
+        return memory;
     }
 
     /** maxmemory enforcement and INFO's evicted_keys. */
@@ -521,17 +533,23 @@ public final class Engine {
             applyReplyMode(session);
             return null;
         }
-        if (pause.active() && pause.mustWait(DispatchRules.writes(cmd, session), System.currentTimeMillis())) {
+        if (pause.active() && pause.mustWait(pausedByWrite(cmd, session, args), System.currentTimeMillis())) {
             // CLIENT PAUSE delays, never rejects: the request runs again when the pause ends.
             pause.postpone(session, args, System.currentTimeMillis());
             return null;
         }
-        if ((cmd.spec().has("denyoom") || DispatchRules.execHas(session, cmd, "denyoom") || DispatchRules.queuesInMulti(session, cmd))
-                && config.maxmemory.value() > 0 && !evictor.makeRoom()) {
-            // Redis refuses a command that may grow the dataset while over maxmemory (at queue time in MULTI).
-            reject(session, cmd, Evictor.OOM.getMessage());
-            applyReplyMode(session);
-            return null;
+        if (config.maxmemory.value() > 0) {
+            // As Redis's performEvictions, every command evicts first while maxmemory is set, a read too, and
+            // the invalidations of the keys evicted come before its reply; one that may grow the dataset is
+            // refused while still over the limit (at queue time in MULTI).
+            boolean room = evictor.makeRoom();
+            session.drainDeliveries();
+            if (!room && (cmd.spec().has("denyoom") || DispatchRules.execHas(session, cmd, "denyoom")
+                    || DispatchRules.queuesInMulti(session, cmd))) {
+                reject(session, cmd, Evictor.OOM.getMessage());
+                applyReplyMode(session);
+                return null;
+            }
         }
         if (script.running() && waitForScript(session, cmd)) { // one volatile read when no script runs
             return null;
@@ -542,6 +560,13 @@ public final class Engine {
         if (session.transaction() != null && !DispatchRules.runsInsideMulti(cmd)) {
             session.beginCommand(System.currentTimeMillis(), cmd.name()); // a queued command is CLIENT LIST's cmd=, as in Redis
             session.transaction().queue(cmd, args);
+            if (cmd.scriptKind != null) {
+                int declared = scriptFlags.declared(cmd.scriptKind, args);
+                boolean undeclared = declared == ScriptFlags.UNDECLARED;
+                session.transaction().queuedScript(!undeclared && (declared & ScriptFlags.NO_WRITES) == 0,
+                        !undeclared && (declared & (ScriptFlags.NO_WRITES | ScriptFlags.ALLOW_OOM)) == 0,
+                        undeclared && cmd.scriptMayReplicate);
+            }
             session.out().simple("QUEUED");
             applyReplyMode(session);
             return null;
@@ -556,6 +581,20 @@ public final class Engine {
             blocking.serveReady();
         }
         return null;
+    }
+
+    /**
+     * What CLIENT PAUSE WRITE holds ({@link DispatchRules#writes}); a script command takes its flags from its
+     * script, as Redis's evalGetCommandFlags: one that declares flags is held unless it declares
+     * {@code no-writes}, one that declares none (no shebang, unknown script) has its command's flags (EVAL,
+     * EVALSHA and FCALL may replicate; the _RO forms not).
+     */
+    private boolean pausedByWrite(Command cmd, Session session, Args args) {
+        if (cmd.scriptKind != null) {
+            int declared = scriptFlags.declared(cmd.scriptKind, args);
+            return declared == ScriptFlags.UNDECLARED ? cmd.scriptMayReplicate : (declared & ScriptFlags.NO_WRITES) == 0;
+        }
+        return DispatchRules.writes(cmd, session);
     }
 
     /**

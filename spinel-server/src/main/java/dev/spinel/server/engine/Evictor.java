@@ -21,7 +21,8 @@ import java.util.concurrent.atomic.LongAdder;
  * chosen from {@code maxmemory-samples} random keys: the oldest access (LRU), the lowest frequency
  * counter (LFU), the nearest expiry (TTL) or any (random).
  *
- * <p>Memory is the store's own accounting ({@link Segment#memory()}), not the JVM heap. Thread-safety:
+ * <p>Memory is {@link MemoryAccounting#used()}: the store's own accounting of the dataset ({@link Segment#memory()})
+ * plus the server's overhead (start-up baseline, clients' buffers, scripts), not the JVM heap. Thread-safety:
  * any loop may evict; each deletion happens under the victim's stripe lock, re-checked there.
  */
 public final class Evictor {
@@ -31,12 +32,14 @@ public final class Evictor {
     private final ServerConfig config;
     private final Keyspace keyspace;
     private final Engine engine;
+    private final MemoryAccounting memory;
     private final LongAdder evicted = new LongAdder();
 
-    Evictor(ServerConfig config, Keyspace keyspace, Engine engine) {
+    Evictor(ServerConfig config, Keyspace keyspace, Engine engine, MemoryAccounting memory) {
         this.config = config;
         this.keyspace = keyspace;
         this.engine = engine;
+        this.memory = memory;
     }
 
     /** Keys evicted since start (INFO evicted_keys). */
@@ -44,16 +47,9 @@ public final class Evictor {
         return evicted.sum();
     }
 
-    /** The dataset's accounted bytes, read without locks (a close estimate while writes go on). */
+    /** Redis's used_memory as the maxmemory check reads it ({@link MemoryAccounting#used()}). */
     public long usedMemory() {
-        long n = 0;
-        for (int d = 0; d < keyspace.databases(); d++) {
-            Database db = keyspace.db(d);
-            for (int i = 0; i < Database.SEGMENTS; i++) {
-                n += db.segmentAt(i).memory();
-            }
-        }
-        return n;
+        return memory.used();
     }
 
     /** Evicts as needed; false when still over the limit (the caller answers {@link #OOM}). */

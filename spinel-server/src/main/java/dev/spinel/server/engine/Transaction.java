@@ -17,6 +17,11 @@ public final class Transaction {
 
     private final List<Queued> queued = new ArrayList<>();
     private boolean aborted;
+    /** Flags queued scripts took from their scripts (Redis's getCommandFlags at queue time): write, denyoom. */
+    private boolean scriptWrite;
+    private boolean scriptDenyOom;
+    /** A queued EVAL, EVALSHA or FCALL whose script declares nothing: their may_replicate flag. */
+    private boolean scriptMayReplicate;
 
     void queue(Command cmd, Args a) {
         byte[][] argv = new byte[a.count()][];
@@ -24,6 +29,13 @@ public final class Transaction {
             argv[i] = a.copy(i);
         }
         queued.add(new Queued(cmd, argv));
+    }
+
+    /** Records the flags a queued script command takes from its script (see {@link dev.spinel.server.engine.ports.ScriptFlags}). */
+    void queuedScript(boolean write, boolean denyOom, boolean mayReplicate) {
+        scriptWrite |= write;
+        scriptDenyOom |= denyOom;
+        scriptMayReplicate |= mayReplicate;
     }
 
     /** Number of queued commands (CLIENT LIST multi=). */
@@ -45,6 +57,9 @@ public final class Transaction {
 
     /** Whether a queued command has this flag (Redis's mstate.cmd_flags: EXEC checks write and denyoom). */
     boolean anyHas(String flag) {
+        if ((scriptWrite && flag.equals("write")) || (scriptDenyOom && flag.equals("denyoom"))) {
+            return true;
+        }
         for (Queued q : queued) {
             if (q.command().spec().has(flag)) {
                 return true;
@@ -55,6 +70,9 @@ public final class Transaction {
 
     /** Whether a queued command writes (an EXEC that writes waits out CLIENT PAUSE WRITE). */
     boolean writes() {
+        if (scriptWrite || scriptMayReplicate) {
+            return true;
+        }
         for (Queued q : queued) {
             if (q.command().spec().has("write") || q.command().spec().has("may_replicate")) {
                 return true;

@@ -13,6 +13,7 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -78,6 +79,8 @@ public final class FunctionLibraries {
     private final Map<String, Library> libraries = new LinkedHashMap<>();
     private volatile List<byte[]> codes = List.of();
     private volatile int functionCount;
+    /** The functions' flags by lower-case name, replaced at each change: read by dispatch without the stripes. */
+    private volatile Map<String, Integer> flagsByName = Map.of();
     private final Map<String, Function> functions = new LinkedHashMap<>();
     private final LuaSandbox sandbox;
     private final LuaTable loadApi = new LuaTable();
@@ -481,6 +484,17 @@ public final class FunctionLibraries {
         }
         codes = List.copyOf(l);
         functionCount = functions.size();
+        Map<String, Integer> flags = new HashMap<>();
+        for (Map.Entry<String, Function> e : functions.entrySet()) {
+            flags.put(e.getKey(), e.getValue().flags());
+        }
+        flagsByName = Map.copyOf(flags);
+    }
+
+    /** The flags of the function named {@code name} (any case), or -1 when there is none; from any thread. */
+    public int declaredFlags(String name) {
+        Integer f = flagsByName.get(key(name));
+        return f == null ? -1 : f;
     }
 
     /** The environment of the functions' chunks (FCALL runs callbacks against the full globals through it). */

@@ -71,6 +71,53 @@ public final class ScriptCache {
         return bodyBytes.get();
     }
 
+    /**
+     * The flags ({@link FunctionLibraries#NO_WRITES}, {@link FunctionLibraries#ALLOW_OOM}) a body's
+     * {@code #!lua flags=...} line declares, or -1 when it has no shebang or an invalid one (its run says why).
+     * Read by the dispatcher before the script is compiled (CLIENT PAUSE WRITE), as Redis's
+     * evalExtractShebangFlags.
+     */
+    public static int declaredFlags(byte[] body) {
+        if (body.length < 2 || body[0] != '#' || body[1] != '!') {
+            return -1;
+        }
+        int eol = 0;
+        while (eol < body.length && body[eol] != '\n') {
+            eol++;
+        }
+        try {
+            return shebangFlags(body, eol);
+        } catch (RedisError e) {
+            return -1;
+        }
+    }
+
+    private static int shebangFlags(byte[] body, int eol) {
+        String line = new String(body, 0, eol, StandardCharsets.UTF_8);
+        String[] parts = line.split(" ");
+        if (!parts[0].equals("#!lua")) {
+            throw new RedisError("ERR Unexpected engine in script shebang: " + parts[0]);
+        }
+        int flags = 0;
+        for (int i = 1; i < parts.length; i++) {
+            if (parts[i].isEmpty()) {
+                continue;
+            }
+            if (!parts[i].startsWith("flags=")) {
+                throw new RedisError("ERR Unknown lua shebang option: " + parts[i]);
+            }
+            for (String f : parts[i].substring(6).split(",")) {
+                switch (f) {
+                    case "no-writes" -> flags |= FunctionLibraries.NO_WRITES;
+                    case "allow-oom" -> flags |= FunctionLibraries.ALLOW_OOM;
+                    case "allow-stale", "no-cluster", "allow-cross-slot-keys", "" -> { }
+                    default -> throw new RedisError("ERR Unexpected flag in script shebang: " + f);
+                }
+            }
+        }
+        return flags;
+    }
+
     private static Script compile(String sha, byte[] body) {
         boolean shebang = false;
         boolean readOnly = false;
@@ -81,27 +128,9 @@ public final class ScriptCache {
             while (eol < body.length && body[eol] != '\n') {
                 eol++;
             }
-            String line = new String(body, 0, eol, StandardCharsets.UTF_8);
-            String[] parts = line.split(" ");
-            if (!parts[0].equals("#!lua")) {
-                throw new RedisError("ERR Unexpected engine in script shebang: " + parts[0]);
-            }
-            for (int i = 1; i < parts.length; i++) {
-                if (parts[i].isEmpty()) {
-                    continue;
-                }
-                if (!parts[i].startsWith("flags=")) {
-                    throw new RedisError("ERR Unknown lua shebang option: " + parts[i]);
-                }
-                for (String f : parts[i].substring(6).split(",")) {
-                    switch (f) {
-                        case "no-writes" -> readOnly = true;
-                        case "allow-oom" -> allowOom = true;
-                        case "allow-stale", "no-cluster", "allow-cross-slot-keys", "" -> { }
-                        default -> throw new RedisError("ERR Unexpected flag in script shebang: " + f);
-                    }
-                }
-            }
+            int flags = shebangFlags(body, eol);
+            readOnly = (flags & FunctionLibraries.NO_WRITES) != 0;
+            allowOom = (flags & FunctionLibraries.ALLOW_OOM) != 0;
             shebang = true;
             source = Arrays.copyOf(body, body.length);
             Arrays.fill(source, 0, eol, (byte) ' '); // compiled without the shebang, line numbers kept

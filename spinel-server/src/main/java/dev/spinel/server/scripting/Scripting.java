@@ -6,7 +6,9 @@ import java.util.function.Function;
 
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.Session;
+import dev.spinel.protocol.Args;
 import dev.spinel.server.engine.ports.BusyScript;
+import dev.spinel.server.engine.ports.ScriptFlags;
 import dev.spinel.server.errors.RedisError;
 import dev.spinel.store.Keyspace;
 
@@ -26,7 +28,7 @@ import dev.spinel.store.Keyspace;
  *
  * <p>Thread-safety: the cache is concurrent; the Lua state is created and used under the stripes.
  */
-public final class Scripting implements BusyScript {
+public final class Scripting implements BusyScript, ScriptFlags {
     private final ScriptCache cache = new ScriptCache();
     private ScriptRunner runner;
     /**
@@ -64,6 +66,25 @@ public final class Scripting implements BusyScript {
 
     public ScriptCache cache() {
         return cache;
+    }
+
+    /** What a script command's script declares, before it runs (see {@link ScriptFlags}). */
+    @Override
+    public int declared(ScriptKind kind, Args args) {
+        return switch (kind) {
+            case BODY -> ScriptCache.declaredFlags(args.copy(1));
+            case SHA -> {
+                ScriptCache.Script script = args.length(1) == 40 ? cache.get(args.string(1)) : null;
+                if (script == null || !script.shebang()) {
+                    yield UNDECLARED;
+                }
+                yield (script.readOnly() ? NO_WRITES : 0) | (script.allowOom() ? ALLOW_OOM : 0);
+            }
+            case FUNCTION -> {
+                int f = functions.declaredFlags(args.string(1));
+                yield f < 0 ? UNDECLARED : f & (NO_WRITES | ALLOW_OOM);
+            }
+        };
     }
 
     /** The function libraries (Redis 7.0 functions). */

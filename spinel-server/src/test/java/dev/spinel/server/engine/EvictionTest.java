@@ -11,9 +11,15 @@ import org.junit.jupiter.api.Test;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** maxmemory by the store's accounting: refused writes under noeviction, evictions under the other policies. */
+/** maxmemory by used_memory (MemoryAccounting): refused writes under noeviction, evictions under the other policies. */
 class EvictionTest {
     private static final String VALUE = "v".repeat(1000);
+
+    /** A limit that leaves room for about half the dataset (used_memory also counts the server's overhead). */
+    private static long halfTheData(SpinelServer server) {
+        MemoryAccounting m = server.engine().memory();
+        return m.used() - m.dataset() / 2;
+    }
 
     @Test
     void noevictionRefusesWritesButServesReadsAndDeletes() throws Exception {
@@ -22,8 +28,7 @@ class EvictionTest {
             for (int i = 0; i < 200; i++) {
                 c.call("SET", "k" + i, VALUE);
             }
-            long used = server.engine().evictor().usedMemory();
-            c.call("CONFIG", "SET", "maxmemory", Long.toString(used / 2));
+            c.call("CONFIG", "SET", "maxmemory", Long.toString(halfTheData(server)));
             assertEquals("-OOM command not allowed when used memory > 'maxmemory'.\r\n", c.callString("SET", "new", "x"));
             assertEquals("-OOM command not allowed when used memory > 'maxmemory'.\r\n", c.callString("LPUSH", "l", "x"));
             assertTrue(c.callString("GET", "k1").startsWith("$1000"), "reads still work");
@@ -44,7 +49,7 @@ class EvictionTest {
             for (int i = 0; i < 200; i++) {
                 c.call("SET", "k" + i, VALUE);
             }
-            long limit = server.engine().evictor().usedMemory() / 2;
+            long limit = halfTheData(server);
             c.call("CONFIG", "SET", "notify-keyspace-events", "Ee");
             watcher.call("SUBSCRIBE", "__keyevent@0__:evicted");
             c.call("CONFIG", "SET", "maxmemory", Long.toString(limit)); // evicts at once, as Redis
@@ -68,7 +73,8 @@ class EvictionTest {
                 c.call("SET", "keep" + i, VALUE);
                 c.call("SET", "tmp" + i, VALUE, "EX", Integer.toString(1000 + i));
             }
-            c.call("CONFIG", "SET", "maxmemory", Long.toString(server.engine().evictor().usedMemory() * 3 / 4));
+            MemoryAccounting m = server.engine().memory();
+            c.call("CONFIG", "SET", "maxmemory", Long.toString(m.used() - m.dataset() / 4));
             assertEquals("+OK\r\n", c.callString("SET", "one-more", "x"));
             for (int i = 0; i < 100; i++) {
                 assertTrue(c.callString("EXISTS", "keep" + i).equals(":1\r\n"), "persistent keys stay");
@@ -89,7 +95,7 @@ class EvictionTest {
             for (int i = 0; i < 100; i++) {
                 c.call("SET", "k" + i, VALUE);
             }
-            c.call("CONFIG", "SET", "maxmemory", Long.toString(server.engine().evictor().usedMemory() / 2));
+            c.call("CONFIG", "SET", "maxmemory", Long.toString(halfTheData(server)));
             c.call("SET", "trigger", "x");
             assertTrue(server.engine().evictor().evictedKeys() > 0);
             remaining = Long.parseLong(c.callString("DBSIZE").substring(1).trim());

@@ -6,6 +6,7 @@ import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.engine.Command;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Engine;
+import dev.spinel.server.engine.MemoryAccounting;
 import dev.spinel.server.engine.PubSub;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.stats.LatencyHistogram;
@@ -31,8 +32,9 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * INFO [section ...] with Redis 7.0's sections and field names, so that clients and tools that parse
- * INFO work unchanged. Values are Spinel's own: memory is the keyspace's accounted bytes (what
- * maxmemory is checked against) and the process's RSS; persistence and replication report a master
+ * INFO work unchanged. Values are Spinel's own: memory is used_memory as {@code MemoryAccounting} counts it
+ * (the dataset plus a start-up baseline, clients' buffers and scripts: what maxmemory is checked against) and
+ * the process's RSS; persistence and replication report a master
  * with no snapshot or replica (the truth until those exist). Replied as a bulk string (verbatim
  * "txt" in RESP3, as Redis does).
  *
@@ -156,10 +158,11 @@ final class InfoCommand {
     }
 
     private void memory(StringBuilder sb, Engine e) {
-        long used = 0;
-        for (int i = 0; i < e.keyspace().databases(); i++) {
-            used += e.keyspace().db(i).memory();
-        }
+        MemoryAccounting m = e.memory();
+        long dataset = m.dataset();
+        long overhead = m.overhead();
+        long used = overhead + dataset;
+        long startup = m.startup();
         long peak = peakMemory.accumulateAndGet(used, Math::max);
         long rss = rss();
         Runtime rt = Runtime.getRuntime();
@@ -168,9 +171,8 @@ final class InfoCommand {
         long scripts = server.scripting().cache().memory();
         var functions = server.scripting().functions();
         long functionBytes = functions.codeBytes();
-        // Redis 7.0.15's fields in its order. Spinel accounts the dataset only (used_memory), so the
-        // overhead and start-up figures are 0, the allocator's are the dataset and the RSS, and the
-        // replication, cluster and defragmentation ones are 0.
+        // Redis 7.0.15's fields in its order, by Spinel's accounting (MemoryAccounting): the allocator's
+        // figures are used_memory and the RSS; cluster and defragmentation ones are 0.
         sb.append("# Memory\r\n");
         field(sb, "used_memory", used);
         field(sb, "used_memory_human", human(used));
@@ -179,10 +181,11 @@ final class InfoCommand {
         field(sb, "used_memory_peak", peak);
         field(sb, "used_memory_peak_human", human(peak));
         field(sb, "used_memory_peak_perc", String.format(Locale.ROOT, "%.2f%%", peak == 0 ? 100.0 : used * 100.0 / peak));
-        field(sb, "used_memory_overhead", 0);
-        field(sb, "used_memory_startup", 0);
-        field(sb, "used_memory_dataset", used);
-        field(sb, "used_memory_dataset_perc", String.format(Locale.ROOT, "%.2f%%", used == 0 ? 0.0 : 100.0));
+        field(sb, "used_memory_overhead", overhead);
+        field(sb, "used_memory_startup", startup);
+        field(sb, "used_memory_dataset", dataset);
+        field(sb, "used_memory_dataset_perc", String.format(Locale.ROOT, "%.2f%%",
+                used <= startup ? 0.0 : dataset * 100.0 / (used - startup)));
         field(sb, "allocator_allocated", used);
         field(sb, "allocator_active", used);
         field(sb, "allocator_resident", rss);
@@ -215,10 +218,10 @@ final class InfoCommand {
         field(sb, "mem_fragmentation_ratio", String.format(Locale.ROOT, "%.2f", used == 0 ? 0.0 : rss / (double) used));
         field(sb, "mem_fragmentation_bytes", rss - used);
         field(sb, "mem_not_counted_for_evict", 0);
-        field(sb, "mem_replication_backlog", server.replication().backlogMemory());
+        field(sb, "mem_replication_backlog", m.replicationBacklog());
         field(sb, "mem_total_replication_buffers", 0);
         field(sb, "mem_clients_slaves", 0);
-        field(sb, "mem_clients_normal", 0);
+        field(sb, "mem_clients_normal", m.clients());
         field(sb, "mem_cluster_links", 0);
         field(sb, "mem_aof_buffer", 0);
         field(sb, "mem_allocator", "jvm");

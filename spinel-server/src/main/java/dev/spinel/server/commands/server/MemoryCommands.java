@@ -4,6 +4,7 @@ import dev.spinel.protocol.Args;
 import dev.spinel.server.commands.common.Help;
 import dev.spinel.server.commands.key.Keys;
 import dev.spinel.server.engine.CommandTable;
+import dev.spinel.server.engine.MemoryAccounting;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.errors.Errors;
 import dev.spinel.server.scripting.Scripting;
@@ -12,8 +13,9 @@ import dev.spinel.store.Segment;
 
 /**
  * MEMORY USAGE / STATS / DOCTOR / PURGE / MALLOC-STATS / HELP. The estimate is {@link MemoryUsage}'s (Redis's
- * own accounting for strings). Spinel accounts the dataset only: STATS reports it as Redis's allocated and
- * dataset figures, with 0 for the overheads (start-up, clients, replication, hash tables) it does not count.
+ * own accounting for strings). STATS reports {@code MemoryAccounting}'s used_memory and its parts (start-up
+ * baseline, clients, scripts, replication backlog, dataset), with 0 for the hash tables' overheads it does
+ * not count apart.
  *
  * <p>Thread-safety: USAGE holds the key's segment lock while it reads the entry.
  */
@@ -34,18 +36,14 @@ final class MemoryCommands {
         t.registerSub("memory", "malloc-stats", (s, a) -> s.out().bulk("Stats not supported for the current allocator"));
     }
 
-    private static long datasetBytes(Session s) {
-        long used = 0;
-        for (int i = 0; i < s.engine().keyspace().databases(); i++) {
-            used += s.engine().keyspace().db(i).memory();
-        }
-        return used;
-    }
-
     // MEMORY STATS
     static void stats(Scripting scripting, Session s, Args a) {
         var keyspace = s.engine().keyspace();
-        long used = datasetBytes(s);
+        MemoryAccounting m = s.engine().memory();
+        long dataset = m.dataset();
+        long overhead = m.overhead();
+        long used = overhead + dataset;
+        long startup = m.startup();
         long rss = InfoCommand.rss();
         long keys = 0;
         int nonEmpty = 0;
@@ -60,10 +58,10 @@ final class MemoryCommands {
         out.map(27 + nonEmpty);
         out.bulk("peak.allocated").integer(used);
         out.bulk("total.allocated").integer(used);
-        out.bulk("startup.allocated").integer(0);
-        out.bulk("replication.backlog").integer(0);
+        out.bulk("startup.allocated").integer(startup);
+        out.bulk("replication.backlog").integer(m.replicationBacklog());
         out.bulk("clients.slaves").integer(0);
-        out.bulk("clients.normal").integer(0);
+        out.bulk("clients.normal").integer(m.clients());
         out.bulk("cluster.links").integer(0);
         out.bulk("aof.buffer").integer(0);
         out.bulk("lua.caches").integer(scripting.cache().memory());
@@ -76,11 +74,11 @@ final class MemoryCommands {
                 out.bulk("overhead.hashtable.slot-to-keys").integer(0);
             }
         }
-        out.bulk("overhead.total").integer(0);
+        out.bulk("overhead.total").integer(overhead);
         out.bulk("keys.count").integer(keys);
-        out.bulk("keys.bytes-per-key").integer(keys == 0 ? 0 : used / keys);
-        out.bulk("dataset.bytes").integer(used);
-        out.bulk("dataset.percentage").doubleValue(used == 0 ? 0 : 100);
+        out.bulk("keys.bytes-per-key").integer(keys == 0 ? 0 : (used - startup) / keys);
+        out.bulk("dataset.bytes").integer(dataset);
+        out.bulk("dataset.percentage").doubleValue(used <= startup ? 0 : dataset * 100.0 / (used - startup));
         out.bulk("peak.percentage").doubleValue(100);
         out.bulk("allocator.allocated").integer(used);
         out.bulk("allocator.active").integer(used);
@@ -100,7 +98,7 @@ final class MemoryCommands {
      * (fragmentation, big peaks, client buffers) concern allocator and buffer figures Spinel does not keep.
      */
     static void doctor(Session s, Args a) {
-        if (datasetBytes(s) < 5L * 1024 * 1024) {
+        if (s.engine().memory().used() < 5L * 1024 * 1024) { // Redis reads its whole used_memory
             s.out().verbatim("Hi Sam, this instance is empty or is using very little memory, my issues detector can't be "
                     + "used in these conditions. Please, leave for your mission on Earth and fill it with some data. "
                     + "The new Sam and I will be back to our programming as soon as I finished rebooting.\n");

@@ -1,0 +1,112 @@
+package dev.spinel.server.engine;
+
+import dev.spinel.server.engine.ports.ClientConnection;
+import dev.spinel.store.Database;
+import dev.spinel.store.Keyspace;
+
+import java.util.function.LongSupplier;
+
+/**
+ * Redis's {@code used_memory} by Spinel's accounting: what INFO memory, MEMORY STATS and the maxmemory
+ * checks read. As Redis's, it is more than the dataset: a start-up baseline (the server's own structures
+ * before any key exists), the clients' buffers, the script and function caches and the replication backlog
+ * are added to the dataset's accounted bytes. A server with no key is therefore over {@code maxmemory 1}, as
+ * Redis is, and its writes are refused.
+ *
+ * <p>The baseline models the fixed structures Redis 7.0 counts at start (shared objects, the command table,
+ * one dictionary pair per database) with Spinel's own: a fixed part and, per database, its stripes.
+ * The clients' part is sampled by the server's cron ({@link #sampleClients}), as Redis's clientsCron
+ * samples its clients' memory, so that no command pays for it; it is as old as one cron tick at most.
+ *
+ * <p>Thread-safety: every figure is read without locks from any thread (the dataset's counters are
+ * plain reads of the stripes' fields, a close estimate while writes go on); {@link #sampleClients} may run
+ * on any one thread at a time, and reads other loops' buffers racily, as an estimate.
+ */
+public final class MemoryAccounting {
+    /** The server's fixed structures (command table, shared objects, Lua state, configuration). */
+    static final long STARTUP_FIXED = 768L * 1024;
+    /** Per database: its stripes (a segment, its lock and an empty table each). */
+    static final long PER_STRIPE = 96;
+
+    private final Keyspace keyspace;
+    private final ClientRegistry clients;
+    private final long startup;
+    private volatile LongSupplier scripts = () -> 0;
+    private volatile LongSupplier backlog = () -> 0;
+    private volatile long clientBuffers;
+
+    MemoryAccounting(Keyspace keyspace, ClientRegistry clients) {
+        this.keyspace = keyspace;
+        this.clients = clients;
+        this.startup = STARTUP_FIXED + (long) keyspace.databases() * Database.SEGMENTS * PER_STRIPE;
+    }
+
+    /** Where the script cache's and the function libraries' bytes come from (Redis's lua.caches, functions.caches). */
+    public void scripts(LongSupplier bytes) {
+        this.scripts = bytes;
+    }
+
+    /** Where the replication backlog's bytes come from. */
+    public void replicationBacklog(LongSupplier bytes) {
+        this.backlog = bytes;
+    }
+
+    /** used_memory: the overhead plus the dataset. */
+    public long used() {
+        return overhead() + dataset();
+    }
+
+    /** used_memory_overhead: everything but the keys and their values. */
+    public long overhead() {
+        return startup + clientBuffers + scripts.getAsLong() + backlog.getAsLong();
+    }
+
+    /** used_memory_startup. */
+    public long startup() {
+        return startup;
+    }
+
+    /** mem_clients_normal: the clients' buffers at the last sample. */
+    public long clients() {
+        return clientBuffers;
+    }
+
+    /** The script cache and function libraries. */
+    public long scripts() {
+        return scripts.getAsLong();
+    }
+
+    /** mem_replication_backlog. */
+    public long replicationBacklog() {
+        return backlog.getAsLong();
+    }
+
+    /** used_memory_dataset: the keys and values, by the store's own accounting. */
+    public long dataset() {
+        long n = 0;
+        for (int d = 0; d < keyspace.databases(); d++) {
+            Database db = keyspace.db(d);
+            for (int i = 0; i < Database.SEGMENTS; i++) {
+                n += db.segmentAt(i).memory();
+            }
+        }
+        return n;
+    }
+
+    /**
+     * Recomputes the clients' part: per client what CLIENT LIST's tot-mem counts (query buffer and its free
+     * space, reply buffer, bytes queued in the transport). Run by the server's cron and by INFO.
+     */
+    public void sampleClients() {
+        long n = 0;
+        for (Session s : clients.all()) {
+            try {
+                ClientConnection c = s.connection();
+                n += c.queryBufferLength() + c.queryBufferFree() + s.out().array().length + c.pendingOutputBytes();
+            } catch (RuntimeException e) {
+                // a connection closing meanwhile: it no longer counts
+            }
+        }
+        clientBuffers = n;
+    }
+}
