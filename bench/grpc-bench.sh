@@ -5,8 +5,9 @@
 #   bench/grpc-bench.sh [--target spinel|etcd] [--call put|get|batch] --port P [--server-pid PID]
 #                       [--seconds 10] [--warmup 2] [--inflight 100] [--keys 10000] [--value-size 32]
 #                       [--batch-size 100] [--serializable]
-# Builds spinel-bench first unless NO_BUILD=1 (and it has been built before). The client JVM gets one
-# compiler thread and a small heap (GRPC_BENCH_JAVA_OPTS overrides) so that it leaves the server the cores.
+# Builds spinel-bench first unless NO_BUILD=1 (and it has been built before). The client JVM gets one event
+# loop, the C1 compiler only (C2 would spend seconds of the shared cores compiling the client during a short
+# run) and a small heap (GRPC_BENCH_JAVA_OPTS overrides), so that it leaves the server the cores.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 export JAVA_HOME=$("$root/bin/find-java")
@@ -17,5 +18,5 @@ cp="$root/spinel-bench/target/classes:$root/spinel-bench/target/lib/*"
 export CLK_TCK=$(getconf CLK_TCK)
 # shellcheck disable=SC2086
 exec "$JAVA_HOME/bin/java" --sun-misc-unsafe-memory-access=allow \
-  ${GRPC_BENCH_JAVA_OPTS:--XX:+UseSerialGC -Xms256m -Xmx256m -XX:CICompilerCount=2 -Dio.netty.eventLoopThreads=1} \
+  ${GRPC_BENCH_JAVA_OPTS:--XX:+UseSerialGC -Xms256m -Xmx256m -XX:TieredStopAtLevel=1 -Dio.netty.eventLoopThreads=1} \
   -cp "$cp" dev.spinel.bench.grpc.UnaryBench "$@"

@@ -121,8 +121,11 @@ public final class UnaryBench {
             Window w = switch (call) {
                 case "put" -> new UnaryWindow(ch, method(etcd ? "etcdserverpb.KV/Put" : "spinel.kv.v1.KV/Put",
                         MethodDescriptor.MethodType.UNARY), putRequests());
-                case "get" -> new UnaryWindow(ch, method(etcd ? "etcdserverpb.KV/Range" : "spinel.kv.v1.KV/Get",
-                        MethodDescriptor.MethodType.UNARY), getRequests());
+                case "get" -> {
+                    fill(ch, method(etcd ? "etcdserverpb.KV/Put" : "spinel.kv.v1.KV/Put", MethodDescriptor.MethodType.UNARY));
+                    yield new UnaryWindow(ch, method(etcd ? "etcdserverpb.KV/Range" : "spinel.kv.v1.KV/Get",
+                            MethodDescriptor.MethodType.UNARY), getRequests());
+                }
                 case "batch" -> {
                     if (etcd) {
                         throw new IllegalArgumentException("etcd has no Batch stream");
@@ -135,6 +138,23 @@ public final class UnaryBench {
         } finally {
             ch.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
         }
+    }
+
+    /** Writes every key once (the same window of calls), so that a get run finds them all. */
+    private void fill(ManagedChannel ch, MethodDescriptor<byte[], byte[]> put) throws InterruptedException {
+        endNanos = Long.MAX_VALUE;
+        finished = new CountDownLatch(1);
+        UnaryWindow w = new UnaryWindow(ch, put, putRequests());
+        w.limit = keys;
+        w.start();
+        if (!finished.await(300, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("filling " + keys + " keys took over 300 s");
+        }
+        if (failed.sum() > 0) {
+            throw new IllegalStateException("filling the keys failed: " + failure);
+        }
+        calls.reset();
+        ops.reset();
     }
 
     private void measure(Window w) throws Exception {
@@ -253,7 +273,9 @@ public final class UnaryBench {
         private final MethodDescriptor<byte[], byte[]> method;
         private final byte[][] requests;
         private final AtomicLong open = new AtomicLong();
-        private int next;
+        /** Calls to issue in all (the fill issues each key once), or unlimited. */
+        long limit = Long.MAX_VALUE;
+        private long issued;
 
         UnaryWindow(ManagedChannel ch, MethodDescriptor<byte[], byte[]> method, byte[][] requests) {
             this.ch = ch;
@@ -263,8 +285,10 @@ public final class UnaryBench {
 
         @Override
         public void start() {
-            open.set(inflight);
-            for (int i = 0; i < inflight; i++) {
+            int first = (int) Math.min(inflight, limit);
+            open.set(first);
+            issued = first;
+            for (int i = 0; i < first; i++) {
                 issue(i);
             }
         }
@@ -294,15 +318,15 @@ public final class UnaryBench {
                     } else {
                         failed(status);
                     }
-                    if (now < endNanos) {
-                        issue(next++ & Integer.MAX_VALUE);
+                    if (now < endNanos && issued < limit) {
+                        issue((int) (issued++ % keys));
                     } else if (open.decrementAndGet() == 0) {
                         finished.countDown();
                     }
                 }
             }, new Metadata());
             c.request(1);
-            c.sendMessage(requests[Math.floorMod(seq * 7919, keys)]);
+            c.sendMessage(requests[limit == Long.MAX_VALUE ? Math.floorMod(seq * 7919, keys) : seq]);
             c.halfClose();
         }
     }
