@@ -32,7 +32,8 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.EventExecutor;
 
 import java.util.ArrayDeque;
-import java.util.concurrent.Executor;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Function;
 
 /**
@@ -49,11 +50,16 @@ final class KvService extends KVGrpc.KVImplBase {
     private final KvStore store;
     private final TxnRunner txn;
     private final EventLoopGroup loops;
+    /** The loops of {@link #loops}, to find the calling one without an iterator per call. */
+    private final EventExecutor[] loopArray;
 
     KvService(KvStore store, EventLoopGroup loops) {
         this.store = store;
         this.txn = new TxnRunner(store);
         this.loops = loops;
+        List<EventExecutor> all = new ArrayList<>();
+        loops.forEach(all::add);
+        this.loopArray = all.toArray(new EventExecutor[0]);
     }
 
     @Override
@@ -105,15 +111,15 @@ final class KvService extends KVGrpc.KVImplBase {
             out.onCompleted();
             return;
         }
-        store.client().afterLogged(done.logPosition(), currentLoop(), () -> {
+        store.afterLogged(done.logPosition(), currentLoop(), () -> {
             out.onNext(reply);
             out.onCompleted();
         });
     }
 
     /** The event loop running the call (its callbacks must come back to it), or any loop off them. */
-    private Executor currentLoop() {
-        for (EventExecutor e : loops) {
+    private EventExecutor currentLoop() {
+        for (EventExecutor e : loopArray) {
             if (e.inEventLoop()) {
                 return e;
             }
@@ -211,7 +217,7 @@ final class KvService extends KVGrpc.KVImplBase {
      */
     private final class BatchStream implements StreamObserver<BatchRequest>, Runnable {
         private final ServerCallStreamObserver<BatchResponse> out;
-        private final Executor loop;
+        private final EventExecutor loop;
         private final ArrayDeque<BatchResponse> replies = new ArrayDeque<>(BATCH_WINDOW);
         private final long[] positions = new long[BATCH_WINDOW];
         private int head;
@@ -219,7 +225,7 @@ final class KvService extends KVGrpc.KVImplBase {
         private boolean completed;
         private boolean closed;
 
-        BatchStream(ServerCallStreamObserver<BatchResponse> out, Executor loop) {
+        BatchStream(ServerCallStreamObserver<BatchResponse> out, EventExecutor loop) {
             this.out = out;
             this.loop = loop;
         }
@@ -240,7 +246,7 @@ final class KvService extends KVGrpc.KVImplBase {
             } else {
                 positions[(head + replies.size()) % BATCH_WINDOW] = position;
                 replies.add(reply);
-                store.client().afterLogged(position, loop, this);
+                store.afterLogged(position, loop, this);
             }
             readMore();
         }

@@ -21,6 +21,7 @@ import dev.spinel.server.engine.Engine;
 import dev.spinel.server.errors.RedisError;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.FastThreadLocal;
 
 import java.nio.charset.StandardCharsets;
@@ -62,6 +63,9 @@ final class KvStore {
         }
     };
 
+    /** Per event loop: its replies waiting for the log (see {@link LoggedReplies}); null until first used. */
+    private final FastThreadLocal<LoggedReplies> loggedReplies = new FastThreadLocal<>();
+
     KvStore(Engine engine, KeyVersions versions, WatchHub hub) {
         this.engine = engine;
         this.client = engine.embeddedClient("grpc");
@@ -87,6 +91,25 @@ final class KvStore {
 
     Header header() {
         return Header.newBuilder().setRevision(versions.revision()).build();
+    }
+
+    /**
+     * Runs {@code reply} once log position {@code position} is acknowledged: at once when it is, else on
+     * {@code loop} with the rest of the loop turn's waiting replies ({@link LoggedReplies}). Never blocks.
+     */
+    void afterLogged(long position, EventExecutor loop, Runnable reply) {
+        if (client.acknowledged(position)) {
+            reply.run();
+        } else if (loop.inEventLoop()) {
+            LoggedReplies r = loggedReplies.get();
+            if (r == null) {
+                r = new LoggedReplies(client, loop); // a thread is one loop for its whole life
+                loggedReplies.set(r);
+            }
+            r.add(position, reply);
+        } else {
+            client.afterLogged(position, loop, reply);
+        }
     }
 
     // ---------------------------------------------------------------- validation

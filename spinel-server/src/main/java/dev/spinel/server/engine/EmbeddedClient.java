@@ -138,6 +138,26 @@ public final class EmbeddedClient {
     }
 
     /**
+     * Lets the calling event loop write what the log has pending, when that alone acknowledges
+     * {@code position} (see {@link Propagator#writeNow}); returns whether it is acknowledged now. For a front
+     * end that gathers the replies of a loop turn and waits for the log once for all of them.
+     */
+    public boolean writeNow(long position) {
+        Propagator log = engine.propagator();
+        return position == 0 || log == null || log.writeNow(position);
+    }
+
+    /** Runs {@code task} once {@code position} is acknowledged: at once, or later on the log's thread. */
+    public void whenAcknowledged(long position, Runnable task) {
+        Propagator log = engine.propagator();
+        if (position == 0 || log == null) {
+            task.run();
+        } else {
+            log.whenAcknowledged(position, task);
+        }
+    }
+
+    /**
      * Runs {@code reply} once log position {@code position} is acknowledged (fsynced under
      * {@code appendfsync always}, handed to the OS otherwise): at once when it already is, else on
      * {@code loop} after the loop has tried to write the log itself, or after the log's thread has.
