@@ -123,8 +123,10 @@ public final class UnaryBench {
                         MethodDescriptor.MethodType.UNARY), putRequests());
                 case "get" -> {
                     fill(ch, method(etcd ? "etcdserverpb.KV/Put" : "spinel.kv.v1.KV/Put", MethodDescriptor.MethodType.UNARY));
-                    yield new UnaryWindow(ch, method(etcd ? "etcdserverpb.KV/Range" : "spinel.kv.v1.KV/Get",
+                    UnaryWindow gets = new UnaryWindow(ch, method(etcd ? "etcdserverpb.KV/Range" : "spinel.kv.v1.KV/Get",
                             MethodDescriptor.MethodType.UNARY), getRequests());
+                    gets.readsValues = true;
+                    yield gets;
                 }
                 case "batch" -> {
                     if (etcd) {
@@ -273,6 +275,8 @@ public final class UnaryBench {
         private final MethodDescriptor<byte[], byte[]> method;
         private final byte[][] requests;
         private final AtomicLong open = new AtomicLong();
+        /** Whether replies carry the value (a get run): a shorter reply is counted as one without it. */
+        boolean readsValues;
         /** Calls to issue in all (the fill issues each key once), or unlimited. */
         long limit = Long.MAX_VALUE;
         private long issued;
@@ -303,7 +307,7 @@ public final class UnaryBench {
             c.start(new ClientCall.Listener<>() {
                 @Override
                 public void onMessage(byte[] reply) {
-                    if (reply.length < valueSize && call.equals("get")) {
+                    if (readsValues && reply.length < valueSize) {
                         shortReplies.increment();
                     }
                 }
