@@ -28,7 +28,8 @@
 # "grpc" (not in the default set: it builds etcd 3.5 with Go on first use) runs bench/grpc-compare.sh: Spinel's
 # gRPC service beside etcd 3.5 with the same client, unary Put and Get with 100 in flight on one connection and
 # Spinel's Batch stream; ops/s, p50/p99 and ops per server CPU-second (GRPC_* settings: see that script;
-# in QUICK mode 1 round of 3 s after a 5 s warm-up). E.g. PARTS=grpc bench/compare.sh
+# in QUICK mode 1 round of 3 s after a 5 s warm-up: a smoke run, the JIT is still compiling Spinel's gRPC path).
+# E.g. PARTS=grpc bench/compare.sh
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
