@@ -25,6 +25,11 @@
 # CPU-second (the total count of operations over the server's utime+stime for the run). "loadgen" runs the same three
 # scenarios with bench/load.sh (spinel-bench's HdrHistogram load generator, SET:GET 1:10, 100000 keys,
 # LOAD_SECONDS per run, default 10, 3 in QUICK mode) and reports ops/s, p99, p99.9 and ops per server CPU-second.
+# "grpc" (not in the default set: it builds etcd 3.5 with Go on first use) runs bench/grpc-compare.sh: Spinel's
+# gRPC service beside etcd 3.5 with the same client, unary Put and Get with 100 in flight on one connection and
+# Spinel's Batch stream; ops/s, p50/p99 and ops per server CPU-second (GRPC_* settings: see that script;
+# in QUICK mode 1 round of 3 s after a 5 s warm-up: a smoke run, the JIT is still compiling Spinel's gRPC path).
+# E.g. PARTS=grpc bench/compare.sh
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -235,6 +240,17 @@ idle_round() {
 }
 
 echo "Results in $OUT (ROUNDS=$ROUNDS, N_PIPE=$N_PIPE, N_PLAIN=$N_PLAIN, N_CONN=$N_CONN, KEYS=$KEYS)" >&2
+
+# The gRPC part first: it starts its own Spinel and etcd, and the RESP servers below are not running yet.
+: > "$OUT/grpc-report.md"
+if has_part grpc; then
+  if [ "$QUICK" = 1 ]; then
+    export GRPC_ROUNDS=${GRPC_ROUNDS:-1} GRPC_SECONDS=${GRPC_SECONDS:-3} GRPC_WARMUP_SECONDS=${GRPC_WARMUP_SECONDS:-5}
+  else
+    export GRPC_ROUNDS=${GRPC_ROUNDS:-$ROUNDS}
+  fi
+  NO_BUILD=1 OUT="$OUT/grpc" "$root/bench/grpc-compare.sh" > "$OUT/grpc-report.md"
+fi
 : > "$OUT/memory.tsv"
 
 start_server redis; REDIS_PID=$SERVER_PID; REDIS_PORT=$SERVER_PORT
@@ -411,6 +427,7 @@ if [ -s "$OUT/idle.tsv" ]; then
           printf "| RSS growth per connection (bytes) | %.0f | %.0f | %.2f |\n", grow["redis"], grow["spinel"],
             (grow["redis"] > 0 ? grow["spinel"] / grow["redis"] : 0) }' "$OUT/idle.tsv"
 fi
+cat "$OUT/grpc-report.md"
 echo
 echo "Spinel JVM options: ${SPINEL_JAVA_OPTS:-the default of bin/spinel-server}"
 echo "Spinel arguments: ${SPINEL_ARGS:-(none)}; $(grep -h -o 'transport=[a-z_]*' "$OUT"/spinel-*.log 2>/dev/null | sort -u | tr '\n' ' ')"

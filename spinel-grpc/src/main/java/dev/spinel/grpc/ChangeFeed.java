@@ -5,7 +5,8 @@ import dev.spinel.server.engine.ports.KeyObserver;
 /**
  * The engine's change hook as the gRPC service sees it: commands (RESP's, and the ones gRPC's own
  * writes run through the engine) move the versions of keys gRPC has seen and feed Watch streams;
- * expiries end versions. Active only while gRPC holds versions or has watchers, so RESP writes cost
+ * expiries end versions. A write of the service's own moves its key's version once, in its unit (the
+ * hook leaves it alone). Active only while gRPC holds versions or has watchers, so RESP writes cost
  * nothing extra otherwise.
  *
  * <p>Thread-safety: thread-safe (see {@link KeyObserver}).
@@ -29,7 +30,7 @@ final class ChangeFeed implements KeyObserver {
     @Override
     public void keyChanged(int db, byte[] key) {
         if (db == KvStore.DB) {
-            if (versions.has(key)) {
+            if (!store.isOwnWrite(key) && versions.has(key)) {
                 store.refreshVersion(key);
             }
             hub.changed(key, false);

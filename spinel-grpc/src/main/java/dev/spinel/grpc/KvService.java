@@ -32,10 +32,10 @@ import io.grpc.stub.StreamObserver;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.EventExecutor;
 
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -52,11 +52,16 @@ final class KvService extends KVGrpc.KVImplBase {
     private final KvStore store;
     private final TxnRunner txn;
     private final EventLoopGroup loops;
+    /** The loops of {@link #loops}, to find the calling one without an iterator per call. */
+    private final EventExecutor[] loopArray;
 
     KvService(KvStore store, EventLoopGroup loops) {
         this.store = store;
         this.txn = new TxnRunner(store);
         this.loops = loops;
+        List<EventExecutor> all = new ArrayList<>();
+        loops.forEach(all::add);
+        this.loopArray = all.toArray(new EventExecutor[0]);
     }
 
     @Override
@@ -120,7 +125,7 @@ final class KvService extends KVGrpc.KVImplBase {
             out.onCompleted();
             return;
         }
-        store.client().afterLogged(done.logPosition(), currentLoop(), () -> {
+        store.afterLogged(done.logPosition(), currentLoop(), () -> {
             out.onNext(reply);
             out.onCompleted();
         });
@@ -145,7 +150,7 @@ final class KvService extends KVGrpc.KVImplBase {
 
     /** The event loop running the call (its callbacks must come back to it), or any loop off them. */
     private EventExecutor currentLoop() {
-        for (EventExecutor e : loops) {
+        for (EventExecutor e : loopArray) {
             if (e.inEventLoop()) {
                 return e;
             }
@@ -228,107 +233,156 @@ final class KvService extends KVGrpc.KVImplBase {
     @Override
     public StreamObserver<BatchRequest> batch(StreamObserver<BatchResponse> responses) {
         var out = (ServerCallStreamObserver<BatchResponse>) responses;
-        Executor loop = currentLoop();
         out.disableAutoRequest();
-        // Confined to the call's loop: the handlers run on it and replies are sent from it.
-        var state = new Object() {
-            CompletableFuture<Void> tail = CompletableFuture.completedFuture(null);
-            int unsent;
-            boolean waiting;
-
-            void readMore() {
-                if (unsent < BATCH_WINDOW && out.isReady()) {
-                    waiting = false;
-                    out.request(1);
-                } else {
-                    waiting = true;
-                }
-            }
-
-            void sent(BatchResponse r) {
-                out.onNext(r);
-                unsent--;
-                if (waiting) {
-                    readMore();
-                }
-            }
-        };
-        out.setOnReadyHandler(() -> {
-            if (state.waiting) {
-                state.readMore();
-            }
-        });
+        BatchStream stream = new BatchStream(out, currentLoop());
+        out.setOnReadyHandler(stream::onReady);
         out.request(1);
-        return new StreamObserver<>() {
-            @Override
-            public void onNext(BatchRequest req) {
-                process(req, 0, BatchResponse.newBuilder(), 0);
-            }
-
-            /**
-             * Runs the request's ops from {@code from} on. An op held by CLIENT PAUSE waits for its end with the
-             * rest of the request, and the stream reads no further request meanwhile (order is kept).
-             */
-            private void process(BatchRequest req, int from, BatchResponse.Builder b, long position) {
-                if (from > 0 && Context.current().isCancelled()) {
-                    return; // the client went away while a pause held the rest
-                }
-                for (int i = from; i < req.getOpsCount(); i++) {
-                    Done<BatchResult> d;
-                    try {
-                        d = one(req.getOps(i));
-                    } catch (EmbeddedClient.Paused p) {
-                        int at = i;
-                        long before = position;
-                        whenUnpaused(() -> process(req, at, b, before));
-                        return;
-                    }
-                    b.addResults(d.value());
-                    position = Math.max(position, d.logPosition());
-                }
-                BatchResponse r = b.build();
-                state.unsent++;
-                CompletableFuture<Void> logged = new CompletableFuture<>();
-                store.client().afterLogged(position, loop, () -> logged.complete(null));
-                if (state.tail.isDone() && logged.isDone()) {
-                    state.sent(r); // nothing before it waits: no hop
-                } else {
-                    // Acknowledging a position acknowledges every earlier one, but callbacks may run in
-                    // any order: the chain keeps the replies in request order.
-                    state.tail = state.tail.thenCombine(logged, (x, y) -> (Void) null)
-                            .thenRunAsync(() -> state.sent(r), loop);
-                }
-                state.readMore();
-            }
-
-            @Override
-            public void onError(Throwable t) {
-                // The client went away; replies still waiting for the log are dropped by the transport.
-            }
-
-            @Override
-            public void onCompleted() {
-                if (state.tail.isDone()) {
-                    out.onCompleted();
-                } else {
-                    state.tail = state.tail.thenRunAsync(out::onCompleted, loop);
-                }
-            }
-        };
+        return stream;
     }
 
-    /** One op of a Batch: its result and the log position its reply waits for. */
-    private Done<BatchResult> one(BatchOp op) {
-        BatchResult.Builder b = BatchResult.newBuilder();
-        long position = 0;
+    /**
+     * One Batch stream's state, confined to the call's event loop (the handlers run on it and the log's
+     * callbacks are sent back to it). Replies wait in a queue, in request order, for the log: acknowledging
+     * a position acknowledges every earlier one, so the queue is sent from its head while the head's
+     * position is acknowledged, whichever callback comes first. One callback object serves the stream.
+     */
+    private final class BatchStream implements StreamObserver<BatchRequest>, Runnable {
+        private final ServerCallStreamObserver<BatchResponse> out;
+        private final EventExecutor loop;
+        private final ArrayDeque<BatchResponse> replies = new ArrayDeque<>(BATCH_WINDOW);
+        private final long[] positions = new long[BATCH_WINDOW];
+        private int head;
+        private boolean waiting;
+        private boolean completed;
+        private boolean closed;
+
+        BatchStream(ServerCallStreamObserver<BatchResponse> out, EventExecutor loop) {
+            this.out = out;
+            this.loop = loop;
+        }
+
+        @Override
+        public void onNext(BatchRequest req) {
+            process(req, 0, BatchResponse.newBuilder(), 0);
+        }
+
+        /**
+         * Runs the request's ops from {@code from} on. An op held by CLIENT PAUSE waits for its end with the
+         * rest of the request, and the stream reads no further request meanwhile (order is kept).
+         */
+        private void process(BatchRequest req, int from, BatchResponse.Builder b, long position) {
+            if (from > 0 && Context.current().isCancelled()) {
+                return; // the client went away while a pause held the rest
+            }
+            BatchResult.Builder r = BatchResult.newBuilder();
+            for (int i = from, n = req.getOpsCount(); i < n; i++) {
+                try {
+                    position = Math.max(position, one(req.getOps(i), r));
+                } catch (EmbeddedClient.Paused p) {
+                    int at = i;
+                    long before = position;
+                    whenUnpaused(() -> process(req, at, b, before));
+                    return;
+                }
+                b.addResults(r.build());
+                r.clear();
+            }
+            BatchResponse reply = b.build();
+            if (replies.isEmpty() && store.client().acknowledged(position)) {
+                out.onNext(reply); // nothing before it waits: no queue, no callback
+            } else {
+                positions[(head + replies.size()) % BATCH_WINDOW] = position;
+                replies.add(reply);
+                store.afterLogged(position, loop, this);
+            }
+            readMore();
+        }
+
+        /** A log callback (on the loop): sends the replies whose writes the log has acknowledged. */
+        @Override
+        public void run() {
+            while (!replies.isEmpty() && store.client().acknowledged(positions[head])) {
+                out.onNext(replies.poll());
+                head = (head + 1) % BATCH_WINDOW;
+            }
+            if (replies.isEmpty() && completed) {
+                close();
+                return;
+            }
+            if (waiting) {
+                readMore();
+            }
+        }
+
+        void onReady() {
+            if (waiting) {
+                readMore();
+            }
+        }
+
+        private void readMore() {
+            if (!completed && replies.size() < BATCH_WINDOW && out.isReady()) {
+                waiting = false;
+                out.request(1);
+            } else {
+                waiting = true;
+            }
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            // The client went away; replies still waiting for the log are dropped by the transport.
+        }
+
+        @Override
+        public void onCompleted() {
+            completed = true;
+            if (replies.isEmpty()) {
+                close();
+            }
+        }
+
+        private void close() {
+            if (!closed) {
+                closed = true;
+                out.onCompleted();
+            }
+        }
+    }
+
+    /** One op of a Batch into {@code b}: returns the log position its reply waits for. */
+    private long one(BatchOp op, BatchResult.Builder b) {
         try {
             switch (op.getOpCase()) {
-                case CREATE -> position = set(store.create(op.getCreate()), b::setCreate);
-                case GET -> position = set(store.get(op.getGet()), b::setGet);
-                case UPDATE -> position = set(store.update(op.getUpdate()), b::setUpdate);
-                case DELETE -> position = set(store.delete(op.getDelete()), b::setDelete);
-                case PUT -> position = set(store.put(op.getPut()), b::setPut);
-                case TXN -> position = set(txn.run(op.getTxn()), b::setTxn);
+                case CREATE -> {
+                    Done<CreateResponse> d = store.create(op.getCreate());
+                    b.setCreate(d.value());
+                    return d.logPosition();
+                }
+                case GET -> {
+                    b.setGet(store.get(op.getGet()).value());
+                    return 0;
+                }
+                case UPDATE -> {
+                    Done<UpdateResponse> d = store.update(op.getUpdate());
+                    b.setUpdate(d.value());
+                    return d.logPosition();
+                }
+                case DELETE -> {
+                    Done<DeleteResponse> d = store.delete(op.getDelete());
+                    b.setDelete(d.value());
+                    return d.logPosition();
+                }
+                case PUT -> {
+                    Done<PutResponse> d = store.put(op.getPut());
+                    b.setPut(d.value());
+                    return d.logPosition();
+                }
+                case TXN -> {
+                    Done<TxnResponse> d = txn.run(op.getTxn());
+                    b.setTxn(d.value());
+                    return d.logPosition();
+                }
                 default -> throw Failure.of(Status.INVALID_ARGUMENT.withDescription("empty BatchOp"));
             }
         } catch (StatusRuntimeException e) {
@@ -336,12 +390,7 @@ final class KvService extends KVGrpc.KVImplBase {
             if (e.getStatus().getDescription() != null) {
                 b.setMessage(e.getStatus().getDescription());
             }
+            return 0;
         }
-        return new Done<>(b.build(), position);
-    }
-
-    private static <R> long set(Done<R> d, Consumer<R> into) {
-        into.accept(d.value());
-        return d.logPosition();
     }
 }

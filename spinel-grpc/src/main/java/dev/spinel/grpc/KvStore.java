@@ -21,8 +21,11 @@ import dev.spinel.server.engine.Engine;
 import dev.spinel.server.errors.RedisError;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.FastThreadLocal;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -48,6 +51,20 @@ final class KvStore {
     private final EmbeddedClient client;
     private final KeyVersions versions;
     private final WatchHub hub;
+    /**
+     * Per thread: the key of the write command a unit of this service is running now (slot 0), else
+     * null. The engine's change hook sees that command too; the unit stamps the key itself right after
+     * it, so the hook need not refresh the version (a second unit, lookup and stamp per write).
+     */
+    private final FastThreadLocal<byte[][]> ownWrite = new FastThreadLocal<>() {
+        @Override
+        protected byte[][] initialValue() {
+            return new byte[1][];
+        }
+    };
+
+    /** Per event loop: its replies waiting for the log (see {@link LoggedReplies}); null until first used. */
+    private final FastThreadLocal<LoggedReplies> loggedReplies = new FastThreadLocal<>();
 
     KvStore(Engine engine, KeyVersions versions, WatchHub hub) {
         this.engine = engine;
@@ -74,6 +91,25 @@ final class KvStore {
 
     Header header() {
         return Header.newBuilder().setRevision(versions.revision()).build();
+    }
+
+    /**
+     * Runs {@code reply} once log position {@code position} is acknowledged: at once when it is, else on
+     * {@code loop} with the rest of the loop turn's waiting replies ({@link LoggedReplies}). Never blocks.
+     */
+    void afterLogged(long position, EventExecutor loop, Runnable reply) {
+        if (client.acknowledged(position)) {
+            reply.run();
+        } else if (loop.inEventLoop()) {
+            LoggedReplies r = loggedReplies.get();
+            if (r == null) {
+                r = new LoggedReplies(client, loop); // a thread is one loop for its whole life
+                loggedReplies.set(r);
+            }
+            r.add(position, reply);
+        } else {
+            client.afterLogged(position, loop, reply);
+        }
     }
 
     // ---------------------------------------------------------------- validation
@@ -164,17 +200,37 @@ final class KvStore {
     /** {@code SET key value}, with {@code PXAT expireAt} when set; returns the key's new version. */
     long set(Locked k, byte[] key, byte[] value, long expireAt) {
         if (expireAt >= 0) {
-            k.call(SET, key, value, PXAT, Long.toString(expireAt).getBytes(StandardCharsets.US_ASCII));
+            call(k, key, SET, key, value, PXAT, Long.toString(expireAt).getBytes(StandardCharsets.US_ASCII));
         } else {
-            k.call(SET, key, value);
+            call(k, key, SET, key, value);
         }
         return versions.written(key, k.value(key));
     }
 
     /** {@code DEL key} of a key that exists. */
     void del(Locked k, byte[] key) {
-        k.call(DEL, key);
+        call(k, key, DEL, key);
         versions.deleted(key);
+    }
+
+    /** Runs a write command of {@code key}, which the caller stamps (or unstamps) right after it. */
+    private void call(Locked k, byte[] key, byte[]... argv) {
+        byte[][] own = ownWrite.get();
+        own[0] = key;
+        try {
+            k.call(argv);
+        } finally {
+            own[0] = null;
+        }
+    }
+
+    /**
+     * Whether {@code key} is the key of the write command this thread's unit is running: the engine's
+     * change hook then leaves the version to the unit, which stamps the key itself just after.
+     */
+    boolean isOwnWrite(byte[] key) {
+        byte[] own = ownWrite.get()[0];
+        return own != null && Arrays.equals(own, key);
     }
 
     // ---------------------------------------------------------------- operations
@@ -254,7 +310,7 @@ final class KvStore {
                     throw versionMismatch(r.getExpectedVersion(), v);
                 }
             }
-            k.call(SET, key, value, KEEPTTL); // the TTL is kept, not set
+            call(k, key, SET, key, value, KEEPTTL); // the TTL is kept, not set
             return versions.written(key, k.value(key));
         });
         return new Done<>(UpdateResponse.newBuilder().setHeader(header()).setVersion(d.value()).build(), d.logPosition());

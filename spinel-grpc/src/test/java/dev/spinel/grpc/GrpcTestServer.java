@@ -3,7 +3,12 @@ package dev.spinel.grpc;
 import dev.spinel.grpc.v1.KVGrpc;
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ServerConfig;
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientCall;
+import io.grpc.ClientInterceptor;
 import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
 import io.grpc.netty.NettyChannelBuilder;
 import redis.clients.jedis.Jedis;
 
@@ -27,9 +32,21 @@ final class GrpcTestServer implements AutoCloseable {
                 .maxInboundMessageSize(64 << 20).build();
     }
 
+    /**
+     * A blocking stub whose calls each get 10 s (a stub's own {@code withDeadlineAfter} is one deadline from
+     * its creation, which a test class sharing the stub outlives on a loaded machine); a deadline the test
+     * sets on the stub is kept.
+     */
     KVGrpc.KVBlockingStub blocking() {
-        return KVGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS);
+        return KVGrpc.newBlockingStub(channel).withInterceptors(PER_CALL_DEADLINE);
     }
+
+    private static final ClientInterceptor PER_CALL_DEADLINE = new ClientInterceptor() {
+        @Override
+        public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
+            return next.newCall(method, options.getDeadline() != null ? options : options.withDeadlineAfter(10, TimeUnit.SECONDS));
+        }
+    };
 
     KVGrpc.KVStub async() {
         return KVGrpc.newStub(channel);

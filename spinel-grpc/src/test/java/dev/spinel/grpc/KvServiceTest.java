@@ -95,6 +95,18 @@ class KvServiceTest {
     }
 
     @Test
+    void aWriteHandsOutOneVersion() {
+        // The engine's change hook sees the service's own SET too; the unit stamps the key itself, so
+        // the hook must not move the version a second time.
+        long v1 = kv.put(PutRequest.newBuilder().setKey(b("once")).setValue(b("a")).build()).getVersion();
+        long v2 = kv.put(PutRequest.newBuilder().setKey(b("once")).setValue(b("b")).build()).getVersion();
+        assertEquals(v1 + 1, v2);
+        long v3 = kv.update(UpdateRequest.newBuilder().setKey(b("once")).setValue(b("c")).setExpectedVersion(v2).build()).getVersion();
+        assertEquals(v2 + 1, v3);
+        assertEquals(v3, kv.get(GetRequest.newBuilder().setKey(b("once")).build()).getKv().getVersion());
+    }
+
+    @Test
     void invalidArguments() {
         assertEquals(Status.Code.INVALID_ARGUMENT, code(() -> kv.get(GetRequest.newBuilder().build())));
         assertEquals(Status.Code.INVALID_ARGUMENT, code(() -> kv.put(PutRequest.newBuilder().setValue(b("v")).build())));

@@ -161,6 +161,35 @@ public final class EmbeddedClient {
     }
 
     /**
+     * Whether log position {@code position} is acknowledged (fsynced under {@code appendfsync always},
+     * handed to the OS otherwise); always true without a log and for position 0.
+     */
+    public boolean acknowledged(long position) {
+        Propagator log = engine.propagator();
+        return position == 0 || log == null || log.acknowledged(position);
+    }
+
+    /**
+     * Lets the calling event loop write what the log has pending, when that alone acknowledges
+     * {@code position} (see {@link Propagator#writeNow}); returns whether it is acknowledged now. For a front
+     * end that gathers the replies of a loop turn and waits for the log once for all of them.
+     */
+    public boolean writeNow(long position) {
+        Propagator log = engine.propagator();
+        return position == 0 || log == null || log.writeNow(position);
+    }
+
+    /** Runs {@code task} once {@code position} is acknowledged: at once, or later on the log's thread. */
+    public void whenAcknowledged(long position, Runnable task) {
+        Propagator log = engine.propagator();
+        if (position == 0 || log == null) {
+            task.run();
+        } else {
+            log.whenAcknowledged(position, task);
+        }
+    }
+
+    /**
      * Runs {@code reply} once log position {@code position} is acknowledged (fsynced under
      * {@code appendfsync always}, handed to the OS otherwise): at once when it already is, else on
      * {@code loop} after the loop has tried to write the log itself, or after the log's thread has.
@@ -201,16 +230,19 @@ public final class EmbeddedClient {
      */
     public final class Locked {
         private final Database db;
+        /** The unit's time for expiry checks: one clock read per unit, as Redis caches it per command. */
+        private final long now;
         private Session session;
 
         private Locked(Database db, Session session) {
             this.db = db;
             this.session = session;
+            this.now = System.currentTimeMillis();
         }
 
         private Entry entry(byte[] key) {
             int h = KeyHash.hash(key);
-            return db.segment(h).get(key, 0, key.length, h, System.currentTimeMillis());
+            return db.segment(h).get(key, 0, key.length, h, now);
         }
 
         /**
