@@ -76,7 +76,7 @@ public final class Replication {
     private final LongAdder syncPartialOk = new LongAdder();
     private final LongAdder syncPartialErr = new LongAdder();
     private volatile long noReplicasSince = System.currentTimeMillis();
-    private long lastPing;
+    private volatile long lastPing;
     /** The port this server listens on, announced to a master with REPLCONF listening-port. */
     private volatile IntSupplier listeningPort;
     /** The replica side: the link to our master, or null while we are a master. */
@@ -211,6 +211,7 @@ public final class Replication {
         }
         s = newStream(idleOffset);
         stream = s;
+        lastPing = System.currentTimeMillis(); // the first PING one period after the backlog's creation
         if (masterLink == null) {
             feedFromEngine(s);
         }

@@ -3,8 +3,8 @@ package dev.spinel.server.replication;
 import dev.spinel.server.engine.ports.ReplicationFeed;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The master's replication stream: what the propagator logs (the same frames as the append-only
@@ -26,7 +26,8 @@ final class ReplicationStream implements ReplicationFeed {
     private final ReplicationBacklog backlog;
     /** The database the stream last selected; -1 forces a SELECT (after a full resync, as Redis's slaveseldb). */
     private int lastDb = -1;
-    private final List<ReplicaLink> links = new CopyOnWriteArrayList<>();
+    /** The attached links, replaced as a whole on attach/detach: a write iterates an array (no iterator object). */
+    private volatile ReplicaLink[] links = new ReplicaLink[0];
 
     ReplicationStream(int capacity, long startOffset) {
         this.backlog = new ReplicationBacklog(capacity, startOffset);
@@ -104,7 +105,7 @@ final class ReplicationStream implements ReplicationFeed {
     }
 
     private void wakeLinks() {
-        for (ReplicaLink l : links) {
+        for (ReplicaLink l : links) { // an array: allocation-free
             l.wake();
         }
     }
@@ -118,7 +119,7 @@ final class ReplicationStream implements ReplicationFeed {
             lastDb = -1;
         }
         link.startAt(backlog.offset());
-        links.add(link);
+        addLink(link);
         return backlog.offset();
     }
 
@@ -128,16 +129,28 @@ final class ReplicationStream implements ReplicationFeed {
             return false;
         }
         link.startAt(from - 1);
-        links.add(link);
+        addLink(link);
         return true;
     }
 
-    void detach(ReplicaLink link) {
-        links.remove(link);
+    private void addLink(ReplicaLink link) { // under this
+        ReplicaLink[] cur = links;
+        ReplicaLink[] next = Arrays.copyOf(cur, cur.length + 1);
+        next[cur.length] = link;
+        links = next;
     }
 
-    List<ReplicaLink> links() {
-        return links;
+    synchronized void detach(ReplicaLink link) {
+        ReplicaLink[] cur = links;
+        for (int i = 0; i < cur.length; i++) {
+            if (cur[i] == link) {
+                ReplicaLink[] next = new ReplicaLink[cur.length - 1];
+                System.arraycopy(cur, 0, next, 0, i);
+                System.arraycopy(cur, i + 1, next, i, cur.length - i - 1);
+                links = next;
+                return;
+            }
+        }
     }
 
     /**

@@ -6,6 +6,7 @@ import dev.spinel.server.testing.RawClient;
 import dev.spinel.server.testing.RedisServerProcess;
 import org.junit.jupiter.api.Test;
 
+import java.nio.file.Files;
 import java.util.Map;
 import java.util.Random;
 
@@ -44,7 +45,8 @@ class ReplicationChainTest {
             try (SpinelServer middle = SpinelServer.start(spinel().with("replicaof", "127.0.0.1 " + top.port()));
                  RawClient mid = new RawClient(middle.port())) {
                 awaitInSync(m, mid);
-                try (RedisServerProcess leaf = RedisServerProcess.start("--replicaof", "127.0.0.1", Integer.toString(middle.port()));
+                try (RedisServerProcess leaf = RedisServerProcess.start("--replicaof", "127.0.0.1", Integer.toString(middle.port()),
+                        "--loglevel", "notice");
                      RawClient l = new RawClient(leaf.port())) {
                     Workload.run(m, new Random(22), 1500);
                     awaitInSync(m, mid);
@@ -52,6 +54,9 @@ class ReplicationChainTest {
                     assertSameHistory(m, mid, l);
                     assertEquals(Dataset.of(m), Dataset.of(mid));
                     assertEquals(Dataset.of(m), Dataset.of(l));
+                    // the redis-server leaf loaded Spinel's diskless payload ($EOF:<mark>, repl-diskless-sync's default)
+                    String log = Files.readString(leaf.dir().resolve("redis.log"));
+                    assertTrue(log.contains("receiving streamed RDB from master with EOF"), log);
                     Map<String, String> mi = info(mid);
                     assertEquals("slave", mi.get("role"));
                     assertEquals("1", mi.get("connected_slaves"));

@@ -49,11 +49,11 @@ class ReplicationTest {
                 // a key that expires on the master is deleted on the replica by the master's DEL (Redis
                 // replicas never expire keys themselves; DBSIZE counts a logically expired key still held)
                 m.callString("SELECT", "2");
-                m.callString("SET", "gone", "v", "PX", "50");
+                m.callString("SET", "gone", "v", "PX", "1500"); // long enough to see it on a loaded machine
                 awaitInSync(m, r);
                 r.callString("SELECT", "2");
                 assertEquals(":1\r\n", r.callString("DBSIZE"));
-                Thread.sleep(100);
+                Thread.sleep(1600);
                 assertEquals("$-1\r\n", m.callString("GET", "gone"));
                 m.callString("SELECT", "0");
                 awaitInSync(m, r);
