@@ -523,8 +523,10 @@ public final class Engine {
             pause.postpone(session, args, System.currentTimeMillis());
             return null;
         }
-        if ((cmd.spec().has("denyoom") || DispatchRules.execHas(session, cmd, "denyoom") || DispatchRules.queuesInMulti(session, cmd))
-                && config.maxmemory.value() > 0 && !evictor.makeRoom()) {
+        // maxmemory first: without it (the default) no flag is looked up per command
+        if (config.maxmemory.value() > 0
+                && (cmd.spec().has("denyoom") || DispatchRules.execHas(session, cmd, "denyoom") || DispatchRules.queuesInMulti(session, cmd))
+                && !evictor.makeRoom()) {
             // Redis refuses a command that may grow the dataset while over maxmemory (at queue time in MULTI).
             reject(session, cmd, Evictor.OOM.getMessage());
             applyReplyMode(session);
@@ -665,7 +667,8 @@ public final class Engine {
     }
 
     private void runCommand(Session session, Command cmd, Args args, Propagator p) {
-        long start = System.nanoTime();
+        CommandChain chain = CommandChain.current();
+        long start = chain != null ? chain.start() : System.nanoTime();
         // No second clock read (CommandClock). Inside EXEC the last command stays EXEC, as Redis's lastcmd does.
         session.beginCommand(session.clock.millis(start), session.executingTransaction() ? session.lastCommand() : cmd.name());
         session.current(cmd, args);
@@ -705,7 +708,11 @@ public final class Engine {
             }
             cmd.failedCalls.increment();
         }
-        long micros = (System.nanoTime() - start) / 1000;
+        long end = System.nanoTime();
+        if (chain != null) {
+            chain.end(end);
+        }
+        long micros = (end - start) / 1000;
         cmd.calls.increment();
         cmd.micros.add(micros);
         if (config.latencyTracking.value()) {

@@ -8,6 +8,7 @@ import dev.spinel.protocol.QueryBuffer;
 import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.protocol.RespParser;
 import dev.spinel.server.config.OutputBufferLimitsParam.Limit;
+import dev.spinel.server.engine.CommandChain;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.OutputLimits;
 import dev.spinel.server.engine.Propagator;
@@ -65,6 +66,8 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     private final Args args = new Args();
     private final RespParser parser = new RespParser(query, args);
     private ChannelHandlerContext ctx;
+    /** The loop thread's command timing (null on a thread without one): one clock read per command of a batch. */
+    private CommandChain chain;
     private Session session;
     private boolean closeAfterReply;
     // Suspension (CLIENT PAUSE, blocking commands): input is buffered but not executed until resume.
@@ -91,6 +94,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+        chain = CommandChain.current();
         remote = format(ctx.channel().remoteAddress());
         local = format(ctx.channel().localAddress());
         if (handshaking || admit()) {
@@ -209,9 +213,16 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
         int chunk = limit == null || limit.hardBytes() == 0 || limit.hardBytes() > HOLD_BELOW_LIMIT ? OUTPUT_CHUNK
                 : (int) Math.max(OUTPUT_CHUNK, limit.hardBytes());
         session.drainDeliveries(); // messages published before this input was read go first, as in Redis
+        CommandChain chain = this.chain;
+        if (chain != null) {
+            chain.open();
+        }
         while (!closeAfterReply && !suspended) {
             if (out.size() >= chunk) {
                 flushReplies();
+                if (chain != null) {
+                    chain.open(); // the write is no command's time
+                }
                 if (!ctx.channel().isWritable()) {
                     paused = true;
                     ctx.channel().config().setAutoRead(false);
@@ -241,6 +252,9 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
             if (limit != null && overOutputLimit(limit)) {
                 break;
             }
+        }
+        if (chain != null) {
+            chain.close();
         }
         query.compactIfEmpty();
     }
