@@ -19,6 +19,12 @@ public final class CommandChain {
         CommandChain commandChain();
     }
 
+    /**
+     * The wall clock of every command this loop runs: one anchor for all its clients, re-anchored once a
+     * millisecond, where a clock per client re-anchored (a clock read and an allocation) on nearly every
+     * unpipelined request.
+     */
+    final CommandClock clock = new CommandClock();
     private boolean open;
     private boolean hasLast;
     private long last;

@@ -670,7 +670,8 @@ public final class Engine {
         CommandChain chain = CommandChain.current();
         long start = chain != null ? chain.start() : System.nanoTime();
         // No second clock read (CommandClock). Inside EXEC the last command stays EXEC, as Redis's lastcmd does.
-        session.beginCommand(session.clock.millis(start), session.executingTransaction() ? session.lastCommand() : cmd.name());
+        CommandClock clock = chain != null ? chain.clock : session.clock; // a loop's clock stays anchored across its clients
+        session.beginCommand(clock.millis(start), session.executingTransaction() ? session.lastCommand() : cmd.name());
         session.current(cmd, args);
         long dirtyBefore = session.dirtyCount();
         try {
