@@ -487,6 +487,9 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         // Connection resets and the like: the client is gone; nothing else is affected.
+        if (chain != null) {
+            chain.close(); // a batch that ended in an exception leaves no start for the loop's next command
+        }
         ctx.close();
     }
 
