@@ -26,6 +26,7 @@ final class ServerCron implements Runnable {
             return;
         }
         try {
+            engine.keyspace().tickClock(); // the LRU clock keys are stamped with, as Redis's server.lruclock
             engine.stats().instantaneous.sample(System.currentTimeMillis(), engine.stats());
             // DEBUG SET-ACTIVE-EXPIRE 0 turns it off; a replica leaves expiry to its master's DELs, as Redis's
             // nor during CLIENT PAUSE, as Redis 7.0

@@ -82,6 +82,7 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
             }
         }
         Keyspace keyspace = new Keyspace((int) config.databases.value());
+        keyspace.tickClock(); // from now on the cron keeps the LRU clock (ServerCron), as Redis's initServer sets it
         // Access stamps are LFU counters under an LFU policy (OBJECT FREQ), LRU clocks otherwise.
         keyspace.lfu(config.maxmemoryPolicy.value().endsWith("-lfu"));
         // Redis's canUseSharedObject: no shared integers while an LRU/LFU policy with a limit needs access clocks.

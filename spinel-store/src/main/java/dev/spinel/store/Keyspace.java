@@ -185,8 +185,27 @@ public final class Keyspace {
         listener.expired(db, key);
     }
 
-    /** The LRU clock: seconds since this keyspace was created. */
+    /**
+     * The LRU clock as {@link #tickClock()} last set it; -1 until it is first called (then every read asks the
+     * wall clock, as an embedded keyspace without a cron needs).
+     */
+    private volatile int cachedLru = -1;
+
+    /**
+     * Sets the LRU clock to now, as Redis's serverCron sets {@code server.lruclock}: the server calls it
+     * {@code hz} times a second, so a read or write of a key stamps it without a clock read of its own.
+     */
+    public void tickClock() {
+        cachedLru = wallLruClock();
+    }
+
+    /** The LRU clock: seconds since this keyspace was created, as of the last {@link #tickClock()}. */
     int lruClock() {
+        int c = cachedLru;
+        return c >= 0 ? c : wallLruClock();
+    }
+
+    private int wallLruClock() {
         return (int) (System.currentTimeMillis() / 1000 - startSeconds);
     }
 

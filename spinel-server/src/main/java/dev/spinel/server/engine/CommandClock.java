@@ -12,7 +12,8 @@ import java.time.Instant;
  * wall-clock step (NTP, an operator) is followed within a millisecond, as Redis follows it per command.
  *
  * <p>Thread-safety: the anchor is one immutable object published through a plain field; a thread that sees a
- * stale anchor only re-anchors again. One instance per {@link Session}, normally used by its event loop only.
+ * stale anchor only re-anchors again. One instance per event loop ({@link CommandChain}), and one per {@link Session}
+ * for commands run on other threads.
  */
 final class CommandClock {
     static final long REANCHOR_NANOS = 1_000_000L;

@@ -538,7 +538,7 @@ public final class Engine {
             pause.postpone(session, args, System.currentTimeMillis());
             return null;
         }
-        if (config.maxmemory.value() > 0) {
+        if (config.maxmemory.value() > 0) { // without maxmemory (the default) nothing here runs per command
             // As Redis's performEvictions, every command evicts first while maxmemory is set, a read too, and
             // the invalidations of the keys evicted come before its reply; one that may grow the dataset is
             // refused while still over the limit (at queue time in MULTI).
@@ -707,9 +707,11 @@ public final class Engine {
     }
 
     private void runCommand(Session session, Command cmd, Args args, Propagator p) {
-        long start = System.nanoTime();
+        CommandChain chain = CommandChain.current();
+        long start = chain != null ? chain.start() : System.nanoTime();
         // No second clock read (CommandClock). Inside EXEC the last command stays EXEC, as Redis's lastcmd does.
-        session.beginCommand(session.clock.millis(start), session.executingTransaction() ? session.lastCommand() : cmd.name());
+        CommandClock clock = chain != null ? chain.clock : session.clock; // a loop's clock stays anchored across its clients
+        session.beginCommand(clock.millis(start), session.executingTransaction() ? session.lastCommand() : cmd.name());
         session.current(cmd, args);
         long dirtyBefore = session.dirtyCount();
         try {
@@ -747,7 +749,11 @@ public final class Engine {
             }
             cmd.failedCalls.increment();
         }
-        long micros = (System.nanoTime() - start) / 1000;
+        long end = System.nanoTime();
+        if (chain != null) {
+            chain.end(end);
+        }
+        long micros = (end - start) / 1000;
         cmd.calls.increment();
         cmd.micros.add(micros);
         if (config.latencyTracking.value()) {

@@ -78,7 +78,7 @@ public final class Session {
     /** Past its pub/sub output limit and being closed: further deliveries are dropped, not written. */
     private boolean outputLimitReached;
     private long now;
-    /** Wall-clock time of each command from its start nanoTime (one clock read per command). */
+    /** Wall-clock time of each command from its start nanoTime, for commands run off an event loop (CommandChain has the loops'). */
     final CommandClock clock = new CommandClock();
     // Set while a blocking command waits (see dev.spinel.server.engine.Blocking); loop thread only.
     // Redis's CLIENT_DENY_BLOCKING: set while EXEC or a script runs; blocking commands then answer at once.

@@ -1,5 +1,6 @@
 package dev.spinel.server.net;
 
+import dev.spinel.server.engine.CommandChain;
 import dev.spinel.server.stats.LoopCounter;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.FastThreadLocalThread;
@@ -10,7 +11,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * Makes the RESP front end's event-loop threads: Netty's fast-thread-local threads (its buffer pools'
  * per-thread caches need them) that also own a {@link LoopCounter} slot, so the statistics bumped per
- * command are plain stores on the loops. It remembers the threads it made, so their CPU time can be read.
+ * command are plain stores on the loops, and a {@link CommandChain} that times the commands of a read batch.
+ * It remembers the threads it made, so their CPU time can be read.
  *
  * <p>Thread-safety: as {@link DefaultThreadFactory}, callable from any thread.
  */
@@ -33,9 +35,10 @@ final class LoopThreadFactory extends DefaultThreadFactory {
         return made;
     }
 
-    /** An event-loop thread with its counter slot (-1 when every slot is taken). */
-    private static final class LoopThread extends FastThreadLocalThread implements LoopCounter.Owner {
+    /** An event-loop thread with its counter slot (-1 when every slot is taken) and its command chain. */
+    private static final class LoopThread extends FastThreadLocalThread implements LoopCounter.Owner, CommandChain.Owner {
         private final int slot;
+        private final CommandChain chain = new CommandChain();
 
         LoopThread(ThreadGroup group, Runnable r, String name, int slot) {
             super(group, r, name);
@@ -45,6 +48,11 @@ final class LoopThreadFactory extends DefaultThreadFactory {
         @Override
         public int counterSlot() {
             return slot;
+        }
+
+        @Override
+        public CommandChain commandChain() {
+            return chain;
         }
     }
 }

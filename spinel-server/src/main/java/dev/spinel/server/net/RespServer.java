@@ -3,6 +3,7 @@ package dev.spinel.server.net;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.log.Log;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
@@ -36,6 +37,14 @@ public final class RespServer implements AutoCloseable {
     private final List<List<Channel>> listeners = List.of(new ArrayList<>(), new ArrayList<>());
     /** The TLS context new TLS connections get (CONFIG SET tls-* replaces it); null until TLS is configured. */
     private volatile ServerTls tls;
+
+    /**
+     * Sizes of the buffer each socket read goes into (held only until its bytes are copied into the query
+     * buffer). Netty's default shrinks to 64 bytes after a few small requests (GETs), and then a 300-byte SET
+     * took two or three {@code recv} calls: 1.09 reads per request under memtier's SET:GET 1:10, Redis 1.00.
+     * At least 4 KiB, so a request of that size comes in one read whatever came before it.
+     */
+    private static final AdaptiveRecvByteBufAllocator RECEIVE_BUFFERS = new AdaptiveRecvByteBufAllocator(4096, 16384, 65536);
 
     public RespServer(Engine engine) {
         this.engine = engine;
@@ -87,6 +96,7 @@ public final class RespServer implements AutoCloseable {
                 .option(ChannelOption.SO_BACKLOG, (int) engine.config().tcpBacklog.value())
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.RCVBUF_ALLOCATOR, RECEIVE_BUFFERS)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
