@@ -37,7 +37,7 @@ class PrometheusScrapeTest {
         int promPort = MetricsEndpointTest.freePort();
         try (SpinelServer server = SpinelServer.start(ServerConfig.defaults().with("port", "0")
                 .with("metrics-port", Integer.toString(mport)));
-             Jedis j = new Jedis("127.0.0.1", server.port())) {
+             Jedis j = MetricsEndpointTest.jedis(server)) {
             for (int i = 0; i < 7; i++) {
                 j.set("key" + i, "v");
             }
