@@ -7,7 +7,9 @@ import dev.spinel.server.log.Log;
 import dev.spinel.server.stats.DurationTotal;
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
+import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 
 import java.io.IOException;
 import java.util.List;
@@ -37,7 +39,21 @@ public final class MetricsEndpoint implements AutoCloseable {
         this.config = engine.config();
         registry.register(new RedisMetrics(engine, tcpPort, changesSinceLastSave));
         registry.register(new SpinelMetrics(loops, aofFsync));
-        JvmMetrics.builder().register(registry);
+        registry.register((MultiCollector) MetricsEndpoint::jvmMetrics);
+    }
+
+    /**
+     * The JVM's metrics, registered once per process: some of them (allocation counters) hang listeners on the JVM's
+     * GC beans for good, so registering them per server would keep every stopped server's registry alive.
+     */
+    private static PrometheusRegistry jvm;
+
+    private static synchronized MetricSnapshots jvmMetrics() {
+        if (jvm == null) {
+            jvm = new PrometheusRegistry();
+            JvmMetrics.builder().register(jvm);
+        }
+        return jvm.scrape();
     }
 
     /** Where front ends add their metrics (the gRPC service's calls by method and code). */
