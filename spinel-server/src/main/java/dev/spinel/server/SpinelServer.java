@@ -1,6 +1,7 @@
 package dev.spinel.server;
 
 import dev.spinel.protocol.Version;
+import dev.spinel.server.cluster.ClusterMode;
 import dev.spinel.server.commands.Commands;
 import dev.spinel.server.commands.server.ServerControl;
 import dev.spinel.server.config.ConfigException;
@@ -59,6 +60,8 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
     private volatile ScheduledFuture<?> cron;
     private final Persistence persistence;
     private final Replication replication;
+    /** Cluster mode, or null when cluster-enabled is off. */
+    private final ClusterMode cluster;
     private final ScheduledFuture<?> replicationCron;
     private final ScheduledFuture<?> persistenceCron;
     private final CountDownLatch closed = new CountDownLatch(1);
@@ -77,7 +80,7 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
                 throw new IllegalStateException("Failed to configure TLS: " + e.getMessage(), e);
             }
         }
-        Keyspace keyspace = new Keyspace((int) config.databases.value());
+        Keyspace keyspace = new Keyspace((int) config.databases.value(), config.clusterEnabled.value());
         // Access stamps are LFU counters under an LFU policy (OBJECT FREQ), LRU clocks otherwise.
         keyspace.lfu(config.maxmemoryPolicy.value().endsWith("-lfu"));
         // Redis's canUseSharedObject: no shared integers while an LRU/LFU policy with a limit needs access clocks.
@@ -96,6 +99,11 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
         this.engine = new Engine(config, keyspace, table, scripting);
         this.persistence = new Persistence(config, keyspace, engine.stats(), scripting.functions());
         this.replication = new Replication(engine, config, scripting.functions());
+        try {
+            this.cluster = config.clusterEnabled.value() ? ClusterMode.create(config, engine, replication) : null;
+        } catch (IOException e) {
+            throw new IllegalStateException(e.getMessage(), e);
+        }
         Commands.registerAll(table, this);
         engine.acl().loadAtStartup(config.userDirectives(), config.aclfile.value(),
                 Path.of(config.dir.value()).resolve(config.aclfile.value()));
@@ -112,6 +120,9 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
         } catch (RuntimeException | InterruptedException e) {
             resp.close();
             throw e;
+        }
+        if (cluster != null) {
+            cluster.start(table, port);
         }
         this.cron = scheduleCron();
         this.persistenceCron = resp.workerGroup().next().scheduleAtFixedRate(persistence::cron, 100, 100, TimeUnit.MILLISECONDS);
@@ -286,6 +297,11 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
     }
 
     @Override
+    public ClusterMode cluster() {
+        return cluster;
+    }
+
+    @Override
     public Scripting scripting() {
         return scripting;
     }
@@ -319,6 +335,9 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
         persistenceCron.cancel(false);
         replicationCron.cancel(false);
         replication.close();
+        if (cluster != null) {
+            cluster.close();
+        }
         for (int i = extensions.size() - 1; i >= 0; i--) {
             try {
                 extensions.get(i).close();

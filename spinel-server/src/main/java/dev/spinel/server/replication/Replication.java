@@ -489,7 +489,7 @@ public final class Replication {
     }
 
     /** REPLICAOF host port: (re)connects to a new master. */
-    synchronized void replicaOf(String host, int port) {
+    public synchronized void replicaOf(String host, int port) {
         MasterLink old = masterLink;
         if (old != null && old.host().equalsIgnoreCase(host) && old.port() == port) {
             return;
@@ -516,7 +516,7 @@ public final class Replication {
     }
 
     /** REPLICAOF NO ONE: stops replicating; keeps the data and continues the history as a new master. */
-    synchronized void promote() {
+    public synchronized void promote() {
         MasterLink old = masterLink;
         if (old == null) {
             return;
