@@ -33,6 +33,11 @@ public final class Topology {
         this.importing = importing;
     }
 
+    /** A topology with no node (a Raft group's state before its first entry). */
+    public static Topology empty() {
+        return new Topology(0, new LinkedHashMap<>(), new String[SLOTS], new SlotMove[SLOTS], new SlotMove[SLOTS]);
+    }
+
     /** A topology with one node and no slot assigned. */
     public static Topology of(ClusterNode self) {
         Map<String, ClusterNode> n = new LinkedHashMap<>();

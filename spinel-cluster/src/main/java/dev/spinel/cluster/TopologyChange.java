@@ -34,6 +34,7 @@ public sealed interface TopologyChange {
             case "forget" -> new Forget(f[1], f[2]);
             case "setconfigepoch" -> new SetConfigEpoch(f[1], Long.parseLong(f[2]));
             case "address" -> new SetAddress(f[1], f[2], Integer.parseInt(f[3]), Integer.parseInt(f[4]));
+            case "reset" -> new Reset(f[1]);
             default -> throw new IllegalArgumentException("unknown topology change: " + line);
         };
     }
@@ -313,6 +314,30 @@ public sealed interface TopologyChange {
         @Override
         public String encode() {
             return "setconfigepoch " + by + " " + epoch;
+        }
+    }
+
+    /**
+     * CLUSTER RESET SOFT of a node alone in its topology: no slots, no open migrations, a primary. (A node
+     * that shares its topology with others cannot reset by itself yet.)
+     */
+    record Reset(String by) implements TopologyChange {
+        @Override
+        public void apply(Topology.Builder t) throws TopologyException {
+            ClusterNode me = known(t, by, "ERR Unknown node ");
+            if (t.nodes.size() > 1) {
+                throw new TopologyException("ERR CLUSTER RESET of a node that knows other nodes is not supported yet: "
+                        + "CLUSTER FORGET it on the others instead");
+            }
+            Arrays.fill(t.owners, null);
+            Arrays.fill(t.migrating, null);
+            Arrays.fill(t.importing, null);
+            t.nodes.put(by, me.withPrimary(null));
+        }
+
+        @Override
+        public String encode() {
+            return "reset " + by;
         }
     }
 }
