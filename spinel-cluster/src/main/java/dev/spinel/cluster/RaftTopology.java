@@ -10,6 +10,8 @@ import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.exceptions.AlreadyExistsException;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
@@ -59,8 +61,11 @@ public final class RaftTopology implements ClusterTopology {
     });
     private volatile RaftGroupId active;
     private volatile Topology current;
-    private RaftClient client;
+    private volatile RaftClient client;
     private RaftGroupId clientGroup;
+    /** Clients give up after about {@link #TIMEOUT_MS} (Ratis's default retries for ever: a dead peer would hang MEET). */
+    private static final RetryPolicy RETRY = RetryPolicies.retryUpToMaximumCountWithFixedSleep(
+            (int) (TIMEOUT_MS / 100), TimeDuration.valueOf(100, TimeUnit.MILLISECONDS));
 
     private RaftTopology(String myId, String raftHost, int busPort, Path storage, Topology seed) throws IOException {
         this.myId = myId;
@@ -153,7 +158,7 @@ public final class RaftTopology implements ClusterTopology {
     }
 
     private void dropOwnGroup() {
-        try (RaftClient c = RaftClient.newBuilder().setProperties(props).setRaftGroup(RaftGroup.valueOf(ownGroup, me)).build()) {
+        try (RaftClient c = RaftClient.newBuilder().setProperties(props).setRetryPolicy(RETRY).setRaftGroup(RaftGroup.valueOf(ownGroup, me)).build()) {
             c.getGroupManagementApi(me.getId()).remove(ownGroup, true, false);
             machines.remove(ownGroup);
         } catch (IOException | RuntimeException e) {
@@ -186,7 +191,7 @@ public final class RaftTopology implements ClusterTopology {
             if (client != null) {
                 client.close();
             }
-            client = RaftClient.newBuilder().setProperties(props).setRaftGroup(server.getDivision(a).getGroup()).build();
+            client = RaftClient.newBuilder().setProperties(props).setRetryPolicy(RETRY).setRaftGroup(server.getDivision(a).getGroup()).build();
             clientGroup = a;
         }
         return client;
@@ -243,7 +248,7 @@ public final class RaftTopology implements ClusterTopology {
                 }
             }
             peers.add(peer);
-            try (RaftClient c = RaftClient.newBuilder().setProperties(props)
+            try (RaftClient c = RaftClient.newBuilder().setProperties(props).setRetryPolicy(RETRY)
                     .setRaftGroup(RaftGroup.valueOf(g.getGroupId(), peer)).build()) {
                 c.getGroupManagementApi(peer.getId()).add(RaftGroup.valueOf(g.getGroupId(), peers));
             } catch (AlreadyExistsException already) {
@@ -253,8 +258,14 @@ public final class RaftTopology implements ClusterTopology {
             if (!r.isSuccess()) {
                 throw new TopologyException("ERR the new node could not join the Raft group: " + r.getException());
             }
-        } catch (IOException e) {
-            throw new TopologyException("ERR the new node could not join the Raft group: " + e);
+        } catch (IOException | TopologyException e) {
+            try {
+                commit(new TopologyChange.Forget(myId, other.id())); // as a failed handshake, the node is dropped
+            } catch (TopologyException rollback) {
+                e.addSuppressed(rollback);
+            }
+            throw e instanceof TopologyException t ? t
+                    : new TopologyException("ERR the new node could not join the Raft group: " + e);
         }
     }
 
@@ -267,11 +278,12 @@ public final class RaftTopology implements ClusterTopology {
     }
 
     @Override
-    public synchronized void close() {
+    public void close() {
         housekeeping.shutdownNow();
         try {
-            if (client != null) {
-                client.close();
+            RaftClient c = client;
+            if (c != null) {
+                c.close();
             }
             server.close();
         } catch (IOException e) {

@@ -2,8 +2,8 @@ package dev.spinel.server.cluster;
 
 import dev.spinel.cluster.ClusterNode;
 import dev.spinel.cluster.ClusterTopology;
-import dev.spinel.cluster.LocalTopology;
 import dev.spinel.cluster.NodesFile;
+import dev.spinel.cluster.RaftTopology;
 import dev.spinel.cluster.Topology;
 import dev.spinel.cluster.TopologyChange;
 import dev.spinel.cluster.TopologyException;
@@ -23,7 +23,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
 /**
- * A node in cluster mode ({@code cluster-enabled yes}): its topology ({@link ClusterTopology}), the
+ * A node in cluster mode ({@code cluster-enabled yes}): its topology ({@link ClusterTopology}, on Raft:
+ * {@link RaftTopology}, its log under {@code dir/cluster-raft}), the
  * per-slot view dispatch routes by ({@link SlotRouting}, rebuilt on each change), {@code nodes.conf}
  * rewritten on each change as Redis keeps it, and the replication role the topology gives this node
  * (a replica in the topology replicates its primary through REPLICAOF's machinery).
@@ -46,6 +47,9 @@ public final class ClusterMode implements AutoCloseable {
         t.setDaemon(true);
         return t;
     });
+
+    /** The extra MEET argument of a lone node asking the node it met to bring it in. */
+    public static final String JOIN = Meeting.JOIN;
 
     private ClusterMode(ServerConfig config, Engine engine, Replication replication, Path nodesFile,
                         NodesFile.Loaded loaded) {
@@ -87,10 +91,16 @@ public final class ClusterMode implements AutoCloseable {
             initial = Topology.of(new ClusterNode(myId, config.clusterAnnounceIp.value(), port, bus, null, 0));
             Log.notice("No cluster configuration found, I'm " + myId);
         }
-        ClusterTopology t = new LocalTopology(myId, initial);
+        String raftHost = config.clusterAnnounceIp.value().isEmpty() ? "127.0.0.1" : config.clusterAnnounceIp.value();
+        ClusterTopology t;
+        try {
+            t = RaftTopology.start(initial.node(myId), raftHost, nodesFile.resolveSibling("cluster-raft"), initial);
+        } catch (IOException | TopologyException e) {
+            throw new IllegalStateException("Cannot start the cluster topology (Raft on port " + bus + "): " + e.getMessage(), e);
+        }
         this.topology = t;
-        applied(t.current());
         t.listen(this::applied);
+        applied(t.current());
         engine.slotRouter(new SlotRouter(this, config, engine.keyspace().db(0), table));
     }
 
@@ -101,7 +111,7 @@ public final class ClusterMode implements AutoCloseable {
         return HexFormat.of().formatHex(b);
     }
 
-    private void applied(Topology t) {
+    private synchronized void applied(Topology t) {
         String myId = topology.myId();
         routing = new SlotRouting(t, myId, config.clusterRequireFullCoverage.value());
         try {
@@ -182,10 +192,10 @@ public final class ClusterMode implements AutoCloseable {
      * CLUSTER MEET: asks the node at host:port for its own description and brings it into this cluster,
      * in the background (Redis's handshake is asynchronous too); failures are logged.
      */
-    public void meet(String host, int port, int bus) {
+    public void meet(String host, int port, int bus, boolean joinRequest) {
         meetings.execute(() -> {
             try {
-                Meeting.meet(this, topology, host, port, bus);
+                Meeting.meet(topology, topology.current().node(myId()).port(), host, port, bus, joinRequest);
             } catch (IOException | TopologyException | RuntimeException e) {
                 Log.warning("CLUSTER MEET " + host + ":" + port + " failed: " + e.getMessage());
             }

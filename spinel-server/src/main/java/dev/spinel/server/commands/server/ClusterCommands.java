@@ -225,8 +225,10 @@ public final class ClusterCommands {
     }
 
     private static void meet(ClusterMode m, Session s, Args a) {
-        if (a.count() != 4 && a.count() != 5) {
-            throw Errors.wrongArgs("cluster|meet");
+        // A sixth argument is Spinel's own: a lone node asking to be brought in (see ClusterMode.meet).
+        boolean join = a.count() == 6 && a.string(5).equals(ClusterMode.JOIN);
+        if (a.count() != 4 && a.count() != 5 && !join) {
+            throw new RedisError("ERR unknown subcommand or wrong number of arguments for '" + a.cString(1) + "'. Try CLUSTER HELP.");
         }
         long port;
         long bus;
@@ -235,7 +237,7 @@ public final class ClusterCommands {
         } catch (NumberFormatException e) {
             throw new RedisError("ERR Invalid TCP base port specified: " + a.string(3));
         }
-        if (a.count() == 5) {
+        if (a.count() >= 5) {
             try {
                 bus = a.parseLong(4);
             } catch (NumberFormatException e) {
@@ -248,7 +250,7 @@ public final class ClusterCommands {
         if (!ipLiteral(ip) || port < 0 || port > 65535 || bus < 0 || bus > 65535) {
             throw new RedisError("ERR Invalid node address specified: " + ip + ":" + a.string(3));
         }
-        m.meet(ip, (int) port, (int) bus);
+        m.meet(ip, (int) port, (int) bus, join);
         s.out().ok();
     }
 
