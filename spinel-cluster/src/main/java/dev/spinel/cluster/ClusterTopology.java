@@ -5,8 +5,8 @@ import java.util.function.Consumer;
 /**
  * What a Spinel node knows and decides of the cluster's topology: the current {@link Topology}, its
  * own node id, and the one way to change the topology, {@link #commit}, which puts a change in the
- * single order every node applies (Raft's log in {@link RaftTopology}; a local sequence in
- * {@link LocalTopology}). The server depends on this interface only.
+ * single order every node applies (Raft's log in {@link RaftTopology}). The server depends on this
+ * interface only.
  *
  * <p>Thread-safety: implementations are safe for use by any thread; listeners are called on the
  * implementation's own thread, one change at a time, in the committed order.
