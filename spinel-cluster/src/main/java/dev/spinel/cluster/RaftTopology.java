@@ -214,6 +214,9 @@ public final class RaftTopology implements ClusterTopology {
         if (!text.equals("OK")) {
             throw new TopologyException(text);
         }
+        if (change instanceof TopologyChange.Forget f) {
+            leaveGroup(f.nodeId());
+        }
         return current;
     }
 
@@ -266,6 +269,27 @@ public final class RaftTopology implements ClusterTopology {
             }
             throw e instanceof TopologyException t ? t
                     : new TopologyException("ERR the new node could not join the Raft group: " + e);
+        }
+    }
+
+    /** A forgotten node stops voting: the Raft configuration drops it too. */
+    private void leaveGroup(String nodeId) throws TopologyException {
+        try {
+            RaftGroup g = server.getDivision(active).getGroup();
+            List<RaftPeer> peers = new ArrayList<>();
+            for (RaftPeer p : g.getPeers()) {
+                if (!p.getId().toString().equals(nodeId)) {
+                    peers.add(p);
+                }
+            }
+            if (peers.size() < g.getPeers().size()) {
+                RaftClientReply r = client().admin().setConfiguration(peers);
+                if (!r.isSuccess()) {
+                    throw new TopologyException("ERR the node was forgotten but is still in the Raft group: " + r.getException());
+                }
+            }
+        } catch (IOException e) {
+            throw new TopologyException("ERR the node was forgotten but is still in the Raft group: " + e);
         }
     }
 

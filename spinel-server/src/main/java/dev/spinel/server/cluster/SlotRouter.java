@@ -40,6 +40,10 @@ final class SlotRouter implements Engine.SlotRouter {
     private final Command multi;
     private final Command exec;
     private final Command discard;
+    private final Command spublish;
+    private final Command ssubscribe;
+    private final Command sunsubscribe;
+    private final Command migrate;
 
     SlotRouter(ClusterMode mode, ServerConfig config, Database db0, CommandTable table) {
         this.mode = mode;
@@ -49,6 +53,10 @@ final class SlotRouter implements Engine.SlotRouter {
         this.multi = table.get("multi");
         this.exec = table.get("exec");
         this.discard = table.get("discard");
+        this.spublish = table.get("spublish");
+        this.ssubscribe = table.get("ssubscribe");
+        this.sunsubscribe = table.get("sunsubscribe");
+        this.migrate = table.get("migrate");
     }
 
     @Override
@@ -68,7 +76,7 @@ final class SlotRouter implements Engine.SlotRouter {
             return null;
         }
         SlotRouting r = mode.routing();
-        boolean shard = isShardPubSub(cmd);
+        boolean shard = cmd == spublish || cmd == ssubscribe || cmd == sunsubscribe;
         byte[] firstBuf = null;
         int firstOff = 0;
         int firstLen = 0;
@@ -138,7 +146,7 @@ final class SlotRouter implements Engine.SlotRouter {
                 return DOWN_READONLY;
             }
         }
-        if ((migrating || importing) && cmd.name().equals("migrate")) {
+        if ((migrating || importing) && cmd == migrate) {
             return null;
         }
         if (migrating && missing > 0) {
@@ -164,13 +172,6 @@ final class SlotRouter implements Engine.SlotRouter {
 
     private static boolean hasKeySpecs(Command cmd) {
         return KeyPositions.hasKeySpecs(cmd.spec());
-    }
-
-    private static boolean isShardPubSub(Command cmd) {
-        return switch (cmd.name()) {
-            case "spublish", "ssubscribe", "sunsubscribe" -> true;
-            default -> false;
-        };
     }
 
     private static boolean anyWrites(Transaction tx) {

@@ -92,7 +92,7 @@ class ThreeNodeClusterTest {
                         lines.add(b.toString());
                     }
                 }
-                assertEquals(3, lines.size(), nodes);
+                assertTrue(lines.size() >= 3, nodes);
                 views.add(new java.util.TreeSet<>(lines).toString());
             }
         }
@@ -107,6 +107,54 @@ class ThreeNodeClusterTest {
         }
         try (RawClient c = new RawClient(PORTS[2])) {
             assertEquals("+OK\r\n", new String(c.call("SET", "foo", "bar"), StandardCharsets.UTF_8));
+        }
+    }
+
+    @Test
+    void aFourthNodeJoinsAndReplicatesAPrimary() throws Exception {
+        Path dir = Files.createTempDirectory("spinel-cluster-replica");
+        try (SpinelServer replica = SpinelServer.start(ServerConfig.defaults().with("port", "28404")
+                .with("cluster-enabled", "yes").with("cluster-port", "28414").with("dir", dir.toString()));
+             RawClient r = new RawClient(28404); RawClient primary = new RawClient(PORTS[0])) {
+            String primaryId = new String(primary.call("CLUSTER", "MYID"), StandardCharsets.UTF_8).split("\r\n")[1];
+            assertEquals("+OK\r\n", new String(r.call("CLUSTER", "MEET", "127.0.0.1", Integer.toString(PORTS[0]),
+                    Integer.toString(PORTS[0] + 10)), StandardCharsets.UTF_8));
+            long deadline = System.currentTimeMillis() + 20_000;
+            while (!new String(r.call("CLUSTER", "INFO"), StandardCharsets.UTF_8).contains("cluster_known_nodes:4")) {
+                assertTrue(System.currentTimeMillis() < deadline, "the fourth node was not taken in");
+                Thread.sleep(50);
+            }
+            assertEquals("+OK\r\n", new String(r.call("CLUSTER", "REPLICATE", primaryId), StandardCharsets.UTF_8));
+            String key; // one of the first node's slots (0-5460)
+            for (int i = 0; ; i++) {
+                long slot = Long.parseLong(new String(r.call("CLUSTER", "KEYSLOT", "k" + i), StandardCharsets.UTF_8).substring(1).trim());
+                if (slot <= 5460) {
+                    key = "k" + i;
+                    break;
+                }
+            }
+            assertEquals("+OK\r\n", new String(primary.call("SET", key, "replicated"), StandardCharsets.UTF_8));
+            // without READONLY a replica redirects to its primary; with it, it serves its primary's slots
+            String moved = new String(r.call("GET", key), StandardCharsets.UTF_8);
+            assertTrue(moved.startsWith("-MOVED ") && moved.endsWith(" 127.0.0.1:" + PORTS[0] + "\r\n"), moved);
+            assertEquals("+OK\r\n", new String(r.call("READONLY"), StandardCharsets.UTF_8));
+            while (!new String(r.call("GET", key), StandardCharsets.UTF_8).equals("$10\r\nreplicated\r\n")) {
+                assertTrue(System.currentTimeMillis() < deadline + 20_000, "the replica never received the write");
+                Thread.sleep(50);
+            }
+            String role = new String(r.call("INFO", "replication"), StandardCharsets.UTF_8);
+            assertTrue(role.contains("role:slave") && role.contains("master_port:" + PORTS[0]), role);
+            // every node sees the replica under its primary
+            try (RawClient other = new RawClient(PORTS[2])) {
+                String nodes = new String(other.call("CLUSTER", "NODES"), StandardCharsets.UTF_8);
+                assertTrue(nodes.contains(" slave " + primaryId + " "), nodes);
+            }
+            // a write sent to the replica is redirected to the primary, even with READONLY
+            String write = new String(r.call("SET", key, "x"), StandardCharsets.UTF_8);
+            assertTrue(write.startsWith("-MOVED "), write);
+            // forgotten, it leaves the topology and the Raft group
+            assertEquals("+OK\r\n", new String(primary.call("CLUSTER", "FORGET",
+                    new String(r.call("CLUSTER", "MYID"), StandardCharsets.UTF_8).split("\r\n")[1]), StandardCharsets.UTF_8));
         }
     }
 
