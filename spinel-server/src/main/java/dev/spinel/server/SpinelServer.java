@@ -108,6 +108,9 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
         engine.acl().loadAtStartup(config.userDirectives(), config.aclfile.value(),
                 Path.of(config.dir.value()).resolve(config.aclfile.value()));
         persistence.loadAtStartup(engine); // before accepting connections; a bad file stops the start
+        if (cluster != null) {
+            cluster.installRouter(table); // after loading (the log's writes are not routed), before listening
+        }
         this.resp = new RespServer(engine);
         resp.tls(tls);
         try {
@@ -122,7 +125,7 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
             throw e;
         }
         if (cluster != null) {
-            cluster.start(table, port);
+            cluster.start(port);
         }
         this.cron = scheduleCron();
         this.persistenceCron = resp.workerGroup().next().scheduleAtFixedRate(persistence::cron, 100, 100, TimeUnit.MILLISECONDS);

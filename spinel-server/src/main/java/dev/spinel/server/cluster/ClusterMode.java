@@ -70,10 +70,18 @@ public final class ClusterMode implements AutoCloseable {
     }
 
     /**
-     * Starts the topology for a server listening on {@code port} and installs the slot router into the
-     * engine, before any client connects. The keyspace must have been built slot-indexed.
+     * Installs the slot router, before the server listens (so every client is routed; until {@link #start}
+     * keyed commands get CLUSTERDOWN).
      */
-    public void start(CommandTable table, int port) {
+    public void installRouter(CommandTable table) {
+        engine.slotRouter(new SlotRouter(this, config, engine.keyspace().db(0), table));
+    }
+
+    /**
+     * Starts the topology for a server listening on {@code port}. The keyspace must have been built
+     * slot-indexed.
+     */
+    public void start(int port) {
         int bus = config.clusterPort.value() != 0 ? (int) config.clusterPort.value() : port + 10000;
         this.busPort = bus;
         String myId;
@@ -101,7 +109,6 @@ public final class ClusterMode implements AutoCloseable {
         this.topology = t;
         t.listen(this::applied);
         applied(t.current());
-        engine.slotRouter(new SlotRouter(this, config, engine.keyspace().db(0), table));
     }
 
     /** 40 random hex characters, as Redis's node names. */
@@ -153,7 +160,8 @@ public final class ClusterMode implements AutoCloseable {
 
     /** Redis's cluster_state: ok when the slots needed are served. */
     public boolean stateOk() {
-        return routing.ok;
+        SlotRouting r = routing;
+        return r != null && r.ok;
     }
 
     public int busPort() {

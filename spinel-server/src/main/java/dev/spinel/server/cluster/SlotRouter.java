@@ -76,6 +76,9 @@ final class SlotRouter implements Engine.SlotRouter {
             return null;
         }
         SlotRouting r = mode.routing();
+        if (r == null) {
+            return DOWN; // the topology is not started yet
+        }
         boolean shard = cmd == spublish || cmd == ssubscribe || cmd == sunsubscribe;
         byte[] firstBuf = null;
         int firstOff = 0;

@@ -186,7 +186,8 @@ public final class Engine {
     /**
      * Cluster mode's check of a request against the slots this node serves (Redis's getNodeByQuery):
      * null to run it here, else the redirection or error to answer. Installed once before the server
-     * listens; null outside cluster mode, where dispatch pays one field read.
+     * listens (the event loops start after it, so they see it); null outside cluster mode, where dispatch
+     * pays one field read.
      */
     public interface SlotRouter {
         String refusal(Session session, Command cmd, Args args);

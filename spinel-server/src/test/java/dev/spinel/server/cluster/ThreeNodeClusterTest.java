@@ -17,7 +17,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -93,7 +95,7 @@ class ThreeNodeClusterTest {
                     }
                 }
                 assertTrue(lines.size() >= 3, nodes);
-                views.add(new java.util.TreeSet<>(lines).toString());
+                views.add(new TreeSet<>(lines).toString());
             }
         }
         assertEquals(1, views.size(), views.toString());
@@ -168,7 +170,7 @@ class ThreeNodeClusterTest {
                 assertEquals("v" + i, jc.get("jedis:" + i));
             }
             jc.mset("{tag}a", "1", "{tag}b", "2");
-            assertEquals(java.util.List.of("1", "2"), jc.mget("{tag}a", "{tag}b"));
+            assertEquals(List.of("1", "2"), jc.mget("{tag}a", "{tag}b"));
         }
         long total = 0;
         for (int port : PORTS) {

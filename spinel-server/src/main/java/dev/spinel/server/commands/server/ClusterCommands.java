@@ -15,6 +15,7 @@ import dev.spinel.server.errors.Errors;
 import dev.spinel.server.errors.RedisError;
 import dev.spinel.store.KeySlot;
 
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
@@ -113,7 +114,7 @@ public final class ClusterCommands {
             case "saveconfig" -> (s, a) -> {
                 try {
                     NodesFile.write(m.nodesFile(), m.topology(), m.myId());
-                } catch (java.io.IOException e) {
+                } catch (IOException e) {
                     throw new RedisError("ERR error saving the cluster node config: " + e.getMessage());
                 }
                 s.out().ok();
