@@ -152,6 +152,15 @@ public final class KeyPositions {
         return ACL_READ;
     }
 
+    /**
+     * Whether the command has any key spec, NOT_KEY ones (shard channels) included, or legacy key positions:
+     * Redis's {@code key_specs_num != 0}, which decides whether cluster mode checks a command's slot.
+     */
+    public static boolean hasKeySpecs(CommandSpec spec) {
+        KeySpecs ks = spec.keySpecs();
+        return ks.sort || (ks.specs == null ? spec.firstKey() > 0 : ks.specs.length > 0);
+    }
+
     /** Whether the command has keys an ACL checks (a key spec not flagged NOT_KEY, or legacy key positions). */
     public static boolean hasAclKeys(CommandSpec spec) {
         KeySpecs ks = spec.keySpecs();

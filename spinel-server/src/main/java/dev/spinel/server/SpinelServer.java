@@ -1,6 +1,7 @@
 package dev.spinel.server;
 
 import dev.spinel.protocol.Version;
+import dev.spinel.server.cluster.ClusterMode;
 import dev.spinel.server.commands.Commands;
 import dev.spinel.server.commands.server.ServerControl;
 import dev.spinel.server.config.ConfigException;
@@ -61,6 +62,8 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
     private volatile ScheduledFuture<?> cron;
     private final Persistence persistence;
     private final Replication replication;
+    /** Cluster mode, or null when cluster-enabled is off. */
+    private final ClusterMode cluster;
     private final ScheduledFuture<?> replicationCron;
     private final ScheduledFuture<?> persistenceCron;
     private final CountDownLatch closed = new CountDownLatch(1);
@@ -81,7 +84,7 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
                 throw new IllegalStateException("Failed to configure TLS: " + e.getMessage(), e);
             }
         }
-        Keyspace keyspace = new Keyspace((int) config.databases.value());
+        Keyspace keyspace = new Keyspace((int) config.databases.value(), config.clusterEnabled.value());
         keyspace.tickClock(); // from now on the cron keeps the LRU clock (ServerCron), as Redis's initServer sets it
         // Access stamps are LFU counters under an LFU policy (OBJECT FREQ), LRU clocks otherwise.
         keyspace.lfu(config.maxmemoryPolicy.value().endsWith("-lfu"));
@@ -103,10 +106,18 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
         this.replication = new Replication(engine, config, scripting.functions());
         engine.memory().scripts(() -> scripting.cache().memory() + scripting.functions().codeBytes());
         engine.memory().replicationBacklog(replication::backlogMemory);
+        try {
+            this.cluster = config.clusterEnabled.value() ? ClusterMode.create(config, engine, replication) : null;
+        } catch (IOException e) {
+            throw new IllegalStateException(e.getMessage(), e);
+        }
         Commands.registerAll(table, this);
         engine.acl().loadAtStartup(config.userDirectives(), config.aclfile.value(),
                 Path.of(config.dir.value()).resolve(config.aclfile.value()));
         persistence.loadAtStartup(engine); // before accepting connections; a bad file stops the start
+        if (cluster != null) {
+            cluster.installRouter(table); // after loading (the log's writes are not routed), before listening
+        }
         this.resp = new RespServer(engine);
         resp.tls(tls);
         try {
@@ -119,6 +130,9 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
         } catch (RuntimeException | InterruptedException e) {
             resp.close();
             throw e;
+        }
+        if (cluster != null) {
+            cluster.start(port);
         }
         this.cron = scheduleCron();
         this.persistenceCron = resp.workerGroup().next().scheduleAtFixedRate(persistence::cron, 100, 100, TimeUnit.MILLISECONDS);
@@ -316,6 +330,11 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
     }
 
     @Override
+    public ClusterMode cluster() {
+        return cluster;
+    }
+
+    @Override
     public Scripting scripting() {
         return scripting;
     }
@@ -349,6 +368,9 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
         persistenceCron.cancel(false);
         replicationCron.cancel(false);
         replication.close();
+        if (cluster != null) {
+            cluster.close();
+        }
         for (int i = extensions.size() - 1; i >= 0; i--) {
             try {
                 extensions.get(i).close();

@@ -20,13 +20,21 @@ public final class Database {
     private final Keyspace keyspace;
     private final int index;
     private final Segment[] segments = new Segment[SEGMENTS];
+    /** Keys by hash slot in cluster mode; null otherwise. */
+    private final SlotIndex slots;
 
-    Database(Keyspace keyspace, int index) {
+    Database(Keyspace keyspace, int index, boolean slotIndexed) {
         this.keyspace = keyspace;
         this.index = index;
+        this.slots = slotIndexed ? new SlotIndex() : null;
         for (int i = 0; i < SEGMENTS; i++) {
-            segments[i] = new Segment(this, i);
+            segments[i] = slotIndexed ? new SlotIndexedSegment(this, i, slots) : new Segment(this, i);
         }
+    }
+
+    /** The keys by hash slot (cluster mode), or null when this keyspace was built without the index. */
+    public SlotIndex slotIndex() {
+        return slots;
     }
 
     public int index() {

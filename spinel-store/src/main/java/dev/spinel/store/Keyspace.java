@@ -28,9 +28,17 @@ public final class Keyspace {
     private volatile long expiryDeletesSuspendedUntil;
 
     public Keyspace(int databases) {
+        this(databases, false);
+    }
+
+    /**
+     * @param slotIndexed keep database 0's keys by hash slot ({@link SlotIndex}, Redis Cluster mode);
+     *                    without it writes pay nothing for an index
+     */
+    public Keyspace(int databases, boolean slotIndexed) {
         dbs = new Database[databases];
         for (int i = 0; i < databases; i++) {
-            dbs[i] = new Database(this, i);
+            dbs[i] = new Database(this, i, slotIndexed && i == 0); // cluster mode has db 0 only
         }
     }
 

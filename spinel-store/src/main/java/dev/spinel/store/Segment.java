@@ -23,7 +23,7 @@ import java.util.random.RandomGenerator;
  * <p>Thread-safety: every method requires the caller to hold this segment's lock ({@link #lock()}).
  * Entries, and the values inside them, are guarded by the same lock.
  */
-public final class Segment {
+public class Segment {
     private static final int MIN_CAPACITY = 8;
     /** Buckets per copy-on-write chunk of a snapshot capture (the table holds about one key per bucket). */
     public static final int CAPTURE_CHUNK_BUCKETS = 64;
@@ -319,6 +319,7 @@ public final class Segment {
         e.access(owner.clock());
         e.stringMark(owner.stringMark());
         link(e, hash);
+        linked(key);
         size++;
         memory += ENTRY_OVERHEAD + Sizes.array(key.length) + Sizes.value(value);
         if (size > table.length) {
@@ -381,6 +382,7 @@ public final class Segment {
                     prev.next = c.next;
                 }
                 size--;
+                unlinked(e.key);
                 if (e instanceof VolatileEntry) {
                     volatileCount--;
                 }
@@ -395,6 +397,14 @@ public final class Segment {
             }
         }
         throw new IllegalStateException("entry not in its segment");
+    }
+
+    /** A key was added (hook for {@link SlotIndexedSegment}; called under the lock). */
+    void linked(byte[] key) {
+    }
+
+    /** A key was removed (hook for {@link SlotIndexedSegment}; called under the lock). */
+    void unlinked(byte[] key) {
     }
 
     /** Removes every key. */

@@ -73,6 +73,6 @@ public final class Commands {
         ReplicationCommands.register(t, server.replication());
         ModuleCommands.register(t);
         LolwutCommand.register(t);
-        ClusterCommands.register(t);
+        ClusterCommands.register(t, server.cluster());
     }
 }

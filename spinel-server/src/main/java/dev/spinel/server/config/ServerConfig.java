@@ -183,7 +183,18 @@ public final class ServerConfig {
     public final Params.Text pidfile = add(new Params.Text("pidfile", false, "", null, null));
     /** Only "" can start: Spinel listens on TCP only. */
     public final Params.Text unixsocket = add(new Params.Text("unixsocket", false, "", null, null));
+    /** Redis Cluster mode (docs/cluster.md): slots, redirections, CLUSTER commands, the topology on Raft. */
     public final Params.Bool clusterEnabled = add(new Params.Bool("cluster-enabled", false, false, null));
+    /** Where the node's view of the cluster is written, in Redis's format (relative to dir). */
+    public final Params.Text clusterConfigFile = add(new Params.Text("cluster-config-file", false, "nodes.conf", null, null));
+    /** The cluster bus port, here the Raft port (0: port + 10000, as Redis). */
+    public final Params.Int clusterPort = add(new Params.Int("cluster-port", false, 0, 0, 65535, null));
+    public final Params.Int clusterNodeTimeout = add(new Params.Int("cluster-node-timeout", true, 15000, 0, Long.MAX_VALUE, null));
+    public final Params.Bool clusterRequireFullCoverage = add(new Params.Bool("cluster-require-full-coverage", true, true, null));
+    public final Params.Bool clusterAllowReadsWhenDown = add(new Params.Bool("cluster-allow-reads-when-down", true, false, null));
+    public final Params.Bool clusterAllowPubsubshardWhenDown = add(new Params.Bool("cluster-allow-pubsubshard-when-down", true, true, null));
+    /** The address this node gives others (empty: learnt from the first peer met, as Redis). */
+    public final Params.Text clusterAnnounceIp = add(new Params.Text("cluster-announce-ip", true, "", null, null));
     public final Params.Enum enableProtectedConfigs = add(new Params.Enum("enable-protected-configs", false, "no",
             List.of("no", "yes", "local"), null));
     public final Params.Enum enableDebugCommand = add(new Params.Enum("enable-debug-command", false, "no",
@@ -344,7 +355,7 @@ public final class ServerConfig {
 
     /**
      * Refuses what Spinel cannot do at start, with the reason: daemonizing, unix sockets, cluster
-     * mode, systemd/upstart supervision. Called by the launcher after parsing.
+     * systemd/upstart supervision. Called by the launcher after parsing.
      */
     public void checkStartable() throws ConfigException {
         if (daemonize.value()) {
@@ -353,9 +364,6 @@ public final class ServerConfig {
         }
         if (!unixsocket.value().isEmpty()) {
             throw new ConfigException("unixsocket is not supported: Spinel listens on TCP only. Remove the unixsocket directive.");
-        }
-        if (clusterEnabled.value()) {
-            throw new ConfigException("cluster-enabled yes is not supported: Spinel runs standalone only.");
         }
         boolean underSystemd = System.getenv("NOTIFY_SOCKET") != null;
         if (supervised.value().equals("systemd") || supervised.value().equals("upstart")

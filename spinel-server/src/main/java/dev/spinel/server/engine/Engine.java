@@ -197,6 +197,23 @@ public final class Engine {
         return g == null ? null : g.refusal(s, true, false);
     }
 
+    /**
+     * Cluster mode's check of a request against the slots this node serves (Redis's getNodeByQuery):
+     * null to run it here, else the redirection or error to answer. Installed once before the server
+     * listens (the event loops start after it, so they see it); null outside cluster mode, where dispatch
+     * pays one field read.
+     */
+    public interface SlotRouter {
+        String refusal(Session session, Command cmd, Args args);
+    }
+
+    private SlotRouter slotRouter;
+
+    /** Installs cluster mode's router; called before any client connects. */
+    public void slotRouter(SlotRouter r) {
+        this.slotRouter = r;
+    }
+
     /** Installs (null: removes) replication's refusals; see {@link ReplicationGate}. */
     public void replicationGate(ReplicationGate gate) {
         this.replicationGate = gate;
@@ -500,6 +517,15 @@ public final class Engine {
             long denied = Acl.check(rules, cmd.aclId(), cmd.spec(), cmd.noAuth(), args, 0);
             if (denied != 0) {
                 rejectByAcl(session, cmd, args, denied);
+                applyReplyMode(session);
+                return null;
+            }
+        }
+        SlotRouter router = slotRouter;
+        if (router != null && !session.isReplicationApplier()) {
+            String redirect = router.refusal(session, cmd, args);
+            if (redirect != null) {
+                redirect(session, cmd, redirect);
                 applyReplyMode(session);
                 return null;
             }
@@ -866,6 +892,20 @@ public final class Engine {
     }
 
 
+
+    /** A cluster redirection: as a rejection, but an EXEC's transaction is discarded and answered plainly (Redis). */
+    private void redirect(Session session, Command cmd, String message) {
+        if (cmd.name().equals("exec") && session.transaction() != null) {
+            session.transaction(null);
+            watches.unwatchAll(session);
+            session.out().error(message);
+            stats.error(message.substring(0, message.indexOf(' ')));
+            cmd.rejectedCalls.increment();
+            session.beginCommand(System.currentTimeMillis(), cmd.name());
+            return;
+        }
+        reject(session, cmd, message);
+    }
 
     private void reject(Session session, Command cmd, String message) {
         if (cmd.name().equals("exec")) {

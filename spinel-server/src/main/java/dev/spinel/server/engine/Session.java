@@ -575,6 +575,31 @@ public final class Session {
     private long frozenNow = -1;
     /** The session applying a master's stream: keys never expire for it (see {@link #lookupNow}). */
     private boolean replicationApplier;
+    /** Cluster mode: ASKING was sent (for the next command, or the transaction it opens); READONLY is on. */
+    private boolean asking;
+    private boolean clusterReadOnly;
+
+    /** True for the session applying a master's stream (cluster mode does not redirect it, as Redis's master client). */
+    public boolean isReplicationApplier() {
+        return replicationApplier;
+    }
+
+    public boolean asking() {
+        return asking;
+    }
+
+    public void asking(boolean on) {
+        asking = on;
+    }
+
+    /** READONLY (on) / READWRITE (off): a cluster replica serves this client's reads of its primary's slots. */
+    public boolean clusterReadOnly() {
+        return clusterReadOnly;
+    }
+
+    public void clusterReadOnly(boolean on) {
+        clusterReadOnly = on;
+    }
 
     /**
      * Marks the session that applies a master's replication stream. As Redis's master client, it sees

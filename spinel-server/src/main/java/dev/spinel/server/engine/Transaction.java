@@ -47,6 +47,16 @@ public final class Transaction {
         return queued;
     }
 
+    /** The command of queued entry {@code i} (cluster mode checks EXEC's keys as Redis's getNodeByQuery). */
+    public Command command(int i) {
+        return queued.get(i).command();
+    }
+
+    /** The arguments of queued entry {@code i}. */
+    public Args args(int i) {
+        return Args.of(queued.get(i).argv());
+    }
+
     void abort() {
         aborted = true;
     }

@@ -633,7 +633,7 @@ public final class Replication {
      * asks its new master to continue its own history (PSYNC with its ID and offset), so a promoted
      * replica of ours answers +CONTINUE.
      */
-    synchronized void replicaOf(String host, int port) {
+    public synchronized void replicaOf(String host, int port) {
         MasterLink old = masterLink;
         if (old != null && old.host().equalsIgnoreCase(host) && old.port() == port) {
             return;
@@ -670,7 +670,7 @@ public final class Replication {
     }
 
     /** REPLICAOF NO ONE: stops replicating; keeps the data and continues the history as a new master. */
-    synchronized void promote() {
+    public synchronized void promote() {
         promote("user request");
     }
 

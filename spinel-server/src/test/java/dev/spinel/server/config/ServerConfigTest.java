@@ -120,7 +120,7 @@ class ServerConfigTest {
     @Test
     void refusesWhatSpinelCannotDo() throws Exception {
         for (String[] args : new String[][]{{"--daemonize", "yes"}, {"--unixsocket", "/tmp/s.sock"},
-                {"--cluster-enabled", "yes"}, {"--supervised", "systemd"}}) {
+                {"--supervised", "systemd"}}) {
             ServerConfig c = ServerConfig.fromArgs(args);
             ConfigException e = assertThrows(ConfigException.class, c::checkStartable);
             assertTrue(e.getMessage().contains("not supported"), e.getMessage());

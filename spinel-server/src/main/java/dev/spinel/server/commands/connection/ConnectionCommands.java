@@ -85,6 +85,9 @@ public final class ConnectionCommands {
         } catch (NumberFormatException e) {
             throw Errors.NOT_INTEGER;
         }
+        if (idx != 0 && s.engine().config().clusterEnabled.value()) {
+            throw new RedisError("ERR SELECT is not allowed in cluster mode");
+        }
         if (idx < 0 || idx >= s.engine().keyspace().databases()) {
             throw Errors.DB_INDEX;
         }
@@ -172,7 +175,7 @@ public final class ConnectionCommands {
         s.out().bulk("version").bulk(Version.REDIS);
         s.out().bulk("proto").integer(s.protocol());
         s.out().bulk("id").integer(s.id());
-        s.out().bulk("mode").bulk("standalone");
+        s.out().bulk("mode").bulk(s.engine().config().clusterEnabled.value() ? "cluster" : "standalone");
         s.out().bulk("role").bulk("master");
         s.out().bulk("modules").array(0);
     }

@@ -28,6 +28,9 @@ final class DatabaseCommands {
 
     // SWAPDB index1 index2
     static void swapdb(Session s, Args a) {
+        if (s.engine().config().clusterEnabled.value()) {
+            throw new RedisError("ERR SWAPDB is not allowed in cluster mode");
+        }
         int first = dbIndex(a, 1, FIRST_DB);
         int second = dbIndex(a, 2, SECOND_DB);
         int n = s.engine().keyspace().databases();

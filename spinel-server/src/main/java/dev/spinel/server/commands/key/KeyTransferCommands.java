@@ -110,6 +110,9 @@ final class KeyTransferCommands {
                 throw Errors.SYNTAX;
             }
         }
+        if (s.engine().config().clusterEnabled.value() && (s.dbIndex() != 0 || dbIndex != 0)) {
+            throw new RedisError("ERR Copying to another database is not allowed in cluster mode");
+        }
         Database srcDb = s.db();
         Database dstDb = s.engine().keyspace().db(dbIndex);
         if (srcDb == dstDb && a.length(1) == a.length(2) && Arrays.equals(a.buffer(), a.offset(1),
@@ -158,6 +161,9 @@ final class KeyTransferCommands {
 
     // MOVE key db
     static void move(Session s, Args a) {
+        if (s.engine().config().clusterEnabled.value()) {
+            throw new RedisError("ERR MOVE is not allowed in cluster mode");
+        }
         long v;
         try {
             v = a.parseLong(2);

@@ -95,7 +95,8 @@ final class InfoCommand {
                 case "commandstats" -> commandstats(sb, engine);
                 case "errorstats" -> errorstats(sb, engine);
                 case "latencystats" -> latencystats(sb, engine);
-                case "cluster" -> sb.append("# Cluster\r\n").append("cluster_enabled:0\r\n");
+                case "cluster" -> sb.append("# Cluster\r\n").append("cluster_enabled:")
+                        .append(engine.config().clusterEnabled.value() ? 1 : 0).append("\r\n");
                 case "keyspace" -> keyspace(sb, engine);
                 default -> throw new IllegalStateException(sec);
             }
@@ -117,7 +118,7 @@ final class InfoCommand {
         field(sb, "redis_git_sha1", "00000000");
         field(sb, "redis_git_dirty", 0);
         field(sb, "redis_build_id", "0");
-        field(sb, "redis_mode", "standalone");
+        field(sb, "redis_mode", e.config().clusterEnabled.value() ? "cluster" : "standalone");
         field(sb, "os", System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + arch());
         field(sb, "arch_bits", System.getProperty("os.arch").contains("64") ? 64 : 32);
         field(sb, "monotonic_clock", "System.nanoTime");

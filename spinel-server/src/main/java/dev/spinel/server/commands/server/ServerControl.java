@@ -1,5 +1,6 @@
 package dev.spinel.server.commands.server;
 
+import dev.spinel.server.cluster.ClusterMode;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.durability.Persistence;
 import dev.spinel.server.engine.Engine;
@@ -23,6 +24,9 @@ public interface ServerControl {
 
     /** Replication: INFO replication, ROLE, REPLICAOF, WAIT (docs/replication.md). */
     Replication replication();
+
+    /** Cluster mode's state, or null when cluster-enabled is off. */
+    ClusterMode cluster();
 
     /** The plain RESP port; 0 when there is none. */
     int port();

@@ -1,0 +1,317 @@
+package dev.spinel.cluster;
+
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.AlreadyExistsException;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.retry.RetryPolicy;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.util.TimeDuration;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+
+/**
+ * The topology as a replicated state machine on Apache Ratis: every node runs a Raft server on its bus
+ * port (peer id = node id); a node starts alone in a group of its own, and CLUSTER MEET brings the met
+ * node into the meeting node's group (its node record committed first, then the Raft group added on it
+ * and the configuration changed to include it). A node that finds itself in another group's topology
+ * makes that group its active one and drops its own. Every change is a log entry, so all nodes apply the
+ * same changes in the same order; data never goes through Raft.
+ *
+ * <p>Thread-safety: {@link #commit} and {@link #join} are serialized by this object's monitor; the state
+ * machines apply on Ratis's threads and publish through a volatile field; listeners are called on them.
+ */
+public final class RaftTopology implements ClusterTopology {
+    private static final long TIMEOUT_MS = 10_000;
+
+    private final String myId;
+    private final RaftPeer me;
+    private final RaftGroupId ownGroup;
+    private final RaftProperties props;
+    private final RaftServer server;
+    private final Map<RaftGroupId, TopologyStateMachine> machines = new ConcurrentHashMap<>();
+    private final List<Consumer<Topology>> listeners = new CopyOnWriteArrayList<>();
+    private final ExecutorService housekeeping = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "cluster-raft-housekeeping");
+        t.setDaemon(true);
+        return t;
+    });
+    private volatile RaftGroupId active;
+    private volatile Topology current;
+    private volatile RaftClient client;
+    private RaftGroupId clientGroup;
+    /** Clients give up after about {@link #TIMEOUT_MS} (Ratis's default retries for ever: a dead peer would hang MEET). */
+    private static final RetryPolicy RETRY = RetryPolicies.retryUpToMaximumCountWithFixedSleep(
+            (int) (TIMEOUT_MS / 100), TimeDuration.valueOf(100, TimeUnit.MILLISECONDS));
+
+    private RaftTopology(String myId, String raftHost, int busPort, Path storage, Topology seed) throws IOException {
+        this.myId = myId;
+        this.me = RaftPeer.newBuilder().setId(RaftPeerId.valueOf(myId)).setAddress(raftHost + ":" + busPort).build();
+        this.ownGroup = RaftGroupId.valueOf(UUID.nameUUIDFromBytes(myId.getBytes(StandardCharsets.US_ASCII)));
+        this.current = seed;
+        this.props = new RaftProperties();
+        RaftServerConfigKeys.setStorageDir(props, List.of(storage.toFile()));
+        GrpcConfigKeys.Server.setHost(props, raftHost); // the announced address only (loopback unless cluster-announce-ip)
+        GrpcConfigKeys.Server.setPort(props, busPort);
+        RaftServerConfigKeys.Rpc.setTimeoutMin(props, TimeDuration.valueOf(300, TimeUnit.MILLISECONDS));
+        RaftServerConfigKeys.Rpc.setTimeoutMax(props, TimeDuration.valueOf(600, TimeUnit.MILLISECONDS));
+        boolean fresh = !Files.isDirectory(storage) || isEmpty(storage);
+        RaftServer.Builder b = RaftServer.newBuilder().setServerId(me.getId()).setProperties(props)
+                .setStateMachineRegistry(gid -> machines.computeIfAbsent(gid,
+                        g -> new TopologyStateMachine((sm, t) -> applied(g, t))));
+        if (fresh) {
+            b.setGroup(RaftGroup.valueOf(ownGroup, me)).setOption(RaftStorage.StartupOption.FORMAT);
+        } else {
+            b.setOption(RaftStorage.StartupOption.RECOVER);
+        }
+        this.server = b.build();
+        if (fresh) {
+            active = ownGroup;
+        }
+    }
+
+    /**
+     * Starts the Raft server for node {@code self} (a new node when {@code storage} is empty: its own
+     * group is formed and its record committed; else its groups are recovered from {@code storage}).
+     * {@code seed} is the topology shown until the recovered log is applied ({@code nodes.conf}'s).
+     */
+    public static RaftTopology start(ClusterNode self, String raftHost, Path storage, Topology seed)
+            throws IOException, TopologyException {
+        Files.createDirectories(storage);
+        boolean fresh = isEmpty(storage);
+        RaftTopology t = new RaftTopology(self.id(), raftHost, self.busPort(), storage, seed);
+        t.server.start();
+        if (fresh) {
+            t.commit(new TopologyChange.AddNode(self, seedSlots(seed, self.id())));
+            if (self.configEpoch() > 0) {
+                t.commit(new TopologyChange.SetConfigEpoch(self.id(), self.configEpoch()));
+            }
+        }
+        return t;
+    }
+
+    private static int[] seedSlots(Topology seed, String id) {
+        List<Integer> out = new ArrayList<>();
+        for (int[] r : seed.slotRanges(id)) {
+            for (int s = r[0]; s <= r[1]; s++) {
+                out.add(s);
+            }
+        }
+        return out.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    private static boolean isEmpty(Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            return true;
+        }
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.findAny().isEmpty();
+        }
+    }
+
+    /** A change applied by the state machine of {@code gid}: published if it is the active group's. */
+    private void applied(RaftGroupId gid, Topology t) {
+        RaftGroupId a = active;
+        if (gid.equals(a)) {
+            publish(t);
+            return;
+        }
+        boolean mine = t.node(myId) != null;
+        if (mine && (a == null || (a.equals(ownGroup) && !gid.equals(ownGroup)))) {
+            // This node was brought into another group (MEET): that group's topology is now the one.
+            active = gid;
+            publish(t);
+            if (a != null && a.equals(ownGroup)) {
+                housekeeping.execute(this::dropOwnGroup);
+            }
+        }
+    }
+
+    private void publish(Topology t) {
+        current = t;
+        for (Consumer<Topology> l : listeners) {
+            l.accept(t);
+        }
+    }
+
+    private void dropOwnGroup() {
+        try (RaftClient c = RaftClient.newBuilder().setProperties(props).setRetryPolicy(RETRY).setRaftGroup(RaftGroup.valueOf(ownGroup, me)).build()) {
+            c.getGroupManagementApi(me.getId()).remove(ownGroup, true, false);
+            machines.remove(ownGroup);
+        } catch (IOException | RuntimeException e) {
+            System.getLogger(RaftTopology.class.getName()).log(System.Logger.Level.WARNING,
+                    "could not remove this node's former Raft group: " + e);
+        }
+    }
+
+    @Override
+    public String myId() {
+        return myId;
+    }
+
+    @Override
+    public Topology current() {
+        return current;
+    }
+
+    @Override
+    public void listen(Consumer<Topology> listener) {
+        listeners.add(listener);
+    }
+
+    private synchronized RaftClient client() throws IOException {
+        RaftGroupId a = active;
+        if (a == null) {
+            throw new IOException("the cluster topology is still being recovered");
+        }
+        if (client == null || !a.equals(clientGroup)) {
+            if (client != null) {
+                client.close();
+            }
+            client = RaftClient.newBuilder().setProperties(props).setRetryPolicy(RETRY).setRaftGroup(server.getDivision(a).getGroup()).build();
+            clientGroup = a;
+        }
+        return client;
+    }
+
+    @Override
+    public synchronized Topology commit(TopologyChange change) throws TopologyException {
+        RaftGroupId group = active;
+        RaftClientReply reply;
+        try {
+            reply = client().async().send(Message.valueOf(change.encode())).get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        } catch (Exception e) {
+            throw new TopologyException("ERR the topology change could not be committed: " + e);
+        }
+        if (!reply.isSuccess()) {
+            throw new TopologyException("ERR the topology change could not be committed: " + reply.getException());
+        }
+        String text = reply.getMessage().getContent().toString(StandardCharsets.UTF_8);
+        awaitApplied(group, reply.getLogIndex());
+        if (!text.equals("OK")) {
+            throw new TopologyException(text);
+        }
+        if (change instanceof TopologyChange.Forget f) {
+            leaveGroup(f.nodeId());
+        }
+        return current;
+    }
+
+    /** Waits until this node's state machine applied the entry at {@code index} (the leader may be another). */
+    private void awaitApplied(RaftGroupId group, long index) throws TopologyException {
+        long deadline = System.currentTimeMillis() + TIMEOUT_MS;
+        TopologyStateMachine sm = machines.get(group);
+        while (sm != null && sm.appliedIndex() < index) {
+            if (System.currentTimeMillis() > deadline) {
+                throw new TopologyException("ERR the topology change was committed but not applied here in time");
+            }
+            try {
+                Thread.sleep(2);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new TopologyException("ERR interrupted");
+            }
+        }
+    }
+
+    @Override
+    public synchronized void join(ClusterNode other, int[] slots) throws TopologyException {
+        commit(new TopologyChange.AddNode(other, slots));
+        try {
+            RaftGroup g = server.getDivision(active).getGroup();
+            RaftPeer peer = RaftPeer.newBuilder().setId(RaftPeerId.valueOf(other.id()))
+                    .setAddress((other.host().isEmpty() ? "127.0.0.1" : other.host()) + ":" + other.busPort()).build();
+            List<RaftPeer> peers = new ArrayList<>();
+            for (RaftPeer p : g.getPeers()) {
+                if (!p.getId().equals(peer.getId())) {
+                    peers.add(p);
+                }
+            }
+            peers.add(peer);
+            try (RaftClient c = RaftClient.newBuilder().setProperties(props).setRetryPolicy(RETRY)
+                    .setRaftGroup(RaftGroup.valueOf(g.getGroupId(), peer)).build()) {
+                c.getGroupManagementApi(peer.getId()).add(RaftGroup.valueOf(g.getGroupId(), peers));
+            } catch (AlreadyExistsException already) {
+                // joined before (a repeated MEET): only the configuration may be missing
+            }
+            RaftClientReply r = client().admin().setConfiguration(peers);
+            if (!r.isSuccess()) {
+                throw new TopologyException("ERR the new node could not join the Raft group: " + r.getException());
+            }
+        } catch (IOException | TopologyException e) {
+            try {
+                commit(new TopologyChange.Forget(myId, other.id())); // as a failed handshake, the node is dropped
+            } catch (TopologyException rollback) {
+                e.addSuppressed(rollback);
+            }
+            throw e instanceof TopologyException t ? t
+                    : new TopologyException("ERR the new node could not join the Raft group: " + e);
+        }
+    }
+
+    /** A forgotten node stops voting: the Raft configuration drops it too. */
+    private void leaveGroup(String nodeId) throws TopologyException {
+        try {
+            RaftGroup g = server.getDivision(active).getGroup();
+            List<RaftPeer> peers = new ArrayList<>();
+            for (RaftPeer p : g.getPeers()) {
+                if (!p.getId().toString().equals(nodeId)) {
+                    peers.add(p);
+                }
+            }
+            if (peers.size() < g.getPeers().size()) {
+                RaftClientReply r = client().admin().setConfiguration(peers);
+                if (!r.isSuccess()) {
+                    throw new TopologyException("ERR the node was forgotten but is still in the Raft group: " + r.getException());
+                }
+            }
+        } catch (IOException e) {
+            throw new TopologyException("ERR the node was forgotten but is still in the Raft group: " + e);
+        }
+    }
+
+    @Override
+    public void reset(String newId) throws TopologyException {
+        if (newId != null) {
+            throw new TopologyException("ERR CLUSTER RESET HARD is not supported yet: the node id is the Raft peer id");
+        }
+        commit(new TopologyChange.Reset(myId));
+    }
+
+    @Override
+    public void close() {
+        housekeeping.shutdownNow();
+        try {
+            RaftClient c = client;
+            if (c != null) {
+                c.close();
+            }
+            server.close();
+        } catch (IOException e) {
+            System.getLogger(RaftTopology.class.getName()).log(System.Logger.Level.WARNING, "closing Raft: " + e);
+        }
+    }
+}

@@ -1,0 +1,58 @@
+package dev.spinel.cluster;
+
+import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.statemachine.TransactionContext;
+import org.apache.ratis.statemachine.impl.BaseStateMachine;
+
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.BiConsumer;
+
+/**
+ * The topology of one Raft group as a state machine: each committed log entry is a
+ * {@link TopologyChange}'s text, applied in log order; the reply is "OK" or the change's Redis error.
+ * A refused change leaves the topology as it was (it is still in the log, so every node refuses it too).
+ * No snapshots: topology changes are few, and a restarted or joining node replays the whole log.
+ *
+ * <p>Thread-safety: Ratis applies entries one at a time; {@link #topology} is a volatile read.
+ */
+final class TopologyStateMachine extends BaseStateMachine {
+    private volatile Topology topology = Topology.empty();
+    private final BiConsumer<TopologyStateMachine, Topology> applied;
+
+    TopologyStateMachine(BiConsumer<TopologyStateMachine, Topology> applied) {
+        this.applied = applied;
+    }
+
+    Topology topology() {
+        return topology;
+    }
+
+    long appliedIndex() {
+        return getLastAppliedTermIndex().getIndex();
+    }
+
+    @Override
+    public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
+        LogEntryProto entry = trx.getLogEntry();
+        String text = entry.getStateMachineLogEntry().getLogData().toString(StandardCharsets.UTF_8);
+        String reply = "OK";
+        Topology next = topology;
+        try {
+            Topology.Builder b = topology.toBuilder();
+            TopologyChange.decode(text).apply(b);
+            next = b.build();
+        } catch (TopologyException e) {
+            reply = e.getMessage();
+        } catch (RuntimeException e) {
+            reply = "ERR bad topology change: " + e.getMessage();
+        }
+        topology = next;
+        updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
+        if (reply.equals("OK")) {
+            applied.accept(this, next);
+        }
+        return CompletableFuture.completedFuture(Message.valueOf(reply));
+    }
+}

@@ -1,0 +1,76 @@
+package dev.spinel.cluster;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.function.BooleanSupplier;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Three Raft topologies on loopback: joined into one group, every node applies the same changes in the
+ * same order, a change refused by the state machine is refused everywhere, and a restarted node recovers
+ * the topology from its log.
+ */
+class RaftTopologyTest {
+    private static final String A = "a".repeat(40);
+    private static final String B = "b".repeat(40);
+    private static final String C = "c".repeat(40);
+
+    @TempDir
+    Path dir;
+
+    private static ClusterNode node(String id, int bus) {
+        return new ClusterNode(id, "127.0.0.1", bus - 100, bus, null, 0);
+    }
+
+    private RaftTopology start(String id, int bus, String sub) throws Exception {
+        ClusterNode n = node(id, bus);
+        return RaftTopology.start(n, "127.0.0.1", dir.resolve(sub), Topology.of(n));
+    }
+
+    @Test
+    void joinedNodesApplyOneOrder() throws Exception {
+        try (RaftTopology a = start(A, 28301, "a"); RaftTopology b = start(B, 28302, "b"); RaftTopology c = start(C, 28303, "c")) {
+            b.commit(new TopologyChange.AddSlots(B, new int[]{100, 101}));
+            a.commit(new TopologyChange.AddSlots(A, new int[]{0, 1, 2}));
+            a.join(node(B, 28302), new int[]{100, 101});
+            a.join(node(C, 28303), new int[0]);
+            await(() -> b.current().nodes().size() == 3 && c.current().nodes().size() == 3);
+            assertEquals(B, a.current().owner(100));
+            assertEquals(A, c.current().owner(2));
+            // a change made on a follower reaches all, and a conflicting one is refused everywhere
+            c.commit(new TopologyChange.AddSlots(C, new int[]{200}));
+            TopologyException busy = assertThrows(TopologyException.class,
+                    () -> b.commit(new TopologyChange.AddSlots(B, new int[]{200})));
+            assertEquals("ERR Slot 200 is already busy", busy.getMessage());
+            await(() -> a.current().equals(c.current()) && b.current().equals(c.current()));
+            assertEquals(C, a.current().owner(200));
+            b.commit(new TopologyChange.DelSlots(B, new int[]{100, 101}));
+            b.commit(new TopologyChange.Replicate(B, A));
+            TopologyException replica = assertThrows(TopologyException.class,
+                    () -> c.commit(new TopologyChange.Replicate(C, B)));
+            assertEquals("ERR I can only replicate a master, not a replica.", replica.getMessage());
+        }
+        // restarted from their logs, the nodes find the same topology again
+        try (RaftTopology a = start(A, 28301, "a"); RaftTopology b = start(B, 28302, "b"); RaftTopology c = start(C, 28303, "c")) {
+            await(() -> a.current().nodes().size() == 3 && a.current().equals(b.current()) && b.current().equals(c.current()));
+            assertEquals(A, c.current().node(B).primaryId());
+            assertNull(c.current().owner(5));
+            a.commit(new TopologyChange.AddSlots(A, new int[]{5}));
+            await(() -> A.equals(c.current().owner(5)));
+        }
+    }
+
+    private static void await(BooleanSupplier cond) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + 15_000;
+        while (!cond.getAsBoolean()) {
+            assertTrue(System.currentTimeMillis() < deadline, "condition not reached in time");
+            Thread.sleep(20);
+        }
+    }
+}

@@ -1,0 +1,201 @@
+package dev.spinel.server.cluster;
+
+import dev.spinel.cluster.ClusterNode;
+import dev.spinel.protocol.Args;
+import dev.spinel.protocol.KeyPositions;
+import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.engine.Command;
+import dev.spinel.server.engine.CommandTable;
+import dev.spinel.server.engine.Engine;
+import dev.spinel.server.engine.Session;
+import dev.spinel.server.engine.Transaction;
+import dev.spinel.store.Database;
+import dev.spinel.store.Entry;
+import dev.spinel.store.KeyHash;
+import dev.spinel.store.KeySlot;
+import dev.spinel.store.Segment;
+
+import java.util.Arrays;
+
+/**
+ * Cluster mode's check of every request, as Redis 7.0's processCommand and getNodeByQuery: the keys of
+ * the command (from its key specs; for EXEC, of every queued command) must hash to one slot, which this
+ * node must serve; otherwise {@code -MOVED}, {@code -ASK}, {@code -TRYAGAIN}, {@code -CROSSSLOT} or
+ * {@code -CLUSTERDOWN} with Redis's texts. Shard channels (SPUBLISH, SSUBSCRIBE) count as keys, as in Redis.
+ *
+ * <p>Thread-safety: stateless apart from the routing snapshot it reads once per request; runs on the
+ * client's event loop. A migrating or importing slot looks its keys up under their stripe lock.
+ */
+final class SlotRouter implements Engine.SlotRouter {
+    static final String CROSSSLOT = "CROSSSLOT Keys in request don't hash to the same slot";
+    static final String TRYAGAIN = "TRYAGAIN Multiple keys request during rehashing of slot";
+    static final String DOWN = "CLUSTERDOWN The cluster is down";
+    static final String DOWN_READONLY = "CLUSTERDOWN The cluster is down and only accepts read commands";
+    static final String UNBOUND = "CLUSTERDOWN Hash slot not served";
+
+    private final ClusterMode mode;
+    private final ServerConfig config;
+    private final Database db0;
+    private final Command asking;
+    private final Command multi;
+    private final Command exec;
+    private final Command discard;
+    private final Command spublish;
+    private final Command ssubscribe;
+    private final Command sunsubscribe;
+    private final Command migrate;
+
+    SlotRouter(ClusterMode mode, ServerConfig config, Database db0, CommandTable table) {
+        this.mode = mode;
+        this.config = config;
+        this.db0 = db0;
+        this.asking = table.get("asking");
+        this.multi = table.get("multi");
+        this.exec = table.get("exec");
+        this.discard = table.get("discard");
+        this.spublish = table.get("spublish");
+        this.ssubscribe = table.get("ssubscribe");
+        this.sunsubscribe = table.get("sunsubscribe");
+        this.migrate = table.get("migrate");
+    }
+
+    @Override
+    public String refusal(Session s, Command cmd, Args args) {
+        Transaction tx = s.transaction();
+        boolean askingNow = s.asking();
+        // Redis clears ASKING after each command but ASKING itself, and keeps it through a transaction.
+        if (cmd != asking && cmd != multi && (tx == null || cmd == exec || cmd == discard)) {
+            s.asking(false);
+        }
+        boolean isExec = cmd == exec;
+        if (isExec) {
+            if (tx == null) {
+                return null;
+            }
+        } else if (!cmd.spec().has("movablekeys") && !hasKeySpecs(cmd)) {
+            return null;
+        }
+        SlotRouting r = mode.routing();
+        if (r == null) {
+            return DOWN; // the topology is not started yet
+        }
+        boolean shard = cmd == spublish || cmd == ssubscribe || cmd == sunsubscribe;
+        byte[] firstBuf = null;
+        int firstOff = 0;
+        int firstLen = 0;
+        int slot = 0;
+        ClusterNode n = null;
+        boolean migrating = false;
+        boolean importing = false;
+        boolean multipleKeys = false;
+        int missing = 0;
+        int existing = 0;
+        int count = isExec ? tx.size() : 1;
+        for (int c = 0; c < count; c++) {
+            Command qc = isExec ? tx.command(c) : cmd;
+            Args qa = isExec ? tx.args(c) : args;
+            int[] keys;
+            try {
+                keys = KeyPositions.of(qc.spec(), qa);
+            } catch (IllegalArgumentException e) {
+                continue; // the command itself reports its bad key count
+            }
+            for (int k : keys) {
+                byte[] buf = qa.buffer();
+                int off = qa.offset(k);
+                int len = qa.length(k);
+                int thisSlot = KeySlot.of(buf, off, len);
+                if (firstBuf == null) {
+                    firstBuf = buf;
+                    firstOff = off;
+                    firstLen = len;
+                    slot = thisSlot;
+                    n = r.owner[slot];
+                    if (n == null) {
+                        return UNBOUND;
+                    }
+                    if (r.mine[slot] && r.migratingTo[slot] != null) {
+                        migrating = true;
+                    } else if (r.importing[slot]) {
+                        importing = true;
+                    }
+                } else if (!Arrays.equals(firstBuf, firstOff, firstOff + firstLen, buf, off, off + len)) {
+                    if (slot != thisSlot) {
+                        return CROSSSLOT;
+                    }
+                    multipleKeys = true;
+                }
+                if ((migrating || importing) && !shard) {
+                    if (exists(buf, off, len, s.now())) {
+                        existing++;
+                    } else {
+                        missing++;
+                    }
+                }
+            }
+        }
+        if (n == null) {
+            return null;
+        }
+        boolean write = cmd.spec().has("write") || (isExec && anyWrites(tx));
+        if (!r.ok) {
+            if (shard) {
+                if (!config.clusterAllowPubsubshardWhenDown.value()) {
+                    return DOWN;
+                }
+            } else if (!config.clusterAllowReadsWhenDown.value()) {
+                return DOWN;
+            } else if (write) {
+                return DOWN_READONLY;
+            }
+        }
+        if ((migrating || importing) && cmd == migrate) {
+            return null;
+        }
+        if (migrating && missing > 0) {
+            if (existing > 0) {
+                return TRYAGAIN;
+            }
+            // Asked to itself (a slot migrating to this very node) the request runs here, as in Redis.
+            ClusterNode to = r.migratingTo[slot];
+            return to.id().equals(r.myId) ? null : redirect("ASK", slot, to);
+        }
+        if (importing && (askingNow || cmd.spec().has("asking"))) {
+            return multipleKeys && missing > 0 ? TRYAGAIN : null;
+        }
+        if ((s.clusterReadOnly() || shard) && !write && r.myPrimary != null && r.myPrimary.id().equals(n.id())) {
+            return null;
+        }
+        return r.mine[slot] ? null : redirect("MOVED", slot, n);
+    }
+
+    private static String redirect(String kind, int slot, ClusterNode n) {
+        return kind + " " + slot + " " + n.host() + ":" + n.port();
+    }
+
+    private static boolean hasKeySpecs(Command cmd) {
+        return KeyPositions.hasKeySpecs(cmd.spec());
+    }
+
+    private static boolean anyWrites(Transaction tx) {
+        for (int i = 0; i < tx.size(); i++) {
+            if (tx.command(i).spec().has("write")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether db 0 holds the key, unexpired, without touching it (Redis's LOOKUP_NOTOUCH|NOEXPIRE). */
+    private boolean exists(byte[] buf, int off, int len, long now) {
+        int hash = KeyHash.hash(buf, off, len);
+        Segment seg = db0.segment(hash);
+        seg.lock();
+        try {
+            Entry e = seg.find(buf, off, len, hash);
+            return e != null && (e.expireAt() < 0 || e.expireAt() > now);
+        } finally {
+            seg.unlock();
+        }
+    }
+}

@@ -1,0 +1,47 @@
+package dev.spinel.server.cluster;
+
+import dev.spinel.cluster.ClusterNode;
+import dev.spinel.cluster.SlotMove;
+import dev.spinel.cluster.Topology;
+
+/**
+ * What dispatch needs to know of the topology, per slot, as this node sees it: who serves the slot,
+ * whether this node migrates it away or imports it, whether the cluster is up, and this node's primary
+ * if it is a replica. Rebuilt on every topology change.
+ *
+ * <p>Immutable; published through a volatile field, so a request sees one consistent view.
+ */
+final class SlotRouting {
+    final String myId;
+    final ClusterNode[] owner = new ClusterNode[Topology.SLOTS];
+    final boolean[] mine = new boolean[Topology.SLOTS];
+    /** The node this node migrates the slot to (SETSLOT MIGRATING here), or null. */
+    final ClusterNode[] migratingTo = new ClusterNode[Topology.SLOTS];
+    final boolean[] importing = new boolean[Topology.SLOTS];
+    /** Redis's cluster_state ok: every slot served (or cluster-require-full-coverage off). */
+    final boolean ok;
+    /** This node's primary when it is a replica, else null. */
+    final ClusterNode myPrimary;
+
+    SlotRouting(Topology t, String myId, boolean requireFullCoverage) {
+        this.myId = myId;
+        int assigned = 0;
+        for (int s = 0; s < Topology.SLOTS; s++) {
+            String o = t.owner(s);
+            if (o != null) {
+                owner[s] = t.node(o);
+                mine[s] = o.equals(myId);
+                assigned++;
+            }
+            SlotMove m = t.migrating(s);
+            if (m != null && m.nodeId().equals(myId)) {
+                migratingTo[s] = t.node(m.peerId());
+            }
+            SlotMove i = t.importing(s);
+            importing[s] = i != null && i.nodeId().equals(myId);
+        }
+        this.ok = !requireFullCoverage || assigned == Topology.SLOTS;
+        ClusterNode me = t.node(myId);
+        this.myPrimary = me == null || me.isPrimary() ? null : t.node(me.primaryId());
+    }
+}

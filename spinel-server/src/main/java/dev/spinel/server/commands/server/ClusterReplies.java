@@ -1,0 +1,120 @@
+package dev.spinel.server.commands.server;
+
+import dev.spinel.cluster.ClusterNode;
+import dev.spinel.cluster.Topology;
+import dev.spinel.protocol.ReplyBuffer;
+import dev.spinel.server.cluster.ClusterMode;
+import dev.spinel.server.engine.Session;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The replies of CLUSTER INFO, SLOTS and SHARDS, built from one topology snapshot as Redis 7.0 builds
+ * them (cluster-preferred-endpoint-type ip, no TLS cluster ports, no hostnames).
+ *
+ * <p>Stateless.
+ */
+final class ClusterReplies {
+    private ClusterReplies() {
+    }
+
+    static String info(ClusterMode m) {
+        Topology t = m.topology();
+        ClusterNode me = t.node(m.myId());
+        ClusterNode primary = me.isPrimary() ? me : t.node(me.primaryId());
+        int assigned = t.assignedSlots();
+        return "cluster_state:" + (m.stateOk() ? "ok" : "fail") + "\r\n"
+                + "cluster_slots_assigned:" + assigned + "\r\n"
+                + "cluster_slots_ok:" + assigned + "\r\n"
+                + "cluster_slots_pfail:0\r\n"
+                + "cluster_slots_fail:0\r\n"
+                + "cluster_known_nodes:" + t.nodes().size() + "\r\n"
+                + "cluster_size:" + t.size() + "\r\n"
+                + "cluster_current_epoch:" + t.currentEpoch() + "\r\n"
+                + "cluster_my_epoch:" + (primary == null ? me : primary).configEpoch() + "\r\n"
+                + "cluster_stats_messages_sent:0\r\n"
+                + "cluster_stats_messages_received:0\r\n"
+                + "total_cluster_links_buffer_limit_exceeded:0\r\n";
+    }
+
+    /**
+     * The replication offset of a node: this node's own; others' are not exchanged (no gossip), so 0,
+     * which makes Redis's rules leave their replicas out of CLUSTER SLOTS and show them "loading".
+     */
+    private static long offset(ClusterMode m, ClusterNode n) {
+        return n.id().equals(m.myId()) ? m.replicationOffset() : 0;
+    }
+
+    static void slots(ClusterMode m, Session s) {
+        Topology t = m.topology();
+        List<int[]> ranges = new ArrayList<>();
+        List<ClusterNode> owners = new ArrayList<>();
+        int start = -1;
+        String owner = null;
+        for (int i = 0; i <= Topology.SLOTS; i++) {
+            String o = i < Topology.SLOTS ? t.owner(i) : null;
+            if (owner != null && (i == Topology.SLOTS || !owner.equals(o))) {
+                ranges.add(new int[]{start, i - 1});
+                owners.add(t.node(owner));
+                owner = null;
+            }
+            if (owner == null && o != null) {
+                owner = o;
+                start = i;
+            }
+        }
+        ReplyBuffer out = s.out();
+        out.array(ranges.size());
+        for (int r = 0; r < ranges.size(); r++) {
+            ClusterNode p = owners.get(r);
+            List<ClusterNode> replicas = new ArrayList<>();
+            for (ClusterNode rep : t.replicasOf(p.id())) {
+                if (offset(m, rep) != 0) {
+                    replicas.add(rep);
+                }
+            }
+            out.array(3 + replicas.size()).integer(ranges.get(r)[0]).integer(ranges.get(r)[1]);
+            node(out, p);
+            for (ClusterNode rep : replicas) {
+                node(out, rep);
+            }
+        }
+    }
+
+    private static void node(ReplyBuffer out, ClusterNode n) {
+        out.array(4).bulk(n.host()).integer(n.port()).bulk(n.id()).map(0);
+    }
+
+    static void shards(ClusterMode m, Session s) {
+        Topology t = m.topology();
+        List<ClusterNode> primaries = new ArrayList<>();
+        for (ClusterNode n : t.nodes()) {
+            if (n.isPrimary()) {
+                primaries.add(n);
+            }
+        }
+        ReplyBuffer out = s.out();
+        out.array(primaries.size());
+        for (ClusterNode p : primaries) {
+            out.map(2).bulk("slots");
+            List<int[]> ranges = t.slotRanges(p.id());
+            out.array(ranges.size() * 2);
+            for (int[] r : ranges) {
+                out.integer(r[0]).integer(r[1]);
+            }
+            out.bulk("nodes");
+            List<ClusterNode> members = new ArrayList<>();
+            members.add(p);
+            members.addAll(t.replicasOf(p.id()));
+            out.array(members.size());
+            for (ClusterNode n : members) {
+                long off = offset(m, n);
+                out.map(7).bulk("id").bulk(n.id()).bulk("port").integer(n.port()).bulk("ip").bulk(n.host())
+                        .bulk("endpoint").bulk(n.host()).bulk("role").bulk(n.isPrimary() ? "master" : "replica")
+                        .bulk("replication-offset").integer(off)
+                        .bulk("health").bulk(!n.isPrimary() && off == 0 ? "loading" : "online");
+            }
+        }
+    }
+}

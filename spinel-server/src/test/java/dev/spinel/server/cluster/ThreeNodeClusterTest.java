@@ -1,0 +1,202 @@
+package dev.spinel.server.cluster;
+
+import dev.spinel.server.SpinelServer;
+import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.testing.RawClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.sync.RedisAdvancedClusterCommands;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.JedisCluster;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Three Spinel nodes made one cluster by {@code redis-cli --cluster create} (ADDSLOTS, SET-CONFIG-EPOCH,
+ * MEET to the first node: the topology then lives in one Raft group), then used by JedisCluster and
+ * Lettuce's RedisClusterClient, which route by the slots the nodes announce and follow MOVED.
+ */
+class ThreeNodeClusterTest {
+    private static final int[] PORTS = {28401, 28402, 28403};
+    private static final SpinelServer[] NODES = new SpinelServer[3];
+
+    @BeforeAll
+    static void startAndCreate() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            Path dir = Files.createTempDirectory("spinel-cluster-" + i);
+            NODES[i] = SpinelServer.start(ServerConfig.defaults().with("port", Integer.toString(PORTS[i]))
+                    .with("cluster-enabled", "yes").with("cluster-port", Integer.toString(PORTS[i] + 10))
+                    .with("dir", dir.toString()));
+        }
+        Process p = new ProcessBuilder("redis-cli", "--cluster", "create", "127.0.0.1:" + PORTS[0],
+                "127.0.0.1:" + PORTS[1], "127.0.0.1:" + PORTS[2], "--cluster-yes")
+                .redirectErrorStream(true).start();
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "redis-cli --cluster create did not finish");
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, p.exitValue(), out);
+        assertTrue(out.contains("[OK] All 16384 slots covered."), out);
+        for (int port : PORTS) {
+            awaitOk(port);
+        }
+    }
+
+    @AfterAll
+    static void stop() {
+        for (SpinelServer s : NODES) {
+            if (s != null) {
+                s.close();
+            }
+        }
+    }
+
+    private static void awaitOk(int port) throws Exception {
+        long deadline = System.currentTimeMillis() + 20_000;
+        try (RawClient c = new RawClient(port)) {
+            while (true) {
+                String info = new String(c.call("CLUSTER", "INFO"), StandardCharsets.UTF_8);
+                if (info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:3")) {
+                    return;
+                }
+                assertTrue(System.currentTimeMillis() < deadline, "node " + port + " never saw the whole cluster: " + info);
+                Thread.sleep(50);
+            }
+        }
+    }
+
+    @Test
+    void everyNodeSeesTheSameTopology() throws Exception {
+        Set<String> views = new HashSet<>();
+        for (int port : PORTS) {
+            try (RawClient c = new RawClient(port)) {
+                String nodes = new String(c.call("CLUSTER", "NODES"), StandardCharsets.UTF_8);
+                Set<String> lines = new HashSet<>();
+                for (String line : nodes.split("\n")) {
+                    String[] f = line.trim().split(" ");
+                    if (f.length >= 8) {
+                        StringBuilder b = new StringBuilder(f[0]).append(' ').append(f[1]);
+                        for (int i = 8; i < f.length; i++) {
+                            b.append(' ').append(f[i]);
+                        }
+                        lines.add(b.toString());
+                    }
+                }
+                assertTrue(lines.size() >= 3, nodes);
+                views.add(new TreeSet<>(lines).toString());
+            }
+        }
+        assertEquals(1, views.size(), views.toString());
+    }
+
+    @Test
+    void aNodeRedirectsToTheOwnerOfTheSlot() throws Exception {
+        // "foo" is slot 12182, which redis-cli gives to the third node
+        try (RawClient c = new RawClient(PORTS[0])) {
+            assertEquals("-MOVED 12182 127.0.0.1:" + PORTS[2] + "\r\n", new String(c.call("GET", "foo"), StandardCharsets.UTF_8));
+        }
+        try (RawClient c = new RawClient(PORTS[2])) {
+            assertEquals("+OK\r\n", new String(c.call("SET", "foo", "bar"), StandardCharsets.UTF_8));
+        }
+    }
+
+    @Test
+    void aFourthNodeJoinsAndReplicatesAPrimary() throws Exception {
+        Path dir = Files.createTempDirectory("spinel-cluster-replica");
+        try (SpinelServer replica = SpinelServer.start(ServerConfig.defaults().with("port", "28404")
+                .with("cluster-enabled", "yes").with("cluster-port", "28414").with("dir", dir.toString()));
+             RawClient r = new RawClient(28404); RawClient primary = new RawClient(PORTS[0])) {
+            String primaryId = new String(primary.call("CLUSTER", "MYID"), StandardCharsets.UTF_8).split("\r\n")[1];
+            assertEquals("+OK\r\n", new String(r.call("CLUSTER", "MEET", "127.0.0.1", Integer.toString(PORTS[0]),
+                    Integer.toString(PORTS[0] + 10)), StandardCharsets.UTF_8));
+            long deadline = System.currentTimeMillis() + 20_000;
+            while (!new String(r.call("CLUSTER", "INFO"), StandardCharsets.UTF_8).contains("cluster_known_nodes:4")) {
+                assertTrue(System.currentTimeMillis() < deadline, "the fourth node was not taken in");
+                Thread.sleep(50);
+            }
+            assertEquals("+OK\r\n", new String(r.call("CLUSTER", "REPLICATE", primaryId), StandardCharsets.UTF_8));
+            String key; // one of the first node's slots (0-5460)
+            for (int i = 0; ; i++) {
+                long slot = Long.parseLong(new String(r.call("CLUSTER", "KEYSLOT", "k" + i), StandardCharsets.UTF_8).substring(1).trim());
+                if (slot <= 5460) {
+                    key = "k" + i;
+                    break;
+                }
+            }
+            assertEquals("+OK\r\n", new String(primary.call("SET", key, "replicated"), StandardCharsets.UTF_8));
+            // without READONLY a replica redirects to its primary; with it, it serves its primary's slots
+            String moved = new String(r.call("GET", key), StandardCharsets.UTF_8);
+            assertTrue(moved.startsWith("-MOVED ") && moved.endsWith(" 127.0.0.1:" + PORTS[0] + "\r\n"), moved);
+            assertEquals("+OK\r\n", new String(r.call("READONLY"), StandardCharsets.UTF_8));
+            while (!new String(r.call("GET", key), StandardCharsets.UTF_8).equals("$10\r\nreplicated\r\n")) {
+                assertTrue(System.currentTimeMillis() < deadline + 20_000, "the replica never received the write");
+                Thread.sleep(50);
+            }
+            String role = new String(r.call("INFO", "replication"), StandardCharsets.UTF_8);
+            assertTrue(role.contains("role:slave") && role.contains("master_port:" + PORTS[0]), role);
+            // every node sees the replica under its primary
+            try (RawClient other = new RawClient(PORTS[2])) {
+                String nodes = new String(other.call("CLUSTER", "NODES"), StandardCharsets.UTF_8);
+                assertTrue(nodes.contains(" slave " + primaryId + " "), nodes);
+            }
+            // a write sent to the replica is redirected to the primary, even with READONLY
+            String write = new String(r.call("SET", key, "x"), StandardCharsets.UTF_8);
+            assertTrue(write.startsWith("-MOVED "), write);
+            // forgotten, it leaves the topology and the Raft group
+            assertEquals("+OK\r\n", new String(primary.call("CLUSTER", "FORGET",
+                    new String(r.call("CLUSTER", "MYID"), StandardCharsets.UTF_8).split("\r\n")[1]), StandardCharsets.UTF_8));
+        }
+    }
+
+    @Test
+    void jedisClusterRoutesReadsAndWrites() throws Exception {
+        try (JedisCluster jc = new JedisCluster(new HostAndPort("127.0.0.1", PORTS[0]))) {
+            for (int i = 0; i < 300; i++) {
+                jc.set("jedis:" + i, "v" + i);
+            }
+            for (int i = 0; i < 300; i++) {
+                assertEquals("v" + i, jc.get("jedis:" + i));
+            }
+            jc.mset("{tag}a", "1", "{tag}b", "2");
+            assertEquals(List.of("1", "2"), jc.mget("{tag}a", "{tag}b"));
+        }
+        long total = 0;
+        for (int port : PORTS) {
+            try (RawClient c = new RawClient(port)) {
+                long n = Long.parseLong(new String(c.call("DBSIZE"), StandardCharsets.UTF_8).substring(1).trim());
+                assertTrue(n > 50, "node " + port + " holds " + n + " keys: the keys were not spread");
+                total += n;
+            }
+        }
+        assertTrue(total >= 302, "total " + total);
+    }
+
+    @Test
+    void lettuceClusterClientRoutesReadsAndWrites() {
+        RedisClusterClient client = RedisClusterClient.create(RedisURI.create("127.0.0.1", PORTS[1]));
+        try (StatefulRedisClusterConnection<String, String> conn = client.connect()) {
+            RedisAdvancedClusterCommands<String, String> cmd = conn.sync();
+            for (int i = 0; i < 300; i++) {
+                cmd.set("lettuce:" + i, "v" + i);
+            }
+            for (int i = 0; i < 300; i++) {
+                assertEquals("v" + i, cmd.get("lettuce:" + i));
+            }
+            assertEquals(3, cmd.clusterSlots().size());
+        } finally {
+            client.shutdown();
+        }
+    }
+}

@@ -1,0 +1,57 @@
+package dev.spinel.store;
+
+/**
+ * Redis Cluster's hash slot of a key: CRC16 (XMODEM: polynomial 0x1021, initial value 0) of the key,
+ * or of the first non-empty {@code {...}} section in it (a hash tag), modulo {@value #SLOTS}.
+ *
+ * <p>Stateless and thread-safe.
+ */
+public final class KeySlot {
+    public static final int SLOTS = 16384;
+    private static final int[] TABLE = new int[256];
+
+    static {
+        for (int i = 0; i < 256; i++) {
+            int crc = i << 8;
+            for (int b = 0; b < 8; b++) {
+                crc = (crc & 0x8000) != 0 ? (crc << 1) ^ 0x1021 : crc << 1;
+            }
+            TABLE[i] = crc & 0xFFFF;
+        }
+    }
+
+    private KeySlot() {
+    }
+
+    public static int of(byte[] key) {
+        return of(key, 0, key.length);
+    }
+
+    /** The slot of the key in {@code b[off, off+len)}. */
+    public static int of(byte[] b, int off, int len) {
+        int end = off + len;
+        int open = off;
+        while (open < end && b[open] != '{') {
+            open++;
+        }
+        if (open < end) {
+            int close = open + 1;
+            while (close < end && b[close] != '}') {
+                close++;
+            }
+            // As Redis: an unclosed or empty tag hashes the whole key.
+            if (close < end && close > open + 1) {
+                return crc16(b, open + 1, close) & (SLOTS - 1);
+            }
+        }
+        return crc16(b, off, end) & (SLOTS - 1);
+    }
+
+    static int crc16(byte[] b, int from, int to) {
+        int crc = 0;
+        for (int i = from; i < to; i++) {
+            crc = ((crc << 8) ^ TABLE[((crc >>> 8) ^ b[i]) & 0xFF]) & 0xFFFF;
+        }
+        return crc;
+    }
+}

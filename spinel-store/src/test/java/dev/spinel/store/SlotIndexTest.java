@@ -1,0 +1,95 @@
+package dev.spinel.store;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+
+/**
+ * The per-slot key index of cluster mode follows every way a key enters or leaves a segment; a keyspace
+ * built without it has none and uses plain segments (so standalone writes run no index code).
+ */
+class SlotIndexTest {
+    private static byte[] b(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static Set<String> keys(SlotIndex idx, int slot) {
+        Set<String> out = new HashSet<>();
+        for (byte[] k : idx.keys(slot, 1000)) {
+            out.add(new String(k, StandardCharsets.UTF_8));
+        }
+        return out;
+    }
+
+    @Test
+    void standaloneKeyspaceHasNoIndex() {
+        Keyspace ks = new Keyspace(2);
+        assertNull(ks.db(0).slotIndex());
+        assertSame(Segment.class, ks.db(0).segmentAt(0).getClass());
+        Keyspace cluster = new Keyspace(2, true);
+        assertNull(cluster.db(1).slotIndex());
+        assertSame(SlotIndexedSegment.class, cluster.db(0).segmentAt(0).getClass());
+    }
+
+    @Test
+    void indexFollowsInsertsRemovalsAndClear() {
+        Database db = new Keyspace(1, true).db(0);
+        SlotIndex idx = db.slotIndex();
+        int slot = KeySlot.of(b("{t}"));
+        for (String k : List.of("{t}a", "{t}b", "{t}c")) {
+            byte[] key = b(k);
+            int h = KeyHash.hash(key);
+            Segment s = db.segment(h);
+            s.lock();
+            try {
+                s.put(key, h, "v", k.equals("{t}c") ? 1 : -1);
+            } finally {
+                s.unlock();
+            }
+        }
+        assertEquals(3, idx.count(slot));
+        assertEquals(Set.of("{t}a", "{t}b", "{t}c"), keys(idx, slot));
+        // an overwrite keeps one entry; a removal drops it; lazy expiry drops it too
+        byte[] a = b("{t}a");
+        int ha = KeyHash.hash(a);
+        Segment sa = db.segment(ha);
+        sa.lock();
+        try {
+            sa.put(a, ha, "w", -1);
+            assertEquals(3, idx.count(slot));
+            sa.remove(a, 0, a.length, ha);
+        } finally {
+            sa.unlock();
+        }
+        assertEquals(Set.of("{t}b", "{t}c"), keys(idx, slot));
+        byte[] c = b("{t}c");
+        int hc = KeyHash.hash(c);
+        Segment sc = db.segment(hc);
+        sc.lock();
+        try {
+            assertNull(sc.get(c, 0, c.length, hc, 2));
+        } finally {
+            sc.unlock();
+        }
+        assertEquals(Set.of("{t}b"), keys(idx, slot));
+        assertEquals(1, idx.keys(slot, 1).size());
+        db.clear();
+        assertEquals(0, idx.count(slot));
+    }
+
+    @Test
+    void keySlotMatchesRedis() {
+        // values from redis-server 7.0.15's CLUSTER KEYSLOT
+        assertEquals(12182, KeySlot.of(b("foo")));
+        assertEquals(5474, KeySlot.of(b("{user}a")));
+        assertEquals(KeySlot.of(b("user")), KeySlot.of(b("x{user}y{z}")));
+        assertEquals(KeySlot.of(b("{}x")), KeySlot.crc16(b("{}x"), 0, 3) & 16383);
+    }
+}
