@@ -206,10 +206,10 @@ public final class Database {
                 }
                 if (e.isExpired(now)) {
                     s.removeEntry(e);
-                    expired(e.key);
+                    expired(e.key());
                     continue;
                 }
-                return e.key;
+                return e.key();
             } finally {
                 s.unlock();
             }
@@ -260,8 +260,8 @@ public final class Database {
         keyspace.expired(this, key);
     }
 
-    void added(byte[] key) {
-        keyspace.added(this, key);
+    void added(Entry e) {
+        keyspace.added(this, e);
     }
 
     int clock() {
