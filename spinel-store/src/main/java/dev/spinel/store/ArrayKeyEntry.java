@@ -67,6 +67,11 @@ sealed class ArrayKeyEntry extends Entry permits ArrayKeyEntry.Volatile {
         }
 
         @Override
+        void expireAt(long at) {
+            expireAt = at;
+        }
+
+        @Override
         int footprint() {
             return VOLATILE_SIZE + (int) Sizes.array(key.length);
         }

@@ -4,7 +4,7 @@ package dev.spinel.store;
  * One key of a {@link Segment}'s chained hash table: the value, the next entry of the bucket, the access
  * stamp, and the key. A key of at most {@value InlineKeyEntry#MAX_LENGTH} bytes (the common case) is held in
  * the entry's own fields ({@link InlineKeyEntry}: 48 bytes with compact headers and ZGC's 8-byte references,
- * instead of a 40-byte entry plus a 32-byte key array); a longer key is a {@code byte[]}
+ * instead of a 40-byte entry plus a 32-byte key array; 56 bytes for keys of 20 to 27 bytes); a longer key is a {@code byte[]}
  * ({@link ArrayKeyEntry}). Which one holds a key depends only on its length, so a lookup compares like with
  * like. The key's hash is not stored; resizes recompute it ({@link #keyHash()}). Keys with a time to live are
  * instances of the volatile subclasses, so keys without one pay nothing for expiry (docs/memory.md).
@@ -92,6 +92,11 @@ public abstract sealed class Entry permits InlineKeyEntry, ArrayKeyEntry {
     /** Absolute expiry in Unix milliseconds, or -1 when the key has no time to live. */
     public long expireAt() {
         return -1;
+    }
+
+    /** Changes the expiry of an entry that has one (a volatile class); see {@link Segment#setExpire}. */
+    void expireAt(long at) {
+        throw new IllegalStateException("no time to live to change");
     }
 
     final boolean isExpired(long now) {

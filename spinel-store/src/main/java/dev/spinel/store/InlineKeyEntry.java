@@ -5,18 +5,21 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 
 /**
- * An entry whose key (at most {@value #MAX_LENGTH} bytes) lives in its own fields: bytes 0-7 and 8-15 little
+ * An entry whose key (at most {@value #BASE_LENGTH} bytes) lives in its own fields: bytes 0-7 and 8-15 little
  * endian in two longs, bytes 16-18 in the low three bytes of an int whose top byte is the length. With compact
  * object headers that is 48 bytes (header 8, access stamp 4, key int 4, value 8, next 8, key longs 16), no
- * padding, where an entry plus a key array took 72 for a 14-byte key. A lookup packs the probe key the same
- * way once ({@link #pack0}, {@link #pack1}, {@link #pack2}) and compares three words per entry of the chain,
- * length included, without touching another object.
+ * padding, where an entry plus a key array took 72 for a 14-byte key. Keys of up to {@value #MAX_LENGTH} bytes
+ * add bytes 19-26 in one more long ({@link WideKeyEntry}, 56 bytes). A lookup packs the probe key the same way
+ * once ({@link #pack0} .. {@link #pack3}) and compares three or four words per entry of the chain, length
+ * included, without touching another object.
  *
  * <p>Guarded by its segment's lock, as every {@link Entry}; the key fields are final.
  */
-sealed class InlineKeyEntry extends Entry permits InlineKeyEntry.Volatile {
-    /** The longest key held inline. */
-    public static final int MAX_LENGTH = 19;
+sealed class InlineKeyEntry extends Entry permits InlineKeyEntry.Volatile, WideKeyEntry {
+    /** The longest key held in this class's fields. */
+    static final int BASE_LENGTH = 19;
+    /** The longest key held inline (in a {@link WideKeyEntry} beyond {@link #BASE_LENGTH}). */
+    public static final int MAX_LENGTH = 27;
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     /** Heap bytes of an instance (and of a {@link Volatile} one), with compact object headers. */
     static final int SIZE = 48;
@@ -57,23 +60,38 @@ sealed class InlineKeyEntry extends Entry permits InlineKeyEntry.Volatile {
         return word(b, off, len, 8);
     }
 
-    /** Bytes 16-18 and the length (top byte): equal packs mean equal keys of equal length. */
+    /** Bytes 16-18 and the length (top byte): equal words mean equal lengths. */
     static int pack2(byte[] b, int off, int len) {
-        return (int) word(b, off, len, 16) | (len << 24);
+        return (int) (word(b, off, len, 16) & 0xFFFFFF) | (len << 24);
     }
 
+    /** Bytes 19-26 (a {@link WideKeyEntry}'s last word), zero for shorter keys. */
+    static long pack3(byte[] b, int off, int len) {
+        return word(b, off, len, BASE_LENGTH);
+    }
+
+    /** An entry for a key of at most {@link #MAX_LENGTH} bytes: this class or a {@link WideKeyEntry}. */
     static InlineKeyEntry of(byte[] b, int off, int len, Object value, long expireAt) {
         long k0 = pack0(b, off, len);
         long k1 = pack1(b, off, len);
         int k2 = pack2(b, off, len);
+        if (len > BASE_LENGTH) {
+            long k3 = pack3(b, off, len);
+            return expireAt >= 0 ? new WideKeyEntry.Volatile(k0, k1, k2, k3, value, expireAt)
+                    : new WideKeyEntry(k0, k1, k2, k3, value);
+        }
         return expireAt >= 0 ? new Volatile(k0, k1, k2, value, expireAt) : new InlineKeyEntry(k0, k1, k2, value);
     }
 
-    final boolean keyIs(long p0, long p1, int p2) {
-        return k0 == p0 && k1 == p1 && k2 == p2;
+    /** Equal first three words mean equal lengths, so a probe longer than {@link #BASE_LENGTH} meets only wide entries. */
+    final boolean keyIs(long p0, long p1, int p2, long p3) {
+        return k0 == p0 && k1 == p1 && k2 == p2 && ((p2 >>> 24) <= BASE_LENGTH || ((WideKeyEntry) this).k3 == p3);
     }
 
     private int byteAt(int i) {
+        if (i >= BASE_LENGTH) {
+            return (int) (((WideKeyEntry) this).k3 >>> ((i - BASE_LENGTH) << 3)) & 0xff;
+        }
         long w = i < 8 ? k0 : i < 16 ? k1 : k2;
         return (int) (w >>> ((i & 7) << 3)) & 0xff;
     }
@@ -104,6 +122,10 @@ sealed class InlineKeyEntry extends Entry permits InlineKeyEntry.Volatile {
             if (len >= 16) {
                 h = KeyHash.step(h, k1);
                 i = 16;
+                if (len >= 24) { // bytes 16-18 from the int, 19-23 from the wide entry's last long
+                    h = KeyHash.step(h, (k2 & 0xFFFFFFL) | (((WideKeyEntry) this).k3 << 24));
+                    i = 24;
+                }
             }
         }
         long tail = 0;
@@ -119,7 +141,7 @@ sealed class InlineKeyEntry extends Entry permits InlineKeyEntry.Volatile {
     }
 
     @Override
-    final Entry withExpire(long expireAt) {
+    Entry withExpire(long expireAt) {
         Entry n = expireAt >= 0 ? new Volatile(k0, k1, k2, value, expireAt) : new InlineKeyEntry(k0, k1, k2, value);
         n.access = access;
         return n;
@@ -137,6 +159,11 @@ sealed class InlineKeyEntry extends Entry permits InlineKeyEntry.Volatile {
         @Override
         public long expireAt() {
             return expireAt;
+        }
+
+        @Override
+        void expireAt(long at) {
+            expireAt = at;
         }
 
         @Override

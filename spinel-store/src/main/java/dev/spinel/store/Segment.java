@@ -255,8 +255,9 @@ public final class Segment {
             long p0 = InlineKeyEntry.pack0(buf, off, len);
             long p1 = InlineKeyEntry.pack1(buf, off, len);
             int p2 = InlineKeyEntry.pack2(buf, off, len);
+            long p3 = InlineKeyEntry.pack3(buf, off, len);
             for (; e != null; e = e.next) {
-                if (e instanceof InlineKeyEntry k && k.keyIs(p0, p1, p2)) {
+                if (e instanceof InlineKeyEntry k && k.keyIs(p0, p1, p2, p3)) {
                     return e;
                 }
             }
@@ -350,11 +351,7 @@ public final class Segment {
     public Entry setExpire(Entry e, long expireAt) {
         boolean wasVolatile = e.expireAt() >= 0;
         if (wasVolatile && expireAt >= 0) {
-            if (e instanceof InlineKeyEntry.Volatile v) {
-                v.expireAt = expireAt;
-            } else {
-                ((ArrayKeyEntry.Volatile) e).expireAt = expireAt;
-            }
+            e.expireAt(expireAt);
             return e;
         }
         if (!wasVolatile && expireAt < 0) {

@@ -52,10 +52,14 @@ class KeyspaceChurnTest {
 
     private byte[] key() {
         int pick = rnd.nextInt(4000);
+        if (pick % 7 == 0) { // a shared prefix of 16 to 24 bytes, the keys differing only in their last 3 bytes
+            String k = "shared-prefix-of-all-the-keys".substring(0, 16 + (pick / 7) % 9) + String.format("%03d", pick / 63);
+            return k.getBytes(StandardCharsets.ISO_8859_1);
+        }
         int len = switch (pick % 5) {
             case 0 -> pick % 8;
             case 1 -> 14;
-            case 2 -> 18 + pick % 4; // across the inline limit
+            case 2 -> 18 + pick % 11; // across both inline limits (19 and 27 bytes)
             case 3 -> 16;
             default -> 20 + pick % 30;
         };
