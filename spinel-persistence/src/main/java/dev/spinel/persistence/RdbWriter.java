@@ -122,7 +122,8 @@ public final class RdbWriter {
     private static final class Captured implements Segment.EntryVisitor {
         private final Snapshot snap;
         int count;
-        final byte[][] keys;
+        /** The entries whose keys are copied: a key is final in its entry, read when written (no copy here). */
+        final Entry[] keys;
         final ValueCodec[] codecs;
         final Object[] snapshots;
         final long[] expireAt;
@@ -130,7 +131,7 @@ public final class RdbWriter {
 
         Captured(Snapshot snap, int capacity, boolean withAccess) {
             this.snap = snap;
-            keys = new byte[capacity][];
+            keys = new Entry[capacity];
             codecs = new ValueCodec[capacity];
             snapshots = new Object[capacity];
             expireAt = new long[capacity];
@@ -149,7 +150,7 @@ public final class RdbWriter {
                 return;
             }
             int i = count++;
-            keys[i] = e.key();
+            keys[i] = e;
             snapshots[i] = e.value();
             expireAt[i] = at;
             if (access != null) {
@@ -339,7 +340,7 @@ public final class RdbWriter {
                         continue; // empty when armed
                     }
                     for (int k = 0; k < entries.count; k++) {
-                        writeEntry(out, entries.keys[k], entries.codecs[k], entries.snapshots[k], entries.expireAt[k], snap.access,
+                        writeEntry(out, entries.keys[k].key(), entries.codecs[k], entries.snapshots[k], entries.expireAt[k], snap.access,
                                 entries.access == null ? 0 : entries.access[k]);
                         if (options.keySaveDelayMicros() != 0) {
                             keySaveDelay(options.keySaveDelayMicros(), snap);

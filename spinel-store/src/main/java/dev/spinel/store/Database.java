@@ -215,11 +215,11 @@ public final class Database {
                 if (e.isExpired(now)) {
                     if (!expiryDeletesSuspended(now)) {
                         s.removeEntry(e);
-                        expired(e.key);
+                        expired(e.key());
                     }
                     continue;
                 }
-                return e.key;
+                return e.key();
             } finally {
                 s.unlock();
             }
@@ -274,8 +274,8 @@ public final class Database {
         return keyspace.expiryDeletesSuspended(now);
     }
 
-    void added(byte[] key) {
-        keyspace.added(this, key);
+    void added(Entry e) {
+        keyspace.added(this, e);
     }
 
     int clock() {

@@ -1,18 +1,20 @@
 package dev.spinel.store;
 
 /**
- * One key of a {@link Segment}'s chained hash table. With compact object headers and compressed
- * references an entry is 24 bytes: header, key, value, next, and an access stamp. The key's hash is
- * not stored (it would cost 8 bytes per key after alignment); lookups compare lengths first and
- * resizes recompute hashes. Keys with a time to live are
- * {@link VolatileEntry} instances, so keys without one pay nothing for expiry.
+ * One key of a {@link Segment}'s chained hash table: the value, the next entry of the bucket, the access
+ * stamp, and the key. A key of at most {@value InlineKeyEntry#MAX_LENGTH} bytes (the common case) is held in
+ * the entry's own fields ({@link InlineKeyEntry}: 48 bytes with compact headers and ZGC's 8-byte references,
+ * instead of a 40-byte entry plus a 32-byte key array; 56 bytes for keys of 20 to 27 bytes); a longer key is a {@code byte[]}
+ * ({@link ArrayKeyEntry}). Which one holds a key depends only on its length, so a lookup compares like with
+ * like. The key's hash is not stored; resizes recompute it ({@link #keyHash()}). Keys with a time to live are
+ * instances of the volatile subclasses, so keys without one pay nothing for expiry (docs/memory.md).
  *
  * <p>The value is a {@code byte[]} for strings or one of the collection types; see {@link ValueType}.
  *
- * <p>Guarded by the lock of the segment that holds it; never read or written without it.
+ * <p>Guarded by the lock of the segment that holds it; never read or written without it (the key is final
+ * and may be read by a snapshot's thread after the entry is gone).
  */
-public class Entry {
-    final byte[] key;
+public abstract sealed class Entry permits InlineKeyEntry, ArrayKeyEntry {
     Object value;
     Entry next;
     /**
@@ -38,14 +40,23 @@ public class Entry {
     /** The smallest stamp the 30 signed bits hold. */
     public static final int MIN_STAMP = -(1 << (STAMP_BITS - 1));
 
-    Entry(byte[] key, Object value) {
-        this.key = key;
+    Entry(Object value) {
         this.value = value;
     }
 
-    public final byte[] key() {
-        return key;
-    }
+    /** The key's bytes: the entry's own array for a long key, a new copy for an inline one. */
+    public abstract byte[] key();
+
+    public abstract int keyLength();
+
+    /** The key's {@link KeyHash}, computed without allocating. */
+    abstract int keyHash();
+
+    /** Heap bytes of this entry object and of its key, for memory accounting. */
+    abstract int footprint();
+
+    /** A copy of this entry holding the same key, value and access stamp, with or without an expiry. */
+    abstract Entry withExpire(long expireAt);
 
     public final Object value() {
         return value;
@@ -81,6 +92,11 @@ public class Entry {
     /** Absolute expiry in Unix milliseconds, or -1 when the key has no time to live. */
     public long expireAt() {
         return -1;
+    }
+
+    /** Changes the expiry of an entry that has one (a volatile class); see {@link Segment#setExpire}. */
+    void expireAt(long at) {
+        throw new IllegalStateException("no time to live to change");
     }
 
     final boolean isExpired(long now) {

@@ -19,17 +19,33 @@ public final class KeyHash {
     }
 
     public static int hash(byte[] b, int off, int len) {
-        long h = SEED ^ (len * 0x9E3779B97F4A7C15L);
+        long h = start(len);
         int i = 0;
         for (; i + 8 <= len; i += 8) {
-            h ^= (long) LONGS.get(b, off + i);
-            h *= 0xbf58476d1ce4e5b9L;
-            h ^= h >>> 31;
+            h = step(h, (long) LONGS.get(b, off + i));
         }
         long tail = 0;
         for (; i < len; i++) {
             tail = (tail << 8) | (b[off + i] & 0xff);
         }
+        return finish(h, tail);
+    }
+
+    // The three stages, shared with InlineKeyEntry, which hashes a key held in its fields the same way.
+
+    static long start(int len) {
+        return SEED ^ (len * 0x9E3779B97F4A7C15L);
+    }
+
+    /** Mixes in the next 8 bytes of the key, read little endian. */
+    static long step(long h, long word) {
+        h ^= word;
+        h *= 0xbf58476d1ce4e5b9L;
+        return h ^ (h >>> 31);
+    }
+
+    /** Mixes in the last {@code len % 8} bytes (first byte most significant) and finalises. */
+    static int finish(long h, long tail) {
         h ^= tail;
         h *= 0x94d049bb133111ebL;
         h ^= h >>> 29;

@@ -184,8 +184,8 @@ public final class Keyspace {
         return n;
     }
 
-    void added(Database db, byte[] key) {
-        listener.added(db, key);
+    void added(Database db, Entry e) {
+        listener.added(db, e);
     }
 
     void expired(Database db, byte[] key) {

@@ -10,7 +10,10 @@ public interface KeyspaceListener {
 
     void expired(Database db, byte[] key);
 
-    /** A key was added to {@code db} (Redis's dbAdd, its "new" keyspace event); not called by loaders. */
-    default void added(Database db, byte[] key) {
+    /**
+     * A key was added to {@code db} (Redis's dbAdd, its "new" keyspace event); not called by loaders. The entry
+     * is passed rather than its key so that a listener with nothing to do allocates nothing ({@link Entry#key()}).
+     */
+    default void added(Database db, Entry e) {
     }
 }

@@ -28,8 +28,8 @@ public class Segment {
     /** Buckets per copy-on-write chunk of a snapshot capture (the table holds about one key per bucket). */
     public static final int CAPTURE_CHUNK_BUCKETS = 64;
     private static final int CHUNK_SHIFT = 6;
-    /** Heap bytes of an entry plus its bucket slot, for memory accounting. */
-    static final int ENTRY_OVERHEAD = 24 + 4;
+    /** Heap bytes of a bucket slot per key (8-byte references, about one bucket per key), for memory accounting. */
+    static final int SLOT_OVERHEAD = 8;
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Database owner;
@@ -240,7 +240,7 @@ public class Segment {
                 return null;
             }
             removeEntry(e);
-            owner.expired(e.key);
+            owner.expired(e.key());
             return null;
         }
         return e;
@@ -256,7 +256,7 @@ public class Segment {
         if (e != null && e.isExpired(now)) {
             if (owner.keyspace().lazyExpiry() && !owner.expiryDeletesSuspended(now)) {
                 removeEntry(e);
-                owner.expired(e.key);
+                owner.expired(e.key());
             }
             return null;
         }
@@ -272,8 +272,22 @@ public class Segment {
         if (pending != null) {
             captureBucket(hash & (t.length - 1));
         }
-        for (Entry e = t[hash & (t.length - 1)]; e != null; e = e.next) {
-            if (e.key.length == len && Arrays.equals(e.key, 0, len, buf, off, off + len)) {
+        Entry e = t[hash & (t.length - 1)];
+        if (len <= InlineKeyEntry.MAX_LENGTH) {
+            // short keys are always inline: the probe is packed once, each entry compared by three words
+            long p0 = InlineKeyEntry.pack0(buf, off, len);
+            long p1 = InlineKeyEntry.pack1(buf, off, len);
+            int p2 = InlineKeyEntry.pack2(buf, off, len);
+            long p3 = InlineKeyEntry.pack3(buf, off, len);
+            for (; e != null; e = e.next) {
+                if (e instanceof InlineKeyEntry k && k.keyIs(p0, p1, p2, p3)) {
+                    return e;
+                }
+            }
+            return null;
+        }
+        for (; e != null; e = e.next) {
+            if (e instanceof ArrayKeyEntry k && k.keyIs(buf, off, len)) {
                 return e;
             }
         }
@@ -307,25 +321,44 @@ public class Segment {
     /** Adds a key the caller knows is absent; the keyspace's listener hears of the new key. */
     public Entry insert(byte[] key, int hash, Object value, long expireAt) {
         Entry e = insertQuietly(key, hash, value, expireAt);
-        owner.added(key);
+        owner.added(e);
+        return e;
+    }
+
+    /**
+     * {@link #insert(byte[], int, Object, long)} of the key {@code buf[off, off + len)}: a key short enough to be
+     * held inline is never copied to an array of its own.
+     */
+    public Entry insert(byte[] buf, int off, int len, int hash, Object value, long expireAt) {
+        Entry e = len <= InlineKeyEntry.MAX_LENGTH
+                ? InlineKeyEntry.of(buf, off, len, value, expireAt)
+                : ArrayKeyEntry.of(Arrays.copyOfRange(buf, off, off + len), value, expireAt);
+        add(e, hash, expireAt);
+        owner.added(e);
         return e;
     }
 
     private Entry insertQuietly(byte[] key, int hash, Object value, long expireAt) {
-        Entry e = expireAt >= 0 ? new VolatileEntry(key, value, expireAt) : new Entry(key, value);
+        Entry e = key.length <= InlineKeyEntry.MAX_LENGTH
+                ? InlineKeyEntry.of(key, 0, key.length, value, expireAt)
+                : ArrayKeyEntry.of(key, value, expireAt);
+        add(e, hash, expireAt);
+        return e;
+    }
+
+    private void add(Entry e, int hash, long expireAt) {
         if (expireAt >= 0) {
             volatileCount++;
         }
         e.access(owner.clock());
         e.stringMark(owner.stringMark());
         link(e, hash);
-        linked(key);
+        linked(e);
         size++;
-        memory += ENTRY_OVERHEAD + Sizes.array(key.length) + Sizes.value(value);
+        memory += SLOT_OVERHEAD + e.footprint() + Sizes.value(e.value);
         if (size > table.length) {
             resize(table.length * 2);
         }
-        return e;
     }
 
     /** Replaces the value of an existing entry, keeping its time to live; its string mark is that of a new value. */
@@ -340,17 +373,18 @@ public class Segment {
      * holding the key (a different object when the entry changes between volatile and persistent).
      */
     public Entry setExpire(Entry e, long expireAt) {
-        if (e instanceof VolatileEntry v && expireAt >= 0) {
-            v.expireAt = expireAt;
-            return v;
-        }
-        if (!(e instanceof VolatileEntry) && expireAt < 0) {
+        boolean wasVolatile = e.expireAt() >= 0;
+        if (wasVolatile && expireAt >= 0) {
+            e.expireAt(expireAt);
             return e;
         }
-        Entry n = expireAt >= 0 ? new VolatileEntry(e.key, e.value, expireAt) : new Entry(e.key, e.value);
-        n.access = e.access;
+        if (!wasVolatile && expireAt < 0) {
+            return e;
+        }
+        Entry n = e.withExpire(expireAt);
         replaceEntry(e, n);
         volatileCount += expireAt >= 0 ? 1 : -1;
+        memory += n.footprint() - e.footprint();
         return n;
     }
 
@@ -364,7 +398,7 @@ public class Segment {
     }
 
     public void removeEntry(Entry e) {
-        removeEntry(e, KeyHash.hash(e.key));
+        removeEntry(e, e.keyHash());
     }
 
     private void removeEntry(Entry e, int hash) {
@@ -382,11 +416,11 @@ public class Segment {
                     prev.next = c.next;
                 }
                 size--;
-                unlinked(e.key);
-                if (e instanceof VolatileEntry) {
+                unlinked(e);
+                if (e.expireAt() >= 0) {
                     volatileCount--;
                 }
-                memory -= ENTRY_OVERHEAD + Sizes.array(e.key.length) + Sizes.value(e.value);
+                memory -= SLOT_OVERHEAD + e.footprint() + Sizes.value(e.value);
                 if (size == 0) {
                     memory = 0;
                 }
@@ -400,11 +434,11 @@ public class Segment {
     }
 
     /** A key was added (hook for {@link SlotIndexedSegment}; called under the lock). */
-    void linked(byte[] key) {
+    void linked(Entry e) {
     }
 
     /** A key was removed (hook for {@link SlotIndexedSegment}; called under the lock). */
-    void unlinked(byte[] key) {
+    void unlinked(Entry e) {
     }
 
     /** Removes every key. */
@@ -451,7 +485,7 @@ public class Segment {
 
     private void replaceEntry(Entry old, Entry n) {
         Entry[] t = table;
-        int b = KeyHash.hash(old.key) & (t.length - 1);
+        int b = old.keyHash() & (t.length - 1);
         if (pending != null) {
             captureBucket(b);
         }
@@ -478,7 +512,7 @@ public class Segment {
         for (Entry head : old) {
             for (Entry e = head; e != null; ) {
                 Entry next = e.next;
-                int b = KeyHash.hash(e.key) & mask;
+                int b = e.keyHash() & mask;
                 e.next = t[b];
                 t[b] = e;
                 e = next;
@@ -589,7 +623,7 @@ public class Segment {
                 Entry next = e.next;
                 if (e.isExpired(now) && !owner.expiryDeletesSuspended(now)) {
                     removeEntry(e);
-                    owner.expired(e.key);
+                    owner.expired(e.key());
                     deleted++;
                     if (table != t) {
                         return deleted; // resized: the cursor restarts next step

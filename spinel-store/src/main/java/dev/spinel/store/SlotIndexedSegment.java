@@ -16,18 +16,18 @@ final class SlotIndexedSegment extends Segment {
     }
 
     @Override
-    void linked(byte[] key) {
-        index.added(key);
+    void linked(Entry e) {
+        index.added(e.key()); // a copy for an inline key: cluster mode only
     }
 
     @Override
-    void unlinked(byte[] key) {
-        index.removed(key);
+    void unlinked(Entry e) {
+        index.removed(e.key());
     }
 
     @Override
     public void clear() {
-        forEach(e -> index.removed(e.key));
+        forEach(e -> index.removed(e.key()));
         super.clear();
     }
 }

@@ -18,6 +18,7 @@ import dev.spinel.server.errors.UnknownCommandReply;
 import dev.spinel.server.stats.LatencyMonitor;
 import dev.spinel.server.stats.ServerStats;
 import dev.spinel.store.Database;
+import dev.spinel.store.Entry;
 import dev.spinel.store.Keyspace;
 import dev.spinel.store.KeyspaceListener;
 import dev.spinel.store.StripeLocks;
@@ -126,10 +127,10 @@ public final class Engine {
             }
 
             @Override
-            public void added(Database db, byte[] key) {
+            public void added(Database db, Entry e) {
                 // Redis's dbAdd: the "new" event (class n), before the command's own event.
                 if (notifications.enabled(Notifications.NEW)) {
-                    notifications.notify(Notifications.NEW, "new", key, db.index());
+                    notifications.notify(Notifications.NEW, "new", e.key(), db.index());
                 }
             }
         });

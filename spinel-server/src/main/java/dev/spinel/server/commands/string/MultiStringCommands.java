@@ -92,7 +92,7 @@ final class MultiStringCommands {
                 Entry e = Keys.write(s, seg, a, i, h);
                 byte[] value = a.copy(i + 1);
                 if (e == null) {
-                    seg.insert(a.copy(i), h, value, -1);
+                    seg.insert(a.buffer(), a.offset(i), a.length(i), h, value, -1);
                 } else {
                     seg.replaceValue(e, value);
                     seg.setExpire(e, -1); // like SET without KEEPTTL

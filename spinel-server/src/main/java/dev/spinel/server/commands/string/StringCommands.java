@@ -145,7 +145,7 @@ public final class StringCommands {
             }
             byte[] value = a.copy(valueArg);
             if (e == null) {
-                seg.insert(a.copy(1), h, value, expireAt);
+                seg.insert(a.buffer(), a.offset(1), a.length(1), h, value, expireAt);
             } else {
                 seg.replaceValue(e, value);
                 if ((flags & KEEPTTL) == 0) {
@@ -179,7 +179,7 @@ public final class StringCommands {
             replyValue(s, e);
             byte[] value = a.copy(2);
             if (e == null) {
-                seg.insert(a.copy(1), h, value, -1);
+                seg.insert(a.buffer(), a.offset(1), a.length(1), h, value, -1);
             } else {
                 seg.replaceValue(e, value);
                 seg.setExpire(e, -1);

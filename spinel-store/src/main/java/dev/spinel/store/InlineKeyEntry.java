@@ -1,0 +1,174 @@
+package dev.spinel.store;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
+/**
+ * An entry whose key (at most {@value #BASE_LENGTH} bytes) lives in its own fields: bytes 0-7 and 8-15 little
+ * endian in two longs, bytes 16-18 in the low three bytes of an int whose top byte is the length. With compact
+ * object headers that is 48 bytes (header 8, access stamp 4, key int 4, value 8, next 8, key longs 16), no
+ * padding, where an entry plus a key array took 72 for a 14-byte key. Keys of up to {@value #MAX_LENGTH} bytes
+ * add bytes 19-26 in one more long ({@link WideKeyEntry}, 56 bytes). A lookup packs the probe key the same way
+ * once ({@link #pack0} .. {@link #pack3}) and compares three or four words per entry of the chain, length
+ * included, without touching another object.
+ *
+ * <p>Guarded by its segment's lock, as every {@link Entry}; the key fields are final.
+ */
+sealed class InlineKeyEntry extends Entry permits InlineKeyEntry.Volatile, WideKeyEntry {
+    /** The longest key held in this class's fields. */
+    static final int BASE_LENGTH = 19;
+    /** The longest key held inline (in a {@link WideKeyEntry} beyond {@link #BASE_LENGTH}). */
+    public static final int MAX_LENGTH = 27;
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    /** Heap bytes of an instance (and of a {@link Volatile} one), with compact object headers. */
+    static final int SIZE = 48;
+    static final int VOLATILE_SIZE = 56;
+
+    final long k0;
+    final long k1;
+    final int k2;
+
+    InlineKeyEntry(long k0, long k1, int k2, Object value) {
+        super(value);
+        this.k0 = k0;
+        this.k1 = k1;
+        this.k2 = k2;
+    }
+
+    /** Bytes {@code [from, from + 8)} of the key, little endian, zero past its end. */
+    private static long word(byte[] b, int off, int len, int from) {
+        int n = Math.min(8, len - from);
+        if (n <= 0) {
+            return 0;
+        }
+        if (n == 8) {
+            return (long) LONGS.get(b, off + from);
+        }
+        long w = 0;
+        for (int j = n - 1; j >= 0; j--) {
+            w = (w << 8) | (b[off + from + j] & 0xff);
+        }
+        return w;
+    }
+
+    static long pack0(byte[] b, int off, int len) {
+        return word(b, off, len, 0);
+    }
+
+    static long pack1(byte[] b, int off, int len) {
+        return word(b, off, len, 8);
+    }
+
+    /** Bytes 16-18 and the length (top byte): equal words mean equal lengths. */
+    static int pack2(byte[] b, int off, int len) {
+        return (int) (word(b, off, len, 16) & 0xFFFFFF) | (len << 24);
+    }
+
+    /** Bytes 19-26 (a {@link WideKeyEntry}'s last word), zero for shorter keys. */
+    static long pack3(byte[] b, int off, int len) {
+        return word(b, off, len, BASE_LENGTH);
+    }
+
+    /** An entry for a key of at most {@link #MAX_LENGTH} bytes: this class or a {@link WideKeyEntry}. */
+    static InlineKeyEntry of(byte[] b, int off, int len, Object value, long expireAt) {
+        long k0 = pack0(b, off, len);
+        long k1 = pack1(b, off, len);
+        int k2 = pack2(b, off, len);
+        if (len > BASE_LENGTH) {
+            long k3 = pack3(b, off, len);
+            return expireAt >= 0 ? new WideKeyEntry.Volatile(k0, k1, k2, k3, value, expireAt)
+                    : new WideKeyEntry(k0, k1, k2, k3, value);
+        }
+        return expireAt >= 0 ? new Volatile(k0, k1, k2, value, expireAt) : new InlineKeyEntry(k0, k1, k2, value);
+    }
+
+    /** Equal first three words mean equal lengths, so a probe longer than {@link #BASE_LENGTH} meets only wide entries. */
+    final boolean keyIs(long p0, long p1, int p2, long p3) {
+        return k0 == p0 && k1 == p1 && k2 == p2 && ((p2 >>> 24) <= BASE_LENGTH || ((WideKeyEntry) this).k3 == p3);
+    }
+
+    private int byteAt(int i) {
+        if (i >= BASE_LENGTH) {
+            return (int) (((WideKeyEntry) this).k3 >>> ((i - BASE_LENGTH) << 3)) & 0xff;
+        }
+        long w = i < 8 ? k0 : i < 16 ? k1 : k2;
+        return (int) (w >>> ((i & 7) << 3)) & 0xff;
+    }
+
+    @Override
+    public final byte[] key() {
+        int len = keyLength();
+        byte[] key = new byte[len];
+        for (int i = 0; i < len; i++) {
+            key[i] = (byte) byteAt(i);
+        }
+        return key;
+    }
+
+    @Override
+    public final int keyLength() {
+        return k2 >>> 24;
+    }
+
+    @Override
+    final int keyHash() {
+        int len = keyLength();
+        long h = KeyHash.start(len);
+        int i = 0;
+        if (len >= 8) {
+            h = KeyHash.step(h, k0);
+            i = 8;
+            if (len >= 16) {
+                h = KeyHash.step(h, k1);
+                i = 16;
+                if (len >= 24) { // bytes 16-18 from the int, 19-23 from the wide entry's last long
+                    h = KeyHash.step(h, (k2 & 0xFFFFFFL) | (((WideKeyEntry) this).k3 << 24));
+                    i = 24;
+                }
+            }
+        }
+        long tail = 0;
+        for (; i < len; i++) {
+            tail = (tail << 8) | byteAt(i);
+        }
+        return KeyHash.finish(h, tail);
+    }
+
+    @Override
+    int footprint() {
+        return SIZE;
+    }
+
+    @Override
+    Entry withExpire(long expireAt) {
+        Entry n = expireAt >= 0 ? new Volatile(k0, k1, k2, value, expireAt) : new InlineKeyEntry(k0, k1, k2, value);
+        n.access = access;
+        return n;
+    }
+
+    /** An inline-key entry with a time to live. */
+    static final class Volatile extends InlineKeyEntry {
+        long expireAt;
+
+        Volatile(long k0, long k1, int k2, Object value, long expireAt) {
+            super(k0, k1, k2, value);
+            this.expireAt = expireAt;
+        }
+
+        @Override
+        public long expireAt() {
+            return expireAt;
+        }
+
+        @Override
+        void expireAt(long at) {
+            expireAt = at;
+        }
+
+        @Override
+        int footprint() {
+            return VOLATILE_SIZE;
+        }
+    }
+}
