@@ -236,6 +236,22 @@ public final class Engine {
         return new EmbeddedClient(this, name);
     }
 
+    /**
+     * A key changed by a served blocked command of {@code waiter} (on the serving thread): as
+     * {@link #keyModified}, with the waiter as the client whose command changed it (CLIENT TRACKING's
+     * NOLOOP, and its own invalidation after its reply, as Redis's current client).
+     */
+    void keyModifiedByServed(Session waiter, int db, byte[] key) {
+        watches.touch(db, key);
+        if (tracking.active()) {
+            tracking.keyChanged(waiter, key);
+        }
+        KeyObserver o = keyObserver;
+        if (o != null) {
+            o.keyChanged(db, key);
+        }
+    }
+
     private void invalidateWatchesAndCaches(int db, byte[] key) {
         watches.touch(db, key);
         if (tracking.active()) {

@@ -221,6 +221,10 @@ public final class Tracking {
         }
         if (target != origin) {
             target.deliver(write);
+        } else if (origin.executingOn() != Thread.currentThread()) {
+            // A served blocked command (BLMOVE...) changed its own keys on the serving thread: the push goes
+            // right after the reply its loop appends once served, as in Redis.
+            origin.afterServedReply(write);
         } else if (origin.executingTransaction()) {
             origin.afterReply(write); // the writer's own keys inside EXEC: after EXEC's whole reply, as Redis
         } else {
