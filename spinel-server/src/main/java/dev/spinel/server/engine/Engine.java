@@ -584,8 +584,11 @@ public final class Engine {
             applyReplyMode(session);
             return null;
         }
-        if (cmd.runsScript() && session.connection().lendable()) {
-            return cmd; // run on the script thread, so that this loop goes on serving its other clients
+        if ((cmd.runsScript() || (session.transaction() != null && session.transaction().holdsScript() && cmd.name().equals("exec")))
+                && session.connection().lendable()) {
+            // run on the script thread, so that this loop goes on serving its other clients (BUSY, SCRIPT KILL),
+            // an EXEC that runs a script too
+            return cmd;
         }
         run(session, cmd, args);
         applyReplyMode(session);
