@@ -5,6 +5,7 @@ import dev.spinel.protocol.ReplyBuffer;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -280,6 +281,21 @@ public final class Tracking {
             }
         }
         return true;
+    }
+
+    /**
+     * Redis's trackingLimitUsedSlots (server cron): while the table holds more than {@code max} keys (0: no
+     * limit), keys are dropped from it, each invalidated for its clients as if it had changed; at most
+     * {@code effort} keys per call, so one tick stays short.
+     */
+    public void limitKeys(long max, int effort) {
+        if (max <= 0 || readers.size() <= max) {
+            return;
+        }
+        Iterator<ByteKey> it = readers.keySet().iterator();
+        while (readers.size() > max && effort-- > 0 && it.hasNext()) {
+            keyChanged(null, it.next().bytes());
+        }
     }
 
     /** Number of keys in the tracking table (INFO's tracking_total_keys). */
