@@ -1,6 +1,9 @@
 package dev.spinel.grpc;
 
-import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.acl.User;
+import dev.spinel.server.engine.EmbeddedClient;
+import io.grpc.Context;
+import io.grpc.Contexts;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
@@ -8,43 +11,57 @@ import io.grpc.ServerInterceptor;
 import io.grpc.Status;
 
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 
 /**
- * When {@code requirepass} is set, a KV call must carry the password in its metadata, either as
- * {@code authorization: Bearer <password>} or as {@code spinel-password: <password>}; otherwise it
- * fails with UNAUTHENTICATED. The health and reflection services stay open (they reveal no data).
- * The password is read per call, so CONFIG SET requirepass applies at once.
+ * Authenticates each KV call as a Redis user, as AUTH does: {@code spinel-username} names the user (the
+ * {@code default} user when absent) and the password comes as {@code spinel-password: <password>} or
+ * {@code authorization: Bearer <password>}. A call of the default user needs no password while it has
+ * none (no requirepass). A wrong password, an unknown or a disabled user fails with UNAUTHENTICATED.
+ * The user rides in the call's {@link Context} ({@link #USER}); {@link KvStore} checks its command and key
+ * permissions per operation. Users and passwords are read per call, so ACL SETUSER, ACL DELUSER and CONFIG
+ * SET requirepass apply to the next call at once. The health and reflection services stay open (they
+ * reveal no data).
  *
- * <p>Thread-safety: stateless apart from the (thread-safe) configuration.
+ * <p>Thread-safety: stateless apart from the engine's (thread-safe) ACL.
  */
 final class AuthInterceptor implements ServerInterceptor {
     static final Metadata.Key<String> AUTHORIZATION = Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
     static final Metadata.Key<String> PASSWORD = Metadata.Key.of("spinel-password", Metadata.ASCII_STRING_MARSHALLER);
+    static final Metadata.Key<String> USERNAME = Metadata.Key.of("spinel-username", Metadata.ASCII_STRING_MARSHALLER);
+    /** The call's authenticated user. */
+    static final Context.Key<User> USER = Context.key("spinel-user");
 
-    private final ServerConfig config;
+    private final EmbeddedClient client;
 
-    AuthInterceptor(ServerConfig config) {
-        this.config = config;
+    AuthInterceptor(EmbeddedClient client) {
+        this.client = client;
     }
 
     @Override
     public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
-        String required = config.requirepass.value();
-        if (required.isEmpty() || !call.getMethodDescriptor().getServiceName().equals("spinel.kv.v1.KV")) {
+        if (!call.getMethodDescriptor().getServiceName().equals("spinel.kv.v1.KV")) {
             return next.startCall(call, headers);
         }
+        String name = headers.get(USERNAME);
         String given = headers.get(PASSWORD);
         String auth = headers.get(AUTHORIZATION);
         if (given == null && auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7)) {
             given = auth.substring(7);
         }
-        if (given == null || !MessageDigest.isEqual(given.getBytes(StandardCharsets.UTF_8), required.getBytes(StandardCharsets.UTF_8))) {
-            call.close(Status.UNAUTHENTICATED.withDescription(given == null
-                    ? "requirepass is set: send 'authorization: Bearer <password>'" : "invalid password"), new Metadata());
+        User user;
+        if (name == null && given == null) {
+            user = client.defaultUserWithoutPassword();
+        } else {
+            user = client.authenticate(name == null ? "default" : name,
+                    given == null ? new byte[0] : given.getBytes(StandardCharsets.UTF_8));
+        }
+        if (user == null) {
+            call.close(Status.UNAUTHENTICATED.withDescription(name == null && given == null
+                    ? "authentication required: send 'authorization: Bearer <password>' (and 'spinel-username: <user>')"
+                    : "WRONGPASS invalid username-password pair or user is disabled."), new Metadata());
             return new ServerCall.Listener<>() {
             };
         }
-        return next.startCall(call, headers);
+        return Contexts.interceptCall(Context.current().withValue(USER, user), call, headers, next);
     }
 }

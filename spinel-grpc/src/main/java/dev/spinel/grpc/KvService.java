@@ -49,6 +49,9 @@ import java.util.function.Function;
  * <p>Thread-safety: thread-safe; one instance serves every call.
  */
 final class KvService extends KVGrpc.KVImplBase {
+    private static final byte[] SCAN = {'S', 'C', 'A', 'N'};
+    private static final byte[] ZERO = {'0'};
+    private static final byte[] GET = {'G', 'E', 'T'};
     private final KvStore store;
     private final TxnRunner txn;
     private final EventLoopGroup loops;
@@ -180,6 +183,7 @@ final class KvService extends KVGrpc.KVImplBase {
         }
         ScanStream s;
         try {
+            store.authorize(SCAN, ZERO);
             s = new ScanStream(store, r, (ServerCallStreamObserver<ScanResponse>) out);
         } catch (StatusRuntimeException e) {
             out.onError(e);
@@ -208,6 +212,17 @@ final class KvService extends KVGrpc.KVImplBase {
         }
         if (!prefix && target.length == 0) {
             out.onError(Failure.of(Status.INVALID_ARGUMENT.withDescription("key must not be empty")));
+            return;
+        }
+        try {
+            // a key's changes are its reads; a prefix's, a scan's (ACL key patterns do not filter SCAN either)
+            if (prefix) {
+                store.authorize(SCAN, ZERO);
+            } else {
+                store.authorize(GET, target);
+            }
+        } catch (StatusRuntimeException e) {
+            out.onError(e);
             return;
         }
         var call = (ServerCallStreamObserver<WatchResponse>) out;

@@ -13,6 +13,7 @@ import dev.spinel.grpc.v1.PutRequest;
 import dev.spinel.grpc.v1.PutResponse;
 import dev.spinel.grpc.v1.UpdateRequest;
 import dev.spinel.grpc.v1.UpdateResponse;
+import dev.spinel.server.acl.User;
 import dev.spinel.server.engine.EmbeddedClient;
 import dev.spinel.server.engine.EmbeddedClient.Access;
 import dev.spinel.server.engine.EmbeddedClient.Done;
@@ -44,6 +45,7 @@ final class KvStore {
     static final int DB = 0;
     private static final byte[] SET = {'S', 'E', 'T'};
     private static final byte[] DEL = {'D', 'E', 'L'};
+    private static final byte[] GET = {'G', 'E', 'T'};
     private static final byte[] PXAT = {'P', 'X', 'A', 'T'};
     private static final byte[] KEEPTTL = {'K', 'E', 'E', 'P', 'T', 'T', 'L'};
 
@@ -175,8 +177,44 @@ final class KvStore {
         return Failure.of(s.withDescription(e.getMessage()));
     }
 
-    /** Runs a unit of the engine's client, its refusals and errors turned into statuses. */
+    /**
+     * Checks the call's user may run, on every key, the Redis command the operation amounts to (GET for a
+     * read, DEL for a delete, SET for a write that may grow), as ACL checks a RESP client's command; a Txn
+     * takes its strongest operation's on each key it names. Throws PERMISSION_DENIED with Redis's NOPERM text.
+     */
+    void authorize(List<byte[]> keys, Access access) {
+        User user = AuthInterceptor.USER.get();
+        if (user == null || user.rules().unrestricted()) {
+            return;
+        }
+        for (byte[] key : keys) {
+            authorize(user, switch (access) {
+                case READ -> new byte[][] {GET, key};
+                case WRITE -> new byte[][] {DEL, key};
+                case GROW -> new byte[][] {SET, key, key};
+            });
+        }
+    }
+
+    /** Checks the call's user may run {@code argv} (SCAN, a Watch's GET); see {@link #authorize(List, Access)}. */
+    void authorize(byte[]... argv) {
+        User user = AuthInterceptor.USER.get();
+        if (user != null) {
+            authorize(user, argv);
+        }
+    }
+
+    private void authorize(User user, byte[][] argv) {
+        try {
+            client.authorize(user, argv);
+        } catch (RedisError e) {
+            throw Failure.of(Status.PERMISSION_DENIED.withDescription(e.getMessage()));
+        }
+    }
+
+    /** Runs a unit of the engine's client for the call's user, its refusals and errors turned into statuses. */
     <T> Done<T> run(List<byte[]> keys, Access access, EmbeddedClient.Unit<T> unit) {
+        authorize(keys, access);
         try {
             return client.run(DB, keys, access, unit);
         } catch (RedisError e) {

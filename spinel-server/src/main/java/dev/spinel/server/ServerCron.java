@@ -7,13 +7,14 @@ import dev.spinel.server.log.Log;
 /**
  * Redis's {@code serverCron}: runs {@code hz} times a second on one event loop. Active expiry
  * with a CPU budget of a quarter of each tick (as Redis's slow cycle), idle-client timeouts, and the
- * sample of the clients' buffers in used_memory.
+ * sample of the clients' buffers in used_memory, and the CLIENT TRACKING table's size limit.
  *
  * <p>Thread-safety: runs on a single scheduler thread; touches shared state only through
  * thread-safe APIs (segment locks, the client registry).
  */
 final class ServerCron implements Runnable {
     private static final int BUCKETS_PER_STEP = 16;
+    private static final int TRACKING_EVICTIONS_PER_TICK = 10_000;
     private final Engine engine;
 
     ServerCron(Engine engine) {
@@ -35,6 +36,7 @@ final class ServerCron implements Runnable {
                 activeExpire();
             }
             closeIdleClients();
+            engine.tracking().limitKeys(engine.config().trackingTableMaxKeys.value(), TRACKING_EVICTIONS_PER_TICK);
             engine.memory().sampleClients(); // Redis's clientsCron: INFO's mem_clients_normal, used_memory's part
         } catch (RuntimeException e) {
             Log.warning("cron: " + e);

@@ -44,8 +44,6 @@ final class CompatParams {
         c.add(new Params.Bool("rdb-del-sync-files", true, false, null));
         c.add(new Params.Bool("aof-disable-auto-gc", true, false, null));
         c.add(new Params.Enum("sanitize-dump-payload", true, "no", List.of("no", "yes", "clients"), null));
-        // Clients, tracking, latency.
-        c.add(new Params.Int("tracking-table-max-keys", true, 1_000_000, 0, LLONG_MAX, null));
         // Process, logging, shutdown.
         c.add(new Params.Bool("always-show-logo", false, false, null));
         c.add(new Params.Bool("set-proc-title", false, true, null));

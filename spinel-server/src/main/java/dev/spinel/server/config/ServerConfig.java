@@ -54,6 +54,9 @@ public final class ServerConfig {
     public final Params.Text aclfile = add(new Params.Text("aclfile", false, "", null, null));
     public final Params.Enum aclPubsubDefault = add(new Params.Enum("acl-pubsub-default", true, "resetchannels",
             List.of("allchannels", "resetchannels"), null));
+    /** CLIENT TRACKING's table of tracked keys: past it, keys are dropped and invalidated (0: no limit). */
+    public final Params.Int trackingTableMaxKeys = add(new Params.Int("tracking-table-max-keys", true, 1_000_000, 0,
+            Long.MAX_VALUE, null));
     public final Params.Int acllogMaxLen = add(new Params.Int("acllog-max-len", true, 128, 0, Long.MAX_VALUE, null));
     /** The config file's {@code user <name> <rules...>} lines, checked when read and applied at the start. */
     private final List<List<String>> userDirectives = new ArrayList<>();

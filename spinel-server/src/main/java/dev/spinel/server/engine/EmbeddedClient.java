@@ -2,6 +2,10 @@ package dev.spinel.server.engine;
 
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.ReplyBuffer;
+import dev.spinel.server.acl.Acl;
+import dev.spinel.server.acl.AclLog;
+import dev.spinel.server.acl.User;
+import dev.spinel.server.acl.UserRules;
 import dev.spinel.server.engine.ports.InternalConnection;
 import dev.spinel.server.engine.ports.KeyObserver;
 import dev.spinel.server.errors.Errors;
@@ -75,6 +79,46 @@ public final class EmbeddedClient {
     }
 
     private static final Paused PAUSED = new Paused();
+
+    /**
+     * The user with this name and password (Redis's AUTH), or null: unknown, disabled, or a wrong password.
+     * A user with {@code nopass} takes any password.
+     */
+    public User authenticate(String username, byte[] password) {
+        return engine.acl().authenticate(username, password);
+    }
+
+    /** The default user, when it needs no password (no requirepass, nopass and on), else null. */
+    public User defaultUserWithoutPassword() {
+        return engine.acl().authRequired() ? null : engine.acl().defaultUser();
+    }
+
+    /**
+     * Redis's ACL check of the command {@code argv} for {@code user} (its commands, keys and selectors), as
+     * dispatch does it for a RESP client: a denial is logged in ACL LOG and thrown with Redis's NOPERM text.
+     */
+    public void authorize(User user, byte[]... argv) {
+        UserRules rules = user.rules();
+        if (rules.unrestricted()) {
+            return;
+        }
+        Args args = Args.of(argv);
+        Command cmd = engine.commands().lookup(args);
+        if (cmd == null) {
+            throw new IllegalArgumentException("unknown command " + args.string(0));
+        }
+        long denied = Acl.check(rules, cmd.aclId(), cmd.spec(), cmd.noAuth(), args, 0);
+        if (denied == 0) {
+            return;
+        }
+        boolean byKey = (int) (denied >>> 32) == Acl.DENIED_KEY;
+        engine.acl().log().add(byKey ? "key" : "command", AclLog.TOPLEVEL,
+                byKey ? new String(args.copy((int) denied), StandardCharsets.ISO_8859_1) : cmd.name(),
+                user.name(), "id=0 addr=" + name + " laddr= fd=-1 name=" + name + " cmd=" + cmd.name() + " user=" + user.name(),
+                engine.config().acllogMaxLen.value());
+        throw new RedisError(byKey ? "NOPERM this user has no permissions to access one of the keys used as arguments"
+                : "NOPERM this user has no permissions to run the '" + cmd.name() + "' command");
+    }
 
     /**
      * True while CLIENT PAUSE ALL holds a front end's reads too. {@link #run} holds writes only (reading units

@@ -253,6 +253,22 @@ public final class Engine {
         return new EmbeddedClient(this, name);
     }
 
+    /**
+     * A key changed by a served blocked command of {@code waiter} (on the serving thread): as
+     * {@link #keyModified}, with the waiter as the client whose command changed it (CLIENT TRACKING's
+     * NOLOOP, and its own invalidation after its reply, as Redis's current client).
+     */
+    void keyModifiedByServed(Session waiter, int db, byte[] key) {
+        watches.touch(db, key);
+        if (tracking.active()) {
+            tracking.keyChanged(waiter, key);
+        }
+        KeyObserver o = keyObserver;
+        if (o != null) {
+            o.keyChanged(db, key);
+        }
+    }
+
     private void invalidateWatchesAndCaches(int db, byte[] key) {
         watches.touch(db, key);
         if (tracking.active()) {
@@ -598,8 +614,11 @@ public final class Engine {
             applyReplyMode(session);
             return null;
         }
-        if (cmd.runsScript() && session.connection().lendable()) {
-            return cmd; // run on the script thread, so that this loop goes on serving its other clients
+        if ((cmd.runsScript() || (session.transaction() != null && session.transaction().holdsScript() && cmd.name().equals("exec")))
+                && session.connection().lendable()) {
+            // run on the script thread, so that this loop goes on serving its other clients (BUSY, SCRIPT KILL),
+            // an EXEC that runs a script too
+            return cmd;
         }
         run(session, cmd, args);
         applyReplyMode(session);

@@ -16,8 +16,9 @@ import java.util.concurrent.TimeUnit;
  * SCRIPT KILL, FUNCTION KILL, SHUTDOWN NOSAVE... as in Redis. The caller's connection is lent to this thread ({@link ClientConnection#lend})
  * for the whole command: the script uses the caller's session (CLIENT ID, database, user) as on the loop,
  * and the caller's pipelined requests stay queued behind the script. Scripts run one at a time (each holds
- * every stripe anyway). A script run inside EXEC, or by a session without a lendable connection, runs
- * inline on its caller's thread as before.
+ * every stripe anyway). An EXEC whose queue holds a script runs here as well (its loop's other clients then
+ * get BUSY and may kill the script, as in Redis). A script run by a session without a lendable connection
+ * runs inline on its caller's thread.
  *
  * <p>Thread-safety: {@link #submit} from any loop; the executor's one thread runs the scripts and stops
  * after a minute without work.

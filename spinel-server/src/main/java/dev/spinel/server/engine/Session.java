@@ -360,6 +360,22 @@ public final class Session {
         }
     }
 
+    /** Writes due right after the reply of this client's served blocked command (its own invalidations). */
+    private final ConcurrentLinkedQueue<Runnable> afterServed = new ConcurrentLinkedQueue<>();
+
+    /** Queues a write for right after this client's served blocked command's reply; from the serving thread. */
+    void afterServedReply(Runnable write) {
+        afterServed.add(write);
+    }
+
+    /** On the session's loop, after appending a served blocked command's reply. */
+    void runAfterServedReply() {
+        Runnable r;
+        while ((r = afterServed.poll()) != null) {
+            r.run();
+        }
+    }
+
     /** A script of this (tracking) client ran a read-only command: the script's declared keys are tracked. */
     private boolean readByScript;
 

@@ -5,6 +5,7 @@ import dev.spinel.protocol.ReplyBuffer;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -221,6 +222,10 @@ public final class Tracking {
         }
         if (target != origin) {
             target.deliver(write);
+        } else if (origin.executingOn() != Thread.currentThread()) {
+            // A served blocked command (BLMOVE...) changed its own keys on the serving thread: the push goes
+            // right after the reply its loop appends once served, as in Redis.
+            origin.afterServedReply(write);
         } else if (origin.executingTransaction()) {
             origin.afterReply(write); // the writer's own keys inside EXEC: after EXEC's whole reply, as Redis
         } else {
@@ -276,6 +281,21 @@ public final class Tracking {
             }
         }
         return true;
+    }
+
+    /**
+     * Redis's trackingLimitUsedSlots (server cron): while the table holds more than {@code max} keys (0: no
+     * limit), keys are dropped from it, each invalidated for its clients as if it had changed; at most
+     * {@code effort} keys per call, so one tick stays short.
+     */
+    public void limitKeys(long max, int effort) {
+        if (max <= 0 || readers.size() <= max) {
+            return;
+        }
+        Iterator<ByteKey> it = readers.keySet().iterator();
+        while (readers.size() > max && effort-- > 0 && it.hasNext()) {
+            keyChanged(null, it.next().bytes());
+        }
     }
 
     /** Number of keys in the tracking table (INFO's tracking_total_keys). */

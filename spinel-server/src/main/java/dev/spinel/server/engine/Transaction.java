@@ -22,6 +22,12 @@ public final class Transaction {
     private boolean scriptDenyOom;
     /** A queued EVAL, EVALSHA or FCALL whose script declares nothing: their may_replicate flag. */
     private boolean scriptMayReplicate;
+    /** A script command is queued: EXEC then runs on the script thread, as a script does. */
+    private boolean holdsScript;
+
+    boolean holdsScript() {
+        return holdsScript;
+    }
 
     void queue(Command cmd, Args a) {
         byte[][] argv = new byte[a.count()][];
@@ -33,6 +39,7 @@ public final class Transaction {
 
     /** Records the flags a queued script command takes from its script (see {@link dev.spinel.server.engine.ports.ScriptFlags}). */
     void queuedScript(boolean write, boolean denyOom, boolean mayReplicate) {
+        holdsScript = true;
         scriptWrite |= write;
         scriptDenyOom |= denyOom;
         scriptMayReplicate |= mayReplicate;
