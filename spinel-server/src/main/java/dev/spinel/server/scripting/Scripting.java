@@ -33,8 +33,8 @@ public final class Scripting implements BusyScript {
      * The functions' {@code redis} library: filled with the runner's call, pcall... when the runner is
      * created (libraries may be loaded from files before any script runs).
      */
-    private final org.luaj.vm2.LuaTable functionsRedis = new org.luaj.vm2.LuaTable();
-    private final FunctionLibraries functions = new FunctionLibraries(functionsRedis, () -> {
+    private org.luaj.vm2.LuaTable functionsRedis;
+    private final FunctionLibraries functions = new FunctionLibraries(this::functionsRedis, () -> {
         ScriptRunner r = runner;
         if (r != null) {
             r.check();
@@ -64,6 +64,16 @@ public final class Scripting implements BusyScript {
 
     public ScriptCache cache() {
         return cache;
+    }
+
+    /** Made on first use: a server that runs no script or function loads no Lua. Under the stripes. */
+    private org.luaj.vm2.LuaTable functionsRedis() {
+        org.luaj.vm2.LuaTable t = functionsRedis;
+        if (t == null) {
+            t = new org.luaj.vm2.LuaTable();
+            functionsRedis = t;
+        }
+        return t;
     }
 
     /** The function libraries (Redis 7.0 functions). */
@@ -154,7 +164,7 @@ public final class Scripting implements BusyScript {
         try {
             if (runner == null) {
                 runner = new ScriptRunner(engine, this);
-                runner.fillRedisLib(functionsRedis);
+                runner.fillRedisLib(functionsRedis());
                 luaReset = false;
             } else if (luaReset) {
                 luaReset = false;
