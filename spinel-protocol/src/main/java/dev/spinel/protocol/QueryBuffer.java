@@ -97,6 +97,18 @@ public final class QueryBuffer {
         shiftToFront(target);
     }
 
+    /**
+     * Starts over on {@code array} with nothing pending (the parser bound to it must be idle), returning the
+     * array it had: lets a pool of idle buffers swap arrays instead of allocating.
+     */
+    public byte[] restart(byte[] array) {
+        byte[] old = data;
+        data = array;
+        readPos = 0;
+        writePos = 0;
+        return old;
+    }
+
     /** A private array for {@link #moveTo}: the pending bytes with some room, no smaller than a fresh buffer. */
     public byte[] privateCopyTarget() {
         return new byte[Math.max(INITIAL, pending() + pending() / 2)];

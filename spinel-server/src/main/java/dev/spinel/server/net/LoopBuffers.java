@@ -5,6 +5,8 @@ import dev.spinel.protocol.QueryBuffer;
 import dev.spinel.protocol.RespParser;
 import io.netty.util.concurrent.FastThreadLocal;
 
+import java.util.ArrayDeque;
+
 /**
  * The input and output scratch of one event loop, shared by its connections so that an idle connection
  * holds no buffer (10,000 idle clients each holding a query buffer, a parser and a reply array cost
@@ -37,6 +39,18 @@ final class LoopBuffers {
     /** The connection whose replies are in {@link #reply} now, or null. */
     private RespConnectionHandler replyUser;
 
+    /**
+     * Parse contexts given back by connections whose held input ran ({@link #recycle}), reused by {@link #adopt}:
+     * a pipelining client whose reads often end inside a request would otherwise cost a context per read. Three
+     * parallel stacks, so that keeping one allocates nothing.
+     */
+    private final ArrayDeque<QueryBuffer> spareQueries = new ArrayDeque<>();
+    private final ArrayDeque<Args> spareArgs = new ArrayDeque<>();
+    private final ArrayDeque<RespParser> spareParsers = new ArrayDeque<>();
+    private static final int MAX_SPARE = 64;
+    /** A spare context's array larger than this is dropped rather than kept idle. */
+    private static final int MAX_SPARE_ARRAY = 64 * 1024;
+
     private LoopBuffers() {
         fresh();
     }
@@ -56,10 +70,32 @@ final class LoopBuffers {
      * its unconsumed bytes moved off the shared array; the loop goes on with a new context on the same array.
      */
     void adopt() {
+        QueryBuffer next = spareQueries.pollLast();
         if (query.array() == queryScratch) {
-            query.moveTo(query.privateCopyTarget());
+            byte[] target = next == null ? null : next.array();
+            if (target == null || target.length < query.pending()) {
+                target = query.privateCopyTarget();
+            }
+            query.moveTo(target);
         }
-        fresh();
+        if (next == null) {
+            fresh();
+        } else {
+            next.restart(queryScratch);
+            query = next;
+            args = spareArgs.pollLast();
+            parser = spareParsers.pollLast();
+        }
+    }
+
+    /** A connection's own context whose input all ran: kept for the next {@link #adopt} on this loop. */
+    void recycle(QueryBuffer q, Args a, RespParser p) {
+        if (spareQueries.size() < MAX_SPARE && q.array().length <= MAX_SPARE_ARRAY && q.array() != queryScratch) {
+            q.restart(q.array());
+            spareQueries.addLast(q);
+            spareArgs.addLast(a);
+            spareParsers.addLast(p);
+        }
     }
 
     /** Called when a connection's read consumed everything: the context is clean for the next connection. */

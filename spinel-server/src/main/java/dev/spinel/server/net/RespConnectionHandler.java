@@ -236,6 +236,8 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
             loop.release();
         } else if (!empty) {
             return;
+        } else {
+            LoopBuffers.current().recycle(query, args, parser);
         }
         query = null;
         args = null;
