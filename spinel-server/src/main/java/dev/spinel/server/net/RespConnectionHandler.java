@@ -247,6 +247,9 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
 
     /** Replies go into the loop's scratch array until {@link #giveBackReply}, unless this client has an array of its own. */
     private void borrowReply() {
+        if (lent || session == null) {
+            return; // the script thread writes this client's replies meanwhile: never into the loop's scratch
+        }
         ReplyBuffer out = session.out();
         if (!out.borrowing() && out.array().length == 0) {
             LoopBuffers loop = LoopBuffers.current();

@@ -119,4 +119,25 @@ class LoopBuffersTest {
             assertEquals(bulk("after"), new String(a.readReply(), StandardCharsets.US_ASCII));
         }
     }
+
+    @Test
+    void clientReadingWhileItsScriptRunsNeverSharesTheLoopsReplyArray() throws Exception {
+        // The script thread writes the client's replies; a read of the same client meanwhile, and the other
+        // clients of the loop, must not put the loop's reply scratch under it.
+        try (SpinelServer server = oneLoop(); RawClient a = new RawClient(server.port());
+             RawClient b = new RawClient(server.port())) {
+            for (int round = 0; round < 5; round++) {
+                a.send(List.of("EVAL".getBytes(StandardCharsets.US_ASCII),
+                        ("local s = '' for i = 1, 300 do s = s .. 'x' end local x = 0 for i = 1, 300000 do x = x + 1 end "
+                                + "return {s, x}").getBytes(StandardCharsets.US_ASCII), "0".getBytes(StandardCharsets.US_ASCII)));
+                a.send(List.of("ECHO".getBytes(StandardCharsets.US_ASCII), ("then" + round).getBytes(StandardCharsets.US_ASCII)));
+                for (int i = 0; i < 20; i++) {
+                    assertEquals(bulk("b" + i + "-" + "y".repeat(200)), b.callString("ECHO", "b" + i + "-" + "y".repeat(200)));
+                }
+                assertEquals("*2\r\n" + bulk("x".repeat(300)) + ":300000\r\n",
+                        new String(a.readReply(), StandardCharsets.US_ASCII));
+                assertEquals(bulk("then" + round), new String(a.readReply(), StandardCharsets.US_ASCII));
+            }
+        }
+    }
 }
