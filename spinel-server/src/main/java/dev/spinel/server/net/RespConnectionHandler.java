@@ -176,26 +176,27 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         ByteBuf in = (ByteBuf) msg;
-        try {
-            if ((session == null && !handshaking) || closeAfterReply) {
-                return;
-            }
-            if (query == null) {
-                LoopBuffers loop = LoopBuffers.current();
-                query = loop.query;
-                args = loop.args;
-                parser = loop.parser;
-            }
-            int n = in.readableBytes();
-            engine.stats().netInputBytes.add(n);
-            engine.stats().readsProcessed.add(1);
-            query.ensureWritable(n);
-            in.readBytes(query.array(), query.writePos(), n);
-            query.advanceWrite(n);
-        } finally {
+        if ((session == null && !handshaking) || closeAfterReply) {
             in.release();
+            return;
         }
         try {
+            try {
+                if (query == null) {
+                    LoopBuffers loop = LoopBuffers.current();
+                    query = loop.query;
+                    args = loop.args;
+                    parser = loop.parser;
+                }
+                int n = in.readableBytes();
+                engine.stats().netInputBytes.add(n);
+                engine.stats().readsProcessed.add(1);
+                query.ensureWritable(n);
+                in.readBytes(query.array(), query.writePos(), n);
+                query.advanceWrite(n);
+            } finally {
+                in.release();
+            }
             // Checked before parsing, as Redis does after each read: a client whose unparsed input passes
             // the limit is closed without a reply, even if the input would complete a request.
             if (parser.unparsedBytes() > engine.config().clientQueryBufferLimit.value()) {
@@ -213,7 +214,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
                 processInput();
             }
         } finally {
-            endRead();
+            endRead(); // also after a failure: the loop's context is never left attached to this connection
         }
     }
 
