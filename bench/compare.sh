@@ -11,14 +11,23 @@
 # OUT (directory for raw results, default a temporary one), NO_BUILD=1 (use the jar already built).
 #
 # Scenarios (each with -t set,get): pipelined (-P 30 -c 32 -d 256), unpipelined (-P 1 -c 50),
-# many connections (-P 30 -c 1024), and memory: KEYS keys of 14 bytes with 32-byte values loaded with
+# many connections (-P 30 -c 1024), and pipe-memory: KEYS keys of 14 bytes with 32-byte values loaded with
 # redis-cli --pipe into a freshly started server, then VmRSS of the server process; and idle: RSS of a fresh
 # server holding IDLE_CONNS (10000) idle connections opened by bench/idle_clients.py (skipped without python3).
 # Both read VmRSS 2 s after the load / the connections, and again SETTLE_SECONDS (8) later.
+#
+# "memory" (issue #15's table; MEM_ROUNDS rounds, default ROUNDS, servers alternating first), each reading VmRSS
+# of a freshly started server: (1) empty, EMPTY_WAIT (10) s after its first PONG; then MEM_CONNS (9000) idle
+# connections, each having sent one PING (bench/idle_clients.py), read 2 s and SETTLE_SECONDS + 2 s after they
+# answered, the growth per connection being (RSS with them - empty RSS) / MEM_CONNS; (2) another fresh server
+# loaded with memtier_benchmark --ratio=1:0 --key-pattern=P:P --key-maximum=MEM_KEYS (1000000) -n allkeys -d 32
+# (its defaults otherwise: 4 threads x 50 connections), checked with DBSIZE, read 2 s and SETTLE_SECONDS + 2 s
+# after the load. Spinel runs with bin/spinel-server's default JVM options (SPINEL_JAVA_OPTS overrides) and its
+# gRPC service on (the default) on a free port.
 # Server CPU seconds per run come from /proc/<pid>/stat (utime+stime), giving ops per CPU-second.
 # Rounds alternate which server runs first. Installs nothing: needs redis-server and redis-benchmark.
 #
-# PARTS (default "memtier redis-benchmark loadgen collections memory idle") selects what runs. "memtier" is the
+# PARTS (default "memtier redis-benchmark loadgen collections memory") selects what runs. "memtier" is the
 # reference: memtier_benchmark 2.3.0 (../shared/tools/memtier.sh, or MEMTIER=/path/to/memtier_benchmark),
 # SET:GET 1:10, 256-byte values, random keys over MEMTIER_KEYS (100000), 2 threads (-t 2), MEMTIER_SECONDS
 # (10; 3 in QUICK mode) per run, in the same three scenarios; it reports ops/s, p50/p99/p99.9 and ops per server
@@ -55,7 +64,7 @@ else
   ROUNDS=${ROUNDS:-3}; N_PIPE=${N_PIPE:-2000000}; N_PLAIN=${N_PLAIN:-200000}; N_CONN=${N_CONN:-1000000}; KEYS=${KEYS:-1000000}
 fi
 BENCH_THREADS=${BENCH_THREADS:-1}
-PARTS=${PARTS:-memtier redis-benchmark loadgen collections memory idle}
+PARTS=${PARTS:-memtier redis-benchmark loadgen collections memory}
 MEMTIER=${MEMTIER:-$root/../shared/tools/memtier.sh}
 MEMTIER_KEYS=${MEMTIER_KEYS:-100000}
 # The collections part: redis-benchmark's list, set, hash and sorted-set tests, pipelined.
@@ -64,11 +73,19 @@ N_COLL=${N_COLL:-$((N_PIPE / 4))}
 has_part() { case " $PARTS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 if [ "$QUICK" = 1 ]; then LOAD_SECONDS=${LOAD_SECONDS:-3}; else LOAD_SECONDS=${LOAD_SECONDS:-10}; fi
 if [ "$QUICK" = 1 ]; then MEMTIER_SECONDS=${MEMTIER_SECONDS:-3}; else MEMTIER_SECONDS=${MEMTIER_SECONDS:-10}; fi
-if has_part memtier && [ ! -x "$MEMTIER" ]; then
+if { has_part memtier || has_part memory; } && [ ! -x "$MEMTIER" ]; then
   echo "compare.sh: memtier_benchmark not found at $MEMTIER (set MEMTIER, or leave memtier out of PARTS)" >&2
   exit 2
 fi
 IDLE_CONNS=${IDLE_CONNS:-10000}
+MEM_ROUNDS=${MEM_ROUNDS:-$ROUNDS}
+MEM_CONNS=${MEM_CONNS:-9000}
+MEM_KEYS=${MEM_KEYS:-1000000}
+EMPTY_WAIT=${EMPTY_WAIT:-10}
+if has_part memory && [ "$(ulimit -n)" -le $((MEM_CONNS + 200)) ]; then
+  ulimit -n $((MEM_CONNS + 1000)) 2>/dev/null || {
+    echo "compare.sh: the memory part needs ulimit -n > MEM_CONNS + 200 ($(ulimit -n)); raise it or lower MEM_CONNS" >&2; exit 2; }
+fi
 SETTLE_SECONDS=${SETTLE_SECONDS:-8}
 OUT=${OUT:-$(mktemp -d /tmp/spinel-compare.XXXXXX)}
 mkdir -p "$OUT"
@@ -109,7 +126,10 @@ start_server() {
       redis-server --port "$SERVER_PORT" --bind 127.0.0.1 --save "" --appendonly no --daemonize no --maxclients 10100 \
         --logfile "$OUT/redis-$SERVER_PORT.log" &
     else
-      "$root/bin/spinel-server" --port "$SERVER_PORT" --bind 127.0.0.1 --maxclients 10100 ${SPINEL_ARGS:-} > "$OUT/spinel-$SERVER_PORT.log" 2>&1 &
+      # the gRPC service (on by default) on a free port too, so that a server already on its default port 50051
+      # does not stop this one from starting
+      "$root/bin/spinel-server" --port "$SERVER_PORT" --bind 127.0.0.1 --maxclients 10100 --grpc-port "$(free_port)" \
+        ${SPINEL_ARGS:-} > "$OUT/spinel-$SERVER_PORT.log" 2>&1 &
     fi
     SERVER_PID=$!
     PIDS+=("$SERVER_PID")
@@ -239,6 +259,46 @@ idle_round() {
   stop_server "$pid"
 }
 
+# memory_empty_idle SERVER ROUND: empty RSS of a fresh server, then with MEM_CONNS idle connections (issue #15)
+memory_empty_idle() {
+  local server=$1 round=$2 rss0 rss1 rss2
+  start_server "$server"
+  local pid=$SERVER_PID port=$SERVER_PORT
+  sleep "$EMPTY_WAIT"
+  rss0=$(rss_kb "$pid")
+  coproc IDLE { python3 "$root/bench/idle_clients.py" "$port" "$MEM_CONNS"; }
+  local line=""
+  read -r line <&"${IDLE[0]}" || true
+  [ "$line" = ready ] || { echo "compare.sh: $MEM_CONNS idle connections to $server failed" >&2; exit 1; }
+  sleep 2
+  rss1=$(rss_kb "$pid")
+  sleep "$SETTLE_SECONDS"
+  rss2=$(rss_kb "$pid")
+  exec {IDLE[1]}>&-
+  wait "$IDLE_PID" 2>/dev/null || true
+  printf '%s\tempty\t%s\t%d\t%d\t%d\n' "$server" "$round" "$rss0" "$rss1" "$rss2" >> "$OUT/mem.tsv"
+  stop_server "$pid"
+}
+
+# memory_keys SERVER ROUND: RSS of a fresh server after memtier wrote MEM_KEYS keys with 32-byte values
+memory_keys() {
+  local server=$1 round=$2 rss0 rss1 rss2 n
+  start_server "$server"
+  local pid=$SERVER_PID port=$SERVER_PORT
+  sleep 1
+  rss0=$(rss_kb "$pid")
+  "$MEMTIER" -s 127.0.0.1 -p "$port" --ratio=1:0 --key-pattern=P:P --key-maximum="$MEM_KEYS" -n allkeys -d 32 \
+    --hide-histogram > "$OUT/memtier-load-$server-$round.log" 2>&1
+  n=$(redis-cli -p "$port" DBSIZE)
+  [ "$n" -ge "$MEM_KEYS" ] || { echo "compare.sh: memtier loaded $n keys into $server, not $MEM_KEYS" >&2; exit 1; }
+  sleep 2
+  rss1=$(rss_kb "$pid")
+  sleep "$SETTLE_SECONDS"
+  rss2=$(rss_kb "$pid")
+  printf '%s\tkeys\t%s\t%d\t%d\t%d\n' "$server" "$round" "$rss0" "$rss1" "$rss2" >> "$OUT/mem.tsv"
+  stop_server "$pid"
+}
+
 echo "Results in $OUT (ROUNDS=$ROUNDS, N_PIPE=$N_PIPE, N_PLAIN=$N_PLAIN, N_CONN=$N_CONN, KEYS=$KEYS)" >&2
 
 # The gRPC part first: it starts its own Spinel and etcd, and the RESP servers below are not running yet.
@@ -253,6 +313,9 @@ if has_part grpc; then
 fi
 : > "$OUT/memory.tsv"
 
+THROUGHPUT=0
+for p in memtier redis-benchmark collections loadgen; do has_part $p && THROUGHPUT=1; done
+if [ "$THROUGHPUT" = 1 ]; then
 start_server redis; REDIS_PID=$SERVER_PID; REDIS_PORT=$SERVER_PORT
 start_server spinel; SPINEL_PID=$SERVER_PID; SPINEL_PORT=$SERVER_PORT
 
@@ -297,9 +360,21 @@ for round in $(seq 1 "$ROUNDS"); do
   done
 done
 stop_server "$REDIS_PID"; stop_server "$SPINEL_PID"
+fi
+
+: > "$OUT/mem.tsv"
+for round in $(seq 1 "$MEM_ROUNDS"); do
+  has_part memory || break
+  if [ $((round % 2)) = 1 ]; then order="redis spinel"; else order="spinel redis"; fi
+  for s in $order; do
+    echo "round $round: memory (empty, $MEM_CONNS idle connections, $MEM_KEYS keys) $s" >&2
+    memory_empty_idle $s "$round"
+    memory_keys $s "$round"
+  done
+done
 
 for round in $(seq 1 "$ROUNDS"); do
-  has_part memory || break
+  has_part pipe-memory || break
   if [ $((round % 2)) = 1 ]; then order="redis spinel"; else order="spinel redis"; fi
   for s in $order; do
     echo "round $round: memory $s" >&2
@@ -400,6 +475,28 @@ if [ -s "$OUT/load.tsv" ]; then
       }
     }' "$OUT/load.tsv"
 fi
+if [ -s "$OUT/mem.tsv" ]; then
+  echo
+  echo "memory (fresh servers; medians of $MEM_ROUNDS rounds; MB = 2^20 bytes)"
+  echo
+  echo "| what | Redis | Spinel | ratio |"
+  echo "|---|---:|---:|---:|"
+  awk -F'\t' -v n="$MEM_CONNS" -v keys="$MEM_KEYS" -v settle="$SETTLE_SECONDS" -v wait="$EMPTY_WAIT" "$AWK_MEDIAN"'
+    $2 == "empty" { e0[$1] = e0[$1] " " $4; c1[$1] = c1[$1] " " $5; c2[$1] = c2[$1] " " $6;
+                    g1[$1] = g1[$1] " " ($5 - $4) * 1024 / n; g2[$1] = g2[$1] " " ($6 - $4) * 1024 / n }
+    $2 == "keys" { k1[$1] = k1[$1] " " $5; k2[$1] = k2[$1] " " $6 }
+    function row(label, r, s, scale, fmt) {
+      printf "| %s | " fmt " | " fmt " | %.2f |\n", label, r / scale, s / scale, (r > 0 ? s / r : 0) }
+    END {
+      row("RSS of the empty server, " wait " s after start (MB)", median(e0["redis"]), median(e0["spinel"]), 1024, "%.1f");
+      row("RSS after " keys " keys, memtier -d 32, 2 s after (MB)", median(k1["redis"]), median(k1["spinel"]), 1024, "%.1f");
+      row("the same " settle + 2 " s after (MB)", median(k2["redis"]), median(k2["spinel"]), 1024, "%.1f");
+      row("RSS with " n " idle connections, 2 s after (MB)", median(c1["redis"]), median(c1["spinel"]), 1024, "%.1f");
+      row("the same " settle + 2 " s after (MB)", median(c2["redis"]), median(c2["spinel"]), 1024, "%.1f");
+      row("growth per idle connection, 2 s after (bytes)", median(g1["redis"]), median(g1["spinel"]), 1, "%.0f");
+      row("the same " settle + 2 " s after (bytes)", median(g2["redis"]), median(g2["spinel"]), 1, "%.0f")
+    }' "$OUT/mem.tsv"
+fi
 if [ -s "$OUT/memory.tsv" ]; then
 echo
 echo "| memory ($KEYS keys, 14-byte keys, 32-byte values) | Redis | Spinel | ratio |"
@@ -431,4 +528,4 @@ cat "$OUT/grpc-report.md"
 echo
 echo "Spinel JVM options: ${SPINEL_JAVA_OPTS:-the default of bin/spinel-server}"
 echo "Spinel arguments: ${SPINEL_ARGS:-(none)}; $(grep -h -o 'transport=[a-z_]*' "$OUT"/spinel-*.log 2>/dev/null | sort -u | tr '\n' ' ')"
-echo "Raw results: $OUT/memtier.tsv, $RESULTS, $OUT/load.tsv and $OUT/memory.tsv"
+echo "Raw results: $OUT/memtier.tsv, $RESULTS, $OUT/load.tsv, $OUT/mem.tsv and $OUT/memory.tsv"

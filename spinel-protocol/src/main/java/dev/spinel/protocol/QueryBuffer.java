@@ -11,10 +11,22 @@ public final class QueryBuffer {
     private static final int INITIAL = 512;
     private static final int SHRINK_ABOVE = 256 * 1024;
 
-    byte[] data = new byte[INITIAL];
+    byte[] data;
     int readPos;
     int writePos;
     private RespParser parser;
+
+    public QueryBuffer() {
+        this(new byte[INITIAL]);
+    }
+
+    /**
+     * A buffer that starts on {@code array}, e.g. an event loop's scratch array shared by the loop's idle
+     * connections: see {@link #moveTo}.
+     */
+    public QueryBuffer(byte[] array) {
+        this.data = array;
+    }
 
     /** Binds the parser whose saved positions must follow the data when it moves. */
     public void attach(RespParser parser) {
@@ -71,6 +83,35 @@ public final class QueryBuffer {
                 data = new byte[INITIAL];
             }
         }
+    }
+
+    /**
+     * Moves the unconsumed bytes to the front of {@code target} (at least {@link #pending()} long) and
+     * continues on it; a request in progress keeps its parsed state. A connection takes its input off a
+     * shared scratch array this way when a read leaves part of a request.
+     */
+    public void moveTo(byte[] target) {
+        if (target.length < pending()) {
+            throw new IllegalArgumentException("target too small");
+        }
+        shiftToFront(target);
+    }
+
+    /**
+     * Starts over on {@code array} with nothing pending (the parser bound to it must be idle), returning the
+     * array it had: lets a pool of idle buffers swap arrays instead of allocating.
+     */
+    public byte[] restart(byte[] array) {
+        byte[] old = data;
+        data = array;
+        readPos = 0;
+        writePos = 0;
+        return old;
+    }
+
+    /** A private array for {@link #moveTo}: the pending bytes with some room, no smaller than a fresh buffer. */
+    public byte[] privateCopyTarget() {
+        return new byte[Math.max(INITIAL, pending() + pending() / 2)];
     }
 
     private void shiftToFront(byte[] target) {

@@ -29,12 +29,16 @@ public final class ReplyBuffer {
         }
     }
 
-    // Small at first: an idle connection costs little (10k idle clients are a target); busy ones grow once.
+    // No array at first: an idle connection costs nothing here (10k idle clients are a target); a connection
+    // borrows its event loop's scratch array while it executes (see borrow), or grows an array of its own.
     private static final int INITIAL = 512;
     private static final int SHRINK_ABOVE = 1024 * 1024;
+    private static final byte[] NONE = new byte[0];
 
-    private byte[] buf = new byte[INITIAL];
+    private byte[] buf = NONE;
     private int pos;
+    /** The array lent by {@link #borrow}, until {@link #giveBack}; null otherwise. */
+    private byte[] borrowed;
     private boolean resp3;
     private GrowthListener growthListener;
     private boolean discarding;
@@ -90,9 +94,49 @@ public final class ReplyBuffer {
     /** Discards everything written (after it was sent); gives back an oversized array. */
     public void clear() {
         pos = 0;
-        if (buf.length > SHRINK_ABOVE) {
-            buf = new byte[INITIAL];
+        if (buf.length > SHRINK_ABOVE && buf != borrowed) {
+            buf = NONE;
         }
+    }
+
+    /**
+     * Writes into {@code scratch} (an array shared by the connections of one thread) from now until
+     * {@link #giveBack}, if this buffer holds no array of its own; true when it borrowed. The owner must give it
+     * back before anything else may write into {@code scratch}.
+     */
+    public boolean borrow(byte[] scratch) {
+        if (buf.length != 0 || borrowed != null) {
+            return false;
+        }
+        buf = scratch;
+        borrowed = scratch;
+        return true;
+    }
+
+    /** The capacity of this buffer's own array: 0 while it has none or writes into a borrowed one. */
+    public int ownCapacity() {
+        return buf == borrowed ? 0 : buf.length;
+    }
+
+    /** True while a borrowed array is in use (see {@link #borrow}). */
+    public boolean borrowing() {
+        return borrowed != null;
+    }
+
+    /**
+     * Ends a {@link #borrow}: what is still unsent moves to an array of its own; an empty buffer keeps no array
+     * (also none grown from the borrowed one while borrowing).
+     */
+    public void giveBack() {
+        if (borrowed == null) {
+            return;
+        }
+        if (pos == 0) {
+            buf = NONE;
+        } else if (buf == borrowed) {
+            buf = Arrays.copyOf(buf, Math.max(INITIAL, pos));
+        }
+        borrowed = null;
     }
 
     /** Drops what was written after {@code mark} (to replace a partial reply). */
@@ -327,7 +371,7 @@ public final class ReplyBuffer {
     }
 
     private void grow(int n) {
-        if (growthListener != null && !discarding) {
+        if (growthListener != null && !discarding && buf.length > 0) { // the first array is no growth of the reply
             growthListener.growing(this);
         }
         if (discarding) {
@@ -336,7 +380,7 @@ public final class ReplyBuffer {
                 return;
             }
         }
-        long want = Math.max((long) buf.length * 2, (long) pos + n);
+        long want = Math.max(Math.max((long) buf.length * 2, (long) pos + n), INITIAL);
         if (want > Integer.MAX_VALUE - 16) {
             want = Integer.MAX_VALUE - 16;
         }

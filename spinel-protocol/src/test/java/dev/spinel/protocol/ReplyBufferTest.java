@@ -119,4 +119,42 @@ class ReplyBufferTest {
         b.bulk(big); // a single piece larger than the array still fits (and is dropped with the rest)
         assertTrue(b.size() <= b.array().length && b.array().length >= big.length);
     }
+
+    @Test
+    void emptyBufferHoldsNoArrayAndBorrowsScratchUntilGivenBack() {
+        ReplyBuffer b = new ReplyBuffer();
+        assertEquals(0, b.array().length); // an idle connection's buffer costs no array
+        byte[] scratch = new byte[64];
+        assertTrue(b.borrow(scratch));
+        b.ok();
+        assertTrue(b.array() == scratch && b.ownCapacity() == 0);
+        b.clear();
+        b.giveBack(); // nothing unsent: no array of its own
+        assertEquals(0, b.array().length);
+        assertTrue(b.borrow(scratch));
+        b.simple("KEPT");
+        b.giveBack(); // unsent replies move off the scratch
+        Arrays.fill(scratch, (byte) 'x');
+        assertEquals("+KEPT\r\n", new String(b.array(), 0, b.size(), StandardCharsets.ISO_8859_1));
+        assertTrue(b.array() != scratch && b.ownCapacity() >= b.size());
+        assertTrue(!b.borrow(scratch)); // it has its own array now
+    }
+
+    @Test
+    void replyGrownPastTheScratchIsKeptOnlyWhileUnsent() {
+        ReplyBuffer b = new ReplyBuffer();
+        byte[] scratch = new byte[16];
+        b.borrow(scratch);
+        b.bulk(new byte[100]);
+        assertTrue(b.array() != scratch);
+        b.giveBack();
+        assertEquals(108, b.size()); // $100 CRLF, the bytes, CRLF
+        b.clear();
+        ReplyBuffer c = new ReplyBuffer();
+        c.borrow(scratch);
+        c.bulk(new byte[100]);
+        c.clear();
+        c.giveBack();
+        assertEquals(0, c.array().length);
+    }
 }

@@ -322,4 +322,29 @@ class RespParserTest {
         assertEquals(5, p.unparsedBytes());
         assertEquals(7, p.bytesWanted());
     }
+
+    @Test
+    void requestInProgressSurvivesAMoveOffASharedArray() throws ProtocolException {
+        // A connection reads into its loop's shared array; a read that ends inside a request moves the rest
+        // to the connection's own array, and the parse goes on there where it stopped.
+        byte[] shared = new byte[256];
+        QueryBuffer q = new QueryBuffer(shared);
+        Args args = new Args();
+        RespParser p = new RespParser(q, args);
+        byte[] stream = concat(multibulk("PING"), multibulk("SET", "key", "a longer value"));
+        int cut = stream.length - 6; // inside the value
+        q.append(stream, 0, cut);
+        assertTrue(p.next());
+        assertEquals("PING", args.string(0));
+        assertFalse(p.next());
+        assertTrue(p.inProgress());
+        q.moveTo(q.privateCopyTarget());
+        Arrays.fill(shared, (byte) '!'); // the loop reuses its array for another connection
+        q.append(stream, cut, stream.length - cut);
+        assertTrue(p.next());
+        assertEquals(List.of("SET", "key", "a longer value"),
+                List.of(args.string(0), args.string(1), args.string(2)));
+        assertFalse(p.next());
+        assertEquals(0, q.pending());
+    }
 }

@@ -31,7 +31,8 @@ public final class Session {
     private final long id;
     private final ClientConnection connection;
     private final ReplyBuffer out = new ReplyBuffer();
-    private final StripeLocks locks = new StripeLocks();
+    /** Created on first use: most clients never run a multi-key command. */
+    private StripeLocks locks;
     private final long createdAt = System.currentTimeMillis();
 
     private volatile int db;
@@ -135,7 +136,12 @@ public final class Session {
 
     /** Reusable stripe locks for multi-key commands. */
     public StripeLocks locks() {
-        return locks;
+        StripeLocks l = locks;
+        if (l == null) {
+            l = new StripeLocks();
+            locks = l;
+        }
+        return l;
     }
 
     public int dbIndex() {

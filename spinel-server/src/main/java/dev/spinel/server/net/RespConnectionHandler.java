@@ -87,9 +87,14 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     private Socket socket;
     /** A TLS connection: the session opens after the handshake ({@link #userEventTriggered}). */
     private boolean handshaking;
-    private final QueryBuffer query = new QueryBuffer();
-    private final Args args = new Args();
-    private final RespParser parser = new RespParser(query, args);
+    // The input being parsed: the loop's shared context during a read (LoopBuffers), this connection's own while
+    // it holds input it could not run yet (part of a request, or requests waiting on suspension or a full
+    // socket); null between reads otherwise, so an idle connection holds no buffer.
+    private QueryBuffer query;
+    private Args args;
+    private RespParser parser;
+    /** {@link #query}, {@link #args} and {@link #parser} are this connection's own, not the loop's. */
+    private boolean ownInput;
     private ChannelHandlerContext ctx;
     /** The loop thread's command timing (null on a thread without one): one clock read per command of a batch. */
     private CommandChain chain;
@@ -108,8 +113,9 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     private boolean flushPending;
     /** Closing for passing client-output-buffer-limit: nothing more is executed or sent. */
     private boolean outputLimitReached;
-    private String remote = "?:0";
-    private String local = "?:0";
+    /** Formatted on first use (CLIENT LIST, logs): the channel keeps the addresses themselves. */
+    private volatile String remote;
+    private volatile String local;
 
     RespConnectionHandler(Engine engine, boolean tls) {
         this.engine = engine;
@@ -122,8 +128,6 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
         this.ctx = ctx;
         chain = CommandChain.current();
         socket = !tls && ctx.channel() instanceof EpollSocketChannel ch && ch.fd() instanceof Socket fd ? fd : null;
-        remote = format(ctx.channel().remoteAddress());
-        local = format(ctx.channel().localAddress());
         if (handshaking || admit()) {
             ctx.fireChannelActive();
         }
@@ -141,7 +145,6 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
         }
         session = engine.open(this);
         session.out().growthListener(this);
-        parser.maxBulkLength(engine.config().protoMaxBulkLen.value());
         return true;
     }
 
@@ -150,9 +153,16 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
         if (evt instanceof SslHandshakeCompletionEvent done && handshaking) {
             handshaking = false;
             if (done.isSuccess()) {
-                if (admit() && query.pending() > 0) { // requests that came with the end of the handshake
-                    processInput();
-                    flushReplies();
+                if (admit() && query != null && query.pending() > 0) { // requests that came with the end of the handshake
+                    parser.maxBulkLength(engine.config().protoMaxBulkLen.value());
+                    borrowReply();
+                    try {
+                        processInput();
+                        flushReplies();
+                    } finally {
+                        giveBackReply();
+                        endRead();
+                    }
                 }
             } else {
                 logHandshakeFailure(done.cause());
@@ -175,14 +185,17 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
             reason = reason.substring(0, 120) + "...";
         }
         if (!ctx.channel().isActive()) {
-            Log.verbose("Error accepting a client connection: closed during the TLS handshake (addr=" + remote + ")");
+            Log.verbose("Error accepting a client connection: closed during the TLS handshake (addr=" + remoteAddress() + ")");
         } else {
-            Log.warning("Error accepting a client connection: " + reason + " (addr=" + remote + ")");
+            Log.warning("Error accepting a client connection: " + reason + " (addr=" + remoteAddress() + ")");
         }
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+        if (!lent) {
+            giveBackReply();
+        }
         if (session != null && lent) {
             closedWhileLent = true; // the script thread still uses the session: closed when given back
         } else if (session != null) {
@@ -194,33 +207,94 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         ByteBuf in = (ByteBuf) msg;
-        try {
-            if ((session == null && !handshaking) || closeAfterReply) {
-                return;
-            }
-            int n = in.readableBytes();
-            engine.stats().netInputBytes.add(n);
-            engine.stats().readsProcessed.add(1);
-            query.ensureWritable(n);
-            in.readBytes(query.array(), query.writePos(), n);
-            query.advanceWrite(n);
-        } finally {
+        if ((session == null && !handshaking) || closeAfterReply) {
             in.release();
-        }
-        // Checked before parsing, as Redis does after each read: a client whose unparsed input passes
-        // the limit is closed without a reply, even if the input would complete a request.
-        if (parser.unparsedBytes() > engine.config().clientQueryBufferLimit.value()) {
-            Log.warning("Closing client that reached max query buffer length: addr=" + remote
-                    + " qbuf=" + parser.unparsedBytes());
-            closeAfterReply = true;
-            ctx.close();
             return;
         }
-        if (!paused && session != null) {
-            // read on every batch, not once per connection: CONFIG SET proto-max-bulk-len applies to
-            // connected clients at once, as in Redis
-            parser.maxBulkLength(engine.config().protoMaxBulkLen.value());
-            processInput();
+        try {
+            try {
+                if (query == null) {
+                    LoopBuffers loop = LoopBuffers.current();
+                    query = loop.query;
+                    args = loop.args;
+                    parser = loop.parser;
+                }
+                int n = in.readableBytes();
+                engine.stats().netInputBytes.add(n);
+                engine.stats().readsProcessed.add(1);
+                query.ensureWritable(n);
+                in.readBytes(query.array(), query.writePos(), n);
+                query.advanceWrite(n);
+            } finally {
+                in.release();
+            }
+            // Checked before parsing, as Redis does after each read: a client whose unparsed input passes
+            // the limit is closed without a reply, even if the input would complete a request.
+            if (parser.unparsedBytes() > engine.config().clientQueryBufferLimit.value()) {
+                Log.warning("Closing client that reached max query buffer length: addr=" + remoteAddress()
+                        + " qbuf=" + parser.unparsedBytes());
+                closeAfterReply = true;
+                ctx.close();
+                return;
+            }
+            if (!paused && session != null) {
+                // read on every batch, not once per connection: CONFIG SET proto-max-bulk-len applies to
+                // connected clients at once, as in Redis
+                parser.maxBulkLength(engine.config().protoMaxBulkLen.value());
+                borrowReply();
+                processInput();
+            }
+        } finally {
+            endRead(); // also after a failure: the loop's context is never left attached to this connection
+        }
+    }
+
+    /**
+     * After a read: input left over (part of a request, or requests not run yet) stays with this connection,
+     * taken off the loop's shared context; otherwise the connection lets go of the context.
+     */
+    private void endRead() {
+        if (query == null) {
+            return;
+        }
+        boolean empty = query.pending() == 0 && !parser.inProgress();
+        if (!ownInput) {
+            LoopBuffers loop = LoopBuffers.current();
+            if (!empty) {
+                loop.adopt();
+                ownInput = true;
+                return;
+            }
+            loop.release();
+        } else if (!empty) {
+            return;
+        } else {
+            LoopBuffers.current().recycle(query, args, parser);
+        }
+        query = null;
+        args = null;
+        parser = null;
+        ownInput = false;
+    }
+
+    /** Replies go into the loop's scratch array until {@link #giveBackReply}, unless this client has an array of its own. */
+    private void borrowReply() {
+        if (lent || session == null) {
+            return; // the script thread writes this client's replies meanwhile: never into the loop's scratch
+        }
+        ReplyBuffer out = session.out();
+        if (!out.borrowing() && out.array().length == 0) {
+            LoopBuffers loop = LoopBuffers.current();
+            loop.claimReply(this);
+            out.borrow(loop.reply);
+        }
+    }
+
+    /** Ends {@link #borrowReply}: unsent replies move to an array of this connection's own. On the loop. */
+    void giveBackReply() {
+        if (session != null && session.out().borrowing()) {
+            session.out().giveBack();
+            LoopBuffers.current().replyReturned(this);
         }
     }
 
@@ -240,6 +314,9 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
         int chunk = limit == null || limit.hardBytes() == 0 || limit.hardBytes() > HOLD_BELOW_LIMIT ? OUTPUT_CHUNK
                 : (int) Math.max(OUTPUT_CHUNK, limit.hardBytes());
         session.drainDeliveries(); // messages published before this input was read go first, as in Redis
+        if (parser == null) {
+            return; // no input held
+        }
         CommandChain chain = this.chain;
         if (chain != null) {
             chain.open();
@@ -341,11 +418,17 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
         suspended = false;
         Args again = retry;
         retry = null;
-        if (again != null) {
-            engine.execute(session, again);
+        borrowReply();
+        try {
+            if (again != null) {
+                engine.execute(session, again);
+            }
+            processInput();
+            flushReplies();
+        } finally {
+            giveBackReply();
+            endRead();
         }
-        processInput();
-        flushReplies();
     }
 
     /**
@@ -364,7 +447,11 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-        flushReplies();
+        try {
+            flushReplies();
+        } finally {
+            giveBackReply();
+        }
         ctx.fireChannelReadComplete();
     }
 
@@ -395,6 +482,9 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
             // batch, so one write covers every connection the loop served in it (Redis's beforeSleep).
             if (!flushPending) {
                 flushPending = true;
+                if (writeLogThenFlush == null) {
+                    writeLogThenFlush = this::writeLogThenFlush;
+                }
                 ctx.executor().execute(writeLogThenFlush);
             }
             return;
@@ -453,8 +543,11 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
         }
     }
 
-    /** See {@link #flushReplies}: the log written by this loop, or else by the log's thread (one fsync covers every connection's batch). */
-    private final Runnable writeLogThenFlush = this::writeLogThenFlush;
+    /**
+     * See {@link #flushReplies}: the log written by this loop, or else by the log's thread (one fsync covers every
+     * connection's batch). Made on first use: most clients never wait for the log.
+     */
+    private Runnable writeLogThenFlush;
 
     private void writeLogThenFlush() {
         Propagator log = engine.propagator();
@@ -474,8 +567,14 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
         if (ctx.channel().isWritable()) {
             if (paused && session != null) {
                 paused = false;
-                processInput();
-                flushReplies();
+                borrowReply();
+                try {
+                    processInput();
+                    flushReplies();
+                } finally {
+                    giveBackReply();
+                    endRead();
+                }
             }
             if (!paused && ctx.channel().isWritable()) {
                 ctx.channel().config().setAutoRead(true);
@@ -497,12 +596,22 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
 
     @Override
     public String remoteAddress() {
-        return remote;
+        String r = remote;
+        if (r == null) { // racy but idempotent: any thread formats the same text
+            r = ctx == null ? "?:0" : format(ctx.channel().remoteAddress());
+            remote = r;
+        }
+        return r;
     }
 
     @Override
     public String localAddress() {
-        return local;
+        String l = local;
+        if (l == null) {
+            l = ctx == null ? "?:0" : format(ctx.channel().localAddress());
+            local = l;
+        }
+        return l;
     }
 
     @Override
@@ -551,6 +660,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
 
     @Override
     public void lend() {
+        giveBackReply(); // the script thread writes the replies: they cannot stay in the loop's scratch
         suspended = true;
         retry = null;
         lent = true;
@@ -576,8 +686,14 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
         if (!ctx.channel().isActive()) {
             return;
         }
-        processInput(); // drains the deliveries that waited, then runs what the client pipelined
-        flushReplies();
+        borrowReply();
+        try {
+            processInput(); // drains the deliveries that waited, then runs what the client pipelined
+            flushReplies();
+        } finally {
+            giveBackReply();
+            endRead();
+        }
     }
 
     @Override
@@ -597,17 +713,17 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
 
     @Override
     public boolean hasMoreInput() {
-        return parser.unparsedBytes() > 0;
+        return parser != null && parser.unparsedBytes() > 0;
     }
 
     @Override
     public long queryBufferLength() {
-        return query.pending();
+        return query == null ? 0 : query.pending();
     }
 
     @Override
     public long queryBufferFree() {
-        return query.array().length - query.writePos();
+        return query == null || !ownInput ? 0 : query.array().length - query.writePos(); // the loop's shared scratch is no one's
     }
 
     private static Args copy(Args a) {

@@ -6,6 +6,7 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -28,6 +29,11 @@ import java.util.concurrent.TimeUnit;
  * <p>Thread-safety: started and closed by one thread; the loops run the connections.
  */
 public final class RespServer implements AutoCloseable {
+    /**
+     * Netty's default read sizing (64 B to 64 KiB, starting at 2 KiB, adapting per connection), one instance for
+     * every connection instead of a copy each: only its per-channel handle holds state.
+     */
+    private static final AdaptiveRecvByteBufAllocator RECEIVE_SIZES = new AdaptiveRecvByteBufAllocator();
     private final Engine engine;
     private final EventLoopGroup bossGroup;
     private final EventLoopGroup workerGroup;
@@ -98,6 +104,7 @@ public final class RespServer implements AutoCloseable {
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.RCVBUF_ALLOCATOR, RECEIVE_BUFFERS)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
+                .childOption(ChannelOption.RECVBUF_ALLOCATOR, RECEIVE_SIZES)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {

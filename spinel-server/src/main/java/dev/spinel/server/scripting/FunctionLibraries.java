@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 /**
@@ -82,16 +83,10 @@ public final class FunctionLibraries {
     /** The functions' flags by lower-case name, replaced at each change: read by dispatch without the stripes. */
     private volatile Map<String, Integer> flagsByName = Map.of();
     private final Map<String, Function> functions = new LinkedHashMap<>();
-    private final LuaSandbox sandbox;
-    private final LuaTable loadApi = new LuaTable();
-    /** Where the environment's lookups go: {@link #loadApi} while loading, else the sandbox's globals. */
-    private LuaTable current;
-    /**
-     * A Globals (not a plain table) with the sandbox's instruction hook as its debuglib: LuaJ calls the
-     * hook (FUNCTION KILL, busy threshold) and records error positions only for closures whose
-     * environment is a Globals.
-     */
-    private final org.luaj.vm2.Globals env = new org.luaj.vm2.Globals();
+    /** The Lua state that loads libraries and runs their functions: made on first use (see {@link #lua()}). */
+    private LuaState lua;
+    private final Supplier<LuaTable> redis;
+    private final Runnable check;
     /** The library being loaded (register_function adds to it), or null. */
     private Library loading;
     /** When the load in progress started ({@link System#nanoTime}). */
@@ -100,48 +95,80 @@ public final class FunctionLibraries {
     private static final long LOAD_TIMEOUT_NANOS = 500_000_000L;
 
     /**
-     * @param redis the runtime {@code redis} library (call, pcall, log...)
+     * @param redis the runtime {@code redis} library (call, pcall, log...), asked for when the Lua state is made
      * @param check called every few hundred instructions (FUNCTION KILL, the busy threshold)
      */
-    FunctionLibraries(LuaTable redis, Runnable check) {
-        this.sandbox = new LuaSandbox(redis, () -> {
-            if (loading != null) {
-                checkLoadTime();
-            } else {
-                check.run();
-            }
-        });
-        this.current = sandbox.globals;
-        env.debuglib = sandbox.globals.debuglib;
-        LuaTable loadRedis = new LuaTable();
-        loadRedis.rawset("register_function", new VarArgFunction() {
-            @Override
-            public Varargs invoke(Varargs args) {
-                register(args);
-                return NONE;
-            }
-        });
-        ScriptRunner.logAndVersion(loadRedis);
-        loadApi.rawset("redis", readOnly(loadRedis));
-        LuaTable meta = new LuaTable();
-        meta.rawset("__index", new TwoArgFunction() {
-            @Override
-            public LuaValue call(LuaValue t, LuaValue key) {
-                LuaValue v = current == sandbox.globals ? sandbox.env.get(key) : current.rawget(key);
-                if (v.isnil()) {
-                    throw new LuaError("Script attempted to access nonexistent global variable '" + key.tojstring() + "'");
+    FunctionLibraries(Supplier<LuaTable> redis, Runnable check) {
+        this.redis = redis;
+        this.check = check;
+    }
+
+    /**
+     * The Lua state, made when a library is first loaded or a function first called: a server that never uses
+     * functions loads no Lua (the interpreter's classes and globals cost about a megabyte). Under the stripes, as
+     * every load and call.
+     */
+    private LuaState lua() {
+        LuaState l = lua;
+        if (l == null) {
+            l = new LuaState();
+            lua = l;
+        }
+        return l;
+    }
+
+    private final class LuaState {
+        final LuaSandbox sandbox;
+        final LuaTable loadApi = new LuaTable();
+        /** Where the environment's lookups go: {@link #loadApi} while loading, else the sandbox's globals. */
+        LuaTable current;
+        /**
+         * A Globals (not a plain table) with the sandbox's instruction hook as its debuglib: LuaJ calls the
+         * hook (FUNCTION KILL, busy threshold) and records error positions only for closures whose
+         * environment is a Globals.
+         */
+        final org.luaj.vm2.Globals env = new org.luaj.vm2.Globals();
+
+        LuaState() {
+            this.sandbox = new LuaSandbox(redis.get(), () -> {
+                if (loading != null) {
+                    checkLoadTime();
+                } else {
+                    check.run();
                 }
-                return v;
-            }
-        });
-        meta.rawset("__newindex", LuaSandbox.READONLY);
-        meta.rawset("__metatable", LuaValue.FALSE);
-        env.setmetatable(meta);
+            });
+            this.current = sandbox.globals;
+            env.debuglib = sandbox.globals.debuglib;
+            LuaTable loadRedis = new LuaTable();
+            loadRedis.rawset("register_function", new VarArgFunction() {
+                @Override
+                public Varargs invoke(Varargs args) {
+                    register(args);
+                    return NONE;
+                }
+            });
+            ScriptRunner.logAndVersion(loadRedis);
+            loadApi.rawset("redis", readOnly(loadRedis));
+            LuaTable meta = new LuaTable();
+            meta.rawset("__index", new TwoArgFunction() {
+                @Override
+                public LuaValue call(LuaValue t, LuaValue key) {
+                    LuaValue v = current == sandbox.globals ? sandbox.env.get(key) : current.rawget(key);
+                    if (v.isnil()) {
+                        throw new LuaError("Script attempted to access nonexistent global variable '" + key.tojstring() + "'");
+                    }
+                    return v;
+                }
+            });
+            meta.rawset("__newindex", LuaSandbox.READONLY);
+            meta.rawset("__metatable", LuaValue.FALSE);
+            env.setmetatable(meta);
+        }
     }
 
     /** A standalone registry (its runtime {@code redis} library empty), for loading files and for tests. */
     public static FunctionLibraries standalone() {
-        return new FunctionLibraries(new LuaTable(), () -> { });
+        return new FunctionLibraries(LuaTable::new, () -> { });
     }
 
     /**
@@ -251,18 +278,19 @@ public final class FunctionLibraries {
 
     /** Runs the library's code in the load environment (Redis's {@code luaEngineCreate}). */
     private void create(Library lib, byte[] body) {
+        LuaState lua = lua();
         LuaValue chunk;
         try {
             org.luaj.vm2.Prototype p = org.luaj.vm2.compiler.LuaC.instance.compile(new ByteArrayInputStream(body), "@user_function");
             ScriptCache.noTailCalls(p); // so that errors in `return redis.call(...)` keep their line, as for EVAL
-            chunk = new org.luaj.vm2.LuaClosure(p, env);
+            chunk = new org.luaj.vm2.LuaClosure(p, lua.env);
         } catch (LuaError e) {
             throw new FunctionError("Error compiling function: " + luaText(LuaErrors.chomp(e.getMessage()))
                     .replace("unexpected symbol 286 (\u011e)", "unexpected symbol near '<eof>'"));
         } catch (IOException e) {
             throw new FunctionError("Error compiling function: " + e.getMessage());
         }
-        current = loadApi;
+        lua.current = lua.loadApi;
         loading = lib;
         loadStartedAt = System.nanoTime();
         try {
@@ -280,7 +308,7 @@ public final class FunctionLibraries {
             throw new FunctionError("Error registering functions: ERR stack overflow");
         } finally {
             loading = null;
-            current = sandbox.globals;
+            lua.current = lua.sandbox.globals;
         }
     }
 
@@ -499,7 +527,7 @@ public final class FunctionLibraries {
 
     /** The environment of the functions' chunks (FCALL runs callbacks against the full globals through it). */
     LuaSandbox sandbox() {
-        return sandbox;
+        return lua().sandbox;
     }
 
     /** Read-only like the sandbox's libraries, and a missing name is an error as on Redis's load API tables. */

@@ -35,8 +35,8 @@ public final class Scripting implements BusyScript, ScriptFlags {
      * The functions' {@code redis} library: filled with the runner's call, pcall... when the runner is
      * created (libraries may be loaded from files before any script runs).
      */
-    private final org.luaj.vm2.LuaTable functionsRedis = new org.luaj.vm2.LuaTable();
-    private final FunctionLibraries functions = new FunctionLibraries(functionsRedis, () -> {
+    private org.luaj.vm2.LuaTable functionsRedis;
+    private final FunctionLibraries functions = new FunctionLibraries(this::functionsRedis, () -> {
         ScriptRunner r = runner;
         if (r != null) {
             r.check();
@@ -85,6 +85,16 @@ public final class Scripting implements BusyScript, ScriptFlags {
                 yield f < 0 ? UNDECLARED : f & (NO_WRITES | ALLOW_OOM);
             }
         };
+    }
+
+    /** Made on first use: a server that runs no script or function loads no Lua. Under the stripes. */
+    private org.luaj.vm2.LuaTable functionsRedis() {
+        org.luaj.vm2.LuaTable t = functionsRedis;
+        if (t == null) {
+            t = new org.luaj.vm2.LuaTable();
+            functionsRedis = t;
+        }
+        return t;
     }
 
     /** The function libraries (Redis 7.0 functions). */
@@ -175,7 +185,7 @@ public final class Scripting implements BusyScript, ScriptFlags {
         try {
             if (runner == null) {
                 runner = new ScriptRunner(engine, this);
-                runner.fillRedisLib(functionsRedis);
+                runner.fillRedisLib(functionsRedis());
                 luaReset = false;
             } else if (luaReset) {
                 luaReset = false;

@@ -77,7 +77,7 @@ public final class ClientInfo {
         int fd = c.fileDescriptor();
         long qbuf = c.queryBufferLength() + wireBytes;
         long qfree = c.queryBufferFree();
-        long rbs = s.out().array().length;
+        long rbs = s.out().ownCapacity(); // not the event loop's scratch, which the loop's clients share
         long obl = s.out().size();
         long omem = c.pendingOutputBytes();
         sb.append("id=").append(s.id());
