@@ -6,7 +6,6 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
-import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -29,11 +28,6 @@ import java.util.concurrent.TimeUnit;
  * <p>Thread-safety: started and closed by one thread; the loops run the connections.
  */
 public final class RespServer implements AutoCloseable {
-    /**
-     * Netty's default read sizing (64 B to 64 KiB, starting at 2 KiB, adapting per connection), one instance for
-     * every connection instead of a copy each: only its per-channel handle holds state.
-     */
-    private static final AdaptiveRecvByteBufAllocator RECEIVE_SIZES = new AdaptiveRecvByteBufAllocator();
     private final Engine engine;
     private final EventLoopGroup bossGroup;
     private final EventLoopGroup workerGroup;
@@ -48,7 +42,8 @@ public final class RespServer implements AutoCloseable {
      * Sizes of the buffer each socket read goes into (held only until its bytes are copied into the query
      * buffer). Netty's default shrinks to 64 bytes after a few small requests (GETs), and then a 300-byte SET
      * took two or three {@code recv} calls: 1.09 reads per request under memtier's SET:GET 1:10, Redis 1.00.
-     * At least 4 KiB, so a request of that size comes in one read whatever came before it.
+     * At least 4 KiB, so a request of that size comes in one read whatever came before it. One instance serves
+     * every connection (only its per-channel handle holds state).
      */
     private static final AdaptiveRecvByteBufAllocator RECEIVE_BUFFERS = new AdaptiveRecvByteBufAllocator(4096, 16384, 65536);
 
@@ -104,7 +99,6 @@ public final class RespServer implements AutoCloseable {
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.RCVBUF_ALLOCATOR, RECEIVE_BUFFERS)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
-                .childOption(ChannelOption.RECVBUF_ALLOCATOR, RECEIVE_SIZES)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
