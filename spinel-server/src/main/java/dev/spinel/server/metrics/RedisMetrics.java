@@ -67,11 +67,7 @@ final class RedisMetrics implements MultiCollector {
         out.add(gauge("redis_blocked_clients", "blocked_clients metric",
                 engine.blocking().blockedClients() + engine.pause().postponedCount()));
         out.add(gauge("redis_config_maxclients", "config_maxclients metric", c.maxclients.value()));
-        long used = 0;
-        for (int i = 0; i < ks.databases(); i++) {
-            used += ks.db(i).memory();
-        }
-        out.add(gauge("redis_memory_used_bytes", "memory_used_bytes metric", used));
+        out.add(gauge("redis_memory_used_bytes", "memory_used_bytes metric", engine.memory().used())); // INFO's used_memory
         out.add(gauge("redis_memory_max_bytes", "memory_max_bytes metric", c.maxmemory.value()));
         out.add(gauge("redis_config_maxmemory", "config_maxmemory metric", c.maxmemory.value()));
         out.add(counter("redis_connections_received", "connections_received_total metric", st.connectionsReceived.sum()));
