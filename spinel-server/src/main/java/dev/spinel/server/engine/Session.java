@@ -505,6 +505,18 @@ public final class Session {
         }
     }
 
+    /**
+     * A pop over several keys took from key argument {@code changed} alone: the other key arguments
+     * {@code from..to-1} stay as they were, and Redis signals only the popped key (WATCHes of the others hold).
+     */
+    public void onlyKeyChanged(int changed, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (i != changed) {
+                keyUnchanged(i);
+            }
+        }
+    }
+
     /** Whether key argument {@code argIndex} was declared {@link #keyUnchanged unchanged} by the running command. */
     boolean isKeyUnchanged(int argIndex) {
         return argIndex < 64 && (unchangedKeys & (1L << argIndex)) != 0;

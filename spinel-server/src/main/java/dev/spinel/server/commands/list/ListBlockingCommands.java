@@ -72,6 +72,7 @@ public final class ListBlockingCommands {
                     s.out().bulk(a.buffer(), a.offset(i), a.length(i));
                     s.out().bulk(l.pop(head));
                     seg.adjustMemory(l.memoryUsage() - before);
+                    s.onlyKeyChanged(i, 1, nkeys + 1);
                     s.dirty(1);
                     s.notify(Notifications.LIST, head ? "lpop" : "rpop", a, i);
                     s.propagateAs(head ? ListMoveCommands.LPOP : ListMoveCommands.RPOP, a.copy(i)); // as Redis 7.0
@@ -128,6 +129,7 @@ public final class ListBlockingCommands {
             for (int i = 0; i < m.numKeys(); i++) {
                 keys[i] = a.copy(m.firstKey() + i);
                 if (ListMoveCommands.popFirst(s.engine(), s.out(), db, keys[i], m.head(), m.count(), s.now(), false, null)) {
+                    s.onlyKeyChanged(m.firstKey() + i, m.firstKey(), m.firstKey() + m.numKeys());
                     s.dirty(1);
                     s.propagateAs(m.head() ? ListMoveCommands.LPOP : ListMoveCommands.RPOP, keys[i],
                             Long.toString(m.count()).getBytes(StandardCharsets.US_ASCII));

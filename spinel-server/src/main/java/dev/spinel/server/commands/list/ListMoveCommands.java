@@ -174,6 +174,7 @@ public final class ListMoveCommands {
             for (int i = 0; i < m.numKeys(); i++) {
                 int k = m.firstKey() + i;
                 if (popFirst(s.engine(), s.out(), db, a.copy(k), m.head(), m.count(), s.now(), false, null)) {
+                    s.onlyKeyChanged(k, m.firstKey(), m.firstKey() + m.numKeys());
                     s.dirty(1);
                     return;
                 }

@@ -204,6 +204,7 @@ public final class ZSetPopCommands {
                 continue;
             }
             ZSetValue z = SetKeys.zset(e);
+            s.onlyKeyChanged(i, from, to);
             pop(s, s.db().segment(Keys.hash(a, i)), e, z, max, count, shape);
             return true;
         }
