@@ -95,15 +95,8 @@ CLK_TCK=$(getconf CLK_TCK)
 
 # A port below the kernel's ephemeral range (so no client socket of redis-benchmark holds it) that nothing
 # answers on; a server that still fails to bind is retried on another port.
-EPHEMERAL_LOW=$(awk '{print $1}' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
-free_port() {
-  local p span=$(( EPHEMERAL_LOW - 10000 ))
-  for _ in $(seq 1 200); do
-    p=$(( 10000 + (RANDOM * 32768 + RANDOM) % span ))
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
-  done
-  echo "compare.sh: no free port found" >&2; exit 1
-}
+SCRIPT_NAME=compare.sh
+. "$root/bench/lib/ports.sh"
 
 PIDS=()
 cleanup() { for p in "${PIDS[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done; }

@@ -45,15 +45,8 @@ if [ "${NO_BUILD:-0}" != 1 ]; then
   touch "$root/spinel-grpc/target/.built-by-bin-spinel-server"
 fi
 
-EPHEMERAL_LOW=$(awk '{print $1}' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
-free_port() {
-  local p span=$(( EPHEMERAL_LOW - 10000 ))
-  for _ in $(seq 1 200); do
-    p=$(( 10000 + (RANDOM * 32768 + RANDOM) % span ))
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
-  done
-  echo "grpc-compare.sh: no free port found" >&2; exit 1
-}
+SCRIPT_NAME=grpc-compare.sh
+. "$root/bench/lib/ports.sh"
 PIDS=()
 DATA=$(mktemp -d /tmp/spinel-grpc-data.XXXXXX)
 cleanup() {
