@@ -1,10 +1,11 @@
 package dev.spinel.server.engine;
 
+import static dev.spinel.server.engine.DispatchRefusals.applyReplyMode;
+
 import dev.spinel.server.engine.ports.ReplicationFeed;
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.KeyPositions;
 import dev.spinel.server.acl.Acl;
-import dev.spinel.server.acl.AclLog;
 import dev.spinel.server.acl.UserRules;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.engine.ports.BusyScript;
@@ -14,17 +15,12 @@ import dev.spinel.server.engine.ports.ReplicationGate;
 import dev.spinel.server.engine.ports.ScriptFlags;
 import dev.spinel.server.errors.Errors;
 import dev.spinel.server.errors.RedisError;
-import dev.spinel.server.errors.UnknownCommandReply;
 import dev.spinel.server.stats.LatencyMonitor;
 import dev.spinel.server.stats.ServerStats;
-import dev.spinel.store.Database;
-import dev.spinel.store.Entry;
 import dev.spinel.store.Keyspace;
-import dev.spinel.store.KeyspaceListener;
 import dev.spinel.store.StripeLocks;
 
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -53,7 +49,6 @@ public final class Engine {
     private final Monitors monitors = new Monitors();
     private final Tracking tracking = new Tracking(clients);
     private final Notifications notifications;
-    private static final byte[] DEL = {'D', 'E', 'L'};
     private final Evictor evictor;
     private final MemoryAccounting memory;
     private final ClientPause pause;
@@ -65,6 +60,8 @@ public final class Engine {
     private final Acl acl = new Acl();
     private final ScriptCalls scriptCalls = new ScriptCalls(this);
     private final ScriptThread scriptThread = new ScriptThread(this);
+    private final DispatchRefusals refusals;
+    private final KeyspaceEvents keyEvents;
     /** CLIENT LIST's line of a client, for ACL LOG entries (installed by the ACL command's registration). */
     private volatile Function<Session, String> clientInfo = s -> "id=" + s.id();
     /** The append-only log's hook, or null when it is off. */
@@ -106,34 +103,9 @@ public final class Engine {
         config.onApply(config.requirepass, () -> acl.requirepass(config.requirepass.value()));
         acl.pubsubDefault(config.aclPubsubDefault.value().equals("allchannels"));
         config.onApply(config.aclPubsubDefault, () -> acl.pubsubDefault(config.aclPubsubDefault.value().equals("allchannels")));
-        keyspace.listener(new KeyspaceListener() {
-            @Override
-            public void expired(Database db, byte[] key) {
-                notifications.notify(Notifications.EXPIRED, "expired", key, db.index());
-                ReplicationFeed feed = replicationFeed;
-                if (feed != null) {
-                    // as Redis's deleteExpiredKeyAndPropagate: replicas never expire keys, the master's DEL does
-                    byte[] del = delFrame(key);
-                    feed.append(db.index(), del, 0, del.length);
-                }
-                watches.touch(db.index(), key);
-                if (tracking.active()) {
-                    tracking.keyChanged(null, key);
-                }
-                KeyObserver o = keyObserver;
-                if (o != null) {
-                    o.keyExpired(db.index(), key);
-                }
-            }
-
-            @Override
-            public void added(Database db, Entry e) {
-                // Redis's dbAdd: the "new" event (class n), before the command's own event.
-                if (notifications.enabled(Notifications.NEW)) {
-                    notifications.notify(Notifications.NEW, "new", e.key(), db.index());
-                }
-            }
-        });
+        this.refusals = new DispatchRefusals(this);
+        this.keyEvents = new KeyspaceEvents(this);
+        keyspace.listener(keyEvents);
     }
 
     /** The running script as the engine sees it (the BUSY checks). */
@@ -167,16 +139,6 @@ public final class Engine {
 
     public void replicationFeed(ReplicationFeed feed) {
         this.replicationFeed = feed;
-    }
-
-    /** {@code DEL key} as a RESP frame. */
-    private static byte[] delFrame(byte[] key) {
-        byte[] head = ("*2\r\n$3\r\nDEL\r\n$" + key.length + "\r\n").getBytes(StandardCharsets.US_ASCII);
-        byte[] f = Arrays.copyOf(head, head.length + key.length + 2);
-        System.arraycopy(key, 0, f, head.length, key.length);
-        f[f.length - 2] = '\r';
-        f[f.length - 1] = '\n';
-        return f;
     }
 
     /** Which sessions are replicas attached to this master (CLIENT LIST flags=S, CLIENT KILL TYPE replica). */
@@ -225,6 +187,10 @@ public final class Engine {
         this.closeListener = l;
     }
 
+    KeyObserver keyObserver() {
+        return keyObserver;
+    }
+
     /** Installs (or, with null, removes) the observer of key changes made by commands. */
     public void keyObserver(KeyObserver observer) {
         this.keyObserver = observer;
@@ -237,11 +203,12 @@ public final class Engine {
      * stripe.
      */
     public void keyModified(int db, byte[] key) {
-        invalidateWatchesAndCaches(db, key);
-        KeyObserver o = keyObserver;
-        if (o != null) {
-            o.keyChanged(db, key);
-        }
+        keyEvents.modified(db, key);
+    }
+
+    /** Expiry, eviction and other changes outside a command's own reporting. */
+    KeyspaceEvents keyEvents() {
+        return keyEvents;
     }
 
     /**
@@ -251,29 +218,6 @@ public final class Engine {
      */
     public EmbeddedClient embeddedClient(String name) {
         return new EmbeddedClient(this, name);
-    }
-
-    /**
-     * A key changed by a served blocked command of {@code waiter} (on the serving thread): as
-     * {@link #keyModified}, with the waiter as the client whose command changed it (CLIENT TRACKING's
-     * NOLOOP, and its own invalidation after its reply, as Redis's current client).
-     */
-    void keyModifiedByServed(Session waiter, int db, byte[] key) {
-        watches.touch(db, key);
-        if (tracking.active()) {
-            tracking.keyChanged(waiter, key);
-        }
-        KeyObserver o = keyObserver;
-        if (o != null) {
-            o.keyChanged(db, key);
-        }
-    }
-
-    private void invalidateWatchesAndCaches(int db, byte[] key) {
-        watches.touch(db, key);
-        if (tracking.active()) {
-            tracking.keyChanged(null, key);
-        }
     }
 
     public Watches watches() {
@@ -314,17 +258,6 @@ public final class Engine {
     /** maxmemory enforcement and INFO's evicted_keys. */
     public Evictor evictor() {
         return evictor;
-    }
-
-    /** A key was evicted (called under its stripe lock): the same signals as a deletion by a command. */
-    void keyEvicted(int db, byte[] key) {
-        Propagator p = propagator;
-        if (p != null) {
-            p.propagateEffect(db, new byte[][] {DEL, key}); // as Redis: the log and replicas see a DEL
-        }
-        notifications.notify(Notifications.EVICTED, "evicted", key, db);
-        stats.dirty.increment();
-        keyModified(db, key);
     }
 
     /** client-output-buffer-limit, as the connections check their replies against it. */
@@ -495,12 +428,12 @@ public final class Engine {
         session.replyStart(session.out().size());
         Command cmd = commands.lookup(args);
         if (cmd == null) {
-            rejectUnknown(session, args);
+            refusals.rejectUnknown(session, args);
             applyReplyMode(session);
             return null;
         }
         if (!cmd.spec().arityAccepts(args.count())) {
-            reject(session, cmd, Errors.wrongArgs(cmd.name()).getMessage());
+            refusals.reject(session, cmd, Errors.wrongArgs(cmd.name()).getMessage());
             applyReplyMode(session);
             return null;
         }
@@ -508,24 +441,19 @@ public final class Engine {
         if (cmd.hasSubcommands() && args.count() > 1) {
             Command sub = cmd.subcommand(lowerAscii(args, 1));
             if (sub == null) {
-                // Redis's lookupCommand finds no command here: no commandstats line counts the rejection.
-                flagTransaction(session);
-                String message = Errors.unknownSubcommand(args.cString(1), cmd.upperName()).getMessage();
-                session.out().error(message);
-                stats.error("ERR");
-                session.beginCommand(System.currentTimeMillis(), "NULL"); // CLIENT LIST cmd=, as Redis
+                refusals.rejectUnknownSubcommand(session, cmd, args);
                 applyReplyMode(session);
                 return null;
             }
             if (!sub.spec().arityAccepts(args.count())) {
-                reject(session, sub, Errors.wrongArgs(sub.name()).getMessage());
+                refusals.reject(session, sub, Errors.wrongArgs(sub.name()).getMessage());
                 applyReplyMode(session);
                 return null;
             }
             cmd = sub;
         }
         if (!session.authenticated() && !cmd.spec().has("no_auth")) {
-            reject(session, cmd, Errors.NOAUTH.getMessage());
+            refusals.reject(session, cmd, Errors.NOAUTH.getMessage());
             applyReplyMode(session);
             return null;
         }
@@ -533,7 +461,7 @@ public final class Engine {
         if (!rules.unrestricted()) { // the default user with +@all ~* &* stops here: one field read
             long denied = Acl.check(rules, cmd.aclId(), cmd.spec(), cmd.noAuth(), args, 0);
             if (denied != 0) {
-                rejectByAcl(session, cmd, args, denied);
+                refusals.rejectByAcl(session, cmd, args, denied);
                 applyReplyMode(session);
                 return null;
             }
@@ -542,21 +470,21 @@ public final class Engine {
         if (router != null && !session.isReplicationApplier()) {
             String redirect = router.refusal(session, cmd, args);
             if (redirect != null) {
-                redirect(session, cmd, redirect);
+                refusals.redirect(session, cmd, redirect);
                 applyReplyMode(session);
                 return null;
             }
         }
         if (session.transaction() != null && cmd.spec().has("no_multi")) {
             // SAVE and SHUTDOWN (Redis 7.0's CMD_NO_MULTI) are refused, and the transaction fails at EXEC.
-            reject(session, cmd, "ERR Command not allowed inside a transaction");
+            refusals.reject(session, cmd, "ERR Command not allowed inside a transaction");
             applyReplyMode(session);
             return null;
         }
         Supplier<String> disk = diskError;
         String refusal = disk == null ? null : disk.get(); // two volatile reads when all is well
         if (refusal != null && (cmd.spec().has("write") || cmd.name().equals("ping") || DispatchRules.execHas(session, cmd, "write"))) {
-            reject(session, cmd, refusal);
+            refusals.reject(session, cmd, refusal);
             applyReplyMode(session);
             return null;
         }
@@ -565,13 +493,13 @@ public final class Engine {
             String refused = gate.refusal(session, cmd.spec().has("write") || DispatchRules.execHas(session, cmd, "write"),
                     !cmd.spec().has("stale"));
             if (refused != null) {
-                reject(session, cmd, refused);
+                refusals.reject(session, cmd, refused);
                 applyReplyMode(session);
                 return null;
             }
         }
         if (session.hasSubscriptions() && session.protocol() == 2 && !DispatchRules.allowedWhileSubscribed(cmd)) {
-            reject(session, cmd, "ERR Can't execute '" + cmd.name()
+            refusals.reject(session, cmd, "ERR Can't execute '" + cmd.name()
                     + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context");
             applyReplyMode(session);
             return null;
@@ -589,7 +517,7 @@ public final class Engine {
             session.drainDeliveries();
             if (!room && (cmd.spec().has("denyoom") || DispatchRules.execHas(session, cmd, "denyoom")
                     || DispatchRules.queuesInMulti(session, cmd))) {
-                reject(session, cmd, Evictor.OOM.getMessage());
+                refusals.reject(session, cmd, Evictor.OOM.getMessage());
                 applyReplyMode(session);
                 return null;
             }
@@ -653,7 +581,7 @@ public final class Engine {
         long threshold = config.busyReplyThreshold.value();
         script.awaitEndOrBusy(threshold);
         if (script.busy(threshold) && !cmd.spec().has("allow_busy")) {
-            reject(session, cmd, script.functionRunning()
+            refusals.reject(session, cmd, script.functionRunning()
                     ? "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
                     : "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
             applyReplyMode(session);
@@ -697,14 +625,6 @@ public final class Engine {
         Supplier<String> disk = diskError;
         return disk == null ? null : disk.get();
     }
-
-
-    private static void flagTransaction(Session session) {
-        if (session.transaction() != null) {
-            session.transaction().abort();
-        }
-    }
-
 
 
     /** Runs one command that passed dispatch's checks (EXEC runs its queued commands through here). */
@@ -904,93 +824,17 @@ public final class Engine {
         }
     }
 
-    private void rejectUnknown(Session session, Args args) {
-        flagTransaction(session);
-        UnknownCommandReply.write(session.out(), args);
-        stats.error("ERR");
-        session.beginCommand(System.currentTimeMillis(), "NULL"); // CLIENT LIST shows cmd=NULL, as Redis
-    }
-
-
-
-    /** A cluster redirection: as a rejection, but an EXEC's transaction is discarded and answered plainly (Redis). */
-    private void redirect(Session session, Command cmd, String message) {
-        if (cmd.name().equals("exec") && session.transaction() != null) {
-            session.transaction(null);
-            watches.unwatchAll(session);
-            session.out().error(message);
-            stats.error(message.substring(0, message.indexOf(' ')));
-            cmd.rejectedCalls.increment();
-            session.beginCommand(System.currentTimeMillis(), cmd.name());
-            return;
-        }
-        reject(session, cmd, message);
-    }
-
-    private void reject(Session session, Command cmd, String message) {
-        if (cmd.name().equals("exec")) {
-            // Redis's execCommandAbort: a refused EXEC is answered EXECABORT and drops the watches even outside
-            // MULTI; its reasons carry their code except the plain ERR of rejectCommandFormat's texts
-            transactions.abortExec(session, message.startsWith("ERR ") ? message.substring(4) : message);
-            stats.error("EXECABORT");
-            cmd.rejectedCalls.increment();
-            session.beginCommand(System.currentTimeMillis(), cmd.name());
-            return;
-        }
-        flagTransaction(session);
-        session.out().error(message);
-        int sp = message.indexOf(' ');
-        stats.error(sp < 0 ? message : message.substring(0, sp));
-        cmd.rejectedCalls.increment();
-        session.beginCommand(System.currentTimeMillis(), cmd.name()); // a rejected command is still the last one
-    }
-
-    /** A command the user may not run (or not on these keys or channels): NOPERM, and an ACL LOG entry. */
-    private void rejectByAcl(Session session, Command cmd, Args args, long denied) {
-        boolean inMulti = session.transaction() != null;
-        String message = switch ((int) (denied >>> 32)) {
-            case Acl.DENIED_CMD -> "NOPERM this user has no permissions to run the '" + cmd.name() + "' command";
-            case Acl.DENIED_KEY -> "NOPERM this user has no permissions to access one of the keys used as arguments";
-            default -> "NOPERM this user has no permissions to access one of the channels used as arguments";
-        };
-        reject(session, cmd, message); // a refused EXEC discards the transaction there
-        logDenied(session, cmd, args, denied, inMulti ? AclLog.MULTI : AclLog.TOPLEVEL);
-    }
-
     /**
      * Adds an ACL LOG entry for a denied command, key or channel ({@code denied} as {@link Acl#check}
      * returns it) of {@code session} (a script's session logs its caller's client).
      */
     public void logDenied(Session session, Command cmd, Args args, long denied, String context) {
-        int reason = (int) (denied >>> 32);
-        String object = reason == Acl.DENIED_CMD ? cmd.name()
-                : new String(args.copy((int) denied), StandardCharsets.ISO_8859_1);
-        logAcl(session, reason == Acl.DENIED_CMD ? "command" : reason == Acl.DENIED_KEY ? "key" : "channel",
-                context, object, session.user().name());
+        refusals.logDenied(session, cmd, args, denied, context);
     }
 
     /** Adds an ACL LOG entry ({@code reason}: command, key, channel or auth). */
     public void logAcl(Session session, String reason, String context, String object, String username) {
-        Session real = session.scriptCaller() != null ? session.scriptCaller() : session;
-        acl.log().add(reason, context, object, username, clientInfo.apply(real), config.acllogMaxLen.value());
-    }
-
-
-    /**
-     * CLIENT REPLY: drops the reply of a command that ends with replies off or skipped (so CLIENT
-     * REPLY ON and RESET are answered), but not the pushes it wrote ({@link Session#beginPush}), then moves SKIP_NEXT to SKIP for the next command, as
-     * Redis's resetClient does.
-     */
-    private static void applyReplyMode(Session session) {
-        switch (session.replyMode()) {
-            case ON -> { }
-            case OFF -> session.out().truncate(session.replyStart()); // after any push the command wrote
-            case SKIP -> {
-                session.out().truncate(session.replyStart());
-                session.replyMode(Session.ReplyMode.ON);
-            }
-            case SKIP_NEXT -> session.replyMode(Session.ReplyMode.SKIP);
-        }
+        refusals.logAcl(session, reason, context, object, username);
     }
 
     static String lowerAscii(Args args, int i) {

@@ -80,9 +80,9 @@ public final class ServeContext {
     public void propagate(byte[]... parts) {
         Session s = waiter.session;
         // The popped key (and LMOVE's destination) changed: WATCH, tracking and observers hear of it here.
-        s.engine().keyModifiedByServed(s, waiter.db.index(), parts[1]);
+        s.engine().keyEvents().modifiedBy(s, waiter.db.index(), parts[1]);
         if (parts.length > 2 && "LMOVE".equalsIgnoreCase(new String(parts[0], StandardCharsets.US_ASCII))) {
-            s.engine().keyModifiedByServed(s, waiter.db.index(), parts[2]);
+            s.engine().keyEvents().modifiedBy(s, waiter.db.index(), parts[2]);
         }
         Propagator p = s.engine().propagator();
         if (p == null) {
