@@ -105,12 +105,12 @@ public final class Aof implements AutoCloseable {
      * again. The caller holds every stripe.
      */
     void loadWithoutLogging() throws IOException {
-        Propagator p = engine.propagator();
-        engine.propagator(null);
+        Propagator p = engine.hooks().propagator();
+        engine.hooks().propagator(null);
         try {
             load();
         } finally {
-            engine.propagator(p);
+            engine.hooks().propagator(p);
         }
     }
 
@@ -173,7 +173,7 @@ public final class Aof implements AutoCloseable {
                     snap.cancel();
                     throw e;
                 }
-                engine.propagator(new AofPropagator(file, engine));
+                engine.hooks().propagator(new AofPropagator(file, engine));
             } finally {
                 ks.unlockAll();
             }
@@ -216,7 +216,7 @@ public final class Aof implements AutoCloseable {
         }
         file = new AofFile(config, dir().resolve(incrName), engine.stats().aofFsync);
         measure();
-        engine.propagator(new AofPropagator(file, engine));
+        engine.hooks().propagator(new AofPropagator(file, engine));
     }
 
     private final AtomicBoolean rewriting = new AtomicBoolean();
@@ -420,7 +420,7 @@ public final class Aof implements AutoCloseable {
         }
         if (file != null) {
             // replicas still need the stream when the log stops (CONFIG SET appendonly no)
-            engine.propagator(engine.replicationFeed() != null ? new AofPropagator(null, engine) : null);
+            engine.hooks().propagator(engine.hooks().replicationFeed() != null ? new AofPropagator(null, engine) : null);
             file.close();
             file = null;
         }

@@ -62,7 +62,7 @@ final class AofPropagator implements Propagator {
 
     /** Appends to the log and to the replication stream; returns the log position (0 without a log). */
     private long append(int db, byte[] buf, int off, int len) {
-        ReplicationFeed r = engine.replicationFeed();
+        ReplicationFeed r = engine.hooks().replicationFeed();
         if (r != null) {
             r.append(db, buf, off, len);
         }
@@ -136,7 +136,7 @@ final class AofPropagator implements Propagator {
         if (cmds.isEmpty()) {
             return;
         }
-        ReplicationFeed r = engine.replicationFeed();
+        ReplicationFeed r = engine.hooks().replicationFeed();
         if (r != null) {
             r.appendTransaction(txDbs.get(), cmds);
         }

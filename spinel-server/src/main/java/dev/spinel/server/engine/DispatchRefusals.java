@@ -106,7 +106,7 @@ final class DispatchRefusals {
     /** See {@link Engine#logAcl}. */
     void logAcl(Session session, String reason, String context, String object, String username) {
         Session real = session.scriptCaller() != null ? session.scriptCaller() : session;
-        acl.log().add(reason, context, object, username, engine.clientInfo(real), config.acllogMaxLen.value());
+        acl.log().add(reason, context, object, username, engine.hooks().clientInfo(real), config.acllogMaxLen.value());
     }
 
     private static void flagTransaction(Session session) {

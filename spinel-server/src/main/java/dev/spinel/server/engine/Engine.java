@@ -2,7 +2,6 @@ package dev.spinel.server.engine;
 
 import static dev.spinel.server.engine.DispatchRefusals.applyReplyMode;
 
-import dev.spinel.server.engine.ports.ReplicationFeed;
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.KeyPositions;
 import dev.spinel.server.acl.Acl;
@@ -22,9 +21,6 @@ import dev.spinel.store.StripeLocks;
 
 import java.nio.charset.StandardCharsets;
 import java.util.function.Consumer;
-import java.util.function.Function;
-import java.util.function.Predicate;
-import java.util.function.Supplier;
 
 /**
  * The command engine: dispatches a parsed request to its command, with Redis's checks in Redis's
@@ -62,21 +58,9 @@ public final class Engine {
     private final ScriptThread scriptThread = new ScriptThread(this);
     private final DispatchRefusals refusals;
     private final KeyspaceEvents keyEvents;
-    /** CLIENT LIST's line of a client, for ACL LOG entries (installed by the ACL command's registration). */
-    private volatile Function<Session, String> clientInfo = s -> "id=" + s.id();
-    /** The append-only log's hook, or null when it is off. */
-    private volatile Propagator propagator;
-    /** The replication stream, fed by the propagator; null while no replica ever attached. */
-    private volatile ReplicationFeed replicationFeed;
-    /** Replication's refusals (NOREPLICAS, READONLY, MASTERDOWN); null on a master without min-replicas-to-write. */
-    private volatile ReplicationGate replicationGate;
-    /** Told when a session closes (replication forgets a replica's link); null when nobody listens. */
-    private volatile Consumer<Session> closeListener;
+    private final EngineHooks hooks = new EngineHooks();
     /** Stripes held around a write command while it runs and is logged (one per event-loop thread). */
     private final ThreadLocal<StripeLocks> logLocks = ThreadLocal.withInitial(StripeLocks::new);
-    /** Other front ends' view of key changes (gRPC); null when none runs. */
-    private volatile KeyObserver keyObserver;
-
     /** An engine without scripting (embedded tests): no script is ever busy. */
     public Engine(ServerConfig config, Keyspace keyspace, CommandTable commands) {
         this(config, keyspace, commands, BusyScript.NONE);
@@ -114,53 +98,6 @@ public final class Engine {
     }
 
     /**
-     * Redis's {@code writeCommandsDeniedByDiskError}: the persistence layer's reason to refuse writes
-     * (and PING) after a failed save or log write, or null to accept them.
-     */
-    private volatile Supplier<String> diskError;
-
-    public void diskError(Supplier<String> check) {
-        this.diskError = check;
-    }
-
-    public Propagator propagator() {
-        return propagator;
-    }
-
-    /** Installs (or with null removes) the append-only log's hook. */
-    public void propagator(Propagator p) {
-        this.propagator = p;
-    }
-
-    /** The replication stream the propagator also feeds, or null (one volatile read per propagated write). */
-    public ReplicationFeed replicationFeed() {
-        return replicationFeed;
-    }
-
-    public void replicationFeed(ReplicationFeed feed) {
-        this.replicationFeed = feed;
-    }
-
-    /** Which sessions are replicas attached to this master (CLIENT LIST flags=S, CLIENT KILL TYPE replica). */
-    private volatile Predicate<Session> replicaClients;
-
-    public void replicaClients(Predicate<Session> p) {
-        this.replicaClients = p;
-    }
-
-    /** True when {@code s} is the connection of a replica that did SYNC/PSYNC here. */
-    public boolean isReplicaClient(Session s) {
-        Predicate<Session> p = replicaClients;
-        return p != null && p.test(s);
-    }
-
-    /** Why replication refuses a write by {@code s} now (NOREPLICAS, READONLY), or null. */
-    String replicationWriteRefusal(Session s) {
-        ReplicationGate g = replicationGate;
-        return g == null ? null : g.refusal(s, true, false);
-    }
-
-    /**
      * Cluster mode's check of a request against the slots this node serves (Redis's getNodeByQuery):
      * null to run it here, else the redirection or error to answer. Installed once before the server
      * listens (the event loops start after it, so they see it); null outside cluster mode, where dispatch
@@ -168,32 +105,6 @@ public final class Engine {
      */
     public interface SlotRouter {
         String refusal(Session session, Command cmd, Args args);
-    }
-
-    private SlotRouter slotRouter;
-
-    /** Installs cluster mode's router; called before any client connects. */
-    public void slotRouter(SlotRouter r) {
-        this.slotRouter = r;
-    }
-
-    /** Installs (null: removes) replication's refusals; see {@link ReplicationGate}. */
-    public void replicationGate(ReplicationGate gate) {
-        this.replicationGate = gate;
-    }
-
-    /** Installs the listener told of every closed session (one listener: replication's). */
-    public void closeListener(Consumer<Session> l) {
-        this.closeListener = l;
-    }
-
-    KeyObserver keyObserver() {
-        return keyObserver;
-    }
-
-    /** Installs (or, with null, removes) the observer of key changes made by commands. */
-    public void keyObserver(KeyObserver observer) {
-        this.keyObserver = observer;
     }
 
     /**
@@ -204,6 +115,11 @@ public final class Engine {
      */
     public void keyModified(int db, byte[] key) {
         keyEvents.modified(db, key);
+    }
+
+    /** What the log, replication, cluster mode, gRPC and persistence install into the engine. */
+    public EngineHooks hooks() {
+        return hooks;
     }
 
     /** Expiry, eviction and other changes outside a command's own reporting. */
@@ -351,15 +267,6 @@ public final class Engine {
         return acl;
     }
 
-    public void clientInfo(Function<Session, String> describe) {
-        this.clientInfo = describe;
-    }
-
-    /** The client's CLIENT LIST line (as ACL LOG and the output-limit warning quote it). */
-    public String clientInfo(Session s) {
-        return clientInfo.apply(s);
-    }
-
     /** Creates and registers the session of a new connection. */
     public Session open(ClientConnection connection) {
         Session s = new Session(this, clients.nextId(), connection);
@@ -375,7 +282,7 @@ public final class Engine {
         tracking.closed(s);
         blocking.disconnected(s);
         clients.remove(s);
-        Consumer<Session> l = closeListener;
+        Consumer<Session> l = hooks.closeListener();
         if (l != null) {
             l.accept(s);
         }
@@ -466,7 +373,7 @@ public final class Engine {
                 return null;
             }
         }
-        SlotRouter router = slotRouter;
+        SlotRouter router = hooks.slotRouter();
         if (router != null && !session.isReplicationApplier()) {
             String redirect = router.refusal(session, cmd, args);
             if (redirect != null) {
@@ -481,14 +388,13 @@ public final class Engine {
             applyReplyMode(session);
             return null;
         }
-        Supplier<String> disk = diskError;
-        String refusal = disk == null ? null : disk.get(); // two volatile reads when all is well
+        String refusal = hooks.diskRefusal();
         if (refusal != null && (cmd.spec().has("write") || cmd.name().equals("ping") || DispatchRules.execHas(session, cmd, "write"))) {
             refusals.reject(session, cmd, refusal);
             applyReplyMode(session);
             return null;
         }
-        ReplicationGate gate = replicationGate; // one volatile read; null on a plain master
+        ReplicationGate gate = hooks.replicationGate(); // one volatile read; null on a plain master
         if (gate != null) {
             String refused = gate.refusal(session, cmd.spec().has("write") || DispatchRules.execHas(session, cmd, "write"),
                     !cmd.spec().has("stale"));
@@ -620,13 +526,6 @@ public final class Engine {
         return scriptCalls.run(script, args, readOnly, wrote);
     }
 
-    /** The disk-error refusal of writes now, or null (see {@link #diskError(java.util.function.Supplier)}). */
-    String diskRefusal() {
-        Supplier<String> disk = diskError;
-        return disk == null ? null : disk.get();
-    }
-
-
     /** Runs one command that passed dispatch's checks (EXEC runs its queued commands through here). */
     void run(Session session, Command cmd, Args args) {
         if (!monitors.isEmpty() && DispatchRules.feedsMonitorsFirst(cmd)) {
@@ -634,7 +533,7 @@ public final class Engine {
             // commands ("lua") come after it; the commands are flagged skip_monitor for the usual feed.
             monitors.feed(session, args);
         }
-        Propagator p = propagator;
+        Propagator p = hooks.propagator();
         if (p == null || session.executingTransaction() || !cmd.logged()) {
             runCommand(session, cmd, args, null);
             return;
@@ -689,7 +588,7 @@ public final class Engine {
                 notifyObserver(session, cmd, args);
             }
             if (session.dirtyCount() != dirtyBefore) {
-                Propagator inTx = p != null ? p : session.executingTransaction() ? propagator : null;
+                Propagator inTx = p != null ? p : session.executingTransaction() ? hooks.propagator() : null;
                 if (inTx != null) {
                     inTx.propagate(session, cmd, args);
                 }
@@ -807,12 +706,12 @@ public final class Engine {
 
     /** Tells the other front ends' observer (gRPC versions, Watch streams) which keys a command changed. */
     private void notifyObserver(Session s, Command cmd, Args args) {
-        KeyObserver o = keyObserver;
+        KeyObserver o = hooks.keyObserver();
         ChangedKeys.visit(s, cmd, args, o::keyChanged, o::databaseChanged);
     }
 
     private boolean observing() {
-        KeyObserver o = keyObserver;
+        KeyObserver o = hooks.keyObserver();
         return o != null && o.active();
     }
 

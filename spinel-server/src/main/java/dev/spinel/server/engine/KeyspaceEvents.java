@@ -35,7 +35,7 @@ final class KeyspaceEvents implements KeyspaceListener {
     @Override
     public void expired(Database db, byte[] key) {
         notifications.notify(Notifications.EXPIRED, "expired", key, db.index());
-        ReplicationFeed feed = engine.replicationFeed();
+        ReplicationFeed feed = engine.hooks().replicationFeed();
         if (feed != null) {
             // as Redis's deleteExpiredKeyAndPropagate: replicas never expire keys, the master's DEL does
             byte[] del = delFrame(key);
@@ -45,7 +45,7 @@ final class KeyspaceEvents implements KeyspaceListener {
         if (tracking.active()) {
             tracking.keyChanged(null, key);
         }
-        KeyObserver o = engine.keyObserver();
+        KeyObserver o = engine.hooks().keyObserver();
         if (o != null) {
             o.keyExpired(db.index(), key);
         }
@@ -74,7 +74,7 @@ final class KeyspaceEvents implements KeyspaceListener {
         if (tracking.active()) {
             tracking.keyChanged(waiter, key);
         }
-        KeyObserver o = engine.keyObserver();
+        KeyObserver o = engine.hooks().keyObserver();
         if (o != null) {
             o.keyChanged(db, key);
         }
@@ -82,7 +82,7 @@ final class KeyspaceEvents implements KeyspaceListener {
 
     /** A key was evicted (called under its stripe lock): the same signals as a deletion by a command. */
     void evicted(int db, byte[] key) {
-        Propagator p = engine.propagator();
+        Propagator p = engine.hooks().propagator();
         if (p != null) {
             p.propagateEffect(db, new byte[][] {DEL, key}); // as Redis: the log and replicas see a DEL
         }

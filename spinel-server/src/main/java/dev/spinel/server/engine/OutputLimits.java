@@ -75,6 +75,6 @@ public final class OutputLimits implements PubSub.OutputLimit {
 
     /** Redis's warning, with the client's CLIENT LIST line. */
     public static void logClosing(Session s) {
-        Log.warning("Client " + s.engine().clientInfo(s) + " scheduled to be closed ASAP for overcoming of output buffer limits.");
+        Log.warning("Client " + s.engine().hooks().clientInfo(s) + " scheduled to be closed ASAP for overcoming of output buffer limits.");
     }
 }

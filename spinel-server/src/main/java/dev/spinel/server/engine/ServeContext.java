@@ -84,7 +84,7 @@ public final class ServeContext {
         if (parts.length > 2 && "LMOVE".equalsIgnoreCase(new String(parts[0], StandardCharsets.US_ASCII))) {
             s.engine().keyEvents().modifiedBy(s, waiter.db.index(), parts[2]);
         }
-        Propagator p = s.engine().propagator();
+        Propagator p = s.engine().hooks().propagator();
         if (p == null) {
             return;
         }
@@ -105,7 +105,7 @@ public final class ServeContext {
         if (commands.isEmpty()) {
             return;
         }
-        Propagator p = waiter.session.engine().propagator();
+        Propagator p = waiter.session.engine().hooks().propagator();
         if (p != null) {
             p.propagateServed(waiter.session, waiter.db.index(), commands);
         }
