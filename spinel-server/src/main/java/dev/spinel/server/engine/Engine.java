@@ -298,7 +298,7 @@ public final class Engine {
         Command lend;
         try {
             lend = dispatch(session, args);
-            session.runAfterReply();
+            session.outbox().runAfterReply();
         } finally {
             session.executingOn(previous);
         }

@@ -2,8 +2,6 @@ package dev.spinel.server.engine;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.ReplyBuffer;
@@ -56,9 +54,8 @@ public final class Session {
     /** The thread running one of this client's commands now, or null (see {@link #executingOn()}). */
     private Thread executingOn;
     private Subscriptions subscriptions;
-    /** Writes other loops hand to this session (pub/sub messages, MONITOR lines, invalidations). */
-    private final ConcurrentLinkedQueue<Runnable> deliveries = new ConcurrentLinkedQueue<>();
-    private final AtomicBoolean drainScheduled = new AtomicBoolean();
+    /** Deliveries from other threads and writes due after replies (see {@link Outbox}). */
+    private final Outbox outbox;
     private Transaction transaction;
     private volatile TrackingState tracking;
     private boolean executingTransaction;
@@ -74,10 +71,6 @@ public final class Session {
     private boolean quietWrite;
     /** What to log instead of the command (non-deterministic commands: SPOP → SREM, BLPOP → LPOP); per command. */
     private List<byte[][]> propagateAs;
-    /** When this subscriber's output first passed the soft limit (0: not over it). */
-    private long overSoftLimitSince;
-    /** Past its pub/sub output limit and being closed: further deliveries are dropped, not written. */
-    private boolean outputLimitReached;
     private long now;
     /** Wall-clock time of each command from its start nanoTime, for commands run off an event loop (CommandChain has the loops'). */
     final CommandClock clock = new CommandClock();
@@ -93,6 +86,7 @@ public final class Session {
         this.engine = engine;
         this.id = id;
         this.connection = connection;
+        this.outbox = new Outbox(this, connection);
         this.authenticated = !engine.authRequired();
         this.user = engine.acl().defaultUser();
     }
@@ -325,61 +319,17 @@ public final class Session {
     }
 
     /**
-     * Writes that must follow the reply of the command running now (the invalidations of this tracking
-     * client's own keys written inside EXEC, which Redis sends after EXEC's whole reply). Loop thread only.
-     */
-    private List<Runnable> afterReply;
-
-    void afterReply(Runnable write) {
-        if (afterReply == null) {
-            afterReply = new ArrayList<>(2);
-        }
-        afterReply.add(write);
-    }
-
-    /** Runs the writes queued by {@link #afterReply}: one field read when there are none. */
-    void runAfterReply() {
-        List<Runnable> pending = afterReply;
-        if (pending != null) {
-            afterReply = null;
-            for (Runnable r : pending) {
-                r.run();
-            }
-        }
-    }
-
-    /**
      * Hands this session a write to perform on its own loop (a pub/sub message, a MONITOR line, an
      * invalidation). Safe from any thread. Pending deliveries run before the session's next input is
      * executed ({@link #drainDeliveries}), so a message published before a command arrives is sent
      * before that command's reply, as in Redis; an idle session gets them from a task on its loop.
      */
     public void deliver(Runnable write) {
-        deliveries.add(write);
-        if (drainScheduled.compareAndSet(false, true)) {
-            connection.execute(() -> {
-                drainScheduled.set(false);
-                if (drainDeliveries()) {
-                    connection.flushReplies();
-                }
-            });
-        }
+        outbox.deliver(write);
     }
 
-    /** Writes due right after the reply of this client's served blocked command (its own invalidations). */
-    private final ConcurrentLinkedQueue<Runnable> afterServed = new ConcurrentLinkedQueue<>();
-
-    /** Queues a write for right after this client's served blocked command's reply; from the serving thread. */
-    void afterServedReply(Runnable write) {
-        afterServed.add(write);
-    }
-
-    /** On the session's loop, after appending a served blocked command's reply. */
-    void runAfterServedReply() {
-        Runnable r;
-        while ((r = afterServed.poll()) != null) {
-            r.run();
-        }
+    Outbox outbox() {
+        return outbox;
     }
 
     /** A script of this (tracking) client ran a read-only command: the script's declared keys are tracked. */
@@ -412,18 +362,7 @@ public final class Session {
 
     /** Performs the pending deliveries (on the session's loop); true if there were any. */
     public boolean drainDeliveries() {
-        if (connection.lent()) {
-            return false; // the script thread owns the reply buffer; drained when the session is given back
-        }
-        boolean any = false;
-        Runnable r;
-        while ((r = deliveries.poll()) != null) {
-            if (!closing && !killed && !outputLimitReached) {
-                r.run();
-            }
-            any = true;
-        }
-        return any;
+        return outbox.drain();
     }
 
     /** This session's subscriptions, created on first use. */
@@ -437,22 +376,6 @@ public final class Session {
     /** True when subscribed to any channel, pattern or shard channel (Redis's CLIENT_PUBSUB flag). */
     public boolean hasSubscriptions() {
         return subscriptions != null && subscriptions.any();
-    }
-
-    boolean outputLimitReached() {
-        return outputLimitReached;
-    }
-
-    void outputLimitReached(boolean reached) {
-        this.outputLimitReached = reached;
-    }
-
-    long overSoftLimitSince() {
-        return overSoftLimitSince;
-    }
-
-    void overSoftLimitSince(long millis) {
-        this.overSoftLimitSince = millis;
     }
 
     /**
