@@ -577,11 +577,11 @@ public final class Engine {
         // No second clock read (CommandClock). Inside EXEC the last command stays EXEC, as Redis's lastcmd does.
         CommandClock clock = chain != null ? chain.clock : session.clock; // a loop's clock stays anchored across its clients
         session.beginCommand(clock.millis(start), session.executingTransaction() ? session.lastCommand() : cmd.name());
-        session.current(cmd, args);
+        session.writes().start(cmd, args);
         long dirtyBefore = session.dirtyCount();
         try {
             cmd.handler().execute(session, args);
-            if (session.dirtyCount() != dirtyBefore && tracking.active() && !session.quietWrite()) {
+            if (session.dirtyCount() != dirtyBefore && tracking.active() && !session.writes().quietWrite()) {
                 invalidateTracking(session, cmd, args);
             }
             if (session.dirtyCount() != dirtyBefore && observing()) {
@@ -656,7 +656,7 @@ public final class Engine {
     /** Slow log, latency monitor and MONITOR feeds: each costs one comparison when unused. */
     private void afterCommand(Session s, Command cmd, Args args, long micros) {
         long slower = config.slowlogLogSlowerThan.value();
-        if (slower >= 0 && micros >= slower && !cmd.spec().has("skip_slowlog") && !s.blockedInCommand()) {
+        if (slower >= 0 && micros >= slower && !cmd.spec().has("skip_slowlog") && !s.writes().blockedInCommand()) {
             slowLog.add(s, args, micros, config.slowlogMaxLen.value());
         }
         long threshold = config.latencyMonitorThreshold.value();
