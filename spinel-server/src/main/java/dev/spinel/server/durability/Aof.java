@@ -7,6 +7,7 @@ import dev.spinel.persistence.ValueCodecs;
 import dev.spinel.protocol.Version;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.engine.Engine;
+import dev.spinel.server.engine.EngineHooks;
 import dev.spinel.server.engine.Propagator;
 import dev.spinel.server.log.Log;
 import dev.spinel.server.scripting.FunctionLibraries;
@@ -48,7 +49,7 @@ public final class Aof implements AutoCloseable {
 
     /**
      * The propagator of a server without a log that has a replication stream: the same rewrites as the
-     * log's, fed to {@link Engine#replicationFeed} only; every position is acknowledged at once.
+     * log's, fed to {@link EngineHooks#replicationFeed} only; every position is acknowledged at once.
      */
     public static Propagator replicationOnly(Engine engine) {
         return new AofPropagator(null, engine);

@@ -47,7 +47,7 @@ final class CommandWrites {
         engine.stats().dirty.add(n);
         if (!wroteInCommand) {
             wroteInCommand = true;
-            engine.firstWrite(session, currentCommand, currentArgs);
+            engine.effects().firstWrite(session, currentCommand, currentArgs);
         }
     }
 

@@ -3,13 +3,11 @@ package dev.spinel.server.engine;
 import static dev.spinel.server.engine.DispatchRefusals.applyReplyMode;
 
 import dev.spinel.protocol.Args;
-import dev.spinel.protocol.KeyPositions;
 import dev.spinel.server.acl.Acl;
 import dev.spinel.server.acl.UserRules;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.engine.ports.BusyScript;
 import dev.spinel.server.engine.ports.ClientConnection;
-import dev.spinel.server.engine.ports.KeyObserver;
 import dev.spinel.server.engine.ports.ReplicationGate;
 import dev.spinel.server.engine.ports.ScriptFlags;
 import dev.spinel.server.errors.Errors;
@@ -58,6 +56,7 @@ public final class Engine {
     private final ScriptThread scriptThread = new ScriptThread(this);
     private final DispatchRefusals refusals;
     private final KeyspaceEvents keyEvents;
+    private final CommandEffects effects;
     private final EngineHooks hooks = new EngineHooks();
     /** Stripes held around a write command while it runs and is logged (one per event-loop thread). */
     private final ThreadLocal<StripeLocks> logLocks = ThreadLocal.withInitial(StripeLocks::new);
@@ -89,6 +88,7 @@ public final class Engine {
         config.onApply(config.aclPubsubDefault, () -> acl.pubsubDefault(config.aclPubsubDefault.value().equals("allchannels")));
         this.refusals = new DispatchRefusals(this);
         this.keyEvents = new KeyspaceEvents(this);
+        this.effects = new CommandEffects(this);
         keyspace.listener(keyEvents);
     }
 
@@ -120,6 +120,11 @@ public final class Engine {
     /** What the log, replication, cluster mode, gRPC and persistence install into the engine. */
     public EngineHooks hooks() {
         return hooks;
+    }
+
+    /** What a command's writes and completion signal (watches, waiters, caches, slow log, MONITOR). */
+    CommandEffects effects() {
+        return effects;
     }
 
     /** Expiry, eviction and other changes outside a command's own reporting. */
@@ -557,7 +562,7 @@ public final class Engine {
 
     /** Locks the stripes a write may touch; returns true when it took every stripe (keyless writes). */
     private boolean lockForLog(Session s, Command cmd, Args args, StripeLocks locks) {
-        int[] keys = keysOf(cmd, args);
+        int[] keys = CommandEffects.keysOf(cmd, args);
         if (keys.length == 0 || cmd.name().equals("move") || cmd.name().equals("copy")) {
             for (int i = 0; i < keyspace.databases(); i++) {
                 keyspace.db(i).lockAll();
@@ -581,32 +586,14 @@ public final class Engine {
         long dirtyBefore = session.dirtyCount();
         try {
             cmd.handler().execute(session, args);
-            if (session.dirtyCount() != dirtyBefore && tracking.active() && !session.writes().quietWrite()) {
-                invalidateTracking(session, cmd, args);
-            }
-            if (session.dirtyCount() != dirtyBefore && observing()) {
-                notifyObserver(session, cmd, args);
-            }
             if (session.dirtyCount() != dirtyBefore) {
+                effects.written(session, cmd, args);
                 Propagator inTx = p != null ? p : session.executingTransaction() ? hooks.propagator() : null;
                 if (inTx != null) {
                     inTx.propagate(session, cmd, args);
                 }
             }
-            TrackingState ts = session.tracking();
-            if (ts != null) {
-                // A script that read anything tracks the keys it declared, as Redis (EVAL's own keys, not the reads')
-                if (session.takeReadByScript() || cmd.tracksReads) {
-                    for (int k : keysOf(cmd, args)) {
-                        tracking.keyRead(session, args.copy(k));
-                    }
-                }
-                if (!cmd.name().equals("client|caching")) {
-                    ts.caching = null;
-                }
-            } else if (cmd.tracksReads && session.scriptCaller() != null && session.scriptCaller().tracking() != null) {
-                session.scriptCaller().readByScript();
-            }
+            effects.trackReads(session, cmd, args);
         } catch (RedisError e) {
             session.out().error(e.getMessage());
             if (!e.statsCounted()) {
@@ -625,103 +612,9 @@ public final class Engine {
             cmd.latency.record(micros);
         }
         stats.commandsProcessed.increment();
-        afterCommand(session, cmd, args, micros);
+        effects.afterCommand(session, cmd, args, micros);
     }
 
-    /**
-     * A blocked command was served with {@code reply}: the slow log gets it now, with its original arguments,
-     * as Redis's updateStatsOnUnblock (a command that blocks is not logged when it blocks, nor when it times
-     * out); an error reply is counted.
-     */
-    public void unblocked(Session s, Args original, long micros, byte[] reply) {
-        if (reply.length > 0 && reply[0] == '-' && original != null) {
-            // An error reply to an unblocked client counts as Redis's addReplyError counts it: errorstats and
-            // the command's failed_calls.
-            int end = 1;
-            while (end < reply.length && reply[end] != ' ' && reply[end] != '\r') {
-                end++;
-            }
-            stats.error(new String(reply, 1, end - 1, StandardCharsets.US_ASCII));
-            Command cmd = commands.lookup(original);
-            if (cmd != null) {
-                cmd.failedCalls.increment();
-            }
-        }
-        long slower = config.slowlogLogSlowerThan.value();
-        if (original != null && slower >= 0 && micros >= slower) {
-            slowLog.add(s, original, micros, config.slowlogMaxLen.value());
-        }
-    }
-
-    /** Slow log, latency monitor and MONITOR feeds: each costs one comparison when unused. */
-    private void afterCommand(Session s, Command cmd, Args args, long micros) {
-        long slower = config.slowlogLogSlowerThan.value();
-        if (slower >= 0 && micros >= slower && !cmd.spec().has("skip_slowlog") && !s.writes().blockedInCommand()) {
-            slowLog.add(s, args, micros, config.slowlogMaxLen.value());
-        }
-        long threshold = config.latencyMonitorThreshold.value();
-        if (threshold > 0 && micros / 1000 >= threshold) {
-            latency.record(cmd.spec().has("fast") ? "fast-command" : "command", micros / 1000);
-        }
-        if (!monitors.isEmpty() && !cmd.spec().has("skip_monitor") && !cmd.spec().has("admin")) {
-            monitors.feed(s, args);
-        }
-    }
-
-    /**
-     * Called by {@link Session#dirty} the first time a command changes data, while the command still
-     * holds the stripe locks of what it changed: the watches on its keys are invalidated before any
-     * EXEC (which takes every stripe) can check them, so an EXEC never misses a concurrent write.
-     */
-    void firstWrite(Session s, Command cmd, Args args) {
-        if (cmd == null) {
-            return;
-        }
-        if (!watches.isEmpty()) {
-            // FLUSHDB, FLUSHALL and SWAPDB touch only the watched keys that exist, themselves (Watches.touchPresent)
-            ChangedKeys.visit(s, cmd, args, watches::touch, db -> { });
-        }
-        if (blocking.blockedClients() > 0) {
-            // A written key may have been deleted or overwritten: a client blocked in XREADGROUP on it is then
-            // answered an error (Redis signals a stream key as ready when it is unlinked or replaced). The
-            // waiters are served after the command, when the change is complete; others find nothing new.
-            ChangedKeys.visit(s, cmd, args, (db, key) -> blocking.signal(keyspace.db(db), key, 0, key.length),
-                    db -> {
-                        for (int i = 0; i < keyspace.databases(); i++) {
-                            if (db < 0 || db == i) {
-                                blocking.signalDatabase(i);
-                            }
-                        }
-                    });
-        }
-    }
-
-    /** After a write command: client-side caches of its keys are invalidated (after its reply, as Redis). */
-    private void invalidateTracking(Session s, Command cmd, Args args) {
-        switch (cmd.name()) {
-            case "flushall", "flushdb", "swapdb" -> tracking.flushed(s);
-            default -> ChangedKeys.visit(s, cmd, args, (db, key) -> tracking.keyChanged(s, key), db -> tracking.flushed(s));
-        }
-    }
-
-    /** Tells the other front ends' observer (gRPC versions, Watch streams) which keys a command changed. */
-    private void notifyObserver(Session s, Command cmd, Args args) {
-        KeyObserver o = hooks.keyObserver();
-        ChangedKeys.visit(s, cmd, args, o::keyChanged, o::databaseChanged);
-    }
-
-    private boolean observing() {
-        KeyObserver o = hooks.keyObserver();
-        return o != null && o.active();
-    }
-
-    private static int[] keysOf(Command cmd, Args args) {
-        try {
-            return KeyPositions.of(cmd.spec(), args);
-        } catch (IllegalArgumentException e) {
-            return new int[0];
-        }
-    }
 
     /**
      * Adds an ACL LOG entry for a denied command, key or channel ({@code denied} as {@link Acl#check}
