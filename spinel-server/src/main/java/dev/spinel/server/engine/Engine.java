@@ -24,6 +24,9 @@ import java.util.function.Consumer;
  * The command engine: dispatches a parsed request to its command, with Redis's checks in Redis's
  * order (unknown command, arity, subcommand, authentication), statistics, and reply modes. Knows
  * nothing of sockets; the RESP front end and embedded callers drive it through {@link Session}s.
+ * Its parts: {@link DispatchRefusals} answers what dispatch refuses, {@link CommandEffects} signals what
+ * a command did, {@link KeyspaceEvents} what changed outside commands, {@link EngineHooks} holds what
+ * other layers install.
  *
  * <p>Thread-safety: one engine serves every event loop; a session is only ever used by its own loop.
  * Atomicity of each command comes from the stripe locks the command takes.
@@ -60,6 +63,7 @@ public final class Engine {
     private final EngineHooks hooks = new EngineHooks();
     /** Stripes held around a write command while it runs and is logged (one per event-loop thread). */
     private final ThreadLocal<StripeLocks> logLocks = ThreadLocal.withInitial(StripeLocks::new);
+
     /** An engine without scripting (embedded tests): no script is ever busy. */
     public Engine(ServerConfig config, Keyspace keyspace, CommandTable commands) {
         this(config, keyspace, commands, BusyScript.NONE);
@@ -157,7 +161,6 @@ public final class Engine {
     public LatencyMonitor latency() {
         return latency;
     }
-
 
     public Monitors monitors() {
         return monitors;
@@ -614,7 +617,6 @@ public final class Engine {
         stats.commandsProcessed.increment();
         effects.afterCommand(session, cmd, args, micros);
     }
-
 
     /**
      * Adds an ACL LOG entry for a denied command, key or channel ({@code denied} as {@link Acl#check}
