@@ -47,7 +47,7 @@ public final class GrpcFrontEnd implements SpinelExtension {
 
         @Override
         public void close() {
-            spinel.engine().keyObserver(null);
+            spinel.engine().hooks().keyObserver(null);
             health.enterTerminalState();
             server.shutdown();
             try {
@@ -107,7 +107,7 @@ public final class GrpcFrontEnd implements SpinelExtension {
                 .intercept(callMetrics(spinel))
                 .build()
                 .start();
-        spinel.engine().keyObserver(new ChangeFeed(store));
+        spinel.engine().hooks().keyObserver(new ChangeFeed(store));
         Log.notice("gRPC service (spinel.kv.v1.KV) listening on " + address.getHostString() + ":" + server.getPort());
         return new Running(server, health, spinel, store);
     }

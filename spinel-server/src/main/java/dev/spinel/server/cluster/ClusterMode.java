@@ -74,7 +74,7 @@ public final class ClusterMode implements AutoCloseable {
      * keyed commands get CLUSTERDOWN).
      */
     public void installRouter(CommandTable table) {
-        engine.slotRouter(new SlotRouter(this, config, engine.keyspace().db(0), table));
+        engine.hooks().slotRouter(new SlotRouter(this, config, engine.keyspace().db(0), table));
     }
 
     /**

@@ -7,6 +7,7 @@ import dev.spinel.persistence.ValueCodecs;
 import dev.spinel.protocol.Version;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.engine.Engine;
+import dev.spinel.server.engine.EngineHooks;
 import dev.spinel.server.engine.Propagator;
 import dev.spinel.server.log.Log;
 import dev.spinel.server.scripting.FunctionLibraries;
@@ -48,7 +49,7 @@ public final class Aof implements AutoCloseable {
 
     /**
      * The propagator of a server without a log that has a replication stream: the same rewrites as the
-     * log's, fed to {@link Engine#replicationFeed} only; every position is acknowledged at once.
+     * log's, fed to {@link EngineHooks#replicationFeed} only; every position is acknowledged at once.
      */
     public static Propagator replicationOnly(Engine engine) {
         return new AofPropagator(null, engine);
@@ -105,12 +106,12 @@ public final class Aof implements AutoCloseable {
      * again. The caller holds every stripe.
      */
     void loadWithoutLogging() throws IOException {
-        Propagator p = engine.propagator();
-        engine.propagator(null);
+        Propagator p = engine.hooks().propagator();
+        engine.hooks().propagator(null);
         try {
             load();
         } finally {
-            engine.propagator(p);
+            engine.hooks().propagator(p);
         }
     }
 
@@ -173,7 +174,7 @@ public final class Aof implements AutoCloseable {
                     snap.cancel();
                     throw e;
                 }
-                engine.propagator(new AofPropagator(file, engine));
+                engine.hooks().propagator(new AofPropagator(file, engine));
             } finally {
                 ks.unlockAll();
             }
@@ -216,7 +217,7 @@ public final class Aof implements AutoCloseable {
         }
         file = new AofFile(config, dir().resolve(incrName), engine.stats().aofFsync);
         measure();
-        engine.propagator(new AofPropagator(file, engine));
+        engine.hooks().propagator(new AofPropagator(file, engine));
     }
 
     private final AtomicBoolean rewriting = new AtomicBoolean();
@@ -420,7 +421,7 @@ public final class Aof implements AutoCloseable {
         }
         if (file != null) {
             // replicas still need the stream when the log stops (CONFIG SET appendonly no)
-            engine.propagator(engine.replicationFeed() != null ? new AofPropagator(null, engine) : null);
+            engine.hooks().propagator(engine.hooks().replicationFeed() != null ? new AofPropagator(null, engine) : null);
             file.close();
             file = null;
         }

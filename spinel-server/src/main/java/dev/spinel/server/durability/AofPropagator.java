@@ -4,6 +4,7 @@ import dev.spinel.protocol.Args;
 import dev.spinel.protocol.Numbers;
 import dev.spinel.server.engine.Command;
 import dev.spinel.server.engine.Engine;
+import dev.spinel.server.engine.EngineHooks;
 import dev.spinel.server.engine.Propagator;
 import dev.spinel.server.engine.ports.ReplicationFeed;
 import dev.spinel.server.engine.Session;
@@ -42,7 +43,7 @@ import java.util.List;
  * Inside EXEC the commands are collected and appended at the end as one MULTI/EXEC block (a single
  * write is logged bare, as Redis 7.0 does).
  *
- * <p>Every frame given to the log is also given to the replication stream ({@link Engine#replicationFeed}),
+ * <p>Every frame given to the log is also given to the replication stream ({@link EngineHooks#replicationFeed}),
  * so replicas see exactly what the log sees; without a log ({@code file} null) only the stream is fed.
  *
  * <p>Thread-safety: called from every event loop; per-thread scratch state only, the file is shared.
@@ -62,7 +63,7 @@ final class AofPropagator implements Propagator {
 
     /** Appends to the log and to the replication stream; returns the log position (0 without a log). */
     private long append(int db, byte[] buf, int off, int len) {
-        ReplicationFeed r = engine.replicationFeed();
+        ReplicationFeed r = engine.hooks().replicationFeed();
         if (r != null) {
             r.append(db, buf, off, len);
         }
@@ -136,7 +137,7 @@ final class AofPropagator implements Propagator {
         if (cmds.isEmpty()) {
             return;
         }
-        ReplicationFeed r = engine.replicationFeed();
+        ReplicationFeed r = engine.hooks().replicationFeed();
         if (r != null) {
             r.appendTransaction(txDbs.get(), cmds);
         }

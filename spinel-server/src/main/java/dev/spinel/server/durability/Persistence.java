@@ -173,7 +173,7 @@ public final class Persistence {
     public void loadAtStartup(Engine engine) {
         this.offlineRewriter = new Aof(config, engine, functions);
         config.appendonly.listen(on -> appendonlyChanged(engine, on));
-        engine.diskError(this::writeRefusal);
+        engine.hooks().diskError(this::writeRefusal);
         if (config.appendonly.value()) {
             Aof a = new Aof(config, engine, functions);
             try {

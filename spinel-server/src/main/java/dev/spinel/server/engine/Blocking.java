@@ -155,7 +155,7 @@ public final class Blocking {
             if (served && w.state.get() == Waiter.SERVED) {
                 w.reply = Arrays.copyOf(out.array(), out.size());
                 remove(w);
-                w.session.engine().unblocked(w.session, w.command, (System.nanoTime() - start) / 1000, w.reply);
+                w.session.engine().effects().unblocked(w.session, w.command, (System.nanoTime() - start) / 1000, w.reply);
                 deliver(w);
             } else {
                 remove(w); // gone meanwhile; its own path completes it
@@ -236,7 +236,7 @@ public final class Blocking {
         try {
             w.session.connection().execute(() -> {
                 w.session.out().raw(w.reply);
-                w.session.runAfterServedReply(); // its own keys' invalidations, after its reply
+                w.session.outbox().runAfterServedReply(); // its own keys' invalidations, after its reply
                 w.session.resume();
             });
         } catch (RejectedExecutionException e) {

@@ -34,7 +34,7 @@ final class ChangedKeys {
             }
             default -> {
                 for (int k : writtenKeysOf(cmd, args)) {
-                    if (!s.isKeyUnchanged(k)) {
+                    if (!s.writes().isKeyUnchanged(k)) {
                         key.changed(s.dbIndex(), args.copy(k));
                     }
                 }

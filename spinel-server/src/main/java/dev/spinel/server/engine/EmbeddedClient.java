@@ -158,7 +158,7 @@ public final class EmbeddedClient {
             if (pause.active() && pause.holds(true, System.currentTimeMillis())) {
                 throw PAUSED; // nothing ran: the caller retries through whenUnpaused
             }
-            String refusal = engine.diskRefusal();
+            String refusal = engine.hooks().diskRefusal();
             if (refusal != null) {
                 throw new RedisError(refusal);
             }
@@ -191,7 +191,7 @@ public final class EmbeddedClient {
                 T value = unit.run(view);
                 return new Done<>(value, s.logPosition());
             } finally {
-                Propagator p = engine.propagator();
+                Propagator p = engine.hooks().propagator();
                 if (p != null) {
                     p.execDone(s); // in finally: whatever the unit applied is logged, as EXEC does
                 }
@@ -209,7 +209,7 @@ public final class EmbeddedClient {
      * handed to the OS otherwise); always true without a log and for position 0.
      */
     public boolean acknowledged(long position) {
-        Propagator log = engine.propagator();
+        Propagator log = engine.hooks().propagator();
         return position == 0 || log == null || log.acknowledged(position);
     }
 
@@ -219,13 +219,13 @@ public final class EmbeddedClient {
      * end that gathers the replies of a loop turn and waits for the log once for all of them.
      */
     public boolean writeNow(long position) {
-        Propagator log = engine.propagator();
+        Propagator log = engine.hooks().propagator();
         return position == 0 || log == null || log.writeNow(position);
     }
 
     /** Runs {@code task} once {@code position} is acknowledged: at once, or later on the log's thread. */
     public void whenAcknowledged(long position, Runnable task) {
-        Propagator log = engine.propagator();
+        Propagator log = engine.hooks().propagator();
         if (position == 0 || log == null) {
             task.run();
         } else {
@@ -240,7 +240,7 @@ public final class EmbeddedClient {
      * Never blocks the caller.
      */
     public void afterLogged(long position, Executor loop, Runnable reply) {
-        Propagator log = engine.propagator();
+        Propagator log = engine.hooks().propagator();
         if (log == null || log.acknowledged(position)) {
             reply.run();
             return;

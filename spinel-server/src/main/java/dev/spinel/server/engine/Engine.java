@@ -1,39 +1,32 @@
 package dev.spinel.server.engine;
 
-import dev.spinel.server.engine.ports.ReplicationFeed;
+import static dev.spinel.server.engine.DispatchRefusals.applyReplyMode;
+
 import dev.spinel.protocol.Args;
-import dev.spinel.protocol.KeyPositions;
 import dev.spinel.server.acl.Acl;
-import dev.spinel.server.acl.AclLog;
 import dev.spinel.server.acl.UserRules;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.engine.ports.BusyScript;
 import dev.spinel.server.engine.ports.ClientConnection;
-import dev.spinel.server.engine.ports.KeyObserver;
 import dev.spinel.server.engine.ports.ReplicationGate;
 import dev.spinel.server.engine.ports.ScriptFlags;
 import dev.spinel.server.errors.Errors;
 import dev.spinel.server.errors.RedisError;
-import dev.spinel.server.errors.UnknownCommandReply;
 import dev.spinel.server.stats.LatencyMonitor;
 import dev.spinel.server.stats.ServerStats;
-import dev.spinel.store.Database;
-import dev.spinel.store.Entry;
 import dev.spinel.store.Keyspace;
-import dev.spinel.store.KeyspaceListener;
 import dev.spinel.store.StripeLocks;
 
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.function.Consumer;
-import java.util.function.Function;
-import java.util.function.Predicate;
-import java.util.function.Supplier;
 
 /**
  * The command engine: dispatches a parsed request to its command, with Redis's checks in Redis's
  * order (unknown command, arity, subcommand, authentication), statistics, and reply modes. Knows
  * nothing of sockets; the RESP front end and embedded callers drive it through {@link Session}s.
+ * Its parts: {@link DispatchRefusals} answers what dispatch refuses, {@link CommandEffects} signals what
+ * a command did, {@link KeyspaceEvents} what changed outside commands, {@link EngineHooks} holds what
+ * other layers install.
  *
  * <p>Thread-safety: one engine serves every event loop; a session is only ever used by its own loop.
  * Atomicity of each command comes from the stripe locks the command takes.
@@ -53,7 +46,6 @@ public final class Engine {
     private final Monitors monitors = new Monitors();
     private final Tracking tracking = new Tracking(clients);
     private final Notifications notifications;
-    private static final byte[] DEL = {'D', 'E', 'L'};
     private final Evictor evictor;
     private final MemoryAccounting memory;
     private final ClientPause pause;
@@ -65,20 +57,12 @@ public final class Engine {
     private final Acl acl = new Acl();
     private final ScriptCalls scriptCalls = new ScriptCalls(this);
     private final ScriptThread scriptThread = new ScriptThread(this);
-    /** CLIENT LIST's line of a client, for ACL LOG entries (installed by the ACL command's registration). */
-    private volatile Function<Session, String> clientInfo = s -> "id=" + s.id();
-    /** The append-only log's hook, or null when it is off. */
-    private volatile Propagator propagator;
-    /** The replication stream, fed by the propagator; null while no replica ever attached. */
-    private volatile ReplicationFeed replicationFeed;
-    /** Replication's refusals (NOREPLICAS, READONLY, MASTERDOWN); null on a master without min-replicas-to-write. */
-    private volatile ReplicationGate replicationGate;
-    /** Told when a session closes (replication forgets a replica's link); null when nobody listens. */
-    private volatile Consumer<Session> closeListener;
+    private final DispatchRefusals refusals;
+    private final KeyspaceEvents keyEvents;
+    private final CommandEffects effects;
+    private final EngineHooks hooks = new EngineHooks();
     /** Stripes held around a write command while it runs and is logged (one per event-loop thread). */
     private final ThreadLocal<StripeLocks> logLocks = ThreadLocal.withInitial(StripeLocks::new);
-    /** Other front ends' view of key changes (gRPC); null when none runs. */
-    private volatile KeyObserver keyObserver;
 
     /** An engine without scripting (embedded tests): no script is ever busy. */
     public Engine(ServerConfig config, Keyspace keyspace, CommandTable commands) {
@@ -106,96 +90,15 @@ public final class Engine {
         config.onApply(config.requirepass, () -> acl.requirepass(config.requirepass.value()));
         acl.pubsubDefault(config.aclPubsubDefault.value().equals("allchannels"));
         config.onApply(config.aclPubsubDefault, () -> acl.pubsubDefault(config.aclPubsubDefault.value().equals("allchannels")));
-        keyspace.listener(new KeyspaceListener() {
-            @Override
-            public void expired(Database db, byte[] key) {
-                notifications.notify(Notifications.EXPIRED, "expired", key, db.index());
-                ReplicationFeed feed = replicationFeed;
-                if (feed != null) {
-                    // as Redis's deleteExpiredKeyAndPropagate: replicas never expire keys, the master's DEL does
-                    byte[] del = delFrame(key);
-                    feed.append(db.index(), del, 0, del.length);
-                }
-                watches.touch(db.index(), key);
-                if (tracking.active()) {
-                    tracking.keyChanged(null, key);
-                }
-                KeyObserver o = keyObserver;
-                if (o != null) {
-                    o.keyExpired(db.index(), key);
-                }
-            }
-
-            @Override
-            public void added(Database db, Entry e) {
-                // Redis's dbAdd: the "new" event (class n), before the command's own event.
-                if (notifications.enabled(Notifications.NEW)) {
-                    notifications.notify(Notifications.NEW, "new", e.key(), db.index());
-                }
-            }
-        });
+        this.refusals = new DispatchRefusals(this);
+        this.keyEvents = new KeyspaceEvents(this);
+        this.effects = new CommandEffects(this);
+        keyspace.listener(keyEvents);
     }
 
     /** The running script as the engine sees it (the BUSY checks). */
     public BusyScript script() {
         return script;
-    }
-
-    /**
-     * Redis's {@code writeCommandsDeniedByDiskError}: the persistence layer's reason to refuse writes
-     * (and PING) after a failed save or log write, or null to accept them.
-     */
-    private volatile Supplier<String> diskError;
-
-    public void diskError(Supplier<String> check) {
-        this.diskError = check;
-    }
-
-    public Propagator propagator() {
-        return propagator;
-    }
-
-    /** Installs (or with null removes) the append-only log's hook. */
-    public void propagator(Propagator p) {
-        this.propagator = p;
-    }
-
-    /** The replication stream the propagator also feeds, or null (one volatile read per propagated write). */
-    public ReplicationFeed replicationFeed() {
-        return replicationFeed;
-    }
-
-    public void replicationFeed(ReplicationFeed feed) {
-        this.replicationFeed = feed;
-    }
-
-    /** {@code DEL key} as a RESP frame. */
-    private static byte[] delFrame(byte[] key) {
-        byte[] head = ("*2\r\n$3\r\nDEL\r\n$" + key.length + "\r\n").getBytes(StandardCharsets.US_ASCII);
-        byte[] f = Arrays.copyOf(head, head.length + key.length + 2);
-        System.arraycopy(key, 0, f, head.length, key.length);
-        f[f.length - 2] = '\r';
-        f[f.length - 1] = '\n';
-        return f;
-    }
-
-    /** Which sessions are replicas attached to this master (CLIENT LIST flags=S, CLIENT KILL TYPE replica). */
-    private volatile Predicate<Session> replicaClients;
-
-    public void replicaClients(Predicate<Session> p) {
-        this.replicaClients = p;
-    }
-
-    /** True when {@code s} is the connection of a replica that did SYNC/PSYNC here. */
-    public boolean isReplicaClient(Session s) {
-        Predicate<Session> p = replicaClients;
-        return p != null && p.test(s);
-    }
-
-    /** Why replication refuses a write by {@code s} now (NOREPLICAS, READONLY), or null. */
-    String replicationWriteRefusal(Session s) {
-        ReplicationGate g = replicationGate;
-        return g == null ? null : g.refusal(s, true, false);
     }
 
     /**
@@ -208,28 +111,6 @@ public final class Engine {
         String refusal(Session session, Command cmd, Args args);
     }
 
-    private SlotRouter slotRouter;
-
-    /** Installs cluster mode's router; called before any client connects. */
-    public void slotRouter(SlotRouter r) {
-        this.slotRouter = r;
-    }
-
-    /** Installs (null: removes) replication's refusals; see {@link ReplicationGate}. */
-    public void replicationGate(ReplicationGate gate) {
-        this.replicationGate = gate;
-    }
-
-    /** Installs the listener told of every closed session (one listener: replication's). */
-    public void closeListener(Consumer<Session> l) {
-        this.closeListener = l;
-    }
-
-    /** Installs (or, with null, removes) the observer of key changes made by commands. */
-    public void keyObserver(KeyObserver observer) {
-        this.keyObserver = observer;
-    }
-
     /**
      * A key was written outside the command path that normally reports it (Redis's
      * {@code signalModifiedKey}; e.g. a blocked client served by another's push, DEBUG POPULATE):
@@ -237,11 +118,22 @@ public final class Engine {
      * stripe.
      */
     public void keyModified(int db, byte[] key) {
-        invalidateWatchesAndCaches(db, key);
-        KeyObserver o = keyObserver;
-        if (o != null) {
-            o.keyChanged(db, key);
-        }
+        keyEvents.modified(db, key);
+    }
+
+    /** What the log, replication, cluster mode, gRPC and persistence install into the engine. */
+    public EngineHooks hooks() {
+        return hooks;
+    }
+
+    /** What a command's writes and completion signal (watches, waiters, caches, slow log, MONITOR). */
+    CommandEffects effects() {
+        return effects;
+    }
+
+    /** Expiry, eviction and other changes outside a command's own reporting. */
+    KeyspaceEvents keyEvents() {
+        return keyEvents;
     }
 
     /**
@@ -251,29 +143,6 @@ public final class Engine {
      */
     public EmbeddedClient embeddedClient(String name) {
         return new EmbeddedClient(this, name);
-    }
-
-    /**
-     * A key changed by a served blocked command of {@code waiter} (on the serving thread): as
-     * {@link #keyModified}, with the waiter as the client whose command changed it (CLIENT TRACKING's
-     * NOLOOP, and its own invalidation after its reply, as Redis's current client).
-     */
-    void keyModifiedByServed(Session waiter, int db, byte[] key) {
-        watches.touch(db, key);
-        if (tracking.active()) {
-            tracking.keyChanged(waiter, key);
-        }
-        KeyObserver o = keyObserver;
-        if (o != null) {
-            o.keyChanged(db, key);
-        }
-    }
-
-    private void invalidateWatchesAndCaches(int db, byte[] key) {
-        watches.touch(db, key);
-        if (tracking.active()) {
-            tracking.keyChanged(null, key);
-        }
     }
 
     public Watches watches() {
@@ -292,7 +161,6 @@ public final class Engine {
     public LatencyMonitor latency() {
         return latency;
     }
-
 
     public Monitors monitors() {
         return monitors;
@@ -314,17 +182,6 @@ public final class Engine {
     /** maxmemory enforcement and INFO's evicted_keys. */
     public Evictor evictor() {
         return evictor;
-    }
-
-    /** A key was evicted (called under its stripe lock): the same signals as a deletion by a command. */
-    void keyEvicted(int db, byte[] key) {
-        Propagator p = propagator;
-        if (p != null) {
-            p.propagateEffect(db, new byte[][] {DEL, key}); // as Redis: the log and replicas see a DEL
-        }
-        notifications.notify(Notifications.EVICTED, "evicted", key, db);
-        stats.dirty.increment();
-        keyModified(db, key);
     }
 
     /** client-output-buffer-limit, as the connections check their replies against it. */
@@ -418,15 +275,6 @@ public final class Engine {
         return acl;
     }
 
-    public void clientInfo(Function<Session, String> describe) {
-        this.clientInfo = describe;
-    }
-
-    /** The client's CLIENT LIST line (as ACL LOG and the output-limit warning quote it). */
-    public String clientInfo(Session s) {
-        return clientInfo.apply(s);
-    }
-
     /** Creates and registers the session of a new connection. */
     public Session open(ClientConnection connection) {
         Session s = new Session(this, clients.nextId(), connection);
@@ -442,7 +290,7 @@ public final class Engine {
         tracking.closed(s);
         blocking.disconnected(s);
         clients.remove(s);
-        Consumer<Session> l = closeListener;
+        Consumer<Session> l = hooks.closeListener();
         if (l != null) {
             l.accept(s);
         }
@@ -458,7 +306,7 @@ public final class Engine {
         Command lend;
         try {
             lend = dispatch(session, args);
-            session.runAfterReply();
+            session.outbox().runAfterReply();
         } finally {
             session.executingOn(previous);
         }
@@ -495,12 +343,12 @@ public final class Engine {
         session.replyStart(session.out().size());
         Command cmd = commands.lookup(args);
         if (cmd == null) {
-            rejectUnknown(session, args);
+            refusals.rejectUnknown(session, args);
             applyReplyMode(session);
             return null;
         }
         if (!cmd.spec().arityAccepts(args.count())) {
-            reject(session, cmd, Errors.wrongArgs(cmd.name()).getMessage());
+            refusals.reject(session, cmd, Errors.wrongArgs(cmd.name()).getMessage());
             applyReplyMode(session);
             return null;
         }
@@ -508,24 +356,19 @@ public final class Engine {
         if (cmd.hasSubcommands() && args.count() > 1) {
             Command sub = cmd.subcommand(lowerAscii(args, 1));
             if (sub == null) {
-                // Redis's lookupCommand finds no command here: no commandstats line counts the rejection.
-                flagTransaction(session);
-                String message = Errors.unknownSubcommand(args.cString(1), cmd.upperName()).getMessage();
-                session.out().error(message);
-                stats.error("ERR");
-                session.beginCommand(System.currentTimeMillis(), "NULL"); // CLIENT LIST cmd=, as Redis
+                refusals.rejectUnknownSubcommand(session, cmd, args);
                 applyReplyMode(session);
                 return null;
             }
             if (!sub.spec().arityAccepts(args.count())) {
-                reject(session, sub, Errors.wrongArgs(sub.name()).getMessage());
+                refusals.reject(session, sub, Errors.wrongArgs(sub.name()).getMessage());
                 applyReplyMode(session);
                 return null;
             }
             cmd = sub;
         }
         if (!session.authenticated() && !cmd.spec().has("no_auth")) {
-            reject(session, cmd, Errors.NOAUTH.getMessage());
+            refusals.reject(session, cmd, Errors.NOAUTH.getMessage());
             applyReplyMode(session);
             return null;
         }
@@ -533,45 +376,44 @@ public final class Engine {
         if (!rules.unrestricted()) { // the default user with +@all ~* &* stops here: one field read
             long denied = Acl.check(rules, cmd.aclId(), cmd.spec(), cmd.noAuth(), args, 0);
             if (denied != 0) {
-                rejectByAcl(session, cmd, args, denied);
+                refusals.rejectByAcl(session, cmd, args, denied);
                 applyReplyMode(session);
                 return null;
             }
         }
-        SlotRouter router = slotRouter;
+        SlotRouter router = hooks.slotRouter();
         if (router != null && !session.isReplicationApplier()) {
             String redirect = router.refusal(session, cmd, args);
             if (redirect != null) {
-                redirect(session, cmd, redirect);
+                refusals.redirect(session, cmd, redirect);
                 applyReplyMode(session);
                 return null;
             }
         }
         if (session.transaction() != null && cmd.spec().has("no_multi")) {
             // SAVE and SHUTDOWN (Redis 7.0's CMD_NO_MULTI) are refused, and the transaction fails at EXEC.
-            reject(session, cmd, "ERR Command not allowed inside a transaction");
+            refusals.reject(session, cmd, "ERR Command not allowed inside a transaction");
             applyReplyMode(session);
             return null;
         }
-        Supplier<String> disk = diskError;
-        String refusal = disk == null ? null : disk.get(); // two volatile reads when all is well
+        String refusal = hooks.diskRefusal();
         if (refusal != null && (cmd.spec().has("write") || cmd.name().equals("ping") || DispatchRules.execHas(session, cmd, "write"))) {
-            reject(session, cmd, refusal);
+            refusals.reject(session, cmd, refusal);
             applyReplyMode(session);
             return null;
         }
-        ReplicationGate gate = replicationGate; // one volatile read; null on a plain master
+        ReplicationGate gate = hooks.replicationGate(); // one volatile read; null on a plain master
         if (gate != null) {
             String refused = gate.refusal(session, cmd.spec().has("write") || DispatchRules.execHas(session, cmd, "write"),
                     !cmd.spec().has("stale"));
             if (refused != null) {
-                reject(session, cmd, refused);
+                refusals.reject(session, cmd, refused);
                 applyReplyMode(session);
                 return null;
             }
         }
         if (session.hasSubscriptions() && session.protocol() == 2 && !DispatchRules.allowedWhileSubscribed(cmd)) {
-            reject(session, cmd, "ERR Can't execute '" + cmd.name()
+            refusals.reject(session, cmd, "ERR Can't execute '" + cmd.name()
                     + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context");
             applyReplyMode(session);
             return null;
@@ -589,7 +431,7 @@ public final class Engine {
             session.drainDeliveries();
             if (!room && (cmd.spec().has("denyoom") || DispatchRules.execHas(session, cmd, "denyoom")
                     || DispatchRules.queuesInMulti(session, cmd))) {
-                reject(session, cmd, Evictor.OOM.getMessage());
+                refusals.reject(session, cmd, Evictor.OOM.getMessage());
                 applyReplyMode(session);
                 return null;
             }
@@ -653,7 +495,7 @@ public final class Engine {
         long threshold = config.busyReplyThreshold.value();
         script.awaitEndOrBusy(threshold);
         if (script.busy(threshold) && !cmd.spec().has("allow_busy")) {
-            reject(session, cmd, script.functionRunning()
+            refusals.reject(session, cmd, script.functionRunning()
                     ? "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
                     : "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
             applyReplyMode(session);
@@ -692,21 +534,6 @@ public final class Engine {
         return scriptCalls.run(script, args, readOnly, wrote);
     }
 
-    /** The disk-error refusal of writes now, or null (see {@link #diskError(java.util.function.Supplier)}). */
-    String diskRefusal() {
-        Supplier<String> disk = diskError;
-        return disk == null ? null : disk.get();
-    }
-
-
-    private static void flagTransaction(Session session) {
-        if (session.transaction() != null) {
-            session.transaction().abort();
-        }
-    }
-
-
-
     /** Runs one command that passed dispatch's checks (EXEC runs its queued commands through here). */
     void run(Session session, Command cmd, Args args) {
         if (!monitors.isEmpty() && DispatchRules.feedsMonitorsFirst(cmd)) {
@@ -714,7 +541,7 @@ public final class Engine {
             // commands ("lua") come after it; the commands are flagged skip_monitor for the usual feed.
             monitors.feed(session, args);
         }
-        Propagator p = propagator;
+        Propagator p = hooks.propagator();
         if (p == null || session.executingTransaction() || !cmd.logged()) {
             runCommand(session, cmd, args, null);
             return;
@@ -738,7 +565,7 @@ public final class Engine {
 
     /** Locks the stripes a write may touch; returns true when it took every stripe (keyless writes). */
     private boolean lockForLog(Session s, Command cmd, Args args, StripeLocks locks) {
-        int[] keys = keysOf(cmd, args);
+        int[] keys = CommandEffects.keysOf(cmd, args);
         if (keys.length == 0 || cmd.name().equals("move") || cmd.name().equals("copy")) {
             for (int i = 0; i < keyspace.databases(); i++) {
                 keyspace.db(i).lockAll();
@@ -758,36 +585,18 @@ public final class Engine {
         // No second clock read (CommandClock). Inside EXEC the last command stays EXEC, as Redis's lastcmd does.
         CommandClock clock = chain != null ? chain.clock : session.clock; // a loop's clock stays anchored across its clients
         session.beginCommand(clock.millis(start), session.executingTransaction() ? session.lastCommand() : cmd.name());
-        session.current(cmd, args);
+        session.writes().start(cmd, args);
         long dirtyBefore = session.dirtyCount();
         try {
             cmd.handler().execute(session, args);
-            if (session.dirtyCount() != dirtyBefore && tracking.active() && !session.quietWrite()) {
-                invalidateTracking(session, cmd, args);
-            }
-            if (session.dirtyCount() != dirtyBefore && observing()) {
-                notifyObserver(session, cmd, args);
-            }
             if (session.dirtyCount() != dirtyBefore) {
-                Propagator inTx = p != null ? p : session.executingTransaction() ? propagator : null;
+                effects.written(session, cmd, args);
+                Propagator inTx = p != null ? p : session.executingTransaction() ? hooks.propagator() : null;
                 if (inTx != null) {
                     inTx.propagate(session, cmd, args);
                 }
             }
-            TrackingState ts = session.tracking();
-            if (ts != null) {
-                // A script that read anything tracks the keys it declared, as Redis (EVAL's own keys, not the reads')
-                if (session.takeReadByScript() || cmd.tracksReads) {
-                    for (int k : keysOf(cmd, args)) {
-                        tracking.keyRead(session, args.copy(k));
-                    }
-                }
-                if (!cmd.name().equals("client|caching")) {
-                    ts.caching = null;
-                }
-            } else if (cmd.tracksReads && session.scriptCaller() != null && session.scriptCaller().tracking() != null) {
-                session.scriptCaller().readByScript();
-            }
+            effects.trackReads(session, cmd, args);
         } catch (RedisError e) {
             session.out().error(e.getMessage());
             if (!e.statsCounted()) {
@@ -806,155 +615,7 @@ public final class Engine {
             cmd.latency.record(micros);
         }
         stats.commandsProcessed.increment();
-        afterCommand(session, cmd, args, micros);
-    }
-
-    /**
-     * A blocked command was served with {@code reply}: the slow log gets it now, with its original arguments,
-     * as Redis's updateStatsOnUnblock (a command that blocks is not logged when it blocks, nor when it times
-     * out); an error reply is counted.
-     */
-    public void unblocked(Session s, Args original, long micros, byte[] reply) {
-        if (reply.length > 0 && reply[0] == '-' && original != null) {
-            // An error reply to an unblocked client counts as Redis's addReplyError counts it: errorstats and
-            // the command's failed_calls.
-            int end = 1;
-            while (end < reply.length && reply[end] != ' ' && reply[end] != '\r') {
-                end++;
-            }
-            stats.error(new String(reply, 1, end - 1, StandardCharsets.US_ASCII));
-            Command cmd = commands.lookup(original);
-            if (cmd != null) {
-                cmd.failedCalls.increment();
-            }
-        }
-        long slower = config.slowlogLogSlowerThan.value();
-        if (original != null && slower >= 0 && micros >= slower) {
-            slowLog.add(s, original, micros, config.slowlogMaxLen.value());
-        }
-    }
-
-    /** Slow log, latency monitor and MONITOR feeds: each costs one comparison when unused. */
-    private void afterCommand(Session s, Command cmd, Args args, long micros) {
-        long slower = config.slowlogLogSlowerThan.value();
-        if (slower >= 0 && micros >= slower && !cmd.spec().has("skip_slowlog") && !s.blockedInCommand()) {
-            slowLog.add(s, args, micros, config.slowlogMaxLen.value());
-        }
-        long threshold = config.latencyMonitorThreshold.value();
-        if (threshold > 0 && micros / 1000 >= threshold) {
-            latency.record(cmd.spec().has("fast") ? "fast-command" : "command", micros / 1000);
-        }
-        if (!monitors.isEmpty() && !cmd.spec().has("skip_monitor") && !cmd.spec().has("admin")) {
-            monitors.feed(s, args);
-        }
-    }
-
-    /**
-     * Called by {@link Session#dirty} the first time a command changes data, while the command still
-     * holds the stripe locks of what it changed: the watches on its keys are invalidated before any
-     * EXEC (which takes every stripe) can check them, so an EXEC never misses a concurrent write.
-     */
-    void firstWrite(Session s, Command cmd, Args args) {
-        if (cmd == null) {
-            return;
-        }
-        if (!watches.isEmpty()) {
-            // FLUSHDB, FLUSHALL and SWAPDB touch only the watched keys that exist, themselves (Watches.touchPresent)
-            ChangedKeys.visit(s, cmd, args, watches::touch, db -> { });
-        }
-        if (blocking.blockedClients() > 0) {
-            // A written key may have been deleted or overwritten: a client blocked in XREADGROUP on it is then
-            // answered an error (Redis signals a stream key as ready when it is unlinked or replaced). The
-            // waiters are served after the command, when the change is complete; others find nothing new.
-            ChangedKeys.visit(s, cmd, args, (db, key) -> blocking.signal(keyspace.db(db), key, 0, key.length),
-                    db -> {
-                        for (int i = 0; i < keyspace.databases(); i++) {
-                            if (db < 0 || db == i) {
-                                blocking.signalDatabase(i);
-                            }
-                        }
-                    });
-        }
-    }
-
-    /** After a write command: client-side caches of its keys are invalidated (after its reply, as Redis). */
-    private void invalidateTracking(Session s, Command cmd, Args args) {
-        switch (cmd.name()) {
-            case "flushall", "flushdb", "swapdb" -> tracking.flushed(s);
-            default -> ChangedKeys.visit(s, cmd, args, (db, key) -> tracking.keyChanged(s, key), db -> tracking.flushed(s));
-        }
-    }
-
-    /** Tells the other front ends' observer (gRPC versions, Watch streams) which keys a command changed. */
-    private void notifyObserver(Session s, Command cmd, Args args) {
-        KeyObserver o = keyObserver;
-        ChangedKeys.visit(s, cmd, args, o::keyChanged, o::databaseChanged);
-    }
-
-    private boolean observing() {
-        KeyObserver o = keyObserver;
-        return o != null && o.active();
-    }
-
-    private static int[] keysOf(Command cmd, Args args) {
-        try {
-            return KeyPositions.of(cmd.spec(), args);
-        } catch (IllegalArgumentException e) {
-            return new int[0];
-        }
-    }
-
-    private void rejectUnknown(Session session, Args args) {
-        flagTransaction(session);
-        UnknownCommandReply.write(session.out(), args);
-        stats.error("ERR");
-        session.beginCommand(System.currentTimeMillis(), "NULL"); // CLIENT LIST shows cmd=NULL, as Redis
-    }
-
-
-
-    /** A cluster redirection: as a rejection, but an EXEC's transaction is discarded and answered plainly (Redis). */
-    private void redirect(Session session, Command cmd, String message) {
-        if (cmd.name().equals("exec") && session.transaction() != null) {
-            session.transaction(null);
-            watches.unwatchAll(session);
-            session.out().error(message);
-            stats.error(message.substring(0, message.indexOf(' ')));
-            cmd.rejectedCalls.increment();
-            session.beginCommand(System.currentTimeMillis(), cmd.name());
-            return;
-        }
-        reject(session, cmd, message);
-    }
-
-    private void reject(Session session, Command cmd, String message) {
-        if (cmd.name().equals("exec")) {
-            // Redis's execCommandAbort: a refused EXEC is answered EXECABORT and drops the watches even outside
-            // MULTI; its reasons carry their code except the plain ERR of rejectCommandFormat's texts
-            transactions.abortExec(session, message.startsWith("ERR ") ? message.substring(4) : message);
-            stats.error("EXECABORT");
-            cmd.rejectedCalls.increment();
-            session.beginCommand(System.currentTimeMillis(), cmd.name());
-            return;
-        }
-        flagTransaction(session);
-        session.out().error(message);
-        int sp = message.indexOf(' ');
-        stats.error(sp < 0 ? message : message.substring(0, sp));
-        cmd.rejectedCalls.increment();
-        session.beginCommand(System.currentTimeMillis(), cmd.name()); // a rejected command is still the last one
-    }
-
-    /** A command the user may not run (or not on these keys or channels): NOPERM, and an ACL LOG entry. */
-    private void rejectByAcl(Session session, Command cmd, Args args, long denied) {
-        boolean inMulti = session.transaction() != null;
-        String message = switch ((int) (denied >>> 32)) {
-            case Acl.DENIED_CMD -> "NOPERM this user has no permissions to run the '" + cmd.name() + "' command";
-            case Acl.DENIED_KEY -> "NOPERM this user has no permissions to access one of the keys used as arguments";
-            default -> "NOPERM this user has no permissions to access one of the channels used as arguments";
-        };
-        reject(session, cmd, message); // a refused EXEC discards the transaction there
-        logDenied(session, cmd, args, denied, inMulti ? AclLog.MULTI : AclLog.TOPLEVEL);
+        effects.afterCommand(session, cmd, args, micros);
     }
 
     /**
@@ -962,35 +623,12 @@ public final class Engine {
      * returns it) of {@code session} (a script's session logs its caller's client).
      */
     public void logDenied(Session session, Command cmd, Args args, long denied, String context) {
-        int reason = (int) (denied >>> 32);
-        String object = reason == Acl.DENIED_CMD ? cmd.name()
-                : new String(args.copy((int) denied), StandardCharsets.ISO_8859_1);
-        logAcl(session, reason == Acl.DENIED_CMD ? "command" : reason == Acl.DENIED_KEY ? "key" : "channel",
-                context, object, session.user().name());
+        refusals.logDenied(session, cmd, args, denied, context);
     }
 
     /** Adds an ACL LOG entry ({@code reason}: command, key, channel or auth). */
     public void logAcl(Session session, String reason, String context, String object, String username) {
-        Session real = session.scriptCaller() != null ? session.scriptCaller() : session;
-        acl.log().add(reason, context, object, username, clientInfo.apply(real), config.acllogMaxLen.value());
-    }
-
-
-    /**
-     * CLIENT REPLY: drops the reply of a command that ends with replies off or skipped (so CLIENT
-     * REPLY ON and RESET are answered), but not the pushes it wrote ({@link Session#beginPush}), then moves SKIP_NEXT to SKIP for the next command, as
-     * Redis's resetClient does.
-     */
-    private static void applyReplyMode(Session session) {
-        switch (session.replyMode()) {
-            case ON -> { }
-            case OFF -> session.out().truncate(session.replyStart()); // after any push the command wrote
-            case SKIP -> {
-                session.out().truncate(session.replyStart());
-                session.replyMode(Session.ReplyMode.ON);
-            }
-            case SKIP_NEXT -> session.replyMode(Session.ReplyMode.SKIP);
-        }
+        refusals.logAcl(session, reason, context, object, username);
     }
 
     static String lowerAscii(Args args, int i) {

@@ -120,7 +120,7 @@ public final class Evictor {
                 return true; // gone meanwhile: memory changed anyway, look again
             }
             evicted.increment();
-            engine.keyEvicted(bestDb.index(), bestKey);
+            engine.keyEvents().evicted(bestDb.index(), bestKey);
         } finally {
             seg.unlock();
         }

@@ -25,11 +25,11 @@ public final class OutputLimits implements PubSub.OutputLimit {
 
     @Override
     public boolean exceeded(Session s, long pending) {
-        if (s.outputLimitReached()) {
+        if (s.outbox().outputLimitReached()) {
             return true; // already being closed: logged once, its queued deliveries dropped
         }
         if (exceeded(s, pending, config.clientOutputBufferLimit.limit(OutputBufferLimitsParam.PUBSUB))) {
-            s.outputLimitReached(true);
+            s.outbox().outputLimitReached(true);
             logClosing(s);
             return true;
         }
@@ -63,18 +63,18 @@ public final class OutputLimits implements PubSub.OutputLimit {
         }
         if (l.softBytes() > 0 && pending >= l.softBytes()) {
             long now = System.currentTimeMillis();
-            if (s.overSoftLimitSince() == 0) {
-                s.overSoftLimitSince(now);
+            if (s.outbox().overSoftLimitSince() == 0) {
+                s.outbox().overSoftLimitSince(now);
                 return false;
             }
-            return now - s.overSoftLimitSince() >= l.softSeconds() * 1000;
+            return now - s.outbox().overSoftLimitSince() >= l.softSeconds() * 1000;
         }
-        s.overSoftLimitSince(0);
+        s.outbox().overSoftLimitSince(0);
         return false;
     }
 
     /** Redis's warning, with the client's CLIENT LIST line. */
     public static void logClosing(Session s) {
-        Log.warning("Client " + s.engine().clientInfo(s) + " scheduled to be closed ASAP for overcoming of output buffer limits.");
+        Log.warning("Client " + s.engine().hooks().clientInfo(s) + " scheduled to be closed ASAP for overcoming of output buffer limits.");
     }
 }

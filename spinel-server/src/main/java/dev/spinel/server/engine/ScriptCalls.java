@@ -49,7 +49,7 @@ final class ScriptCalls {
 
     /** After a script: its writes are logged (into the caller's EXEC block when inside one). */
     void end(Session caller, Session script) {
-        Propagator p = engine.propagator();
+        Propagator p = engine.hooks().propagator();
         try {
             if (p != null && !caller.executingTransaction()) {
                 p.execDone(script);
@@ -120,12 +120,12 @@ final class ScriptCalls {
             if (readOnly) {
                 return "ERR Write commands are not allowed from read-only scripts.";
             }
-            String refusal = engine.diskRefusal();
+            String refusal = engine.hooks().diskRefusal();
             if (refusal != null) {
                 return refusal;
             }
             Session caller = script.scriptCaller();
-            String refused = engine.replicationWriteRefusal(caller != null ? caller : script);
+            String refused = engine.hooks().replicationWriteRefusal(caller != null ? caller : script);
             if (refused != null) {
                 return refused;
             }

@@ -80,11 +80,11 @@ public final class ServeContext {
     public void propagate(byte[]... parts) {
         Session s = waiter.session;
         // The popped key (and LMOVE's destination) changed: WATCH, tracking and observers hear of it here.
-        s.engine().keyModifiedByServed(s, waiter.db.index(), parts[1]);
+        s.engine().keyEvents().modifiedBy(s, waiter.db.index(), parts[1]);
         if (parts.length > 2 && "LMOVE".equalsIgnoreCase(new String(parts[0], StandardCharsets.US_ASCII))) {
-            s.engine().keyModifiedByServed(s, waiter.db.index(), parts[2]);
+            s.engine().keyEvents().modifiedBy(s, waiter.db.index(), parts[2]);
         }
-        Propagator p = s.engine().propagator();
+        Propagator p = s.engine().hooks().propagator();
         if (p == null) {
             return;
         }
@@ -105,7 +105,7 @@ public final class ServeContext {
         if (commands.isEmpty()) {
             return;
         }
-        Propagator p = waiter.session.engine().propagator();
+        Propagator p = waiter.session.engine().hooks().propagator();
         if (p != null) {
             p.propagateServed(waiter.session, waiter.db.index(), commands);
         }

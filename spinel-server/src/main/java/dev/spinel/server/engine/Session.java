@@ -1,9 +1,6 @@
 package dev.spinel.server.engine;
 
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.ReplyBuffer;
@@ -56,9 +53,8 @@ public final class Session {
     /** The thread running one of this client's commands now, or null (see {@link #executingOn()}). */
     private Thread executingOn;
     private Subscriptions subscriptions;
-    /** Writes other loops hand to this session (pub/sub messages, MONITOR lines, invalidations). */
-    private final ConcurrentLinkedQueue<Runnable> deliveries = new ConcurrentLinkedQueue<>();
-    private final AtomicBoolean drainScheduled = new AtomicBoolean();
+    /** Deliveries from other threads and writes due after replies (see {@link Outbox}). */
+    private final Outbox outbox;
     private Transaction transaction;
     private volatile TrackingState tracking;
     private boolean executingTransaction;
@@ -66,18 +62,8 @@ public final class Session {
     private long logPosition;
     private List<Watches.Watched> watched;
     private volatile boolean watchDirty;
-    /** Writes made by this session's commands; the engine compares it around each command. */
-    private long dirty;
-    private Command currentCommand;
-    private Args currentArgs;
-    private boolean wroteInCommand;
-    private boolean quietWrite;
-    /** What to log instead of the command (non-deterministic commands: SPOP → SREM, BLPOP → LPOP); per command. */
-    private List<byte[][]> propagateAs;
-    /** When this subscriber's output first passed the soft limit (0: not over it). */
-    private long overSoftLimitSince;
-    /** Past its pub/sub output limit and being closed: further deliveries are dropped, not written. */
-    private boolean outputLimitReached;
+    /** The running command's writes (dirty count, unchanged keys, replacements to log). */
+    private final CommandWrites writes;
     private long now;
     /** Wall-clock time of each command from its start nanoTime, for commands run off an event loop (CommandChain has the loops'). */
     final CommandClock clock = new CommandClock();
@@ -93,6 +79,8 @@ public final class Session {
         this.engine = engine;
         this.id = id;
         this.connection = connection;
+        this.outbox = new Outbox(this, connection);
+        this.writes = new CommandWrites(engine, this);
         this.authenticated = !engine.authRequired();
         this.user = engine.acl().defaultUser();
     }
@@ -325,61 +313,17 @@ public final class Session {
     }
 
     /**
-     * Writes that must follow the reply of the command running now (the invalidations of this tracking
-     * client's own keys written inside EXEC, which Redis sends after EXEC's whole reply). Loop thread only.
-     */
-    private List<Runnable> afterReply;
-
-    void afterReply(Runnable write) {
-        if (afterReply == null) {
-            afterReply = new ArrayList<>(2);
-        }
-        afterReply.add(write);
-    }
-
-    /** Runs the writes queued by {@link #afterReply}: one field read when there are none. */
-    void runAfterReply() {
-        List<Runnable> pending = afterReply;
-        if (pending != null) {
-            afterReply = null;
-            for (Runnable r : pending) {
-                r.run();
-            }
-        }
-    }
-
-    /**
      * Hands this session a write to perform on its own loop (a pub/sub message, a MONITOR line, an
      * invalidation). Safe from any thread. Pending deliveries run before the session's next input is
      * executed ({@link #drainDeliveries}), so a message published before a command arrives is sent
      * before that command's reply, as in Redis; an idle session gets them from a task on its loop.
      */
     public void deliver(Runnable write) {
-        deliveries.add(write);
-        if (drainScheduled.compareAndSet(false, true)) {
-            connection.execute(() -> {
-                drainScheduled.set(false);
-                if (drainDeliveries()) {
-                    connection.flushReplies();
-                }
-            });
-        }
+        outbox.deliver(write);
     }
 
-    /** Writes due right after the reply of this client's served blocked command (its own invalidations). */
-    private final ConcurrentLinkedQueue<Runnable> afterServed = new ConcurrentLinkedQueue<>();
-
-    /** Queues a write for right after this client's served blocked command's reply; from the serving thread. */
-    void afterServedReply(Runnable write) {
-        afterServed.add(write);
-    }
-
-    /** On the session's loop, after appending a served blocked command's reply. */
-    void runAfterServedReply() {
-        Runnable r;
-        while ((r = afterServed.poll()) != null) {
-            r.run();
-        }
+    Outbox outbox() {
+        return outbox;
     }
 
     /** A script of this (tracking) client ran a read-only command: the script's declared keys are tracked. */
@@ -412,18 +356,7 @@ public final class Session {
 
     /** Performs the pending deliveries (on the session's loop); true if there were any. */
     public boolean drainDeliveries() {
-        if (connection.lent()) {
-            return false; // the script thread owns the reply buffer; drained when the session is given back
-        }
-        boolean any = false;
-        Runnable r;
-        while ((r = deliveries.poll()) != null) {
-            if (!closing && !killed && !outputLimitReached) {
-                r.run();
-            }
-            any = true;
-        }
-        return any;
+        return outbox.drain();
     }
 
     /** This session's subscriptions, created on first use. */
@@ -439,125 +372,48 @@ public final class Session {
         return subscriptions != null && subscriptions.any();
     }
 
-    boolean outputLimitReached() {
-        return outputLimitReached;
-    }
-
-    void outputLimitReached(boolean reached) {
-        this.outputLimitReached = reached;
-    }
-
-    long overSoftLimitSince() {
-        return overSoftLimitSince;
-    }
-
-    void overSoftLimitSince(long millis) {
-        this.overSoftLimitSince = millis;
-    }
-
     /**
      * Records {@code n} changes to the dataset (Redis's server.dirty), for WATCH, persistence and INFO.
      * Call it while still holding the stripe locks of what changed: the first call of a command
      * invalidates the WATCHes on its keys at once, before any EXEC can look at them.
      */
     public void dirty(long n) {
-        if (n <= 0) {
-            return;
-        }
-        dirty += n;
-        engine.stats().dirty.add(n);
-        if (!wroteInCommand) {
-            wroteInCommand = true;
-            engine.firstWrite(this, currentCommand, currentArgs);
-        }
+        writes.dirty(n);
     }
 
-    /**
-     * Records {@code n} changes that Redis makes without signalling the key (no signalModifiedKey): they
-     * count and are logged like any write, but do not invalidate WATCHes or client-side caches. The
-     * stream group commands (XGROUP SETID, XACK, XCLAIM, ...) and XSETID are such writes in Redis 7.0.
-     */
+    /** A write Redis makes without signalling the key (stream group commands, XSETID); see {@link CommandWrites#dirtyQuietly}. */
     public void dirtyQuietly(long n) {
-        if (n <= 0) {
-            return;
-        }
-        dirty += n;
-        engine.stats().dirty.add(n);
-        if (!wroteInCommand) {
-            wroteInCommand = true;
-            quietWrite = true;
-        }
+        writes.dirtyQuietly(n);
     }
 
-    /** True when the running command's writes were all {@link #dirtyQuietly quiet} ones. */
-    boolean quietWrite() {
-        return quietWrite;
-    }
-
-    /**
-     * A written key argument ({@code argIndex} below 64) that the running command leaves as it was although
-     * others changed (SMOVE's destination that already had the member): Redis does not signal it, so its
-     * WATCHes and client caches stay valid. Call it before the command's first {@link #dirty}.
-     */
+    /** A written key argument the running command leaves as it was; see {@link CommandWrites#keyUnchanged}. */
     public void keyUnchanged(int argIndex) {
-        if (argIndex < 64) {
-            unchangedKeys |= 1L << argIndex;
-        }
+        writes.keyUnchanged(argIndex);
     }
 
-    /**
-     * A pop over several keys took from key argument {@code changed} alone: the other key arguments
-     * {@code from..to-1} stay as they were, and Redis signals only the popped key (WATCHes of the others hold).
-     */
+    /** A pop over several keys took from key argument {@code changed} alone; see {@link CommandWrites#onlyKeyChanged}. */
     public void onlyKeyChanged(int changed, int from, int to) {
-        for (int i = from; i < to; i++) {
-            if (i != changed) {
-                keyUnchanged(i);
-            }
-        }
+        writes.onlyKeyChanged(changed, from, to);
     }
 
-    /** Whether key argument {@code argIndex} was declared {@link #keyUnchanged unchanged} by the running command. */
-    boolean isKeyUnchanged(int argIndex) {
-        return argIndex < 64 && (unchangedKeys & (1L << argIndex)) != 0;
-    }
-
-    private long unchangedKeys;
-    /** The current command blocked this session: it is logged (slow log) when served, not now. */
-    private boolean blockedInCommand;
-
-    /** The command being executed (set by the engine), for {@link #dirty}. */
-    void current(Command cmd, Args args) {
-        this.currentCommand = cmd;
-        this.currentArgs = args;
-        this.blockedInCommand = false;
-        this.wroteInCommand = false;
-        this.quietWrite = false;
-        this.unchangedKeys = 0;
-        if (propagateAs != null) {
-            propagateAs.clear();
-        }
-    }
-
-    /**
-     * Logs {@code argv} (to the append-only log) instead of the running command; several calls log
-     * several commands. For commands whose effect cannot be replayed as received (random or blocking).
-     */
+    /** Logs {@code argv} instead of the running command; see {@link CommandWrites#propagateAs}. */
     public void propagateAs(byte[]... argv) {
-        if (propagateAs == null) {
-            propagateAs = new ArrayList<>(2);
-        }
-        propagateAs.add(argv);
+        writes.propagateAs(argv);
     }
 
     /** The replacements recorded by the running command ({@code null} or empty: log it as received). */
     public List<byte[][]> propagatedAs() {
-        return propagateAs;
+        return writes.propagatedAs();
     }
 
     /** Writes made by this session so far (Redis's dirty, per session). */
     public long dirtyCount() {
-        return dirty;
+        return writes.count();
+    }
+
+    /** The running command's writes (the engine's view). */
+    CommandWrites writes() {
+        return writes;
     }
 
     /** CLIENT TRACKING settings, or {@code null} when tracking is off. */
@@ -761,20 +617,7 @@ public final class Session {
      * input buffer), for the slow log entry Redis writes when the client is unblocked.
      */
     public Args blockedCommand() {
-        blockedInCommand = true;
-        Args a = currentArgs;
-        if (a == null) {
-            return null;
-        }
-        byte[][] parts = new byte[a.count()][];
-        for (int i = 0; i < parts.length; i++) {
-            parts[i] = a.copy(i);
-        }
-        return Args.of(parts);
-    }
-
-    boolean blockedInCommand() {
-        return blockedInCommand;
+        return writes.blockedCommand();
     }
 
     /** Ends a suspension: the connection runs its pending input on its own loop. */

@@ -225,9 +225,9 @@ public final class Tracking {
         } else if (origin.executingOn() != Thread.currentThread()) {
             // A served blocked command (BLMOVE...) changed its own keys on the serving thread: the push goes
             // right after the reply its loop appends once served, as in Redis.
-            origin.afterServedReply(write);
+            origin.outbox().afterServedReply(write);
         } else if (origin.executingTransaction()) {
-            origin.afterReply(write); // the writer's own keys inside EXEC: after EXEC's whole reply, as Redis
+            origin.outbox().afterReply(write); // the writer's own keys inside EXEC: after EXEC's whole reply, as Redis
         } else {
             write.run(); // after the writer's own reply, as Redis defers it
         }

@@ -141,7 +141,7 @@ public final class Transactions {
                 engine.run(s, q.command(), args);
             }
         } finally {
-            Propagator p = engine.propagator();
+            Propagator p = engine.hooks().propagator();
             if (p != null) {
                 p.execDone(s); // in finally: whatever part of the transaction was applied is logged
             }

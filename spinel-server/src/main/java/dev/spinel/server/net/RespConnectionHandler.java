@@ -475,7 +475,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
             ctx.channel().close(); // what the socket has not taken yet is dropped, not sent
             return;
         }
-        Propagator log = engine.propagator();
+        Propagator log = engine.hooks().propagator();
         if (size > 0 && log != null && !log.acknowledged(session.logPosition())) {
             // Log before reply: these replies wait until the writes they acknowledge are logged. The
             // loop first tries to write the log itself, in a task that runs after the rest of this read
@@ -550,7 +550,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     private Runnable writeLogThenFlush;
 
     private void writeLogThenFlush() {
-        Propagator log = engine.propagator();
+        Propagator log = engine.hooks().propagator();
         if (session == null || log == null || log.writeNow(session.logPosition())) {
             flushPending = false;
             flushReplies();

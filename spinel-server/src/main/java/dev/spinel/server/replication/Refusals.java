@@ -38,7 +38,7 @@ final class Refusals implements ReplicationGate {
     void install(Engine engine) {
         refresh();
         boolean needed = replication.isReplica() || (config.minReplicasToWrite.value() > 0 && config.minReplicasMaxLag.value() > 0);
-        engine.replicationGate(needed ? this : null);
+        engine.hooks().replicationGate(needed ? this : null);
     }
 
     /** Recounts the good replicas. */

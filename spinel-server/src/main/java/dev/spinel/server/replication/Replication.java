@@ -89,8 +89,8 @@ public final class Replication {
         this.waits = new ReplicaWaits(engine, replicas.values());
         this.refusals = new Refusals(this, config, replicas.values());
         this.failover = new Failover(this, engine, replicas.values());
-        engine.closeListener(this::closed);
-        engine.replicaClients(replicas::containsKey);
+        engine.hooks().closeListener(this::closed);
+        engine.hooks().replicaClients(replicas::containsKey);
         config.replBacklogSize.listen(v -> {
             ReplicationStream s = stream;
             if (s != null) {
@@ -186,7 +186,7 @@ public final class Replication {
         }
         boolean installedNow;
         synchronized (this) {
-            installedNow = installed == null && engine.propagator() == null;
+            installedNow = installed == null && engine.hooks().propagator() == null;
             s = createStream();
         }
         if (installedNow) {
@@ -224,19 +224,19 @@ public final class Replication {
 
     /** The engine's writes feed {@code s} (through the log's propagator, installed for it with appendonly no). */
     private void feedFromEngine(ReplicationStream s) {
-        engine.replicationFeed(s);
-        if (engine.propagator() == null) {
+        engine.hooks().replicationFeed(s);
+        if (engine.hooks().propagator() == null) {
             // appendonly no: writes now go through the propagator (stripes held while logged) for the stream
             installed = Aof.replicationOnly(engine);
-            engine.propagator(installed);
+            engine.hooks().propagator(installed);
         }
     }
 
     /** Stops the engine's feed (the server becomes a replica); the stream and its history stay. */
     private void stopEngineFeed() {
-        engine.replicationFeed(null);
-        if (installed != null && engine.propagator() == installed) {
-            engine.propagator(null);
+        engine.hooks().replicationFeed(null);
+        if (installed != null && engine.hooks().propagator() == installed) {
+            engine.hooks().propagator(null);
         }
         installed = null;
     }

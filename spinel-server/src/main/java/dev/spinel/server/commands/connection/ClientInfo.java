@@ -44,7 +44,7 @@ public final class ClientInfo {
 
     /** Redis's client type: a subscriber is PUBSUB, a MONITOR client counts as a replica, the master's link is MASTER; else normal. */
     static int type(Session s) {
-        if (s.engine().monitors().contains(s) || s.engine().isReplicaClient(s)) {
+        if (s.engine().monitors().contains(s) || s.engine().hooks().isReplicaClient(s)) {
             return REPLICA;
         }
         if (s.replicationApplier()) {
@@ -122,7 +122,7 @@ public final class ClientInfo {
     /** Redis's flag letters, in its order, for the states Spinel has; "N" when none. */
     private static String flags(Session s) {
         StringBuilder f = new StringBuilder(4);
-        if (s.engine().isReplicaClient(s)) {
+        if (s.engine().hooks().isReplicaClient(s)) {
             f.append('S');
         }
         if (s.engine().monitors().contains(s)) {

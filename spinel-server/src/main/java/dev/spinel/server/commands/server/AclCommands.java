@@ -46,7 +46,7 @@ public final class AclCommands {
     }
 
     public static void register(CommandTable t, Engine engine) {
-        engine.clientInfo(ClientInfo::line);
+        engine.hooks().clientInfo(ClientInfo::line);
         t.register("acl", (s, a) -> {
             throw Errors.SYNTAX;
         });

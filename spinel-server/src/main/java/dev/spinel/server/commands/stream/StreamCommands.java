@@ -94,7 +94,7 @@ public final class StreamCommands {
             }
             seg.adjustMemory(st.memoryUsage() - before);
             // what to log instead of the command as received (only built when something logs it)
-            if ((trimmedApprox || !t.idGiven || !t.seqGiven) && s.engine().propagator() != null) {
+            if ((trimmedApprox || !t.idGiven || !t.seqGiven) && s.engine().hooks().propagator() != null) {
                 byte[][] argv = argv(a);
                 if (trimmedApprox) {
                     rewriteTrim(argv, t, st);
@@ -252,7 +252,7 @@ public final class StreamCommands {
             if (deleted > 0) {
                 seg.adjustMemory(st.memoryUsage() - before);
                 s.notify(Notifications.STREAM, "xtrim", a, 1);
-                if (t.approx && s.engine().propagator() != null) {
+                if (t.approx && s.engine().hooks().propagator() != null) {
                     byte[][] argv = argv(a);
                     rewriteTrim(argv, t, st);
                     s.propagateAs(argv);

@@ -1,11 +1,11 @@
 package dev.spinel.server.engine.ports;
 
 import dev.spinel.server.engine.EmbeddedClient;
-import dev.spinel.server.engine.Engine;
+import dev.spinel.server.engine.EngineHooks;
 
 /**
  * Sees every key a command changed, for front ends other than RESP that keep state per key (the gRPC
- * service's versions and Watch streams). Installed with {@link Engine#keyObserver}; when none is
+ * service's versions and Watch streams). Installed with {@link EngineHooks#keyObserver}; when none is
  * installed, or {@link #active()} is false, commands pay nothing for it.
  *
  * <p>Thread-safety: called from any event loop, concurrently; implementations must be thread-safe.

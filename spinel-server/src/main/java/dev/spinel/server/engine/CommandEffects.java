@@ -1,0 +1,176 @@
+package dev.spinel.server.engine;
+
+import dev.spinel.protocol.Args;
+import dev.spinel.protocol.KeyPositions;
+import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.engine.ports.KeyObserver;
+import dev.spinel.server.stats.LatencyMonitor;
+import dev.spinel.server.stats.ServerStats;
+import dev.spinel.store.Keyspace;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * What a command's run signals besides its reply: its first write (WATCHes invalidated and blocked
+ * waiters signalled while it still holds its stripes), its writes (client-side caches invalidated, other
+ * front ends' observer told), its reads (CLIENT TRACKING), and its completion (slow log, latency monitor,
+ * MONITOR; for a served blocked command, its statistics). The engine calls it from its run path; each
+ * check costs a field read or a comparison when its feature is unused.
+ *
+ * <p>Thread-safety: stateless; called on the thread executing the command, and writes only to
+ * thread-safe parts of the engine.
+ */
+final class CommandEffects {
+    private final ServerConfig config;
+    private final ServerStats stats;
+    private final CommandTable commands;
+    private final Keyspace keyspace;
+    private final Watches watches;
+    private final Blocking blocking;
+    private final Tracking tracking;
+    private final SlowLog slowLog;
+    private final LatencyMonitor latency;
+    private final Monitors monitors;
+    private final EngineHooks hooks;
+
+    CommandEffects(Engine engine) {
+        this.config = engine.config();
+        this.stats = engine.stats();
+        this.commands = engine.commands();
+        this.keyspace = engine.keyspace();
+        this.watches = engine.watches();
+        this.blocking = engine.blocking();
+        this.tracking = engine.tracking();
+        this.slowLog = engine.slowLog();
+        this.latency = engine.latency();
+        this.monitors = engine.monitors();
+        this.hooks = engine.hooks();
+    }
+
+    /** After a command that wrote: client-side caches of its keys are invalidated, other front ends told. */
+    void written(Session session, Command cmd, Args args) {
+        if (tracking.active() && !session.writes().quietWrite()) {
+            invalidateTracking(session, cmd, args);
+        }
+        if (observing()) {
+            notifyObserver(session, cmd, args);
+        }
+    }
+
+    /**
+     * After any command of a tracking client: the keys it read are remembered for invalidation (a script that
+     * read anything tracks the keys it declared, as Redis: EVAL's own keys, not the reads'), and CLIENT CACHING's
+     * one-command setting is used up; a script's read is noted for its tracking caller.
+     */
+    void trackReads(Session session, Command cmd, Args args) {
+        TrackingState ts = session.tracking();
+        if (ts != null) {
+            // A script that read anything tracks the keys it declared, as Redis (EVAL's own keys, not the reads')
+            if (session.takeReadByScript() || cmd.tracksReads) {
+                for (int k : keysOf(cmd, args)) {
+                    tracking.keyRead(session, args.copy(k));
+                }
+            }
+            if (!cmd.name().equals("client|caching")) {
+                ts.caching = null;
+            }
+        } else if (cmd.tracksReads && session.scriptCaller() != null && session.scriptCaller().tracking() != null) {
+            session.scriptCaller().readByScript();
+        }
+    }
+
+    /**
+     * A blocked command was served with {@code reply}: the slow log gets it now, with its original arguments,
+     * as Redis's updateStatsOnUnblock (a command that blocks is not logged when it blocks, nor when it times
+     * out); an error reply is counted.
+     */
+    void unblocked(Session s, Args original, long micros, byte[] reply) {
+        if (reply.length > 0 && reply[0] == '-' && original != null) {
+            // An error reply to an unblocked client counts as Redis's addReplyError counts it: errorstats and
+            // the command's failed_calls.
+            int end = 1;
+            while (end < reply.length && reply[end] != ' ' && reply[end] != '\r') {
+                end++;
+            }
+            stats.error(new String(reply, 1, end - 1, StandardCharsets.US_ASCII));
+            Command cmd = commands.lookup(original);
+            if (cmd != null) {
+                cmd.failedCalls.increment();
+            }
+        }
+        long slower = config.slowlogLogSlowerThan.value();
+        if (original != null && slower >= 0 && micros >= slower) {
+            slowLog.add(s, original, micros, config.slowlogMaxLen.value());
+        }
+    }
+
+    /** Slow log, latency monitor and MONITOR feeds: each costs one comparison when unused. */
+    void afterCommand(Session s, Command cmd, Args args, long micros) {
+        long slower = config.slowlogLogSlowerThan.value();
+        if (slower >= 0 && micros >= slower && !cmd.spec().has("skip_slowlog") && !s.writes().blockedInCommand()) {
+            slowLog.add(s, args, micros, config.slowlogMaxLen.value());
+        }
+        long threshold = config.latencyMonitorThreshold.value();
+        if (threshold > 0 && micros / 1000 >= threshold) {
+            latency.record(cmd.spec().has("fast") ? "fast-command" : "command", micros / 1000);
+        }
+        if (!monitors.isEmpty() && !cmd.spec().has("skip_monitor") && !cmd.spec().has("admin")) {
+            monitors.feed(s, args);
+        }
+    }
+
+    /**
+     * Called by {@link Session#dirty} the first time a command changes data, while the command still
+     * holds the stripe locks of what it changed: the watches on its keys are invalidated before any
+     * EXEC (which takes every stripe) can check them, so an EXEC never misses a concurrent write.
+     */
+    void firstWrite(Session s, Command cmd, Args args) {
+        if (cmd == null) {
+            return;
+        }
+        if (!watches.isEmpty()) {
+            // FLUSHDB, FLUSHALL and SWAPDB touch only the watched keys that exist, themselves (Watches.touchPresent)
+            ChangedKeys.visit(s, cmd, args, watches::touch, db -> { });
+        }
+        if (blocking.blockedClients() > 0) {
+            // A written key may have been deleted or overwritten: a client blocked in XREADGROUP on it is then
+            // answered an error (Redis signals a stream key as ready when it is unlinked or replaced). The
+            // waiters are served after the command, when the change is complete; others find nothing new.
+            ChangedKeys.visit(s, cmd, args, (db, key) -> blocking.signal(keyspace.db(db), key, 0, key.length),
+                    db -> {
+                        for (int i = 0; i < keyspace.databases(); i++) {
+                            if (db < 0 || db == i) {
+                                blocking.signalDatabase(i);
+                            }
+                        }
+                    });
+        }
+    }
+
+    /** After a write command: client-side caches of its keys are invalidated (after its reply, as Redis). */
+    private void invalidateTracking(Session s, Command cmd, Args args) {
+        switch (cmd.name()) {
+            case "flushall", "flushdb", "swapdb" -> tracking.flushed(s);
+            default -> ChangedKeys.visit(s, cmd, args, (db, key) -> tracking.keyChanged(s, key), db -> tracking.flushed(s));
+        }
+    }
+
+    /** Tells the other front ends' observer (gRPC versions, Watch streams) which keys a command changed. */
+    private void notifyObserver(Session s, Command cmd, Args args) {
+        KeyObserver o = hooks.keyObserver();
+        ChangedKeys.visit(s, cmd, args, o::keyChanged, o::databaseChanged);
+    }
+
+    private boolean observing() {
+        KeyObserver o = hooks.keyObserver();
+        return o != null && o.active();
+    }
+
+    static int[] keysOf(Command cmd, Args args) {
+        try {
+            return KeyPositions.of(cmd.spec(), args);
+        } catch (IllegalArgumentException e) {
+            return new int[0];
+        }
+    }
+}
