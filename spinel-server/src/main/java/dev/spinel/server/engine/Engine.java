@@ -404,7 +404,7 @@ public final class Engine {
         }
         ReplicationGate gate = hooks.replicationGate(); // one volatile read; null on a plain master
         if (gate != null) {
-            String refused = gate.refusal(session, cmd.spec().has("write") || DispatchRules.execHas(session, cmd, "write"),
+            String refused = gate.refusal(session.isReplicationApplier(), cmd.spec().has("write") || DispatchRules.execHas(session, cmd, "write"),
                     !cmd.spec().has("stale"));
             if (refused != null) {
                 refusals.reject(session, cmd, refused);

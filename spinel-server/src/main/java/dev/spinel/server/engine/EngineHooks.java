@@ -95,7 +95,7 @@ public final class EngineHooks {
     /** Why replication refuses a write by {@code s} now (NOREPLICAS, READONLY), or null. */
     String replicationWriteRefusal(Session s) {
         ReplicationGate g = replicationGate;
-        return g == null ? null : g.refusal(s, true, false);
+        return g == null ? null : g.refusal(s.isReplicationApplier(), true, false);
     }
 
     /** Installs cluster mode's router; called before any client connects. */

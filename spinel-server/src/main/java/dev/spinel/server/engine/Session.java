@@ -469,7 +469,7 @@ public final class Session {
     private boolean asking;
     private boolean clusterReadOnly;
 
-    /** True for the session applying a master's stream (cluster mode does not redirect it, as Redis's master client). */
+    /** True for the session applying a master's stream: never redirected (cluster mode) nor refused (READONLY, MASTERDOWN), as Redis's master client. */
     public boolean isReplicationApplier() {
         return replicationApplier;
     }
@@ -498,11 +498,6 @@ public final class Session {
      */
     public void replicationApplier(boolean on) {
         this.replicationApplier = on;
-    }
-
-    /** True for the session applying a master's stream (CLIENT LIST flags=M, TYPE master). */
-    public boolean replicationApplier() {
-        return replicationApplier;
     }
 
     /**

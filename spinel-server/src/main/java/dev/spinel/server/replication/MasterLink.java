@@ -162,11 +162,6 @@ final class MasterLink {
         return processed;
     }
 
-    /** True for the session applying the master's stream (never refused as a read-only replica's client). */
-    boolean isApplier(Session s) {
-        return s == applier;
-    }
-
     void start() {
         thread = new Thread(this::run, "spinel-replica-link");
         thread.setDaemon(true);

@@ -2,7 +2,6 @@ package dev.spinel.server.replication;
 
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.engine.Engine;
-import dev.spinel.server.engine.Session;
 import dev.spinel.server.engine.ports.ReplicationGate;
 
 import java.util.Collection;
@@ -59,13 +58,13 @@ final class Refusals implements ReplicationGate {
     }
 
     @Override
-    public String refusal(Session s, boolean write, boolean denyStale) {
+    public String refusal(boolean fromMaster, boolean write, boolean denyStale) {
         MasterLink ml = replication.masterLink();
         if (ml == null) {
             long min = config.minReplicasToWrite.value();
             return write && min > 0 && config.minReplicasMaxLag.value() > 0 && good < min ? NOREPLICAS : null;
         }
-        if (ml.isApplier(s)) {
+        if (fromMaster) {
             return null;
         }
         if (write && config.replicaReadOnly.value()) {

@@ -47,7 +47,7 @@ public final class ClientInfo {
         if (s.engine().monitors().contains(s) || s.engine().hooks().isReplicaClient(s)) {
             return REPLICA;
         }
-        if (s.replicationApplier()) {
+        if (s.isReplicationApplier()) {
             return MASTER;
         }
         return s.hasSubscriptions() ? PUBSUB : NORMAL;
@@ -128,7 +128,7 @@ public final class ClientInfo {
         if (s.engine().monitors().contains(s)) {
             f.append('O');
         }
-        if (s.replicationApplier()) {
+        if (s.isReplicationApplier()) {
             f.append('M');
         }
         if (s.hasSubscriptions()) {

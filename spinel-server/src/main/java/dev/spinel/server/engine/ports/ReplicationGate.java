@@ -1,7 +1,5 @@
 package dev.spinel.server.engine.ports;
 
-import dev.spinel.server.engine.Session;
-
 /**
  * What replication refuses before a command runs, as Redis's processCommand does: NOREPLICAS on a
  * master with fewer good replicas than {@code min-replicas-to-write}, READONLY on a read-only replica,
@@ -13,10 +11,11 @@ import dev.spinel.server.engine.Session;
  */
 public interface ReplicationGate {
     /**
-     * The error text (without its '-') refusing {@code s}'s command, or null to let it run.
+     * The error text (without its '-') refusing a client's command, or null to let it run.
      *
+     * @param fromMaster the client is this replica's link to its master (whose stream is never refused)
      * @param write     the command writes (for EXEC: one of its queued commands does)
      * @param denyStale the command lacks Redis's {@code stale} flag (it may not run on a stale replica)
      */
-    String refusal(Session s, boolean write, boolean denyStale);
+    String refusal(boolean fromMaster, boolean write, boolean denyStale);
 }
