@@ -1,6 +1,5 @@
 package dev.spinel.server.net;
 
-import javax.net.ssl.SSLException;
 
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.ProtocolException;
@@ -17,17 +16,12 @@ import dev.spinel.server.engine.Session;
 import dev.spinel.server.engine.ports.ClientConnection;
 import dev.spinel.server.log.Log;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelOutboundBuffer;
-import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.unix.Socket;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
-import io.netty.util.concurrent.FastThreadLocal;
 
-import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -65,25 +59,9 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     private static final int OUTPUT_CHUNK = 64 * 1024;
     /** Largest hard limit up to which a batch's replies are held back (see {@link #processInput}). */
     private static final long HOLD_BELOW_LIMIT = 8L * 1024 * 1024;
-    /**
-     * Each event loop's native buffer for {@link #sendDirect}: a batch's replies are copied into it and sent
-     * with one {@code send}, without a buffer, a promise and an outbound-buffer entry per write. Lives as long
-     * as its loop thread.
-     */
-    private static final FastThreadLocal<ByteBuf> SEND_BUFFER = new FastThreadLocal<>() {
-        @Override
-        protected ByteBuf initialValue() {
-            return Unpooled.directBuffer(OUTPUT_CHUNK, OUTPUT_CHUNK);
-        }
-
-        @Override
-        protected void onRemoval(ByteBuf b) {
-            b.release();
-        }
-    };
     private final Engine engine;
     private final boolean tls;
-    /** The socket replies are sent on directly (epoll, plain TCP); null where Netty's write path is the only one. */
+    /** The socket replies are sent on directly ({@link DirectSend}); null where Netty's write path is the only one. */
     private Socket socket;
     /** A TLS connection: the session opens after the handshake ({@link #userEventTriggered}). */
     private boolean handshaking;
@@ -127,7 +105,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     public void channelActive(ChannelHandlerContext ctx) {
         this.ctx = ctx;
         chain = CommandChain.current();
-        socket = !tls && ctx.channel() instanceof EpollSocketChannel ch && ch.fd() instanceof Socket fd ? fd : null;
+        socket = DirectSend.socketOf(ctx.channel(), tls);
         if (handshaking || admit()) {
             ctx.fireChannelActive();
         }
@@ -174,16 +152,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
 
     /** One line, as Redis's "Error accepting a client connection"; a client that just went away is not an error. */
     private void logHandshakeFailure(Throwable cause) {
-        Throwable c = cause;
-        while (c.getCause() != null && !(c instanceof SSLException)) {
-            c = c.getCause();
-        }
-        String reason = c.getMessage() == null ? c.getClass().getSimpleName() : c.getMessage();
-        if (c instanceof io.netty.handler.ssl.NotSslRecordException) {
-            reason = "not an SSL/TLS record (a plain-text client on the TLS port?)"; // not the bytes' hex dump
-        } else if (reason.length() > 120) {
-            reason = reason.substring(0, 120) + "...";
-        }
+        String reason = ServerTls.handshakeFailureReason(cause);
         if (!ctx.channel().isActive()) {
             Log.verbose("Error accepting a client connection: closed during the TLS handshake (addr=" + remoteAddress() + ")");
         } else {
@@ -492,7 +461,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
         if (size > 0) {
             engine.stats().netOutputBytes.add(size);
             engine.stats().writesProcessed.add(1);
-            int sent = closeAfterReply ? 0 : sendDirect(out.array(), size);
+            int sent = closeAfterReply ? 0 : DirectSend.send(socket, ctx.channel(), out.array(), size);
             if (sent < 0) {
                 out.clear();
                 ctx.close(); // the peer is gone (reset, broken pipe), as Netty closes on a failed write
@@ -515,31 +484,6 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
             }
         } else if (closeAfterReply) {
             ctx.close();
-        }
-    }
-
-    /**
-     * Sends {@code size} reply bytes straight to the socket when nothing sent earlier still waits in Netty's
-     * outbound buffer (so the order stays); returns how many the socket took (what it did not take goes through
-     * Netty's write path, which waits for the socket to drain), or -1 when the connection failed. Saves, per
-     * write, the pooled buffer, the pipeline's write and flush, and the outbound buffer's bookkeeping: ~6 % of
-     * the server's time for unpipelined requests (docs/performance.md).
-     */
-    private int sendDirect(byte[] bytes, int size) {
-        Socket s = socket;
-        if (s == null || size > OUTPUT_CHUNK) {
-            return 0;
-        }
-        ChannelOutboundBuffer queued = ctx.channel().unsafe().outboundBuffer();
-        if (queued == null || !queued.isEmpty() || queued.totalPendingWriteBytes() != 0) {
-            return 0; // closed, or earlier output still queued: it goes first, through Netty
-        }
-        ByteBuf b = SEND_BUFFER.get();
-        b.setBytes(0, bytes, 0, size);
-        try {
-            return s.sendAddress(b.memoryAddress(), 0, size);
-        } catch (IOException e) {
-            return -1;
         }
     }
 

@@ -2,11 +2,13 @@ package dev.spinel.server.net;
 
 import dev.spinel.server.config.ConfigException;
 import dev.spinel.server.config.ServerConfig;
+import io.netty.handler.ssl.NotSslRecordException;
 import io.netty.handler.ssl.SslHandler;
 
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.TrustManagerFactory;
 import java.io.IOException;
@@ -173,5 +175,18 @@ public final class ServerTls {
             }
         }
         return out;
+    }
+
+    /** Why a TLS handshake failed, in one short line: the SSL exception's message, not the bytes' hex dump. */
+    static String handshakeFailureReason(Throwable cause) {
+        Throwable c = cause;
+        while (c.getCause() != null && !(c instanceof SSLException)) {
+            c = c.getCause();
+        }
+        String reason = c.getMessage() == null ? c.getClass().getSimpleName() : c.getMessage();
+        if (c instanceof NotSslRecordException) {
+            return "not an SSL/TLS record (a plain-text client on the TLS port?)";
+        }
+        return reason.length() > 120 ? reason.substring(0, 120) + "..." : reason;
     }
 }
