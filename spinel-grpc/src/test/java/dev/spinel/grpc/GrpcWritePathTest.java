@@ -3,6 +3,8 @@ package dev.spinel.grpc;
 import dev.spinel.grpc.v1.BatchResponse;
 import dev.spinel.grpc.v1.KVGrpc;
 import dev.spinel.grpc.v1.UpdateRequest;
+import dev.spinel.server.engine.EmbeddedClient;
+import dev.spinel.server.engine.EmbeddedClient.Done;
 import dev.spinel.server.testing.RawClient;
 import dev.spinel.server.testing.RedisCheckAof;
 import dev.spinel.server.testing.RedisServerProcess;
@@ -19,6 +21,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.stream.Stream;
 
 import static dev.spinel.grpc.Ops.b;
@@ -60,6 +63,28 @@ class GrpcWritePathTest {
             sb.append(k).append('=').append(v.replace("\r\n", " ")).append(pttl > 0 ? " ttl" : pttl == -1 ? "" : " -").append('\n');
         }
         return sb.toString();
+    }
+
+    /**
+     * A writing unit's position is the one of the block the log appended for it, so the reply waits for the
+     * fsync: the position was once read before the block was appended (0), and Batch replies left early.
+     */
+    @Test
+    @Timeout(60)
+    void aWritingUnitWaitsForItsOwnLogPosition() throws Exception {
+        try (GrpcTestServer s = logging(dir)) {
+            EmbeddedClient client = s.spinel.engine().embeddedClient("test");
+            byte[] key = "unit".getBytes(StandardCharsets.UTF_8);
+            for (int i = 0; i < 3; i++) {
+                Done<Void> d = client.run(0, List.of(key), EmbeddedClient.Access.GROW, keys -> {
+                    keys.call("SET".getBytes(StandardCharsets.UTF_8), key, "v".getBytes(StandardCharsets.UTF_8));
+                    return null;
+                });
+                assertTrue(d.logPosition() > 0, "a logged write has a position: " + d.logPosition());
+            }
+            Done<Void> read = client.run(0, List.of(key), EmbeddedClient.Access.GROW, keys -> null);
+            assertEquals(0, read.logPosition(), "nothing written, nothing to wait for");
+        }
     }
 
     @Test

@@ -187,9 +187,9 @@ public final class EmbeddedClient {
                 return new Done<>(unit.run(view), 0);
             }
             s.executingTransaction(true); // the commands re-enter the held stripes; the log collects them
+            T value;
             try {
-                T value = unit.run(view);
-                return new Done<>(value, s.logPosition());
+                value = unit.run(view);
             } finally {
                 Propagator p = engine.hooks().propagator();
                 if (p != null) {
@@ -198,6 +198,9 @@ public final class EmbeddedClient {
                 s.executingTransaction(false);
                 s.out().clear();
             }
+            // Only now: execDone appended the unit's block and set its position. Read before it, the position
+            // was 0 and the reply left before the log held the write (lost on a crash under appendfsync always).
+            return new Done<>(value, s.logPosition());
         } finally {
             view.session = null;
             locks.unlock();
