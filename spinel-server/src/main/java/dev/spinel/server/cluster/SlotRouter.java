@@ -5,6 +5,7 @@ import dev.spinel.protocol.Args;
 import dev.spinel.protocol.KeyPositions;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.engine.Command;
+import dev.spinel.server.engine.CommandFlag;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.Session;
@@ -72,7 +73,7 @@ final class SlotRouter implements Engine.SlotRouter {
             if (tx == null) {
                 return null;
             }
-        } else if (!cmd.spec().has("movablekeys") && !hasKeySpecs(cmd)) {
+        } else if (!cmd.has(CommandFlag.MOVABLEKEYS) && !hasKeySpecs(cmd)) {
             return null;
         }
         SlotRouting r = mode.routing();
@@ -137,7 +138,7 @@ final class SlotRouter implements Engine.SlotRouter {
         if (n == null) {
             return null;
         }
-        boolean write = cmd.spec().has("write") || (isExec && anyWrites(tx));
+        boolean write = cmd.has(CommandFlag.WRITE) || (isExec && anyWrites(tx));
         if (!r.ok) {
             if (shard) {
                 if (!config.clusterAllowPubsubshardWhenDown.value()) {
@@ -160,7 +161,7 @@ final class SlotRouter implements Engine.SlotRouter {
             ClusterNode to = r.migratingTo[slot];
             return to.id().equals(r.myId) ? null : redirect("ASK", slot, to);
         }
-        if (importing && (askingNow || cmd.spec().has("asking"))) {
+        if (importing && (askingNow || cmd.has(CommandFlag.ASKING))) {
             return multipleKeys && missing > 0 ? TRYAGAIN : null;
         }
         if ((s.clusterReadOnly() || shard) && !write && r.myPrimary != null && r.myPrimary.id().equals(n.id())) {
@@ -179,7 +180,7 @@ final class SlotRouter implements Engine.SlotRouter {
 
     private static boolean anyWrites(Transaction tx) {
         for (int i = 0; i < tx.size(); i++) {
-            if (tx.command(i).spec().has("write")) {
+            if (tx.command(i).has(CommandFlag.WRITE)) {
                 return true;
             }
         }

@@ -46,6 +46,10 @@ public final class Command {
     final boolean tracksReads;
     /** PUBLISH: held back until subscribers on other loops caught up ({@link PublishBarrier}). */
     final boolean publish;
+    /** The spec's flags that {@link CommandFlag} names, as its bits: tested per call instead of the spec's set. */
+    private final long flags;
+    /** EXEC, which dispatch checks with the flags of the commands it queued. */
+    final boolean exec;
     private final Map<String, Command> subcommands = new HashMap<>();
     final LoopCounter calls = new LoopCounter();
     final LoopCounter micros = new LoopCounter();
@@ -58,6 +62,8 @@ public final class Command {
         this.handler = handler;
         String n = spec.name();
         this.upperName = n.substring(0, n.indexOf('|') < 0 ? n.length() : n.indexOf('|')).toUpperCase(Locale.ROOT);
+        this.flags = CommandFlag.mask(spec.flags());
+        this.exec = n.equals("exec");
         this.logged = spec.has("write") || n.equals("pfcount");
         this.aclId = CommandIds.id(n);
         this.noAuth = spec.has("no_auth");
@@ -74,6 +80,11 @@ public final class Command {
         this.scriptMayReplicate = n.equals("eval") || n.equals("evalsha") || n.equals("fcall");
         this.publish = n.equals("publish");
         this.tracksReads = spec.has("readonly") && !n.equals("eval_ro") && !n.equals("evalsha_ro") && !n.equals("fcall_ro");
+    }
+
+    /** Whether Redis flags this command {@code flag} (one mask test). */
+    public boolean has(CommandFlag flag) {
+        return (flags & flag.bit) != 0;
     }
 
     public int aclId() {

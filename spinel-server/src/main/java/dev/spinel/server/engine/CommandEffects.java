@@ -107,14 +107,14 @@ final class CommandEffects {
     /** Slow log, latency monitor and MONITOR feeds: each costs one comparison when unused. */
     void afterCommand(Session s, Command cmd, Args args, long micros) {
         long slower = config.slowlogLogSlowerThan.value();
-        if (slower >= 0 && micros >= slower && !cmd.spec().has("skip_slowlog") && !s.writes().blockedInCommand()) {
+        if (slower >= 0 && micros >= slower && !cmd.has(CommandFlag.SKIP_SLOWLOG) && !s.writes().blockedInCommand()) {
             slowLog.add(s, args, micros, config.slowlogMaxLen.value());
         }
         long threshold = config.latencyMonitorThreshold.value();
         if (threshold > 0 && micros / 1000 >= threshold) {
-            latency.record(cmd.spec().has("fast") ? "fast-command" : "command", micros / 1000);
+            latency.record(cmd.has(CommandFlag.FAST) ? "fast-command" : "command", micros / 1000);
         }
-        if (!monitors.isEmpty() && !cmd.spec().has("skip_monitor") && !cmd.spec().has("admin")) {
+        if (!monitors.isEmpty() && !cmd.has(CommandFlag.SKIP_MONITOR) && !cmd.has(CommandFlag.ADMIN)) {
             monitors.feed(s, args);
         }
     }

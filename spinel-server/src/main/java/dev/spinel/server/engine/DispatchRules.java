@@ -22,10 +22,10 @@ final class DispatchRules {
      * queue holds one (Redis 7.0).
      */
     static boolean writes(Command cmd, Session session) {
-        if (cmd.name().equals("exec") && session.transaction() != null) {
+        if (cmd.exec && session.transaction() != null) {
             return session.transaction().writes();
         }
-        return cmd.spec().has("write") || cmd.spec().has("may_replicate");
+        return cmd.has(CommandFlag.WRITE) || cmd.has(CommandFlag.MAY_REPLICATE);
     }
 
     static boolean feedsMonitorsFirst(Command cmd) {
@@ -44,8 +44,8 @@ final class DispatchRules {
     }
 
     /** An EXEC is checked with the flags of the commands it queued (Redis's mstate.cmd_flags). */
-    static boolean execHas(Session session, Command cmd, String flag) {
-        return session.transaction() != null && cmd.name().equals("exec") && session.transaction().anyHas(flag);
+    static boolean execHas(Session session, Command cmd, CommandFlag flag) {
+        return cmd.exec && session.transaction() != null && session.transaction().anyHas(flag);
     }
 
     static boolean allowedWhileSubscribed(Command cmd) {

@@ -367,7 +367,7 @@ public final class Engine {
             }
             cmd = sub;
         }
-        if (!session.authenticated() && !cmd.spec().has("no_auth")) {
+        if (!session.authenticated() && !cmd.has(CommandFlag.NO_AUTH)) {
             refusals.reject(session, cmd, Errors.NOAUTH.getMessage());
             applyReplyMode(session);
             return null;
@@ -390,22 +390,22 @@ public final class Engine {
                 return null;
             }
         }
-        if (session.transaction() != null && cmd.spec().has("no_multi")) {
+        if (session.transaction() != null && cmd.has(CommandFlag.NO_MULTI)) {
             // SAVE and SHUTDOWN (Redis 7.0's CMD_NO_MULTI) are refused, and the transaction fails at EXEC.
             refusals.reject(session, cmd, "ERR Command not allowed inside a transaction");
             applyReplyMode(session);
             return null;
         }
         String refusal = hooks.diskRefusal();
-        if (refusal != null && (cmd.spec().has("write") || cmd.name().equals("ping") || DispatchRules.execHas(session, cmd, "write"))) {
+        if (refusal != null && (cmd.has(CommandFlag.WRITE) || cmd.name().equals("ping") || DispatchRules.execHas(session, cmd, CommandFlag.WRITE))) {
             refusals.reject(session, cmd, refusal);
             applyReplyMode(session);
             return null;
         }
         ReplicationGate gate = hooks.replicationGate(); // one volatile read; null on a plain master
         if (gate != null) {
-            String refused = gate.refusal(session.isReplicationApplier(), cmd.spec().has("write") || DispatchRules.execHas(session, cmd, "write"),
-                    !cmd.spec().has("stale"));
+            String refused = gate.refusal(session.isReplicationApplier(), cmd.has(CommandFlag.WRITE) || DispatchRules.execHas(session, cmd, CommandFlag.WRITE),
+                    !cmd.has(CommandFlag.STALE));
             if (refused != null) {
                 refusals.reject(session, cmd, refused);
                 applyReplyMode(session);
@@ -429,7 +429,7 @@ public final class Engine {
             // refused while still over the limit (at queue time in MULTI).
             boolean room = evictor.makeRoom();
             session.drainDeliveries();
-            if (!room && (cmd.spec().has("denyoom") || DispatchRules.execHas(session, cmd, "denyoom")
+            if (!room && (cmd.has(CommandFlag.DENYOOM) || DispatchRules.execHas(session, cmd, CommandFlag.DENYOOM)
                     || DispatchRules.queuesInMulti(session, cmd))) {
                 refusals.reject(session, cmd, Evictor.OOM.getMessage());
                 applyReplyMode(session);
@@ -494,7 +494,7 @@ public final class Engine {
     private boolean waitForScript(Session session, Command cmd) {
         long threshold = config.busyReplyThreshold.value();
         script.awaitEndOrBusy(threshold);
-        if (script.busy(threshold) && !cmd.spec().has("allow_busy")) {
+        if (script.busy(threshold) && !cmd.has(CommandFlag.ALLOW_BUSY)) {
             refusals.reject(session, cmd, script.functionRunning()
                     ? "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
                     : "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");

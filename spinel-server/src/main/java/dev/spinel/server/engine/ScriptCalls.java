@@ -96,7 +96,7 @@ final class ScriptCalls {
         if (!cmd.spec().arityAccepts(args.count())) {
             return "ERR Wrong number of args calling Redis command from script";
         }
-        if (cmd.spec().has("noscript") && !engine.scriptsMayCallNoscript()) {
+        if (cmd.has(CommandFlag.NOSCRIPT) && !engine.scriptsMayCallNoscript()) {
             return "ERR This Redis command is not allowed from script";
         }
         UserRules rules = script.user().rules();
@@ -112,11 +112,11 @@ final class ScriptCalls {
                 };
             }
         }
-        if (readOnly && cmd.spec().has("may_replicate")) {
+        if (readOnly && cmd.has(CommandFlag.MAY_REPLICATE)) {
             // Redis counts may-replicate commands (PUBLISH, ...) as writes for a read-only script
             return "ERR Write commands are not allowed from read-only scripts.";
         }
-        if (cmd.spec().has("write")) {
+        if (cmd.has(CommandFlag.WRITE)) {
             if (readOnly) {
                 return "ERR Write commands are not allowed from read-only scripts.";
             }
@@ -130,7 +130,7 @@ final class ScriptCalls {
                 return refused;
             }
         }
-        if (!wrote && cmd.spec().has("denyoom") && engine.outOfMemory()) {
+        if (!wrote && cmd.has(CommandFlag.DENYOOM) && engine.outOfMemory()) {
             return Evictor.OOM.getMessage();
         }
         return null;

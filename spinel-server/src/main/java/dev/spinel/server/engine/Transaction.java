@@ -73,12 +73,12 @@ public final class Transaction {
     }
 
     /** Whether a queued command has this flag (Redis's mstate.cmd_flags: EXEC checks write and denyoom). */
-    boolean anyHas(String flag) {
-        if ((scriptWrite && flag.equals("write")) || (scriptDenyOom && flag.equals("denyoom"))) {
+    boolean anyHas(CommandFlag flag) {
+        if ((scriptWrite && flag == CommandFlag.WRITE) || (scriptDenyOom && flag == CommandFlag.DENYOOM)) {
             return true;
         }
         for (Queued q : queued) {
-            if (q.command().spec().has(flag)) {
+            if (q.command().has(flag)) {
                 return true;
             }
         }
@@ -91,7 +91,7 @@ public final class Transaction {
             return true;
         }
         for (Queued q : queued) {
-            if (q.command().spec().has("write") || q.command().spec().has("may_replicate")) {
+            if (q.command().has(CommandFlag.WRITE) || q.command().has(CommandFlag.MAY_REPLICATE)) {
                 return true;
             }
         }

@@ -1,6 +1,7 @@
 package dev.spinel.server.net;
 
 import io.netty.channel.ChannelOption;
+import io.netty.channel.IoHandler;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
@@ -14,6 +15,7 @@ import io.netty.channel.uring.IoUring;
 import io.netty.channel.uring.IoUringChannelOption;
 import io.netty.channel.uring.IoUringIoHandler;
 import io.netty.channel.uring.IoUringServerSocketChannel;
+import io.netty.util.concurrent.ThreadAwareExecutor;
 
 import java.util.Locale;
 import java.util.function.Consumer;
@@ -66,11 +68,32 @@ public enum IoTransport {
         };
     }
 
+    /**
+     * The factory of this transport's I/O handlers, for loops that stay on their thread: Netty 4.2's native
+     * factories let a loop be suspended and moved to another thread (for auto-scaling groups, which Spinel does
+     * not use; its loops are {@link dev.spinel.server.engine.CommandChain.Owner} threads), and a loop allowed to
+     * move measures its active I/O time with three clock reads per turn: ~0.1 of Spinel's ~2.6 clock reads per
+     * unpipelined request (docs/benchmarks.md, "Per-request costs").
+     */
     public IoHandlerFactory ioHandlerFactory() {
-        return switch (this) {
+        return fixedThread(switch (this) {
             case EPOLL -> EpollIoHandler.newFactory();
             case IO_URING -> IoUringIoHandler.newFactory();
             case NIO -> NioIoHandler.newFactory();
+        });
+    }
+
+    private static IoHandlerFactory fixedThread(IoHandlerFactory netty) {
+        return new IoHandlerFactory() {
+            @Override
+            public IoHandler newHandler(ThreadAwareExecutor executor) {
+                return netty.newHandler(executor);
+            }
+
+            @Override
+            public boolean isChangingThreadSupported() {
+                return false;
+            }
         };
     }
 

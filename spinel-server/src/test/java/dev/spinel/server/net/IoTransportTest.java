@@ -13,6 +13,7 @@ import java.util.Arrays;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -31,6 +32,16 @@ class IoTransportTest {
         }
         long unavailable = Arrays.stream(IoTransport.values()).filter(t -> !t.available()).count();
         assertEquals(unavailable, complaints.size(), "one warning per unavailable choice: " + complaints);
+    }
+
+    @Test
+    void loopsStayOnTheirThread() {
+        // A loop that may move to another thread measures its active I/O time with three clock reads per turn.
+        for (IoTransport t : IoTransport.values()) {
+            if (t.available()) {
+                assertFalse(t.ioHandlerFactory().isChangingThreadSupported(), t.word());
+            }
+        }
     }
 
     @Test
