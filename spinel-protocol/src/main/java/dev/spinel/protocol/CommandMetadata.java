@@ -14,7 +14,8 @@ import java.util.Set;
 /**
  * Redis 7.0's command metadata, kept as data: the RESP3 replies of {@code COMMAND} and
  * {@code COMMAND DOCS} captured from a real redis-server by {@code tools/dump-redis-commands.py}.
- * Spinel lists only the commands it implements, but describes each exactly as Redis does.
+ * Spinel lists only the commands it implements, but describes each exactly as Redis does. The docs are read only
+ * when first asked for ({@link CommandDocs}).
  *
  * <p>Immutable after class initialisation; thread-safe.
  */
@@ -43,21 +44,15 @@ public final class CommandMetadata {
 
     private static Map<String, CommandSpec> load() {
         RespValue info = read("command-info.resp3");
-        RespValue docs = read("command-docs.resp3");
-        Map<String, RespValue> docsByName = new HashMap<>();
-        List<RespValue> d = ((RespValue.MapValue) docs).entries();
-        for (int i = 0; i < d.size(); i += 2) {
-            docsByName.put(RespValue.text(d.get(i)), d.get(i + 1));
-        }
         Map<String, CommandSpec> out = new HashMap<>();
         for (RespValue entry : ((RespValue.Array) info).items()) {
-            CommandSpec spec = spec(entry, docsByName);
+            CommandSpec spec = spec(entry);
             out.put(spec.name(), spec);
         }
         return Collections.unmodifiableMap(out);
     }
 
-    private static CommandSpec spec(RespValue entry, Map<String, RespValue> docsByName) {
+    private static CommandSpec spec(RespValue entry) {
         List<RespValue> f = ((RespValue.Array) entry).items();
         String name = RespValue.text(f.get(0));
         Set<String> flags = new LinkedHashSet<>();
@@ -67,29 +62,16 @@ public final class CommandMetadata {
         if (MAY_REPLICATE.contains(name)) {
             flags.add("may_replicate");
         }
-        RespValue docs = docsByName.get(name);
         Map<String, CommandSpec> subs = new HashMap<>();
-        Map<String, RespValue> subDocs = new HashMap<>();
-        if (docs instanceof RespValue.MapValue m) {
-            List<RespValue> e = m.entries();
-            for (int i = 0; i < e.size(); i += 2) {
-                if ("subcommands".equals(RespValue.text(e.get(i)))) {
-                    List<RespValue> s = ((RespValue.MapValue) e.get(i + 1)).entries();
-                    for (int k = 0; k < s.size(); k += 2) {
-                        subDocs.put(RespValue.text(s.get(k)), s.get(k + 1));
-                    }
-                }
-            }
-        }
         if (f.size() > 9) {
             for (RespValue sub : items(f.get(9))) {
-                CommandSpec s = spec(sub, subDocs);
+                CommandSpec s = spec(sub);
                 subs.put(s.name().substring(s.name().indexOf('|') + 1), s);
             }
         }
         return new CommandSpec(name, (int) ((RespValue.Integer) f.get(1)).value(), Collections.unmodifiableSet(flags),
                 (int) ((RespValue.Integer) f.get(3)).value(), (int) ((RespValue.Integer) f.get(4)).value(),
-                (int) ((RespValue.Integer) f.get(5)).value(), entry, docs, Collections.unmodifiableMap(subs));
+                (int) ((RespValue.Integer) f.get(5)).value(), entry, Collections.unmodifiableMap(subs));
     }
 
     private static List<RespValue> items(RespValue v) {
@@ -100,7 +82,7 @@ public final class CommandMetadata {
         };
     }
 
-    private static RespValue read(String resource) {
+    static RespValue read(String resource) {
         try (InputStream in = CommandMetadata.class.getResourceAsStream(resource)) {
             if (in == null) {
                 throw new IllegalStateException("missing resource " + resource);

@@ -14,18 +14,24 @@ import java.util.Set;
  * @param lastKey     position of the last key (negative counts from the end)
  * @param step        distance between keys
  * @param info        the {@code COMMAND INFO} entry
- * @param docs        the {@code COMMAND DOCS} value (without the name)
  * @param subcommands subcommand specs by lower-case subcommand name (without the container)
  * @param keySpecs    the key specifications of {@code info}, decoded once ({@link KeySpecs})
  */
 public record CommandSpec(String name, int arity, Set<String> flags, int firstKey, int lastKey, int step,
-                          RespValue info, RespValue docs, Map<String, CommandSpec> subcommands,
-                          KeySpecs keySpecs) {
+                          RespValue info, Map<String, CommandSpec> subcommands, KeySpecs keySpecs) {
 
     /** A spec whose key specifications are decoded from {@code info}. */
     public CommandSpec(String name, int arity, Set<String> flags, int firstKey, int lastKey, int step,
-                       RespValue info, RespValue docs, Map<String, CommandSpec> subcommands) {
-        this(name, arity, flags, firstKey, lastKey, step, info, docs, subcommands, KeySpecs.compile(name, info));
+                       RespValue info, Map<String, CommandSpec> subcommands) {
+        this(name, arity, flags, firstKey, lastKey, step, info, subcommands, KeySpecs.compile(name, info));
+    }
+
+    /**
+     * The {@code COMMAND DOCS} value (without the name), or {@code null} when Redis has none; read on the first call
+     * of any spec's, not held by the spec.
+     */
+    public RespValue docs() {
+        return CommandDocs.of(name);
     }
 
     public boolean has(String flag) {
