@@ -272,4 +272,41 @@ class GrpcWritePathTest {
             assertEquals("b9", kv.get(get("aba")).getKv().getValue().toStringUtf8());
         }
     }
+
+    /**
+     * A Txn is all or nothing even when a put's TTL is at the limit: the TTL was checked with the time of the
+     * validation and computed again with the time the ops ran, so a Txn whose stripes were busy in between failed
+     * with INVALID_ARGUMENT after its first put had been applied (and logged).
+     */
+    @Test
+    @Timeout(60)
+    void aTxnPutNearTheTtlLimitNeverLeavesItHalfDone() throws Exception {
+        try (GrpcTestServer s = new GrpcTestServer(); Jedis j = s.jedis()) {
+            byte[] a = "a".getBytes(StandardCharsets.UTF_8);
+            java.util.concurrent.CountDownLatch holding = new java.util.concurrent.CountDownLatch(1);
+            Thread busy = new Thread(() -> s.grpc.store.client().run(KvStore.DB, List.of(a), EmbeddedClient.Access.READ, k -> {
+                holding.countDown();
+                try {
+                    Thread.sleep(3000); // the Txn's stripes are busy: it waits between validation and its ops
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return null;
+            }));
+            busy.start();
+            holding.await();
+            long ttl = Long.MAX_VALUE - (System.currentTimeMillis() + 1000); // valid for a second from now
+            var r = dev.spinel.grpc.v1.TxnRequest.newBuilder().addSuccessOps(putOp(put("a", "1")))
+                    .addSuccessOps(putOp(put("b", "2", ttl))).build();
+            try {
+                assertTrue(s.blocking().txn(r).getSucceeded());
+                assertEquals("1", j.get("a"));
+                assertEquals("2", j.get("b"));
+            } catch (StatusRuntimeException e) {
+                assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode(), e.toString());
+                assertFalse(j.exists("a"), "a failed Txn changed nothing");
+            }
+            busy.join();
+        }
+    }
 }
