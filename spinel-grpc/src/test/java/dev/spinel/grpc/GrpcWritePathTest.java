@@ -283,11 +283,12 @@ class GrpcWritePathTest {
     void aTxnPutNearTheTtlLimitNeverLeavesItHalfDone() throws Exception {
         try (GrpcTestServer s = new GrpcTestServer(); Jedis j = s.jedis()) {
             byte[] a = "a".getBytes(StandardCharsets.UTF_8);
+            s.blocking().put(put("warm", "x")); // the channel is connected: the Txn below is validated at once
             java.util.concurrent.CountDownLatch holding = new java.util.concurrent.CountDownLatch(1);
             Thread busy = new Thread(() -> s.grpc.store.client().run(KvStore.DB, List.of(a), EmbeddedClient.Access.READ, k -> {
                 holding.countDown();
                 try {
-                    Thread.sleep(3000); // the Txn's stripes are busy: it waits between validation and its ops
+                    Thread.sleep(4000); // the Txn's stripes are busy: it waits between validation and its ops
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
@@ -295,7 +296,7 @@ class GrpcWritePathTest {
             }));
             busy.start();
             holding.await();
-            long ttl = Long.MAX_VALUE - (System.currentTimeMillis() + 1000); // valid for a second from now
+            long ttl = Long.MAX_VALUE - (System.currentTimeMillis() + 2000); // valid for two seconds from now
             var r = dev.spinel.grpc.v1.TxnRequest.newBuilder().addSuccessOps(putOp(put("a", "1")))
                     .addSuccessOps(putOp(put("b", "2", ttl))).build();
             try {
