@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import dev.spinel.grpc.v1.BatchOp;
 import dev.spinel.grpc.v1.BatchRequest;
 import dev.spinel.grpc.v1.BatchResponse;
+import dev.spinel.grpc.v1.GetRequest;
 import dev.spinel.grpc.v1.KVGrpc;
 import dev.spinel.grpc.v1.PutRequest;
 import dev.spinel.grpc.v1.RequestOp;
@@ -21,6 +22,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.Arrays;
+import java.util.Iterator;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
@@ -91,7 +93,7 @@ class GrpcRobustnessTest {
             stillServes(kv, "after junk");
             // a Batch stream with a malformed message ends with INVALID_ARGUMENT
             MethodDescriptor<byte[], byte[]> rawBatch = KVGrpc.getBatchMethod().toBuilder(RAW, RAW).build();
-            java.util.Iterator<byte[]> replies = ClientCalls.blockingServerStreamingCall(s.channel, rawBatch,
+            Iterator<byte[]> replies = ClientCalls.blockingServerStreamingCall(s.channel, rawBatch,
                     CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS), new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff});
             assertEquals(Status.Code.INVALID_ARGUMENT, code(replies::next));
             stillServes(kv, "after a malformed Batch");
@@ -102,7 +104,7 @@ class GrpcRobustnessTest {
             byte[] nearLimit = new byte[(1 << 20) - 1024];
             Arrays.fill(nearLimit, (byte) 'k');
             kv.put(PutRequest.newBuilder().setKey(ByteString.copyFrom(nearLimit)).setValue(ByteString.copyFromUtf8("v")).build());
-            assertEquals("v", kv.get(dev.spinel.grpc.v1.GetRequest.newBuilder().setKey(ByteString.copyFrom(nearLimit)).build())
+            assertEquals("v", kv.get(GetRequest.newBuilder().setKey(ByteString.copyFrom(nearLimit)).build())
                     .getKv().getValue().toStringUtf8(), "a key of ~1 MB is a key");
             stillServes(kv, "after big");
 

@@ -2,6 +2,7 @@ package dev.spinel.grpc;
 
 import dev.spinel.grpc.v1.BatchResponse;
 import dev.spinel.grpc.v1.KVGrpc;
+import dev.spinel.grpc.v1.TxnRequest;
 import dev.spinel.grpc.v1.UpdateRequest;
 import dev.spinel.server.engine.EmbeddedClient;
 import dev.spinel.server.engine.EmbeddedClient.Done;
@@ -22,6 +23,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.stream.Stream;
 
 import static dev.spinel.grpc.Ops.b;
@@ -284,7 +286,7 @@ class GrpcWritePathTest {
         try (GrpcTestServer s = new GrpcTestServer(); Jedis j = s.jedis()) {
             byte[] a = "a".getBytes(StandardCharsets.UTF_8);
             s.blocking().put(put("warm", "x")); // the channel is connected: the Txn below is validated at once
-            java.util.concurrent.CountDownLatch holding = new java.util.concurrent.CountDownLatch(1);
+            CountDownLatch holding = new CountDownLatch(1);
             Thread busy = new Thread(() -> s.grpc.store.client().run(KvStore.DB, List.of(a), EmbeddedClient.Access.READ, k -> {
                 holding.countDown();
                 try {
@@ -297,7 +299,7 @@ class GrpcWritePathTest {
             busy.start();
             holding.await();
             long ttl = Long.MAX_VALUE - (System.currentTimeMillis() + 2000); // valid for two seconds from now
-            var r = dev.spinel.grpc.v1.TxnRequest.newBuilder().addSuccessOps(putOp(put("a", "1")))
+            var r = TxnRequest.newBuilder().addSuccessOps(putOp(put("a", "1")))
                     .addSuccessOps(putOp(put("b", "2", ttl))).build();
             try {
                 assertTrue(s.blocking().txn(r).getSucceeded());

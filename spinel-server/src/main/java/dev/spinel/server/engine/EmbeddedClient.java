@@ -70,8 +70,9 @@ public final class EmbeddedClient {
     private final ThreadLocal<Session> sessions;
 
     /**
-     * Thrown by {@link #run} while CLIENT PAUSE holds a writing unit (either pause type): nothing ran; the caller waits with {@link #whenUnpaused} and runs it again, as a RESP client's
-     * request is postponed rather than refused.
+     * Thrown by {@link #run} while CLIENT PAUSE holds a writing unit (either pause type), and by
+     * {@link #holdReadsIfPaused} while PAUSE ALL holds a client's read: nothing ran; the caller waits with
+     * {@link #whenUnpaused} and runs it again, as a RESP client's request is postponed rather than refused.
      */
     public static final class Paused extends RuntimeException {
         private Paused() {
