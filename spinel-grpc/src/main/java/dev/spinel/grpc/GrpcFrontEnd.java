@@ -101,7 +101,8 @@ public final class GrpcFrontEnd implements SpinelExtension {
                 .channelType(spinel.transport().serverChannel())
                 .directExecutor()
                 .maxInboundMessageSize((int) config.grpcMaxMessageSize.value())
-                .addService(ServerInterceptors.intercept(new KvService(store, spinel.eventLoops()), new AuthInterceptor(store.client())))
+                .addService(ServerInterceptors.intercept(MalformedRequests.guard(new KvService(store, spinel.eventLoops()).bindService()),
+                        new AuthInterceptor(store.client())))
                 .addService(health.getHealthService())
                 .addService(ProtoReflectionServiceV1.newInstance())
                 .intercept(callMetrics(spinel))

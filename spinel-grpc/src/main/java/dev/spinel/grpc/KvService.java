@@ -74,11 +74,7 @@ final class KvService extends KVGrpc.KVImplBase {
 
     @Override
     public void get(GetRequest r, StreamObserver<GetResponse> out) {
-        if (expired() == null && store.client().readsHeld()) { // CLIENT PAUSE ALL; a call over gets its status below
-            whenUnpaused(() -> get(r, out));
-            return;
-        }
-        unary(r, store::get, out);
+        unary(r, store::get, out); // CLIENT PAUSE ALL holds it (KvStore.runAuthorized throws Paused), as a write
     }
 
     @Override
@@ -176,24 +172,47 @@ final class KvService extends KVGrpc.KVImplBase {
 
     @Override
     public void scan(ScanRequest r, StreamObserver<ScanResponse> out) {
-        StatusRuntimeException late = expired();
-        if (late != null) {
-            out.onError(late);
+        if (failIfOver(out)) {
             return;
         }
         ScanStream s;
         try {
-            store.authorize(SCAN, ZERO);
-            s = new ScanStream(store, r, (ServerCallStreamObserver<ScanResponse>) out);
+            store.authorize(SCAN, ZERO); // each key it returns is then checked as GET would check it (ScanStream)
+            s = new ScanStream(store, r, (ServerCallStreamObserver<ScanResponse>) out, this::whenUnpaused);
         } catch (StatusRuntimeException e) {
             out.onError(e);
+            return;
+        }
+        if (store.client().readsHeld()) { // CLIENT PAUSE ALL: starts when it ends, or fails at its deadline
+            whenUnpaused(() -> {
+                if (!failIfOver(out)) {
+                    s.start();
+                }
+            });
             return;
         }
         s.start();
     }
 
+    /** Fails the call with its status when it is already over (deadline, cancelled); returns whether it was. */
+    private static boolean failIfOver(StreamObserver<?> out) {
+        StatusRuntimeException late = expired();
+        if (late == null) {
+            return false;
+        }
+        try {
+            out.onError(late);
+        } catch (RuntimeException alreadyClosed) {
+            // cancelled while CLIENT PAUSE held it: its client has its status already
+        }
+        return true;
+    }
+
     @Override
     public void watch(WatchRequest r, StreamObserver<WatchResponse> out) {
+        if (failIfOver(out)) {
+            return;
+        }
         byte[] target;
         boolean prefix;
         switch (r.getTargetCase()) {
@@ -215,14 +234,20 @@ final class KvService extends KVGrpc.KVImplBase {
             return;
         }
         try {
-            // a key's changes are its reads; a prefix's, a scan's (ACL key patterns do not filter SCAN either)
+            // A key's changes are its reads (GET). A prefix's are a scan (SCAN) and the reads of every key under
+            // it, so the user's read patterns must cover the whole prefix (e.g. ~prefix* or broader).
             if (prefix) {
                 store.authorize(SCAN, ZERO);
+                store.authorizePrefix(target);
             } else {
                 store.authorize(GET, target);
             }
         } catch (StatusRuntimeException e) {
             out.onError(e);
+            return;
+        }
+        if (store.client().readsHeld()) { // CLIENT PAUSE ALL: registered when it ends, or failed at its deadline
+            whenUnpaused(() -> watch(r, out));
             return;
         }
         var call = (ServerCallStreamObserver<WatchResponse>) out;

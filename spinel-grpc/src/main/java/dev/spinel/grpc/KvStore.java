@@ -179,8 +179,9 @@ final class KvStore {
 
     /**
      * Checks the call's user may run, on every key, the Redis command the operation amounts to (GET for a
-     * read, DEL for a delete, SET for a write that may grow), as ACL checks a RESP client's command; a Txn
-     * takes its strongest operation's on each key it names. Throws PERMISSION_DENIED with Redis's NOPERM text.
+     * read, DEL for a delete, SET for a write that may grow), as ACL checks a RESP client's command (so
+     * {@code %R~} patterns allow only reads, {@code %W~} only writes). Throws PERMISSION_DENIED with Redis's
+     * NOPERM text.
      */
     void authorize(List<byte[]> keys, Access access) {
         User user = AuthInterceptor.USER.get();
@@ -188,11 +189,61 @@ final class KvStore {
             return;
         }
         for (byte[] key : keys) {
-            authorize(user, switch (access) {
-                case READ -> new byte[][] {GET, key};
-                case WRITE -> new byte[][] {DEL, key};
-                case GROW -> new byte[][] {SET, key, key};
-            });
+            authorize(user, key, access);
+        }
+    }
+
+    /** {@link #authorize(List, Access)} of one key. */
+    void authorize(byte[] key, Access access) {
+        User user = AuthInterceptor.USER.get();
+        if (user != null && !user.rules().unrestricted()) {
+            authorize(user, key, access);
+        }
+    }
+
+    private void authorize(User user, byte[] key, Access access) {
+        authorize(user, switch (access) {
+            case READ -> new byte[][] {GET, key};
+            case WRITE -> new byte[][] {DEL, key};
+            case GROW -> new byte[][] {SET, key, key};
+        });
+    }
+
+    /** The call's user, or null outside a call (no ACL checks then). */
+    static User user() {
+        return AuthInterceptor.USER.get();
+    }
+
+    /**
+     * Checks the call's user may read every key starting with {@code prefix} (a prefix Watch, a Scan's fast path);
+     * PERMISSION_DENIED otherwise, logged in ACL LOG.
+     */
+    void authorizePrefix(byte[] prefix) {
+        User user = AuthInterceptor.USER.get();
+        if (user == null) {
+            return;
+        }
+        try {
+            client.authorizePrefix(user, prefix);
+        } catch (RedisError e) {
+            throw Failure.of(Status.PERMISSION_DENIED.withDescription(e.getMessage()));
+        }
+    }
+
+    /** Whether {@code user} (null: no checks) may read every key starting with {@code prefix}; logs nothing. */
+    boolean mayReadAll(User user, byte[] prefix) {
+        return user == null || client.mayReadPrefix(user, prefix);
+    }
+
+    /** Whether {@code user} (null: no checks) may read {@code key} as GET would; logs nothing. */
+    boolean mayRead(User user, byte[] key) {
+        return user == null || client.mayRead(user, key);
+    }
+
+    /** Throws PERMISSION_DENIED for reading {@code key}, as GET would be denied (logged in ACL LOG). */
+    void authorizeRead(User user, byte[] key) {
+        if (user != null) {
+            authorize(user, new byte[][] {GET, key});
         }
     }
 
@@ -215,6 +266,17 @@ final class KvStore {
     /** Runs a unit of the engine's client for the call's user, its refusals and errors turned into statuses. */
     <T> Done<T> run(List<byte[]> keys, Access access, EmbeddedClient.Unit<T> unit) {
         authorize(keys, access);
+        return runAuthorized(keys, access, unit);
+    }
+
+    /**
+     * {@link #run} for a caller that has checked the user's permissions itself (a Txn, per key and operation). A
+     * read throws {@link EmbeddedClient.Paused} while CLIENT PAUSE ALL holds reads, as a write does under any pause.
+     */
+    <T> Done<T> runAuthorized(List<byte[]> keys, Access access, EmbeddedClient.Unit<T> unit) {
+        if (access == Access.READ) {
+            client.holdReadsIfPaused();
+        }
         try {
             return client.run(DB, keys, access, unit);
         } catch (RedisError e) {
@@ -337,6 +399,9 @@ final class KvStore {
     Done<UpdateResponse> update(UpdateRequest r) {
         byte[] key = key(r.getKey());
         byte[] value = value(r.getValue());
+        if (r.hasExpectedVersion()) {
+            authorize(key, Access.READ); // comparing its version reads the key, as a Txn's compare does
+        }
         Done<Long> d = run(List.of(key), Access.GROW, k -> {
             Object current = k.value(key);
             if (current == null) {
@@ -356,6 +421,9 @@ final class KvStore {
 
     Done<DeleteResponse> delete(DeleteRequest r) {
         byte[] key = key(r.getKey());
+        if (r.hasExpectedVersion()) {
+            authorize(key, Access.READ);
+        }
         Done<Long> d = run(List.of(key), Access.WRITE,
                 k -> deleteLocked(k, key, r.hasExpectedVersion(), r.getExpectedVersion(), true));
         return new Done<>(DeleteResponse.newBuilder().setHeader(header()).setVersion(d.value()).build(), d.logPosition());

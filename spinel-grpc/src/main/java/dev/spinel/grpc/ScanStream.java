@@ -4,19 +4,31 @@ import com.google.protobuf.ByteString;
 import dev.spinel.grpc.v1.KeyValue;
 import dev.spinel.grpc.v1.ScanRequest;
 import dev.spinel.grpc.v1.ScanResponse;
+import dev.spinel.server.acl.User;
 import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ServerCallStreamObserver;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * One Scan call: walks the database with the SCAN cursor (a step visits whole hash buckets under
  * their stripe lock), filters by prefix or range, and sends one message per step while the client is
  * ready to receive (flow control: a slow client never makes the server buffer the keyspace). The page
  * token is the cursor of the step in progress plus how many of its matches were already sent.
+ *
+ * <p>ACL: a Scan is Redis's SCAN (the call needs its permission) plus a GET of each key it returns (a
+ * {@link KeyValue} carries the value, version and expiry), so each key is checked as GET would check it. The
+ * first key the user may not read ends the stream with PERMISSION_DENIED and Redis's NOPERM text (logged in ACL
+ * LOG), before anything of its step is sent: the stream never reveals such a key, nor filters it silently (Redis
+ * filters nothing either: a GET of it is refused). Scan a prefix or range within the user's read patterns. When
+ * the user's patterns cover the whole prefix (e.g. {@code ~prefix*}), no key is checked one by one.
+ *
+ * <p>CLIENT PAUSE ALL holds each step as it holds each SCAN: the stream goes on once the pause ends.
  *
  * <p>Thread-safety: confined to the call's transport thread (the server uses a direct executor).
  */
@@ -34,14 +46,22 @@ final class ScanStream {
     private long remaining;
     private boolean done;
     private boolean pumping;
+    private boolean held;
+    /** The call's user when its keys need a check one by one, else null (no ACL, or a covered prefix). */
+    private final User checked;
+    /** Runs its argument once CLIENT PAUSE ends (or the call is over), on the call's loop and context. */
+    private final Consumer<Runnable> whenUnpaused;
 
-    ScanStream(KvStore store, ScanRequest r, ServerCallStreamObserver<ScanResponse> out) {
+    ScanStream(KvStore store, ScanRequest r, ServerCallStreamObserver<ScanResponse> out, Consumer<Runnable> whenUnpaused) {
         this.store = store;
         this.r = r;
         this.out = out;
+        this.whenUnpaused = whenUnpaused;
         this.prefix = r.getPrefix().toByteArray();
         this.start = r.getRangeStart().toByteArray();
         this.end = r.getRangeEnd().toByteArray();
+        User user = KvStore.user();
+        this.checked = store.mayReadAll(user, commonPrefix()) ? null : user;
         if (prefix.length > 0 && (start.length > 0 || end.length > 0)) {
             throw Failure.of(Status.INVALID_ARGUMENT.withDescription("give a prefix or a range, not both"));
         }
@@ -78,6 +98,16 @@ final class ScanStream {
                     done = true;
                     return;
                 }
+                if (store.client().readsHeld()) {
+                    if (!held) { // CLIENT PAUSE ALL: the next step waits for its end
+                        held = true;
+                        whenUnpaused.accept(() -> {
+                            held = false;
+                            pump();
+                        });
+                    }
+                    return;
+                }
                 step();
             }
         } finally {
@@ -88,12 +118,29 @@ final class ScanStream {
     private void step() {
         long now = System.currentTimeMillis();
         List<KeyValue> found = new ArrayList<>();
+        byte[][] denied = new byte[1][];
         long stepCursor = cursor;
         long next = store.client().scan(KvStore.DB, cursor, KEYS_PER_STEP, (key, value, expireAt) -> {
             if (matches(key) && (expireAt < 0 || expireAt > now)) {
-                found.add(kv(key, value, expireAt));
+                if (checked != null && !store.mayRead(checked, key)) {
+                    if (denied[0] == null) {
+                        denied[0] = key;
+                    }
+                } else {
+                    found.add(kv(key, value, expireAt));
+                }
             }
         });
+        if (denied[0] != null) {
+            done = true;
+            try {
+                store.authorizeRead(checked, denied[0]); // throws, and logs the denial as GET's
+                throw new IllegalStateException("ACL allowed a key it had refused");
+            } catch (StatusRuntimeException e) {
+                out.onError(e);
+            }
+            return;
+        }
         ScanResponse.Builder msg = ScanResponse.newBuilder();
         int from = Math.min(skip, found.size());
         int n = (int) Math.min(found.size() - from, remaining);
@@ -132,6 +179,15 @@ final class ScanStream {
             b.setExpireAtMs(expireAt);
         }
         return b.build();
+    }
+
+    /** What every key of the scan starts with: its prefix, or the common start of its range's two ends. */
+    private byte[] commonPrefix() {
+        if (prefix.length > 0 || end.length == 0) {
+            return prefix; // an open-ended range has no common start
+        }
+        int n = Arrays.mismatch(start, end);
+        return n < 0 ? start : Arrays.copyOf(start, Math.min(n, start.length));
     }
 
     private boolean matches(byte[] key) {

@@ -38,9 +38,13 @@ final class TxnRunner {
     }
 
     Done<TxnResponse> run(TxnRequest r) {
+        // One clock read: a put's TTL is checked and applied with the same time, so no check fails once ops ran.
+        long now = System.currentTimeMillis();
         List<byte[]> keys = new ArrayList<>();
+        List<Access> needs = new ArrayList<>(); // per entry of keys: the permission it needs
         for (Compare c : r.getComparesList()) {
             keys.add(KvStore.key(c.getKey()));
+            needs.add(Access.READ);
             if (c.getTarget() == Compare.Target.EXISTS && c.getResult() != Compare.Result.EQUAL
                     && c.getResult() != Compare.Result.NOT_EQUAL) {
                 throw invalid("an EXISTS compare takes EQUAL or NOT_EQUAL");
@@ -49,14 +53,21 @@ final class TxnRunner {
                 throw invalid("unknown compare target or result");
             }
         }
+        long[] successExpiry = new long[r.getSuccessOpsCount()];
+        long[] failureExpiry = new long[r.getFailureOpsCount()];
         Access access = Access.READ;
-        access = max(access, validate(r.getSuccessOpsList(), keys));
-        access = max(access, validate(r.getFailureOpsList(), keys));
+        access = max(access, validate(r.getSuccessOpsList(), keys, needs, successExpiry, now));
+        access = max(access, validate(r.getFailureOpsList(), keys, needs, failureExpiry, now));
         if (keys.size() > MAX_KEYS) {
             throw invalid("at most " + MAX_KEYS + " keys per Txn");
         }
+        // Each compare and op as the Redis command it amounts to (GET, SET, DEL), on both branches, as MULTI
+        // checks each queued command: a compare needs only read permission on its key, a put only write.
+        for (int i = 0; i < keys.size(); i++) {
+            store.authorize(keys.get(i), needs.get(i));
+        }
         TxnResponse.Builder out = TxnResponse.newBuilder();
-        Done<TxnResponse.Builder> d = store.run(keys, access, k -> {
+        Done<TxnResponse.Builder> d = store.runAuthorized(keys, access, k -> {
             boolean ok = true;
             for (Compare c : r.getComparesList()) {
                 if (!holds(k, c)) {
@@ -66,10 +77,10 @@ final class TxnRunner {
             }
             out.setSucceeded(ok);
             List<RequestOp> branch = ok ? r.getSuccessOpsList() : r.getFailureOpsList();
+            long[] expiry = ok ? successExpiry : failureExpiry;
             refuseNonStringReads(k, branch);
-            long now = System.currentTimeMillis();
-            for (RequestOp op : branch) {
-                out.addResponses(apply(k, op, now));
+            for (int i = 0; i < branch.size(); i++) {
+                out.addResponses(apply(k, branch.get(i), expiry[i]));
             }
             return out;
         });
@@ -80,20 +91,29 @@ final class TxnRunner {
         return a.compareTo(b) >= 0 ? a : b;
     }
 
-    /** Validates the ops and adds their keys; returns what they may do. */
-    private Access validate(List<RequestOp> ops, List<byte[]> keys) {
+    /**
+     * Validates the ops, adds their keys with the permission each needs, and puts each put's absolute expiry
+     * (-1: none) in {@code expiry}; returns what the ops may do.
+     */
+    private Access validate(List<RequestOp> ops, List<byte[]> keys, List<Access> needs, long[] expiry, long now) {
         Access access = Access.READ;
-        for (RequestOp op : ops) {
+        for (int i = 0; i < ops.size(); i++) {
+            RequestOp op = ops.get(i);
             switch (op.getRequestCase()) {
-                case GET -> keys.add(KvStore.key(op.getGet().getKey()));
+                case GET -> {
+                    keys.add(KvStore.key(op.getGet().getKey()));
+                    needs.add(Access.READ);
+                }
                 case PUT -> {
                     access = Access.GROW;
                     keys.add(KvStore.key(op.getPut().getKey()));
+                    needs.add(Access.GROW);
                     store.value(op.getPut().getValue());
-                    KvStore.expireAt(op.getPut().getTtlMs(), System.currentTimeMillis());
+                    expiry[i] = KvStore.expireAt(op.getPut().getTtlMs(), now);
                 }
                 case DELETE -> {
                     keys.add(KvStore.key(op.getDelete().getKey()));
+                    needs.add(Access.WRITE);
                     if (op.getDelete().hasExpectedVersion()) {
                         throw invalid("expected_version is not allowed in a Txn op: use a Compare");
                     }
@@ -144,7 +164,7 @@ final class TxnRunner {
         };
     }
 
-    private ResponseOp apply(Locked k, RequestOp op, long now) {
+    private ResponseOp apply(Locked k, RequestOp op, long expireAt) {
         ResponseOp.Builder b = ResponseOp.newBuilder();
         switch (op.getRequestCase()) {
             case GET -> {
@@ -158,8 +178,7 @@ final class TxnRunner {
             case PUT -> {
                 var p = op.getPut();
                 PutResponse.Builder pr = PutResponse.newBuilder();
-                store.putLocked(k, p.getKey().toByteArray(), p.getValue().toByteArray(),
-                        KvStore.expireAt(p.getTtlMs(), now), pr);
+                store.putLocked(k, p.getKey().toByteArray(), p.getValue().toByteArray(), expireAt, pr);
                 b.setPut(pr);
             }
             case DELETE -> {

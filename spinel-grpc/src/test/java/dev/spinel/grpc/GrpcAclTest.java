@@ -1,6 +1,18 @@
 package dev.spinel.grpc;
 
+import dev.spinel.grpc.v1.BatchOp;
+import dev.spinel.grpc.v1.BatchResponse;
+import dev.spinel.grpc.v1.Compare;
 import dev.spinel.grpc.v1.KVGrpc;
+import dev.spinel.grpc.v1.KeyValue;
+import dev.spinel.grpc.v1.RequestOp;
+import dev.spinel.grpc.v1.ScanRequest;
+import dev.spinel.grpc.v1.ScanResponse;
+import dev.spinel.grpc.v1.TxnRequest;
+import dev.spinel.grpc.v1.WatchRequest;
+import dev.spinel.grpc.v1.WatchResponse;
+import io.grpc.ClientInterceptor;
+import io.grpc.Context;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -9,12 +21,19 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import redis.clients.jedis.Jedis;
 
+import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 
+import static dev.spinel.grpc.Ops.b;
 import static dev.spinel.grpc.Ops.delete;
 import static dev.spinel.grpc.Ops.get;
+import static dev.spinel.grpc.Ops.op;
 import static dev.spinel.grpc.Ops.put;
+import static dev.spinel.grpc.Ops.putOp;
+import static dev.spinel.grpc.Ops.update;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -25,13 +44,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class GrpcAclTest {
     private static KVGrpc.KVBlockingStub as(KVGrpc.KVBlockingStub kv, String user, String password) {
+        return kv.withInterceptors(credentials(user, password));
+    }
+
+    private static ClientInterceptor credentials(String user, String password) {
         Metadata m = new Metadata();
         if (user != null) {
             m.put(AuthInterceptor.USERNAME, user);
         }
         m.put(AuthInterceptor.PASSWORD, password);
-        return kv.withInterceptors(MetadataUtils.newAttachHeadersInterceptor(m));
+        return MetadataUtils.newAttachHeadersInterceptor(m);
     }
+
+    private static final String NOPERM_KEY = "NOPERM this user has no permissions to access one of the keys used as arguments";
 
     private static Status.Code code(Runnable call) {
         return assertThrows(StatusRuntimeException.class, call::run).getStatus().getCode();
@@ -85,6 +110,167 @@ class GrpcAclTest {
                 j.auth("dpw");
                 j.configSet("requirepass", "");
             }
+        }
+    }
+
+    private static Compare valueIs(String key, String value) {
+        return Compare.newBuilder().setKey(b(key)).setTarget(Compare.Target.VALUE).setResult(Compare.Result.EQUAL)
+                .setValue(b(value)).build();
+    }
+
+    private static RequestOp getOp(String key) {
+        return RequestOp.newBuilder().setGet(get(key)).build();
+    }
+
+    /**
+     * %R~ and %W~ patterns as Redis applies them to the equivalent commands: a Get needs read, a Put/Delete write;
+     * a Txn checks each compare (read) and each op (its own command) on its own key, in both branches, so a
+     * compare on a read-only key may guard a put on a write-only one; a Batch checks op by op.
+     */
+    @Test
+    @Timeout(60)
+    void readAndWritePatternsAreCheckedPerKeyAndOperation() throws Exception {
+        try (GrpcTestServer s = new GrpcTestServer(); Jedis j = s.jedis()) {
+            j.set("r1", "one");
+            j.set("w1", "two");
+            j.aclSetUser("rw", "on", ">pw", "%R~r*", "%W~w*", "+@all");
+            KVGrpc.KVBlockingStub kv = as(s.blocking(), "rw", "pw");
+
+            assertEquals("one", kv.get(get("r1")).getKv().getValue().toStringUtf8());
+            assertEquals(NOPERM_KEY, description(() -> kv.put(put("r1", "x"))), "%R~ does not allow SET");
+            assertEquals(NOPERM_KEY, description(() -> kv.delete(delete("r1"))), "%R~ does not allow DEL");
+            assertEquals(NOPERM_KEY, description(() -> kv.get(get("w1"))), "%W~ does not allow GET");
+            kv.put(put("w2", "x"));
+            kv.update(update("w2", "y"));
+            assertEquals("y", j.get("w2"));
+            var versioned = update("w2", "z").toBuilder().setExpectedVersion(1).build();
+            assertEquals(NOPERM_KEY, description(() -> kv.update(versioned)), "an expected version reads the key");
+            kv.delete(delete("w2"));
+            assertFalse(j.exists("w2"));
+
+            // a compare reads its key only; the put writes its own
+            TxnRequest guarded = TxnRequest.newBuilder().addCompares(valueIs("r1", "one"))
+                    .addSuccessOps(putOp(put("w3", "guarded"))).build();
+            assertTrue(kv.txn(guarded).getSucceeded());
+            assertEquals("guarded", j.get("w3"));
+            TxnRequest readsW = TxnRequest.newBuilder().addCompares(valueIs("w1", "two"))
+                    .addSuccessOps(putOp(put("w3", "x"))).build();
+            assertEquals(NOPERM_KEY, description(() -> kv.txn(readsW)), "a compare needs read permission");
+            TxnRequest getsW = TxnRequest.newBuilder().addSuccessOps(getOp("w1")).build();
+            assertEquals(NOPERM_KEY, description(() -> kv.txn(getsW)));
+            TxnRequest failureWritesR = TxnRequest.newBuilder().addCompares(valueIs("r1", "one"))
+                    .addSuccessOps(putOp(put("w3", "x"))).addFailureOps(putOp(put("r1", "x"))).build();
+            assertEquals(NOPERM_KEY, description(() -> kv.txn(failureWritesR)), "both branches are checked");
+            assertEquals("guarded", j.get("w3"), "nothing ran");
+            assertEquals("one", j.get("r1"));
+
+            BatchResponse r = Ops.batch(s.async().withInterceptors(credentials("rw", "pw")),
+                    BatchOp.newBuilder().setGet(get("r1")).build(), BatchOp.newBuilder().setGet(get("w1")).build(),
+                    op(put("r1", "x")), op(put("w4", "x")));
+            assertEquals(0, r.getResults(0).getCode());
+            assertEquals(Status.Code.PERMISSION_DENIED.value(), r.getResults(1).getCode());
+            assertEquals(Status.Code.PERMISSION_DENIED.value(), r.getResults(2).getCode());
+            assertEquals(0, r.getResults(3).getCode());
+            assertEquals("one", j.get("r1"));
+        }
+    }
+
+    /** The messages of a Scan until it ends; its error status, if any, in {@code error[0]}. */
+    private static List<KeyValue> scan(KVGrpc.KVBlockingStub kv, ScanRequest r, Status[] error) {
+        List<KeyValue> got = new ArrayList<>();
+        try {
+            Iterator<ScanResponse> it = kv.scan(r);
+            while (it.hasNext()) {
+                got.addAll(it.next().getKvsList());
+            }
+        } catch (StatusRuntimeException e) {
+            error[0] = e.getStatus();
+        }
+        return got;
+    }
+
+    /**
+     * A Scan is SCAN plus a GET of each key it returns: keys within the user's read patterns come back, and the
+     * first key outside them ends the stream with PERMISSION_DENIED (logged in ACL LOG) before it is revealed,
+     * with or without values; a prefix the patterns cover needs no check per key.
+     */
+    @Test
+    @Timeout(60)
+    void scanNeverRevealsAKeyTheUserMayNotRead() throws Exception {
+        try (GrpcTestServer s = new GrpcTestServer(); Jedis j = s.jedis()) {
+            for (int i = 0; i < 300; i++) { // several SCAN steps of each kind
+                j.set("r" + i, "v");
+                j.set("w" + i, "secret");
+            }
+            j.aclSetUser("reader", "on", ">pw", "~r*", "+get", "+scan");
+            j.aclSetUser("noscan", "on", ">pw", "~*", "+get");
+            KVGrpc.KVBlockingStub kv = as(s.blocking(), "reader", "pw");
+            j.aclLogReset();
+
+            Status[] error = new Status[1];
+            List<KeyValue> got = scan(kv, ScanRequest.newBuilder().setPrefix(b("r")).build(), error);
+            assertEquals(null, error[0]);
+            assertEquals(300, got.size());
+            got = scan(kv, ScanRequest.newBuilder().setRangeStart(b("r")).setRangeEnd(b("s")).build(), error);
+            assertEquals(null, error[0], "a range within the patterns, checked key by key");
+            assertEquals(300, got.size());
+
+            for (boolean keysOnly : new boolean[] {false, true}) {
+                for (ScanRequest r : List.of(ScanRequest.newBuilder().setKeysOnly(keysOnly).build(),
+                        ScanRequest.newBuilder().setPrefix(b("w")).setKeysOnly(keysOnly).build(),
+                        ScanRequest.newBuilder().setRangeStart(b("a")).setRangeEnd(b("z")).setKeysOnly(keysOnly).build())) {
+                    error[0] = null;
+                    got = scan(kv, r, error);
+                    assertEquals(Status.Code.PERMISSION_DENIED, error[0] == null ? null : error[0].getCode(), r.toString());
+                    assertEquals(NOPERM_KEY, error[0].getDescription());
+                    for (KeyValue kvs : got) {
+                        assertTrue(kvs.getKey().toStringUtf8().startsWith("r"), "revealed " + kvs.getKey().toStringUtf8());
+                    }
+                }
+            }
+            assertTrue(j.aclLog().stream().anyMatch(e -> "key".equals(e.getReason()) && e.getObject().startsWith("w")),
+                    "the refused key is logged as GET's: " + j.aclLog());
+            error[0] = null;
+            scan(as(s.blocking(), "noscan", "pw"), ScanRequest.newBuilder().setPrefix(b("r")).build(), error);
+            assertEquals("NOPERM this user has no permissions to run the 'scan' command", error[0].getDescription());
+        }
+    }
+
+    /** Whether the Watch's first message says it was created; the stream is cancelled then. */
+    static boolean created(KVGrpc.KVBlockingStub kv, WatchRequest r) {
+        Context.CancellableContext call = Context.current().withCancellation();
+        try {
+            return call.call(() -> kv.watch(r).next().getCreated());
+        } catch (Exception e) {
+            throw e instanceof RuntimeException re ? re : new RuntimeException(e);
+        } finally {
+            call.cancel(null);
+        }
+    }
+
+    /**
+     * A Watch of a key needs GET on it; of a prefix, SCAN and read permission on every key under it (a pattern
+     * covering the prefix, in one selector): otherwise PERMISSION_DENIED, before anything is sent.
+     */
+    @Test
+    @Timeout(60)
+    void watchNeedsReadPermissionOnItsWholeTarget() throws Exception {
+        try (GrpcTestServer s = new GrpcTestServer(); Jedis j = s.jedis()) {
+            j.aclSetUser("reader", "on", ">pw", "~r*", "%R~s:*", "%W~t*", "+get", "+scan", "(~u:* +get +scan)");
+            KVGrpc.KVBlockingStub kv = as(s.blocking(), "reader", "pw");
+            for (String prefix : new String[] {"r", "r1", "s:", "s:x", "u:", "u:1"}) {
+                assertTrue(created(kv, WatchRequest.newBuilder().setPrefix(b(prefix)).build()), prefix);
+            }
+            for (String prefix : new String[] {"", "q", "s", "t", "u", "w"}) {
+                Status.Code code = code(() -> kv.watch(WatchRequest.newBuilder().setPrefix(b(prefix)).build()).next());
+                assertEquals(Status.Code.PERMISSION_DENIED, code, "prefix '" + prefix + "'");
+            }
+            assertEquals(NOPERM_KEY, description(() -> kv.watch(WatchRequest.newBuilder().setPrefix(b("w")).build()).next()));
+            assertEquals(NOPERM_KEY, description(() -> kv.watch(WatchRequest.newBuilder().setKey(b("t1")).build()).next()),
+                    "%W~ does not allow reading a key's changes");
+            assertTrue(created(kv, WatchRequest.newBuilder().setKey(b("s:1")).build()));
+            assertTrue(j.aclLog().stream().anyMatch(e -> "key".equals(e.getReason()) && "w".equals(e.getObject())),
+                    "a refused prefix is logged: " + j.aclLog());
         }
     }
 }

@@ -4,6 +4,7 @@ import dev.spinel.grpc.v1.BatchOp;
 import dev.spinel.grpc.v1.BatchRequest;
 import dev.spinel.grpc.v1.BatchResponse;
 import dev.spinel.grpc.v1.KVGrpc;
+import dev.spinel.grpc.v1.TxnRequest;
 import dev.spinel.server.testing.RawClient;
 import dev.spinel.server.testing.RedisServerProcess;
 import io.grpc.ManagedChannel;
@@ -40,7 +41,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * separate JVM with its gRPC service, gRPC writes of every kind are acknowledged, the process is killed
  * (once right after a sequence of acknowledged writes, once at a random moment during a stream of
  * unary Puts and pipelined Batch messages), and after a restart every acknowledged write is there and
- * every acknowledged delete stays deleted.
+ * every acknowledged delete stays deleted. At the random moment, unary Puts, pipelined Batch puts and a
+ * cycle of Txn (puts, a delete), Update and Delete run side by side.
  */
 class GrpcCrashRecoveryTest {
     private static final int PER_MESSAGE = 4;
@@ -190,21 +192,45 @@ class GrpcCrashRecoveryTest {
                 // the server went away
             }
         });
+        // Update, Delete and Txn (puts, then a delete) in a cycle of four steps per n; steps acknowledged, in order.
+        AtomicLong mixedAcked = new AtomicLong(0);
+        Thread mixed = new Thread(() -> {
+            KVGrpc.KVBlockingStub kv = KVGrpc.newBlockingStub(ch);
+            try {
+                for (long n = 0; ; n++) {
+                    kv.withDeadlineAfter(30, TimeUnit.SECONDS).txn(TxnRequest.newBuilder().addSuccessOps(putOp(put("t:" + n, "p")))
+                            .addSuccessOps(putOp(put("d:" + n, "p"))).addSuccessOps(putOp(put("e:" + n, "p"))).build());
+                    mixedAcked.incrementAndGet();
+                    kv.withDeadlineAfter(30, TimeUnit.SECONDS).update(update("t:" + n, "u"));
+                    mixedAcked.incrementAndGet();
+                    kv.withDeadlineAfter(30, TimeUnit.SECONDS).delete(delete("d:" + n));
+                    mixedAcked.incrementAndGet();
+                    kv.withDeadlineAfter(30, TimeUnit.SECONDS).txn(TxnRequest.newBuilder().addSuccessOps(deleteOp("e:" + n)).build());
+                    mixedAcked.incrementAndGet();
+                }
+            } catch (RuntimeException killed) {
+                // the server went away
+            }
+        });
         unary.start();
         batch.start();
+        mixed.start();
         long warm = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while ((unaryAcked.get() < 0 || batchAcked.get() == 0) && System.nanoTime() < warm) {
+        while ((unaryAcked.get() < 0 || batchAcked.get() == 0 || mixedAcked.get() < 4) && System.nanoTime() < warm) {
             Thread.sleep(10);
         }
         Thread.sleep(ThreadLocalRandom.current().nextLong(100, 1200));
         kill(spinel);
         unary.join(30_000);
+        mixed.join(30_000);
         ch.shutdownNow();
         batch.join(30_000);
         long lastUnary = unaryAcked.get();
         long messages = batchAcked.get();
-        assertTrue(lastUnary >= 0 && messages > 0, "the writers got going: " + lastUnary + " " + messages);
-        System.out.printf("gRPC kill -9: %d unary Puts and %d Batch messages acknowledged%n", lastUnary + 1, messages);
+        long steps = mixedAcked.get();
+        assertTrue(lastUnary >= 0 && messages > 0 && steps >= 4, "the writers got going: " + lastUnary + " " + messages + " " + steps);
+        System.out.printf("gRPC kill -9: %d unary Puts, %d Batch messages and %d Txn/Update/Delete steps acknowledged%n",
+                lastUnary + 1, messages, steps);
 
         Process again = start(port, grpcPort);
         try (RawClient c = new RawClient(port)) {
@@ -217,6 +243,19 @@ class GrpcCrashRecoveryTest {
                 String v = Long.toString(n);
                 assertEquals("$" + v.length() + "\r\n" + v + "\r\n", c.callString("GET", "s:" + n),
                         "Batch put " + n + " of " + messages * PER_MESSAGE + " acknowledged");
+            }
+            for (long n = 0; 4 * n < steps; n++) {
+                String at = " (step " + steps + " acknowledged)";
+                assertEquals(":1\r\n", c.callString("EXISTS", "t:" + n), "Txn put t:" + n + at);
+                if (4 * n + 2 <= steps) {
+                    assertEquals("$1\r\nu\r\n", c.callString("GET", "t:" + n), "Update of t:" + n + at);
+                }
+                if (4 * n + 3 <= steps) {
+                    assertEquals(":0\r\n", c.callString("EXISTS", "d:" + n), "Delete of d:" + n + at);
+                }
+                if (4 * n + 4 <= steps) {
+                    assertEquals(":0\r\n", c.callString("EXISTS", "e:" + n), "Txn delete of e:" + n + at);
+                }
             }
         } finally {
             kill(again);

@@ -2,6 +2,7 @@ package dev.spinel.grpc;
 
 import dev.spinel.grpc.v1.BatchResponse;
 import dev.spinel.grpc.v1.KVGrpc;
+import dev.spinel.grpc.v1.TxnRequest;
 import dev.spinel.grpc.v1.UpdateRequest;
 import dev.spinel.server.engine.EmbeddedClient;
 import dev.spinel.server.engine.EmbeddedClient.Done;
@@ -22,6 +23,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.stream.Stream;
 
 import static dev.spinel.grpc.Ops.b;
@@ -270,6 +272,44 @@ class GrpcWritePathTest {
                 assertTrue(v > before, v + " after the restart, " + before + " before");
             }
             assertEquals("b9", kv.get(get("aba")).getKv().getValue().toStringUtf8());
+        }
+    }
+
+    /**
+     * A Txn is all or nothing even when a put's TTL is at the limit: the TTL was checked with the time of the
+     * validation and computed again with the time the ops ran, so a Txn whose stripes were busy in between failed
+     * with INVALID_ARGUMENT after its first put had been applied (and logged).
+     */
+    @Test
+    @Timeout(60)
+    void aTxnPutNearTheTtlLimitNeverLeavesItHalfDone() throws Exception {
+        try (GrpcTestServer s = new GrpcTestServer(); Jedis j = s.jedis()) {
+            byte[] a = "a".getBytes(StandardCharsets.UTF_8);
+            s.blocking().put(put("warm", "x")); // the channel is connected: the Txn below is validated at once
+            CountDownLatch holding = new CountDownLatch(1);
+            Thread busy = new Thread(() -> s.grpc.store.client().run(KvStore.DB, List.of(a), EmbeddedClient.Access.READ, k -> {
+                holding.countDown();
+                try {
+                    Thread.sleep(4000); // the Txn's stripes are busy: it waits between validation and its ops
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return null;
+            }));
+            busy.start();
+            holding.await();
+            long ttl = Long.MAX_VALUE - (System.currentTimeMillis() + 2000); // valid for two seconds from now
+            var r = TxnRequest.newBuilder().addSuccessOps(putOp(put("a", "1")))
+                    .addSuccessOps(putOp(put("b", "2", ttl))).build();
+            try {
+                assertTrue(s.blocking().txn(r).getSucceeded());
+                assertEquals("1", j.get("a"));
+                assertEquals("2", j.get("b"));
+            } catch (StatusRuntimeException e) {
+                assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode(), e.toString());
+                assertFalse(j.exists("a"), "a failed Txn changed nothing");
+            }
+            busy.join();
         }
     }
 }

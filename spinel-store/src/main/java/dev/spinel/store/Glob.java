@@ -87,6 +87,52 @@ public final class Glob {
     }
 
     /**
+     * Whether {@code pattern} matches every non-empty key that starts with {@code prefix} (for an ACL check of a
+     * whole key range, e.g. a watch of a prefix). Conservative: true only for a pattern whose elements before its
+     * first star each match the prefix's byte at their place ({@code ?}, a literal, an escaped literal) and that
+     * ends with stars from there on ({@code *}, {@code prefix*}, {@code pre*}, {@code p?e*}); a set
+     * ({@code [...]}) before the star, or anything after it, answers false even where it would cover.
+     */
+    public static boolean coversEveryExtension(byte[] pattern, byte[] prefix) {
+        int pi = 0;
+        int pe = pattern.length;
+        for (byte b : prefix) {
+            if (pi == pe) {
+                return false;
+            }
+            byte pc = pattern[pi];
+            if (pc == '*') {
+                return onlyStars(pattern, pi);
+            }
+            if (pc == '[') {
+                return false;
+            }
+            if (pc == '?') {
+                pi++;
+                continue;
+            }
+            if (pc == '\\' && pe - pi >= 2) {
+                pi++;
+                pc = pattern[pi];
+            }
+            if (pc != b) {
+                return false;
+            }
+            pi++;
+        }
+        return pi < pe && onlyStars(pattern, pi);
+    }
+
+    private static boolean onlyStars(byte[] p, int from) {
+        for (int i = from; i < p.length; i++) {
+            if (p[i] != '*') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
      * Matches the single-byte element at {@code p[pi]} (not a star) against {@code c}: the position after the
      * element when it matches, else {@link #NO_MATCH}. Where an element ends never depends on {@code c}.
      */

@@ -96,4 +96,25 @@ class GlobTest {
         assertFalse(Glob.matches(bytes("[\\A]"), bytes("a"), true));
         assertTrue(Glob.matches(bytes("[A]"), bytes("a"), true));
     }
+
+    /** A pattern said to cover a prefix matches every key starting with it; the ones it must not cover, it does not. */
+    @Test
+    void coveringAPrefixIsSoundAndSeesTheCommonPatterns() {
+        String[][] covers = {{"*", ""}, {"*", "a"}, {"r*", "r"}, {"r*", "r1"}, {"r*", "r1:"}, {"ab**", "abc"},
+            {"a?c*", "abc"}, {"a\\*x*", "a*x"}, {"user:*", "user:42"}};
+        String[][] not = {{"r*", ""}, {"r*", "q"}, {"rr*", "r"}, {"r", "r"}, {"r*x", "r"}, {"[r]*", "r"},
+            {"r?", "r"}, {"r*1", "r1"}, {"a\\*", "ab"}};
+        String[] tails = {"", "x", "*", "1", "\\", "zz", "?", "\u00ff"};
+        for (String[] c : covers) {
+            assertTrue(Glob.coversEveryExtension(bytes(c[0]), bytes(c[1])), c[0] + " covers " + c[1]);
+            for (String t : tails) {
+                if (!(c[1] + t).isEmpty()) {
+                    assertTrue(m(c[0], c[1] + t), c[0] + " must match " + c[1] + t);
+                }
+            }
+        }
+        for (String[] c : not) {
+            assertFalse(Glob.coversEveryExtension(bytes(c[0]), bytes(c[1])), c[0] + " does not cover " + c[1]);
+        }
+    }
 }

@@ -355,6 +355,35 @@ public final class Acl {
         return relevant;
     }
 
+    /**
+     * Like {@link #check} for the command {@code id} (no key arguments counted) run on every key that starts
+     * with {@code prefix}, needing the permissions {@code needs} ({@link KeyPositions#ACL_READ}...) on each: 0
+     * when one selector allows the command and covers them all ({@code allkeys}, or a pattern such as
+     * {@code prefix*}, see {@link Glob#coversEveryExtension}), else {@link #DENIED_CMD} when no selector allows
+     * the command, {@link #DENIED_KEY} otherwise (each in the high int, as {@link #check} returns them).
+     */
+    public static long checkPrefix(UserRules rules, int id, boolean noAuth, Args args, byte[] prefix, int needs) {
+        if (rules.unrestricted) {
+            return 0;
+        }
+        long result = Selector.denied(DENIED_CMD, 0);
+        for (Selector s : rules.selectors) {
+            if (s.check(id, noAuth, args, 0, null) != 0) {
+                continue;
+            }
+            if ((s.flags & Selector.ALLKEYS) != 0) {
+                return 0;
+            }
+            for (Selector.KeyPattern p : s.patterns) {
+                if ((p.perms & needs) == needs && Glob.coversEveryExtension(p.bytes, prefix)) {
+                    return 0;
+                }
+            }
+            result = Selector.denied(DENIED_KEY, 1);
+        }
+        return result;
+    }
+
     private static int[] keysOf(CommandSpec spec, Args args, int base) {
         if (!KeyPositions.hasAclKeys(spec)) {
             return null;

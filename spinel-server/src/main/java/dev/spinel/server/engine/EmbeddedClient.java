@@ -1,6 +1,7 @@
 package dev.spinel.server.engine;
 
 import dev.spinel.protocol.Args;
+import dev.spinel.protocol.KeyPositions;
 import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.server.acl.Acl;
 import dev.spinel.server.acl.AclLog;
@@ -69,8 +70,9 @@ public final class EmbeddedClient {
     private final ThreadLocal<Session> sessions;
 
     /**
-     * Thrown by {@link #run} while CLIENT PAUSE holds a writing unit (either pause type): nothing ran; the caller waits with {@link #whenUnpaused} and runs it again, as a RESP client's
-     * request is postponed rather than refused.
+     * Thrown by {@link #run} while CLIENT PAUSE holds a writing unit (either pause type), and by
+     * {@link #holdReadsIfPaused} while PAUSE ALL holds a client's read: nothing ran; the caller waits with
+     * {@link #whenUnpaused} and runs it again, as a RESP client's request is postponed rather than refused.
      */
     public static final class Paused extends RuntimeException {
         private Paused() {
@@ -79,6 +81,7 @@ public final class EmbeddedClient {
     }
 
     private static final Paused PAUSED = new Paused();
+    private static final byte[] GET = {'G', 'E', 'T'};
 
     /**
      * The user with this name and password (Redis's AUTH), or null: unknown, disabled, or a wrong password.
@@ -108,9 +111,57 @@ public final class EmbeddedClient {
             throw new IllegalArgumentException("unknown command " + args.string(0));
         }
         long denied = Acl.check(rules, cmd.aclId(), cmd.spec(), cmd.noAuth(), args, 0);
-        if (denied == 0) {
+        if (denied != 0) {
+            deny(user, cmd, denied, args);
+        }
+    }
+
+    /**
+     * Whether {@code user} may read {@code key} as {@code GET key} (command and key patterns), without logging a
+     * denial: for filtering many keys, {@link #authorize} then reports the one refused.
+     */
+    public boolean mayRead(User user, byte[] key) {
+        UserRules rules = user.rules();
+        if (rules.unrestricted()) {
+            return true;
+        }
+        Command get = getCommand();
+        return Acl.check(rules, get.aclId(), get.spec(), get.noAuth(), Args.of(GET, key), 0) == 0;
+    }
+
+    /**
+     * The ACL check of reading every key that starts with {@code prefix} (a watch of a prefix): passes when one of
+     * {@code user}'s selectors allows GET and reads all of them ({@code allkeys}, or a read pattern such as
+     * {@code prefix*} or broader); else the denial is logged in ACL LOG (the prefix as its object) and thrown with
+     * GET's NOPERM text, as {@link #authorize} does.
+     */
+    public void authorizePrefix(User user, byte[] prefix) {
+        if (user.rules().unrestricted()) {
             return;
         }
+        Args args = Args.of(GET, prefix);
+        long denied = checkPrefix(user, args, prefix);
+        if (denied != 0) {
+            deny(user, getCommand(), denied, args);
+        }
+    }
+
+    /** Whether {@link #authorizePrefix} would pass, without logging a denial. */
+    public boolean mayReadPrefix(User user, byte[] prefix) {
+        return user.rules().unrestricted() || checkPrefix(user, Args.of(GET, prefix), prefix) == 0;
+    }
+
+    private long checkPrefix(User user, Args args, byte[] prefix) {
+        Command get = getCommand();
+        return Acl.checkPrefix(user.rules(), get.aclId(), get.noAuth(), args, prefix, KeyPositions.ACL_READ);
+    }
+
+    private Command getCommand() {
+        return engine.commands().lookup(Args.of(GET));
+    }
+
+    /** Logs a denial of {@code args} in ACL LOG and throws Redis's NOPERM text for it. */
+    private void deny(User user, Command cmd, long denied, Args args) {
         boolean byKey = (int) (denied >>> 32) == Acl.DENIED_KEY;
         engine.acl().log().add(byKey ? "key" : "command", AclLog.TOPLEVEL,
                 byKey ? new String(args.copy((int) denied), StandardCharsets.ISO_8859_1) : cmd.name(),
@@ -127,6 +178,16 @@ public final class EmbeddedClient {
     public boolean readsHeld() {
         ClientPause pause = engine.pause();
         return pause.active() && pause.holds(false, System.currentTimeMillis());
+    }
+
+    /**
+     * Throws {@link Paused} while CLIENT PAUSE ALL holds reads ({@link #readsHeld}): for a front end's client
+     * reads, which {@link #run} does not hold; the caller waits with {@link #whenUnpaused} as for a write.
+     */
+    public void holdReadsIfPaused() {
+        if (readsHeld()) {
+            throw PAUSED;
+        }
     }
 
     /** Runs {@code retry} once CLIENT PAUSE ends (at once if it has); {@code timer} checks its end time. */
