@@ -6,6 +6,8 @@ import dev.spinel.protocol.Args;
 import dev.spinel.server.acl.Acl;
 import dev.spinel.server.acl.UserRules;
 import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.engine.clock.CommandChain;
+import dev.spinel.server.engine.clock.CommandClock;
 import dev.spinel.server.engine.ports.BusyScript;
 import dev.spinel.server.engine.ports.ClientConnection;
 import dev.spinel.server.engine.ports.ReplicationGate;
@@ -583,7 +585,7 @@ public final class Engine {
         CommandChain chain = CommandChain.current();
         long start = chain != null ? chain.start() : System.nanoTime();
         // No second clock read (CommandClock). Inside EXEC the last command stays EXEC, as Redis's lastcmd does.
-        CommandClock clock = chain != null ? chain.clock : session.clock; // a loop's clock stays anchored across its clients
+        CommandClock clock = chain != null ? chain.clock() : session.clock; // a loop's clock stays anchored across its clients
         session.beginCommand(clock.millis(start), session.executingTransaction() ? session.lastCommand() : cmd.name());
         session.writes().start(cmd, args);
         long dirtyBefore = session.dirtyCount();

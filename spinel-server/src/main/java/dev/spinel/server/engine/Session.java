@@ -5,6 +5,7 @@ import java.util.List;
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.server.acl.User;
+import dev.spinel.server.engine.clock.CommandClock;
 import dev.spinel.server.engine.ports.ClientConnection;
 import dev.spinel.store.Database;
 import dev.spinel.store.StripeLocks;

@@ -7,7 +7,7 @@ import dev.spinel.protocol.QueryBuffer;
 import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.protocol.RespParser;
 import dev.spinel.server.config.OutputBufferLimitsParam.Limit;
-import dev.spinel.server.engine.CommandChain;
+import dev.spinel.server.engine.clock.CommandChain;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.OutputLimits;
 import dev.spinel.server.engine.Propagator;
