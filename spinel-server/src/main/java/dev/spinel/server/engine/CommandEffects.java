@@ -3,6 +3,8 @@ package dev.spinel.server.engine;
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.KeyPositions;
 import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.engine.clients.Monitors;
+import dev.spinel.server.engine.clients.SlowLog;
 import dev.spinel.server.engine.ports.KeyObserver;
 import dev.spinel.server.stats.LatencyMonitor;
 import dev.spinel.server.stats.ServerStats;

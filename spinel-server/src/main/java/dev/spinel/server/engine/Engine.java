@@ -6,6 +6,11 @@ import dev.spinel.protocol.Args;
 import dev.spinel.server.acl.Acl;
 import dev.spinel.server.acl.UserRules;
 import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.engine.clients.ClientPause;
+import dev.spinel.server.engine.clients.ClientRegistry;
+import dev.spinel.server.engine.clients.MemoryAccounting;
+import dev.spinel.server.engine.clients.Monitors;
+import dev.spinel.server.engine.clients.SlowLog;
 import dev.spinel.server.engine.clock.CommandChain;
 import dev.spinel.server.engine.clock.CommandClock;
 import dev.spinel.server.engine.ports.BusyScript;
@@ -37,7 +42,7 @@ public final class Engine {
     private final ServerConfig config;
     private final Keyspace keyspace;
     private final CommandTable commands;
-    private final ClientRegistry clients = new ClientRegistry();
+    private final ClientRegistry<Session> clients = new ClientRegistry<>();
     private final ServerStats stats = new ServerStats();
     private final PubSub pubSub;
     private final OutputLimits outputLimits;
@@ -207,7 +212,7 @@ public final class Engine {
         return commands;
     }
 
-    public ClientRegistry clients() {
+    public ClientRegistry<Session> clients() {
         return clients;
     }
 

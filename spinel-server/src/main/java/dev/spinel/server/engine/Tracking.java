@@ -1,5 +1,6 @@
 package dev.spinel.server.engine;
 
+import dev.spinel.server.engine.clients.ClientRegistry;
 import dev.spinel.store.ByteKey;
 import dev.spinel.protocol.ReplyBuffer;
 
@@ -35,7 +36,7 @@ public final class Tracking {
     private static final byte[] CHANNEL = "__redis__:invalidate".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] REDIR_BROKEN = "tracking-redir-broken".getBytes(StandardCharsets.US_ASCII);
 
-    private final ClientRegistry clients;
+    private final ClientRegistry<Session> clients;
     private final Map<ByteKey, Set<Long>> readers = new ConcurrentHashMap<>();
     /** BCAST prefix ("" without PREFIX) → its clients: Redis's PrefixTable. Changed under its own lock. */
     private final Map<ByteKey, Set<Session>> prefixes = new ConcurrentHashMap<>();
@@ -45,7 +46,7 @@ public final class Tracking {
     private final Runnable flushTask = this::flushBroadcasts;
     private final Set<Session> tracking = ConcurrentHashMap.newKeySet();
 
-    public Tracking(ClientRegistry clients) {
+    public Tracking(ClientRegistry<Session> clients) {
         this.clients = clients;
     }
 

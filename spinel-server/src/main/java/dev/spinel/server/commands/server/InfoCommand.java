@@ -6,7 +6,7 @@ import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.engine.Command;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Engine;
-import dev.spinel.server.engine.MemoryAccounting;
+import dev.spinel.server.engine.clients.MemoryAccounting;
 import dev.spinel.server.engine.PubSub;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.stats.LatencyHistogram;
