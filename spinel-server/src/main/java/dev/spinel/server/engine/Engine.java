@@ -17,6 +17,7 @@ import dev.spinel.server.engine.ports.BusyScript;
 import dev.spinel.server.engine.ports.ClientConnection;
 import dev.spinel.server.engine.ports.ReplicationGate;
 import dev.spinel.server.engine.ports.ScriptFlags;
+import dev.spinel.server.engine.pubsub.PubSub;
 import dev.spinel.server.errors.Errors;
 import dev.spinel.server.errors.RedisError;
 import dev.spinel.server.stats.LatencyMonitor;
@@ -44,7 +45,7 @@ public final class Engine {
     private final CommandTable commands;
     private final ClientRegistry<Session> clients = new ClientRegistry<>();
     private final ServerStats stats = new ServerStats();
-    private final PubSub pubSub;
+    private final PubSub<Session> pubSub;
     private final OutputLimits outputLimits;
     private final Watches watches;
     private final Transactions transactions;
@@ -84,7 +85,7 @@ public final class Engine {
         this.watches = new Watches(keyspace);
         this.commands = commands;
         this.outputLimits = new OutputLimits(config);
-        this.pubSub = new PubSub(outputLimits);
+        this.pubSub = new PubSub<>(outputLimits);
         this.notifications = new Notifications(pubSub);
         this.memory = new MemoryAccounting(keyspace, clients);
         this.pause = new ClientPause(keyspace);
@@ -196,7 +197,7 @@ public final class Engine {
         return outputLimits;
     }
 
-    public PubSub pubSub() {
+    public PubSub<Session> pubSub() {
         return pubSub;
     }
 

@@ -5,9 +5,10 @@ import java.util.List;
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.server.acl.User;
-import dev.spinel.server.engine.clients.Client;
+import dev.spinel.server.engine.pubsub.Subscriber;
 import dev.spinel.server.engine.clock.CommandClock;
 import dev.spinel.server.engine.ports.ClientConnection;
+import dev.spinel.server.engine.pubsub.Subscriptions;
 import dev.spinel.store.Database;
 import dev.spinel.store.StripeLocks;
 
@@ -18,7 +19,7 @@ import dev.spinel.store.StripeLocks;
  * <p>Thread-safety: owned by the connection's event loop. Fields read by other threads (CLIENT LIST,
  * CLIENT KILL) are volatile and only informational.
  */
-public final class Session implements Client {
+public final class Session implements Subscriber {
     /**
      * CLIENT REPLY state, as Redis's REPLY_OFF / REPLY_SKIP_NEXT / REPLY_SKIP flags: {@code SKIP_NEXT}
      * is set by CLIENT REPLY SKIP and turns into {@code SKIP} for the following command only; the

@@ -11,7 +11,7 @@ import dev.spinel.server.engine.clock.CommandChain;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.OutputLimits;
 import dev.spinel.server.engine.Propagator;
-import dev.spinel.server.engine.PubSub;
+import dev.spinel.server.engine.pubsub.PubSub;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.engine.ports.ClientConnection;
 import dev.spinel.server.log.Log;

@@ -3,7 +3,7 @@ package dev.spinel.server.commands.connection;
 import java.util.Locale;
 
 import dev.spinel.protocol.Args;
-import dev.spinel.server.engine.PubSub;
+import dev.spinel.server.engine.pubsub.PubSub;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.engine.TrackingState;
 import dev.spinel.server.engine.Transaction;
