@@ -6,6 +6,8 @@ import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.engine.clients.Monitors;
 import dev.spinel.server.engine.clients.SlowLog;
 import dev.spinel.server.engine.ports.KeyObserver;
+import dev.spinel.server.engine.tracking.Tracking;
+import dev.spinel.server.engine.tracking.TrackingState;
 import dev.spinel.server.stats.LatencyMonitor;
 import dev.spinel.server.stats.ServerStats;
 import dev.spinel.store.Keyspace;
@@ -74,7 +76,7 @@ final class CommandEffects {
                 }
             }
             if (!cmd.name().equals("client|caching")) {
-                ts.caching = null;
+                ts.caching(null);
             }
         } else if (cmd.tracksReads && session.scriptCaller() != null && session.scriptCaller().tracking() != null) {
             session.scriptCaller().readByScript();

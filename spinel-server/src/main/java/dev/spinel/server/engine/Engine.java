@@ -18,6 +18,7 @@ import dev.spinel.server.engine.ports.ClientConnection;
 import dev.spinel.server.engine.ports.ReplicationGate;
 import dev.spinel.server.engine.ports.ScriptFlags;
 import dev.spinel.server.engine.pubsub.PubSub;
+import dev.spinel.server.engine.tracking.Tracking;
 import dev.spinel.server.errors.Errors;
 import dev.spinel.server.errors.RedisError;
 import dev.spinel.server.stats.LatencyMonitor;

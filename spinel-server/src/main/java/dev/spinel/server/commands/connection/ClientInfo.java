@@ -5,7 +5,7 @@ import java.util.Locale;
 import dev.spinel.protocol.Args;
 import dev.spinel.server.engine.pubsub.PubSub;
 import dev.spinel.server.engine.Session;
-import dev.spinel.server.engine.TrackingState;
+import dev.spinel.server.engine.tracking.TrackingState;
 import dev.spinel.server.engine.Transaction;
 import dev.spinel.server.engine.ports.ClientConnection;
 
