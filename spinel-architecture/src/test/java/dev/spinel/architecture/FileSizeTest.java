@@ -25,7 +25,7 @@ class FileSizeTest {
 
     /** Path from the repository root → lines when listed. Split these by role, then remove them here. */
     private static final Map<String, Integer> NOT_YET_SPLIT = Map.ofEntries(
-            Map.entry("spinel-server/src/main/java/dev/spinel/server/replication/Replication.java", 869),
+            Map.entry("spinel-server/src/main/java/dev/spinel/server/replication/Replication.java", 595),
             Map.entry("spinel-server/src/main/java/dev/spinel/server/net/RespConnectionHandler.java", 695),
             Map.entry("spinel-server/src/main/java/dev/spinel/server/engine/Engine.java", 651),
             Map.entry("spinel-store/src/main/java/dev/spinel/store/Segment.java", 638),
