@@ -28,7 +28,7 @@ class FileSizeTest {
             Map.entry("spinel-server/src/main/java/dev/spinel/server/replication/Replication.java", 595),
             Map.entry("spinel-server/src/main/java/dev/spinel/server/net/RespConnectionHandler.java", 695),
             Map.entry("spinel-server/src/main/java/dev/spinel/server/engine/Engine.java", 651),
-            Map.entry("spinel-store/src/main/java/dev/spinel/store/Segment.java", 638),
+            Map.entry("spinel-store/src/main/java/dev/spinel/store/Segment.java", 576),
             Map.entry("spinel-server/src/main/java/dev/spinel/server/durability/Persistence.java", 625),
             Map.entry("spinel-server/src/main/java/dev/spinel/server/engine/Session.java", 634),
             Map.entry("spinel-server/src/main/java/dev/spinel/server/scripting/FunctionLibraries.java", 550),
