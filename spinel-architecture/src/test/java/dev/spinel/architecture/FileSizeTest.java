@@ -30,8 +30,7 @@ class FileSizeTest {
             Map.entry("spinel-server/src/main/java/dev/spinel/server/engine/Engine.java", 651),
             Map.entry("spinel-store/src/main/java/dev/spinel/store/Segment.java", 576),
             Map.entry("spinel-server/src/main/java/dev/spinel/server/durability/Persistence.java", 562),
-            Map.entry("spinel-server/src/main/java/dev/spinel/server/engine/Session.java", 634),
-            Map.entry("spinel-client/src/main/java/dev/spinel/client/internal/Connection.java", 520));
+            Map.entry("spinel-server/src/main/java/dev/spinel/server/engine/Session.java", 634));
 
     @Test
     void noMainSourceFileIsTooLong() throws IOException {
