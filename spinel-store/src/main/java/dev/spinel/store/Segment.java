@@ -27,7 +27,6 @@ public class Segment {
     private static final int MIN_CAPACITY = 8;
     /** Buckets per copy-on-write chunk of a snapshot capture (the table holds about one key per bucket). */
     public static final int CAPTURE_CHUNK_BUCKETS = 64;
-    private static final int CHUNK_SHIFT = 6;
     /** Heap bytes of a bucket slot per key (8-byte references, about one bucket per key), for memory accounting. */
     static final int SLOT_OVERHEAD = 8;
 
@@ -39,24 +38,8 @@ public class Segment {
     private int volatileCount;
     private long memory;
     private int expireCursor;
-    /** Snapshots armed here whose copy is incomplete, newest first; null almost always. Guarded by the lock. */
-    private PendingCapture pending;
-
-    /** One armed snapshot's chunks not copied yet (a bit per chunk of the table as it was when armed). */
-    private static final class PendingCapture {
-        final SegmentCapture capture;
-        final long[] todo;
-        PendingCapture next;
-
-        PendingCapture(SegmentCapture capture, int chunks, PendingCapture next) {
-            this.capture = capture;
-            this.todo = new long[(chunks + 63) >>> 6];
-            for (int c = 0; c < chunks; c++) {
-                todo[c >>> 6] |= 1L << c;
-            }
-            this.next = next;
-        }
-    }
+    /** Snapshots armed here whose copy is incomplete; null almost always (the hot paths' one check). Guarded by the lock. */
+    private PendingCaptures pending;
 
     Segment(Database owner, int index) {
         this.owner = owner;
@@ -101,7 +84,10 @@ public class Segment {
         if (table == null || size == 0) {
             return; // nothing to copy
         }
-        pending = new PendingCapture(capture, chunks(table.length), pending);
+        if (pending == null) {
+            pending = new PendingCaptures();
+        }
+        pending.arm(capture, table.length);
     }
 
     /**
@@ -110,78 +96,30 @@ public class Segment {
      * per lock hold, so writers never wait behind a whole segment's copy. The caller holds the lock.
      */
     public boolean capturePending(int maxChunks) {
-        int done = 0;
-        while (pending != null) {
-            PendingCapture p = pending;
-            long[] todo = p.todo;
-            for (int w = 0; w < todo.length; w++) {
-                while (todo[w] != 0) {
-                    if (done == maxChunks) {
-                        return true;
-                    }
-                    int c = (w << 6) + Long.numberOfTrailingZeros(todo[w]);
-                    todo[w] &= todo[w] - 1;
-                    done++;
-                    p.capture.capture(this, c << CHUNK_SHIFT, Math.min(table.length, (c + 1) << CHUNK_SHIFT));
-                }
-            }
-            pending = p.next;
+        if (pending == null) {
+            return false;
         }
-        return false;
+        boolean more = pending.copySome(this, table.length, maxChunks);
+        if (pending.isEmpty()) {
+            pending = null;
+        }
+        return more;
     }
 
     /** Copies every chunk still pending for every armed snapshot; the caller holds the lock. */
     public void capturePending() {
-        while (pending != null) {
-            PendingCapture p = pending;
-            pending = p.next; // first: a capture never re-enters, but a failure must not loop
-            long[] todo = p.todo;
-            for (int w = 0; w < todo.length; w++) {
-                long bits = todo[w];
-                todo[w] = 0;
-                while (bits != 0) {
-                    int c = (w << 6) + Long.numberOfTrailingZeros(bits);
-                    bits &= bits - 1;
-                    p.capture.capture(this, c << CHUNK_SHIFT, Math.min(table.length, (c + 1) << CHUNK_SHIFT));
-                }
-            }
+        if (pending != null) {
+            pending.copyAll(this, table.length);
+            pending = null;
         }
     }
 
     /** Copies, for every snapshot that still needs it, the chunk holding {@code bucket} (no resize since arming). */
     private void captureBucket(int bucket) {
-        int c = bucket >>> CHUNK_SHIFT;
-        long bit = 1L << c;
-        PendingCapture prev = null;
-        for (PendingCapture p = pending; p != null; p = p.next) {
-            long[] todo = p.todo;
-            if ((todo[c >>> 6] & bit) != 0) {
-                todo[c >>> 6] &= ~bit;
-                p.capture.capture(this, c << CHUNK_SHIFT, Math.min(table.length, (c + 1) << CHUNK_SHIFT));
-                if (allClear(todo)) {
-                    if (prev == null) {
-                        pending = p.next;
-                    } else {
-                        prev.next = p.next;
-                    }
-                    continue; // prev stays
-                }
-            }
-            prev = p;
+        pending.copyBucket(this, table.length, bucket);
+        if (pending.isEmpty()) {
+            pending = null;
         }
-    }
-
-    private static boolean allClear(long[] todo) {
-        for (long w : todo) {
-            if (w != 0) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private static int chunks(int buckets) {
-        return (buckets + CAPTURE_CHUNK_BUCKETS - 1) >>> CHUNK_SHIFT;
     }
 
     /** True while some armed snapshot still has chunks of this segment to copy (tests). */

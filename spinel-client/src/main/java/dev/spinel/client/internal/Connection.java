@@ -241,28 +241,10 @@ public final class Connection {
         }
     }
 
-    /** HELLO 3 (with AUTH), or on "unknown command"/NOPROTO the RESP2 way: AUTH, then SELECT. */
+    /** HELLO 3 (with AUTH), or on "unknown command"/NOPROTO the RESP2 way: AUTH, then SELECT (see {@link Handshake}). */
     private void handshake() {
         Channel ch = channel;
-        CompletableFuture<?> step;
-        if (options.resp3()) {
-            Object[] hello = uri.password() == null ? new Object[]{"HELLO", "3"}
-                    : new Object[]{"HELLO", "3", "AUTH", uri.user() == null ? "default" : uri.user(), uri.password()};
-            step = direct(new Command<>(v -> v, hello)).handle((v, e) -> {
-                if (e == null) {
-                    protocol = 3;
-                    return CompletableFuture.completedFuture(v);
-                }
-                String m = e.getMessage() == null ? "" : e.getMessage();
-                if (e instanceof ServerErrorException && (m.startsWith("NOPROTO") || m.startsWith("ERR unknown command"))) {
-                    return auth2();
-                }
-                return CompletableFuture.failedFuture(e);
-            }).thenCompose(x -> x);
-        } else {
-            step = auth2();
-        }
-        step.thenCompose(v -> uri.db() != 0 ? direct(new Command<>(x -> x, "SELECT", (long) uri.db())) : CompletableFuture.completedFuture(null))
+        Handshake.run(uri, options.resp3(), args -> direct(new Command<>(v -> v, args)), p -> protocol = p)
                 .whenComplete((v, e) -> {
                     if (ch != channel) {
                         return; // that channel died meanwhile
@@ -273,15 +255,6 @@ public final class Connection {
                         ready();
                     }
                 });
-    }
-
-    private CompletableFuture<?> auth2() {
-        protocol = 2;
-        if (uri.password() == null) {
-            return CompletableFuture.completedFuture(null);
-        }
-        Object[] auth = uri.user() == null ? new Object[]{"AUTH", uri.password()} : new Object[]{"AUTH", uri.user(), uri.password()};
-        return direct(new Command<>(v -> v, auth));
     }
 
     /** Writes a handshake command ahead of everything queued. */

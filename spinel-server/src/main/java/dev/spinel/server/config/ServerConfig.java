@@ -1,15 +1,10 @@
 package dev.spinel.server.config;
 
-import dev.spinel.server.acl.Acl;
 import dev.spinel.store.types.CollectionSettings;
 import dev.spinel.store.types.SetLimits;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.AccessDeniedException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -346,6 +341,11 @@ public final class ServerConfig {
         return configFile;
     }
 
+    /** The configuration file read at start (absolute), set by {@link ConfigLoader#fromArgs}. */
+    void configFile(Path file) {
+        this.configFile = file;
+    }
+
     /** Spinel's own start-time parameters, which Redis has not (event loops, transport, gRPC). */
     public boolean isSpinelOwn(Param p) {
         return p == eventLoopThreads || p == ioTransport || p == grpcPort || p == grpcBind || p == grpcMaxMessageSize;
@@ -387,130 +387,17 @@ public final class ServerConfig {
 
     /** {@link #fromArgs(String[])} with the stream that {@code -} (config from stdin) reads. */
     public static ServerConfig fromArgs(String[] args, InputStream stdin) throws ConfigException, IOException {
-        ServerConfig c = new ServerConfig();
-        int i = 0;
-        String fileText = "";
-        if (args.length > 0 && args[0].equals("-")) {
-            // "spinel-server -" reads the configuration from standard input (as redis-server -).
-            fileText = new String(stdin.readAllBytes(), StandardCharsets.UTF_8);
-            i = 1;
-        } else if (args.length > 0 && !args[0].startsWith("--")) {
-            c.configFile = Path.of(args[0]).toAbsolutePath();
-            try {
-                fileText = Files.readString(c.configFile, StandardCharsets.UTF_8);
-            } catch (IOException e) {
-                throw new ConfigException("Fatal error, can't open config file '" + args[0] + "': " + reason(e));
-            }
-            i = 1;
-        }
-        StringBuilder options = new StringBuilder();
-        for (; i < args.length; i++) {
-            String a = args[i];
-            if (a.startsWith("--") && a.length() > 2) {
-                if (!options.isEmpty()) {
-                    options.append('\n');
-                }
-                options.append(a.substring(2)).append(' ');
-                // "--save" followed by another option (or nothing) means save "", as in Redis 7.0.
-                boolean noValue = i == args.length - 1 || args[i + 1].startsWith("--");
-                if (noValue && a.equalsIgnoreCase("--save")) {
-                    options.append("\"\"");
-                }
-            } else {
-                options.append(Quoting.repr(a)).append(' ');
-            }
-        }
-        c.load(fileText + "\n" + options);
-        return c;
+        return ConfigLoader.fromArgs(args, stdin);
     }
 
     /** Applies redis.conf-syntax text; the first bad line stops loading with its number and reason. */
     public void load(String text) throws ConfigException {
-        load(text, 0);
-    }
-
-    private void load(String text, int depth) throws ConfigException {
-        String[] lines = text.split("\n", -1);
-        for (int n = 0; n < lines.length; n++) {
-            String line = lines[n].strip();
-            if (line.isEmpty() || line.startsWith("#")) {
-                continue;
-            }
-            List<String> words = Quoting.split(line);
-            String reason;
-            if (words == null) {
-                reason = "Unbalanced quotes in configuration line";
-            } else if (words.isEmpty()) {
-                continue;
-            } else if (words.getFirst().equalsIgnoreCase("include") && words.size() == 2) {
-                include(words.get(1), depth);
-                continue;
-            } else {
-                reason = apply(words);
-            }
-            if (reason != null) {
-                throw new ConfigException("\n*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\nReading the configuration file, at line "
-                        + (n + 1) + "\n>>> '" + line + "'\n" + reason);
-            }
-        }
-    }
-
-    private void include(String file, int depth) throws ConfigException {
-        if (depth > 16) {
-            throw new ConfigException("Fatal error, too many nested include directives (at '" + file + "')");
-        }
-        String text;
-        try {
-            text = Files.readString(Path.of(file), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new ConfigException("Fatal error, can't open config file '" + file + "': " + reason(e));
-        }
-        load(text, depth + 1);
-    }
-
-    private static String reason(IOException e) {
-        if (e instanceof NoSuchFileException) {
-            return "No such file or directory";
-        }
-        if (e instanceof AccessDeniedException) {
-            return "Permission denied";
-        }
-        return e.getMessage();
+        new ConfigLoader(this).load(text, 0);
     }
 
     /** The {@code user} directives of the configuration, in order (each: name, then rules). */
     public List<List<String>> userDirectives() {
         return userDirectives;
-    }
-
-    private String apply(List<String> words) {
-        if (words.getFirst().equalsIgnoreCase("user") && words.size() >= 2) {
-            String err = Acl.checkUserDirective(words, userDirectives);
-            if (err == null) {
-                userDirectives.add(List.copyOf(words.subList(1, words.size())));
-            }
-            return err;
-        }
-        Param p = param(words.getFirst());
-        if (p == null) {
-            return "Bad directive or wrong number of arguments";
-        }
-        List<String> values = words.subList(1, words.size());
-        // Multi-argument parameters take their words joined by spaces; every other one takes exactly one.
-        boolean multi = p == save || p == bind || p == clientOutputBufferLimit;
-        if (values.isEmpty() || (!multi && values.size() != 1)) {
-            return "wrong number of arguments";
-        }
-        try {
-            if (p == save) {
-                save.loadLine(values.size() == 1 ? values.getFirst() : String.join(" ", values));
-            } else {
-                p.set(String.join(" ", values));
-            }
-            return null;
-        } catch (ConfigException e) {
-            return e.getMessage();
-        }
     }
 
     private static void baseName(String v, String error) throws ConfigException {

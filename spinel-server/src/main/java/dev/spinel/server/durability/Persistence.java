@@ -63,6 +63,8 @@ public final class Persistence {
     private volatile long currentSaveKeysTotal;
 
     private final FunctionLibraries functions;
+    /** Loading a dataset from the files: at start-up, DEBUG RELOAD, DEBUG LOADAOF. */
+    private final DatasetLoads loads;
     /** Replication's AUX fields for a save, read under every stripe (null: none); see {@link #replication}. */
     private volatile Supplier<Map<String, Object>> replicationInfo;
     /** Taken before the stripes for a save (a replica's lock around each applied command), or null. */
@@ -75,6 +77,7 @@ public final class Persistence {
         this.keyspace = keyspace;
         this.stats = stats;
         this.functions = functions;
+        this.loads = new DatasetLoads(this, config, keyspace, functions);
         CollectionCodecs.register(ValueCodecs.standard(),
                 config.collectionSettings, config.setLimits);
     }
@@ -242,107 +245,41 @@ public final class Persistence {
 
     /** Loads {@code dir/dbfilename} if it exists. Throws {@link RdbException} when it exists but is bad. */
     private void loadRdb() {
-        Path file = rdbPath();
-        long start = System.nanoTime();
-        KeyspaceLoader loader = new KeyspaceLoader(keyspace, System.currentTimeMillis(), functionLoader(functions))
-                .perKey(new LoadDelay(config));
-        boolean found;
-        try {
-            found = RdbFiles.load(keyspace, file, loader);
-        } catch (IOException e) {
-            throw new RdbException("Fatal error loading the DB: " + e.getMessage() + ". Exiting.", e);
-        }
-        if (found) {
-            loadedAux = Map.copyOf(loader.aux());
-            lastLoadKeysLoaded = loader.loaded();
-            lastLoadKeysExpired = loader.expiredSkipped();
-            Log.notice(String.format("DB loaded from disk: %.3f seconds", (System.nanoTime() - start) / 1e9));
-            Log.notice("Done loading RDB, keys loaded: " + loader.loaded() + ", keys expired: " + loader.expiredSkipped() + ".");
+        KeyspaceLoader loaded = loads.loadRdb();
+        if (loaded != null) {
+            loadedAux = Map.copyOf(loaded.aux());
+            lastLoadKeysLoaded = loaded.loaded();
+            lastLoadKeysExpired = loaded.expiredSkipped();
         }
         dirtyAtLastSave = stats.dirty.sum();
     }
 
     /**
-     * DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE] (Redis's debug.c): saves the snapshot (unless {@code save} is
-     * false), empties every database and the function libraries (when {@code flush}), and loads the file
-     * back, all under every stripe so that no client sees the dataset half loaded. Without {@code merge} a
-     * key or library already present fails the load, as Redis's rdbLoad without RDBFLAGS_ALLOW_DUP does.
-     * Returns null on success, else Redis's error text.
+     * DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE] (see {@link DatasetLoads#debugReload}): null on success, else
+     * Redis's error text.
      */
     public String debugReload(boolean save, boolean flush, boolean merge) {
-        if (save) {
-            try {
-                if (!save()) {
-                    return "ERR";
-                }
-            } catch (IllegalStateException e) {
-                return "ERR";
-            }
-        }
-        keyspace.lockAll();
-        try {
-            if (flush) {
-                keyspace.clearAll();
-                functions.flush();
-            }
-            Consumer<byte[]> libraries = code -> {
-                try {
-                    functions.load(code, merge);
-                } catch (FunctionError e) {
-                    throw new RdbException("Failed loading library, " + e.getMessage());
-                }
-            };
-            KeyspaceLoader loader = new KeyspaceLoader(keyspace, System.currentTimeMillis(), libraries)
-                    .perKey(new LoadDelay(config));
-            if (!merge) {
-                loader.refuseExisting();
-            }
-            if (!RdbFiles.load(keyspace, rdbPath(), loader)) {
-                Log.warning("Fatal error loading the DB: No such file or directory.");
-                return "ERR Error trying to load the RDB dump";
-            }
-        } catch (IOException | RuntimeException e) {
-            Log.warning("Error loading the RDB dump: " + e.getMessage());
-            return "ERR Error trying to load the RDB dump";
-        } finally {
-            keyspace.unlockAll();
-        }
-        dirtyAtLastSave = stats.dirty.sum();
-        Log.notice("DB reloaded by DEBUG RELOAD");
-        return null;
+        return loads.debugReload(save, flush, merge);
     }
 
-    /**
-     * DEBUG LOADAOF (Redis's debug.c): writes out what the log holds in memory, empties every database and the
-     * function libraries, and loads the dataset back from the append-only files (base, then increments), all
-     * under every stripe. Works with the log on or off, as in Redis, as long as the files exist (Redis exits
-     * when they do not, or cannot be loaded; here the command fails with the reason in the log). Returns null
-     * on success, else the error text.
-     */
+    /** DEBUG LOADAOF (see {@link DatasetLoads#debugLoadAof}): null on success, else the error text. */
     public String debugLoadAof() {
-        Aof a = aof;
-        if (a != null && !a.drain()) {
-            return "ERR Error writing the AOF before loading it";
-        }
-        Aof reader = a != null ? a : offlineRewriter;
-        if (!reader.exists()) {
-            Log.warning("The AOF directory " + reader.dir() + " or its manifest doesn't exist");
-            return "ERR Error trying to load the AOF files";
-        }
-        keyspace.lockAll();
-        try {
-            keyspace.clearAll();
-            functions.flush();
-            reader.loadWithoutLogging();
-        } catch (IOException | RuntimeException e) {
-            Log.warning("Error loading the AOF files: " + e.getMessage());
-            return "ERR Error trying to load the AOF files";
-        } finally {
-            keyspace.unlockAll();
-        }
+        return loads.debugLoadAof();
+    }
+
+    /** The dataset was replaced by a DEBUG reload: what it holds counts as saved. */
+    void reloaded() {
         dirtyAtLastSave = stats.dirty.sum();
-        Log.warning("Append Only File loaded by DEBUG LOADAOF");
-        return null;
+    }
+
+    /** The append-only log, or null while it is off. */
+    Aof aof() {
+        return aof;
+    }
+
+    /** The log used for BGREWRITEAOF and DEBUG LOADAOF while the log is off. */
+    Aof offlineRewriter() {
+        return offlineRewriter;
     }
 
     // ---------------------------------------------------------------- SAVE / BGSAVE

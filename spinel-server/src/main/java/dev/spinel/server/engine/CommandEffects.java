@@ -3,7 +3,11 @@ package dev.spinel.server.engine;
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.KeyPositions;
 import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.engine.clients.Monitors;
+import dev.spinel.server.engine.clients.SlowLog;
 import dev.spinel.server.engine.ports.KeyObserver;
+import dev.spinel.server.engine.tracking.Tracking;
+import dev.spinel.server.engine.tracking.TrackingState;
 import dev.spinel.server.stats.LatencyMonitor;
 import dev.spinel.server.stats.ServerStats;
 import dev.spinel.store.Keyspace;
@@ -72,7 +76,7 @@ final class CommandEffects {
                 }
             }
             if (!cmd.name().equals("client|caching")) {
-                ts.caching = null;
+                ts.caching(null);
             }
         } else if (cmd.tracksReads && session.scriptCaller() != null && session.scriptCaller().tracking() != null) {
             session.scriptCaller().readByScript();

@@ -7,6 +7,7 @@ import dev.spinel.server.acl.Acl;
 import dev.spinel.server.acl.AclLog;
 import dev.spinel.server.acl.User;
 import dev.spinel.server.acl.UserRules;
+import dev.spinel.server.engine.clients.ClientPause;
 import dev.spinel.server.engine.ports.InternalConnection;
 import dev.spinel.server.engine.ports.KeyObserver;
 import dev.spinel.server.errors.Errors;

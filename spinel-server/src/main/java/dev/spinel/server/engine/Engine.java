@@ -6,10 +6,19 @@ import dev.spinel.protocol.Args;
 import dev.spinel.server.acl.Acl;
 import dev.spinel.server.acl.UserRules;
 import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.engine.clients.ClientPause;
+import dev.spinel.server.engine.clients.ClientRegistry;
+import dev.spinel.server.engine.clients.MemoryAccounting;
+import dev.spinel.server.engine.clients.Monitors;
+import dev.spinel.server.engine.clients.SlowLog;
+import dev.spinel.server.engine.clock.CommandChain;
+import dev.spinel.server.engine.clock.CommandClock;
 import dev.spinel.server.engine.ports.BusyScript;
 import dev.spinel.server.engine.ports.ClientConnection;
 import dev.spinel.server.engine.ports.ReplicationGate;
 import dev.spinel.server.engine.ports.ScriptFlags;
+import dev.spinel.server.engine.pubsub.PubSub;
+import dev.spinel.server.engine.tracking.Tracking;
 import dev.spinel.server.errors.Errors;
 import dev.spinel.server.errors.RedisError;
 import dev.spinel.server.stats.LatencyMonitor;
@@ -35,9 +44,9 @@ public final class Engine {
     private final ServerConfig config;
     private final Keyspace keyspace;
     private final CommandTable commands;
-    private final ClientRegistry clients = new ClientRegistry();
+    private final ClientRegistry<Session> clients = new ClientRegistry<>();
     private final ServerStats stats = new ServerStats();
-    private final PubSub pubSub;
+    private final PubSub<Session> pubSub;
     private final OutputLimits outputLimits;
     private final Watches watches;
     private final Transactions transactions;
@@ -77,7 +86,7 @@ public final class Engine {
         this.watches = new Watches(keyspace);
         this.commands = commands;
         this.outputLimits = new OutputLimits(config);
-        this.pubSub = new PubSub(outputLimits);
+        this.pubSub = new PubSub<>(outputLimits);
         this.notifications = new Notifications(pubSub);
         this.memory = new MemoryAccounting(keyspace, clients);
         this.pause = new ClientPause(keyspace);
@@ -189,7 +198,7 @@ public final class Engine {
         return outputLimits;
     }
 
-    public PubSub pubSub() {
+    public PubSub<Session> pubSub() {
         return pubSub;
     }
 
@@ -205,7 +214,7 @@ public final class Engine {
         return commands;
     }
 
-    public ClientRegistry clients() {
+    public ClientRegistry<Session> clients() {
         return clients;
     }
 
@@ -583,7 +592,7 @@ public final class Engine {
         CommandChain chain = CommandChain.current();
         long start = chain != null ? chain.start() : System.nanoTime();
         // No second clock read (CommandClock). Inside EXEC the last command stays EXEC, as Redis's lastcmd does.
-        CommandClock clock = chain != null ? chain.clock : session.clock; // a loop's clock stays anchored across its clients
+        CommandClock clock = chain != null ? chain.clock() : session.clock; // a loop's clock stays anchored across its clients
         session.beginCommand(clock.millis(start), session.executingTransaction() ? session.lastCommand() : cmd.name());
         session.writes().start(cmd, args);
         long dirtyBefore = session.dirtyCount();

@@ -1,6 +1,7 @@
 package dev.spinel.server.engine;
 
 import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.engine.clients.MemoryAccounting;
 import dev.spinel.server.errors.RedisError;
 import dev.spinel.store.Database;
 import dev.spinel.store.Entry;

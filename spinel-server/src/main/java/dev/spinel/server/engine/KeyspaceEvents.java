@@ -2,6 +2,7 @@ package dev.spinel.server.engine;
 
 import dev.spinel.server.engine.ports.KeyObserver;
 import dev.spinel.server.engine.ports.ReplicationFeed;
+import dev.spinel.server.engine.tracking.Tracking;
 import dev.spinel.store.Database;
 import dev.spinel.store.Entry;
 import dev.spinel.store.KeyspaceListener;

@@ -1,6 +1,7 @@
 package dev.spinel.server.engine;
 
 import dev.spinel.server.config.NotifyEventsParam;
+import dev.spinel.server.engine.pubsub.PubSub;
 
 import java.nio.charset.StandardCharsets;
 
@@ -27,10 +28,10 @@ public final class Notifications {
     public static final int KEY_MISS = NotifyEventsParam.KEY_MISS;
     public static final int NEW = NotifyEventsParam.NEW;
 
-    private final PubSub pubSub;
+    private final PubSub<?> pubSub;
     private volatile int flags;
 
-    public Notifications(PubSub pubSub) {
+    public Notifications(PubSub<?> pubSub) {
         this.pubSub = pubSub;
     }
 

@@ -3,6 +3,7 @@ package dev.spinel.server.engine;
 import dev.spinel.server.config.OutputBufferLimitsParam;
 import dev.spinel.server.config.OutputBufferLimitsParam.Limit;
 import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.engine.pubsub.PubSub;
 import dev.spinel.server.log.Log;
 
 /**
@@ -16,7 +17,7 @@ import dev.spinel.server.log.Log;
  * read, so CONFIG SET applies at the next check); the per-session soft-limit timestamp is only touched
  * on the session's own loop.
  */
-public final class OutputLimits implements PubSub.OutputLimit {
+public final class OutputLimits implements PubSub.OutputLimit<Session> {
     private final ServerConfig config;
 
     public OutputLimits(ServerConfig config) {

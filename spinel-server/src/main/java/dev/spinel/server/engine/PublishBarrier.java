@@ -2,6 +2,7 @@ package dev.spinel.server.engine;
 
 import dev.spinel.protocol.Args;
 import dev.spinel.server.engine.ports.ClientConnection;
+import dev.spinel.server.engine.pubsub.PubSub;
 
 import java.util.HashSet;
 import java.util.Set;
@@ -32,7 +33,7 @@ final class PublishBarrier {
      * Suspends {@code publisher} until its subscribers' other loops have caught up, and returns true (the
      * request runs again then, through {@link Session#passBarrier}); false when there is nothing to wait for.
      */
-    static boolean holdBack(Session publisher, Args args, PubSub pubSub) {
+    static boolean holdBack(Session publisher, Args args, PubSub<Session> pubSub) {
         if (publisher.passBarrier()) {
             return false;
         }

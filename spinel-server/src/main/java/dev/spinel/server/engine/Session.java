@@ -5,7 +5,11 @@ import java.util.List;
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.server.acl.User;
+import dev.spinel.server.engine.clock.CommandClock;
 import dev.spinel.server.engine.ports.ClientConnection;
+import dev.spinel.server.engine.pubsub.Subscriptions;
+import dev.spinel.server.engine.tracking.TrackedClient;
+import dev.spinel.server.engine.tracking.TrackingState;
 import dev.spinel.store.Database;
 import dev.spinel.store.StripeLocks;
 
@@ -16,7 +20,7 @@ import dev.spinel.store.StripeLocks;
  * <p>Thread-safety: owned by the connection's event loop. Fields read by other threads (CLIENT LIST,
  * CLIENT KILL) are volatile and only informational.
  */
-public final class Session {
+public final class Session implements TrackedClient {
     /**
      * CLIENT REPLY state, as Redis's REPLY_OFF / REPLY_SKIP_NEXT / REPLY_SKIP flags: {@code SKIP_NEXT}
      * is set by CLIENT REPLY SKIP and turns into {@code SKIP} for the following command only; the
@@ -322,6 +326,14 @@ public final class Session {
         outbox.deliver(write);
     }
 
+    public void afterReply(Runnable write) {
+        outbox.afterReply(write);
+    }
+
+    public void afterServedReply(Runnable write) {
+        outbox.afterServedReply(write);
+    }
+
     Outbox outbox() {
         return outbox;
     }
@@ -421,7 +433,7 @@ public final class Session {
         return tracking;
     }
 
-    void tracking(TrackingState t) {
+    public void tracking(TrackingState t) {
         this.tracking = t;
     }
 

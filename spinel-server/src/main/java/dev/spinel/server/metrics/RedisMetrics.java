@@ -4,7 +4,7 @@ import dev.spinel.protocol.Version;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.engine.Command;
 import dev.spinel.server.engine.Engine;
-import dev.spinel.server.engine.PubSub;
+import dev.spinel.server.engine.pubsub.PubSub;
 import dev.spinel.server.stats.ServerStats;
 import dev.spinel.store.Keyspace;
 import io.prometheus.metrics.model.registry.MultiCollector;
@@ -80,7 +80,7 @@ final class RedisMetrics implements MultiCollector {
         out.add(counter("redis_keyspace_misses", "keyspace_misses_total metric", st.keyspaceMisses.sum()));
         out.add(counter("redis_expired_keys", "expired_keys_total metric", ks.expiredKeys()));
         out.add(counter("redis_evicted_keys", "evicted_keys_total metric", engine.evictor().evictedKeys()));
-        PubSub pubSub = engine.pubSub();
+        PubSub<?> pubSub = engine.pubSub();
         out.add(gauge("redis_pubsub_channels", "pubsub_channels metric", pubSub.channels(PubSub.Kind.CHANNEL, null).size()));
         out.add(gauge("redis_pubsub_patterns", "pubsub_patterns metric", pubSub.patternCount()));
         out.add(gauge("redis_rdb_changes_since_last_save", "rdb_changes_since_last_save metric",

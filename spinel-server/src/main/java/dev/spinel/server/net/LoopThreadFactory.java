@@ -1,6 +1,6 @@
 package dev.spinel.server.net;
 
-import dev.spinel.server.engine.CommandChain;
+import dev.spinel.server.engine.clock.CommandChain;
 import dev.spinel.server.stats.LoopCounter;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.FastThreadLocalThread;

@@ -1,7 +1,7 @@
 package dev.spinel.server.replication;
 
 import dev.spinel.protocol.Args;
-import dev.spinel.server.engine.ClientPause;
+import dev.spinel.server.engine.clients.ClientPause;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.errors.RedisError;

@@ -1,18 +1,11 @@
 package dev.spinel.server.replication;
 
-import dev.spinel.persistence.KeyspaceLoader;
-import dev.spinel.persistence.RdbReader;
-import dev.spinel.persistence.ValueCodecs;
 import dev.spinel.protocol.Args;
 import dev.spinel.server.acl.Acl;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.Session;
-import dev.spinel.server.engine.ports.InternalConnection;
 import dev.spinel.server.log.Log;
-import dev.spinel.server.scripting.FunctionError;
-import dev.spinel.store.Keyspace;
 
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -59,48 +52,7 @@ final class MasterLink {
      * while the link is up; a new one per connection when the last was killed or cut inside a MULTI.
      */
     private volatile Session applier;
-    private final ApplierConnection connection = new ApplierConnection();
-
-    /**
-     * The applier's connection: a command postponed by CLIENT PAUSE (the stream is all writes) is kept to
-     * run again once the pause ends, as Redis's master client waits, instead of being dropped. Its address is
-     * the master's; killing it (CLIENT KILL TYPE master) drops the link, which then reconnects with PSYNC.
-     */
-    private final class ApplierConnection extends InternalConnection {
-        private Args postponed;
-
-        ApplierConnection() {
-            super("master");
-        }
-
-        @Override
-        public String remoteAddress() {
-            return host + ":" + port;
-        }
-
-        @Override
-        public String localAddress() {
-            Socket s = socket;
-            return s != null ? s.getLocalAddress().getHostAddress() + ":" + s.getLocalPort() : "";
-        }
-
-        @Override
-        public void kill() {
-            close(socket);
-        }
-
-        @Override
-        public void suspend(Args retry) {
-            super.suspend(retry);
-            postponed = retry;
-        }
-
-        Args takePostponed() {
-            Args a = postponed;
-            postponed = null;
-            return a;
-        }
-    }
+    private final ApplierConnection connection;
 
     /**
      * @param continueId the history to ask the master to continue (PSYNC continueId continueFrom+1), or null
@@ -111,6 +63,7 @@ final class MasterLink {
         this.engine = replication.engine();
         this.host = host;
         this.port = port;
+        this.connection = new ApplierConnection(host + ":" + port, () -> socket);
         this.applier = newApplier(0);
         if (continueId != null && continueFrom >= 0) {
             this.masterReplid = continueId;
@@ -336,30 +289,7 @@ final class MasterLink {
             in.readFully(rdb);
             Log.notice("MASTER <-> REPLICA sync: receiving " + rdb.length + " bytes from master to disk");
         }
-        Keyspace ks = engine.keyspace();
-        int streamDb = 0;
-        ks.lockAll();
-        try {
-            ks.clearAll();
-            var functions = replication.functions();
-            functions.flush();
-            KeyspaceLoader loader = new KeyspaceLoader(ks, System.currentTimeMillis(), code -> {
-                try {
-                    functions.load(code, true);
-                } catch (FunctionError e) {
-                    throw new IllegalStateException("Failed loading library, " + e.getMessage());
-                }
-            }).keepExpired();
-            new RdbReader(ValueCodecs.standard(), ks.databases()).read(new ByteArrayInputStream(rdb), loader);
-            String db = loader.aux().get("repl-stream-db");
-            if (db != null) {
-                streamDb = Integer.parseInt(db);
-            }
-            Log.notice("MASTER <-> REPLICA sync: Finished with success (" + loader.loaded() + " keys)");
-        } finally {
-            ks.unlockAll();
-        }
-        return streamDb;
+        return ReplicaRdbLoad.load(engine.keyspace(), replication.functions(), rdb);
     }
 
     /**
@@ -449,7 +379,7 @@ final class MasterLink {
         }
     }
 
-    private static void close(Socket s) {
+    static void close(Socket s) {
         if (s != null) {
             try {
                 s.close();

@@ -1,7 +1,6 @@
 package dev.spinel.server.replication;
 
 import dev.spinel.protocol.Args;
-import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.durability.Aof;
 import dev.spinel.server.engine.Engine;
@@ -10,28 +9,18 @@ import dev.spinel.server.engine.Session;
 import dev.spinel.server.errors.RedisError;
 import dev.spinel.server.log.Log;
 import dev.spinel.server.scripting.FunctionLibraries;
-import io.netty.util.concurrent.EventExecutor;
 
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Locale;
+import java.util.Collection;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.FutureTask;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Lock;
 import java.util.function.IntSupplier;
-import java.util.function.LongConsumer;
 
 /**
  * A server's replication state and the master side of Redis's replication protocol: the replication
@@ -63,18 +52,13 @@ public final class Replication {
     /** The replication-only propagator this class installed (removed with the stream), or null. */
     private Propagator installed;
     private final Map<Session, ReplicaLink> replicas = new ConcurrentHashMap<>();
-    /** What a connection said with REPLCONF before its SYNC/PSYNC: listening-port, ip-address, capa psync2. */
-    private final Map<Session, Announced> announced = new ConcurrentHashMap<>();
     private final ReplicaWaits waits;
     private final Refusals refusals;
     private final Failover failover;
-    /** Replicas waiting for a diskless full resync to start (repl-diskless-sync-delay); guarded by {@code this}. */
-    private final List<ReplicaLink> disklessWaiting = new ArrayList<>();
-    private long disklessWaitingSince;
+    /** The master side's handshake: SYNC/PSYNC, REPLCONF, the diskless start. */
+    private final ReplicaSync handshake;
+    private final LoopBarrier barrier = new LoopBarrier();
     private ScheduledExecutorService timer;
-    private final LongAdder syncFull = new LongAdder();
-    private final LongAdder syncPartialOk = new LongAdder();
-    private final LongAdder syncPartialErr = new LongAdder();
     private volatile long noReplicasSince = System.currentTimeMillis();
     private volatile long lastPing;
     /** The port this server listens on, announced to a master with REPLCONF listening-port. */
@@ -89,6 +73,7 @@ public final class Replication {
         this.waits = new ReplicaWaits(engine, replicas.values());
         this.refusals = new Refusals(this, config, replicas.values());
         this.failover = new Failover(this, engine, replicas.values());
+        this.handshake = new ReplicaSync(this, replicas, refusals, waits, failover);
         engine.hooks().closeListener(this::closed);
         engine.hooks().replicaClients(replicas::containsKey);
         config.replBacklogSize.listen(v -> {
@@ -100,13 +85,6 @@ public final class Replication {
         config.minReplicasToWrite.listen(v -> refusals.install(engine));
         config.minReplicasMaxLag.listen(v -> refusals.install(engine));
         refusals.install(engine);
-    }
-
-    private static final class Announced {
-        volatile int port;
-        volatile String ip;
-        volatile boolean psync2;
-        volatile boolean eof;
     }
 
     static String randomHex() {
@@ -135,6 +113,16 @@ public final class Replication {
         return replid;
     }
 
+    /** The previous replication ID (continued up to {@link #secondOffset}), or forty zeros. */
+    String replid2() {
+        return replid2;
+    }
+
+    /** second_repl_offset: the first offset replid2 no longer covers, or -1. */
+    long secondOffset() {
+        return secondOffset;
+    }
+
     /** master_repl_offset. */
     public long offset() {
         ReplicationStream s = stream;
@@ -143,43 +131,13 @@ public final class Replication {
 
     // ---- master side ----
 
-    /** The threads that run commands (the event loops), for {@link #quiesce}; null in embedded uses. */
-    private volatile Iterable<? extends Executor> commandThreads;
-
+    /** Where the threads that run commands (the event loops) are, for {@link LoopBarrier#quiesce}. */
     public void commandThreads(Iterable<? extends Executor> loops) {
-        this.commandThreads = loops;
-    }
-
-    /**
-     * After installing the propagator: waits until every other event loop has finished the task it was
-     * running, so no write that saw "no propagator" (and so neither locks for the log nor feeds the stream)
-     * is still in flight when the snapshot is armed. Bounded (a loop busy for long is not waited for past
-     * a second); the caller's own loop is running this very command.
-     */
-    private void quiesce() {
-        Iterable<? extends Executor> loops = commandThreads;
-        if (loops == null) {
-            return;
-        }
-        for (Executor e : loops) {
-            if (e instanceof EventExecutor ee && ee.inEventLoop()) {
-                continue;
-            }
-            FutureTask<Void> done = new FutureTask<>(() -> { }, null);
-            try {
-                e.execute(done);
-                done.get(1, TimeUnit.SECONDS);
-            } catch (TimeoutException | ExecutionException | RejectedExecutionException ex) {
-                Log.warning("Replication: an event loop did not answer the attach barrier in time: " + ex);
-            } catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-        }
+        barrier.threads(loops);
     }
 
     /** The stream, created (and the engine quiesced) if absent. */
-    private ReplicationStream ensureStream() {
+    ReplicationStream ensureStream() {
         ReplicationStream s = stream;
         if (s != null) {
             return s;
@@ -190,7 +148,7 @@ public final class Replication {
             s = createStream();
         }
         if (installedNow) {
-            quiesce();
+            barrier.quiesce();
         }
         return s;
     }
@@ -262,109 +220,10 @@ public final class Replication {
     }
 
     /**
-     * SYNC (legacy: no +FULLRESYNC line) and PSYNC replid offset [FAILOVER]. A replica serves its own
-     * replicas too (chained replication) once its link is up: they get its master's stream as received.
+     * SYNC (legacy: no +FULLRESYNC line) and PSYNC replid offset [FAILOVER]; the handshake is {@link ReplicaSync}'s.
      */
     void sync(Session s, Args a, boolean psync) {
-        if (replicas.containsKey(s)) {
-            return; // already a replica: ignored, as Redis does
-        }
-        if (psync && a.count() > 3 && a.is(3, "FAILOVER")) {
-            // the old master of a FAILOVER asks us to take over (Redis 7.0's syncCommand)
-            if (!a.string(1).equals(replid)) {
-                throw new RedisError("ERR PSYNC FAILOVER replid must match my replid.");
-            }
-            promote("failover request from '" + s.connection().remoteAddress() + "'");
-        }
-        MasterLink ml = masterLink;
-        if (ml != null && !ml.connected()) {
-            throw new RedisError("NOMASTERLINK Can't SYNC while not connected with my master");
-        }
-        long psyncOffset = -1;
-        if (psync) {
-            try {
-                psyncOffset = a.parseLong(2);
-            } catch (NumberFormatException e) {
-                throw new RedisError("ERR value is not an integer or out of range");
-            }
-        }
-        ReplicationStream st = ml != null ? stream : ensureStream();
-        if (st == null) {
-            throw new RedisError("NOMASTERLINK Can't SYNC while not connected with my master");
-        }
-        ReplicaLink link = new ReplicaLink(s, st, this);
-        Announced an = announced.remove(s);
-        if (an != null) {
-            link.listeningPort = an.port;
-            link.ipAddress = an.ip;
-        }
-        if (psync) {
-            String id = a.string(1);
-            boolean ours = id.equals(replid) || (id.equals(replid2) && psyncOffset <= secondOffset);
-            if (ours && st.attachAt(link, psyncOffset)) {
-                replicas.put(s, link);
-                link.markOnline();
-                refusals.refresh();
-                s.out().raw(((an != null && an.psync2) ? "+CONTINUE " + replid + "\r\n" : "+CONTINUE\r\n").getBytes(StandardCharsets.US_ASCII));
-                Log.notice("Partial resynchronization request from " + link.describe() + " accepted. Sending "
-                        + (st.offset() - psyncOffset + 1) + " bytes of backlog starting from offset " + psyncOffset + ".");
-                link.wake();
-                syncPartialOk.increment();
-                return;
-            }
-            if (!id.equals("?")) {
-                syncPartialErr.increment();
-                Log.notice("Partial resynchronization not accepted for " + link.describe() + " (replid " + id + ", offset " + psyncOffset + ")");
-            }
-        }
-        replicas.put(s, link);
-        syncFull.increment();
-        boolean eof = an != null && an.eof && config.replDisklessSync.value();
-        link.diskless(eof);
-        if (eof && psync && (config.replDisklessSyncDelay.value() > 0 || config.replDisklessSyncMaxReplicas.value() > 0)) {
-            waitForDisklessStart(link); // +FULLRESYNC when the transfer starts, shared by the replicas that came meanwhile
-            return;
-        }
-        long offset = startFullResync(List.of(link), off -> {
-            if (psync) {
-                s.out().raw(fullResyncLine(off)); // on this loop: before the RDB, which is sent by a task of this loop
-            }
-        });
-        Log.notice("Replica " + link.describe() + " asks for synchronization; full resync from offset " + offset
-                + (eof ? " (diskless)" : ""));
-    }
-
-    private byte[] fullResyncLine(long offset) {
-        return ("+FULLRESYNC " + replid + " " + offset + "\r\n").getBytes(StandardCharsets.US_ASCII);
-    }
-
-    /**
-     * The snapshot for {@code links} (one RDB for all), attached to the stream at the same point; on a
-     * replica, between two applied commands of the master's stream, whose database the RDB names.
-     */
-    private long startFullResync(List<ReplicaLink> links, LongConsumer beforeRdb) {
-        MasterLink ml = masterLink;
-        ReplicationStream st = links.getFirst().stream();
-        return FullResync.begin(engine, functions, st, links, replid, ml != null ? ml.applyLock() : null,
-                ml != null ? ml::streamDb : () -> 0, config.rdbcompression.value(), beforeRdb);
-    }
-
-    /**
-     * repl-diskless-sync-delay: the transfer starts once the first waiting replica waited that many
-     * seconds, or at once when repl-diskless-sync-max-replicas replicas wait, as Redis's replicationCron.
-     */
-    private synchronized void waitForDisklessStart(ReplicaLink link) {
-        disklessWaiting.add(link);
-        long max = config.replDisklessSyncMaxReplicas.value();
-        if (max > 0 && disklessWaiting.size() >= max) {
-            startDisklessNow();
-            return;
-        }
-        if (disklessWaiting.size() == 1) {
-            disklessWaitingSince = System.currentTimeMillis();
-            later(this::startDisklessIfDue, config.replDisklessSyncDelay.value() * 1000);
-        }
-        Log.notice("Delay next BGSAVE for diskless SYNC (replica " + link.describe() + ")");
+        handshake.sync(s, a, psync);
     }
 
     /** Runs {@code task} on replication's timer thread in {@code millis} ms (diskless delay, FAILOVER timeout). */
@@ -379,100 +238,14 @@ public final class Replication {
         timer.schedule(task, millis, TimeUnit.MILLISECONDS);
     }
 
-    private synchronized void startDisklessIfDue() {
-        if (!disklessWaiting.isEmpty() && System.currentTimeMillis() - disklessWaitingSince >= config.replDisklessSyncDelay.value() * 1000 - 50) {
-            startDisklessNow();
-        } else if (!disklessWaiting.isEmpty()) {
-            later(this::startDisklessIfDue, 100);
-        }
-    }
-
-    private void startDisklessNow() {
-        List<ReplicaLink> links = new ArrayList<>();
-        for (ReplicaLink l : disklessWaiting) {
-            if (replicas.get(l.session) == l) {
-                links.add(l);
-            }
-        }
-        disklessWaiting.clear();
-        if (links.isEmpty()) {
-            return;
-        }
-        long offset = startFullResync(links, off -> {
-            byte[] line = fullResyncLine(off);
-            for (ReplicaLink l : links) {
-                l.sendFirst(line);
-            }
-        });
-        Log.notice("Starting BGSAVE for SYNC with target: replicas sockets (" + links.size() + " replicas, offset " + offset + ")");
-    }
-
     /** REPLCONF option value ...; ACK and GETACK send no reply. */
     void replconf(Session s, Args a) {
-        if (a.count() % 2 == 0) {
-            throw new RedisError("ERR syntax error");
-        }
-        for (int i = 1; i < a.count(); i += 2) {
-            String opt = a.string(i).toLowerCase(Locale.ROOT);
-            switch (opt) {
-                case "listening-port" -> {
-                    long port;
-                    try {
-                        port = a.parseLong(i + 1);
-                    } catch (NumberFormatException e) {
-                        throw new RedisError("ERR value is not an integer or out of range");
-                    }
-                    announced(s).port = (int) port;
-                }
-                case "ip-address" -> announced(s).ip = a.string(i + 1);
-                case "capa" -> {
-                    if (a.is(i + 1, "PSYNC2")) {
-                        announced(s).psync2 = true;
-                    } else if (a.is(i + 1, "EOF")) {
-                        announced(s).eof = true;
-                    }
-                }
-                case "ack" -> {
-                    ReplicaLink link = replicas.get(s);
-                    if (link != null) {
-                        try {
-                            long off = a.parseLong(i + 1);
-                            if (off > link.ackOffset) {
-                                link.ackOffset = off;
-                            }
-                        } catch (NumberFormatException e) {
-                            return;
-                        }
-                        link.ackTime = System.currentTimeMillis();
-                        link.acked();
-                        waits.acked();
-                        failover.check();
-                    }
-                    return; // never a reply
-                }
-                case "getack" -> {
-                    MasterLink ml = masterLink;
-                    if (ml != null) {
-                        ml.requestAck();
-                    }
-                    return;
-                }
-                case "rdb-only", "rdb-filter-only" -> {
-                    // accepted; Spinel always sends the whole dataset and the stream
-                }
-                default -> throw new RedisError("ERR Unrecognized REPLCONF option: " + a.string(i));
-            }
-        }
-        s.out().ok();
-    }
-
-    private Announced announced(Session s) {
-        return announced.computeIfAbsent(s, x -> new Announced());
+        handshake.replconf(s, a);
     }
 
     /** The connection closed: a replica's link is detached (its backlog position stays for PSYNC). */
     private void closed(Session s) {
-        announced.remove(s);
+        handshake.closed(s);
         ReplicaLink link = replicas.get(s);
         if (link != null) {
             link.closed();
@@ -544,66 +317,28 @@ public final class Replication {
         }
     }
 
-    // ---- ROLE and INFO ----
+    // ---- ROLE and INFO (ReplicationInfo) ----
 
     void role(Session s) {
-        MasterLink ml = masterLink;
-        if (ml != null) {
-            s.out().array(5).bulk("slave").bulk(ml.host()).integer(ml.port()).bulk(ml.stateName()).integer(ml.processedOffset());
-            return;
-        }
-        var links = replicas.values().stream().filter(ReplicaLink::online).toList();
-        ReplyBuffer out = s.out();
-        out.array(3).bulk("master").integer(offset()).array(links.size());
-        for (ReplicaLink l : links) {
-            out.array(3).bulk(l.ip()).bulk(Integer.toString(l.listeningPort)).bulk(Long.toString(l.ackOffset));
-        }
+        ReplicationInfo.role(this, s);
     }
 
     /** The fields of INFO replication, in Redis 7.0's order. */
     public void appendInfo(StringBuilder sb) {
-        MasterLink ml = masterLink;
-        long now = System.currentTimeMillis();
-        if (ml != null) {
-            field(sb, "role", "slave");
-            ml.appendInfo(sb, now);
-        } else {
-            field(sb, "role", "master");
-        }
-        field(sb, "connected_slaves", replicas.size());
-        if (config.minReplicasToWrite.value() > 0 && config.minReplicasMaxLag.value() > 0) {
-            field(sb, "min_slaves_good_slaves", refusals.goodReplicas());
-        }
-        int i = 0;
-        for (ReplicaLink l : replicas.values()) {
-            String state = l.online() ? "online" : "wait_bgsave";
-            sb.append("slave").append(i++).append(":ip=").append(l.ip()).append(",port=").append(l.listeningPort)
-                    .append(",state=").append(state).append(",offset=").append(l.ackOffset)
-                    .append(",lag=").append((now - l.ackTime) / 1000).append("\r\n");
-        }
-        field(sb, "master_failover_state", failover.stateName());
-        field(sb, "master_replid", replid);
-        field(sb, "master_replid2", replid2);
-        field(sb, "master_repl_offset", offset());
-        field(sb, "second_repl_offset", secondOffset);
-        ReplicationStream st = stream;
-        field(sb, "repl_backlog_active", st != null ? 1 : 0);
-        field(sb, "repl_backlog_size", st != null ? st.capacity() : config.replBacklogSize.value());
-        field(sb, "repl_backlog_first_byte_offset", st != null ? st.firstByteOffset() : 0);
-        field(sb, "repl_backlog_histlen", st != null ? st.histlen() : 0);
+        ReplicationInfo.append(this, sb);
     }
 
     /** INFO stats: full resyncs served, partial resyncs accepted and refused (as Redis counts them). */
     public long syncFull() {
-        return syncFull.sum();
+        return handshake.syncFull.sum();
     }
 
     public long syncPartialOk() {
-        return syncPartialOk.sum();
+        return handshake.syncPartialOk.sum();
     }
 
     public long syncPartialErr() {
-        return syncPartialErr.sum();
+        return handshake.syncPartialErr.sum();
     }
 
     /** Backlog memory for INFO memory's mem_replication_backlog. */
@@ -612,14 +347,23 @@ public final class Replication {
         return st != null ? st.capacity() : 0;
     }
 
-    private static void field(StringBuilder sb, String name, Object v) {
-        sb.append(name).append(':').append(v).append("\r\n");
-    }
-
     // ---- replica side (MasterLink) ----
 
     MasterLink masterLink() {
         return masterLink;
+    }
+
+    /** The attached replicas, online or not. */
+    Collection<ReplicaLink> replicas() {
+        return replicas.values();
+    }
+
+    Refusals refusals() {
+        return refusals;
+    }
+
+    Failover failoverState() {
+        return failover;
     }
 
     /** True while this server replicates a master (client writes are then refused if replica-read-only). */
@@ -699,7 +443,7 @@ public final class Replication {
         }
         refusals.install(engine);
         if (st != null && installed != null) {
-            quiesce();
+            barrier.quiesce();
         }
         Log.notice("MASTER MODE enabled (" + why + ")");
     }
@@ -828,25 +572,7 @@ public final class Replication {
      * {@link #applyLock}, so the offset matches the dataset.
      */
     public Map<String, Object> saveInfo() {
-        MasterLink ml = masterLink;
-        Map<String, Object> aux = new LinkedHashMap<>();
-        if (ml == null) {
-            ReplicationStream st = stream;
-            if (st == null) {
-                return null;
-            }
-            aux.put("repl-stream-db", (long) Math.max(0, st.selectedDb()));
-            aux.put("repl-id", replid);
-            aux.put("repl-offset", st.offset());
-            return aux;
-        }
-        if (ml.masterReplid() == null || ml.processedOffset() < 0) {
-            return null;
-        }
-        aux.put("repl-stream-db", (long) ml.streamDb());
-        aux.put("repl-id", ml.masterReplid());
-        aux.put("repl-offset", ml.processedOffset());
-        return aux;
+        return ReplicationInfo.saveInfo(this);
     }
 
     /** Held by a replica's link while it applies a command: a save taking it sees a whole command's offset. */

@@ -5,6 +5,7 @@ import java.nio.file.Path;
 
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.engine.clients.MemoryAccounting;
 import dev.spinel.server.testing.RawClient;
 import org.junit.jupiter.api.Test;
 

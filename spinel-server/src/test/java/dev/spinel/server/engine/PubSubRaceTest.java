@@ -1,5 +1,6 @@
 package dev.spinel.server.engine;
 
+import dev.spinel.server.engine.pubsub.PubSub;
 import dev.spinel.store.ByteKey;
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ServerConfig;
@@ -22,7 +23,7 @@ class PubSubRaceTest {
     void aSubscriptionRacingAnotherClientsUnsubscribeIsNeverLost() throws Exception {
         try (SpinelServer server = SpinelServer.start(ServerConfig.defaults().with("port", "0"))) {
             Engine engine = server.engine();
-            PubSub pubSub = engine.pubSub();
+            PubSub<Session> pubSub = engine.pubSub();
             byte[] channel = "news".getBytes(StandardCharsets.US_ASCII);
             ByteKey name = new ByteKey(channel);
             Session mine = new Session(engine, 1, null);

@@ -1,6 +1,7 @@
 package dev.spinel.server.engine;
 
 import dev.spinel.server.SpinelServer;
+import dev.spinel.server.engine.tracking.Tracking;
 import dev.spinel.server.testing.RawClient;
 import org.junit.jupiter.api.Test;
 

@@ -1,7 +1,7 @@
 package dev.spinel.server.commands.connection;
 
 import dev.spinel.protocol.Args;
-import dev.spinel.server.engine.ClientPause;
+import dev.spinel.server.engine.clients.ClientPause;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.errors.Errors;

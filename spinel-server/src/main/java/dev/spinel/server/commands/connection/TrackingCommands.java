@@ -4,8 +4,8 @@ import dev.spinel.protocol.Args;
 import dev.spinel.protocol.ClientText;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Session;
-import dev.spinel.server.engine.Tracking;
-import dev.spinel.server.engine.TrackingState;
+import dev.spinel.server.engine.tracking.Tracking;
+import dev.spinel.server.engine.tracking.TrackingState;
 import dev.spinel.server.errors.Errors;
 import dev.spinel.server.errors.RedisError;
 

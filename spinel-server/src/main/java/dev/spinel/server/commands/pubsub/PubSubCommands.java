@@ -5,8 +5,8 @@ import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.server.commands.server.ServerCommands;
 import dev.spinel.store.ByteKey;
 import dev.spinel.server.engine.CommandTable;
-import dev.spinel.server.engine.PubSub;
-import dev.spinel.server.engine.PubSub.Kind;
+import dev.spinel.server.engine.pubsub.PubSub;
+import dev.spinel.server.engine.pubsub.PubSub.Kind;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.errors.RedisError;
 
@@ -48,7 +48,7 @@ public final class PubSubCommands {
 
     // SUBSCRIBE channel [channel ...] / PSUBSCRIBE pattern [pattern ...] / SSUBSCRIBE shardchannel [...]
     static void subscribe(Session s, Args a, Kind kind, byte[] kindName) {
-        PubSub ps = s.engine().pubSub();
+        PubSub<Session> ps = s.engine().pubSub();
         for (int i = 1; i < a.count(); i++) {
             byte[] name = a.copy(i);
             ps.subscribe(kind, new ByteKey(name), s);
@@ -58,7 +58,7 @@ public final class PubSubCommands {
 
     // UNSUBSCRIBE [channel ...] / PUNSUBSCRIBE [pattern ...] / SUNSUBSCRIBE [shardchannel ...]
     static void unsubscribe(Session s, Args a, Kind kind, byte[] kindName) {
-        PubSub ps = s.engine().pubSub();
+        PubSub<Session> ps = s.engine().pubSub();
         if (a.count() == 1) {
             List<ByteKey> all = List.copyOf(s.subscriptions().set(kind));
             if (all.isEmpty()) {

@@ -14,7 +14,7 @@ import dev.spinel.server.commands.connection.ClientInfo;
 import dev.spinel.store.ByteKey;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Engine;
-import dev.spinel.server.engine.PubSub;
+import dev.spinel.server.engine.pubsub.PubSub;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.errors.Errors;
 import dev.spinel.server.errors.RedisError;

@@ -6,8 +6,8 @@ import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.engine.Command;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Engine;
-import dev.spinel.server.engine.MemoryAccounting;
-import dev.spinel.server.engine.PubSub;
+import dev.spinel.server.engine.clients.MemoryAccounting;
+import dev.spinel.server.engine.pubsub.PubSub;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.stats.LatencyHistogram;
 import dev.spinel.server.stats.ServerStats;
@@ -235,7 +235,7 @@ final class InfoCommand {
         ServerStats st = e.stats();
         long hits = st.keyspaceHits.sum();
         long misses = st.keyspaceMisses.sum();
-        PubSub pubSub = e.pubSub();
+        PubSub<?> pubSub = e.pubSub();
         // Redis 7.0.15's fields in its order; replication, defragmentation, io-threads and client eviction do
         // not exist here, so theirs stay 0.
         sb.append("# Stats\r\n");

@@ -4,7 +4,7 @@ import dev.spinel.protocol.Args;
 import dev.spinel.server.commands.common.Help;
 import dev.spinel.server.commands.key.Keys;
 import dev.spinel.server.engine.CommandTable;
-import dev.spinel.server.engine.MemoryAccounting;
+import dev.spinel.server.engine.clients.MemoryAccounting;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.errors.Errors;
 import dev.spinel.server.scripting.Scripting;

@@ -29,14 +29,14 @@ public final class StreamValue implements TypedValue {
     public static final int FLAG_DELETED = 1;
     public static final int FLAG_SAMEFIELDS = 2;
     /** Redis's STREAM_LISTPACK_MAX_SIZE: a node never grows past 1 GiB whatever the configuration. */
-    private static final long LISTPACK_MAX_SIZE = 1L << 30;
+    static final long LISTPACK_MAX_SIZE = 1L << 30;
 
     /** Outcomes of {@link #append}. */
     public static final int APPENDED = 0;
     public static final int ID_TOO_SMALL = 1;
     public static final int TOO_LARGE = 2;
 
-    private final CollectionSettings settings;
+    final CollectionSettings settings;
     long[] nodeMs = new long[2];
     long[] nodeSeq = new long[2];
     byte[][] nodes = new byte[2][];
@@ -226,153 +226,10 @@ public final class StreamValue implements TypedValue {
      * {@link #lastMs}-{@link #lastSeq}), {@link #ID_TOO_SMALL} or {@link #TOO_LARGE}.
      */
     public int append(boolean idGiven, boolean seqGiven, long ms, long seq, long now, byte[] buf, int[] offLen) {
-        long idMs;
-        long idSeq;
-        if (idGiven && seqGiven) {
-            idMs = ms;
-            idSeq = seq;
-        } else if (idGiven) {
-            if (lastMs == ms) {
-                if (lastSeq == -1L) {
-                    return TOO_LARGE; // Redis 7.0 fails here without setting errno: XADD answers "too large"
-                }
-                idMs = ms;
-                idSeq = lastSeq + 1;
-            } else {
-                idMs = ms;
-                idSeq = 0;
-            }
-        } else if (Long.compareUnsigned(now, lastMs) > 0) {
-            idMs = now;
-            idSeq = 0;
-        } else if (lastSeq == -1L) {
-            if (lastMs == -1L) {
-                return ID_TOO_SMALL;
-            }
-            idMs = lastMs + 1;
-            idSeq = 0;
-        } else {
-            idMs = lastMs;
-            idSeq = lastSeq + 1;
-        }
-        if (StreamId.compare(idMs, idSeq, lastMs, lastSeq) <= 0) {
-            return ID_TOO_SMALL;
-        }
-        int numFields = offLen.length / 4;
-        long totalLen = 0;
-        for (int i = 1; i < offLen.length; i += 2) {
-            totalLen += offLen[i];
-        }
-        if (totalLen > LISTPACK_MAX_SIZE) {
-            return TOO_LARGE;
-        }
-        int tail = nodeCount - 1;
-        if (tail >= 0) {
-            long maxBytes = settings.streamNodeMaxBytes();
-            if (maxBytes == 0 || maxBytes > LISTPACK_MAX_SIZE) {
-                maxBytes = LISTPACK_MAX_SIZE;
-            }
-            long maxEntries = settings.streamNodeMaxEntries();
-            byte[] n = nodes[tail];
-            if (used[tail] + ListpackElements.OVERHEAD + totalLen >= maxBytes) {
-                tail = -1;
-            } else if (maxEntries != 0) {
-                int p1 = ListpackElements.next(n, 0);
-                long count = ListpackElements.intAt(n, 0) + ListpackElements.intAt(n, p1);
-                if (count >= maxEntries) {
-                    tail = -1;
-                }
-            }
-            if (tail < 0) {
-                int t = nodeCount - 1;
-                nodeArrayBytes -= nodes[t].length - used[t];
-                nodes[t] = Arrays.copyOf(nodes[t], used[t]); // a full node keeps no spare room
-            }
-        }
-        int flags = 0;
-        if (tail < 0) {
-            int size = ListpackElements.intSize(1) + ListpackElements.intSize(0) + ListpackElements.intSize(numFields)
-                    + ListpackElements.intSize(0);
-            for (int i = 0; i < numFields; i++) {
-                size += ListpackElements.stringSize(buf, offLen[4 * i], offLen[4 * i + 1]);
-            }
-            byte[] n = new byte[size + 64];
-            int p = ListpackElements.writeInt(n, 0, 1);
-            p = ListpackElements.writeInt(n, p, 0);
-            p = ListpackElements.writeInt(n, p, numFields);
-            for (int i = 0; i < numFields; i++) {
-                p = ListpackElements.writeString(n, p, buf, offLen[4 * i], offLen[4 * i + 1]);
-            }
-            p = ListpackElements.writeInt(n, p, 0);
-            insertNode(nodeCount, idMs, idSeq, n, p);
-            tail = nodeCount - 1;
-            flags = FLAG_SAMEFIELDS;
-        } else {
-            byte[] n = nodes[tail];
-            long count = ListpackElements.intAt(n, 0);
-            replaceInt(tail, 0, count + 1);
-            n = nodes[tail];
-            int p = ListpackElements.next(n, ListpackElements.next(n, 0));
-            long masterFields = ListpackElements.intAt(n, p);
-            p = ListpackElements.next(n, p);
-            if (masterFields == numFields) {
-                byte[] scratch = new byte[24];
-                int i = 0;
-                for (; i < numFields; i++) {
-                    if (!ListpackElements.equalsString(n, p, buf, offLen[4 * i], offLen[4 * i + 1], scratch)) {
-                        break;
-                    }
-                    p = ListpackElements.next(n, p);
-                }
-                if (i == numFields) {
-                    flags = FLAG_SAMEFIELDS;
-                }
-            }
-        }
-        boolean same = flags == FLAG_SAMEFIELDS;
-        long msDelta = idMs - nodeMs[tail];
-        long seqDelta = idSeq - nodeSeq[tail];
-        int size = ListpackElements.intSize(flags) + ListpackElements.intSize(msDelta) + ListpackElements.intSize(seqDelta);
-        if (!same) {
-            size += ListpackElements.intSize(numFields);
-        }
-        for (int i = 0; i < numFields; i++) {
-            if (!same) {
-                size += ListpackElements.stringSize(buf, offLen[4 * i], offLen[4 * i + 1]);
-            }
-            size += ListpackElements.stringSize(buf, offLen[4 * i + 2], offLen[4 * i + 3]);
-        }
-        long lpCount = numFields + 3 + (same ? 0 : numFields + 1);
-        size += ListpackElements.intSize(lpCount);
-        ensure(tail, size);
-        byte[] n = nodes[tail];
-        int p = used[tail];
-        p = ListpackElements.writeInt(n, p, flags);
-        p = ListpackElements.writeInt(n, p, msDelta);
-        p = ListpackElements.writeInt(n, p, seqDelta);
-        if (!same) {
-            p = ListpackElements.writeInt(n, p, numFields);
-        }
-        for (int i = 0; i < numFields; i++) {
-            if (!same) {
-                p = ListpackElements.writeString(n, p, buf, offLen[4 * i], offLen[4 * i + 1]);
-            }
-            p = ListpackElements.writeString(n, p, buf, offLen[4 * i + 2], offLen[4 * i + 3]);
-        }
-        p = ListpackElements.writeInt(n, p, lpCount);
-        used[tail] = p;
-        length++;
-        entriesAdded++;
-        lastMs = idMs;
-        lastSeq = idSeq;
-        if (length == 1) {
-            firstMs = idMs;
-            firstSeq = idSeq;
-        }
-        return APPENDED;
+        return StreamAppend.append(this, idGiven, seqGiven, ms, seq, now, buf, offLen);
     }
 
-    private void ensure(int node, int more) {
+    void ensure(int node, int more) {
         byte[] n = nodes[node];
         if (used[node] + more > n.length) {
             nodes[node] = Arrays.copyOf(n, Math.max(used[node] + more, n.length + (n.length >> 1)));
@@ -395,7 +252,7 @@ public final class StreamValue implements TypedValue {
         ListpackElements.writeInt(n, pos, v);
     }
 
-    private void insertNode(int at, long ms, long seq, byte[] n, int usedBytes) {
+    void insertNode(int at, long ms, long seq, byte[] n, int usedBytes) {
         if (nodeCount == nodes.length) {
             int cap = nodes.length * 2;
             nodes = Arrays.copyOf(nodes, cap);

@@ -1,4 +1,4 @@
-package dev.spinel.server.engine;
+package dev.spinel.server.engine.tracking;
 
 import dev.spinel.store.ByteKey;
 import java.util.Map;
@@ -15,19 +15,19 @@ import java.util.TreeMap;
  */
 final class BroadcastBatch {
     /** Prefix → changed key → the session that changed it last (null when no client did, e.g. expiry). */
-    private TreeMap<ByteKey, TreeMap<ByteKey, Session>> byPrefix = new TreeMap<>();
+    private TreeMap<ByteKey, TreeMap<ByteKey, TrackedClient>> byPrefix = new TreeMap<>();
 
     boolean isEmpty() {
         return byPrefix.isEmpty();
     }
 
-    void add(ByteKey prefix, ByteKey key, Session writer) {
+    void add(ByteKey prefix, ByteKey key, TrackedClient writer) {
         byPrefix.computeIfAbsent(prefix, p -> new TreeMap<>()).put(key, writer);
     }
 
     /** Takes the pending keys, leaving the batch empty. */
-    Map<ByteKey, TreeMap<ByteKey, Session>> drain() {
-        TreeMap<ByteKey, TreeMap<ByteKey, Session>> taken = byPrefix;
+    Map<ByteKey, TreeMap<ByteKey, TrackedClient>> drain() {
+        TreeMap<ByteKey, TreeMap<ByteKey, TrackedClient>> taken = byPrefix;
         byPrefix = new TreeMap<>();
         return taken;
     }

@@ -1,4 +1,4 @@
-package dev.spinel.server.engine;
+package dev.spinel.server.engine.clients;
 
 import dev.spinel.protocol.Args;
 import dev.spinel.server.engine.ports.ClientConnection;
@@ -30,22 +30,22 @@ public final class ClientPause {
 
     private volatile int type = OFF;
     private volatile long endMillis;
-    private final Set<Session> postponed = new LinkedHashSet<>();
-    /** Other front ends' requests held (gRPC writes, {@link EmbeddedClient}): each retries itself when run. */
+    private final Set<Client> postponed = new LinkedHashSet<>();
+    /** Other front ends' requests held (gRPC writes, {@code EmbeddedClient}): each retries itself when run. */
     private final List<Runnable> waiters = new ArrayList<>();
     private final Keyspace keyspace;
 
-    ClientPause(Keyspace keyspace) {
+    public ClientPause(Keyspace keyspace) {
         this.keyspace = keyspace;
     }
 
     /** True when a pause may be in effect (cheap check for the dispatcher). */
-    boolean active() {
+    public boolean active() {
         return type != OFF;
     }
 
     /** True if a command with these properties must wait now; ends an expired pause. */
-    boolean mustWait(boolean writes, long now) {
+    public boolean mustWait(boolean writes, long now) {
         int t = type;
         if (t == OFF) {
             return false;
@@ -74,7 +74,7 @@ public final class ClientPause {
 
     /** CLIENT UNPAUSE (or the end time passed): resumes every postponed client on its own loop. */
     public void unpause() {
-        List<Session> wake;
+        List<Client> wake;
         List<Runnable> retries;
         synchronized (this) {
             type = OFF;
@@ -84,7 +84,7 @@ public final class ClientPause {
             retries = waiters.isEmpty() ? List.of() : new ArrayList<>(waiters);
             waiters.clear();
         }
-        for (Session s : wake) {
+        for (Client s : wake) {
             s.connection().resume();
         }
         for (Runnable r : retries) {
@@ -138,7 +138,7 @@ public final class ClientPause {
     }
 
     /** Suspends {@code session}, to run {@code retry} again when the pause ends. Event loop of the session. */
-    void postpone(Session session, Args retry, long now) {
+    public void postpone(Client session, Args retry, long now) {
         ClientConnection c = session.connection();
         c.suspend(retry);
         synchronized (this) {
@@ -152,7 +152,7 @@ public final class ClientPause {
     }
 
     /** Timer on the session's loop: resume if the pause ended, else wait for the (extended) end. */
-    private void recheck(Session session) {
+    private void recheck(Client session) {
         long now = System.currentTimeMillis();
         synchronized (this) {
             if (!postponed.contains(session)) {

@@ -1,4 +1,4 @@
-package dev.spinel.server.engine;
+package dev.spinel.server.engine.pubsub;
 
 import dev.spinel.store.ByteKey;
 import java.util.HashSet;

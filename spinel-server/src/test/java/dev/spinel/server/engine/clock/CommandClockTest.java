@@ -1,4 +1,4 @@
-package dev.spinel.server.engine;
+package dev.spinel.server.engine.clock;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

@@ -1,4 +1,4 @@
-package dev.spinel.server.engine;
+package dev.spinel.server.engine.clients;
 
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.ReplyBuffer;
@@ -25,7 +25,7 @@ public final class SlowLog {
     private final ArrayDeque<Entry> entries = new ArrayDeque<>();
     private long nextId;
 
-    public synchronized void add(Session s, Args a, long micros, long maxLen) {
+    public synchronized void add(Client s, Args a, long micros, long maxLen) {
         int argc = Math.min(a.count(), MAX_ARGS);
         byte[][] argv = new byte[argc][];
         for (int i = 0; i < argc; i++) {

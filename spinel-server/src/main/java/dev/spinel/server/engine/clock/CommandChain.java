@@ -1,4 +1,4 @@
-package dev.spinel.server.engine;
+package dev.spinel.server.engine.clock;
 
 /**
  * Times the commands one event loop runs back to back with one clock read each instead of two: the
@@ -24,10 +24,15 @@ public final class CommandChain {
      * millisecond, where a clock per client re-anchored (a clock read and an allocation) on nearly every
      * unpipelined request.
      */
-    final CommandClock clock = new CommandClock();
+    private final CommandClock clock = new CommandClock();
     private boolean open;
     private boolean hasLast;
     private long last;
+
+    /** The wall clock of the commands this loop runs. */
+    public CommandClock clock() {
+        return clock;
+    }
 
     /** The current thread's chain, or null when it has none. */
     public static CommandChain current() {
@@ -47,7 +52,7 @@ public final class CommandChain {
     }
 
     /** A command's start: the end of the command before it in the chain, else the clock now. */
-    long start() {
+    public long start() {
         if (hasLast) {
             hasLast = false;
             return last;
@@ -56,7 +61,7 @@ public final class CommandChain {
     }
 
     /** A command's end ({@code nanos}, read by the caller), which starts the next one while the chain is open. */
-    void end(long nanos) {
+    public void end(long nanos) {
         if (open) {
             last = nanos;
             hasLast = true;

@@ -1,4 +1,4 @@
-package dev.spinel.server.engine;
+package dev.spinel.server.engine.clients;
 
 import dev.spinel.protocol.Args;
 
@@ -14,26 +14,26 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Thread-safety: a concurrent set; deliveries are tasks on the monitors' loops.
  */
 public final class Monitors {
-    private final Set<Session> monitors = ConcurrentHashMap.newKeySet();
+    private final Set<Client> monitors = ConcurrentHashMap.newKeySet();
 
     public boolean isEmpty() {
         return monitors.isEmpty();
     }
 
-    public void add(Session s) {
+    public void add(Client s) {
         monitors.add(s);
     }
 
-    public void remove(Session s) {
+    public void remove(Client s) {
         monitors.remove(s);
     }
 
-    public boolean contains(Session s) {
+    public boolean contains(Client s) {
         return monitors.contains(s);
     }
 
     /** Feeds one executed command to every monitor (not to the session that ran it if it monitors). */
-    public void feed(Session s, Args a) {
+    public void feed(Client s, Args a) {
         Instant now = Instant.now();
         StringBuilder sb = new StringBuilder(64);
         sb.append(now.getEpochSecond()).append('.');
@@ -49,7 +49,7 @@ public final class Monitors {
             repr(sb, a.buffer(), a.offset(i), a.length(i));
         }
         String line = sb.toString();
-        for (Session m : monitors) {
+        for (Client m : monitors) {
             if (m == s) {
                 continue;
             }

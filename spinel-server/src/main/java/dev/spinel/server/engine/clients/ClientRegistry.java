@@ -1,4 +1,4 @@
-package dev.spinel.server.engine;
+package dev.spinel.server.engine.clients;
 
 import java.util.Collection;
 import java.util.concurrent.ConcurrentSkipListMap;
@@ -9,23 +9,23 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Thread-safety: concurrent map; sessions register and leave from their own event loops.
  */
-public final class ClientRegistry {
-    private final ConcurrentSkipListMap<Long, Session> sessions = new ConcurrentSkipListMap<>();
+public final class ClientRegistry<C extends Client> {
+    private final ConcurrentSkipListMap<Long, C> sessions = new ConcurrentSkipListMap<>();
     private final AtomicLong nextId = new AtomicLong(1);
 
     public long nextId() {
         return nextId.getAndIncrement();
     }
 
-    public void add(Session s) {
+    public void add(C s) {
         sessions.put(s.id(), s);
     }
 
-    public void remove(Session s) {
+    public void remove(C s) {
         sessions.remove(s.id());
     }
 
-    public Session get(long id) {
+    public C get(long id) {
         return sessions.get(id);
     }
 
@@ -33,8 +33,8 @@ public final class ClientRegistry {
         return sessions.size();
     }
 
-    /** Sessions in id order. */
-    public Collection<Session> all() {
+    /** Clients in id order. */
+    public Collection<C> all() {
         return sessions.values();
     }
 }

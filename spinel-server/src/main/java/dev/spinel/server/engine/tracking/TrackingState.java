@@ -1,4 +1,4 @@
-package dev.spinel.server.engine;
+package dev.spinel.server.engine.tracking;
 
 import java.util.ArrayList;
 import java.util.List;

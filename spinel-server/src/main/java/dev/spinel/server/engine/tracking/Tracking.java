@@ -1,5 +1,6 @@
-package dev.spinel.server.engine;
+package dev.spinel.server.engine.tracking;
 
+import dev.spinel.server.engine.clients.ClientRegistry;
 import dev.spinel.store.ByteKey;
 import dev.spinel.protocol.ReplyBuffer;
 
@@ -35,17 +36,17 @@ public final class Tracking {
     private static final byte[] CHANNEL = "__redis__:invalidate".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] REDIR_BROKEN = "tracking-redir-broken".getBytes(StandardCharsets.US_ASCII);
 
-    private final ClientRegistry clients;
+    private final ClientRegistry<? extends TrackedClient> clients;
     private final Map<ByteKey, Set<Long>> readers = new ConcurrentHashMap<>();
     /** BCAST prefix ("" without PREFIX) → its clients: Redis's PrefixTable. Changed under its own lock. */
-    private final Map<ByteKey, Set<Session>> prefixes = new ConcurrentHashMap<>();
+    private final Map<ByteKey, Set<TrackedClient>> prefixes = new ConcurrentHashMap<>();
     /** !prefixes.isEmpty(), in one volatile read: the cost of BCAST support to everyone else. */
     private volatile boolean broadcasts;
     private final ThreadLocal<BroadcastBatch> batches = ThreadLocal.withInitial(BroadcastBatch::new);
     private final Runnable flushTask = this::flushBroadcasts;
-    private final Set<Session> tracking = ConcurrentHashMap.newKeySet();
+    private final Set<TrackedClient> tracking = ConcurrentHashMap.newKeySet();
 
-    public Tracking(ClientRegistry clients) {
+    public Tracking(ClientRegistry<? extends TrackedClient> clients) {
         this.clients = clients;
     }
 
@@ -54,7 +55,7 @@ public final class Tracking {
         return !tracking.isEmpty();
     }
 
-    public void enable(Session s, TrackingState state) {
+    public void enable(TrackedClient s, TrackingState state) {
         disable(s);
         s.tracking(state);
         tracking.add(s);
@@ -68,7 +69,7 @@ public final class Tracking {
         }
     }
 
-    public void disable(Session s) {
+    public void disable(TrackedClient s) {
         TrackingState state = s.tracking();
         if (state != null) {
             tracking.remove(s);
@@ -83,7 +84,7 @@ public final class Tracking {
     }
 
     /** A tracking session read a key: remember it (one-shot) unless its mode says otherwise. */
-    void keyRead(Session s, byte[] key) {
+    public void keyRead(TrackedClient s, byte[] key) {
         TrackingState t = s.tracking();
         if (t == null || !t.tracksReads()) {
             return;
@@ -97,13 +98,13 @@ public final class Tracking {
     }
 
     /** A key changed (written, deleted, expired); {@code origin} is the writer, or null. */
-    void keyChanged(Session origin, byte[] key) {
+    public void keyChanged(TrackedClient origin, byte[] key) {
         Set<Long> ids = readers.remove(new ByteKey(key));
         if (ids != null) {
             // NOLOOP compares with the client whose command runs (a script's caller), as Redis's current_client
-            Session current = origin == null || origin.scriptCaller() == null ? origin : origin.scriptCaller();
+            TrackedClient current = origin == null || origin.scriptCaller() == null ? origin : origin.scriptCaller();
             for (long id : ids) {
-                Session target = clients.get(id);
+                TrackedClient target = clients.get(id);
                 TrackingState t = target == null ? null : target.tracking();
                 if (t == null || t.bcast) {
                     continue; // keys it read before switching to BCAST are not its concern now (as Redis)
@@ -120,7 +121,7 @@ public final class Tracking {
     }
 
     /** Redis's trackingRememberKeyToBroadcast: the key joins this thread's batch under each prefix it has. */
-    private void rememberForBroadcast(Session origin, byte[] key) {
+    private void rememberForBroadcast(TrackedClient origin, byte[] key) {
         BroadcastBatch batch = batches.get();
         boolean wasEmpty = batch.isEmpty();
         ByteKey k = null;
@@ -135,7 +136,7 @@ public final class Tracking {
         if (!wasEmpty || batch.isEmpty()) {
             return; // a send of this batch is already due
         }
-        Session client = origin == null || origin.scriptCaller() == null ? origin : origin.scriptCaller();
+        TrackedClient client = origin == null || origin.scriptCaller() == null ? origin : origin.scriptCaller();
         if (client != null && client.executingOn() == Thread.currentThread()) {
             // Sent when this read batch is answered (flushBroadcasts), at the latest after this loop turn.
             client.connection().execute(flushTask);
@@ -158,13 +159,13 @@ public final class Tracking {
         if (batch.isEmpty()) {
             return;
         }
-        for (Map.Entry<ByteKey, TreeMap<ByteKey, Session>> pending : batch.drain().entrySet()) {
-            Set<Session> clientsOf = prefixes.get(pending.getKey());
+        for (Map.Entry<ByteKey, TreeMap<ByteKey, TrackedClient>> pending : batch.drain().entrySet()) {
+            Set<TrackedClient> clientsOf = prefixes.get(pending.getKey());
             if (clientsOf == null) {
                 continue;
             }
             List<byte[]> all = null;
-            for (Session c : clientsOf) {
+            for (TrackedClient c : clientsOf) {
                 TrackingState t = c.tracking();
                 if (t == null || !t.bcast) {
                     continue;
@@ -172,7 +173,7 @@ public final class Tracking {
                 List<byte[]> keys;
                 if (t.noloop) {
                     keys = new ArrayList<>();
-                    for (Map.Entry<ByteKey, Session> e : pending.getValue().entrySet()) {
+                    for (Map.Entry<ByteKey, TrackedClient> e : pending.getValue().entrySet()) {
                         if (e.getValue() != c) {
                             keys.add(e.getKey().bytes());
                         }
@@ -195,17 +196,17 @@ public final class Tracking {
     }
 
     /** FLUSHDB/FLUSHALL: every tracking client gets a null invalidation; the table is dropped. */
-    void flushed(Session origin) {
+    public void flushed(TrackedClient origin) {
         readers.clear();
-        for (Session s : tracking) {
+        for (TrackedClient s : tracking) {
             send(s, origin, null);
         }
     }
 
     /** Sends an invalidation of {@code keys} (null: everything) to a tracking client, or where it redirects. */
-    private void send(Session tracker, Session origin, List<byte[]> keys) {
+    private void send(TrackedClient tracker, TrackedClient origin, List<byte[]> keys) {
         TrackingState t = tracker.tracking();
-        Session target = tracker;
+        TrackedClient target = tracker;
         boolean redirected = t != null && t.redirect > 0;
         Runnable write;
         if (redirected && (target = clients.get(t.redirect)) == null) {
@@ -217,7 +218,7 @@ public final class Tracking {
             target = tracker;
             write = () -> writeRedirBroken(tracker, redirect);
         } else {
-            Session to = target;
+            TrackedClient to = target;
             write = () -> write(to, keys, redirected);
         }
         if (target != origin) {
@@ -225,16 +226,16 @@ public final class Tracking {
         } else if (origin.executingOn() != Thread.currentThread()) {
             // A served blocked command (BLMOVE...) changed its own keys on the serving thread: the push goes
             // right after the reply its loop appends once served, as in Redis.
-            origin.outbox().afterServedReply(write);
+            origin.afterServedReply(write);
         } else if (origin.executingTransaction()) {
-            origin.outbox().afterReply(write); // the writer's own keys inside EXEC: after EXEC's whole reply, as Redis
+            origin.afterReply(write); // the writer's own keys inside EXEC: after EXEC's whole reply, as Redis
         } else {
             write.run(); // after the writer's own reply, as Redis defers it
         }
     }
 
     /** The push {@code tracking-redir-broken <id>} (RESP3 only), on the tracking client's loop. */
-    private static void writeRedirBroken(Session to, long redirect) {
+    private static void writeRedirBroken(TrackedClient to, long redirect) {
         to.beginPush();
         to.out().push(2).bulk(REDIR_BROKEN).integer(redirect);
         to.endPush();
@@ -245,7 +246,7 @@ public final class Tracking {
      * {@code __redis__:invalidate}, only to a redirect target that is subscribed (a RESP2 connection has no
      * other way to receive it).
      */
-    private static void write(Session to, List<byte[]> keys, boolean redirected) {
+    private static void write(TrackedClient to, List<byte[]> keys, boolean redirected) {
         ReplyBuffer out = to.out();
         if (to.protocol() == 3) {
             to.beginPush();
@@ -267,7 +268,7 @@ public final class Tracking {
         to.endPush();
     }
 
-    void closed(Session s) {
+    public void closed(TrackedClient s) {
         disable(s);
     }
 

@@ -1,4 +1,4 @@
-package dev.spinel.server.engine;
+package dev.spinel.server.engine.clock;
 
 import java.time.Instant;
 
@@ -15,7 +15,7 @@ import java.time.Instant;
  * stale anchor only re-anchors again. One instance per event loop ({@link CommandChain}), and one per {@link Session}
  * for commands run on other threads.
  */
-final class CommandClock {
+public final class CommandClock {
     static final long REANCHOR_NANOS = 1_000_000L;
 
     private record Anchor(long nano, long wallNanos) {
@@ -30,7 +30,7 @@ final class CommandClock {
     }
 
     /** Unix milliseconds at {@code nanoNow} (a {@link System#nanoTime} reading taken just before). */
-    long millis(long nanoNow) {
+    public long millis(long nanoNow) {
         Anchor a = anchor;
         long elapsed = nanoNow - a.nano;
         if (elapsed < 0 || elapsed > REANCHOR_NANOS) {

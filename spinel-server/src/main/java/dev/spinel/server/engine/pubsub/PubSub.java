@@ -1,4 +1,4 @@
-package dev.spinel.server.engine;
+package dev.spinel.server.engine.pubsub;
 
 import dev.spinel.store.ByteKey;
 import dev.spinel.protocol.ReplyBuffer;
@@ -22,29 +22,29 @@ import java.util.function.Consumer;
  * <p>Thread-safety: concurrent maps of concurrent sets; subscribe/unsubscribe/publish may run on any
  * loop at once. A session's own subscription sets ({@link Subscriptions}) are touched only on its loop.
  */
-public final class PubSub {
+public final class PubSub<S extends Subscriber> {
     private static final byte[] MESSAGE = "message".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] PMESSAGE = "pmessage".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] SMESSAGE = "smessage".getBytes(StandardCharsets.US_ASCII);
 
-    private final Map<ByteKey, Set<Session>> channels = new ConcurrentHashMap<>();
-    private final Map<ByteKey, Set<Session>> patterns = new ConcurrentHashMap<>();
-    private final Map<ByteKey, Set<Session>> shardChannels = new ConcurrentHashMap<>();
-    private final OutputLimit limit;
+    private final Map<ByteKey, Set<S>> channels = new ConcurrentHashMap<>();
+    private final Map<ByteKey, Set<S>> patterns = new ConcurrentHashMap<>();
+    private final Map<ByteKey, Set<S>> shardChannels = new ConcurrentHashMap<>();
+    private final OutputLimit<S> limit;
 
-    public PubSub(OutputLimit limit) {
+    public PubSub(OutputLimit<S> limit) {
         this.limit = limit;
     }
 
     /** Decides whether a subscriber's unsent output has grown past its limit (client-output-buffer-limit pubsub). */
     @FunctionalInterface
-    public interface OutputLimit {
-        boolean exceeded(Session subscriber, long pendingBytes);
+    public interface OutputLimit<S extends Subscriber> {
+        boolean exceeded(S subscriber, long pendingBytes);
     }
 
     public enum Kind { CHANNEL, PATTERN, SHARD }
 
-    private Map<ByteKey, Set<Session>> map(Kind kind) {
+    private Map<ByteKey, Set<S>> map(Kind kind) {
         return switch (kind) {
             case CHANNEL -> channels;
             case PATTERN -> patterns;
@@ -53,7 +53,7 @@ public final class PubSub {
     }
 
     /** Adds a subscription; returns false if the session already had it. */
-    public boolean subscribe(Kind kind, ByteKey name, Session s) {
+    public boolean subscribe(Kind kind, ByteKey name, S s) {
         if (!s.subscriptions().set(kind).add(name)) {
             return false;
         }
@@ -61,7 +61,7 @@ public final class PubSub {
         // computeIfAbsent(...).add(s) another client's last unsubscribe could drop the set in between,
         // and this subscription received nothing.
         map(kind).compute(name, (k, set) -> {
-            Set<Session> sessions = set != null ? set : ConcurrentHashMap.newKeySet();
+            Set<S> sessions = set != null ? set : ConcurrentHashMap.newKeySet();
             sessions.add(s);
             return sessions;
         });
@@ -69,7 +69,7 @@ public final class PubSub {
     }
 
     /** Removes a subscription; returns false if the session did not have it. */
-    public boolean unsubscribe(Kind kind, ByteKey name, Session s) {
+    public boolean unsubscribe(Kind kind, ByteKey name, S s) {
         if (!s.subscriptions().set(kind).remove(name)) {
             return false;
         }
@@ -81,7 +81,7 @@ public final class PubSub {
     }
 
     /** Drops every subscription of a closing session. */
-    public void unsubscribeAll(Session s) {
+    public void unsubscribeAll(S s) {
         if (!s.hasSubscriptions()) {
             return;
         }
@@ -95,18 +95,18 @@ public final class PubSub {
     /** PUBLISH: delivers to channel and pattern subscribers; returns the number of receivers. */
     public long publish(byte[] channel, byte[] message) {
         long n = 0;
-        Set<Session> direct = channels.get(new ByteKey(channel));
+        Set<S> direct = channels.get(new ByteKey(channel));
         if (direct != null) {
-            for (Session s : direct) {
+            for (S s : direct) {
                 deliver(s, MESSAGE, null, channel, message);
                 n++;
             }
         }
         if (!patterns.isEmpty()) {
-            for (Map.Entry<ByteKey, Set<Session>> e : patterns.entrySet()) {
+            for (Map.Entry<ByteKey, Set<S>> e : patterns.entrySet()) {
                 byte[] p = e.getKey().bytes();
                 if (Glob.matches(p, channel, false)) {
-                    for (Session s : e.getValue()) {
+                    for (S s : e.getValue()) {
                         deliver(s, PMESSAGE, p, channel, message);
                         n++;
                     }
@@ -117,13 +117,13 @@ public final class PubSub {
     }
 
     /** Calls {@code visit} for each subscriber a PUBLISH to {@code channel} would reach now (once per subscription). */
-    void forEachSubscriber(byte[] channel, Consumer<Session> visit) {
-        Set<Session> direct = channels.get(new ByteKey(channel));
+    public void forEachSubscriber(byte[] channel, Consumer<S> visit) {
+        Set<S> direct = channels.get(new ByteKey(channel));
         if (direct != null) {
             direct.forEach(visit);
         }
         if (!patterns.isEmpty()) {
-            for (Map.Entry<ByteKey, Set<Session>> e : patterns.entrySet()) {
+            for (Map.Entry<ByteKey, Set<S>> e : patterns.entrySet()) {
                 if (Glob.matches(e.getKey().bytes(), channel, false)) {
                     e.getValue().forEach(visit);
                 }
@@ -133,17 +133,17 @@ public final class PubSub {
 
     /** SPUBLISH: delivers to shard-channel subscribers. */
     public long publishShard(byte[] channel, byte[] message) {
-        Set<Session> subs = shardChannels.get(new ByteKey(channel));
+        Set<S> subs = shardChannels.get(new ByteKey(channel));
         if (subs == null) {
             return 0;
         }
-        for (Session s : subs) {
+        for (S s : subs) {
             deliver(s, SMESSAGE, null, channel, message);
         }
         return subs.size();
     }
 
-    private void deliver(Session s, byte[] kind, byte[] pattern, byte[] channel, byte[] message) {
+    private void deliver(S s, byte[] kind, byte[] pattern, byte[] channel, byte[] message) {
         ClientConnection c = s.connection();
         Runnable write = () -> {
             ReplyBuffer out = s.out();
@@ -179,7 +179,7 @@ public final class PubSub {
     }
 
     public long subscriberCount(Kind kind, byte[] name) {
-        Set<Session> s = map(kind).get(new ByteKey(name));
+        Set<S> s = map(kind).get(new ByteKey(name));
         return s == null ? 0 : s.size();
     }
 

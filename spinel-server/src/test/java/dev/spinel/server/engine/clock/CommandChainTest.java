@@ -1,4 +1,4 @@
-package dev.spinel.server.engine;
+package dev.spinel.server.engine.clock;
 
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.testing.RawClient;

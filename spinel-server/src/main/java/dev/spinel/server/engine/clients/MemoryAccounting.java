@@ -1,4 +1,4 @@
-package dev.spinel.server.engine;
+package dev.spinel.server.engine.clients;
 
 import dev.spinel.server.engine.ports.ClientConnection;
 import dev.spinel.store.Database;
@@ -29,13 +29,13 @@ public final class MemoryAccounting {
     static final long PER_STRIPE = 96;
 
     private final Keyspace keyspace;
-    private final ClientRegistry clients;
+    private final ClientRegistry<?> clients;
     private final long startup;
     private volatile LongSupplier scripts = () -> 0;
     private volatile LongSupplier backlog = () -> 0;
     private volatile long clientBuffers;
 
-    MemoryAccounting(Keyspace keyspace, ClientRegistry clients) {
+    public MemoryAccounting(Keyspace keyspace, ClientRegistry<?> clients) {
         this.keyspace = keyspace;
         this.clients = clients;
         this.startup = STARTUP_FIXED + (long) keyspace.databases() * Database.SEGMENTS * PER_STRIPE;
@@ -99,7 +99,7 @@ public final class MemoryAccounting {
      */
     public void sampleClients() {
         long n = 0;
-        for (Session s : clients.all()) {
+        for (Client s : clients.all()) {
             try {
                 ClientConnection c = s.connection();
                 n += c.queryBufferLength() + c.queryBufferFree() + s.out().array().length + c.pendingOutputBytes();

@@ -1,0 +1,141 @@
+package dev.spinel.server.durability;
+
+import dev.spinel.persistence.KeyspaceLoader;
+import dev.spinel.persistence.RdbException;
+import dev.spinel.persistence.RdbFiles;
+import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.log.Log;
+import dev.spinel.server.scripting.FunctionError;
+import dev.spinel.server.scripting.FunctionLibraries;
+import dev.spinel.store.Keyspace;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.function.Consumer;
+
+/**
+ * Loading a dataset from {@link Persistence}'s files: {@code dir/dbfilename} at start-up, and the DEBUG
+ * commands that replace the dataset with a file's (RELOAD from the RDB, LOADAOF from the append-only files).
+ *
+ * <p>Thread-safety: the start-up load runs before any client; the DEBUG loads hold every stripe while they
+ * replace the dataset, so no client sees it half loaded.
+ */
+final class DatasetLoads {
+    private final Persistence persistence;
+    private final ServerConfig config;
+    private final Keyspace keyspace;
+    private final FunctionLibraries functions;
+
+    DatasetLoads(Persistence persistence, ServerConfig config, Keyspace keyspace, FunctionLibraries functions) {
+        this.persistence = persistence;
+        this.config = config;
+        this.keyspace = keyspace;
+        this.functions = functions;
+    }
+
+    /**
+     * Loads {@code dir/dbfilename} if it exists, and returns its loader (what it loaded), or null when there is no
+     * file. Throws {@link RdbException} when it exists but is bad.
+     */
+    KeyspaceLoader loadRdb() {
+        Path file = persistence.rdbPath();
+        long start = System.nanoTime();
+        KeyspaceLoader loader = new KeyspaceLoader(keyspace, System.currentTimeMillis(), Persistence.functionLoader(functions))
+                .perKey(new LoadDelay(config));
+        boolean found;
+        try {
+            found = RdbFiles.load(keyspace, file, loader);
+        } catch (IOException e) {
+            throw new RdbException("Fatal error loading the DB: " + e.getMessage() + ". Exiting.", e);
+        }
+        if (!found) {
+            return null;
+        }
+        Log.notice(String.format("DB loaded from disk: %.3f seconds", (System.nanoTime() - start) / 1e9));
+        Log.notice("Done loading RDB, keys loaded: " + loader.loaded() + ", keys expired: " + loader.expiredSkipped() + ".");
+        return loader;
+    }
+
+    /**
+     * DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE] (Redis's debug.c): saves the snapshot (unless {@code save} is
+     * false), empties every database and the function libraries (when {@code flush}), and loads the file
+     * back, all under every stripe so that no client sees the dataset half loaded. Without {@code merge} a
+     * key or library already present fails the load, as Redis's rdbLoad without RDBFLAGS_ALLOW_DUP does.
+     * Returns null on success, else Redis's error text.
+     */
+    String debugReload(boolean save, boolean flush, boolean merge) {
+        if (save) {
+            try {
+                if (!persistence.save()) {
+                    return "ERR";
+                }
+            } catch (IllegalStateException e) {
+                return "ERR";
+            }
+        }
+        keyspace.lockAll();
+        try {
+            if (flush) {
+                keyspace.clearAll();
+                functions.flush();
+            }
+            Consumer<byte[]> libraries = code -> {
+                try {
+                    functions.load(code, merge);
+                } catch (FunctionError e) {
+                    throw new RdbException("Failed loading library, " + e.getMessage());
+                }
+            };
+            KeyspaceLoader loader = new KeyspaceLoader(keyspace, System.currentTimeMillis(), libraries)
+                    .perKey(new LoadDelay(config));
+            if (!merge) {
+                loader.refuseExisting();
+            }
+            if (!RdbFiles.load(keyspace, persistence.rdbPath(), loader)) {
+                Log.warning("Fatal error loading the DB: No such file or directory.");
+                return "ERR Error trying to load the RDB dump";
+            }
+        } catch (IOException | RuntimeException e) {
+            Log.warning("Error loading the RDB dump: " + e.getMessage());
+            return "ERR Error trying to load the RDB dump";
+        } finally {
+            keyspace.unlockAll();
+        }
+        persistence.reloaded();
+        Log.notice("DB reloaded by DEBUG RELOAD");
+        return null;
+    }
+
+    /**
+     * DEBUG LOADAOF (Redis's debug.c): writes out what the log holds in memory, empties every database and the
+     * function libraries, and loads the dataset back from the append-only files (base, then increments), all
+     * under every stripe. Works with the log on or off, as in Redis, as long as the files exist (Redis exits
+     * when they do not, or cannot be loaded; here the command fails with the reason in the log). Returns null
+     * on success, else the error text.
+     */
+    String debugLoadAof() {
+        Aof a = persistence.aof();
+        if (a != null && !a.drain()) {
+            return "ERR Error writing the AOF before loading it";
+        }
+        Aof reader = a != null ? a : persistence.offlineRewriter();
+        if (!reader.exists()) {
+            Log.warning("The AOF directory " + reader.dir() + " or its manifest doesn't exist");
+            return "ERR Error trying to load the AOF files";
+        }
+        keyspace.lockAll();
+        try {
+            keyspace.clearAll();
+            functions.flush();
+            reader.loadWithoutLogging();
+        } catch (IOException | RuntimeException e) {
+            Log.warning("Error loading the AOF files: " + e.getMessage());
+            return "ERR Error trying to load the AOF files";
+        } finally {
+            keyspace.unlockAll();
+        }
+        persistence.reloaded();
+        Log.warning("Append Only File loaded by DEBUG LOADAOF");
+        return null;
+    }
+}
