@@ -241,7 +241,19 @@ final class MasterLink {
         if (pong.startsWith("-")) {
             throw new IOException("Error reply to PING from master: '" + pong + "'");
         }
-        reply(in, send("REPLCONF", "listening-port", Integer.toString(replication.listeningPort())));
+        int announcePort = (int) replication.config().replicaAnnouncePort.value();
+        String portReply = reply(in, send("REPLCONF", "listening-port",
+                Integer.toString(announcePort != 0 ? announcePort : replication.listeningPort())));
+        if (portReply.startsWith("-")) {
+            Log.notice("(Non critical) Master does not understand REPLCONF listening-port: " + portReply);
+        }
+        String announceIp = replication.config().replicaAnnounceIp.value();
+        if (!announceIp.isEmpty()) {
+            String ipReply = reply(in, send("REPLCONF", "ip-address", announceIp));
+            if (ipReply.startsWith("-")) {
+                Log.notice("(Non critical) Master does not understand REPLCONF ip-address: " + ipReply);
+            }
+        }
         reply(in, send("REPLCONF", "capa", "eof", "capa", "psync2"));
         Session a = applier;
         if (a.killed() || a.transaction() != null) {
@@ -519,7 +531,7 @@ final class MasterLink {
         }
         f(sb, "slave_priority", replication.config().replicaPriority.value());
         f(sb, "slave_read_only", replication.config().replicaReadOnly.value() ? 1 : 0);
-        f(sb, "replica_announced", 1);
+        f(sb, "replica_announced", replication.config().replicaAnnounced.value() ? 1 : 0);
     }
 
     private static void f(StringBuilder sb, String name, Object v) {
