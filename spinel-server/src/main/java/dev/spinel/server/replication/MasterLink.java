@@ -7,17 +7,22 @@ import dev.spinel.protocol.Args;
 import dev.spinel.server.acl.Acl;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.Session;
+import dev.spinel.server.durability.LoadDelay;
 import dev.spinel.server.engine.ports.InternalConnection;
 import dev.spinel.server.log.Log;
 import dev.spinel.server.scripting.FunctionError;
 import dev.spinel.store.Keyspace;
 
+import java.io.BufferedInputStream;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantLock;
@@ -335,6 +340,13 @@ final class MasterLink {
         if (!header.startsWith("$")) {
             throw new IOException("Bad protocol from MASTER, the first byte is not '$' (we received '" + header + "')");
         }
+        Keyspace ks = engine.keyspace();
+        String mode = replication.config().replDisklessLoad.value();
+        boolean aside = ks.db(0).slotIndex() == null
+                && (mode.equals("swapdb") || (mode.equals("on-empty-db") && totalKeys(ks) == 0));
+        if (aside) {
+            return loadAside(in, header, ks);
+        }
         byte[] rdb;
         if (header.startsWith("$EOF:")) {
             byte[] mark = header.substring(5).getBytes(StandardCharsets.US_ASCII);
@@ -348,7 +360,6 @@ final class MasterLink {
             in.readFully(rdb);
             Log.notice("MASTER <-> REPLICA sync: receiving " + rdb.length + " bytes from master to disk");
         }
-        Keyspace ks = engine.keyspace();
         int streamDb = 0;
         ks.lockAll();
         try {
@@ -361,7 +372,7 @@ final class MasterLink {
                 } catch (FunctionError e) {
                     throw new IllegalStateException("Failed loading library, " + e.getMessage());
                 }
-            }).keepExpired();
+            }).keepExpired().perKey(new LoadDelay(replication.config()));
             new RdbReader(ValueCodecs.standard(), ks.databases()).read(new ByteArrayInputStream(rdb), loader);
             String db = loader.aux().get("repl-stream-db");
             if (db != null) {
@@ -372,6 +383,62 @@ final class MasterLink {
             ks.unlockAll();
         }
         return streamDb;
+    }
+
+    private static long totalKeys(Keyspace ks) {
+        long n = 0;
+        for (int i = 0; i < ks.databases(); i++) {
+            n += ks.db(i).size();
+        }
+        return n;
+    }
+
+    /**
+     * {@code repl-diskless-load swapdb} (or {@code on-empty-db} with no keys): the RDB is loaded as it arrives
+     * from the socket into a keyspace of its own while the current dataset goes on serving reads (Redis 7.0's
+     * async loading), then the two are exchanged under every stripe with the function libraries. A load that
+     * fails (the link drops, the payload is corrupt) leaves the current dataset as it was.
+     */
+    private int loadAside(StreamReader in, String header, Keyspace ks) throws IOException {
+        InputStream payload;
+        if (header.startsWith("$EOF:")) {
+            byte[] mark = header.substring(5).getBytes(StandardCharsets.US_ASCII);
+            if (mark.length != 40) {
+                throw new IOException("Bad EOF mark from MASTER: '" + header + "'");
+            }
+            payload = in.payloadUntilMark(mark);
+        } else {
+            payload = in.payload(Long.parseLong(header.substring(1)));
+        }
+        Log.notice("MASTER <-> REPLICA sync: Loading DB in memory");
+        Keyspace loaded = ks.emptySibling();
+        List<byte[]> libraries = new ArrayList<>();
+        KeyspaceLoader loader = new KeyspaceLoader(loaded, System.currentTimeMillis(), libraries::add)
+                .keepExpired().perKey(new LoadDelay(replication.config()));
+        try {
+            new RdbReader(ValueCodecs.standard(), ks.databases()).read(new BufferedInputStream(payload, 1 << 16), loader);
+            while (payload.read() >= 0) {
+                lastIo = System.currentTimeMillis(); // what follows the RDB's checksum up to the payload's end
+            }
+        } catch (IOException | RuntimeException e) {
+            Log.warning("Failed trying to load the MASTER synchronization DB from socket, check server logs. "
+                    + "The current dataset is kept. (" + e.getMessage() + ")");
+            throw e instanceof IOException io ? io : new IOException(e.getMessage(), e);
+        }
+        var functions = replication.functions();
+        ks.swapContents(loaded, () -> {
+            functions.flush();
+            for (byte[] code : libraries) {
+                try {
+                    functions.load(code, true);
+                } catch (FunctionError e) {
+                    Log.warning("Failed loading library from the MASTER's RDB: " + e.getMessage());
+                }
+            }
+        });
+        String db = loader.aux().get("repl-stream-db");
+        Log.notice("MASTER <-> REPLICA sync: Finished with success (" + loader.loaded() + " keys)");
+        return db != null ? Integer.parseInt(db) : 0;
     }
 
     /**
