@@ -404,8 +404,8 @@ public final class Engine {
         }
         ReplicationGate gate = hooks.replicationGate(); // one volatile read; null on a plain master
         if (gate != null) {
-            String refused = gate.refusal(session.isReplicationApplier(), cmd.spec().has("write") || DispatchRules.execHas(session, cmd, "write"),
-                    !cmd.spec().has("stale"));
+            String refused = gate.refusal(session.isReplicationApplier(), cmd.spec().has("write")
+                    || DispatchRules.execHas(session, cmd, "write") || scriptDeclaresWrites(cmd, args), !cmd.spec().has("stale"));
             if (refused != null) {
                 refusals.reject(session, cmd, refused);
                 applyReplyMode(session);
@@ -477,6 +477,15 @@ public final class Engine {
      * {@code no-writes}, one that declares none (no shebang, unknown script) has its command's flags (EVAL,
      * EVALSHA and FCALL may replicate; the _RO forms not).
      */
+    /** A script with flags and without no-writes is a write command, as Redis's scriptFlagsToCmdFlags makes it. */
+    private boolean scriptDeclaresWrites(Command cmd, Args args) {
+        if (cmd.scriptKind == null) {
+            return false;
+        }
+        int declared = scriptFlags.declared(cmd.scriptKind, args);
+        return declared != ScriptFlags.UNDECLARED && (declared & ScriptFlags.NO_WRITES) == 0;
+    }
+
     private boolean pausedByWrite(Command cmd, Session session, Args args) {
         if (cmd.scriptKind != null) {
             int declared = scriptFlags.declared(cmd.scriptKind, args);

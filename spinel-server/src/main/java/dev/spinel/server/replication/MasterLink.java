@@ -5,6 +5,8 @@ import dev.spinel.persistence.RdbReader;
 import dev.spinel.persistence.ValueCodecs;
 import dev.spinel.protocol.Args;
 import dev.spinel.server.acl.Acl;
+import dev.spinel.protocol.ReplyBuffer;
+import dev.spinel.server.engine.Command;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.durability.LoadDelay;
@@ -483,14 +485,47 @@ final class MasterLink {
                 close(socket);
             }
         } else if (!name.equals("ping")) {
-            engine.execute(applier, Args.of(argv));
+            Args args = Args.of(argv);
+            engine.execute(applier, args);
             Args again;
             while ((again = connection.takePostponed()) != null && !closed) {
                 sleepWhilePaused(); // CLIENT PAUSE: the stream waits, nothing is lost
                 connection.resume();
                 engine.execute(applier, again);
             }
-            applier.out().clear();
+            ReplyBuffer out = applier.out();
+            if (out.size() > 0 && out.array()[0] == '-') {
+                errorToMaster(args, out.array(), out.size());
+            }
+            out.clear();
+        }
+    }
+
+    /**
+     * The master's command got an error here (Redis's afterErrorReply for a master client): the replica's data
+     * may have diverged. Logged as Redis logs it, counted in unexpected_error_replies, and with
+     * {@code propagation-error-behavior panic} (or panic-on-replicas) on a read-only replica the server stops.
+     */
+    private void errorToMaster(Args args, byte[] reply, int size) {
+        int end = 1;
+        while (end < size && reply[end] != '\r') {
+            end++;
+        }
+        String error = new String(reply, 1, Math.min(end - 1, 4096), StandardCharsets.UTF_8);
+        Command c = engine.commands().lookup(args);
+        if (c != null && c.hasSubcommands() && args.count() > 1) {
+            Command sub = c.subcommand(args.string(1).toLowerCase(Locale.ROOT));
+            c = sub != null ? sub : c;
+        }
+        String cmd = c == null ? "<unknown>" : c.name(); // a subcommand's is Redis's fullname, container|sub
+        Log.warning("== CRITICAL == This replica is sending an error to its master: '" + error
+                + "' after processing the command '" + cmd + "'");
+        engine.stats().unexpectedErrorReplies.increment();
+        String behaviour = replication.config().param("propagation-error-behavior").get();
+        if (replication.config().replicaReadOnly.value() && !behaviour.equals("ignore")) {
+            Log.warning("Guru Meditation: This replica panicked sending an error to its master after processing the command '"
+                    + cmd + "' (propagation-error-behavior " + behaviour + ")");
+            Runtime.getRuntime().halt(1); // Redis's serverPanic: the process ends here, as a crash
         }
     }
 
