@@ -290,6 +290,8 @@ public final class ServerConfig {
     public final Params.Text tlsCiphers = add(new Params.Text("tls-ciphers", true, "", null, null));
     public final Params.Text tlsCiphersuites = add(new Params.Text("tls-ciphersuites", true, "", null, null));
     public final Params.Bool tlsPreferServerCiphers = add(new Params.Bool("tls-prefer-server-ciphers", true, false, null));
+    /** A replica's link to its master over TLS (the server's certificate as the client's, its CAs to check the master's). */
+    public final Params.Bool tlsReplication = add(new Params.Bool("tls-replication", true, false, null));
     // ---- end TLS
 
     {

@@ -12,6 +12,7 @@ import dev.spinel.server.engine.Session;
 import dev.spinel.server.durability.LoadDelay;
 import dev.spinel.server.engine.ports.InternalConnection;
 import dev.spinel.server.log.Log;
+import dev.spinel.server.net.ServerTls;
 import dev.spinel.server.scripting.FunctionError;
 import dev.spinel.store.Keyspace;
 
@@ -231,6 +232,15 @@ final class MasterLink {
         }
         s.connect(new InetSocketAddress(host, port), CONNECT_TIMEOUT_MS);
         s.setTcpNoDelay(true);
+        if (replication.config().tlsReplication.value()) {
+            ServerTls tls = replication.tlsContext();
+            if (tls == null) {
+                throw new IOException("tls-replication is set but TLS is not configured (tls-cert-file, tls-key-file)");
+            }
+            s.setSoTimeout(CONNECT_TIMEOUT_MS);
+            s = tls.connect(s, host, port);
+            socket = s;
+        }
         s.setSoTimeout((int) Math.min(Integer.MAX_VALUE, replication.config().replTimeout.value() * 1000));
         out = s.getOutputStream();
         StreamReader in = new StreamReader(s.getInputStream());
