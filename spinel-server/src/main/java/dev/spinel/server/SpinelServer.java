@@ -77,7 +77,7 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
         this.config = config;
         // As Redis: a TLS setup that cannot work stops the start before anything is loaded or bound.
         ServerTls tls = null;
-        if (config.tlsPort.value() != 0) {
+        if (config.tlsPort.value() != 0 || config.tlsReplication.value()) { // Redis: tls-port or tls-replication
             try {
                 tls = ServerTls.configure(config);
             } catch (ConfigException e) {
@@ -138,6 +138,7 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
         this.persistenceCron = resp.workerGroup().next().scheduleAtFixedRate(persistence::cron, 100, 100, TimeUnit.MILLISECONDS);
         this.replicationCron = resp.workerGroup().next().scheduleAtFixedRate(replication::cron, 1000, 1000, TimeUnit.MILLISECONDS);
         replication.listeningPort(this::port);
+        replication.tls(this::tlsPort, resp::tls);
         replication.commandThreads(resp.workerGroup());
         replication.afterFullSync(() -> {
             if (config.appendonly.value()) {
@@ -178,13 +179,18 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
         config.onApply(config.bind, () -> rebind("Failed to bind to specified addresses."));
         config.onApply(config.tlsPort, () -> rebind("Unable to listen on this port. Check server logs."));
         ServerConfig.Applier reconfigureTls = () -> {
-            if (config.tlsPort.value() != 0) {
+            if (config.tlsPort.value() != 0 || config.tlsReplication.value()) {
                 resp.tls(configureTls());
             }
         };
         for (var p : config.tlsContextParams()) {
             config.onApply(p, reconfigureTls);
         }
+        config.onApply(config.tlsReplication, () -> {
+            if (config.tlsReplication.value() && resp.tls() == null) { // as Redis: TLS is configured when first needed
+                resp.tls(configureTls());
+            }
+        });
         config.onApply(config.loglevel, () -> Log.level(config.loglevel.value()));
         config.onApply(config.hz, () -> {
             ScheduledFuture<?> old = cron;

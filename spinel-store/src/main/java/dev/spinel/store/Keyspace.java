@@ -14,7 +14,7 @@ public final class Keyspace {
     private volatile KeyspaceListener listener = KeyspaceListener.NONE;
     private final AtomicLong expiredKeys = new AtomicLong();
     /** Whole seconds, so that the LRU clock ticks with the wall clock's seconds, as Redis's does. */
-    private final long startSeconds = System.currentTimeMillis() / 1000;
+    private final long startSeconds;
     /** True under a maxmemory LFU policy: access stamps are {@link Lfu} counters, not LRU clocks. */
     private volatile boolean lfu;
     private volatile boolean sharedIntegers = true;
@@ -36,6 +36,11 @@ public final class Keyspace {
      *                    without it writes pay nothing for an index
      */
     public Keyspace(int databases, boolean slotIndexed) {
+        this(databases, slotIndexed, System.currentTimeMillis() / 1000);
+    }
+
+    private Keyspace(int databases, boolean slotIndexed, long startSeconds) {
+        this.startSeconds = startSeconds;
         dbs = new Database[databases];
         for (int i = 0; i < databases; i++) {
             dbs[i] = new Database(this, i, slotIndexed && i == 0); // cluster mode has db 0 only
@@ -145,6 +150,44 @@ public final class Keyspace {
             for (int i = dbs.length - 1; i >= 0; i--) {
                 dbs[i].unlockAll();
             }
+        }
+    }
+
+    /**
+     * An empty keyspace of the same shape with the same access clock and settings, to load a dataset aside
+     * and then take it with {@link #swapContents} (a replica's {@code repl-diskless-load swapdb}). Not for
+     * cluster mode (its slot index is not swapped).
+     */
+    public Keyspace emptySibling() {
+        if (dbs.length > 0 && dbs[0].slotIndex() != null) {
+            throw new IllegalStateException("a slot-indexed keyspace cannot be swapped");
+        }
+        Keyspace k = new Keyspace(dbs.length, false, startSeconds);
+        k.lfu = lfu;
+        k.sharedIntegers = sharedIntegers;
+        k.lazyExpiry = lazyExpiry;
+        return k;
+    }
+
+    /**
+     * Exchanges every database's contents with {@code other}'s, holding every stripe of both (this keyspace's
+     * first); {@code whileLocked} runs after the exchange, before they are released. Clients see the old
+     * dataset, then the new one, never a mix.
+     */
+    public void swapContents(Keyspace other, Runnable whileLocked) {
+        if (other.dbs.length != dbs.length) {
+            throw new IllegalArgumentException("different database counts");
+        }
+        lockAll();
+        other.lockAll();
+        try {
+            for (int i = 0; i < dbs.length; i++) {
+                dbs[i].swapWith(other.dbs[i]);
+            }
+            whileLocked.run();
+        } finally {
+            other.unlockAll();
+            unlockAll();
         }
     }
 

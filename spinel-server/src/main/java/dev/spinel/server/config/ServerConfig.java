@@ -164,6 +164,19 @@ public final class ServerConfig {
     public final Params.Int replDisklessSyncDelay = add(new Params.Int("repl-diskless-sync-delay", true, 5, 0, Integer.MAX_VALUE, null));
     public final Params.Int replDisklessSyncMaxReplicas = add(new Params.Int("repl-diskless-sync-max-replicas", true, 0, 0, Integer.MAX_VALUE, null));
     public final Params.Int replicaPriority = add(new Params.Int("replica-priority", true, 100, 0, Integer.MAX_VALUE, null, "slave-priority"));
+    /** The address a replica gives its master (REPLCONF ip-address) instead of the one the master sees; empty: none. */
+    public final Params.Text replicaAnnounceIp = add(new Params.Text("replica-announce-ip", true, "", null, null, "slave-announce-ip"));
+    /** The port a replica gives its master (REPLCONF listening-port); 0: the port it listens on. */
+    public final Params.Int replicaAnnouncePort = add(new Params.Int("replica-announce-port", true, 0, 0, 65535, null, "slave-announce-port"));
+    /** Whether Sentinel should list this replica (INFO's replica_announced). */
+    public final Params.Bool replicaAnnounced = add(new Params.Bool("replica-announced", true, true, null));
+    /**
+     * How a replica loads a full resync's RDB (Redis 7.0): {@code disabled} reads it whole before touching the
+     * dataset; {@code swapdb} likewise, the old dataset serving reads until the new one is loaded and kept if the
+     * load fails; {@code on-empty-db} loads while it arrives when the dataset is empty, else as disabled.
+     */
+    public final Params.Enum replDisklessLoad = add(new Params.Enum("repl-diskless-load", true, "disabled",
+            List.of("disabled", "on-empty-db", "swapdb"), null));
     /** Accepted for redis.conf compatibility: Spinel's threads are its event loops (event-loop-threads). */
     public final Params.Int ioThreads = add(new Params.Int("io-threads", false, 1, 1, 128, null));
     public final Params.Bool ioThreadsDoReads = add(new Params.Bool("io-threads-do-reads", false, false, null));
@@ -272,6 +285,8 @@ public final class ServerConfig {
     public final Params.Text tlsCiphers = add(new Params.Text("tls-ciphers", true, "", null, null));
     public final Params.Text tlsCiphersuites = add(new Params.Text("tls-ciphersuites", true, "", null, null));
     public final Params.Bool tlsPreferServerCiphers = add(new Params.Bool("tls-prefer-server-ciphers", true, false, null));
+    /** A replica's link to its master over TLS (the server's certificate as the client's, its CAs to check the master's). */
+    public final Params.Bool tlsReplication = add(new Params.Bool("tls-replication", true, false, null));
     // ---- end TLS
 
     {

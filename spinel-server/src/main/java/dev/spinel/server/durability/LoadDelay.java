@@ -12,10 +12,10 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Thread-safety: stateless; reads the parameter (volatile) on each call.
  */
-final class LoadDelay implements Runnable {
+public final class LoadDelay implements Runnable {
     private final ServerConfig config;
 
-    LoadDelay(ServerConfig config) {
+    public LoadDelay(ServerConfig config) {
         this.config = config;
     }
 

@@ -413,7 +413,8 @@ public final class Engine {
         }
         ReplicationGate gate = hooks.replicationGate(); // one volatile read; null on a plain master
         if (gate != null) {
-            String refused = gate.refusal(session.isReplicationApplier(), cmd.has(CommandFlag.WRITE) || DispatchRules.execHas(session, cmd, CommandFlag.WRITE),
+            String refused = gate.refusal(session.isReplicationApplier(), cmd.has(CommandFlag.WRITE)
+                    || DispatchRules.execHas(session, cmd, CommandFlag.WRITE) || scriptDeclaresWrites(cmd, args),
                     !cmd.has(CommandFlag.STALE));
             if (refused != null) {
                 refusals.reject(session, cmd, refused);
@@ -486,6 +487,15 @@ public final class Engine {
      * {@code no-writes}, one that declares none (no shebang, unknown script) has its command's flags (EVAL,
      * EVALSHA and FCALL may replicate; the _RO forms not).
      */
+    /** A script with flags and without no-writes is a write command, as Redis's scriptFlagsToCmdFlags makes it. */
+    private boolean scriptDeclaresWrites(Command cmd, Args args) {
+        if (cmd.scriptKind == null) {
+            return false;
+        }
+        int declared = scriptFlags.declared(cmd.scriptKind, args);
+        return declared != ScriptFlags.UNDECLARED && (declared & ScriptFlags.NO_WRITES) == 0;
+    }
+
     private boolean pausedByWrite(Command cmd, Session session, Args args) {
         if (cmd.scriptKind != null) {
             int declared = scriptFlags.declared(cmd.scriptKind, args);

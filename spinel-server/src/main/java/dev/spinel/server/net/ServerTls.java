@@ -7,6 +7,7 @@ import io.netty.handler.ssl.SslHandler;
 
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLParameters;
@@ -17,6 +18,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
+import java.net.Socket;
 import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
@@ -131,6 +133,22 @@ public final class ServerTls {
         }
         engine.setSSLParameters(p);
         return new SslHandler(engine);
+    }
+
+    /**
+     * A TLS client connection over {@code plain} (already connected), for a replica's link to its master: this
+     * server's certificate as the client's, the master's certificate checked against {@code tls-ca-cert-*}
+     * (no host name check, as Redis's SSL_VERIFY_PEER), the configured protocols and ciphers; handshaken.
+     */
+    public SSLSocket connect(Socket plain, String host, int port) throws IOException {
+        SSLSocket s = (SSLSocket) context.getSocketFactory().createSocket(plain, host, port, true);
+        s.setUseClientMode(true);
+        SSLParameters p = s.getSSLParameters();
+        p.setProtocols(protocols);
+        p.setCipherSuites(cipherSuites);
+        s.setSSLParameters(p);
+        s.startHandshake();
+        return s;
     }
 
     private static SSLContext context(PrivateKey key, List<X509Certificate> chain, List<X509Certificate> authorities)

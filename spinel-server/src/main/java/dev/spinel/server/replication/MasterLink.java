@@ -2,15 +2,23 @@ package dev.spinel.server.replication;
 
 import dev.spinel.protocol.Args;
 import dev.spinel.server.acl.Acl;
+import dev.spinel.protocol.ReplyBuffer;
+import dev.spinel.server.engine.Command;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.Session;
+import dev.spinel.server.durability.LoadDelay;
 import dev.spinel.server.log.Log;
+import dev.spinel.server.net.ServerTls;
+import dev.spinel.store.Keyspace;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantLock;
@@ -177,6 +185,15 @@ final class MasterLink {
         }
         s.connect(new InetSocketAddress(host, port), CONNECT_TIMEOUT_MS);
         s.setTcpNoDelay(true);
+        if (replication.config().tlsReplication.value()) {
+            ServerTls tls = replication.tlsContext();
+            if (tls == null) {
+                throw new IOException("tls-replication is set but TLS is not configured (tls-cert-file, tls-key-file)");
+            }
+            s.setSoTimeout(CONNECT_TIMEOUT_MS);
+            s = tls.connect(s, host, port);
+            socket = s;
+        }
         s.setSoTimeout((int) Math.min(Integer.MAX_VALUE, replication.config().replTimeout.value() * 1000));
         out = s.getOutputStream();
         StreamReader in = new StreamReader(s.getInputStream());
@@ -194,7 +211,19 @@ final class MasterLink {
         if (pong.startsWith("-")) {
             throw new IOException("Error reply to PING from master: '" + pong + "'");
         }
-        reply(in, send("REPLCONF", "listening-port", Integer.toString(replication.listeningPort())));
+        int announcePort = (int) replication.config().replicaAnnouncePort.value();
+        String portReply = reply(in, send("REPLCONF", "listening-port",
+                Integer.toString(announcePort != 0 ? announcePort : replication.listeningPort())));
+        if (portReply.startsWith("-")) {
+            Log.notice("(Non critical) Master does not understand REPLCONF listening-port: " + portReply);
+        }
+        String announceIp = replication.config().replicaAnnounceIp.value();
+        if (!announceIp.isEmpty()) {
+            String ipReply = reply(in, send("REPLCONF", "ip-address", announceIp));
+            if (ipReply.startsWith("-")) {
+                Log.notice("(Non critical) Master does not understand REPLCONF ip-address: " + ipReply);
+            }
+        }
         reply(in, send("REPLCONF", "capa", "eof", "capa", "psync2"));
         Session a = applier;
         if (a.killed() || a.transaction() != null) {
@@ -276,6 +305,13 @@ final class MasterLink {
         if (!header.startsWith("$")) {
             throw new IOException("Bad protocol from MASTER, the first byte is not '$' (we received '" + header + "')");
         }
+        Keyspace ks = engine.keyspace();
+        String mode = replication.config().replDisklessLoad.value();
+        boolean aside = ks.db(0).slotIndex() == null
+                && (mode.equals("swapdb") || (mode.equals("on-empty-db") && totalKeys(ks) == 0));
+        if (aside) {
+            return loadAside(in, header, ks);
+        }
         byte[] rdb;
         if (header.startsWith("$EOF:")) {
             byte[] mark = header.substring(5).getBytes(StandardCharsets.US_ASCII);
@@ -289,7 +325,36 @@ final class MasterLink {
             in.readFully(rdb);
             Log.notice("MASTER <-> REPLICA sync: receiving " + rdb.length + " bytes from master to disk");
         }
-        return ReplicaRdbLoad.load(engine.keyspace(), replication.functions(), rdb);
+        return ReplicaRdbLoad.load(ks, replication.functions(), rdb, new LoadDelay(replication.config()));
+    }
+
+    private static long totalKeys(Keyspace ks) {
+        long n = 0;
+        for (int i = 0; i < ks.databases(); i++) {
+            n += ks.db(i).size();
+        }
+        return n;
+    }
+
+    /**
+     * {@code repl-diskless-load swapdb} (or {@code on-empty-db} with no keys): the RDB is loaded as it arrives
+     * from the socket into a keyspace of its own while the current dataset goes on serving reads (Redis 7.0's
+     * async loading), then the two are exchanged under every stripe with the function libraries. A load that
+     * fails (the link drops, the payload is corrupt) leaves the current dataset as it was.
+     */
+    private int loadAside(StreamReader in, String header, Keyspace ks) throws IOException {
+        InputStream payload;
+        if (header.startsWith("$EOF:")) {
+            byte[] mark = header.substring(5).getBytes(StandardCharsets.US_ASCII);
+            if (mark.length != 40) {
+                throw new IOException("Bad EOF mark from MASTER: '" + header + "'");
+            }
+            payload = in.payloadUntilMark(mark);
+        } else {
+            payload = in.payload(Long.parseLong(header.substring(1)));
+        }
+        return ReplicaRdbLoad.loadAside(payload, ks, replication.functions(), new LoadDelay(replication.config()),
+                () -> lastIo = System.currentTimeMillis());
     }
 
     /**
@@ -334,14 +399,19 @@ final class MasterLink {
                 close(socket);
             }
         } else if (!name.equals("ping")) {
-            engine.execute(applier, Args.of(argv));
+            Args args = Args.of(argv);
+            engine.execute(applier, args);
             Args again;
             while ((again = connection.takePostponed()) != null && !closed) {
                 sleepWhilePaused(); // CLIENT PAUSE: the stream waits, nothing is lost
                 connection.resume();
                 engine.execute(applier, again);
             }
-            applier.out().clear();
+            ReplyBuffer out = applier.out();
+            if (out.size() > 0 && out.array()[0] == '-') {
+                ErrorsToMaster.report(engine, replication.config(), args, out.array(), out.size());
+            }
+            out.clear();
         }
     }
 
@@ -449,7 +519,7 @@ final class MasterLink {
         }
         f(sb, "slave_priority", replication.config().replicaPriority.value());
         f(sb, "slave_read_only", replication.config().replicaReadOnly.value() ? 1 : 0);
-        f(sb, "replica_announced", 1);
+        f(sb, "replica_announced", replication.config().replicaAnnounced.value() ? 1 : 0);
     }
 
     private static void f(StringBuilder sb, String name, Object v) {

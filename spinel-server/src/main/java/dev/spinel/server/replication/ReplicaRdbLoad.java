@@ -3,18 +3,24 @@ package dev.spinel.server.replication;
 import dev.spinel.persistence.KeyspaceLoader;
 import dev.spinel.persistence.RdbReader;
 import dev.spinel.persistence.ValueCodecs;
+import dev.spinel.server.durability.LoadDelay;
 import dev.spinel.server.log.Log;
 import dev.spinel.server.scripting.FunctionError;
 import dev.spinel.server.scripting.FunctionLibraries;
 import dev.spinel.store.Keyspace;
 
+import java.io.BufferedInputStream;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * A replica's load of its master's RDB (a full resync): the dataset and the function libraries are
  * replaced under every stripe; as Redis's replica, keys already past their expiry are kept (the master's
- * DELs will come).
+ * DELs will come). With {@code repl-diskless-load swapdb} the RDB is loaded aside instead, as it arrives
+ * ({@link #loadAside}).
  *
  * <p>Thread-safety: stateless; holds every stripe of the keyspace while it loads.
  */
@@ -23,7 +29,7 @@ final class ReplicaRdbLoad {
     }
 
     /** Loads {@code rdb} in place of the dataset and returns its repl-stream-db (0 when it names none). */
-    static int load(Keyspace ks, FunctionLibraries functions, byte[] rdb) throws IOException {
+    static int load(Keyspace ks, FunctionLibraries functions, byte[] rdb, LoadDelay delay) throws IOException {
         int streamDb = 0;
         ks.lockAll();
         try {
@@ -35,7 +41,7 @@ final class ReplicaRdbLoad {
                 } catch (FunctionError e) {
                     throw new IllegalStateException("Failed loading library, " + e.getMessage());
                 }
-            }).keepExpired();
+            }).keepExpired().perKey(delay);
             new RdbReader(ValueCodecs.standard(), ks.databases()).read(new ByteArrayInputStream(rdb), loader);
             String db = loader.aux().get("repl-stream-db");
             if (db != null) {
@@ -46,5 +52,44 @@ final class ReplicaRdbLoad {
             ks.unlockAll();
         }
         return streamDb;
+    }
+
+    /**
+     * {@code repl-diskless-load swapdb} (or {@code on-empty-db} with no keys): the RDB is loaded as it arrives
+     * from the socket into a keyspace of its own while the current dataset goes on serving reads (Redis 7.0's
+     * async loading), then the two are exchanged under every stripe with the function libraries. A load that
+     * fails (the link drops, the payload is corrupt) leaves the current dataset as it was. {@code reading} runs
+     * for each byte read after the RDB's checksum (the link's liveness clock).
+     */
+    static int loadAside(InputStream payload, Keyspace ks, FunctionLibraries functions, LoadDelay delay, Runnable reading)
+            throws IOException {
+        Log.notice("MASTER <-> REPLICA sync: Loading DB in memory");
+        Keyspace loaded = ks.emptySibling();
+        List<byte[]> libraries = new ArrayList<>();
+        KeyspaceLoader loader = new KeyspaceLoader(loaded, System.currentTimeMillis(), libraries::add)
+                .keepExpired().perKey(delay);
+        try {
+            new RdbReader(ValueCodecs.standard(), ks.databases()).read(new BufferedInputStream(payload, 1 << 16), loader);
+            while (payload.read() >= 0) {
+                reading.run(); // what follows the RDB's checksum up to the payload's end
+            }
+        } catch (IOException | RuntimeException e) {
+            Log.warning("Failed trying to load the MASTER synchronization DB from socket, check server logs. "
+                    + "The current dataset is kept. (" + e.getMessage() + ")");
+            throw e instanceof IOException io ? io : new IOException(e.getMessage(), e);
+        }
+        ks.swapContents(loaded, () -> {
+            functions.flush();
+            for (byte[] code : libraries) {
+                try {
+                    functions.load(code, true);
+                } catch (FunctionError e) {
+                    Log.warning("Failed loading library from the MASTER's RDB: " + e.getMessage());
+                }
+            }
+        });
+        String db = loader.aux().get("repl-stream-db");
+        Log.notice("MASTER <-> REPLICA sync: Finished with success (" + loader.loaded() + " keys)");
+        return db != null ? Integer.parseInt(db) : 0;
     }
 }

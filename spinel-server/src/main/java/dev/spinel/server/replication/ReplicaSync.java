@@ -211,7 +211,13 @@ final class ReplicaSync {
                     }
                     announced(s).port = (int) port;
                 }
-                case "ip-address" -> announced(s).ip = a.string(i + 1);
+                case "ip-address" -> {
+                    String ip = a.string(i + 1);
+                    if (ip.length() >= 256) { // Redis's NET_HOST_STR_LEN
+                        throw new RedisError("ERR REPLCONF ip-address provided by replica instance is too long: " + ip.length() + " bytes");
+                    }
+                    announced(s).ip = ip;
+                }
                 case "capa" -> {
                     if (a.is(i + 1, "PSYNC2")) {
                         announced(s).psync2 = true;

@@ -8,6 +8,7 @@ import dev.spinel.server.engine.Propagator;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.errors.RedisError;
 import dev.spinel.server.log.Log;
+import dev.spinel.server.net.ServerTls;
 import dev.spinel.server.scripting.FunctionLibraries;
 
 import java.nio.charset.StandardCharsets;
@@ -21,6 +22,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
 import java.util.function.IntSupplier;
+import java.util.function.Supplier;
 
 /**
  * A server's replication state and the master side of Redis's replication protocol: the replication
@@ -63,6 +65,8 @@ public final class Replication {
     private volatile long lastPing;
     /** The port this server listens on, announced to a master with REPLCONF listening-port. */
     private volatile IntSupplier listeningPort;
+    private volatile IntSupplier tlsPort;
+    private volatile Supplier<ServerTls> tlsContext;
     /** The replica side: the link to our master, or null while we are a master. */
     private volatile MasterLink masterLink;
 
@@ -523,9 +527,26 @@ public final class Replication {
         this.listeningPort = port;
     }
 
+    /** The TLS listener's bound port and context, for {@code tls-replication} (null context: TLS not configured). */
+    public void tls(IntSupplier port, Supplier<ServerTls> context) {
+        this.tlsPort = port;
+        this.tlsContext = context;
+    }
+
+    /** The port a master is told (REPLCONF listening-port): the TLS one with tls-replication, as Redis. */
     int listeningPort() {
+        IntSupplier t = tlsPort;
+        if (config.tlsReplication.value() && t != null && t.getAsInt() > 0) {
+            return t.getAsInt();
+        }
         IntSupplier p = listeningPort;
         return p != null ? p.getAsInt() : (int) config.port.value();
+    }
+
+    /** The TLS context for a link to a master, or null when TLS is not configured. */
+    ServerTls tlsContext() {
+        Supplier<ServerTls> c = tlsContext;
+        return c != null ? c.get() : null;
     }
 
     /** Starts replicating when the configuration says {@code replicaof host port}. */

@@ -69,6 +69,11 @@ final class ReplicationStream implements ReplicationFeed {
         wakeLinks();
     }
 
+    @Override
+    public void appendUnlogged(byte[] frame) {
+        appendRaw(frame, 0, frame.length);
+    }
+
     /** A raw frame for the replicas only (REPLCONF GETACK), counted in the offset as Redis does. */
     void appendRaw(byte[] frame) {
         appendRaw(frame, 0, frame.length);

@@ -108,6 +108,87 @@ final class StreamReader {
         }
     }
 
+    /**
+     * The next {@code length} bytes as a stream, read from the socket as the consumer asks (a diskless load);
+     * {@link InputStream#read()} answers -1 after them.
+     */
+    InputStream payload(long length) {
+        return new InputStream() {
+            private long left = length;
+
+            @Override
+            public int read() throws IOException {
+                if (left == 0) {
+                    return -1;
+                }
+                left--;
+                return StreamReader.this.read();
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) throws IOException {
+                if (left == 0) {
+                    return -1;
+                }
+                if (pos == end) {
+                    int c = read();
+                    b[off] = (byte) c;
+                    return 1;
+                }
+                int n = (int) Math.min(Math.min(len, left), end - pos);
+                System.arraycopy(buf, pos, b, off, n);
+                if (recording) {
+                    keep(buf, pos, n);
+                }
+                pos += n;
+                consumed += n;
+                left -= n;
+                return n;
+            }
+        };
+    }
+
+    /**
+     * The bytes up to the 40-byte {@code mark} as a stream read from the socket as the consumer asks (a
+     * diskless load of an EOF-marked payload): the last {@code mark.length} bytes read are held back until
+     * the next one shows they are not the mark; -1 once the mark was read.
+     */
+    InputStream payloadUntilMark(byte[] mark) {
+        return new InputStream() {
+            private final byte[] ring = new byte[mark.length];
+            private int head; // the oldest byte held back
+            private int held;
+            private boolean done;
+
+            @Override
+            public int read() throws IOException {
+                if (done) {
+                    return -1;
+                }
+                while (held < ring.length) {
+                    ring[held++] = (byte) StreamReader.this.read();
+                }
+                if (ringIsMark()) {
+                    done = true;
+                    return -1;
+                }
+                int out = ring[head] & 0xff;
+                ring[head] = (byte) StreamReader.this.read(); // the newest takes the oldest's place
+                head = (head + 1) % ring.length;
+                return out;
+            }
+
+            private boolean ringIsMark() {
+                for (int i = 0; i < ring.length; i++) {
+                    if (ring[(head + i) % ring.length] != mark[i]) {
+                        return false;
+                    }
+                }
+                return true;
+            }
+        };
+    }
+
     private static boolean endsWith(byte[] ring, long n, byte[] mark) {
         int len = mark.length;
         for (int i = 0; i < len; i++) {

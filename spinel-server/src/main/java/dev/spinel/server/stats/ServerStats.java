@@ -24,6 +24,8 @@ public final class ServerStats {
     public final LoopCounter readsProcessed = new LoopCounter();
     public final LoopCounter writesProcessed = new LoopCounter();
     public final LongAdder totalErrorReplies = new LongAdder();
+    /** Errors a replica answered to its master's stream (INFO's unexpected_error_replies). */
+    public final LongAdder unexpectedErrorReplies = new LongAdder();
     public final LongAdder dirty = new LongAdder();
     /** Clients currently parked in a blocking command; blocking commands add 1 on park and -1 on wake. */
     public final LongAdder blockedClients = new LongAdder();
@@ -54,6 +56,7 @@ public final class ServerStats {
         readsProcessed.reset();
         writesProcessed.reset();
         totalErrorReplies.reset();
+        unexpectedErrorReplies.reset();
         errors.clear();
     }
 }

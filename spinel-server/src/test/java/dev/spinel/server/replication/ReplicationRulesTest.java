@@ -146,4 +146,66 @@ class ReplicationRulesTest {
             }
         }
     }
+
+    @Test
+    void scriptsWithFlagsAreWritesUnlessNoWrites() throws Exception {
+        String lib = "#!lua name=test\n"
+                + "redis.register_function{function_name='f_default_flags', callback=function(keys, args) return redis.call('get',keys[1]) end, flags={}}\n"
+                + "redis.register_function{function_name='f_no_writes', callback=function(keys, args) return redis.call('get',keys[1]) end, flags={'no-writes'}}";
+        String[][] cmds = {{"FCALL", "f_default_flags", "1", "foo"}, {"FCALL", "f_no_writes", "1", "foo"},
+                {"FCALL_RO", "f_no_writes", "1", "foo"}, {"EVAL", "#!lua\nreturn redis.call('get','foo')", "0"},
+                {"EVAL", "#!lua flags=no-writes\nreturn redis.call('get','foo')", "0"}, {"EVAL", "return redis.call('get','foo')", "0"}};
+        int closed = RedisServerProcess.freePort();
+        try (RedisServerProcess redis = RedisServerProcess.start();
+             SpinelServer spinel = SpinelServer.start(ServerConfig.defaults().with("port", "0"));
+             RawClient r = new RawClient(redis.port());
+             RawClient s = new RawClient(spinel.port())) {
+            for (RawClient c : List.of(r, s)) {
+                c.callString("FUNCTION", "LOAD", lib);
+                c.callString("SET", "foo", "12345");
+                c.callString("CONFIG", "SET", "min-replicas-to-write", "1"); // NOREPLICAS for the writing ones
+            }
+            for (String[] cmd : cmds) {
+                same(r, s, cmd);
+            }
+            for (RawClient c : List.of(r, s)) {
+                c.callString("CONFIG", "SET", "min-replicas-to-write", "0");
+                c.callString("REPLICAOF", "127.0.0.1", Integer.toString(closed)); // READONLY for the writing ones
+            }
+            for (String[] cmd : cmds) {
+                same(r, s, cmd);
+            }
+        }
+    }
+
+    @Test
+    void debugReplicateAndTheReplicasErrorsToItsMaster() throws Exception {
+        try (SpinelServer master = SpinelServer.start(ServerConfig.defaults().with("port", "0")
+                .with("repl-diskless-sync-delay", "0").with("enable-debug-command", "yes"));
+             RawClient m = new RawClient(master.port());
+             RedisServerProcess redisReplica = RedisServerProcess.start("--replicaof", "127.0.0.1", Integer.toString(master.port()));
+             SpinelServer spinelReplica = SpinelServer.start(ServerConfig.defaults().with("port", "0")
+                     .with("replicaof", "127.0.0.1 " + master.port()));
+             RawClient r = new RawClient(redisReplica.port());
+             RawClient s = new RawClient(spinelReplica.port())) {
+            awaitInSync(m, r);
+            awaitInSync(m, s);
+            assertEquals("+OK\r\n", m.callString("DEBUG", "REPLICATE", "fake-command-1"));
+            assertEquals("$-1\r\n", m.callString("GET", "fake-command-1")); // not run on the master itself
+            m.callString("SET", "foo", "bar2");
+            assertEquals(":2\r\n", m.callString("WAIT", "2", "5000"));
+            for (RawClient c : List.of(r, s)) {
+                assertEquals("1", info(c).get("unexpected_error_replies"));
+                assertEquals("$4\r\nbar2\r\n", c.callString("GET", "foo"));
+                c.callString("CONFIG", "SET", "replica-read-only", "no");
+                c.callString("SET", "number2", "foo");
+            }
+            m.callString("INCRBY", "number2", "1");
+            assertEquals(":2\r\n", m.callString("WAIT", "2", "5000"));
+            for (RawClient c : List.of(r, s)) {
+                assertEquals("2", info(c).get("unexpected_error_replies"));
+                assertEquals("$3\r\nfoo\r\n", c.callString("GET", "number2"));
+            }
+        }
+    }
 }

@@ -280,7 +280,7 @@ final class InfoCommand {
         field(sb, "tracking_total_keys", e.tracking().keys());
         field(sb, "tracking_total_items", e.tracking().items());
         field(sb, "tracking_total_prefixes", e.tracking().prefixes());
-        field(sb, "unexpected_error_replies", 0);
+        field(sb, "unexpected_error_replies", st.unexpectedErrorReplies.sum());
         field(sb, "total_error_replies", st.totalErrorReplies.sum());
         field(sb, "dump_payload_sanitizations", 0);
         field(sb, "total_reads_processed", st.readsProcessed.sum());

@@ -14,6 +14,9 @@ public interface ReplicationFeed {
     /** One command (or one already wrapped MULTI/EXEC block) executed in database {@code db}. */
     void append(int db, byte[] frame, int off, int len);
 
+    /** DEBUG REPLICATE: a command for the replicas only (not the log), with no SELECT (the stream's database). */
+    void appendUnlogged(byte[] frame);
+
     /** A transaction's commands, each with its database; wrapped in MULTI/EXEC when more than one. */
     void appendTransaction(List<int[]> dbs, List<byte[]> frames);
 }

@@ -1,0 +1,209 @@
+package dev.spinel.server.replication;
+
+import dev.spinel.server.SpinelServer;
+import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.testing.RawClient;
+import dev.spinel.server.testing.RedisServerProcess;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.Arrays;
+import java.util.List;
+
+import static dev.spinel.server.replication.ReplicationTest.awaitInSync;
+import static dev.spinel.server.replication.ReplicationTest.info;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code repl-diskless-load} on a Spinel replica: every mode syncs fully from redis-server (disk-style payload)
+ * and from Spinel (EOF-marked); with {@code swapdb} the old dataset serves reads while the new one arrives
+ * (a master that stalls halfway, played by this test), and survives a transfer that is cut or corrupt.
+ */
+class ReplicationDisklessLoadTest {
+
+    @ParameterizedTest
+    @ValueSource(strings = {"disabled", "on-empty-db", "swapdb"})
+    void everyModeSyncsFromRedisAndFromSpinel(String mode) throws Exception {
+        try (RedisServerProcess redis = RedisServerProcess.start("--repl-diskless-sync", "no");
+             SpinelServer spinel = SpinelServer.start(ServerConfig.defaults().with("port", "0").with("repl-diskless-sync-delay", "0"));
+             RawClient r = new RawClient(redis.port());
+             RawClient s = new RawClient(spinel.port())) {
+            for (RawClient m : List.of(r, s)) {
+                m.callString("SET", "str", "v", "PX", "600000");
+                m.callString("RPUSH", "list", "a", "b", "c");
+                m.callString("HSET", "hash", "f", "1", "g", "2");
+                m.callString("ZADD", "zset", "1", "x", "2", "y");
+                m.callString("SELECT", "1");
+                m.callString("SADD", "set", "p", "q");
+                m.callString("SELECT", "0");
+            }
+            for (RawClient m : List.of(r, s)) {
+                int port = m == r ? redis.port() : spinel.port();
+                for (boolean emptyBefore : List.of(true, false)) {
+                    try (SpinelServer replica = SpinelServer.start(ServerConfig.defaults().with("port", "0")
+                            .with("repl-diskless-load", mode));
+                         RawClient c = new RawClient(replica.port())) {
+                        if (!emptyBefore) {
+                            c.callString("SET", "stale", "1"); // a full sync replaces it
+                        }
+                        c.callString("REPLICAOF", "127.0.0.1", Integer.toString(port));
+                        awaitInSync(m, c);
+                        assertEquals(Dataset.of(m), Dataset.of(c), mode + (m == r ? " from redis" : " from spinel"));
+                        m.callString("INCR", "counter"); // the stream goes on after the load
+                        awaitInSync(m, c);
+                        assertEquals(Dataset.of(m), Dataset.of(c));
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void swapdbServesTheOldDataWhileLoadingAndKeepsItWhenTheTransferIsCut() throws Exception {
+        byte[] rdb = redisRdb();
+        try (ServerSocket fake = new ServerSocket(0);
+             SpinelServer replica = SpinelServer.start(ServerConfig.defaults().with("port", "0")
+                     .with("repl-diskless-load", "swapdb"));
+             RawClient c = new RawClient(replica.port())) {
+            c.callString("SET", "old", "1");
+            c.callString("REPLICAOF", "127.0.0.1", Integer.toString(fake.getLocalPort()));
+            try (Socket link = fake.accept()) {
+                OutputStream out = handshake(link);
+                out.write(("$" + rdb.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
+                out.write(rdb, 0, rdb.length / 2);
+                out.flush();
+                awaitSyncInProgress(c);
+                assertEquals("$1\r\n1\r\n", c.callString("GET", "old"));
+                assertEquals("$-1\r\n", c.callString("GET", "k0"));
+            } // cut halfway
+            Thread.sleep(300);
+            assertEquals("$1\r\n1\r\n", c.callString("GET", "old"));
+            assertEquals(":1\r\n", c.callString("DBSIZE"));
+
+            // the master comes back (the replica retries every second) and sends it whole this time
+            try (Socket link = fake.accept()) {
+                OutputStream out = handshake(link);
+                out.write(("$" + rdb.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
+                out.write(rdb);
+                out.flush();
+                awaitLinkUp(c);
+                assertEquals("$-1\r\n", c.callString("GET", "old"));
+                assertEquals("$2\r\nv0\r\n", c.callString("GET", "k0"));
+                assertEquals(":100\r\n", c.callString("DBSIZE"));
+            }
+            c.callString("REPLICAOF", "NO", "ONE");
+        }
+    }
+
+    @Test
+    void swapdbKeepsTheOldDataWhenThePayloadIsCorrupt() throws Exception {
+        byte[] rdb = redisRdb();
+        byte[] bad = Arrays.copyOf(rdb, rdb.length);
+        bad[bad.length - 1] ^= 0x5a; // the checksum no longer matches
+        try (ServerSocket fake = new ServerSocket(0);
+             SpinelServer replica = SpinelServer.start(ServerConfig.defaults().with("port", "0")
+                     .with("repl-diskless-load", "swapdb"));
+             RawClient c = new RawClient(replica.port())) {
+            c.callString("SET", "old", "1");
+            c.callString("REPLICAOF", "127.0.0.1", Integer.toString(fake.getLocalPort()));
+            try (Socket link = fake.accept()) {
+                OutputStream out = handshake(link);
+                String mark = "0123456789abcdef0123456789abcdef01234567";
+                out.write(("$EOF:" + mark + "\r\n").getBytes(StandardCharsets.US_ASCII));
+                out.write(bad);
+                out.write(mark.getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                assertEquals(-1, link.getInputStream().read()); // the replica gives the link up
+            }
+            Thread.sleep(200);
+            assertEquals("down", info(c).get("master_link_status"));
+            assertEquals("$1\r\n1\r\n", c.callString("GET", "old"));
+            assertEquals(":1\r\n", c.callString("DBSIZE"));
+            c.callString("REPLICAOF", "NO", "ONE");
+        }
+    }
+
+    /** An RDB of 100 keys k0..k99 = v0..v99, saved by redis-server 7.0. */
+    private static byte[] redisRdb() throws Exception {
+        try (RedisServerProcess redis = RedisServerProcess.start();
+             RawClient r = new RawClient(redis.port())) {
+            for (int i = 0; i < 100; i++) {
+                r.callString("SET", "k" + i, "v" + i);
+            }
+            assertEquals("+OK\r\n", r.callString("SAVE"));
+            return Files.readAllBytes(redis.dir().resolve("dump.rdb"));
+        }
+    }
+
+    /** Plays a master's side of the handshake up to +FULLRESYNC. */
+    private static OutputStream handshake(Socket link) throws IOException {
+        link.setSoTimeout(10_000);
+        InputStream in = new BufferedInputStream(link.getInputStream());
+        OutputStream out = link.getOutputStream();
+        while (true) {
+            List<String> cmd = command(in);
+            String name = cmd.getFirst().toUpperCase();
+            if (name.equals("PING")) {
+                out.write("+PONG\r\n".getBytes(StandardCharsets.US_ASCII));
+            } else if (name.equals("PSYNC") || name.equals("SYNC")) {
+                out.write("+FULLRESYNC 1111111111111111111111111111111111111111 0\r\n".getBytes(StandardCharsets.US_ASCII));
+                return out;
+            } else {
+                out.write("+OK\r\n".getBytes(StandardCharsets.US_ASCII));
+            }
+            out.flush();
+        }
+    }
+
+    private static List<String> command(InputStream in) throws IOException {
+        int n = Integer.parseInt(line(in).substring(1));
+        String[] args = new String[n];
+        for (int i = 0; i < n; i++) {
+            int len = Integer.parseInt(line(in).substring(1));
+            args[i] = new String(in.readNBytes(len), StandardCharsets.UTF_8);
+            line(in);
+        }
+        return List.of(args);
+    }
+
+    private static String line(InputStream in) throws IOException {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        int c;
+        while ((c = in.read()) != '\n') {
+            if (c < 0) {
+                throw new IOException("closed");
+            }
+            if (c != '\r') {
+                b.write(c);
+            }
+        }
+        return b.toString(StandardCharsets.UTF_8);
+    }
+
+    private static void awaitSyncInProgress(RawClient c) throws Exception {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (!"1".equals(info(c).get("master_sync_in_progress"))) {
+            assertTrue(System.nanoTime() < deadline, "no sync in progress");
+            Thread.sleep(20);
+        }
+    }
+
+    private static void awaitLinkUp(RawClient c) throws Exception {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (!"up".equals(info(c).get("master_link_status"))) {
+            assertTrue(System.nanoTime() < deadline, "link not up");
+            Thread.sleep(20);
+        }
+    }
+}

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Runs units of Redis 7.0.15's Tcl suite that start their own servers (tests/integration/replication*.tcl,
+# psync2*.tcl, block-repl.tcl...) with Spinel in place of redis-server: src/redis-server of a copy of the suite
+# becomes a wrapper that starts Spinel with the config file the suite wrote. Prints one line per unit.
+#
+# Usage: tools/redis-tcl-spawned.sh integration/replication-4 [unit ...]
+# Environment:
+#   SUITE_SRC   a suite fetched by tools/redis-tcl-suite.sh (default /tmp/redis-tcl-suite; run that script once
+#               with unit/printver to fetch it)
+#   SUITE_DIR   the copy this script prepares and runs (default /tmp/redis-tcl-spawned)
+#   BASEPORT    first port of the servers the suite starts (default 25100; it uses up to 800 above it)
+#   UNIT_TIMEOUT seconds per unit (default 1800)
+# The checkout is built (mvn package of spinel-grpc) and its bin/ and spinel-grpc/target/ copied into
+# SUITE_DIR/spinel, so editing the checkout during a run does not change the servers the run starts.
+# The wrapper drops the directives Spinel refuses (unixsocket, unixsocketperm: Spinel listens on TCP only),
+# logging each on the server's stderr, and prints the " PID: <pid>" line the suite waits for (a line of
+# Redis's logo) once Spinel answers PING: the suite gives a server 5 s after that line, less than a JVM
+# needs on a loaded machine.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+src=${SUITE_SRC:-/tmp/redis-tcl-suite}
+suite=${SUITE_DIR:-/tmp/redis-tcl-spawned}
+baseport=${BASEPORT:-25100}
+unit_timeout=${UNIT_TIMEOUT:-1800}
+[ -f "$src/tests/test_helper.tcl" ] || { echo "no suite in $src: run tools/redis-tcl-suite.sh unit/printver first" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: $0 integration/<unit> ..." >&2; exit 2; }
+
+if [ ! -d "$suite/tests" ]; then
+  mkdir -p "$suite" && cp -a "$src/tests" "$src/src" "$suite/"
+fi
+mkdir -p "$suite/logs"
+export JAVA_HOME=${JAVA_HOME:-$("$root/bin/find-java")}
+(cd "$root" && MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow" mvn -q -B -o -DskipTests -pl spinel-grpc -am package) >&2 \
+  || { echo "build failed" >&2; exit 2; }
+rm -rf "$suite/spinel" && mkdir -p "$suite/spinel/spinel-grpc"
+cp -a "$root/bin" "$suite/spinel/" && cp -a "$root/spinel-grpc/target" "$suite/spinel/spinel-grpc/"
+touch "$suite/spinel/spinel-grpc/target/.built-by-bin-spinel-server"
+
+rm -f "$suite/src/redis-server"
+cat > "$suite/src/redis-server" <<WRAPPER
+#!/usr/bin/env bash
+# Written by tools/redis-tcl-spawned.sh: Spinel in place of redis-server for Redis's Tcl suite.
+drop='^(unixsocket|unixsocketperm)\$'
+args=("\$@")
+if [ \$# -ge 1 ] && [ -f "\$1" ]; then
+  conf="\$1.spinel"
+  while IFS= read -r line; do
+    d=\$(printf '%s' "\$line" | awk '{print tolower(\$1)}')
+    if [[ "\$d" =~ \$drop ]]; then
+      echo "[spinel wrapper] ignoring directive: \$line" >&2
+    else
+      printf '%s\n' "\$line"
+    fi
+  done < "\$1" > "\$conf"
+  args=("\$conf" "\${@:2}")
+fi
+port=\$(awk 'tolower(\$1)=="port"{p=\$2} END{print p}' "\${args[0]}" 2>/dev/null)
+for ((i = 1; i < \${#args[@]}; i++)); do [ "\${args[\$i]}" = "--port" ] && port=\${args[\$((i+1))]}; done
+pid=\$\$
+(
+  out=\$(readlink /proc/\$BASHPID/fd/1)
+  for _ in \$(seq 1 1200); do
+    kill -0 "\$pid" 2>/dev/null || break
+    if [ -n "\$port" ] && [ "\$port" != 0 ] && redis-cli -p "\$port" ping 2>/dev/null | grep -q -e PONG -e NOAUTH -e LOADING; then break; fi
+    sleep 0.1
+  done
+  echo "                _._ Spinel under Redis's test suite  PID: \$pid"
+  if ! kill -0 "\$pid" 2>/dev/null && [ -f "\$out" ] && grep -q "Address already in use" "\$out"; then
+    echo "Failed listening on port \$port (TCP), aborting."
+  fi
+) &
+exec "$suite/spinel/bin/spinel-server" "\${args[@]}" --grpc-port 0
+WRAPPER
+chmod +x "$suite/src/redis-server"
+
+status=0
+for u in "$@"; do
+  log="$suite/logs/$(echo "$u" | tr / _).txt"
+  (cd "$suite" && timeout "$unit_timeout" tclsh tests/test_helper.tcl --single "$u" --clients 1 \
+      --baseport "$baseport" --portcount 800 > "$log" 2>&1)
+  rc=$?
+  plain=$(sed 's/\x1b\[[0-9;]*m//g' "$log")
+  ok=$(grep -c '^\[ok\]' <<< "$plain")
+  err=$(grep -c '^\[err\]' <<< "$plain")
+  exc=$(grep -c '^\[exception\]' <<< "$plain")
+  if [ $rc -eq 0 ] && grep -q "All tests passed" <<< "$plain"; then
+    echo "$u: passes whole ($ok tests)"
+  else
+    status=1
+    echo "$u: $ok ok, $err failed, $exc exception(s), exit $rc; failed: $(grep -E '^\[(err|exception)\]' <<< "$plain" | cut -c1-200 | tr '\n' ';') (log $log)"
+  fi
+done
+exit $status
