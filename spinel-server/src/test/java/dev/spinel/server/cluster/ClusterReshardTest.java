@@ -107,6 +107,40 @@ class ClusterReshardTest {
         assertEquals(KEYS + 3, total);
     }
 
+    /** A shard channel's message published on a primary reaches its replica's subscribers (Redis sends it over its bus). */
+    @Test
+    void spublishReachesTheShardsReplica() throws Exception {
+        Path dir = Files.createTempDirectory("spinel-reshard-replica");
+        try (SpinelServer replica = SpinelServer.start(ServerConfig.defaults().with("port", "26104")
+                .with("cluster-enabled", "yes").with("dir", dir.toString()));
+             RawClient r = new RawClient(26104); RawClient primary = new RawClient(PORTS[2])) {
+            assertEquals("+OK\r\n", new String(r.call("CLUSTER", "MEET", "127.0.0.1", Integer.toString(PORTS[0])),
+                    StandardCharsets.UTF_8));
+            long deadline = System.currentTimeMillis() + 30_000;
+            while (!new String(r.call("CLUSTER", "INFO"), StandardCharsets.UTF_8).contains("cluster_known_nodes:4")) {
+                assertTrue(System.currentTimeMillis() < deadline, "the fourth node was not taken in");
+                Thread.sleep(50);
+            }
+            assertEquals("+OK\r\n", new String(r.call("CLUSTER", "REPLICATE", myId(PORTS[2])), StandardCharsets.UTF_8));
+            // "foo" is slot 12182, the third node's
+            assertEquals("+OK\r\n", new String(primary.call("SET", "foo", "synced"), StandardCharsets.UTF_8));
+            r.call("READONLY");
+            while (!new String(r.call("GET", "foo"), StandardCharsets.UTF_8).equals("$6\r\nsynced\r\n")) {
+                assertTrue(System.currentTimeMillis() < deadline + 30_000, "the replica never synced");
+                Thread.sleep(50);
+            }
+            try (RawClient sub = new RawClient(26104)) {
+                String confirm = new String(sub.call("SSUBSCRIBE", "foo"), StandardCharsets.UTF_8);
+                assertTrue(confirm.startsWith("*3\r\n$10\r\nssubscribe\r\n"), confirm);
+                assertEquals(":0\r\n", new String(primary.call("SPUBLISH", "foo", "shard-news"), StandardCharsets.UTF_8));
+                assertEquals("*3\r\n$8\r\nsmessage\r\n$3\r\nfoo\r\n$10\r\nshard-news\r\n",
+                        new String(sub.readReply(), StandardCharsets.UTF_8));
+            }
+            primary.call("DEL", "foo");
+            assertEquals("+OK\r\n", new String(primary.call("CLUSTER", "FORGET", myId(26104)), StandardCharsets.UTF_8));
+        }
+    }
+
     private static int countInSlots(int port, int first, int last) throws Exception {
         int n = 0;
         try (RawClient c = new RawClient(port)) {

@@ -145,11 +145,16 @@ class MigrateDiffTest {
         try (RawClient s = new RawClient(source); RawClient r = new RawClient(replica)) {
             r.call("REPLICAOF", H, Integer.toString(source));
             s.call("MSET", "a", "1", "b", "2", "c", "3");
+            long synced = System.nanoTime() + 20_000_000_000L;
+            // the full sync done first, so what follows reaches the replica through the stream
+            while (!r.callString("GET", "c").equals("$1\r\n3\r\n") && System.nanoTime() < synced) {
+                Thread.sleep(50);
+            }
             s.call("MIGRATE", H, Integer.toString(target), "", "0", "1000", "KEYS", "a", "b");
             s.call("MIGRATE", H, Integer.toString(target), "c", "0", "1000", "COPY");
             s.call("SET", "done", "1");
             long deadline = System.nanoTime() + 10_000_000_000L;
-            while (!r.callString("GET", "done").contains("1") && System.nanoTime() < deadline) {
+            while (!r.callString("GET", "done").equals("$1\r\n1\r\n") && System.nanoTime() < deadline) {
                 Thread.sleep(50);
             }
             out.add(r.callString("KEYS", "*").lines().sorted().toList().toString());
