@@ -129,6 +129,8 @@ public final class MigrateCommand {
         private final long db;
         private final long timeout;
         private final String name;
+        /** Whether a key was deleted here (the target acknowledged it): the command then wrote. */
+        private boolean moved;
 
         Transfer(Session s, Args a, MigrateSockets sockets, List<Integer> keys, List<Entry> entries, boolean copy,
                  boolean replace, byte[] username, byte[] password, long db, long timeout) {
@@ -276,6 +278,7 @@ public final class MigrateCommand {
                     s.dirty(1);
                     s.notify(Notifications.GENERIC, "del", a, k);
                     deleted.add(a.copy(k));
+                    moved = true;
                 }
             }
             if (targetError == null && socketError && j == 0 && !timedOut) {
@@ -308,8 +311,14 @@ public final class MigrateCommand {
             return Outcome.DONE;
         }
 
-        /** An error reply; written, not thrown, so that keys already moved are still logged as deleted. */
+        /**
+         * An error reply: thrown (counted as the command's failed call) when no key was moved; written when some
+         * were, so that the engine still logs their DEL.
+         */
         private void fail(String message) {
+            if (!moved) {
+                throw new RedisError(message);
+            }
             s.out().error(message);
             int sp = message.indexOf(' ');
             s.engine().stats().error(sp < 0 ? message : message.substring(0, sp));
