@@ -45,6 +45,14 @@ public final class KeyPositions {
         if (ks.sort) {
             return sortKeys(args);
         }
+        if (ks.migrate) {
+            List<FlaggedKey> keys = migrateKeys(args);
+            int[] out = new int[keys.size()];
+            for (int i = 0; i < out.length; i++) {
+                out[i] = keys.get(i).pos();
+            }
+            return out;
+        }
         if (ks.specs == null) {
             return range(spec.firstKey(), spec.lastKey(), spec.step(), argc);
         }

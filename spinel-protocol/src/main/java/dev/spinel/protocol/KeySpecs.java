@@ -10,20 +10,24 @@ import java.util.Locale;
  */
 public final class KeySpecs {
     final boolean sort;
+    /** MIGRATE: its key specs are incomplete, its keys are those of Redis's migrateGetKeys. */
+    final boolean migrate;
     /** Null: the entry has no key specs; the legacy first/last/step apply. */
     final KeySpec[] specs;
 
-    private KeySpecs(boolean sort, KeySpec[] specs) {
+    private KeySpecs(boolean sort, boolean migrate, KeySpec[] specs) {
         this.sort = sort;
+        this.migrate = migrate;
         this.specs = specs;
     }
 
     /** Decodes the key specifications of a {@code COMMAND INFO} entry (see {@link CommandSpec#keySpecs()}). */
     public static KeySpecs compile(String name, RespValue info) {
         boolean sort = "sort".equals(name) || "sort_ro".equals(name);
+        boolean migrate = "migrate".equals(name);
         List<RespValue> fields = info instanceof RespValue.Array a ? a.items() : List.of();
         if (fields.size() <= 8) {
-            return new KeySpecs(sort, null);
+            return new KeySpecs(sort, migrate, null);
         }
         List<KeySpec> specs = new ArrayList<>();
         for (RespValue ks : items(fields.get(8))) {
@@ -62,7 +66,7 @@ public final class KeySpecs {
                     (int) integer(field(fs, "keynumidx")),
                     (int) integer(field(fs, "firstkey"))));
         }
-        return new KeySpecs(sort, specs.toArray(new KeySpec[0]));
+        return new KeySpecs(sort, migrate, specs.toArray(new KeySpec[0]));
     }
 
     private static RespValue field(RespValue map, String name) {

@@ -33,6 +33,10 @@ class KeyPositionsTest {
         assertArrayEquals(new int[] {1, 2}, keys("BLPOP", "a", "b", "0"));
         assertArrayEquals(new int[] {1, 6}, keys("SORT", "k", "LIMIT", "0", "1", "STORE", "d"));
         assertArrayEquals(new int[0], keys("PING"));
+        // MIGRATE's key specs are incomplete: Redis routes and locks by its migrateGetKeys
+        assertArrayEquals(new int[] {3}, keys("MIGRATE", "h", "1", "k", "0", "1000", "COPY"));
+        assertArrayEquals(new int[] {11, 12}, keys("MIGRATE", "h", "1", "", "0", "1000", "AUTH2", "u", "p", "REPLACE", "KEYS", "a", "b"));
+        assertArrayEquals(new int[0], keys("MIGRATE", "h", "1", "", "0", "1000", "KEYS"));
     }
 
     @Test

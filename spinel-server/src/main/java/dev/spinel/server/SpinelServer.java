@@ -11,6 +11,7 @@ import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.log.Log;
 import dev.spinel.server.metrics.MetricsEndpoint;
+import dev.spinel.server.migrate.MigrateSockets;
 import dev.spinel.server.net.IoTransport;
 import dev.spinel.server.net.RespServer;
 import dev.spinel.server.net.ServerTls;
@@ -66,6 +67,8 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
     private final ClusterMode cluster;
     private final ScheduledFuture<?> replicationCron;
     private final ScheduledFuture<?> persistenceCron;
+    private final MigrateSockets migrateSockets = new MigrateSockets();
+    private final ScheduledFuture<?> migrateCron;
     private final CountDownLatch closed = new CountDownLatch(1);
     private volatile boolean closing;
     /** The Prometheus endpoint (metrics-port); null until built, during the start. */
@@ -137,6 +140,8 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
         this.cron = scheduleCron();
         this.persistenceCron = resp.workerGroup().next().scheduleAtFixedRate(persistence::cron, 100, 100, TimeUnit.MILLISECONDS);
         this.replicationCron = resp.workerGroup().next().scheduleAtFixedRate(replication::cron, 1000, 1000, TimeUnit.MILLISECONDS);
+        // Redis's serverCron closes MIGRATE's idle connections once a second
+        this.migrateCron = resp.workerGroup().next().scheduleAtFixedRate(migrateSockets::closeIdle, 1000, 1000, TimeUnit.MILLISECONDS);
         replication.listeningPort(this::port);
         replication.tls(this::tlsPort, resp::tls);
         replication.commandThreads(resp.workerGroup());
@@ -336,6 +341,11 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
     }
 
     @Override
+    public MigrateSockets migrateSockets() {
+        return migrateSockets;
+    }
+
+    @Override
     public ClusterMode cluster() {
         return cluster;
     }
@@ -373,6 +383,8 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
         cron.cancel(false);
         persistenceCron.cancel(false);
         replicationCron.cancel(false);
+        migrateCron.cancel(false);
+        migrateSockets.closeAll();
         replication.close();
         if (cluster != null) {
             cluster.close();

@@ -9,6 +9,7 @@ import dev.spinel.server.commands.hash.HashCommands;
 import dev.spinel.server.commands.hll.HyperLogLogCommands;
 import dev.spinel.server.commands.key.DumpCommands;
 import dev.spinel.server.commands.key.KeyCommands;
+import dev.spinel.server.commands.key.MigrateCommand;
 import dev.spinel.server.commands.list.ListCommands;
 import dev.spinel.server.commands.pubsub.PubSubCommands;
 import dev.spinel.server.commands.scripting.FunctionCommands;
@@ -70,6 +71,7 @@ public final class Commands {
         IntrospectionCommands.register(t);
         PersistenceCommands.register(t, server.persistence());
         DumpCommands.register(t);
+        MigrateCommand.register(t, server.migrateSockets());
         ReplicationCommands.register(t, server.replication());
         ModuleCommands.register(t);
         LolwutCommand.register(t);

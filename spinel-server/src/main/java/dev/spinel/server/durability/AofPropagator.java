@@ -247,7 +247,7 @@ final class AofPropagator implements Propagator {
                     e.number(en.expireAt());
                 }
             }
-            case "restore" -> {
+            case "restore", "restore-asking" -> {
                 Entry en = entry(s, a, 1);
                 if (en == null) {
                     delete(a, e);

@@ -8,8 +8,10 @@ import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.pubsub.PubSub;
 import dev.spinel.server.engine.pubsub.PubSub.Kind;
 import dev.spinel.server.engine.Session;
+import dev.spinel.server.engine.ports.ReplicationFeed;
 import dev.spinel.server.errors.RedisError;
 
+import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
@@ -100,11 +102,45 @@ public final class PubSubCommands {
     // PUBLISH channel message
     static void publish(Session s, Args a) {
         s.out().integer(s.engine().pubSub().publish(a.copy(1), a.copy(2)));
+        if (!s.engine().config().clusterEnabled.value()) {
+            replicate(s, a); // Redis 7.0's forceCommandPropagation(PROPAGATE_REPL); a cluster's bus is not there
+        }
     }
 
     // SPUBLISH shardchannel message
     static void spublish(Session s, Args a) {
         s.out().integer(s.engine().pubSub().publishShard(a.copy(1), a.copy(2)));
+        // Outside cluster mode as Redis 7.0 (the replication stream); in cluster mode the stream stands for Redis's
+        // bus message to the shard's other nodes: the primary's replicas publish it to their own subscribers.
+        replicate(s, a);
+    }
+
+    /**
+     * Sends the command to the replicas only (not the append-only file), as Redis's PROPAGATE_REPL; a replica
+     * applying it publishes it to its subscribers and passes it on to its own replicas.
+     */
+    private static void replicate(Session s, Args a) {
+        ReplicationFeed feed = s.engine().hooks().replicationFeed();
+        if (feed == null) {
+            return;
+        }
+        ByteArrayOutputStream frame = new ByteArrayOutputStream();
+        header(frame, '*', a.count());
+        for (int i = 0; i < a.count(); i++) {
+            header(frame, '$', a.length(i));
+            frame.write(a.buffer(), a.offset(i), a.length(i));
+            frame.write('\r');
+            frame.write('\n');
+        }
+        byte[] b = frame.toByteArray();
+        feed.append(s.dbIndex(), b, 0, b.length);
+    }
+
+    private static void header(ByteArrayOutputStream out, char type, int n) {
+        out.write(type);
+        out.writeBytes(Integer.toString(n).getBytes(StandardCharsets.US_ASCII));
+        out.write('\r');
+        out.write('\n');
     }
 
     // PUBSUB CHANNELS [pattern] / PUBSUB SHARDCHANNELS [pattern]

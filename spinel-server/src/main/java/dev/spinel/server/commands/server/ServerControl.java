@@ -4,6 +4,7 @@ import dev.spinel.server.cluster.ClusterMode;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.durability.Persistence;
 import dev.spinel.server.engine.Engine;
+import dev.spinel.server.migrate.MigrateSockets;
 import dev.spinel.server.replication.Replication;
 import dev.spinel.server.scripting.Scripting;
 
@@ -36,6 +37,9 @@ public interface ServerControl {
 
     /** EVAL's scripts cache, the function libraries and the Lua runner. */
     Scripting scripting();
+
+    /** MIGRATE's cached connections to its targets (INFO's migrate_cached_sockets). */
+    MigrateSockets migrateSockets();
 
     /** Stops the server from a command (SHUTDOWN); returns at once. */
     void shutdownAsync();

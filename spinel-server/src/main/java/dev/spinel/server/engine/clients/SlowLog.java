@@ -59,6 +59,26 @@ public final class SlowLog {
         if (a.is(0, "ACL")) {
             return i >= 2 && a.is(1, "SETUSER");
         }
+        if (a.is(0, "MIGRATE")) {
+            // Redis 7.0 hides AUTH's password and AUTH2's username and password, up to KEYS
+            for (int j = 6; j < a.count(); j++) {
+                int more = a.count() - 1 - j;
+                if (a.is(j, "AUTH") && more >= 1) {
+                    if (i == j + 1) {
+                        return true;
+                    }
+                    j++;
+                } else if (a.is(j, "AUTH2") && more >= 2) {
+                    if (i == j + 1 || i == j + 2) {
+                        return true;
+                    }
+                    j += 2;
+                } else if (!a.is(j, "COPY") && !a.is(j, "REPLACE")) {
+                    return false;
+                }
+            }
+            return false;
+        }
         if (a.is(0, "HELLO")) {
             for (int j = 2; j < a.count(); j++) {
                 int more = a.count() - 1 - j;

@@ -1,0 +1,184 @@
+package dev.spinel.server.cluster;
+
+import dev.spinel.server.SpinelServer;
+import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.testing.RawClient;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.JedisCluster;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code redis-cli --cluster reshard} moves 100 slots and their keys between Spinel nodes: SETSLOT
+ * IMPORTING/MIGRATING, GETKEYSINSLOT, MIGRATE ... KEYS (RESTORE-ASKING into the importing slot), SETSLOT
+ * NODE. Afterwards every key is still readable through the redirections and every node's CLUSTER SLOTS
+ * shows the slots at their new owner.
+ */
+class ClusterReshardTest {
+    private static final int[] PORTS = {26101, 26102, 26103};
+    private static final SpinelServer[] NODES = new SpinelServer[3];
+    private static final int KEYS = 2000;
+
+    @BeforeAll
+    static void startAndCreate() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            Path dir = Files.createTempDirectory("spinel-reshard-" + i);
+            NODES[i] = SpinelServer.start(ServerConfig.defaults().with("port", Integer.toString(PORTS[i]))
+                    .with("cluster-enabled", "yes").with("dir", dir.toString()));
+        }
+        String out = redisCli("--cluster", "create", "127.0.0.1:" + PORTS[0], "127.0.0.1:" + PORTS[1],
+                "127.0.0.1:" + PORTS[2], "--cluster-yes");
+        assertTrue(out.contains("[OK] All 16384 slots covered."), out);
+        for (int port : PORTS) {
+            awaitOk(port);
+        }
+    }
+
+    @AfterAll
+    static void stop() {
+        for (SpinelServer s : NODES) {
+            if (s != null) {
+                s.close();
+            }
+        }
+    }
+
+    @Test
+    void reshardMovesSlotsAndKeys() throws Exception {
+        try (JedisCluster jc = new JedisCluster(new HostAndPort("127.0.0.1", PORTS[0]))) {
+            for (int i = 0; i < KEYS; i++) {
+                jc.set("k:" + i, "v" + i);
+            }
+            jc.hset("{h}hash", Map.of("f", "1", "g", "2"));
+            jc.rpush("{h}list", "a", "b");
+            jc.zadd("{h}zset", 1.5, "m");
+            jc.pexpire("k:0", 600_000);
+        }
+        String from = myId(PORTS[0]);
+        String to = myId(PORTS[1]);
+        int before = countInSlots(PORTS[0], 0, 99);
+        assertTrue(before > 0, "no key in slots 0-99 to move");
+        String out = redisCli("--cluster", "reshard", "127.0.0.1:" + PORTS[0], "--cluster-from", from,
+                "--cluster-to", to, "--cluster-slots", "100", "--cluster-yes");
+        assertTrue(out.contains("Moving slot 99 from"), out);
+        assertTrue(!out.contains("ERR") && !out.contains("[ERR]"), out);
+
+        // every node agrees: slots 0-99 belong to the second node now, and the keys went with them
+        for (int port : PORTS) {
+            try (RawClient c = new RawClient(port)) {
+                String slots = new String(c.call("CLUSTER", "SLOTS"), StandardCharsets.UTF_8);
+                assertTrue(slots.contains("*3\r\n:0\r\n:99\r\n*4\r\n$9\r\n127.0.0.1\r\n:" + PORTS[1] + "\r\n"), slots);
+                assertTrue(slots.contains(":100\r\n:5460\r\n*4\r\n$9\r\n127.0.0.1\r\n:" + PORTS[0] + "\r\n"), slots);
+            }
+        }
+        assertEquals(0, countInSlots(PORTS[0], 0, 99));
+        assertEquals(before, countInSlots(PORTS[1], 0, 99));
+        String check = redisCli("--cluster", "check", "127.0.0.1:" + PORTS[2]);
+        assertTrue(check.contains("[OK] All 16384 slots covered.") && !check.contains("[WARNING]"), check);
+
+        try (JedisCluster jc = new JedisCluster(new HostAndPort("127.0.0.1", PORTS[2]))) {
+            for (int i = 0; i < KEYS; i++) {
+                assertEquals("v" + i, jc.get("k:" + i), "k:" + i);
+            }
+            assertEquals(Map.of("f", "1", "g", "2"), jc.hgetAll("{h}hash"));
+            assertEquals(List.of("a", "b"), jc.lrange("{h}list", 0, -1));
+            assertEquals(1.5, jc.zscore("{h}zset", "m"));
+            long ttl = jc.pttl("k:0");
+            assertTrue(ttl > 0 && ttl <= 600_000, "ttl " + ttl);
+        }
+        long total = 0;
+        for (int port : PORTS) {
+            try (RawClient c = new RawClient(port)) {
+                total += Long.parseLong(new String(c.call("DBSIZE"), StandardCharsets.UTF_8).substring(1).trim());
+            }
+        }
+        assertEquals(KEYS + 3, total);
+    }
+
+    /** A shard channel's message published on a primary reaches its replica's subscribers (Redis sends it over its bus). */
+    @Test
+    void spublishReachesTheShardsReplica() throws Exception {
+        Path dir = Files.createTempDirectory("spinel-reshard-replica");
+        try (SpinelServer replica = SpinelServer.start(ServerConfig.defaults().with("port", "26104")
+                .with("cluster-enabled", "yes").with("dir", dir.toString()));
+             RawClient r = new RawClient(26104); RawClient primary = new RawClient(PORTS[2])) {
+            assertEquals("+OK\r\n", new String(r.call("CLUSTER", "MEET", "127.0.0.1", Integer.toString(PORTS[0])),
+                    StandardCharsets.UTF_8));
+            long deadline = System.currentTimeMillis() + 30_000;
+            while (!new String(r.call("CLUSTER", "INFO"), StandardCharsets.UTF_8).contains("cluster_known_nodes:4")) {
+                assertTrue(System.currentTimeMillis() < deadline, "the fourth node was not taken in");
+                Thread.sleep(50);
+            }
+            assertEquals("+OK\r\n", new String(r.call("CLUSTER", "REPLICATE", myId(PORTS[2])), StandardCharsets.UTF_8));
+            // "foo" is slot 12182, the third node's
+            assertEquals("+OK\r\n", new String(primary.call("SET", "foo", "synced"), StandardCharsets.UTF_8));
+            r.call("READONLY");
+            while (!new String(r.call("GET", "foo"), StandardCharsets.UTF_8).equals("$6\r\nsynced\r\n")) {
+                assertTrue(System.currentTimeMillis() < deadline + 30_000, "the replica never synced");
+                Thread.sleep(50);
+            }
+            try (RawClient sub = new RawClient(26104)) {
+                String confirm = new String(sub.call("SSUBSCRIBE", "foo"), StandardCharsets.UTF_8);
+                assertTrue(confirm.startsWith("*3\r\n$10\r\nssubscribe\r\n"), confirm);
+                assertEquals(":0\r\n", new String(primary.call("SPUBLISH", "foo", "shard-news"), StandardCharsets.UTF_8));
+                assertEquals("*3\r\n$8\r\nsmessage\r\n$3\r\nfoo\r\n$10\r\nshard-news\r\n",
+                        new String(sub.readReply(), StandardCharsets.UTF_8));
+            }
+            primary.call("DEL", "foo");
+            assertEquals("+OK\r\n", new String(primary.call("CLUSTER", "FORGET", myId(26104)), StandardCharsets.UTF_8));
+        }
+    }
+
+    private static int countInSlots(int port, int first, int last) throws Exception {
+        int n = 0;
+        try (RawClient c = new RawClient(port)) {
+            for (int slot = first; slot <= last; slot++) {
+                n += Integer.parseInt(new String(c.call("CLUSTER", "COUNTKEYSINSLOT", Integer.toString(slot)),
+                        StandardCharsets.UTF_8).substring(1).trim());
+            }
+        }
+        return n;
+    }
+
+    private static String myId(int port) throws Exception {
+        try (RawClient c = new RawClient(port)) {
+            return new String(c.call("CLUSTER", "MYID"), StandardCharsets.UTF_8).split("\r\n")[1];
+        }
+    }
+
+    private static String redisCli(String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("redis-cli"));
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "redis-cli " + String.join(" ", args) + " did not finish");
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, p.exitValue(), out);
+        return out;
+    }
+
+    private static void awaitOk(int port) throws Exception {
+        long deadline = System.currentTimeMillis() + 20_000;
+        try (RawClient c = new RawClient(port)) {
+            while (true) {
+                String info = new String(c.call("CLUSTER", "INFO"), StandardCharsets.UTF_8);
+                if (info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:3")) {
+                    return;
+                }
+                assertTrue(System.currentTimeMillis() < deadline, "node " + port + " never saw the whole cluster: " + info);
+                Thread.sleep(50);
+            }
+        }
+    }
+}
