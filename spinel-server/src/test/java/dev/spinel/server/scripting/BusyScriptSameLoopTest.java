@@ -82,8 +82,9 @@ class BusyScriptSameLoopTest {
             runner.send(cmd("EVAL", ENDLESS, "0"));
             Thread.sleep(600);
             other.send(cmd("SHUTDOWN", "NOSAVE")); // no reply: the server exits
-            replies.add("closed=" + other.isClosedByServer());
-            replies.add("closed=" + runner.isClosedByServer());
+            // a server stopping while a script runs on the loop: generous on a loaded machine (a hang still fails)
+            replies.add("closed=" + other.isClosedByServer(10_000));
+            replies.add("closed=" + runner.isClosedByServer(10_000));
         }
         return replies;
     }

@@ -122,9 +122,14 @@ public final class RawClient implements AutoCloseable {
         }
     }
 
-    /** True if the server closed the connection (reads EOF within the timeout). */
+    /** True if the server closed the connection (reads EOF within 2 s). */
     public boolean isClosedByServer() throws IOException {
-        socket.setSoTimeout(2000);
+        return isClosedByServer(2000);
+    }
+
+    /** True if the server closed the connection (reads EOF within {@code timeoutMillis}). */
+    public boolean isClosedByServer(int timeoutMillis) throws IOException {
+        socket.setSoTimeout(timeoutMillis);
         try {
             return in.read() < 0;
         } catch (SocketTimeoutException e) {
