@@ -44,6 +44,8 @@ public final class Engine {
     private final SlowLog slowLog = new SlowLog();
     private final LatencyMonitor latency = new LatencyMonitor();
     private final Monitors monitors = new Monitors();
+    /** Keys one command may drop from a tracking table over its limit (Redis's first effort); the cron does more. */
+    private static final int TRACKING_EVICTIONS_PER_COMMAND = 100;
     private final Tracking tracking = new Tracking(clients);
     private final Notifications notifications;
     private final Evictor evictor;
@@ -435,6 +437,11 @@ public final class Engine {
                 applyReplyMode(session);
                 return null;
             }
+        }
+        if (tracking.hasClients() && tracking.limitKeys(config.trackingTableMaxKeys.value(), TRACKING_EVICTIONS_PER_COMMAND)) {
+            // Redis's processCommand: the table is cut to its limit first; this client's invalidations precede
+            // this command's reply (QUEUED included)
+            session.drainDeliveries();
         }
         if (script.running() && waitForScript(session, cmd)) { // one volatile read when no script runs
             return null;
