@@ -399,14 +399,16 @@ public final class Engine {
             return null;
         }
         String refusal = hooks.diskRefusal();
-        if (refusal != null && (cmd.spec().has("write") || cmd.name().equals("ping") || DispatchRules.execHas(session, cmd, "write"))) {
+        if (refusal != null && (cmd.spec().has("write") || cmd.name().equals("ping") || DispatchRules.execHas(session, cmd, "write")
+                || declaresWrites(cmd, args))) {
             refusals.reject(session, cmd, refusal);
             applyReplyMode(session);
             return null;
         }
         ReplicationGate gate = hooks.replicationGate(); // one volatile read; null on a plain master
         if (gate != null) {
-            String refused = gate.refusal(session.isReplicationApplier(), cmd.spec().has("write") || DispatchRules.execHas(session, cmd, "write"),
+            String refused = gate.refusal(session.isReplicationApplier(), cmd.spec().has("write") || DispatchRules.execHas(session, cmd, "write")
+                    || declaresWrites(cmd, args),
                     !cmd.spec().has("stale"));
             if (refused != null) {
                 refusals.reject(session, cmd, refused);
@@ -476,6 +478,19 @@ public final class Engine {
             blocking.serveReady();
         }
         return null;
+    }
+
+    /**
+     * A script or function that declares flags without {@code no-writes} counts as a write for the refusals
+     * before it runs (NOREPLICAS, READONLY, MISCONF), as Redis's scriptFlagsToCmdFlags makes it one; a script
+     * that declares nothing keeps its command's flags (its writes are refused one by one as it runs).
+     */
+    private boolean declaresWrites(Command cmd, Args args) {
+        if (cmd.scriptKind == null) {
+            return false;
+        }
+        int declared = scriptFlags.declared(cmd.scriptKind, args);
+        return declared != ScriptFlags.UNDECLARED && (declared & ScriptFlags.NO_WRITES) == 0;
     }
 
     /**
