@@ -204,15 +204,9 @@ public final class Session {
         return closing;
     }
 
-    /**
-     * Marks the session to be closed once its pending replies are written (QUIT, protocol errors). It leaves the
-     * client registry at once: Redis frees such a client right after writing its reply, before it reads another
-     * client's next command, so a command sent after the reply was read no longer finds it (a tracking redirect
-     * to it is then broken, as Redis reports).
-     */
+    /** Marks the session to be closed once its pending replies are written (QUIT, protocol errors). */
     public void closeAfterReply() {
         closing = true;
-        engine.clients().remove(this);
         connection.closeAfterReply();
     }
 
