@@ -53,6 +53,8 @@ public final class Engine {
     private final SlowLog slowLog = new SlowLog();
     private final LatencyMonitor latency = new LatencyMonitor();
     private final Monitors monitors = new Monitors();
+    /** Keys one command may drop from a tracking table over its limit (Redis's first effort); the cron does more. */
+    private static final int TRACKING_EVICTIONS_PER_COMMAND = 100;
     private final Tracking tracking = new Tracking(clients);
     private final Notifications notifications;
     private final Evictor evictor;
@@ -406,7 +408,8 @@ public final class Engine {
             return null;
         }
         String refusal = hooks.diskRefusal();
-        if (refusal != null && (cmd.has(CommandFlag.WRITE) || cmd.name().equals("ping") || DispatchRules.execHas(session, cmd, CommandFlag.WRITE))) {
+        if (refusal != null && (cmd.has(CommandFlag.WRITE) || cmd.name().equals("ping")
+                || DispatchRules.execHas(session, cmd, CommandFlag.WRITE) || declaresWrites(cmd, args))) {
             refusals.reject(session, cmd, refusal);
             applyReplyMode(session);
             return null;
@@ -414,7 +417,7 @@ public final class Engine {
         ReplicationGate gate = hooks.replicationGate(); // one volatile read; null on a plain master
         if (gate != null) {
             String refused = gate.refusal(session.isReplicationApplier(), cmd.has(CommandFlag.WRITE)
-                    || DispatchRules.execHas(session, cmd, CommandFlag.WRITE) || scriptDeclaresWrites(cmd, args),
+                    || DispatchRules.execHas(session, cmd, CommandFlag.WRITE) || declaresWrites(cmd, args),
                     !cmd.has(CommandFlag.STALE));
             if (refused != null) {
                 refusals.reject(session, cmd, refused);
@@ -445,6 +448,11 @@ public final class Engine {
                 applyReplyMode(session);
                 return null;
             }
+        }
+        if (tracking.hasClients() && tracking.limitKeys(config.trackingTableMaxKeys.value(), TRACKING_EVICTIONS_PER_COMMAND)) {
+            // Redis's processCommand: the table is cut to its limit first; this client's invalidations precede
+            // this command's reply (QUEUED included)
+            session.drainDeliveries();
         }
         if (script.running() && waitForScript(session, cmd)) { // one volatile read when no script runs
             return null;
@@ -482,13 +490,11 @@ public final class Engine {
     }
 
     /**
-     * What CLIENT PAUSE WRITE holds ({@link DispatchRules#writes}); a script command takes its flags from its
-     * script, as Redis's evalGetCommandFlags: one that declares flags is held unless it declares
-     * {@code no-writes}, one that declares none (no shebang, unknown script) has its command's flags (EVAL,
-     * EVALSHA and FCALL may replicate; the _RO forms not).
+     * A script or function that declares flags without {@code no-writes} counts as a write for the refusals
+     * before it runs (NOREPLICAS, READONLY, MISCONF), as Redis's scriptFlagsToCmdFlags makes it one; a script
+     * that declares nothing keeps its command's flags (its writes are refused one by one as it runs).
      */
-    /** A script with flags and without no-writes is a write command, as Redis's scriptFlagsToCmdFlags makes it. */
-    private boolean scriptDeclaresWrites(Command cmd, Args args) {
+    private boolean declaresWrites(Command cmd, Args args) {
         if (cmd.scriptKind == null) {
             return false;
         }
@@ -496,6 +502,12 @@ public final class Engine {
         return declared != ScriptFlags.UNDECLARED && (declared & ScriptFlags.NO_WRITES) == 0;
     }
 
+    /**
+     * What CLIENT PAUSE WRITE holds ({@link DispatchRules#writes}); a script command takes its flags from its
+     * script, as Redis's evalGetCommandFlags: one that declares flags is held unless it declares
+     * {@code no-writes}, one that declares none (no shebang, unknown script) has its command's flags (EVAL,
+     * EVALSHA and FCALL may replicate; the _RO forms not).
+     */
     private boolean pausedByWrite(Command cmd, Session session, Args args) {
         if (cmd.scriptKind != null) {
             int declared = scriptFlags.declared(cmd.scriptKind, args);

@@ -558,9 +558,17 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
         return l;
     }
 
+    /**
+     * The session leaves the client registry at once: Redis frees such a client right after writing its reply,
+     * before it reads another client's next command, so a command sent once the reply was read no longer finds
+     * it (a tracking redirect to it is then broken, as Redis reports). The rest of its state goes on close.
+     */
     @Override
     public void closeAfterReply() {
         closeAfterReply = true;
+        if (session != null) {
+            engine.clients().remove(session);
+        }
     }
 
     @Override

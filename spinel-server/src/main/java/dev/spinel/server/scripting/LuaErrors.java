@@ -69,9 +69,28 @@ final class LuaErrors {
         return s.substring(a, b);
     }
 
-    /** Without the newline LuaJ's error hook appends (the instruction hook has no traceback to add). */
+    /**
+     * Marks, in what LuaJ appends to an error's message (the instruction hook's traceback), Lua 5.1's text of
+     * a type error ({@link Lua51TypeErrors}).
+     */
+    static final String LUA51_TEXT = "\u0000lua51:";
+
+    /**
+     * Without what LuaJ's error hook appends (a newline, and the hook's traceback): a type error's text
+     * replaced by Lua 5.1's words when the hook gave them, its position kept.
+     */
     static String chomp(String s) {
-        return s != null && s.endsWith("\n") ? s.substring(0, s.length() - 1) : s;
+        if (s == null) {
+            return null;
+        }
+        int mark = s.lastIndexOf("\n" + LUA51_TEXT);
+        if (mark >= 0) {
+            String head = s.substring(0, mark);
+            String text = s.substring(mark + 1 + LUA51_TEXT.length());
+            Matcher m = POSITION.matcher(head);
+            return m.find() ? head.substring(0, m.end()) + text : text;
+        }
+        return s.endsWith("\n") ? s.substring(0, s.length() - 1) : s;
     }
 
     /** A LuaJ error message with its position and its type error written as Lua 5.1 writes them. */
@@ -90,6 +109,7 @@ final class LuaErrors {
     private static final Pattern INDEX = Pattern.compile("^attempt to index \\? \\(a (\\w+) value\\)$");
     private static final Pattern CONCAT = Pattern.compile("^attempt to concatenate (\\w+) and (\\w+)$");
     private static final Pattern ARITH = Pattern.compile("^attempt to perform arithmetic __\\w+ on (\\w+) and (\\w+)$");
+    private static final Pattern COMPARE = Pattern.compile("^attempt to compare __(?:lt|le) on (\\w+) and (\\w+)$");
 
     /**
      * LuaJ words its type errors its own way ("attempt to call nil"); Lua 5.1, without a variable's name to
@@ -111,6 +131,11 @@ final class LuaErrors {
         m = CONCAT.matcher(text);
         if (m.matches()) {
             return "attempt to concatenate a " + firstNotOf(m.group(1), m.group(2), "string", "number") + " value";
+        }
+        m = COMPARE.matcher(text);
+        if (m.matches()) { // Lua 5.1's luaG_ordererror
+            return m.group(1).equals(m.group(2)) ? "attempt to compare two " + m.group(1) + " values"
+                    : "attempt to compare " + m.group(1) + " with " + m.group(2);
         }
         m = ARITH.matcher(text);
         if (m.matches()) {

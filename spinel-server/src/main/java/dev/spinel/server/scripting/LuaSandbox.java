@@ -1,10 +1,13 @@
 package dev.spinel.server.scripting;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 import org.luaj.vm2.Globals;
 import org.luaj.vm2.LoadState;
+import org.luaj.vm2.LuaClosure;
 import org.luaj.vm2.LuaError;
+import org.luaj.vm2.LuaFunction;
 import org.luaj.vm2.LuaString;
 import org.luaj.vm2.LuaTable;
 import org.luaj.vm2.LuaValue;
@@ -69,7 +72,7 @@ final class LuaSandbox {
                     return LuaValue.varargsOf(LuaValue.FALSE, r.arg(2).rawget("err"));
                 }
                 if (!r.arg1().toboolean() && r.arg(2).type() == LuaValue.TSTRING) {
-                    return LuaValue.varargsOf(LuaValue.FALSE, LuaValue.valueOf(LuaErrors.chomp(r.arg(2).tojstring())));
+                    return LuaValue.varargsOf(LuaValue.FALSE, LuaValue.valueOf(LuaErrors.luaText(LuaErrors.chomp(r.arg(2).tojstring()))));
                 }
                 return r;
             }
@@ -196,30 +199,70 @@ final class LuaSandbox {
      * has thrown (SCRIPT/FUNCTION KILL, FUNCTION LOAD timeout) it runs on every instruction until it passes
      * again (the next script), as Redis then hooks every line: a pcall that caught the error cannot keep the
      * script going, the very next instruction after it raises the error again.
+     *
+     * <p>It also keeps the frames of the script's thread (each Lua function's registers and current
+     * instruction), so that a type error can name its operand as Lua 5.1 does ({@link Lua51TypeErrors}): LuaJ
+     * asks {@link #traceback} for text to append to an error's message while the failing frame is still on
+     * top, and gets {@link LuaErrors#LUA51_TEXT} followed by Lua 5.1's text, which {@link LuaErrors#chomp}
+     * puts in place of LuaJ's. Coroutines run on threads of their own: their frames are not kept, their
+     * errors keep LuaJ's words.
      */
     private static final class InstructionHook extends org.luaj.vm2.lib.DebugLib {
         private final Runnable check;
         private int count;
         private boolean every;
+        private Thread owner;
+        private int depth;
+        private LuaFunction[] functions = new LuaFunction[16];
+        private LuaValue[][] stacks = new LuaValue[16][];
+        private int[] pcs = new int[16];
 
         InstructionHook(Runnable check) {
             this.check = check;
         }
 
         @Override
-        public void onCall(org.luaj.vm2.LuaFunction f) {
+        public void onCall(LuaFunction f) {
+            push(f, null);
         }
 
         @Override
-        public void onCall(org.luaj.vm2.LuaClosure c, Varargs varargs, LuaValue[] stack) {
+        public void onCall(LuaClosure c, Varargs varargs, LuaValue[] stack) {
+            push(c, stack);
+        }
+
+        private void push(LuaFunction f, LuaValue[] stack) {
+            Thread t = Thread.currentThread();
+            if (depth == 0) {
+                owner = t;
+            } else if (t != owner) {
+                return;
+            }
+            if (depth == functions.length) {
+                functions = Arrays.copyOf(functions, depth * 2);
+                stacks = Arrays.copyOf(stacks, depth * 2);
+                pcs = Arrays.copyOf(pcs, depth * 2);
+            }
+            functions[depth] = f;
+            stacks[depth] = stack;
+            pcs[depth] = -1;
+            depth++;
         }
 
         @Override
         public void onReturn() {
+            if (depth > 0 && Thread.currentThread() == owner) {
+                depth--;
+                functions[depth] = null;
+                stacks[depth] = null;
+            }
         }
 
         @Override
         public void onInstruction(int pc, Varargs v, int top) {
+            if (depth > 0) {
+                pcs[depth - 1] = pc; // a coroutine's instructions land on its resumer's frame, set again before it goes on
+            }
             if ((++count & 0xff) == 0 || every) {
                 every = true;
                 check.run();
@@ -229,6 +272,12 @@ final class LuaSandbox {
 
         @Override
         public String traceback(int level) {
+            if (depth > 0 && Thread.currentThread() == owner && functions[depth - 1] instanceof LuaClosure c) {
+                String text = Lua51TypeErrors.message(c, stacks[depth - 1], pcs[depth - 1]);
+                if (text != null) {
+                    return LuaErrors.LUA51_TEXT + text;
+                }
+            }
             return "";
         }
     }

@@ -15,6 +15,8 @@ public final class ServerStats {
     public final long startNanos = System.nanoTime();
     public final LoopCounter commandsProcessed = new LoopCounter();
     public final LongAdder connectionsReceived = new LongAdder();
+    /** INFO's lazyfreed_objects: values Redis would have freed in the background (see LazyFree). */
+    public final LongAdder lazyfreedObjects = new LongAdder();
     public final LongAdder rejectedConnections = new LongAdder();
     public final LoopCounter keyspaceHits = new LoopCounter();
     public final LoopCounter keyspaceMisses = new LoopCounter();
@@ -58,5 +60,6 @@ public final class ServerStats {
         totalErrorReplies.reset();
         unexpectedErrorReplies.reset();
         errors.clear();
+        lazyfreedObjects.reset();
     }
 }

@@ -114,6 +114,9 @@ public final class TrackingCommands {
             }
         }
         all.addAll(prefixes);
+        if (bcast && prefixes.isEmpty() && all.stream().noneMatch(q -> q.length == 0)) {
+            all.add(new byte[0]); // BCAST without PREFIX is the prefix "", listed as such by TRACKINGINFO (as Redis)
+        }
         s.engine().tracking().enable(s, new TrackingState(redirect, bcast, optin, optout, noloop, all));
         s.out().ok();
     }

@@ -68,29 +68,44 @@ final class DatabaseCommands {
 
     // FLUSHDB [ASYNC | SYNC]
     static void flushdb(Session s, Args a) {
-        checkFlushMode(a);
+        boolean async = flushAsync(s, a);
         var db = s.db();
-        db.clear(() -> s.engine().watches().touchPresent(db.index(), db, null), s::dirty);
+        db.clear(() -> s.engine().watches().touchPresent(db.index(), db, null), removed -> {
+            s.dirty(removed);
+            if (async) {
+                s.engine().stats().lazyfreedObjects.add(removed); // Redis's emptyDbAsync counts every key
+            }
+        });
         s.out().ok();
     }
 
     // FLUSHALL [ASYNC | SYNC]
     static void flushall(Session s, Args a) {
-        checkFlushMode(a);
+        boolean async = flushAsync(s, a);
         // Redis counts one more change so that even an empty FLUSHALL reaches the log and replicas.
         var ks = s.engine().keyspace();
         ks.clearAll(() -> {
             for (int i = 0; i < ks.databases(); i++) {
                 s.engine().watches().touchPresent(i, ks.db(i), null);
             }
-        }, removed -> s.dirty(removed + 1));
+        }, removed -> {
+            s.dirty(removed + 1);
+            if (async) {
+                s.engine().stats().lazyfreedObjects.add(removed);
+            }
+        });
         s.out().ok();
     }
 
-    /** Both modes free memory the same way here (the GC reclaims the dropped tables in the background). */
-    private static void checkFlushMode(Args a) {
+    /**
+     * Whether the flush is ASYNC (given, or by lazyfree-lazy-user-flush without a mode). Both modes free memory
+     * the same way here (the GC reclaims the dropped tables in the background); ASYNC counts the keys in INFO's
+     * lazyfreed_objects, as Redis.
+     */
+    private static boolean flushAsync(Session s, Args a) {
         if (a.count() > 2 || (a.count() == 2 && !a.is(1, "ASYNC") && !a.is(1, "SYNC"))) {
             throw Errors.SYNTAX;
         }
+        return a.count() == 2 ? a.is(1, "ASYNC") : s.engine().config().lazyfreeLazyUserFlush.value();
     }
 }

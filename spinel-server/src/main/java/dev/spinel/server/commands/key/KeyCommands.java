@@ -25,7 +25,7 @@ public final class KeyCommands {
 
     public static void register(CommandTable t) {
         t.register("del", KeyCommands::del);
-        t.register("unlink", KeyCommands::del);
+        t.register("unlink", KeyCommands::unlink);
         t.register("exists", KeyCommands::exists);
         t.register("touch", KeyCommands::touch);
         t.register("type", KeyCommands::type);
@@ -40,6 +40,15 @@ public final class KeyCommands {
 
     // DEL key [key ...]  and  UNLINK key [key ...] (values are freed by the GC, so both are "lazy")
     static void del(Session s, Args a) {
+        delete(s, a, s.engine().config().lazyfreeLazyUserDel.value());
+    }
+
+    // UNLINK key [key ...]: DEL, counting the values Redis would free in the background (INFO lazyfreed_objects)
+    static void unlink(Session s, Args a) {
+        delete(s, a, true);
+    }
+
+    private static void delete(Session s, Args a, boolean lazy) {
         Database db = s.db();
         long n = 0;
         StripeLocks locks = lockKeys(s, db, a, 1);
@@ -49,6 +58,9 @@ public final class KeyCommands {
                 Segment seg = db.segment(h);
                 Entry e = Keys.write(s, seg, a, i, h);
                 if (e != null) {
+                    if (lazy) {
+                        LazyFree.unlinked(s, e.value());
+                    }
                     seg.removeEntry(e);
                     s.notify(Notifications.GENERIC, "del", a, i);
                     n++;

@@ -228,7 +228,7 @@ final class InfoCommand {
         field(sb, "mem_allocator", "jvm");
         field(sb, "active_defrag_running", 0);
         field(sb, "lazyfree_pending_objects", 0);
-        field(sb, "lazyfreed_objects", 0);
+        field(sb, "lazyfreed_objects", e.stats().lazyfreedObjects.sum());
     }
 
     private void stats(StringBuilder sb, Engine e) {

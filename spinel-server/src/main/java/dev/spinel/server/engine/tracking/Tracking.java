@@ -50,9 +50,13 @@ public final class Tracking {
         this.clients = clients;
     }
 
-    /** True when some client tracks: the per-command cost otherwise is this one check. */
+    /**
+     * True when some client tracks or the table still holds keys read while one did: as Redis, a write or a
+     * flush takes a key out of the table even when its readers stopped tracking since (INFO's
+     * tracking_total_keys/items count what is left). Otherwise the per-command cost is these two checks.
+     */
     public boolean active() {
-        return !tracking.isEmpty();
+        return !tracking.isEmpty() || !readers.isEmpty();
     }
 
     public void enable(TrackedClient s, TrackingState state) {
@@ -61,7 +65,7 @@ public final class Tracking {
         tracking.add(s);
         if (state.bcast) {
             synchronized (prefixes) {
-                for (byte[] p : state.prefixes.isEmpty() ? List.of(new byte[0]) : state.prefixes) {
+                for (byte[] p : state.prefixes) { // BCAST without PREFIX: the one prefix ""
                     prefixes.computeIfAbsent(new ByteKey(p), k -> ConcurrentHashMap.newKeySet()).add(s);
                 }
                 broadcasts = true;
@@ -287,16 +291,26 @@ public final class Tracking {
     /**
      * Redis's trackingLimitUsedSlots (server cron): while the table holds more than {@code max} keys (0: no
      * limit), keys are dropped from it, each invalidated for its clients as if it had changed; at most
-     * {@code effort} keys per call, so one tick stays short.
+     * {@code effort} keys per call, so one tick stays short. True if it was over the limit.
      */
-    public void limitKeys(long max, int effort) {
+    public boolean limitKeys(long max, int effort) {
         if (max <= 0 || readers.size() <= max) {
-            return;
+            return false;
         }
         Iterator<ByteKey> it = readers.keySet().iterator();
         while (readers.size() > max && effort-- > 0 && it.hasNext()) {
             keyChanged(null, it.next().bytes());
         }
+        return true;
+    }
+
+    /**
+     * True while some client tracks (Redis's server.tracking_clients): Redis's processCommand then applies
+     * {@link #limitKeys} before every command, a queued one too, so a lowered tracking-table-max-keys takes
+     * effect before the next command's reply and not only at the next cron tick.
+     */
+    public boolean hasClients() {
+        return !tracking.isEmpty();
     }
 
     /** Number of keys in the tracking table (INFO's tracking_total_keys). */
