@@ -108,15 +108,19 @@ public final class RdbOutput {
 
     /** Redis's {@code rdbSaveRawString}: the most compact of int, LZF and raw encodings. */
     public void writeString(byte[] s) {
-        int len = s.length;
-        if (len <= 11 && StringEncoding.isInteger(s)) {
-            long v = StringEncoding.integerValue(s);
+        writeString(s, s.length);
+    }
+
+    /** {@link #writeString(byte[])} of the first {@code len} bytes of {@code s} (a reused scratch array). */
+    public void writeString(byte[] s, int len) {
+        if (len <= 11 && StringEncoding.isInteger(s, len)) {
+            long v = StringEncoding.integerValue(s, len);
             if (v >= Integer.MIN_VALUE && v <= Integer.MAX_VALUE) {
                 writeIntEncoded(v);
                 return;
             }
         }
-        if (compression && len > 20 && writeLzf(s)) {
+        if (compression && len > 20 && writeLzf(s, len)) {
             return;
         }
         writeLength(len);
@@ -150,18 +154,18 @@ public final class RdbOutput {
         }
     }
 
-    private boolean writeLzf(byte[] s) {
-        int limit = s.length - 4;
+    private boolean writeLzf(byte[] s, int len) {
+        int limit = len - 4;
         if (lzfScratch.length < limit) {
             lzfScratch = new byte[limit];
         }
-        int n = Lzf.compress(s, s.length, lzfScratch, limit, LZF_TABLES.get());
+        int n = Lzf.compress(s, len, lzfScratch, limit, LZF_TABLES.get());
         if (n == 0) {
             return false;
         }
         writeByte((Rdb.ENCVAL << 6) | Rdb.ENC_LZF);
         writeLength(n);
-        writeLength(s.length);
+        writeLength(len);
         write(lzfScratch, 0, n);
         if (lzfScratch.length > (1 << 20)) {
             lzfScratch = new byte[0]; // do not pin a huge scratch buffer

@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -138,6 +139,18 @@ public final class RdbWriter {
             access = withAccess ? new long[capacity] : null;
         }
 
+        int capacity() {
+            return keys.length;
+        }
+
+        /** Empties a written copy for reuse by another segment; drops its references so that it pins nothing. */
+        void clear() {
+            Arrays.fill(keys, 0, count, null);
+            Arrays.fill(codecs, 0, count, null);
+            Arrays.fill(snapshots, 0, count, null);
+            count = 0;
+        }
+
         /**
          * Pass one of a chunk's copy: the entry's fields only (one cache miss per entry, and the loop carries
          * no dependency from one bucket to the next, so the CPU overlaps those misses). The value's type is
@@ -193,6 +206,11 @@ public final class RdbWriter {
         private final Captured[][] captured;
         /** Per database, per segment: keys when armed (an upper bound for the copy). */
         private final int[][] armedSizes;
+        /**
+         * A written segment's copy, emptied, for the next segment to reuse: without it a save allocated its
+         * parallel arrays anew per segment (32 B per key of garbage over the whole save).
+         */
+        private final AtomicReference<Captured> spare = new AtomicReference<>();
         private volatile boolean cancelled;
         private volatile RuntimeException failure;
 
@@ -233,7 +251,12 @@ public final class RdbWriter {
                 int d = seg.database().index();
                 Captured into = captured[d][seg.index()];
                 if (into == null) { // first chunk of this segment: room for every key it held when armed
-                    into = new Captured(this, armedSizes[d][seg.index()], access != Access.NONE);
+                    int need = armedSizes[d][seg.index()];
+                    into = spare.getAndSet(null);
+                    if (into == null || into.capacity() < need) {
+                        // an eighth more, so that the copy fits the next segments of about the same size when reused
+                        into = new Captured(this, need + (need >>> 3), access != Access.NONE);
+                    }
                     captured[d][seg.index()] = into;
                 }
                 int from = into.count;
@@ -321,6 +344,7 @@ public final class RdbWriter {
             writeHeader(out, options.aux());
             writeFunctions(out, options.functions());
             long keys = 0;
+            byte[] keyScratch = new byte[Entry.MAX_INLINE_KEY]; // no key array per key: 10M keys made 320 MB of garbage
             for (int d = 0; d < snap.dbSizes.length; d++) {
                 if (snap.dbSizes[d] == 0) {
                     continue;
@@ -340,13 +364,16 @@ public final class RdbWriter {
                         continue; // empty when armed
                     }
                     for (int k = 0; k < entries.count; k++) {
-                        writeEntry(out, entries.keys[k].key(), entries.codecs[k], entries.snapshots[k], entries.expireAt[k], snap.access,
+                        Entry e = entries.keys[k];
+                        writeEntry(out, e.keyBytes(keyScratch), e.keyLength(), entries.codecs[k], entries.snapshots[k], entries.expireAt[k], snap.access,
                                 entries.access == null ? 0 : entries.access[k]);
                         if (options.keySaveDelayMicros() != 0) {
                             keySaveDelay(options.keySaveDelayMicros(), snap);
                         }
                     }
                     keys += entries.count;
+                    entries.clear();
+                    snap.spare.set(entries);
                 }
             }
             writeFooter(out, options.checksum());
@@ -377,8 +404,9 @@ public final class RdbWriter {
         };
     }
 
-    /** One key: [expiry] [idle|freq] type key value (Redis's {@code rdbSaveKeyValuePair}). */
-    static void writeEntry(RdbOutput out, byte[] key, ValueCodec codec, Object snapshot, long expireAt, Access access, long accessValue) {
+    /** One key, {@code key[0, keyLength)}: [expiry] [idle|freq] type key value (Redis's {@code rdbSaveKeyValuePair}). */
+    static void writeEntry(RdbOutput out, byte[] key, int keyLength, ValueCodec codec, Object snapshot, long expireAt, Access access,
+                           long accessValue) {
         if (expireAt >= 0) {
             out.writeByte(Rdb.OPCODE_EXPIRETIME_MS);
             out.writeLongLE(expireAt);
@@ -391,7 +419,7 @@ public final class RdbWriter {
             out.writeByte((int) accessValue);
         }
         out.writeByte(codec.rdbType(snapshot));
-        out.writeString(key);
+        out.writeString(key, keyLength);
         codec.write(snapshot, out);
     }
 }

@@ -31,6 +31,11 @@ sealed class ArrayKeyEntry extends Entry permits ArrayKeyEntry.Volatile {
     }
 
     @Override
+    public final byte[] keyBytes(byte[] scratch) {
+        return key;
+    }
+
+    @Override
     public final int keyLength() {
         return key.length;
     }

@@ -49,6 +49,16 @@ public abstract sealed class Entry permits InlineKeyEntry, ArrayKeyEntry {
 
     public abstract int keyLength();
 
+    /**
+     * The key's bytes without allocating: its first {@link #keyLength()} bytes written into {@code scratch}
+     * (at least {@link InlineKeyEntry#MAX_LENGTH} long) for an inline key, the entry's own array for a long one.
+     * For readers that stream every key (an RDB save), where {@link #key()} would make one array per key.
+     */
+    public abstract byte[] keyBytes(byte[] scratch);
+
+    /** The longest key {@link #keyBytes} may write into a scratch array. */
+    public static final int MAX_INLINE_KEY = InlineKeyEntry.MAX_LENGTH;
+
     /** The key's {@link KeyHash}, computed without allocating. */
     abstract int keyHash();
 

@@ -107,6 +107,15 @@ sealed class InlineKeyEntry extends Entry permits InlineKeyEntry.Volatile, WideK
     }
 
     @Override
+    public final byte[] keyBytes(byte[] scratch) {
+        int len = keyLength();
+        for (int i = 0; i < len; i++) {
+            scratch[i] = (byte) byteAt(i);
+        }
+        return scratch;
+    }
+
+    @Override
     public final int keyLength() {
         return k2 >>> 24;
     }

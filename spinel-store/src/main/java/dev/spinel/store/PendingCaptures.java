@@ -8,7 +8,8 @@ package dev.spinel.store;
  * <p>Thread-safety: none of its own; guarded by the segment's lock, as the table is.
  */
 final class PendingCaptures {
-    private static final int CHUNK_SHIFT = 6;
+    /** log2 of {@link Segment#CAPTURE_CHUNK_BUCKETS}: one constant, so a change of the chunk size cannot split them. */
+    private static final int CHUNK_SHIFT = Integer.numberOfTrailingZeros(Segment.CAPTURE_CHUNK_BUCKETS);
 
     /** One armed snapshot's chunks not copied yet. */
     private static final class Pending {

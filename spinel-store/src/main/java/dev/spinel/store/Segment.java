@@ -25,10 +25,21 @@ import java.util.random.RandomGenerator;
  */
 public class Segment {
     private static final int MIN_CAPACITY = 8;
-    /** Buckets per copy-on-write chunk of a snapshot capture (the table holds about one key per bucket). */
-    public static final int CAPTURE_CHUNK_BUCKETS = 64;
-    /** Heap bytes of a bucket slot per key (8-byte references, about one bucket per key), for memory accounting. */
-    static final int SLOT_OVERHEAD = 8;
+    /**
+     * Average entries per bucket above which the table doubles. Two, not Redis's one: comparing an inline entry
+     * touches no other object, so a second entry in a chain costs a few word comparisons, while each key's share
+     * of the bucket array halves (docs/memory.md, step 3).
+     */
+    static final int MAX_LOAD = 2;
+    /** The table shrinks when it holds fewer than one key per {@value #SHRINK_BUCKETS_PER_KEY} buckets. */
+    static final int SHRINK_BUCKETS_PER_KEY = 4;
+    /** Buckets per copy-on-write chunk of a snapshot capture (up to ~64 keys at a load of {@value #MAX_LOAD}). */
+    public static final int CAPTURE_CHUNK_BUCKETS = 32;
+    /**
+     * Heap bytes of bucket slots per key, for memory accounting: 8-byte references at 0.5 to {@value #MAX_LOAD}
+     * keys per bucket, about 1.4 on average over a table's growth, so ~6 bytes.
+     */
+    static final int SLOT_OVERHEAD = 6;
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Database owner;
@@ -294,7 +305,7 @@ public class Segment {
         linked(e);
         size++;
         memory += SLOT_OVERHEAD + e.footprint() + Sizes.value(e.value);
-        if (size > table.length) {
+        if (size > MAX_LOAD * table.length) {
             resize(table.length * 2);
         }
     }
@@ -362,8 +373,8 @@ public class Segment {
                 if (size == 0) {
                     memory = 0;
                 }
-                if (t.length > MIN_CAPACITY && size < t.length / 8) {
-                    resize(Math.max(MIN_CAPACITY, Integer.highestOneBit(Math.max(size, 1)) * 2));
+                if (t.length > MIN_CAPACITY && size < t.length / SHRINK_BUCKETS_PER_KEY) {
+                    resize(capacityFor(size));
                 }
                 return;
             }
@@ -440,6 +451,19 @@ public class Segment {
             }
         }
         throw new IllegalStateException("entry not in its segment");
+    }
+
+    /**
+     * The table a shrink leaves for {@code size} keys: about one key per bucket (0.5 to 1), so the next
+     * grow needs the keys to double at least and the next shrink to quarter (hysteresis against flapping).
+     */
+    static int capacityFor(int size) {
+        return Math.max(MIN_CAPACITY, Integer.highestOneBit(Math.max(size, 1)) * 2);
+    }
+
+    /** Buckets of the table (tests). */
+    int capacity() {
+        return table == null ? 0 : table.length;
     }
 
     private void resize(int capacity) {

@@ -35,7 +35,11 @@ public final class StringEncoding {
      * zeros (except "0" itself), no spaces, and a value in the signed 64-bit range.
      */
     public static boolean isInteger(byte[] b) {
-        int len = b.length;
+        return isInteger(b, b.length);
+    }
+
+    /** {@link #isInteger(byte[])} of the first {@code len} bytes of {@code b}. */
+    public static boolean isInteger(byte[] b, int len) {
         if (len == 0 || len > 20) {
             return false;
         }
@@ -70,9 +74,14 @@ public final class StringEncoding {
 
     /** The integer value of a string for which {@link #isInteger} holds. */
     public static long integerValue(byte[] b) {
+        return integerValue(b, b.length);
+    }
+
+    /** {@link #integerValue(byte[])} of the first {@code len} bytes of {@code b}. */
+    public static long integerValue(byte[] b, int len) {
         long v = 0;
         boolean negative = b[0] == '-';
-        for (int p = negative ? 1 : 0; p < b.length; p++) {
+        for (int p = negative ? 1 : 0; p < len; p++) {
             v = v * 10 - (b[p] - '0');
         }
         return negative ? v : -v;

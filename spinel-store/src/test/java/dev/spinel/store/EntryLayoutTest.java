@@ -36,6 +36,9 @@ class EntryLayoutTest {
                 assertArrayEquals(key, e.key());
                 assertEquals(len, e.keyLength());
                 assertEquals(KeyHash.hash(key), e.keyHash(), "length " + len);
+                byte[] scratch = new byte[Entry.MAX_INLINE_KEY];
+                assertSame(scratch, e.keyBytes(scratch));
+                assertArrayEquals(key, Arrays.copyOf(scratch, len));
             }
         }
     }
