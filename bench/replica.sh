@@ -10,7 +10,8 @@
 # offset must reach the master's (the stream was applied, not dropped) within 30 s, and DBSIZE must match.
 # Load: memtier -t 2 -c 16 --pipeline 30 (32 connections), SET:GET 1:10, -d 256, random keys over
 # MEMTIER_KEYS (100000), MEMTIER_SECONDS (10) per run. Reported per server: ops/s alone, ops/s with the
-# replica, their ratio, and ops per master CPU-second (utime+stime from /proc) for both. On a machine whose
+# replica, their ratio, and ops per master CPU-second (utime+stime from /proc) for both; and the replica's own CPU
+# seconds during the run. On a machine whose
 # cores the load generator and the replica share with the master, the replica's own CPU is taken from the
 # same cores: compare the two servers' ratios, not only each against 0.9.
 #
@@ -102,7 +103,13 @@ round_for() { # KIND ROUND
   redis-cli -p "$rport" REPLICAOF 127.0.0.1 "$mport" >/dev/null
   for _ in $(seq 1 300); do [ "$(info_field "$rport" master_link_status)" = up ] && break; sleep 0.1; done
   [ "$(info_field "$rport" master_link_status)" = up ] || { echo "replica.sh: $kind replica never linked (see $OUT)" >&2; exit 1; }
+  local rbefore rafter
+  rbefore=$(cpu_ticks "$rpid")
   measure "$kind" replica "$round" "$mpid" "$mport"
+  rafter=$(cpu_ticks "$rpid")
+  # the replica's CPU seconds over the measured run (it shares the machine's cores with the master and the load)
+  awk -v k="$kind" -v r="$round" -v t="$((rafter - rbefore))" -v c="$CLK_TCK" 'BEGIN {printf "%s\t%s\t%.2f\n", k, r, t / c}' \
+    >> "$OUT/replica-cpu.tsv"
   local moff roff=0
   moff=$(info_field "$mport" master_repl_offset)
   for _ in $(seq 1 300); do
@@ -118,6 +125,7 @@ round_for() { # KIND ROUND
 }
 
 : > "$OUT/replica.tsv"
+: > "$OUT/replica-cpu.tsv"
 for round in $(seq 1 "$ROUNDS"); do
   if [ $((round % 2)) = 1 ]; then order="redis spinel"; else order="spinel redis"; fi
   for kind in $order; do
@@ -138,4 +146,5 @@ awk -F'\t' '
       printf "| %s | %.0f | %.0f | %.2f | %.0f / %.0f | %.2f / %.2f |\n", k[i], a, r, (a > 0 ? r / a : 0),
         median(cpu[k[i] ",alone"]), median(cpu[k[i] ",replica"]), median(p99[k[i] ",alone"]), median(p99[k[i] ",replica"]) }
   }' "$OUT/replica.tsv"
-echo "Raw results: $OUT/replica.tsv"
+awk -F'\t' '{ s[$1] = s[$1] " " $3 } END { for (k in s) print "replica CPU seconds per " '"$MEMTIER_SECONDS"' " s run, " k ":" s[k] }' "$OUT/replica-cpu.tsv"
+echo "Raw results: $OUT/replica.tsv, $OUT/replica-cpu.tsv"
