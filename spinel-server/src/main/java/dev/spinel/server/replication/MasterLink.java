@@ -306,18 +306,14 @@ final class MasterLink {
             throw new IOException("Bad protocol from MASTER, the first byte is not '$' (we received '" + header + "')");
         }
         Keyspace ks = engine.keyspace();
-        String mode = replication.config().replDisklessLoad.value();
-        boolean aside = ks.db(0).slotIndex() == null
-                && (mode.equals("swapdb") || (mode.equals("on-empty-db") && totalKeys(ks) == 0));
-        if (aside) {
-            return loadAside(in, header, ks);
+        byte[] mark = ReplicaRdbLoad.eofMark(header);
+        LoadDelay delay = new LoadDelay(replication.config());
+        if (ReplicaRdbLoad.loadsAside(ks, replication.config().replDisklessLoad.value())) {
+            InputStream payload = mark != null ? in.payloadUntilMark(mark) : in.payload(Long.parseLong(header.substring(1)));
+            return ReplicaRdbLoad.loadAside(payload, ks, replication.functions(), delay, () -> lastIo = System.currentTimeMillis());
         }
         byte[] rdb;
-        if (header.startsWith("$EOF:")) {
-            byte[] mark = header.substring(5).getBytes(StandardCharsets.US_ASCII);
-            if (mark.length != 40) {
-                throw new IOException("Bad EOF mark from MASTER: '" + header + "'");
-            }
+        if (mark != null) {
             rdb = in.readUntilMark(mark);
             Log.notice("MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF to disk");
         } else {
@@ -325,36 +321,7 @@ final class MasterLink {
             in.readFully(rdb);
             Log.notice("MASTER <-> REPLICA sync: receiving " + rdb.length + " bytes from master to disk");
         }
-        return ReplicaRdbLoad.load(ks, replication.functions(), rdb, new LoadDelay(replication.config()));
-    }
-
-    private static long totalKeys(Keyspace ks) {
-        long n = 0;
-        for (int i = 0; i < ks.databases(); i++) {
-            n += ks.db(i).size();
-        }
-        return n;
-    }
-
-    /**
-     * {@code repl-diskless-load swapdb} (or {@code on-empty-db} with no keys): the RDB is loaded as it arrives
-     * from the socket into a keyspace of its own while the current dataset goes on serving reads (Redis 7.0's
-     * async loading), then the two are exchanged under every stripe with the function libraries. A load that
-     * fails (the link drops, the payload is corrupt) leaves the current dataset as it was.
-     */
-    private int loadAside(StreamReader in, String header, Keyspace ks) throws IOException {
-        InputStream payload;
-        if (header.startsWith("$EOF:")) {
-            byte[] mark = header.substring(5).getBytes(StandardCharsets.US_ASCII);
-            if (mark.length != 40) {
-                throw new IOException("Bad EOF mark from MASTER: '" + header + "'");
-            }
-            payload = in.payloadUntilMark(mark);
-        } else {
-            payload = in.payload(Long.parseLong(header.substring(1)));
-        }
-        return ReplicaRdbLoad.loadAside(payload, ks, replication.functions(), new LoadDelay(replication.config()),
-                () -> lastIo = System.currentTimeMillis());
+        return ReplicaRdbLoad.load(ks, replication.functions(), rdb, delay);
     }
 
     /**

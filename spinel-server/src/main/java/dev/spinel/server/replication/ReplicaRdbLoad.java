@@ -13,6 +13,7 @@ import java.io.BufferedInputStream;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -26,6 +27,40 @@ import java.util.List;
  */
 final class ReplicaRdbLoad {
     private ReplicaRdbLoad() {
+    }
+
+    /** The 40-byte mark of a diskless payload's header ({@code $EOF:<mark>}), or null for a {@code $<length>} one. */
+    static byte[] eofMark(String header) throws IOException {
+        if (!header.startsWith("$EOF:")) {
+            return null;
+        }
+        byte[] mark = header.substring(5).getBytes(StandardCharsets.US_ASCII);
+        if (mark.length != 40) {
+            throw new IOException("Bad EOF mark from MASTER: '" + header + "'");
+        }
+        return mark;
+    }
+
+    /**
+     * Whether {@code repl-diskless-load} ({@code mode}) loads aside ({@link #loadAside}): swapdb, or on-empty-db
+     * while no database holds a key; never in cluster mode (a slot-indexed keyspace cannot be swapped).
+     */
+    static boolean loadsAside(Keyspace ks, String mode) {
+        if (ks.db(0).slotIndex() != null) {
+            return false;
+        }
+        if (mode.equals("swapdb")) {
+            return true;
+        }
+        if (!mode.equals("on-empty-db")) {
+            return false;
+        }
+        for (int i = 0; i < ks.databases(); i++) {
+            if (ks.db(i).size() > 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Loads {@code rdb} in place of the dataset and returns its repl-stream-db (0 when it names none). */
