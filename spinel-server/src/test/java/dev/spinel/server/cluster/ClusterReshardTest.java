@@ -12,10 +12,8 @@ import redis.clients.jedis.JedisCluster;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -28,31 +26,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class ClusterReshardTest {
     private static final int[] PORTS = {26101, 26102, 26103};
-    private static final SpinelServer[] NODES = new SpinelServer[3];
+    private static SpinelServer[] cluster;
     private static final int KEYS = 2000;
 
     @BeforeAll
     static void startAndCreate() throws Exception {
-        for (int i = 0; i < 3; i++) {
-            Path dir = Files.createTempDirectory("spinel-reshard-" + i);
-            NODES[i] = SpinelServer.start(ServerConfig.defaults().with("port", Integer.toString(PORTS[i]))
-                    .with("cluster-enabled", "yes").with("dir", dir.toString()));
-        }
-        String out = redisCli("--cluster", "create", "127.0.0.1:" + PORTS[0], "127.0.0.1:" + PORTS[1],
-                "127.0.0.1:" + PORTS[2], "--cluster-yes");
-        assertTrue(out.contains("[OK] All 16384 slots covered."), out);
-        for (int port : PORTS) {
-            awaitOk(port);
-        }
+        cluster = ClusterNodes.create("reshard", PORTS, i -> ServerConfig.defaults());
     }
 
     @AfterAll
     static void stop() {
-        for (SpinelServer s : NODES) {
-            if (s != null) {
-                s.close();
-            }
-        }
+        ClusterNodes.closeAll(cluster);
     }
 
     @Test
@@ -70,7 +54,7 @@ class ClusterReshardTest {
         String to = myId(PORTS[1]);
         int before = countInSlots(PORTS[0], 0, 99);
         assertTrue(before > 0, "no key in slots 0-99 to move");
-        String out = redisCli("--cluster", "reshard", "127.0.0.1:" + PORTS[0], "--cluster-from", from,
+        String out = ClusterNodes.redisCli("--cluster", "reshard", "127.0.0.1:" + PORTS[0], "--cluster-from", from,
                 "--cluster-to", to, "--cluster-slots", "100", "--cluster-yes");
         assertTrue(out.contains("Moving slot 99 from"), out);
         assertTrue(!out.contains("ERR") && !out.contains("[ERR]"), out);
@@ -85,7 +69,7 @@ class ClusterReshardTest {
         }
         assertEquals(0, countInSlots(PORTS[0], 0, 99));
         assertEquals(before, countInSlots(PORTS[1], 0, 99));
-        String check = redisCli("--cluster", "check", "127.0.0.1:" + PORTS[2]);
+        String check = ClusterNodes.redisCli("--cluster", "check", "127.0.0.1:" + PORTS[2]);
         assertTrue(check.contains("[OK] All 16384 slots covered.") && !check.contains("[WARNING]"), check);
 
         try (JedisCluster jc = new JedisCluster(new HostAndPort("127.0.0.1", PORTS[2]))) {
@@ -155,30 +139,6 @@ class ClusterReshardTest {
     private static String myId(int port) throws Exception {
         try (RawClient c = new RawClient(port)) {
             return new String(c.call("CLUSTER", "MYID"), StandardCharsets.UTF_8).split("\r\n")[1];
-        }
-    }
-
-    private static String redisCli(String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of("redis-cli"));
-        cmd.addAll(List.of(args));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "redis-cli " + String.join(" ", args) + " did not finish");
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertEquals(0, p.exitValue(), out);
-        return out;
-    }
-
-    private static void awaitOk(int port) throws Exception {
-        long deadline = System.currentTimeMillis() + 20_000;
-        try (RawClient c = new RawClient(port)) {
-            while (true) {
-                String info = new String(c.call("CLUSTER", "INFO"), StandardCharsets.UTF_8);
-                if (info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:3")) {
-                    return;
-                }
-                assertTrue(System.currentTimeMillis() < deadline, "node " + port + " never saw the whole cluster: " + info);
-                Thread.sleep(50);
-            }
         }
     }
 }

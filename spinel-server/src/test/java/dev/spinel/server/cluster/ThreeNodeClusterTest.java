@@ -20,7 +20,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -32,49 +31,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class ThreeNodeClusterTest {
     private static final int[] PORTS = {28401, 28402, 28403};
-    private static final SpinelServer[] NODES = new SpinelServer[3];
+    private static SpinelServer[] cluster;
 
     @BeforeAll
     static void startAndCreate() throws Exception {
-        for (int i = 0; i < 3; i++) {
-            Path dir = Files.createTempDirectory("spinel-cluster-" + i);
-            NODES[i] = SpinelServer.start(ServerConfig.defaults().with("port", Integer.toString(PORTS[i]))
-                    .with("cluster-enabled", "yes").with("cluster-port", Integer.toString(PORTS[i] + 10))
-                    .with("dir", dir.toString()));
-        }
-        Process p = new ProcessBuilder("redis-cli", "--cluster", "create", "127.0.0.1:" + PORTS[0],
-                "127.0.0.1:" + PORTS[1], "127.0.0.1:" + PORTS[2], "--cluster-yes")
-                .redirectErrorStream(true).start();
-        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "redis-cli --cluster create did not finish");
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertEquals(0, p.exitValue(), out);
-        assertTrue(out.contains("[OK] All 16384 slots covered."), out);
-        for (int port : PORTS) {
-            awaitOk(port);
-        }
+        cluster = ClusterNodes.create("cluster", PORTS, i -> ServerConfig.defaults().with("cluster-port", Integer.toString(PORTS[i] + 10)));
     }
 
     @AfterAll
     static void stop() {
-        for (SpinelServer s : NODES) {
-            if (s != null) {
-                s.close();
-            }
-        }
-    }
-
-    private static void awaitOk(int port) throws Exception {
-        long deadline = System.currentTimeMillis() + 20_000;
-        try (RawClient c = new RawClient(port)) {
-            while (true) {
-                String info = new String(c.call("CLUSTER", "INFO"), StandardCharsets.UTF_8);
-                if (info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:3")) {
-                    return;
-                }
-                assertTrue(System.currentTimeMillis() < deadline, "node " + port + " never saw the whole cluster: " + info);
-                Thread.sleep(50);
-            }
-        }
+        ClusterNodes.closeAll(cluster);
     }
 
     @Test

@@ -1,0 +1,84 @@
+package dev.spinel.server.cluster;
+
+import dev.spinel.server.SpinelServer;
+import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.testing.RawClient;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The fixture of the multi-node tests: Spinel nodes in cluster mode made one cluster by
+ * {@code redis-cli --cluster create}, as a user makes one.
+ */
+final class ClusterNodes {
+    private ClusterNodes() {
+    }
+
+    /**
+     * Starts a node on each of {@code ports} ({@code extra} adds settings per node index; each node gets a
+     * fresh directory), joins them with {@code redis-cli --cluster create} and waits until every node sees
+     * the whole cluster with every slot served.
+     */
+    static SpinelServer[] create(String name, int[] ports, IntFunction<ServerConfig> base) throws Exception {
+        SpinelServer[] nodes = new SpinelServer[ports.length];
+        List<String> args = new ArrayList<>(List.of("--cluster", "create"));
+        for (int i = 0; i < ports.length; i++) {
+            nodes[i] = SpinelServer.start(base.apply(i).with("port", Integer.toString(ports[i]))
+                    .with("cluster-enabled", "yes")
+                    .with("dir", Files.createTempDirectory("spinel-" + name + "-" + i).toString()));
+            args.add("127.0.0.1:" + ports[i]);
+        }
+        args.add("--cluster-yes");
+        String out = redisCli(args.toArray(String[]::new));
+        assertTrue(out.contains("[OK] All 16384 slots covered."), out);
+        for (int port : ports) {
+            awaitWholeCluster(port, ports.length);
+        }
+        return nodes;
+    }
+
+    /** Runs redis-cli with {@code args}; its output, once it exited with 0 within 120 s. */
+    static String redisCli(String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("redis-cli"));
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "redis-cli " + String.join(" ", args) + " did not finish");
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, p.exitValue(), out);
+        return out;
+    }
+
+    /** Waits (20 s at most) until the node on {@code port} reports cluster_state:ok with {@code nodes} known nodes. */
+    static void awaitWholeCluster(int port, int nodes) throws Exception {
+        long deadline = System.currentTimeMillis() + 20_000;
+        try (RawClient c = new RawClient(port)) {
+            while (true) {
+                String info = new String(c.call("CLUSTER", "INFO"), StandardCharsets.UTF_8);
+                if (info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:" + nodes)) {
+                    return;
+                }
+                assertTrue(System.currentTimeMillis() < deadline, "node " + port + " never saw the whole cluster: " + info);
+                Thread.sleep(50);
+            }
+        }
+    }
+
+    static void closeAll(SpinelServer[] nodes) {
+        if (nodes == null) {
+            return;
+        }
+        for (SpinelServer s : nodes) {
+            if (s != null) {
+                s.close();
+            }
+        }
+    }
+}
