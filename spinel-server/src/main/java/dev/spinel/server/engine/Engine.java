@@ -612,14 +612,16 @@ public final class Engine {
 
     private void runCommand(Session session, Command cmd, Args args, Propagator p) {
         CommandChain chain = CommandChain.current();
-        // A fast command in a read batch is timed with the run of such commands around it: no clock read at its end
-        boolean joins = chain != null && chain.canJoin() && cmd.has(CommandFlag.FAST) && runTimingAllowed();
-        long start = joins ? chain.runStart() : chain != null ? chain.start() : System.nanoTime();
+        // A fast command in a read batch may be timed with the run of such commands around it (RunTiming): it starts
+        // at the run's start and, when it did what its flag promises, reads no clock at its end either
+        boolean mayJoin = RunTiming.mayJoin(chain, cmd, config);
+        long start = mayJoin ? chain.runStart() : chain != null ? chain.start() : System.nanoTime();
         // No second clock read (CommandClock). Inside EXEC the last command stays EXEC, as Redis's lastcmd does.
         CommandClock clock = chain != null ? chain.clock() : session.clock; // a loop's clock stays anchored across its clients
         session.beginCommand(clock.millis(start), session.executingTransaction() ? session.lastCommand() : cmd.name());
         session.writes().start(cmd, args);
         long dirtyBefore = session.dirtyCount();
+        int replyBefore = session.out().size();
         try {
             cmd.handler().execute(session, args);
             if (session.dirtyCount() != dirtyBefore) {
@@ -638,10 +640,13 @@ public final class Engine {
             cmd.failedCalls.increment();
         }
         long micros;
-        if (joins) {
+        if (mayJoin && RunTiming.stays(args, session.out().size() - replyBefore, session.dirtyCount() != dirtyBefore)) {
             chain.join(cmd, config.latencyTracking.value());
-            micros = 0; // its share comes later; no slowlog or latency-monitor threshold below 1 ms is set
+            micros = 0; // its share comes with the run's; no threshold it could pass is set (RunTiming)
         } else {
+            if (mayJoin) {
+                chain.absorbRun(); // this command's time runs from the run's start
+            }
             long end = System.nanoTime();
             if (chain != null) {
                 chain.end(end);
@@ -653,18 +658,6 @@ public final class Engine {
         stats.commandsProcessed.increment();
         effects.afterCommand(session, cmd, args, micros);
     }
-
-    /**
-     * Fast commands may be timed by runs ({@link CommandChain#join}) while neither the slow log nor the latency
-     * monitor could single one of them out: a run of fast commands lasts microseconds, and a threshold of 1 ms or more
-     * is passed by none of them (Redis's defaults: 10 ms, monitor off). A lower threshold times each command alone.
-     */
-    private boolean runTimingAllowed() {
-        long slower = config.slowlogLogSlowerThan.value();
-        return (slower < 0 || slower >= RUN_TIMING_MIN_SLOWLOG_MICROS) && config.latencyMonitorThreshold.value() == 0;
-    }
-
-    private static final long RUN_TIMING_MIN_SLOWLOG_MICROS = 1000;
 
     /**
      * Adds an ACL LOG entry for a denied command, key or channel ({@code denied} as {@link Acl#check}

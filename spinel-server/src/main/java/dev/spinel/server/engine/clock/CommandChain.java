@@ -110,8 +110,9 @@ public final class CommandChain {
     /**
      * True when a command may be timed with a run instead of reading the clock at its end: the chain is open, holds
      * a reading (the previous command's end, the run's start) and the run is not full. The caller decides which
-     * commands may (Engine: Redis's fast commands, while no slowlog or latency-monitor threshold could single one
-     * out).
+     * commands may (the engine's RunTiming: fast commands that prove small, while no slowlog or latency-monitor
+     * threshold could single one out); one that starts at {@link #runStart} and then does not join ends the run with
+     * {@link #absorbRun}.
      */
     public boolean canJoin() {
         return open && hasLast && pending < MAX_RUN;
@@ -131,6 +132,20 @@ public final class CommandChain {
     public void join(Timed command, boolean histogram) {
         run[pending++] = command;
         this.histogram = histogram;
+    }
+
+    /**
+     * Ends the pending run without timing it: a command that started at the run's start ({@link #runStart}) and
+     * turned out not to be one to join counts the run's time in its own; the run's commands are told 0.
+     */
+    public void absorbRun() {
+        int n = pending;
+        pending = 0;
+        for (int i = 0; i < n; i++) {
+            Timed t = run[i];
+            run[i] = null;
+            t.took(0, histogram);
+        }
     }
 
     private void settle(long now) {
