@@ -2,6 +2,7 @@ package dev.spinel.server.engine;
 
 import dev.spinel.protocol.CommandSpec;
 import dev.spinel.server.acl.CommandIds;
+import dev.spinel.server.engine.clock.CommandChain;
 import dev.spinel.server.engine.ports.ScriptFlags;
 import dev.spinel.server.stats.LatencyHistogram;
 import dev.spinel.server.stats.LoopCounter;
@@ -17,7 +18,7 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>Thread-safety: immutable after registration, except the statistics, which are concurrent counters.
  */
-public final class Command {
+public final class Command implements CommandChain.Timed {
     private final CommandSpec spec;
     private final CommandHandler handler;
     private final String upperName;
@@ -138,6 +139,15 @@ public final class Command {
     void addSubcommand(Command sub) {
         String n = sub.name();
         subcommands.put(n.substring(n.indexOf('|') + 1), sub);
+    }
+
+    /** Adds one call's duration to INFO commandstats' usec and, with latency-tracking on, to its histogram. */
+    @Override
+    public void took(long micros, boolean histogram) {
+        this.micros.add(micros);
+        if (histogram) {
+            latency.record(micros);
+        }
     }
 
     public long calls() {

@@ -612,12 +612,16 @@ public final class Engine {
 
     private void runCommand(Session session, Command cmd, Args args, Propagator p) {
         CommandChain chain = CommandChain.current();
-        long start = chain != null ? chain.start() : System.nanoTime();
+        // A fast command in a read batch may be timed with the run of such commands around it (RunTiming): it starts
+        // at the run's start and, when it did what its flag promises, reads no clock at its end either
+        boolean mayJoin = RunTiming.mayJoin(chain, cmd, config);
+        long start = mayJoin ? chain.runStart() : chain != null ? chain.start() : System.nanoTime();
         // No second clock read (CommandClock). Inside EXEC the last command stays EXEC, as Redis's lastcmd does.
         CommandClock clock = chain != null ? chain.clock() : session.clock; // a loop's clock stays anchored across its clients
         session.beginCommand(clock.millis(start), session.executingTransaction() ? session.lastCommand() : cmd.name());
         session.writes().start(cmd, args);
         long dirtyBefore = session.dirtyCount();
+        int replyBefore = session.out().size();
         try {
             cmd.handler().execute(session, args);
             if (session.dirtyCount() != dirtyBefore) {
@@ -635,16 +639,22 @@ public final class Engine {
             }
             cmd.failedCalls.increment();
         }
-        long end = System.nanoTime();
-        if (chain != null) {
-            chain.end(end);
+        long micros;
+        if (mayJoin && RunTiming.stays(args, session.out().size() - replyBefore, session.dirtyCount() != dirtyBefore)) {
+            chain.join(cmd, config.latencyTracking.value());
+            micros = 0; // its share comes with the run's; no threshold it could pass is set (RunTiming)
+        } else {
+            if (mayJoin) {
+                chain.absorbRun(); // this command's time runs from the run's start
+            }
+            long end = System.nanoTime();
+            if (chain != null) {
+                chain.end(end);
+            }
+            micros = (end - start) / 1000;
+            cmd.took(micros, config.latencyTracking.value());
         }
-        long micros = (end - start) / 1000;
         cmd.calls.increment();
-        cmd.micros.add(micros);
-        if (config.latencyTracking.value()) {
-            cmd.latency.record(micros);
-        }
         stats.commandsProcessed.increment();
         effects.afterCommand(session, cmd, args, micros);
     }

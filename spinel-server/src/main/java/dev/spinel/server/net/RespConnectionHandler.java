@@ -292,6 +292,9 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
         }
         while (!closeAfterReply && !suspended) {
             if (out.size() >= chunk) {
+                if (chain != null) {
+                    chain.close(); // the write is no command's time: a run pending before it ends here
+                }
                 flushReplies();
                 if (chain != null) {
                     chain.open(); // the write is no command's time

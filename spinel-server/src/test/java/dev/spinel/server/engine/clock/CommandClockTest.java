@@ -23,6 +23,27 @@ class CommandClockTest {
     }
 
     @Test
+    void aReadingJustBeforeTheAnchorDoesNotReanchor() {
+        CommandClock clock = new CommandClock();
+        boolean kept = false;
+        // a few attempts: a thread descheduled for over a millisecond between anchoring and reading sees it expire
+        for (int attempt = 0; attempt < 10 && !kept; attempt++) {
+            clock.millis(System.nanoTime() + 2 * CommandClock.REANCHOR_NANOS); // re-anchors, at about now
+            long after = System.nanoTime();
+            int anchorings = clock.anchorings;
+            // what the commands of a run pass: the run's start, older than an anchor taken during the run
+            long runStart = after - CommandClock.REANCHOR_NANOS / 2;
+            long wall = System.currentTimeMillis();
+            for (int i = 0; i < 100; i++) {
+                long derived = clock.millis(runStart);
+                assertTrue(Math.abs(derived - wall) <= 3, "derived " + derived + " vs " + wall);
+            }
+            kept = clock.anchorings == anchorings;
+        }
+        assertTrue(kept, "re-anchored for a reading within the interval before the anchor");
+    }
+
+    @Test
     void anOldNanoReadingStillGivesAPlausibleTime() {
         CommandClock clock = new CommandClock();
         long now = System.currentTimeMillis();
