@@ -116,6 +116,52 @@ class ReplicationApplyCostTest {
         }
     }
 
+    @Test
+    void aChainedReplicaGetsBlocksAndBigValuesCutAcrossReadsUnchanged() throws Exception {
+        try (ServerSocket fake = new ServerSocket(0);
+             SpinelServer middle = SpinelServer.start(ServerConfig.defaults().with("port", "0").with("repl-diskless-sync-delay", "0"));
+             SpinelServer leaf = SpinelServer.start(ServerConfig.defaults().with("port", "0"));
+             RawClient mid = new RawClient(middle.port());
+             RawClient l = new RawClient(leaf.port())) {
+            mid.callString("REPLICAOF", "127.0.0.1", Integer.toString(fake.getLocalPort()));
+            try (Socket link = fake.accept()) {
+                OutputStream out = fullResync(link);
+                awaitOffset(mid, 0);
+                l.callString("REPLICAOF", "127.0.0.1", Integer.toString(middle.port()));
+                long deadline = System.nanoTime() + 20_000_000_000L;
+                while (!"up".equals(info(l).get("master_link_status"))) {
+                    assertTrue(System.nanoTime() < deadline, "leaf not linked");
+                    Thread.sleep(20);
+                }
+                String big = "x".repeat(200_000);
+                ByteArrayOutputStream all = new ByteArrayOutputStream();
+                all.writeBytes(frame("SET", "a", "1"));
+                all.writeBytes(frame("MULTI"));
+                all.writeBytes(frame("INCR", "a"));
+                all.writeBytes(frame("SET", "big", big));
+                all.writeBytes(frame("EXEC"));
+                all.writeBytes(frame("SET", "big2", big));
+                byte[] stream = all.toByteArray();
+                // cut into reads that end inside the block and inside the big values
+                for (int from = 0; from < stream.length; from += 30_001) {
+                    out.write(stream, from, Math.min(30_001, stream.length - from));
+                    out.flush();
+                    Thread.sleep(5);
+                }
+                awaitOffset(mid, stream.length);
+                awaitOffset(l, stream.length);
+                assertEquals(Long.toString(stream.length), info(mid).get("master_repl_offset"));
+                for (RawClient c : List.of(mid, l)) {
+                    assertEquals("$1\r\n2\r\n", c.callString("GET", "a"));
+                    assertEquals("$200000\r\n" + big + "\r\n", c.callString("GET", "big"));
+                    assertEquals("$200000\r\n" + big + "\r\n", c.callString("GET", "big2"));
+                }
+            }
+            l.callString("REPLICAOF", "NO", "ONE");
+            mid.callString("REPLICAOF", "NO", "ONE");
+        }
+    }
+
     /** The id of the thread that applies the stream (the one the replica's link runs on). */
     private static long applierThread() {
         List<Thread> found = new ArrayList<>();
