@@ -46,8 +46,11 @@ final class StreamApplier {
      */
     private byte[] held = new byte[0];
     private int heldLen;
-    /** Offset of the last byte counted (Redis's reploff). */
+    /** Offset of the last byte counted before the batch being applied (Redis's reploff). */
     private long offset;
+    /** The batch's first byte, and the end of its last command counted, in the query buffer's array. */
+    private int batchStart;
+    private int counted;
 
     StreamApplier(MasterLink link, Engine engine, Replication replication, ApplierConnection connection) {
         this.link = link;
@@ -79,7 +82,10 @@ final class StreamApplier {
         }
     }
 
-    /** Applies every complete command buffered, under one hold of the apply lock. */
+    /**
+     * Applies every complete command buffered, under one hold of the apply lock; what they count is published
+     * (the offset, the bytes forwarded to our replicas in one append) once, at the end, also when one fails.
+     */
     private void applyBatch() throws IOException {
         if (query.pending() == 0) {
             return;
@@ -89,10 +95,11 @@ final class StreamApplier {
         if (chain != null) {
             chain.open();
         }
+        byte[] d = query.array(); // does not move before the batch ends: nothing is appended meanwhile
+        batchStart = query.writePos() - query.pending(); // the first byte of this batch
+        counted = batchStart;
+        int at = batchStart;
         try {
-            byte[] d = query.array(); // does not move before the batch ends: nothing is appended meanwhile
-            int from = query.writePos() - query.pending(); // the first byte not yet counted in the buffer
-            int at = from;
             Session applier = link.applier(); // replaced only between two connections
             while (!link.closed()) {
                 boolean complete;
@@ -110,15 +117,14 @@ final class StreamApplier {
                 }
                 at = end;
                 if (applier.transaction() == null) {
-                    count(d, from, at);
-                    from = at;
+                    counted = at; // as Redis's reploff: not inside a MULTI block (a drop there resends it whole)
                 }
             }
-            if (at > from) { // inside a MULTI block: its bytes so far wait for its EXEC
-                hold(d, from, at - from);
-            }
-            link.processed(offset);
         } finally {
+            publish(d);
+            if (at > counted) { // inside a MULTI block: its bytes so far wait for its EXEC
+                hold(d, counted, at - counted);
+            }
             if (chain != null) {
                 chain.close();
             }
@@ -127,23 +133,28 @@ final class StreamApplier {
         query.compactIfEmpty();
     }
 
-    /** The bytes {@code d[from, to)} (after any held ones) are processed: counted, and forwarded to our replicas. */
-    private void count(byte[] d, int from, int to) {
-        ReplicationStream st = replication.stream();
-        if (heldLen > 0) {
+    /** The offset after the commands counted so far in this batch. */
+    private long countedOffset() {
+        return counted > batchStart ? offset + heldLen + (counted - batchStart) : offset;
+    }
+
+    /** The batch's counted bytes (after a block held from earlier reads) are processed: offset, and our replicas. */
+    private void publish(byte[] d) {
+        if (counted > batchStart) {
+            ReplicationStream st = replication.stream();
             if (st != null) {
-                st.appendRaw(held, 0, heldLen);
+                if (heldLen > 0) {
+                    st.appendRaw(held, 0, heldLen);
+                }
+                st.appendRaw(d, batchStart, counted - batchStart);
             }
-            offset += heldLen;
+            offset = countedOffset();
             heldLen = 0;
             if (held.length > 1 << 20) {
                 held = new byte[0]; // a huge block passed: do not keep its buffer
             }
         }
-        if (st != null && to > from) {
-            st.appendRaw(d, from, to - from);
-        }
-        offset += to - from;
+        link.processed(offset);
     }
 
     private void hold(byte[] d, int from, int len) {
@@ -156,7 +167,7 @@ final class StreamApplier {
 
     private void apply(Session applier, CommandChain chain) {
         if (args.is(0, "REPLCONF") && args.count() > 1 && args.is(1, "GETACK")) {
-            link.processed(offset); // the offset before the GETACK itself, as Redis 7.0 answers
+            link.processed(countedOffset()); // the offset before the GETACK itself, as Redis 7.0 answers
             if (chain != null) {
                 chain.close(); // a write to the socket is no command's time
             }
