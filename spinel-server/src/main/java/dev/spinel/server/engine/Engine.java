@@ -3,7 +3,6 @@ package dev.spinel.server.engine;
 import static dev.spinel.server.engine.DispatchRefusals.applyReplyMode;
 
 import dev.spinel.protocol.Args;
-import dev.spinel.protocol.KeyPositions;
 import dev.spinel.server.acl.Acl;
 import dev.spinel.server.acl.UserRules;
 import dev.spinel.server.config.ServerConfig;
@@ -597,20 +596,11 @@ public final class Engine {
 
     /** Locks the stripes a write may touch; returns true when it took every stripe (keyless writes). */
     private boolean lockForLog(Session s, Command cmd, Args args, StripeLocks locks) {
-        int single = KeyPositions.singleKey(cmd.spec(), args); // most writes: found without an array
-        int[] keys = single > 0 ? null : CommandEffects.keysOf(cmd, args);
-        if ((keys != null && keys.length == 0) || cmd.name().equals("move") || cmd.name().equals("copy")) {
+        if (cmd.name().equals("move") || cmd.name().equals("copy") || !CommandEffects.addKeyStripes(s, cmd, args, locks)) {
             for (int i = 0; i < keyspace.databases(); i++) {
                 keyspace.db(i).lockAll();
             }
             return true;
-        }
-        if (keys == null) {
-            locks.add(s.db(), args.buffer(), args.offset(single), args.length(single));
-        } else {
-            for (int k : keys) {
-                locks.add(s.db(), args.buffer(), args.offset(k), args.length(k));
-            }
         }
         locks.lock();
         return false;
