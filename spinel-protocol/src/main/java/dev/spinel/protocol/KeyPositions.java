@@ -30,6 +30,16 @@ public final class KeyPositions {
     }
 
     /**
+     * The index of the request's only key when its command has exactly one key at a fixed position (SET, INCR,
+     * HSET...) and the request has that argument; -1 otherwise (use {@link #of}). Allocates nothing: for paths
+     * that run per write.
+     */
+    public static int singleKey(CommandSpec spec, Args args) {
+        int i = spec.keySpecs().singleIndex;
+        return i > 0 && i < args.count() ? i : -1;
+    }
+
+    /**
      * The keys a write may change: as {@link #of} without those of read-only key specs (flag RO, e.g.
      * the sources of SINTERSTORE or BITOP), the keys Redis's commands pass to {@code signalModifiedKey}.
      *

@@ -14,11 +14,19 @@ public final class KeySpecs {
     final boolean migrate;
     /** Null: the entry has no key specs; the legacy first/last/step apply. */
     final KeySpec[] specs;
+    /**
+     * The argument index of the command's only key when that is all its specs say (one key at a fixed index, as
+     * SET, INCR, HSET, LPUSH), else 0: {@link KeyPositions#singleKey} finds it without allocating.
+     */
+    final int singleIndex;
 
     private KeySpecs(boolean sort, boolean migrate, KeySpec[] specs) {
         this.sort = sort;
         this.migrate = migrate;
         this.specs = specs;
+        KeySpec only = specs != null && specs.length == 1 ? specs[0] : null;
+        this.singleIndex = !sort && !migrate && only != null && only.begin() == KeySpec.BEGIN_INDEX && only.index() > 0
+                && only.find() == KeySpec.FIND_RANGE && only.lastKey() == 0 ? only.index() : 0;
     }
 
     /** Decodes the key specifications of a {@code COMMAND INFO} entry (see {@link CommandSpec#keySpecs()}). */

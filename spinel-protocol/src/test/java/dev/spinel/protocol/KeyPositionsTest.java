@@ -3,6 +3,7 @@ package dev.spinel.protocol;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -51,6 +52,32 @@ class KeyPositionsTest {
         assertArrayEquals(new int[] {2}, written("COPY", "src", "dst"));
         assertArrayEquals(new int[] {1, 2}, written("LMOVE", "a", "b", "LEFT", "RIGHT"));
         assertArrayEquals(new int[] {1, 3}, written("MSET", "a", "1", "b", "2"));
+    }
+
+    @Test
+    void singleKeyAgreesWithTheSpecsForEveryCommand() {
+        int found = 0;
+        for (CommandSpec spec : CommandMetadata.all().values()) {
+            for (int argc = 1; argc <= 8; argc++) {
+                String[] argv = new String[argc];
+                argv[0] = spec.name();
+                for (int i = 1; i < argc; i++) {
+                    argv[i] = "1"; // a number, so keynum specs read a count
+                }
+                Args a = Args.of(argv);
+                int single = KeyPositions.singleKey(spec, a);
+                if (single < 0) {
+                    continue;
+                }
+                found++;
+                assertArrayEquals(new int[] {single}, KeyPositions.of(spec, a), spec.name() + " with " + argc + " arguments");
+            }
+        }
+        assertTrue(found > 500, found + " requests with a single key"); // SET, GET, INCR, HSET, LPUSH, ...
+        assertEquals(1, KeyPositions.singleKey(CommandMetadata.get("set"), Args.of("SET", "k", "v")));
+        assertEquals(-1, KeyPositions.singleKey(CommandMetadata.get("mset"), Args.of("MSET", "a", "1", "b", "2")));
+        assertEquals(-1, KeyPositions.singleKey(CommandMetadata.get("sort"), Args.of("SORT", "k", "STORE", "d")));
+        assertEquals(-1, KeyPositions.singleKey(CommandMetadata.get("lmove"), Args.of("LMOVE", "a", "b", "LEFT", "RIGHT")));
     }
 
     private static int[] written(String... argv) {

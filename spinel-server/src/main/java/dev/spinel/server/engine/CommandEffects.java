@@ -11,6 +11,7 @@ import dev.spinel.server.engine.tracking.TrackingState;
 import dev.spinel.server.stats.LatencyMonitor;
 import dev.spinel.server.stats.ServerStats;
 import dev.spinel.store.Keyspace;
+import dev.spinel.store.StripeLocks;
 
 import java.nio.charset.StandardCharsets;
 
@@ -168,6 +169,23 @@ final class CommandEffects {
     private boolean observing() {
         KeyObserver o = hooks.keyObserver();
         return o != null && o.active();
+    }
+
+    /**
+     * Adds the stripes of the request's keys to {@code locks}; false (nothing added) when it names none. A write
+     * with one key at a fixed position (SET, INCR, HSET...) finds it without an array: this runs per logged write.
+     */
+    static boolean addKeyStripes(Session s, Command cmd, Args args, StripeLocks locks) {
+        int single = KeyPositions.singleKey(cmd.spec(), args);
+        if (single > 0) {
+            locks.add(s.db(), args.buffer(), args.offset(single), args.length(single));
+            return true;
+        }
+        int[] keys = keysOf(cmd, args);
+        for (int k : keys) {
+            locks.add(s.db(), args.buffer(), args.offset(k), args.length(k));
+        }
+        return keys.length > 0;
     }
 
     static int[] keysOf(Command cmd, Args args) {

@@ -596,15 +596,11 @@ public final class Engine {
 
     /** Locks the stripes a write may touch; returns true when it took every stripe (keyless writes). */
     private boolean lockForLog(Session s, Command cmd, Args args, StripeLocks locks) {
-        int[] keys = CommandEffects.keysOf(cmd, args);
-        if (keys.length == 0 || cmd.name().equals("move") || cmd.name().equals("copy")) {
+        if (cmd.name().equals("move") || cmd.name().equals("copy") || !CommandEffects.addKeyStripes(s, cmd, args, locks)) {
             for (int i = 0; i < keyspace.databases(); i++) {
                 keyspace.db(i).lockAll();
             }
             return true;
-        }
-        for (int k : keys) {
-            locks.add(s.db(), args.buffer(), args.offset(k), args.length(k));
         }
         locks.lock();
         return false;

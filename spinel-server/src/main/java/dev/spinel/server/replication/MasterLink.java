@@ -1,11 +1,9 @@
 package dev.spinel.server.replication;
 
-import dev.spinel.protocol.Args;
 import dev.spinel.server.acl.Acl;
-import dev.spinel.protocol.ReplyBuffer;
-import dev.spinel.server.engine.Command;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.Session;
+import dev.spinel.server.engine.clock.CommandChain;
 import dev.spinel.server.durability.LoadDelay;
 import dev.spinel.server.log.Log;
 import dev.spinel.server.net.ServerTls;
@@ -17,9 +15,6 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -124,8 +119,7 @@ final class MasterLink {
     }
 
     void start() {
-        thread = new Thread(this::run, "spinel-replica-link");
-        thread.setDaemon(true);
+        thread = new LinkThread(this::run);
         thread.start();
     }
 
@@ -285,7 +279,7 @@ final class MasterLink {
         Session listed = applier;
         engine.clients().add(listed); // CLIENT LIST flags=M, CLIENT KILL TYPE master
         try {
-            applyStream(in);
+            new StreamApplier(this, engine, replication, connection).run(in);
         } finally {
             engine.clients().remove(listed);
         }
@@ -324,65 +318,8 @@ final class MasterLink {
         return ReplicaRdbLoad.load(ks, replication.functions(), rdb, delay);
     }
 
-    /**
-     * Applies the stream until the link drops; the offset advances per processed command. What was applied
-     * is forwarded unchanged to our own replicas (a MULTI block once its EXEC is applied, as Redis's
-     * commandProcessed does), under {@link #applyLock} with the command, so a snapshot for a replica of ours
-     * never sees a command without its bytes in the stream.
-     */
-    private void applyStream(StreamReader in) throws IOException {
-        long base = in.consumed();
-        long start = processed;
-        in.record(true);
-        while (!closed) {
-            byte[][] argv = in.command();
-            lastIo = System.currentTimeMillis();
-            applyLock.lock();
-            try {
-                if (argv != null && argv.length > 0) {
-                    apply(argv);
-                }
-                if (applier.transaction() == null) {
-                    // as Redis's reploff, the offset does not move inside a MULTI block: a drop there resends it
-                    processed = start + (in.consumed() - base);
-                    ReplicationStream st = replication.stream();
-                    if (st != null) {
-                        st.appendRaw(in.recorded(), 0, in.recordedLength());
-                    }
-                    in.clearRecorded();
-                }
-            } finally {
-                applyLock.unlock();
-            }
-        }
-    }
-
-    private void apply(byte[][] argv) {
-        String name = new String(argv[0], StandardCharsets.US_ASCII).toLowerCase(Locale.ROOT);
-        if (name.equals("replconf") && argv.length > 1 && new String(argv[1], StandardCharsets.US_ASCII).equalsIgnoreCase("getack")) {
-            try {
-                sendAck(); // before counting the GETACK itself, as Redis 7.0 does
-            } catch (IOException e) {
-                close(socket);
-            }
-        } else if (!name.equals("ping")) {
-            Args args = Args.of(argv);
-            engine.execute(applier, args);
-            Args again;
-            while ((again = connection.takePostponed()) != null && !closed) {
-                sleepWhilePaused(); // CLIENT PAUSE: the stream waits, nothing is lost
-                connection.resume();
-                engine.execute(applier, again);
-            }
-            ReplyBuffer out = applier.out();
-            if (out.size() > 0 && out.array()[0] == '-') {
-                ErrorsToMaster.report(engine, replication.config(), args, out.array(), out.size());
-            }
-            out.clear();
-        }
-    }
-
-    private void sleepWhilePaused() {
+    /** CLIENT PAUSE holds the stream: waits up to 100 ms for its end (the applier's thread). */
+    void sleepWhilePaused() {
         long end = engine.pause().endMillis();
         long wait = Math.max(1, Math.min(100, end - System.currentTimeMillis()));
         try {
@@ -390,6 +327,49 @@ final class MasterLink {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             closed = true;
+        }
+    }
+
+    // ---- for the StreamApplier, on the link's thread ----
+
+    boolean closed() {
+        return closed;
+    }
+
+    Session applier() {
+        return applier;
+    }
+
+    /** The offset of the last byte processed; under {@link #applyLock}. */
+    void processed(long offset) {
+        processed = offset;
+    }
+
+    void touched(long now) {
+        lastIo = now;
+    }
+
+    /** An ACK now (the master's GETACK); a failed write closes the socket, which the link's thread then sees. */
+    void ackQuietly() {
+        try {
+            sendAck();
+        } catch (IOException e) {
+            close(socket);
+        }
+    }
+
+    /** The link's thread: applies with one {@link CommandChain} timing the commands of a read, as an event loop. */
+    private static final class LinkThread extends Thread implements CommandChain.Owner {
+        private final CommandChain chain = new CommandChain();
+
+        LinkThread(Runnable r) {
+            super(r, "spinel-replica-link");
+            setDaemon(true);
+        }
+
+        @Override
+        public CommandChain commandChain() {
+            return chain;
         }
     }
 

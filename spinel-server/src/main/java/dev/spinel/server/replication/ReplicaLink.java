@@ -92,7 +92,8 @@ final class ReplicaLink {
 
     /** New stream bytes: schedules a pump on the replica connection's loop unless one is pending. */
     void wake() {
-        if (!dropped && scheduled.compareAndSet(false, true)) {
+        // a plain read first: while a pump is pending (most writes under load) no CAS bounces the flag's line
+        if (!dropped && !scheduled.get() && scheduled.compareAndSet(false, true)) {
             session.connection().execute(pumpTask);
         }
     }

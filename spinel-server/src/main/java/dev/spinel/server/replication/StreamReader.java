@@ -1,16 +1,17 @@
 package dev.spinel.server.replication;
 
+import dev.spinel.protocol.QueryBuffer;
+
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * Reads what a master sends on a replication link: status lines, the RDB payload and the stream's
- * RESP arrays of bulk strings, counting every byte consumed so the replica's offset follows the
- * master's exactly (Redis's {@code reploff}: bytes of the commands processed).
+ * Reads what a master sends on a replication link before its stream: status lines and the RDB payload,
+ * counting every byte consumed; the stream itself is parsed by the {@link StreamApplier}, which takes
+ * over the bytes buffered here ({@link #drainTo}).
  *
  * <p>Thread-safety: not thread-safe; used by the link's own thread only.
  */
@@ -20,10 +21,6 @@ final class StreamReader {
     private int pos;
     private int end;
     private long consumed;
-    /** While recording: every byte consumed is also kept here (the stream a replica forwards). */
-    private boolean recording;
-    private byte[] rec = new byte[4096];
-    private int recLen;
 
     StreamReader(InputStream in) {
         this.in = in;
@@ -44,48 +41,22 @@ final class StreamReader {
             }
         }
         consumed++;
-        byte b = buf[pos++];
-        if (recording) {
-            keep(b);
-        }
-        return b & 0xff;
+        return buf[pos++] & 0xff;
     }
 
-    private void keep(byte b) {
-        if (recLen == rec.length) {
-            rec = Arrays.copyOf(rec, rec.length * 2);
-        }
-        rec[recLen++] = b;
+    /**
+     * Hands what is buffered and not consumed to {@code q} (counted as consumed): the stream after the sync's
+     * answer, which the {@link StreamApplier} goes on reading from {@link #source}.
+     */
+    void drainTo(QueryBuffer q) {
+        q.append(buf, pos, end - pos);
+        consumed += end - pos;
+        pos = end;
     }
 
-    private void keep(byte[] b, int off, int len) {
-        if (recLen + len > rec.length) {
-            rec = Arrays.copyOf(rec, Math.max(rec.length * 2, recLen + len));
-        }
-        System.arraycopy(b, off, rec, recLen, len);
-        recLen += len;
-    }
-
-    /** Starts (or stops) keeping the bytes consumed. */
-    void record(boolean on) {
-        recording = on;
-        recLen = 0;
-    }
-
-    /** The bytes kept since the last {@link #clearRecorded} (valid up to {@link #recordedLength}). */
-    byte[] recorded() {
-        return rec;
-    }
-
-    int recordedLength() {
-        return recLen;
-    }
-
-    void clearRecorded() {
-        recLen = 0;
-        if (rec.length > 1 << 20) {
-            rec = new byte[4096]; // a huge command passed: do not keep its buffer
-        }
+    /** The socket's stream, for reading on once {@link #drainTo} took the buffered bytes. */
+    InputStream source() {
+        return in;
     }
 
     /**
@@ -137,9 +108,6 @@ final class StreamReader {
                 }
                 int n = (int) Math.min(Math.min(len, left), end - pos);
                 System.arraycopy(buf, pos, b, off, n);
-                if (recording) {
-                    keep(buf, pos, n);
-                }
                 pos += n;
                 consumed += n;
                 left -= n;
@@ -221,55 +189,12 @@ final class StreamReader {
                 read();
                 pos--;
                 consumed--;
-                if (recording) {
-                    recLen--; // un-read: the copy below keeps it
-                }
             }
             int n = Math.min(dst.length - off, end - pos);
             System.arraycopy(buf, pos, dst, off, n);
-            if (recording) {
-                keep(buf, pos, n);
-            }
             pos += n;
             off += n;
             consumed += n;
         }
-    }
-
-    /** The next command of the stream as its arguments; null for an empty line (a keepalive newline). */
-    byte[][] command() throws IOException {
-        int first = read();
-        if (first == '\n') {
-            return null;
-        }
-        if (first != '*') {
-            // an inline command (Redis masters only send arrays; tolerated as words)
-            String rest = (char) first + line();
-            String t = rest.trim();
-            if (t.isEmpty()) {
-                return null;
-            }
-            String[] words = t.split(" +");
-            byte[][] argv = new byte[words.length][];
-            for (int i = 0; i < words.length; i++) {
-                argv[i] = words[i].getBytes(StandardCharsets.UTF_8);
-            }
-            return argv;
-        }
-        int n = Integer.parseInt(line());
-        byte[][] argv = new byte[n][];
-        for (int i = 0; i < n; i++) {
-            int t = read();
-            if (t != '$') {
-                throw new IOException("protocol error: expected '$', got '" + (char) t + "'");
-            }
-            int len = Integer.parseInt(line());
-            byte[] v = new byte[len];
-            readFully(v);
-            read();
-            read(); // CRLF
-            argv[i] = v;
-        }
-        return argv;
     }
 }
