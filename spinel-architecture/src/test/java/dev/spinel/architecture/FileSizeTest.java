@@ -28,7 +28,6 @@ class FileSizeTest {
             Map.entry("spinel-server/src/main/java/dev/spinel/server/replication/Replication.java", 616),
             Map.entry("spinel-server/src/main/java/dev/spinel/server/engine/Engine.java", 673),
             Map.entry("spinel-store/src/main/java/dev/spinel/store/Segment.java", 600),
-            Map.entry("spinel-server/src/main/java/dev/spinel/server/durability/Persistence.java", 562),
             Map.entry("spinel-server/src/main/java/dev/spinel/server/engine/Session.java", 634));
 
     @Test
