@@ -185,6 +185,7 @@ public final class Persistence {
     private void loadRdb() {
         KeyspaceLoader loaded = loads.loadRdb();
         if (loaded != null) {
+            loadedAux = Map.copyOf(loaded.aux());
             saver.loaded(loaded);
         }
         saver.markSaved();
