@@ -23,7 +23,13 @@ public final class ClientText {
         while (end < off + len && b[end] != 0) {
             end++;
         }
-        StringBuilder s = new StringBuilder(end - off);
+        return decode(b, off, end - off);
+    }
+
+    /** The bytes as text: UTF-8, surrogate-escaped where not valid UTF-8 (NULs included). */
+    public static String decode(byte[] b, int off, int len) {
+        int end = off + len;
+        StringBuilder s = new StringBuilder(len);
         int p = off;
         while (p < end) {
             int c = b[p] & 0xff;

@@ -1,5 +1,7 @@
 package dev.spinel.server.config;
 
+import dev.spinel.protocol.Repr;
+
 import java.math.BigInteger;
 import java.util.List;
 import java.util.Locale;
@@ -291,6 +293,8 @@ public final class Params {
         private volatile String value;
         private final Validator validator;
         private final Consumer<String> onChange;
+        /** Set once at registration ({@link #words}), before the parameter is shared. */
+        private boolean words;
 
         public Text(String name, boolean mutable, String dflt, Validator validator, Consumer<String> onChange, String... aliases) {
             super(name, mutable, aliases);
@@ -302,6 +306,18 @@ public final class Params {
 
         public String value() {
             return value;
+        }
+
+        /** Marks a list of words (bind's addresses, replicaof's host and port), rewritten unquoted; returns it. */
+        public Text words() {
+            words = true;
+            return this;
+        }
+
+        /** As Redis's rewriteConfigStringOption: always quoted by {@code sdscatrepr}, unless a list of words. */
+        @Override
+        public String rewriteLine() {
+            return name() + " " + (words ? value : Repr.of(value));
         }
 
         @Override

@@ -1,10 +1,20 @@
 package dev.spinel.server.config;
 
+import dev.spinel.protocol.ClientText;
+import dev.spinel.protocol.Repr;
+
 import java.util.ArrayList;
 import java.util.List;
 
-/** Splitting and quoting of config lines, with the rules of Redis's {@code sdssplitargs}. */
+/**
+ * Splitting and quoting of config lines, with the rules of Redis's {@code sdssplitargs}. A word is bytes in Redis:
+ * {@code \xhh} escapes add bytes, and the word is read as UTF-8 ({@link ClientText#decode}: a byte that is not
+ * part of valid UTF-8 is kept as an escaped byte), so {@code "\xc3\xa9"} is {@code é}, as the file's own text.
+ */
 public final class Quoting {
+    /** A byte {@code b} above 0x7f from a {@code \xhh} escape is held as {@code ESCAPED_BYTE + b} ({@link ClientText}'s form). */
+    private static final char ESCAPED_BYTE = 0xDC00;
+
     private Quoting() {
     }
 
@@ -24,6 +34,7 @@ public final class Quoting {
             boolean inDq = false;
             boolean inSq = false;
             boolean done = false;
+            boolean bytes = false;
             while (!done) {
                 if (inDq) {
                     if (p >= n) {
@@ -31,7 +42,9 @@ public final class Quoting {
                     }
                     char c = line.charAt(p);
                     if (c == '\\' && p + 3 < n && line.charAt(p + 1) == 'x' && isHex(line.charAt(p + 2)) && isHex(line.charAt(p + 3))) {
-                        cur.append((char) Integer.parseInt(line.substring(p + 2, p + 4), 16));
+                        int b = Integer.parseInt(line.substring(p + 2, p + 4), 16);
+                        cur.append(b < 0x80 ? (char) b : (char) (ESCAPED_BYTE + b));
+                        bytes |= b >= 0x80;
                         p += 3;
                     } else if (c == '\\' && p + 1 < n) {
                         p++;
@@ -87,7 +100,12 @@ public final class Quoting {
                     p++;
                 }
             }
-            out.add(cur.toString());
+            String word = cur.toString();
+            if (bytes) { // bytes above 0x7f: read with the text around them as UTF-8
+                byte[] b = ClientText.encode(word);
+                word = ClientText.decode(b, 0, b.length);
+            }
+            out.add(word);
         }
     }
 
@@ -115,27 +133,12 @@ public final class Quoting {
         return sb.append('"').toString();
     }
 
-    /** Always quotes, as Redis's {@code sdscatrepr} (used for command-line option values). */
+    /**
+     * Always quotes, as Redis's {@code sdscatrepr} (used for command-line option values): the value's bytes, those
+     * outside printable ASCII as {@code \xhh}, which {@link #split} reads back into the same value.
+     */
     public static String repr(String v) {
-        StringBuilder sb = new StringBuilder("\"");
-        for (char c : v.toCharArray()) {
-            switch (c) {
-                case '"', '\\' -> sb.append('\\').append(c);
-                case '\n' -> sb.append("\\n");
-                case '\r' -> sb.append("\\r");
-                case '\t' -> sb.append("\\t");
-                case 7 -> sb.append("\\a");
-                case '\b' -> sb.append("\\b");
-                default -> {
-                    if (c < ' ' || c == 127) {
-                        sb.append(String.format("\\x%02x", (int) c));
-                    } else {
-                        sb.append(c);
-                    }
-                }
-            }
-        }
-        return sb.append('"').toString();
+        return Repr.of(v);
     }
 
     private static boolean isHex(char c) {

@@ -42,7 +42,7 @@ public final class ServerConfig {
         if (!v.isEmpty() && v.split(" ", -1).length > 16) {
             throw new ConfigException("Too many bind addresses specified.");
         }
-    }, null));
+    }, null).words());
     public final Params.Bool protectedMode = add(new Params.Bool("protected-mode", true, true, null));
     public final Params.Text requirepass = add(new Params.Text("requirepass", true, "", null, null));
     /** ACL file of ACL LOAD/SAVE and the start (empty: none). */
@@ -149,7 +149,7 @@ public final class ServerConfig {
                 throw new ConfigException("Invalid master port");
             }
         }
-    }, null, "slaveof"));
+    }, null, "slaveof").words());
     public final Params.Text masterauth = add(new Params.Text("masterauth", true, "", null, null));
     public final Params.Text masteruser = add(new Params.Text("masteruser", true, "", null, null));
     public final Params.Memory replBacklogSize = add(Params.Memory.bounded("repl-backlog-size", true, 1L << 20, 1, Long.MAX_VALUE));

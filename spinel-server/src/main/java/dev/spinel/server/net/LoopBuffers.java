@@ -37,7 +37,7 @@ final class LoopBuffers {
     RespParser parser;
     final byte[] reply = new byte[REPLY_SCRATCH];
     /** The connection whose replies are in {@link #reply} now, or null. */
-    private RespConnectionHandler replyUser;
+    private ReplyFlusher replyUser;
 
     /**
      * Parse contexts given back by connections whose held input ran ({@link #recycle}), reused by {@link #adopt}:
@@ -110,15 +110,15 @@ final class LoopBuffers {
      * Makes {@code user} the one connection writing into {@link #reply}: a previous user that did not give it
      * back (its read batch never completed) takes its unsent replies into an array of its own first.
      */
-    void claimReply(RespConnectionHandler user) {
-        RespConnectionHandler previous = replyUser;
+    void claimReply(ReplyFlusher user) {
+        ReplyFlusher previous = replyUser;
         if (previous != null && previous != user) {
             previous.giveBackReply();
         }
         replyUser = user;
     }
 
-    void replyReturned(RespConnectionHandler user) {
+    void replyReturned(ReplyFlusher user) {
         if (replyUser == user) {
             replyUser = null;
         }

@@ -1,5 +1,6 @@
 package dev.spinel.server.diff;
 
+import dev.spinel.protocol.ClientText;
 import dev.spinel.server.config.Quoting;
 import dev.spinel.server.testing.RawClient;
 import dev.spinel.server.testing.SideBySide;
@@ -178,8 +179,7 @@ class DifferentialTest {
         private static List<byte[]> toBytes(List<String> words) {
             List<byte[]> out = new ArrayList<>();
             for (String w : words) {
-                boolean latin = w.chars().allMatch(c -> c < 256);
-                out.add(w.getBytes(latin ? StandardCharsets.ISO_8859_1 : StandardCharsets.UTF_8));
+                out.add(ClientText.encode(w)); // the word's bytes: its text as UTF-8, \xhh escapes as themselves
             }
             return out;
         }

@@ -15,7 +15,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * MONITOR's feed against redis-server (timestamps and client addresses aside): scripts appear before the
- * commands they call, MULTI/EXEC in order, AUTH and HELLO AUTH credentials as "(redacted)" (in SLOWLOG too).
+ * commands they call, MULTI/EXEC in order, AUTH and HELLO AUTH credentials as "(redacted)" (in SLOWLOG too),
+ * arguments quoted as Redis's sdscatrepr quotes every byte.
  */
 class MonitorDiffTest {
     @RegisterExtension
@@ -62,9 +63,19 @@ class MonitorDiffTest {
         }
     }
 
+    private static byte[] everyByte() {
+        byte[] b = new byte[256];
+        for (int i = 0; i < b.length; i++) {
+            b[i] = (byte) i;
+        }
+        return b;
+    }
+
     private static List<String> feed(int port) throws Exception {
         try (RawClient monitor = new RawClient(port); RawClient c = new RawClient(port)) {
             monitor.call("MONITOR");
+            c.call(List.of("SET".getBytes(StandardCharsets.US_ASCII), "all-bytes".getBytes(StandardCharsets.US_ASCII),
+                    everyByte())); // every byte's quoting: escapes, \xhh, printable
             for (String[] cmd : COMMANDS) {
                 c.call(cmd);
             }

@@ -15,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * Replies sent straight to the socket (DirectSend, from RespConnectionHandler) and those that wait in Netty's
+ * Replies sent straight to the socket (DirectSend, from ReplyFlusher) and those that wait in Netty's
  * outbound buffer keep their order: a client that pauses reading while it pipelines replies larger than the
  * socket takes at once (the rest queued in Netty, the next batch's replies behind it) gets every byte, in order.
  */

@@ -1,6 +1,7 @@
 package dev.spinel.server.engine.clients;
 
 import dev.spinel.protocol.Args;
+import dev.spinel.protocol.Repr;
 
 import java.time.Instant;
 import java.util.Set;
@@ -46,7 +47,7 @@ public final class Monitors {
                 sb.append("\"(redacted)\"");
                 continue;
             }
-            repr(sb, a.buffer(), a.offset(i), a.length(i));
+            Repr.append(sb, a.buffer(), a.offset(i), a.length(i));
         }
         String line = sb.toString();
         for (Client m : monitors) {
@@ -55,30 +56,5 @@ public final class Monitors {
             }
             m.deliver(() -> m.out().simple(line));
         }
-    }
-
-    /** Quotes bytes the way Redis's {@code sdscatrepr} does. */
-    static void repr(StringBuilder sb, byte[] b, int off, int len) {
-        sb.append('"');
-        for (int i = off; i < off + len; i++) {
-            int c = b[i] & 0xff;
-            switch (c) {
-                case '\\' -> sb.append("\\\\");
-                case '"' -> sb.append("\\\"");
-                case '\n' -> sb.append("\\n");
-                case '\r' -> sb.append("\\r");
-                case '\t' -> sb.append("\\t");
-                case 7 -> sb.append("\\a");
-                case '\b' -> sb.append("\\b");
-                default -> {
-                    if (c >= 32 && c < 127) {
-                        sb.append((char) c);
-                    } else {
-                        sb.append(String.format("\\x%02x", c));
-                    }
-                }
-            }
-        }
-        sb.append('"');
     }
 }

@@ -1,0 +1,203 @@
+package dev.spinel.server.net;
+
+import dev.spinel.protocol.ReplyBuffer;
+import dev.spinel.server.config.OutputBufferLimitsParam.Limit;
+import dev.spinel.server.engine.Engine;
+import dev.spinel.server.engine.OutputLimits;
+import dev.spinel.server.engine.Propagator;
+import dev.spinel.server.engine.Session;
+import dev.spinel.server.engine.pubsub.PubSub;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.unix.Socket;
+
+/**
+ * The output side of one RESP connection: the session's replies go into the loop's scratch array during a read
+ * batch ({@link #borrowReply}), and leave once per batch ({@link #flush}), straight to the socket when it takes
+ * them ({@link DirectSend}), else through Netty's write path, with reading paused while the socket is full.
+ * Replies that acknowledge writes wait until the append-only log holds them (log before reply).
+ *
+ * <p>{@code client-output-buffer-limit normal}: when set, the client's unsent output (its reply buffer
+ * plus what the socket has not taken) is checked after each command and whenever the reply buffer
+ * grows during one; past the limit the client is closed without being sent anything more, its
+ * remaining requests are not executed, and what its running command still writes is discarded, as
+ * Redis's CLIENT_CLOSE_ASAP. Without a limit (the default) the check costs one field read per batch and
+ * one per flush.
+ *
+ * <p>Not thread-safe: one instance per connection, used on the channel's event loop only, by its
+ * {@link RespConnectionHandler} and {@link ReadBatch}; while the session is {@link #lent} the script thread
+ * writes the reply buffer and this class leaves it alone.
+ */
+final class ReplyFlusher implements ReplyBuffer.GrowthListener {
+    private final Engine engine;
+    /** The input side: its closeAfterReply and paused flags, which a flush and the output limit read and set. */
+    private final ReadBatch input;
+    private ChannelHandlerContext ctx;
+    private Session session;
+    /** The socket replies are sent on directly ({@link DirectSend}); null where Netty's write path is the only one. */
+    private Socket socket;
+    /** The session is lent to the script thread: the loop leaves it and its reply buffer alone. */
+    boolean lent;
+    /** A flush waits for the append-only log (see {@link #flush}). */
+    private boolean flushPending;
+    /** Closing for passing client-output-buffer-limit: nothing more is executed or sent. */
+    private boolean outputLimitReached;
+
+    ReplyFlusher(Engine engine, ReadBatch input) {
+        this.engine = engine;
+        this.input = input;
+    }
+
+    /** On channel activation. */
+    void bind(ChannelHandlerContext ctx, Socket socket) {
+        this.ctx = ctx;
+        this.socket = socket;
+    }
+
+    /** Once the client is admitted: its replies are watched for the output limit as they grow. */
+    void admitted(Session session) {
+        this.session = session;
+        session.out().growthListener(this);
+    }
+
+    /** Replies go into the loop's scratch array until {@link #giveBackReply}, unless this client has an array of its own. */
+    void borrowReply() {
+        if (lent || session == null) {
+            return; // the script thread writes this client's replies meanwhile: never into the loop's scratch
+        }
+        ReplyBuffer out = session.out();
+        if (!out.borrowing() && out.array().length == 0) {
+            LoopBuffers loop = LoopBuffers.current();
+            loop.claimReply(this);
+            out.borrow(loop.reply);
+        }
+    }
+
+    /** Ends {@link #borrowReply}: unsent replies move to an array of this connection's own. On the loop. */
+    void giveBackReply() {
+        if (session != null && session.out().borrowing()) {
+            session.out().giveBack();
+            LoopBuffers.current().replyReturned(this);
+        }
+    }
+
+    /**
+     * True (and the client marked for closing) when its unsent output passes the limit. Redis checks
+     * as each reply is added; here after each command, when the reply buffer grows, and at each flush.
+     * A subscriber's output is held to the pubsub class instead, by {@link PubSub}.
+     */
+    boolean overOutputLimit(Limit limit) {
+        if (outputLimitReached) {
+            return true;
+        }
+        long pending = session.out().size() + pendingOutputBytes();
+        if (pending == 0 || session.hasSubscriptions() || !OutputLimits.exceeded(session, pending, limit)) {
+            return false;
+        }
+        outputLimitReached = true;
+        input.closeAfterReply = true;
+        OutputLimits.logClosing(session);
+        session.out().discard();
+        return true;
+    }
+
+    @Override
+    public void growing(ReplyBuffer out) {
+        if (!outputLimitReached && session != null) {
+            Limit limit = engine.outputLimits().normal();
+            if (limit != null) {
+                overOutputLimit(limit);
+            }
+        }
+    }
+
+    /** Sends the replies accumulated (the connection's flushReplies): once per read batch, and as they pass a chunk. */
+    void flush() {
+        if (session == null || lent) {
+            return; // lent: the script thread writes the reply buffer; sent when given back
+        }
+        // BCAST invalidations of the keys this loop's commands changed are handed to their receivers before
+        // the replies that acknowledge the writes leave, as Redis's beforeSleep (one volatile read when unused).
+        engine.tracking().flushBroadcasts();
+        ReplyBuffer out = session.out();
+        if (session.killed()) {
+            out.clear(); // a killed client gets nothing more, as Redis frees its output with it
+            return;
+        }
+        int size = out.size();
+        Limit limit = size > 0 && !outputLimitReached ? engine.outputLimits().normal() : null;
+        if (outputLimitReached || (limit != null && overOutputLimit(limit))) {
+            out.discard();
+            ctx.channel().close(); // what the socket has not taken yet is dropped, not sent
+            return;
+        }
+        Propagator log = engine.hooks().propagator();
+        if (size > 0 && log != null && !log.acknowledged(session.logPosition())) {
+            // Log before reply: these replies wait until the writes they acknowledge are logged. The
+            // loop first tries to write the log itself, in a task that runs after the rest of this read
+            // batch, so one write covers every connection the loop served in it (Redis's beforeSleep).
+            if (!flushPending) {
+                flushPending = true;
+                if (writeLogThenFlush == null) {
+                    writeLogThenFlush = this::writeLogThenFlush;
+                }
+                ctx.executor().execute(writeLogThenFlush);
+            }
+            return;
+        }
+        boolean closeAfterReply = input.closeAfterReply;
+        if (size > 0) {
+            engine.stats().netOutputBytes.add(size);
+            engine.stats().writesProcessed.add(1);
+            int sent = closeAfterReply ? 0 : DirectSend.send(socket, ctx.channel(), out.array(), size);
+            if (sent < 0) {
+                out.clear();
+                ctx.close(); // the peer is gone (reset, broken pipe), as Netty closes on a failed write
+                return;
+            }
+            if (sent == size) {
+                out.clear();
+                return;
+            }
+            ByteBuf b = ctx.alloc().ioBuffer(size - sent);
+            b.writeBytes(out.array(), sent, size - sent);
+            out.clear();
+            if (closeAfterReply) {
+                ctx.writeAndFlush(b).addListener(ChannelFutureListener.CLOSE);
+                return;
+            }
+            ctx.writeAndFlush(b, ctx.voidPromise());
+            if (!ctx.channel().isWritable()) {
+                ctx.channel().config().setAutoRead(false);
+            }
+        } else if (closeAfterReply) {
+            ctx.close();
+        }
+    }
+
+    /**
+     * See {@link #flush}: the log written by this loop, or else by the log's thread (one fsync covers every
+     * connection's batch). Made on first use: most clients never wait for the log.
+     */
+    private Runnable writeLogThenFlush;
+
+    private void writeLogThenFlush() {
+        Propagator log = engine.hooks().propagator();
+        if (session == null || log == null || log.writeNow(session.logPosition())) {
+            flushPending = false;
+            flush();
+            return;
+        }
+        log.whenAcknowledged(session.logPosition(), () -> ctx.executor().execute(() -> {
+            flushPending = false;
+            flush();
+        }));
+    }
+
+    /** The bytes Netty's outbound buffer still holds for this connection. */
+    long pendingOutputBytes() {
+        return ctx == null ? 0 : ctx.channel().unsafe().outboundBuffer() == null ? 0
+                : ctx.channel().unsafe().outboundBuffer().totalPendingWriteBytes();
+    }
+}
