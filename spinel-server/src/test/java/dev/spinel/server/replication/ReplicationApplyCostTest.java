@@ -39,6 +39,7 @@ class ReplicationApplyCostTest {
         try (ServerSocket fake = new ServerSocket(0);
              SpinelServer replica = SpinelServer.start(ServerConfig.defaults().with("port", "0"));
              RawClient c = new RawClient(replica.port())) {
+            List<Thread> earlier = linkThreads(); // other tests' links may still be winding down
             c.callString("REPLICAOF", "127.0.0.1", Integer.toString(fake.getLocalPort()));
             try (Socket link = fake.accept()) {
                 OutputStream out = fullResync(link);
@@ -48,7 +49,7 @@ class ReplicationApplyCostTest {
                 out.flush();
                 offset += warm.length;
                 awaitOffset(c, offset);
-                long tid = applierThread();
+                long tid = applierThread(earlier);
                 long before = mx.getThreadAllocatedBytes(tid);
                 int n = 200_000;
                 for (int part = 0; part < 4; part++) {
@@ -162,16 +163,22 @@ class ReplicationApplyCostTest {
         }
     }
 
-    /** The id of the thread that applies the stream (the one the replica's link runs on). */
-    private static long applierThread() {
+    /** The id of the thread that applies the stream (the one this replica's link runs on, not one of {@code earlier}). */
+    private static long applierThread(List<Thread> earlier) {
+        List<Thread> found = linkThreads();
+        found.removeAll(earlier);
+        assertEquals(1, found.size(), "new link threads: " + found + " (earlier: " + earlier + ")");
+        return found.getFirst().threadId();
+    }
+
+    private static List<Thread> linkThreads() {
         List<Thread> found = new ArrayList<>();
         for (Thread t : Thread.getAllStackTraces().keySet()) {
             if (t.getName().startsWith("spinel-replica-link")) {
                 found.add(t);
             }
         }
-        assertEquals(1, found.size(), "link threads: " + found);
-        return found.getFirst().threadId();
+        return found;
     }
 
     private static byte[] sets(int n, int round) {
