@@ -26,7 +26,7 @@ public final class OutputLimits implements PubSub.OutputLimit<Session> {
 
     @Override
     public boolean exceeded(Session s, long pending) {
-        Outbox o = s.outboxIfCreated();
+        Outbox o = s.outbox;
         if (o != null && o.outputLimitReached()) {
             return true; // already being closed: logged once, its queued deliveries dropped
         }
@@ -72,7 +72,7 @@ public final class OutputLimits implements PubSub.OutputLimit<Session> {
             }
             return now - o.overSoftLimitSince() >= l.softSeconds() * 1000;
         }
-        Outbox o = s.outboxIfCreated(); // below the soft limit: nothing to reset on a client that never passed it
+        Outbox o = s.outbox; // below the soft limit: nothing to reset on a client that never passed it
         if (o != null) {
             o.overSoftLimitSince(0);
         }

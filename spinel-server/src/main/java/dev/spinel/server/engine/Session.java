@@ -1,13 +1,10 @@
 package dev.spinel.server.engine;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.util.List;
 
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.server.acl.User;
-import dev.spinel.server.engine.clock.CommandClock;
 import dev.spinel.server.engine.ports.ClientConnection;
 import dev.spinel.server.engine.pubsub.Subscriptions;
 import dev.spinel.server.engine.tracking.TrackedClient;
@@ -29,16 +26,6 @@ public final class Session implements TrackedClient {
      * engine drops the reply of a command that ends in {@code OFF} or {@code SKIP}.
      */
     public enum ReplyMode { ON, OFF, SKIP_NEXT, SKIP }
-
-    private static final VarHandle OUTBOX;
-
-    static {
-        try {
-            OUTBOX = MethodHandles.lookup().findVarHandle(Session.class, "outbox", Outbox.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
 
     private final Engine engine;
     private final long id;
@@ -69,11 +56,8 @@ public final class Session implements TrackedClient {
     /** The thread running one of this client's commands now, or null (see {@link #executingOn()}). */
     private Thread executingOn;
     private Subscriptions subscriptions;
-    /**
-     * Deliveries from other threads and writes due after replies (see {@link Outbox}); created on first use
-     * (~180 B an idle client does not need), by any thread: published once by a compare-and-set, read volatile.
-     */
-    private volatile Outbox outbox;
+    /** Deliveries from other threads, writes due after replies ({@link Outbox}): made on first use, by any thread. */
+    volatile Outbox outbox;
     private Transaction transaction;
     private volatile TrackingState tracking;
     private boolean executingTransaction;
@@ -84,11 +68,6 @@ public final class Session implements TrackedClient {
     /** The running command's writes (dirty count, unchanged keys, replacements to log). */
     private final CommandWrites writes;
     private long now;
-    /**
-     * Wall-clock time of each command from its start nanoTime, for commands run off an event loop (CommandChain has
-     * the loops'); created by the first such command (most sessions never run one). Owner thread only.
-     */
-    private CommandClock clock;
     // Set while a blocking command waits (see dev.spinel.server.engine.Blocking); loop thread only.
     // Redis's CLIENT_DENY_BLOCKING: set while EXEC or a script runs; blocking commands then answer at once.
     private boolean denyBlocking;
@@ -351,48 +330,9 @@ public final class Session implements TrackedClient {
         outbox().afterServedReply(write);
     }
 
-    /** This session's outbox, created on first use by whichever thread needs it first. */
     Outbox outbox() {
         Outbox o = outbox;
-        if (o == null) {
-            o = new Outbox(this, connection);
-            Outbox won = (Outbox) OUTBOX.compareAndExchange(this, null, o);
-            if (won != null) {
-                o = won; // another thread created it first: every thread uses that one
-            }
-        }
-        return o;
-    }
-
-    /** The outbox if one was created, else {@code null} (nothing was ever queued in it). */
-    Outbox outboxIfCreated() {
-        return outbox;
-    }
-
-    /** Runs the writes due after the reply of the command just run (see {@link Outbox#afterReply}). */
-    void runAfterReply() {
-        Outbox o = outbox;
-        if (o != null) {
-            o.runAfterReply();
-        }
-    }
-
-    /** Runs the writes queued for after a served blocked command's reply (see {@link Outbox#afterServedReply}). */
-    void runAfterServedReply() {
-        Outbox o = outbox;
-        if (o != null) {
-            o.runAfterServedReply();
-        }
-    }
-
-    /** The clock of commands run off an event loop (see {@link #clock}). */
-    CommandClock clock() {
-        CommandClock c = clock;
-        if (c == null) {
-            c = new CommandClock();
-            clock = c;
-        }
-        return c;
+        return o != null ? o : Outbox.create(this, connection);
     }
 
     /** A script of this (tracking) client ran a read-only command: the script's declared keys are tracked. */
@@ -425,8 +365,7 @@ public final class Session implements TrackedClient {
 
     /** Performs the pending deliveries (on the session's loop); true if there were any. */
     public boolean drainDeliveries() {
-        Outbox o = outbox;
-        return o != null && o.drain();
+        return Outbox.drain(outbox);
     }
 
     /** This session's subscriptions, created on first use. */
