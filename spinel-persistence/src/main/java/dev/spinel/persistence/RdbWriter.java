@@ -118,24 +118,30 @@ public final class RdbWriter {
     /**
      * One segment's copy, in parallel arrays rather than an object per key, filled chunk by chunk: a
      * capture runs on a writer's event loop, so it allocates a handful of arrays per segment (at its first
-     * chunk, sized for the keys the segment held when armed) and nothing per key.
+     * chunk, sized for the keys the segment held when armed) and nothing per key. 17 bytes per key: the
+     * entry and the value's snapshot (8 each) and the value's type (1, its codec is looked up when written);
+     * the expiry array (8 more) only once the segment has a key with a TTL, the access stamps only under an
+     * LRU/LFU policy. A random writer during a save soon touches every segment, so every segment's copy is
+     * held at once: at 32 bytes per key (a codec reference and an expiry for every key) 10M keys held 320 MB.
      */
     private static final class Captured implements Segment.EntryVisitor {
+        private static final long NO_EXPIRY = -1;
         private final Snapshot snap;
         int count;
         /** The entries whose keys are copied: a key is final in its entry, read when written (no copy here). */
         final Entry[] keys;
-        final ValueCodec[] codecs;
+        /** {@link ValueType#ordinal()} of each value: its codec, looked up when written. */
+        final byte[] types;
         final Object[] snapshots;
-        final long[] expireAt;
+        /** Expiry per key, or null while no key of the copy has one (then none has). */
+        long[] expireAt;
         final long[] access;
 
         Captured(Snapshot snap, int capacity, boolean withAccess) {
             this.snap = snap;
             keys = new Entry[capacity];
-            codecs = new ValueCodec[capacity];
+            types = new byte[capacity];
             snapshots = new Object[capacity];
-            expireAt = new long[capacity];
             access = withAccess ? new long[capacity] : null;
         }
 
@@ -143,11 +149,18 @@ public final class RdbWriter {
             return keys.length;
         }
 
+        long expireAt(int i) {
+            long[] at = expireAt;
+            return at == null ? NO_EXPIRY : at[i];
+        }
+
         /** Empties a written copy for reuse by another segment; drops its references so that it pins nothing. */
         void clear() {
             Arrays.fill(keys, 0, count, null);
-            Arrays.fill(codecs, 0, count, null);
             Arrays.fill(snapshots, 0, count, null);
+            if (expireAt != null) {
+                Arrays.fill(expireAt, 0, count, NO_EXPIRY);
+            }
             count = 0;
         }
 
@@ -165,18 +178,26 @@ public final class RdbWriter {
             int i = count++;
             keys[i] = e;
             snapshots[i] = e.value();
-            expireAt[i] = at;
+            if (at >= 0) {
+                long[] all = expireAt;
+                if (all == null) { // the copy's first key with a TTL: the keys before it had none
+                    all = new long[keys.length];
+                    Arrays.fill(all, NO_EXPIRY);
+                    expireAt = all;
+                }
+                all[i] = at;
+            }
             if (access != null) {
                 access[i] = accessValue(snap.keyspace, e, snap.access);
             }
         }
 
-        /** Pass two of a chunk's copy, over the keys added since {@code from}: codec and value snapshot. */
+        /** Pass two of a chunk's copy, over the keys added since {@code from}: type and value snapshot. */
         void finishChunk(int from) {
             for (int i = from; i < count; i++) {
                 Object value = snapshots[i];
                 ValueCodec codec = snap.codecFor(value);
-                codecs[i] = codec;
+                types[i] = (byte) codec.type().ordinal();
                 snapshots[i] = codec.snapshot(value);
             }
         }
@@ -365,7 +386,8 @@ public final class RdbWriter {
                     }
                     for (int k = 0; k < entries.count; k++) {
                         Entry e = entries.keys[k];
-                        writeEntry(out, e.keyBytes(keyScratch), e.keyLength(), entries.codecs[k], entries.snapshots[k], entries.expireAt[k], snap.access,
+                        writeEntry(out, e.keyBytes(keyScratch), e.keyLength(), codecs.forType(entries.types[k]), entries.snapshots[k],
+                                entries.expireAt(k), snap.access,
                                 entries.access == null ? 0 : entries.access[k]);
                         if (options.keySaveDelayMicros() != 0) {
                             keySaveDelay(options.keySaveDelayMicros(), snap);

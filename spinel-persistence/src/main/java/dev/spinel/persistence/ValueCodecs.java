@@ -40,6 +40,11 @@ public final class ValueCodecs {
         return byType[ValueType.of(value).ordinal()];
     }
 
+    /** The codec of the type whose {@link ValueType#ordinal()} is {@code ordinal}, or {@code null}. */
+    public ValueCodec forType(int ordinal) {
+        return byType[ordinal];
+    }
+
     /** The codec reading RDB type {@code rdbType}, or {@code null}. */
     public ValueCodec forRdbType(int rdbType) {
         return rdbType >= 0 && rdbType < 256 ? byRdbType[rdbType] : null;

@@ -4,6 +4,8 @@ import dev.spinel.protocol.Version;
 import dev.spinel.server.config.ConfigException;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.log.Log;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+import io.netty.util.internal.logging.JdkLoggerFactory;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -39,6 +41,10 @@ public final class Main {
             """;
 
     public static void main(String[] args) throws InterruptedException {
+        // Netty would probe SLF4J first (slf4j-api comes with Ratis, without a binding: a scan of every jar for one,
+        // three "SLF4J: Failed to load class" lines on stderr at each start, then its fallback to the JDK's logging
+        // anyway). Set before any Netty class logs.
+        InternalLoggerFactory.setDefaultFactory(JdkLoggerFactory.INSTANCE);
         if (args.length == 1 && (args[0].equals("-v") || args[0].equals("--version"))) {
             System.out.println("Spinel server v=" + Version.SPINEL + " redis_version=" + Version.REDIS);
             return;

@@ -236,7 +236,7 @@ public final class Blocking {
         try {
             w.session.connection().execute(() -> {
                 w.session.out().raw(w.reply);
-                w.session.outbox().runAfterServedReply(); // its own keys' invalidations, after its reply
+                Outbox.runAfterServedReply(w.session.outbox); // its own keys' invalidations, after its reply
                 w.session.resume();
             });
         } catch (RejectedExecutionException e) {

@@ -317,7 +317,7 @@ public final class Engine {
         Command lend;
         try {
             lend = dispatch(session, args);
-            session.outbox().runAfterReply();
+            Outbox.runAfterReply(session.outbox);
         } finally {
             session.executingOn(previous);
         }
@@ -613,7 +613,7 @@ public final class Engine {
         boolean mayJoin = RunTiming.mayJoin(chain, cmd, config);
         long start = mayJoin ? chain.runStart() : chain != null ? chain.start() : System.nanoTime();
         // No second clock read (CommandClock). Inside EXEC the last command stays EXEC, as Redis's lastcmd does.
-        CommandClock clock = chain != null ? chain.clock() : session.clock; // a loop's clock stays anchored across its clients
+        CommandClock clock = chain != null ? chain.clock() : CommandClock.offLoop(); // a loop's clock stays anchored across its clients
         session.beginCommand(clock.millis(start), session.executingTransaction() ? session.lastCommand() : cmd.name());
         session.writes().start(cmd, args);
         long dirtyBefore = session.dirtyCount();

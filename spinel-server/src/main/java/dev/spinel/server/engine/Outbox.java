@@ -2,6 +2,8 @@ package dev.spinel.server.engine;
 
 import dev.spinel.server.engine.ports.ClientConnection;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -13,10 +15,24 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * reply or after a served blocked command's reply (its own invalidations), and the pub/sub output-limit
  * state that decides whether deliveries are still written.
  *
- * <p>Thread-safety: {@link #deliver} and {@link #afterServedReply} may be called from any thread (lock-free
- * queues); everything else runs on the session's loop, or on the thread the session is lent to.
+ * <p>Made on first use ({@link #create}; an idle client never needs its queues, ~180 B), by whichever thread needs
+ * it first: a publisher on another loop may be first. The session's field is volatile and set by a compare-and-set,
+ * so every thread uses the one outbox that won, fully constructed.
+ *
+ * <p>Thread-safety: {@link #create}, {@link #deliver} and {@link #afterServedReply} may be called from any thread
+ * (lock-free queues); everything else runs on the session's loop, or on the thread the session is lent to.
  */
 final class Outbox {
+    private static final VarHandle SESSION_OUTBOX;
+
+    static {
+        try {
+            SESSION_OUTBOX = MethodHandles.lookup().findVarHandle(Session.class, "outbox", Outbox.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final Session session;
     private final ClientConnection connection;
     /** Writes other loops hand to this session (pub/sub messages, MONITOR lines, invalidations). */
@@ -37,6 +53,32 @@ final class Outbox {
     Outbox(Session session, ClientConnection connection) {
         this.session = session;
         this.connection = connection;
+    }
+
+    /** {@code session}'s outbox: made now, unless another thread made it first (then that one). */
+    static Outbox create(Session session, ClientConnection connection) {
+        Outbox made = new Outbox(session, connection);
+        Outbox won = (Outbox) SESSION_OUTBOX.compareAndExchange(session, null, made);
+        return won != null ? won : made;
+    }
+
+    /** {@link #drain} of a session's outbox if it has one ({@code null}: nothing was ever delivered). */
+    static boolean drain(Outbox o) {
+        return o != null && o.drain();
+    }
+
+    /** {@link #runAfterReply} of a session's outbox if it has one: a volatile read per command otherwise. */
+    static void runAfterReply(Outbox o) {
+        if (o != null) {
+            o.runAfterReply();
+        }
+    }
+
+    /** {@link #runAfterServedReply} of a session's outbox if it has one. */
+    static void runAfterServedReply(Outbox o) {
+        if (o != null) {
+            o.runAfterServedReply();
+        }
     }
 
     /** See {@link Session#deliver}. */

@@ -26,7 +26,8 @@ public final class OutputLimits implements PubSub.OutputLimit<Session> {
 
     @Override
     public boolean exceeded(Session s, long pending) {
-        if (s.outbox().outputLimitReached()) {
+        Outbox o = s.outbox;
+        if (o != null && o.outputLimitReached()) {
             return true; // already being closed: logged once, its queued deliveries dropped
         }
         if (exceeded(s, pending, config.clientOutputBufferLimit.limit(OutputBufferLimitsParam.PUBSUB))) {
@@ -64,13 +65,17 @@ public final class OutputLimits implements PubSub.OutputLimit<Session> {
         }
         if (l.softBytes() > 0 && pending >= l.softBytes()) {
             long now = System.currentTimeMillis();
-            if (s.outbox().overSoftLimitSince() == 0) {
-                s.outbox().overSoftLimitSince(now);
+            Outbox o = s.outbox();
+            if (o.overSoftLimitSince() == 0) {
+                o.overSoftLimitSince(now);
                 return false;
             }
-            return now - s.outbox().overSoftLimitSince() >= l.softSeconds() * 1000;
+            return now - o.overSoftLimitSince() >= l.softSeconds() * 1000;
         }
-        s.outbox().overSoftLimitSince(0);
+        Outbox o = s.outbox; // below the soft limit: nothing to reset on a client that never passed it
+        if (o != null) {
+            o.overSoftLimitSince(0);
+        }
         return false;
     }
 

@@ -5,7 +5,6 @@ import java.util.List;
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.server.acl.User;
-import dev.spinel.server.engine.clock.CommandClock;
 import dev.spinel.server.engine.ports.ClientConnection;
 import dev.spinel.server.engine.pubsub.Subscriptions;
 import dev.spinel.server.engine.tracking.TrackedClient;
@@ -57,8 +56,8 @@ public final class Session implements TrackedClient {
     /** The thread running one of this client's commands now, or null (see {@link #executingOn()}). */
     private Thread executingOn;
     private Subscriptions subscriptions;
-    /** Deliveries from other threads and writes due after replies (see {@link Outbox}). */
-    private final Outbox outbox;
+    /** Deliveries from other threads, writes due after replies ({@link Outbox}): made on first use, by any thread. */
+    volatile Outbox outbox;
     private Transaction transaction;
     private volatile TrackingState tracking;
     private boolean executingTransaction;
@@ -69,8 +68,6 @@ public final class Session implements TrackedClient {
     /** The running command's writes (dirty count, unchanged keys, replacements to log). */
     private final CommandWrites writes;
     private long now;
-    /** Wall-clock time of each command from its start nanoTime, for commands run off an event loop (CommandChain has the loops'). */
-    final CommandClock clock = new CommandClock();
     // Set while a blocking command waits (see dev.spinel.server.engine.Blocking); loop thread only.
     // Redis's CLIENT_DENY_BLOCKING: set while EXEC or a script runs; blocking commands then answer at once.
     private boolean denyBlocking;
@@ -83,7 +80,6 @@ public final class Session implements TrackedClient {
         this.engine = engine;
         this.id = id;
         this.connection = connection;
-        this.outbox = new Outbox(this, connection);
         this.writes = new CommandWrites(engine, this);
         this.authenticated = !engine.authRequired();
         this.user = engine.acl().defaultUser();
@@ -323,19 +319,20 @@ public final class Session implements TrackedClient {
      * before that command's reply, as in Redis; an idle session gets them from a task on its loop.
      */
     public void deliver(Runnable write) {
-        outbox.deliver(write);
+        outbox().deliver(write);
     }
 
     public void afterReply(Runnable write) {
-        outbox.afterReply(write);
+        outbox().afterReply(write);
     }
 
     public void afterServedReply(Runnable write) {
-        outbox.afterServedReply(write);
+        outbox().afterServedReply(write);
     }
 
     Outbox outbox() {
-        return outbox;
+        Outbox o = outbox;
+        return o != null ? o : Outbox.create(this, connection);
     }
 
     /** A script of this (tracking) client ran a read-only command: the script's declared keys are tracked. */
@@ -368,7 +365,7 @@ public final class Session implements TrackedClient {
 
     /** Performs the pending deliveries (on the session's loop); true if there were any. */
     public boolean drainDeliveries() {
-        return outbox.drain();
+        return Outbox.drain(outbox);
     }
 
     /** This session's subscriptions, created on first use. */

@@ -12,8 +12,9 @@ import java.time.Instant;
  * wall-clock step (NTP, an operator) is followed within a millisecond, as Redis follows it per command.
  *
  * <p>Thread-safety: the anchor is one immutable object published through a plain field; a thread that sees a
- * stale anchor only re-anchors again. One instance per event loop ({@link CommandChain}), and one per {@link Session}
- * for commands run on other threads.
+ * stale anchor only re-anchors again; so one instance may serve any number of threads. One instance per event loop
+ * ({@link CommandChain}), and {@link #offLoop()} for commands run on other threads (scripts, the gRPC service):
+ * sessions had one each, 40 B per connection that most never used.
  */
 public final class CommandClock {
     static final long REANCHOR_NANOS = 1_000_000L;
@@ -21,9 +22,16 @@ public final class CommandClock {
     private record Anchor(long nano, long wallNanos) {
     }
 
+    private static final CommandClock OFF_LOOP = new CommandClock();
+
     private Anchor anchor = anchor();
     /** Re-anchorings so far (tests). */
     int anchorings;
+
+    /** The clock shared by the commands run off the event loops. */
+    public static CommandClock offLoop() {
+        return OFF_LOOP;
+    }
 
     private static Anchor anchor() {
         long nano = System.nanoTime();
