@@ -164,7 +164,7 @@ public final class RdbWriter {
             }
             int i = count++;
             keys[i] = e;
-            snapshots[i] = e.value();
+            snapshots[i] = e.storedValue(); // a short string: the entry itself, not a copy
             expireAt[i] = at;
             if (access != null) {
                 access[i] = accessValue(snap.keyspace, e, snap.access);

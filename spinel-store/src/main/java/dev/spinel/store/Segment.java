@@ -304,17 +304,30 @@ public class Segment {
         link(e, hash);
         linked(e);
         size++;
-        memory += SLOT_OVERHEAD + e.footprint() + Sizes.value(e.value);
+        memory += SLOT_OVERHEAD + e.footprint() + e.valueFootprint();
         if (size > MAX_LOAD * table.length) {
             resize(table.length * 2);
         }
     }
 
-    /** Replaces the value of an existing entry, keeping its time to live; its string mark is that of a new value. */
-    public void replaceValue(Entry e, Object value) {
-        memory += Sizes.value(value) - Sizes.value(e.value);
+    /**
+     * Replaces the value of an existing entry, keeping its time to live and access stamp; its string mark is that
+     * of a new value. Returns the entry now holding the key: a new one when the value is, or becomes, a string
+     * held in the entry's own fields ({@link InlineStringEntry}), whose fields never change (a snapshot may hold
+     * the old entry as its copy of the old value); the caller uses it, not {@code e}, from then on.
+     */
+    public Entry replaceValue(Entry e, Object value) {
+        if (e instanceof InlineKeyEntry k && (e.value == null || k.holdsInline(value))) {
+            Entry n = k.withValue(value);
+            n.stringMark(owner.stringMark());
+            replaceEntry(e, n);
+            memory += n.footprint() + n.valueFootprint() - e.footprint() - e.valueFootprint();
+            return n;
+        }
+        memory += Sizes.value(value) - e.valueFootprint();
         e.value = value;
         e.stringMark(owner.stringMark());
+        return e;
     }
 
     /**
@@ -369,7 +382,7 @@ public class Segment {
                 if (e.expireAt() >= 0) {
                     volatileCount--;
                 }
-                memory -= SLOT_OVERHEAD + e.footprint() + Sizes.value(e.value);
+                memory -= SLOT_OVERHEAD + e.footprint() + e.valueFootprint();
                 if (size == 0) {
                     memory = 0;
                 }

@@ -48,8 +48,8 @@ final class MultiStringCommands {
             for (int i = 1; i < a.count(); i++) {
                 int h = Keys.hash(a, i);
                 Entry e = Keys.read(s, db.segment(h), a, i, h);
-                if (e != null && e.value() instanceof byte[] v) {
-                    s.out().bulk(v);
+                if (e != null && e.isString()) {
+                    Keys.replyString(s.out(), e);
                 } else {
                     s.out().nullBulk(); // missing, or not a string: MGET never fails on type
                 }
@@ -94,7 +94,7 @@ final class MultiStringCommands {
                 if (e == null) {
                     seg.insert(a.buffer(), a.offset(i), a.length(i), h, value, -1);
                 } else {
-                    seg.replaceValue(e, value);
+                    e = seg.replaceValue(e, value);
                     seg.setExpire(e, -1); // like SET without KEEPTTL
                 }
                 s.notify(Notifications.STRING, "set", a, i);
