@@ -287,6 +287,22 @@ public class Segment {
         return e;
     }
 
+    /**
+     * {@link #insert(byte[], int, int, int, Object, long)} of the string {@code vbuf[voff, voff + vlen)} (SET's
+     * path): a short string of a short key is packed into the entry straight from the request, with no array of
+     * its own; any other is copied to one.
+     */
+    public Entry insertString(byte[] buf, int off, int len, int hash, byte[] vbuf, int voff, int vlen, long expireAt) {
+        if (len > InlineKeyEntry.BASE_LENGTH || !InlineStringEntry.fits(vlen)) {
+            return insert(buf, off, len, hash, Arrays.copyOfRange(vbuf, voff, voff + vlen), expireAt);
+        }
+        Entry e = InlineStringEntry.of(InlineKeyEntry.pack0(buf, off, len), InlineKeyEntry.pack1(buf, off, len),
+                InlineKeyEntry.pack2(buf, off, len), vbuf, voff, vlen, expireAt);
+        add(e, hash, expireAt);
+        owner.added(e);
+        return e;
+    }
+
     private Entry insertQuietly(byte[] key, int hash, Object value, long expireAt) {
         Entry e = key.length <= InlineKeyEntry.MAX_LENGTH
                 ? InlineKeyEntry.of(key, 0, key.length, value, expireAt)
@@ -328,6 +344,22 @@ public class Segment {
         e.value = value;
         e.stringMark(owner.stringMark());
         return e;
+    }
+
+    /**
+     * {@link #replaceValue} with the string {@code vbuf[voff, voff + vlen)} (SET's path): packed into the new entry
+     * straight from the request when it is held inline, else copied to an array of its own.
+     */
+    public Entry replaceString(Entry e, byte[] vbuf, int voff, int vlen) {
+        if (e instanceof InlineKeyEntry k && k.keyLength() <= InlineKeyEntry.BASE_LENGTH && InlineStringEntry.fits(vlen)) {
+            Entry n = InlineStringEntry.of(k.k0, k.k1, k.k2, vbuf, voff, vlen, e.expireAt());
+            n.access = e.access;
+            n.stringMark(owner.stringMark());
+            replaceEntry(e, n);
+            memory += n.footprint() - e.footprint() - e.valueFootprint();
+            return n;
+        }
+        return replaceValue(e, Arrays.copyOfRange(vbuf, voff, voff + vlen));
     }
 
     /**

@@ -144,11 +144,10 @@ public final class StringCommands {
                 }
                 return;
             }
-            byte[] value = a.copy(valueArg);
             if (e == null) {
-                seg.insert(a.buffer(), a.offset(1), a.length(1), h, value, expireAt);
+                seg.insertString(a.buffer(), a.offset(1), a.length(1), h, a.buffer(), a.offset(valueArg), a.length(valueArg), expireAt);
             } else {
-                e = seg.replaceValue(e, value);
+                e = seg.replaceString(e, a.buffer(), a.offset(valueArg), a.length(valueArg));
                 if ((flags & KEEPTTL) == 0) {
                     seg.setExpire(e, expireAt);
                 }
@@ -178,11 +177,10 @@ public final class StringCommands {
         try {
             Entry e = Keys.read(s, seg, a, 1, h);
             replyValue(s, e);
-            byte[] value = a.copy(2);
             if (e == null) {
-                seg.insert(a.buffer(), a.offset(1), a.length(1), h, value, -1);
+                seg.insertString(a.buffer(), a.offset(1), a.length(1), h, a.buffer(), a.offset(2), a.length(2), -1);
             } else {
-                e = seg.replaceValue(e, value);
+                e = seg.replaceString(e, a.buffer(), a.offset(2), a.length(2));
                 seg.setExpire(e, -1);
             }
             s.dirty(1);
