@@ -4,9 +4,11 @@ import dev.spinel.server.testing.RawClient;
 import dev.spinel.server.testing.SideBySide;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -22,7 +24,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  */
 class InlineStringDiffTest {
     @RegisterExtension
-    static final SideBySide SERVERS = new SideBySide("enable-debug-command", "yes");
+    static final SideBySide SERVERS = new SideBySide("enable-debug-command", "yes", "enable-protected-configs", "yes");
+
+    @TempDir
+    Path spinelDir;
 
     private final Random rnd = new Random(15);
     private final List<String> failures = new ArrayList<>();
@@ -134,6 +139,8 @@ class InlineStringDiffTest {
         try (RawClient r = new RawClient(SERVERS.redis().port()); RawClient s = new RawClient(SERVERS.spinel().port())) {
             redis = r;
             spinel = s;
+            // DEBUG RELOAD writes dump.rdb: into a directory of this test's, never the working directory.
+            assertEquals("+OK\r\n", s.callString("CONFIG", "SET", "dir", spinelDir.toString()));
             same("FLUSHALL");
             for (int round = 0; round < 4; round++) {
                 for (int i = 0; i < 1500; i++) {
