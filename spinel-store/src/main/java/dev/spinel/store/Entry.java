@@ -96,6 +96,12 @@ public abstract sealed class Entry permits InlineKeyEntry, ArrayKeyEntry {
         return v != null ? v : this;
     }
 
+    /** The value's type, without copying a string held in the entry. */
+    public final ValueType type() {
+        Object v = value;
+        return v == null ? ValueType.STRING : ValueType.of(v);
+    }
+
     /** True when the value is a string (held in the entry or as a {@code byte[]}). */
     public final boolean isString() {
         Object v = value;
