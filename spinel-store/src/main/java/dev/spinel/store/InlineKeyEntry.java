@@ -6,12 +6,14 @@ import java.nio.ByteOrder;
 
 /**
  * An entry whose key (at most {@value #BASE_LENGTH} bytes) lives in its own fields: bytes 0-7 and 8-15 little
- * endian in two longs, bytes 16-18 in the low three bytes of an int whose top byte is the length. With compact
+ * endian in two longs, bytes 16-18 in the low three bytes of an int whose bits 24-28 are the length (the top three
+ * bits are an {@link InlineStringEntry}'s, masked off by {@link #KEY_BITS} when keys are compared). With compact
  * object headers that is 48 bytes (header 8, access stamp 4, key int 4, value 8, next 8, key longs 16), no
  * padding, where an entry plus a key array took 72 for a 14-byte key. Keys of up to {@value #MAX_LENGTH} bytes
  * add bytes 19-26 in one more long ({@link WideKeyEntry}, 56 bytes). A lookup packs the probe key the same way
  * once ({@link #pack0} .. {@link #pack3}) and compares three or four words per entry of the chain, length
- * included, without touching another object.
+ * included, without touching another object. A short string value of a key of at most {@value #BASE_LENGTH}
+ * bytes lives in the entry too ({@link InlineStringEntry}).
  *
  * <p>Guarded by its segment's lock, as every {@link Entry}; the key fields are final.
  */
