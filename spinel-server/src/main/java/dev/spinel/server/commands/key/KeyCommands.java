@@ -58,7 +58,7 @@ public final class KeyCommands {
                 Entry e = Keys.write(s, seg, a, i, h);
                 if (e != null) {
                     if (lazy) {
-                        LazyFree.unlinked(s, e.value());
+                        LazyFree.unlinked(s, e.storedValue()); // a string held in its entry: no copy
                     }
                     seg.removeEntry(e);
                     s.notify(Notifications.GENERIC, "del", a, i);

@@ -57,7 +57,8 @@ public final class Keys {
         if (!e.isString()) {
             throw Errors.WRONGTYPE;
         }
-        e.copyString(out.array(), out.bulkSpace(e.stringLength()));
+        int at = out.bulkSpace(e.stringLength()); // may grow the buffer: take the array after it
+        e.copyString(out.array(), at);
     }
 
     /** The length of an entry's string value, or WRONGTYPE. */
