@@ -76,8 +76,7 @@ public class KeyspaceBenchmark {
         s.lock();
         try {
             Entry e = s.get(k, 0, k.length, h, 0);
-            s.replaceValue(e, new byte[32]);
-            return e;
+            return s.replaceValue(e, new byte[32]);
         } finally {
             s.unlock();
         }

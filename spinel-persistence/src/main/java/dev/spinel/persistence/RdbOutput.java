@@ -1,5 +1,6 @@
 package dev.spinel.persistence;
 
+import dev.spinel.store.Entry;
 import dev.spinel.store.StringEncoding;
 
 import java.io.IOException;
@@ -23,6 +24,7 @@ public final class RdbOutput {
     private long crc;
     private long written;
     private byte[] lzfScratch = new byte[0];
+    private byte[] valueScratch;
     /**
      * LZF's hash tables (256 KB), one per thread and reused by every output on it, so a DUMP does not
      * allocate one; like Redis's, whose table is a stack array that keeps the previous call's entries.
@@ -109,6 +111,21 @@ public final class RdbOutput {
     /** Redis's {@code rdbSaveRawString}: the most compact of int, LZF and raw encodings. */
     public void writeString(byte[] s) {
         writeString(s, s.length);
+    }
+
+    /**
+     * A string value as its entry holds it ({@link Entry#storedValue()}: a {@code byte[]}, or the entry itself
+     * for a short string held in its fields), read through a scratch array of this output's: no array per value.
+     */
+    public void writeStringValue(Object stored) {
+        if (stored instanceof Entry e) {
+            if (valueScratch == null) {
+                valueScratch = new byte[Entry.MAX_INLINE_STRING];
+            }
+            writeString(e.stringBytes(valueScratch), e.stringLength());
+        } else {
+            writeString((byte[]) stored);
+        }
     }
 
     /** {@link #writeString(byte[])} of the first {@code len} bytes of {@code s} (a reused scratch array). */

@@ -177,7 +177,7 @@ public final class RdbWriter {
             }
             int i = count++;
             keys[i] = e;
-            snapshots[i] = e.value();
+            snapshots[i] = e.storedValue(); // a short string: the entry itself, not a copy
             if (at >= 0) {
                 long[] all = expireAt;
                 if (all == null) { // the copy's first key with a TTL: the keys before it had none

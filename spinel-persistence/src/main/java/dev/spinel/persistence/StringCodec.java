@@ -6,7 +6,9 @@ import dev.spinel.store.ValueType;
  * Strings: {@link Rdb#TYPE_STRING} with Redis's int, LZF or raw encoding.
  *
  * <p>A string value is a {@code byte[]} that commands never modify after storing it (they store a new
- * array), so a snapshot keeps the reference instead of copying. Stateless and thread-safe.
+ * array), so a snapshot keeps the reference instead of copying; a short string held in its entry's fields is
+ * snapshotted as the entry, whose fields never change ({@link dev.spinel.store.Entry#storedValue()}). Stateless
+ * and thread-safe.
  */
 public final class StringCodec implements ValueCodec {
     private static final int[] TYPES = {Rdb.TYPE_STRING};
@@ -33,7 +35,7 @@ public final class StringCodec implements ValueCodec {
 
     @Override
     public void write(Object snapshot, RdbOutput out) {
-        out.writeString((byte[]) snapshot);
+        out.writeStringValue(snapshot);
     }
 
     @Override

@@ -243,6 +243,21 @@ public final class ReplyBuffer {
         return this;
     }
 
+    /**
+     * A bulk string of {@code len} bytes that the caller writes itself: writes the header and the final CRLF and
+     * returns the offset in {@link #array()} (valid until the next write) where the {@code len} bytes go. Lets
+     * a value held in another form than an array (a string in its entry's fields) be copied in once.
+     */
+    public int bulkSpace(int len) {
+        bulkHeader(len);
+        ensure(len + 2);
+        int at = pos;
+        pos += len;
+        buf[pos++] = '\r';
+        buf[pos++] = '\n';
+        return at;
+    }
+
     public ReplyBuffer bulk(String s) {
         return bulk(s.getBytes(StandardCharsets.UTF_8));
     }

@@ -9,7 +9,10 @@ package dev.spinel.store;
  * like. The key's hash is not stored; resizes recompute it ({@link #keyHash()}). Keys with a time to live are
  * instances of the volatile subclasses, so keys without one pay nothing for expiry (docs/memory.md).
  *
- * <p>The value is a {@code byte[]} for strings or one of the collection types; see {@link ValueType}.
+ * <p>The value is a {@code byte[]} for strings or one of the collection types; see {@link ValueType}. A short
+ * string of a short key is held in the entry's own fields instead ({@link InlineStringEntry}): {@link #value()}
+ * then returns a copy, and readers that only write the bytes somewhere use {@link #isString()},
+ * {@link #stringLength()} and {@link #copyString} without allocating.
  *
  * <p>Guarded by the lock of the segment that holds it; never read or written without it (the key is final
  * and may be read by a snapshot's thread after the entry is gone).
@@ -68,13 +71,87 @@ public abstract sealed class Entry permits InlineKeyEntry, ArrayKeyEntry {
     /** A copy of this entry holding the same key, value and access stamp, with or without an expiry. */
     abstract Entry withExpire(long expireAt);
 
+    /**
+     * The value: a collection, or a string as a {@code byte[]} that the caller must not modify. For a string held
+     * in the entry's fields it is a new copy on each call; the hot paths use {@link #copyString} instead.
+     */
     public final Object value() {
-        return value;
+        Object v = value;
+        if (v != null) {
+            return v;
+        }
+        InlineStringEntry s = (InlineStringEntry) this;
+        byte[] b = new byte[s.valueLength()];
+        s.copyValue(b, 0);
+        return b;
     }
 
-    /** Replaces the value in place (the caller holds the segment lock). */
-    public final void value(Object v) {
-        this.value = v;
+    /**
+     * The value as the entry holds it, for a snapshot to keep: the value object, or for a string held in the
+     * entry's fields this entry itself (those fields are final: a new value makes a new entry). {@link ValueType#of}
+     * knows such an entry as a string; read it with {@link #stringBytes}.
+     */
+    public final Object storedValue() {
+        Object v = value;
+        return v != null ? v : this;
+    }
+
+    /** The value's type, without copying a string held in the entry. */
+    public final ValueType type() {
+        Object v = value;
+        return v == null ? ValueType.STRING : ValueType.of(v);
+    }
+
+    /** True when the value is a string (held in the entry or as a {@code byte[]}). */
+    public final boolean isString() {
+        Object v = value;
+        return v == null || v instanceof byte[];
+    }
+
+    /** The string value's length in bytes; the value must be a string ({@link #isString()}). */
+    public final int stringLength() {
+        Object v = value;
+        return v != null ? ((byte[]) v).length : ((InlineStringEntry) this).valueLength();
+    }
+
+    /** Writes the string value's {@link #stringLength()} bytes to {@code dst} at {@code off}, without allocating. */
+    public final void copyString(byte[] dst, int off) {
+        Object v = value;
+        if (v != null) {
+            byte[] b = (byte[]) v;
+            System.arraycopy(b, 0, dst, off, b.length);
+        } else {
+            ((InlineStringEntry) this).copyValue(dst, off);
+        }
+    }
+
+    /** Byte {@code i} (0-255) of the string value. */
+    public final int stringByte(int i) {
+        Object v = value;
+        return v != null ? ((byte[]) v)[i] & 0xff : ((InlineStringEntry) this).valueByte(i);
+    }
+
+    /**
+     * The string value's bytes without allocating: its first {@link #stringLength()} bytes written into
+     * {@code scratch} (at least {@link #MAX_INLINE_STRING} long) for a string held in the entry, the value's own
+     * array otherwise. For readers that stream every value (an RDB save).
+     */
+    public final byte[] stringBytes(byte[] scratch) {
+        Object v = value;
+        if (v != null) {
+            return (byte[]) v;
+        }
+        ((InlineStringEntry) this).copyValue(scratch, 0);
+        return scratch;
+    }
+
+    /** The longest string {@link #stringBytes} may write into a scratch array. */
+    public static final int MAX_INLINE_STRING = InlineStringEntry.MAX_LENGTH;
+
+    /** Heap bytes of the value beyond {@link #footprint()} (none for a string held in the entry). */
+    final long valueFootprint() {
+        Object v = value;
+        return v == null ? 0 : Sizes.value(v);
     }
 
     public final int access() {

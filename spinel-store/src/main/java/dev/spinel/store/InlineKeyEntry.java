@@ -6,16 +6,18 @@ import java.nio.ByteOrder;
 
 /**
  * An entry whose key (at most {@value #BASE_LENGTH} bytes) lives in its own fields: bytes 0-7 and 8-15 little
- * endian in two longs, bytes 16-18 in the low three bytes of an int whose top byte is the length. With compact
+ * endian in two longs, bytes 16-18 in the low three bytes of an int whose bits 24-28 are the length (the top three
+ * bits are an {@link InlineStringEntry}'s, masked off by {@link #KEY_BITS} when keys are compared). With compact
  * object headers that is 48 bytes (header 8, access stamp 4, key int 4, value 8, next 8, key longs 16), no
  * padding, where an entry plus a key array took 72 for a 14-byte key. Keys of up to {@value #MAX_LENGTH} bytes
  * add bytes 19-26 in one more long ({@link WideKeyEntry}, 56 bytes). A lookup packs the probe key the same way
  * once ({@link #pack0} .. {@link #pack3}) and compares three or four words per entry of the chain, length
- * included, without touching another object.
+ * included, without touching another object. A short string value of a key of at most {@value #BASE_LENGTH}
+ * bytes lives in the entry too ({@link InlineStringEntry}).
  *
  * <p>Guarded by its segment's lock, as every {@link Entry}; the key fields are final.
  */
-sealed class InlineKeyEntry extends Entry permits InlineKeyEntry.Volatile, WideKeyEntry {
+sealed class InlineKeyEntry extends Entry permits InlineKeyEntry.Volatile, WideKeyEntry, InlineStringEntry {
     /** The longest key held in this class's fields. */
     static final int BASE_LENGTH = 19;
     /** The longest key held inline (in a {@link WideKeyEntry} beyond {@link #BASE_LENGTH}). */
@@ -24,6 +26,11 @@ sealed class InlineKeyEntry extends Entry permits InlineKeyEntry.Volatile, WideK
     /** Heap bytes of an instance (and of a {@link Volatile} one), with compact object headers. */
     static final int SIZE = 48;
     static final int VOLATILE_SIZE = 56;
+    /**
+     * The bits of {@link #k2} that are the key's (bytes 16-18, and the length in bits 24-28); the top three
+     * bits are free for an {@link InlineStringEntry}'s value length.
+     */
+    static final int KEY_BITS = 0x1FFFFFFF;
 
     final long k0;
     final long k1;
@@ -36,8 +43,8 @@ sealed class InlineKeyEntry extends Entry permits InlineKeyEntry.Volatile, WideK
         this.k2 = k2;
     }
 
-    /** Bytes {@code [from, from + 8)} of the key, little endian, zero past its end. */
-    private static long word(byte[] b, int off, int len, int from) {
+    /** Bytes {@code [from, from + 8)} of {@code b[off, off + len)}, little endian, zero past its end. */
+    static long word(byte[] b, int off, int len, int from) {
         int n = Math.min(8, len - from);
         if (n <= 0) {
             return 0;
@@ -80,12 +87,38 @@ sealed class InlineKeyEntry extends Entry permits InlineKeyEntry.Volatile, WideK
             return expireAt >= 0 ? new WideKeyEntry.Volatile(k0, k1, k2, k3, value, expireAt)
                     : new WideKeyEntry(k0, k1, k2, k3, value);
         }
+        return of(k0, k1, k2, value, expireAt);
+    }
+
+    /**
+     * An entry for a key of at most {@link #BASE_LENGTH} bytes, packed: an {@link InlineStringEntry} when the
+     * value is a string short enough to be held in the entry too, else this class.
+     */
+    static InlineKeyEntry of(long k0, long k1, int k2, Object value, long expireAt) {
+        if (value instanceof byte[] v && InlineStringEntry.fits(v.length)) {
+            return InlineStringEntry.of(k0, k1, k2, v, 0, v.length, expireAt);
+        }
         return expireAt >= 0 ? new Volatile(k0, k1, k2, value, expireAt) : new InlineKeyEntry(k0, k1, k2, value);
+    }
+
+    /** True when this entry's kind would hold {@code value} in its own fields (a short key and a short string). */
+    final boolean holdsInline(Object value) {
+        return keyLength() <= BASE_LENGTH && value instanceof byte[] v && InlineStringEntry.fits(v.length);
+    }
+
+    /**
+     * A new entry for this key (of at most {@link #BASE_LENGTH} bytes) with {@code value} and this entry's
+     * expiry and access stamp: how a value changes for an entry whose layout depends on it.
+     */
+    final InlineKeyEntry withValue(Object value) {
+        InlineKeyEntry n = of(k0, k1, k2 & KEY_BITS, value, expireAt());
+        n.access = access;
+        return n;
     }
 
     /** Equal first three words mean equal lengths, so a probe longer than {@link #BASE_LENGTH} meets only wide entries. */
     final boolean keyIs(long p0, long p1, int p2, long p3) {
-        return k0 == p0 && k1 == p1 && k2 == p2 && ((p2 >>> 24) <= BASE_LENGTH || ((WideKeyEntry) this).k3 == p3);
+        return k0 == p0 && k1 == p1 && (k2 & KEY_BITS) == p2 && ((p2 >>> 24) <= BASE_LENGTH || ((WideKeyEntry) this).k3 == p3);
     }
 
     private int byteAt(int i) {
@@ -117,7 +150,7 @@ sealed class InlineKeyEntry extends Entry permits InlineKeyEntry.Volatile, WideK
 
     @Override
     public final int keyLength() {
-        return k2 >>> 24;
+        return (k2 & KEY_BITS) >>> 24;
     }
 
     @Override

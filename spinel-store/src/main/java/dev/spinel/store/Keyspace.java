@@ -292,12 +292,16 @@ public final class Keyspace {
 
     /** The shared integer an entry's value is (a {@link Entry#STRING_DERIVED} string "0".."9999"), or -1. */
     private static int sharedInteger(Entry e) {
-        if (!(e.value() instanceof byte[] b) || b.length == 0 || b.length > 4 || e.stringMark() != Entry.STRING_DERIVED
-                || (b[0] == '0' && b.length > 1)) {
+        if (!e.isString() || e.stringMark() != Entry.STRING_DERIVED) {
+            return -1;
+        }
+        int len = e.stringLength(); // read in place: a GET's touch must not copy a value held in the entry
+        if (len == 0 || len > 4 || (len > 1 && e.stringByte(0) == '0')) {
             return -1;
         }
         int v = 0;
-        for (byte c : b) {
+        for (int i = 0; i < len; i++) {
+            int c = e.stringByte(i);
             if (c < '0' || c > '9') {
                 return -1;
             }

@@ -287,6 +287,22 @@ public class Segment {
         return e;
     }
 
+    /**
+     * {@link #insert(byte[], int, int, int, Object, long)} of the string {@code vbuf[voff, voff + vlen)} (SET's
+     * path): a short string of a short key is packed into the entry straight from the request, with no array of
+     * its own; any other is copied to one.
+     */
+    public Entry insertString(byte[] buf, int off, int len, int hash, byte[] vbuf, int voff, int vlen, long expireAt) {
+        if (len > InlineKeyEntry.BASE_LENGTH || !InlineStringEntry.fits(vlen)) {
+            return insert(buf, off, len, hash, Arrays.copyOfRange(vbuf, voff, voff + vlen), expireAt);
+        }
+        Entry e = InlineStringEntry.of(InlineKeyEntry.pack0(buf, off, len), InlineKeyEntry.pack1(buf, off, len),
+                InlineKeyEntry.pack2(buf, off, len), vbuf, voff, vlen, expireAt);
+        add(e, hash, expireAt);
+        owner.added(e);
+        return e;
+    }
+
     private Entry insertQuietly(byte[] key, int hash, Object value, long expireAt) {
         Entry e = key.length <= InlineKeyEntry.MAX_LENGTH
                 ? InlineKeyEntry.of(key, 0, key.length, value, expireAt)
@@ -304,17 +320,46 @@ public class Segment {
         link(e, hash);
         linked(e);
         size++;
-        memory += SLOT_OVERHEAD + e.footprint() + Sizes.value(e.value);
+        memory += SLOT_OVERHEAD + e.footprint() + e.valueFootprint();
         if (size > MAX_LOAD * table.length) {
             resize(table.length * 2);
         }
     }
 
-    /** Replaces the value of an existing entry, keeping its time to live; its string mark is that of a new value. */
-    public void replaceValue(Entry e, Object value) {
-        memory += Sizes.value(value) - Sizes.value(e.value);
+    /**
+     * Replaces the value of an existing entry, keeping its time to live and access stamp; its string mark is that
+     * of a new value. Returns the entry now holding the key: a new one when the value is, or becomes, a string
+     * held in the entry's own fields ({@link InlineStringEntry}), whose fields never change (a snapshot may hold
+     * the old entry as its copy of the old value); the caller uses it, not {@code e}, from then on.
+     */
+    public Entry replaceValue(Entry e, Object value) {
+        if (e instanceof InlineKeyEntry k && (e.value == null || k.holdsInline(value))) {
+            Entry n = k.withValue(value);
+            n.stringMark(owner.stringMark());
+            replaceEntry(e, n);
+            memory += n.footprint() + n.valueFootprint() - e.footprint() - e.valueFootprint();
+            return n;
+        }
+        memory += Sizes.value(value) - e.valueFootprint();
         e.value = value;
         e.stringMark(owner.stringMark());
+        return e;
+    }
+
+    /**
+     * {@link #replaceValue} with the string {@code vbuf[voff, voff + vlen)} (SET's path): packed into the new entry
+     * straight from the request when it is held inline, else copied to an array of its own.
+     */
+    public Entry replaceString(Entry e, byte[] vbuf, int voff, int vlen) {
+        if (e instanceof InlineKeyEntry k && k.keyLength() <= InlineKeyEntry.BASE_LENGTH && InlineStringEntry.fits(vlen)) {
+            Entry n = InlineStringEntry.of(k.k0, k.k1, k.k2, vbuf, voff, vlen, e.expireAt());
+            n.access = e.access;
+            n.stringMark(owner.stringMark());
+            replaceEntry(e, n);
+            memory += n.footprint() - e.footprint() - e.valueFootprint();
+            return n;
+        }
+        return replaceValue(e, Arrays.copyOfRange(vbuf, voff, voff + vlen));
     }
 
     /**
@@ -369,7 +414,7 @@ public class Segment {
                 if (e.expireAt() >= 0) {
                     volatileCount--;
                 }
-                memory -= SLOT_OVERHEAD + e.footprint() + Sizes.value(e.value);
+                memory -= SLOT_OVERHEAD + e.footprint() + e.valueFootprint();
                 if (size == 0) {
                     memory = 0;
                 }

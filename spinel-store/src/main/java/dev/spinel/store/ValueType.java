@@ -14,9 +14,12 @@ public enum ValueType {
         return redisName;
     }
 
-    /** The type of a stored value object. Strings are plain {@code byte[]}. */
+    /**
+     * The type of a stored value object. Strings are plain {@code byte[]}, or an entry holding its string
+     * ({@link Entry#storedValue()}).
+     */
     public static ValueType of(Object value) {
-        if (value instanceof byte[]) {
+        if (value instanceof byte[] || value instanceof InlineStringEntry) {
             return STRING;
         }
         if (value instanceof TypedValue t) {

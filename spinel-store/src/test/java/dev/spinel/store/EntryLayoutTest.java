@@ -102,9 +102,9 @@ class EntryLayoutTest {
             byte[] shortKey = randomKey(19);
             byte[] wideKey = randomKey(27);
             byte[] longKey = randomKey(28);
-            Entry a = s.put(shortKey, KeyHash.hash(shortKey), new byte[1], -1);
-            Entry w = s.put(wideKey, KeyHash.hash(wideKey), new byte[1], -1);
-            Entry b = s.put(longKey, KeyHash.hash(longKey), new byte[1], -1);
+            Entry a = s.put(shortKey, KeyHash.hash(shortKey), new byte[0], -1);
+            Entry w = s.put(wideKey, KeyHash.hash(wideKey), new byte[0], -1);
+            Entry b = s.put(longKey, KeyHash.hash(longKey), new byte[0], -1);
             assertEquals(InlineKeyEntry.class, a.getClass());
             assertNotSame(shortKey, a.key());
             assertEquals(WideKeyEntry.class, w.getClass());
@@ -113,9 +113,9 @@ class EntryLayoutTest {
             assertSame(longKey, b.key());
             // a key given as a slice of a larger buffer is copied, inline or not
             byte[] buf = randomKey(64);
-            Entry c = s.insert(buf, 3, 12, KeyHash.hash(buf, 3, 12), new byte[2], 5);
-            Entry cw = s.insert(buf, 2, 23, KeyHash.hash(buf, 2, 23), new byte[2], 6);
-            Entry d = s.insert(buf, 30, 33, KeyHash.hash(buf, 30, 33), new byte[2], -1);
+            Entry c = s.insert(buf, 3, 12, KeyHash.hash(buf, 3, 12), new byte[0], 5);
+            Entry cw = s.insert(buf, 2, 23, KeyHash.hash(buf, 2, 23), new byte[0], 6);
+            Entry d = s.insert(buf, 30, 33, KeyHash.hash(buf, 30, 33), new byte[0], -1);
             Arrays.fill(buf, (byte) 1);
             assertInstanceOf(InlineKeyEntry.Volatile.class, c);
             assertEquals(5, c.expireAt());
@@ -138,21 +138,21 @@ class EntryLayoutTest {
         try {
             byte[] k = randomKey(14);
             int h = KeyHash.hash(k);
-            Entry e = s.put(k, h, new byte[32], -1);
-            assertEquals(Segment.SLOT_OVERHEAD + InlineKeyEntry.SIZE + Sizes.array(32), s.memory());
+            Entry e = s.put(k, h, new byte[64], -1);
+            assertEquals(Segment.SLOT_OVERHEAD + InlineKeyEntry.SIZE + Sizes.array(64), s.memory());
             e = s.setExpire(e, 1000);
-            assertEquals(Segment.SLOT_OVERHEAD + InlineKeyEntry.VOLATILE_SIZE + Sizes.array(32), s.memory());
+            assertEquals(Segment.SLOT_OVERHEAD + InlineKeyEntry.VOLATILE_SIZE + Sizes.array(64), s.memory());
             e = s.setExpire(e, -1);
-            assertEquals(Segment.SLOT_OVERHEAD + InlineKeyEntry.SIZE + Sizes.array(32), s.memory());
+            assertEquals(Segment.SLOT_OVERHEAD + InlineKeyEntry.SIZE + Sizes.array(64), s.memory());
             byte[] lk = randomKey(30);
-            Entry l = s.put(lk, KeyHash.hash(lk), new byte[32], 7);
-            assertEquals(2 * (Segment.SLOT_OVERHEAD + Sizes.array(32)) + InlineKeyEntry.SIZE + ArrayKeyEntry.VOLATILE_SIZE
+            Entry l = s.put(lk, KeyHash.hash(lk), new byte[64], 7);
+            assertEquals(2 * (Segment.SLOT_OVERHEAD + Sizes.array(64)) + InlineKeyEntry.SIZE + ArrayKeyEntry.VOLATILE_SIZE
                     + Sizes.array(30), s.memory());
             s.removeEntry(l);
-            assertEquals(Segment.SLOT_OVERHEAD + InlineKeyEntry.SIZE + Sizes.array(32), s.memory());
+            assertEquals(Segment.SLOT_OVERHEAD + InlineKeyEntry.SIZE + Sizes.array(64), s.memory());
             byte[] wk = randomKey(22);
-            Entry w = s.put(wk, KeyHash.hash(wk), new byte[32], -1);
-            long withWide = 2 * (Segment.SLOT_OVERHEAD + Sizes.array(32)) + InlineKeyEntry.SIZE;
+            Entry w = s.put(wk, KeyHash.hash(wk), new byte[64], -1);
+            long withWide = 2 * (Segment.SLOT_OVERHEAD + Sizes.array(64)) + InlineKeyEntry.SIZE;
             assertEquals(withWide + WideKeyEntry.SIZE, s.memory());
             w = s.setExpire(w, 9);
             assertEquals(withWide + WideKeyEntry.VOLATILE_SIZE, s.memory());

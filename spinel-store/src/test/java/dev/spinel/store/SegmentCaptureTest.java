@@ -131,7 +131,7 @@ class SegmentCaptureTest {
                                         s.setExpire(e, System.currentTimeMillis() + 100_000);
                                     }
                                 }
-                                case 3 -> s.randomEntry(rnd).value(b(tag));
+                                case 3 -> s.replaceValue(s.randomEntry(rnd), b(tag));
                                 default -> s.put(key, h, b(tag), -1);
                             }
                         } finally {

@@ -130,7 +130,7 @@ final class BitfieldCommand {
             if (e == null) {
                 e = seg.insert(a.copy(1), h, v, -1);
             } else {
-                seg.replaceValue(e, v);
+                e = seg.replaceValue(e, v);
             }
             e.stringMark(Entry.STRING_RAW); // as SETBIT: lookupStringForBitCommand's raw, unshared string
             if (changes > 0) {

@@ -116,7 +116,7 @@ public final class BitmapCommands {
                 if (e == null) {
                     e = seg.insert(a.copy(1), h, v, -1);
                 } else {
-                    seg.replaceValue(e, v);
+                    e = seg.replaceValue(e, v);
                 }
                 s.dirty(1);
                 s.notify(Notifications.STRING, "setbit", a, 1);

@@ -70,7 +70,7 @@ final class BitopCommand {
                 if (dest == null) {
                     dest = seg.insert(a.copy(2), h, result, -1);
                 } else {
-                    seg.replaceValue(dest, result);
+                    dest = seg.replaceValue(dest, result);
                     dest = seg.setExpire(dest, -1);
                 }
                 dest.stringMark(Entry.STRING_RAW); // Redis stores the result as a raw object, never int-encoded

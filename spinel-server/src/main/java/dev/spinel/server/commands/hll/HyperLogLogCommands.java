@@ -74,7 +74,7 @@ public final class HyperLogLogCommands {
             for (int j = 2; j < a.count(); j++) {
                 int r = hll.add(a.buffer(), a.offset(j), a.length(j), max);
                 if (r < 0) {
-                    seg.replaceValue(e, hll.bytes()); // as Redis: the registers set so far stay set
+                    e = seg.replaceValue(e, hll.bytes()); // as Redis: the registers set so far stay set
                     e.stringMark(Entry.STRING_RAW);
                     throw CORRUPTED;
                 }
@@ -82,7 +82,7 @@ public final class HyperLogLogCommands {
             }
             if (updated > 0) {
                 hll.invalidateCache();
-                seg.replaceValue(e, hll.bytes());
+                e = seg.replaceValue(e, hll.bytes());
                 e.stringMark(Entry.STRING_RAW);
                 s.dirty(updated);
                 s.notify(Notifications.STRING, "pfadd", a, 1);
@@ -119,7 +119,7 @@ public final class HyperLogLogCommands {
                 }
                 hll.setCachedCard(card);
                 int mark = e.stringMark(); // Redis updates the cached cardinality in place: same object
-                seg.replaceValue(e, hll.bytes());
+                e = seg.replaceValue(e, hll.bytes());
                 e.stringMark(mark);
                 s.dirty(1);
             }
@@ -175,7 +175,7 @@ public final class HyperLogLogCommands {
             if (e == null) {
                 e = seg.insert(a.copy(1), h, dst.bytes(), -1);
             } else {
-                seg.replaceValue(e, dst.bytes());
+                e = seg.replaceValue(e, dst.bytes());
             }
             e.stringMark(Entry.STRING_RAW); // createHLLObject, or dbUnshareStringValue: raw
             s.dirty(1);
@@ -221,7 +221,7 @@ public final class HyperLogLogCommands {
                     if (!hll.toDense()) {
                         throw CORRUPTED;
                     }
-                    seg.replaceValue(e, hll.bytes());
+                    e = seg.replaceValue(e, hll.bytes());
                     e.stringMark(Entry.STRING_RAW);
                     s.dirty(1); // as Redis: forces the propagation of the encoding change
                     converted = true;

@@ -8,7 +8,6 @@ import dev.spinel.store.Database;
 import dev.spinel.store.Entry;
 import dev.spinel.store.Segment;
 import dev.spinel.store.StripeLocks;
-import dev.spinel.store.ValueType;
 
 /**
  * Generic key commands (Redis's db.c): DEL, UNLINK, EXISTS, TOUCH, TYPE, RANDOMKEY, DBSIZE. Registers
@@ -59,7 +58,7 @@ public final class KeyCommands {
                 Entry e = Keys.write(s, seg, a, i, h);
                 if (e != null) {
                     if (lazy) {
-                        LazyFree.unlinked(s, e.value());
+                        LazyFree.unlinked(s, e.storedValue()); // a string held in its entry: no copy
                     }
                     seg.removeEntry(e);
                     s.notify(Notifications.GENERIC, "del", a, i);
@@ -119,7 +118,7 @@ public final class KeyCommands {
         seg.lock();
         try {
             Entry e = peek(s, seg, a, 1, h);
-            name = e == null ? "none" : ValueType.of(e.value()).redisName();
+            name = e == null ? "none" : e.type().redisName();
         } finally {
             seg.unlock();
         }

@@ -1,6 +1,7 @@
 package dev.spinel.server.commands.key;
 
 import dev.spinel.protocol.Args;
+import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.server.engine.Notifications;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.errors.Errors;
@@ -48,7 +49,30 @@ public final class Keys {
         return e;
     }
 
-    /** The string value of an entry, or WRONGTYPE. */
+    /**
+     * Replies the string value of an entry as a bulk string, straight from the entry (a short string held in
+     * the entry's fields is not copied to an array first), or throws WRONGTYPE before writing anything.
+     */
+    public static void replyString(ReplyBuffer out, Entry e) {
+        if (!e.isString()) {
+            throw Errors.WRONGTYPE;
+        }
+        int at = out.bulkSpace(e.stringLength()); // may grow the buffer: take the array after it
+        e.copyString(out.array(), at);
+    }
+
+    /** The length of an entry's string value, or WRONGTYPE. */
+    public static int stringLength(Entry e) {
+        if (!e.isString()) {
+            throw Errors.WRONGTYPE;
+        }
+        return e.stringLength();
+    }
+
+    /**
+     * The string value of an entry, or WRONGTYPE: a copy for a short string held in the entry's fields, so the
+     * hot reads ({@link #replyString}) do not call this.
+     */
     public static byte[] string(Entry e) {
         if (e.value() instanceof byte[] b) {
             return b;

@@ -11,7 +11,6 @@ import dev.spinel.store.Entry;
 import dev.spinel.store.Glob;
 import dev.spinel.store.KeyHash;
 import dev.spinel.store.Segment;
-import dev.spinel.store.ValueType;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -102,7 +101,7 @@ final class ScanCommands {
             }
             if (wantType != null) {
                 typeChecks[expired ? 1 : 0]++;
-                if (expired || !wantType.equalsIgnoreCase(ValueType.of(e.value()).redisName())) {
+                if (expired || !wantType.equalsIgnoreCase(e.type().redisName())) {
                     return;
                 }
             }

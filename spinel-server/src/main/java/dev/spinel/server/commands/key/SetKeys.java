@@ -62,7 +62,7 @@ public final class SetKeys {
         if (e == null) {
             seg.insert(a.copy(i), h, value, -1);
         } else {
-            seg.replaceValue(e, value);
+            e = seg.replaceValue(e, value);
             seg.setExpire(e, -1);
         }
         // a stored sorted set feeds BZPOPMIN & co. waiting on the key (Redis's setKey → signalKeyAsReady)

@@ -283,7 +283,7 @@ public final class SortCommand {
             if (old == null) {
                 dseg.insert(a.copy(storeArg), dh, result, -1);
             } else {
-                dseg.replaceValue(old, result);
+                old = dseg.replaceValue(old, result);
                 dseg.setExpire(old, -1);
             }
             s.engine().blocking().signal(db, a.buffer(), a.offset(storeArg), a.length(storeArg));

@@ -126,7 +126,7 @@ final class CounterCommands {
         if (e == null) {
             e = seg.insert(a.copy(1), h, v, -1);
         } else {
-            seg.replaceValue(e, v);
+            e = seg.replaceValue(e, v);
         }
         s.dirty(1);
         return e;

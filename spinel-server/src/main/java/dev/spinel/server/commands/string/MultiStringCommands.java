@@ -48,8 +48,8 @@ final class MultiStringCommands {
             for (int i = 1; i < a.count(); i++) {
                 int h = Keys.hash(a, i);
                 Entry e = Keys.read(s, db.segment(h), a, i, h);
-                if (e != null && e.value() instanceof byte[] v) {
-                    s.out().bulk(v);
+                if (e != null && e.isString()) {
+                    Keys.replyString(s.out(), e);
                 } else {
                     s.out().nullBulk(); // missing, or not a string: MGET never fails on type
                 }
@@ -90,11 +90,10 @@ final class MultiStringCommands {
                 int h = Keys.hash(a, i);
                 Segment seg = db.segment(h);
                 Entry e = Keys.write(s, seg, a, i, h);
-                byte[] value = a.copy(i + 1);
                 if (e == null) {
-                    seg.insert(a.buffer(), a.offset(i), a.length(i), h, value, -1);
+                    seg.insertString(a.buffer(), a.offset(i), a.length(i), h, a.buffer(), a.offset(i + 1), a.length(i + 1), -1);
                 } else {
-                    seg.replaceValue(e, value);
+                    e = seg.replaceString(e, a.buffer(), a.offset(i + 1), a.length(i + 1));
                     seg.setExpire(e, -1); // like SET without KEEPTTL
                 }
                 s.notify(Notifications.STRING, "set", a, i);

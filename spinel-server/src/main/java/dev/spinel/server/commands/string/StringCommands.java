@@ -19,7 +19,8 @@ import dev.spinel.store.Segment;
  *
  * <p>Strings are stored as bare {@code byte[]} values that are never modified once stored: a
  * command that changes a string stores a new array, so a reference taken under the lock stays valid
- * after it is released.
+ * after it is released. A short string of a short key is held in its entry's fields instead
+ * ({@code Entry.copyString}); GET and the other replies of a whole value copy it straight into the reply.
  *
  * <p>Thread-safety: stateless; every command holds its key's segment lock for its whole
  * read-modify-write.
@@ -60,7 +61,7 @@ public final class StringCommands {
         if (e == null) {
             s.out().nullBulk();
         } else {
-            s.out().bulk(Keys.string(e));
+            Keys.replyString(s.out(), e);
         }
     }
 
@@ -143,11 +144,10 @@ public final class StringCommands {
                 }
                 return;
             }
-            byte[] value = a.copy(valueArg);
             if (e == null) {
-                seg.insert(a.buffer(), a.offset(1), a.length(1), h, value, expireAt);
+                seg.insertString(a.buffer(), a.offset(1), a.length(1), h, a.buffer(), a.offset(valueArg), a.length(valueArg), expireAt);
             } else {
-                seg.replaceValue(e, value);
+                e = seg.replaceString(e, a.buffer(), a.offset(valueArg), a.length(valueArg));
                 if ((flags & KEEPTTL) == 0) {
                     seg.setExpire(e, expireAt);
                 }
@@ -177,11 +177,10 @@ public final class StringCommands {
         try {
             Entry e = Keys.read(s, seg, a, 1, h);
             replyValue(s, e);
-            byte[] value = a.copy(2);
             if (e == null) {
-                seg.insert(a.buffer(), a.offset(1), a.length(1), h, value, -1);
+                seg.insertString(a.buffer(), a.offset(1), a.length(1), h, a.buffer(), a.offset(2), a.length(2), -1);
             } else {
-                seg.replaceValue(e, value);
+                e = seg.replaceString(e, a.buffer(), a.offset(2), a.length(2));
                 seg.setExpire(e, -1);
             }
             s.dirty(1);
@@ -235,9 +234,9 @@ public final class StringCommands {
                 s.out().nullBulk(); // a missing key answers null before the expire is validated, as in Redis
                 return;
             }
-            byte[] value = Keys.string(e);
+            Keys.stringLength(e); // WRONGTYPE before the expire is validated
             long expireAt = expireArg < 0 ? -1 : absoluteExpire(s, flags, NumberArgs.parseLong(a, expireArg), "getex");
-            s.out().bulk(value);
+            Keys.replyString(s.out(), e);
             if ((flags & (EXAT | PXAT)) != 0 && s.expiresAtOnce(expireAt)) {
                 seg.removeEntry(e); // an absolute time already past deletes the key
                 s.dirty(1);

@@ -74,7 +74,7 @@ public final class StringRangeCommands {
                 byte[] v = allocate(n);
                 System.arraycopy(old, 0, v, 0, old.length);
                 System.arraycopy(a.buffer(), a.offset(2), v, old.length, a.length(2));
-                seg.replaceValue(e, v);
+                e = seg.replaceValue(e, v);
                 e.stringMark(Entry.STRING_RAW); // Redis appends to an unshared raw copy (dbUnshareStringValue)
                 total = n;
             }
@@ -110,7 +110,7 @@ public final class StringRangeCommands {
             if (e == null) {
                 e = seg.insert(a.copy(1), h, v, -1);
             } else {
-                seg.replaceValue(e, v);
+                e = seg.replaceValue(e, v);
             }
             e.stringMark(Entry.STRING_RAW); // Redis writes into a raw sds (new, or unshared by dbUnshareStringValue)
             s.dirty(1);
@@ -168,7 +168,7 @@ public final class StringRangeCommands {
         seg.lock();
         try {
             Entry e = Keys.read(s, seg, a, 1, h);
-            s.out().integer(e == null ? 0 : Keys.string(e).length);
+            s.out().integer(e == null ? 0 : Keys.stringLength(e));
         } finally {
             seg.unlock();
         }
