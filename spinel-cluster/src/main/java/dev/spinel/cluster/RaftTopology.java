@@ -1,8 +1,11 @@
 package dev.spinel.cluster;
 
 import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
+import org.apache.ratis.proto.RaftProtos.ServerRpcProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
@@ -22,6 +25,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -63,6 +67,7 @@ public final class RaftTopology implements ClusterTopology {
     private volatile Topology current;
     private volatile RaftClient client;
     private RaftGroupId clientGroup;
+    private RaftPeerId clientLeader;
     /** Clients give up after about {@link #TIMEOUT_MS} (Ratis's default retries for ever: a dead peer would hang MEET). */
     private static final RetryPolicy RETRY = RetryPolicies.retryUpToMaximumCountWithFixedSleep(
             (int) (TIMEOUT_MS / 100), TimeDuration.valueOf(100, TimeUnit.MILLISECONDS));
@@ -78,6 +83,8 @@ public final class RaftTopology implements ClusterTopology {
         GrpcConfigKeys.Server.setPort(props, busPort);
         RaftServerConfigKeys.Rpc.setTimeoutMin(props, TimeDuration.valueOf(300, TimeUnit.MILLISECONDS));
         RaftServerConfigKeys.Rpc.setTimeoutMax(props, TimeDuration.valueOf(600, TimeUnit.MILLISECONDS));
+        // A request to a peer that stopped answering is retried on the next one after this (default 3 s).
+        RaftClientConfigKeys.Rpc.setRequestTimeout(props, TimeDuration.valueOf(1500, TimeUnit.MILLISECONDS));
         boolean fresh = !Files.isDirectory(storage) || isEmpty(storage);
         RaftServer.Builder b = RaftServer.newBuilder().setServerId(me.getId()).setProperties(props)
                 .setStateMachineRegistry(gid -> machines.computeIfAbsent(gid,
@@ -182,17 +189,37 @@ public final class RaftTopology implements ClusterTopology {
         listeners.add(listener);
     }
 
+    /**
+     * The client for the active group, rebuilt when the group or its leader changed: told the leader this
+     * server knows of, so that a commit after a failure does not first wait on a dead peer (a new client
+     * starts with the group's first peer, and tries the next one only after a request timeout).
+     */
     private synchronized RaftClient client() throws IOException {
         RaftGroupId a = active;
         if (a == null) {
             throw new IOException("the cluster topology is still being recovered");
         }
-        if (client == null || !a.equals(clientGroup)) {
-            if (client != null) {
-                client.close();
+        RaftServer.Division d = server.getDivision(a);
+        RaftPeerId leader = d.getInfo().getLeaderId();
+        if (client == null || !a.equals(clientGroup) || (leader != null && !leader.equals(clientLeader))) {
+            RaftClient stale = client;
+            if (stale != null) {
+                // In the background: closing waits on its channels, one of which may be to a peer that hangs.
+                housekeeping.execute(() -> {
+                    try {
+                        stale.close();
+                    } catch (IOException e) {
+                        System.getLogger(RaftTopology.class.getName()).log(System.Logger.Level.DEBUG, "closing a Raft client: " + e);
+                    }
+                });
             }
-            client = RaftClient.newBuilder().setProperties(props).setRetryPolicy(RETRY).setRaftGroup(server.getDivision(a).getGroup()).build();
+            RaftClient.Builder b = RaftClient.newBuilder().setProperties(props).setRetryPolicy(RETRY).setRaftGroup(d.getGroup());
+            if (leader != null) {
+                b.setLeaderId(leader);
+            }
+            client = b.build();
             clientGroup = a;
+            clientLeader = leader;
         }
         return client;
     }
@@ -294,11 +321,73 @@ public final class RaftTopology implements ClusterTopology {
     }
 
     @Override
+    public void leave() throws TopologyException {
+        if (current.nodes().size() > 1) {
+            commit(new TopologyChange.Leave(myId));
+            leaveGroup(myId);
+        }
+    }
+
+    @Override
     public void reset(String newId) throws TopologyException {
         if (newId != null) {
             throw new TopologyException("ERR CLUSTER RESET HARD is not supported yet: the node id is the Raft peer id");
         }
         commit(new TopologyChange.Reset(myId));
+    }
+
+    @Override
+    public long majorityContactAgeMs() {
+        RaftGroupId a = active;
+        if (a == null) {
+            return Long.MAX_VALUE;
+        }
+        RoleInfoProto role;
+        int members;
+        try {
+            RaftServer.Division d = server.getDivision(a);
+            role = d.getInfo().getRoleInfoProto();
+            members = d.getGroup().getPeers().size();
+        } catch (IOException | RuntimeException e) {
+            return Long.MAX_VALUE;
+        }
+        if (role.hasLeaderInfo()) {
+            // The leader itself is one of the majority: it needs members / 2 followers' answers.
+            int needed = members / 2;
+            if (needed == 0) {
+                return 0;
+            }
+            long[] ages = role.getLeaderInfo().getFollowerInfoList().stream()
+                    .mapToLong(ServerRpcProto::getLastRpcElapsedTimeMs).sorted().toArray();
+            return ages.length < needed ? Long.MAX_VALUE : ages[needed - 1];
+        }
+        if (role.hasFollowerInfo() && role.getFollowerInfo().hasLeaderInfo()
+                && !role.getFollowerInfo().getLeaderInfo().getId().getId().isEmpty()) {
+            return role.getFollowerInfo().getLeaderInfo().getLastRpcElapsedTimeMs();
+        }
+        return Long.MAX_VALUE;
+    }
+
+    @Override
+    public Map<String, Long> peerSilenceMs() {
+        RaftGroupId a = active;
+        if (a == null) {
+            return Map.of();
+        }
+        RoleInfoProto role;
+        try {
+            role = server.getDivision(a).getInfo().getRoleInfoProto();
+        } catch (IOException | RuntimeException e) {
+            return Map.of();
+        }
+        if (!role.hasLeaderInfo()) {
+            return Map.of();
+        }
+        Map<String, Long> out = new HashMap<>();
+        for (ServerRpcProto f : role.getLeaderInfo().getFollowerInfoList()) {
+            out.put(f.getId().getId().toStringUtf8(), f.getLastRpcElapsedTimeMs());
+        }
+        return out;
     }
 
     @Override
