@@ -71,6 +71,9 @@ public final class ClusterMode implements AutoCloseable {
 
     /** The extra MEET argument of a lone node asking the node it met to bring it in. */
     public static final String JOIN = Meeting.JOIN;
+    /** The extra MEET argument of another node's link that carries its PUBLISHes ({@link PublishBus}). */
+    public static final String BUS_LINK = PublishBus.LINK;
+    private final PublishBus publishBus;
 
     private ClusterMode(ServerConfig config, Engine engine, Replication replication, Path nodesFile,
                         NodesFile.Loaded loaded) {
@@ -80,6 +83,7 @@ public final class ClusterMode implements AutoCloseable {
         this.nodesFile = nodesFile;
         this.loaded = loaded;
         this.failovers = new Failovers(() -> topology, replication, meetings);
+        this.publishBus = new PublishBus(() -> topology.current(), () -> topology.myId(), this::busCredentials);
     }
 
     /**
@@ -122,6 +126,7 @@ public final class ClusterMode implements AutoCloseable {
             Log.notice("No cluster configuration found, I'm " + myId);
         }
         startTopology(initial.node(myId), initial, false);
+        engine.hooks().clusterPublish(publishBus);
         cron.scheduleWithFixedDelay(this::tick, CRON_MS, CRON_MS, TimeUnit.MILLISECONDS);
     }
 
@@ -205,6 +210,13 @@ public final class ClusterMode implements AutoCloseable {
         this.topology = t;
         t.listen(this::applied);
         applied(t.current());
+    }
+
+    /** AUTH's arguments for the PUBLISH links: none without masterauth, else [masteruser] masterauth. */
+    private String[] busCredentials() {
+        String pass = config.masterauth.value();
+        String user = config.masteruser.value();
+        return pass.isEmpty() ? new String[0] : user.isEmpty() ? new String[]{pass} : new String[]{user, pass};
     }
 
     /** 40 random hex characters, as Redis's node names. */
@@ -376,6 +388,8 @@ public final class ClusterMode implements AutoCloseable {
 
     @Override
     public void close() {
+        engine.hooks().clusterPublish(null);
+        publishBus.close();
         cron.shutdownNow();
         meetings.shutdownNow();
         ClusterTopology t = topology;

@@ -227,6 +227,11 @@ public final class ClusterCommands {
     }
 
     private static void meet(ClusterMode m, Session s, Args a) {
+        if (a.count() == 6 && a.string(5).equals(ClusterMode.BUS_LINK)) {
+            s.clusterBusLink(true); // another node's PUBLISH link: what it publishes here is not passed on
+            s.out().ok();
+            return;
+        }
         // A sixth argument is Spinel's own: a lone node asking to be brought in (see ClusterMode.meet).
         boolean join = a.count() == 6 && a.string(5).equals(ClusterMode.JOIN);
         if (a.count() != 4 && a.count() != 5 && !join) {

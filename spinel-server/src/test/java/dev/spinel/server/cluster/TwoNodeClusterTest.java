@@ -8,18 +8,21 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * CLUSTER RESET of a node that is in a cluster (Redis 7.0's clusterReset): it forgets the others and they
+ * Two Spinel nodes in one cluster: PUBLISH on either reaches the subscribers of both (Redis's bus
+ * broadcast), then CLUSTER RESET of a node that is in a cluster (Redis 7.0's clusterReset): it forgets the others and they
  * forget it; HARD gives it a new id and epochs 0, and it can be met again; a replica reset becomes an
  * empty primary; a primary holding keys is refused.
  */
-class ClusterResetTest {
+class TwoNodeClusterTest {
     private static final int X = 28511;
     private static final int Y = 28512;
     private SpinelServer x;
@@ -51,13 +54,33 @@ class ClusterResetTest {
 
     @Test
     @Timeout(180)
-    void aResetNodeLeavesTheClusterAndCanJoinAgain() throws Exception {
+    void publishCrossesNodesThenAResetNodeLeavesAndJoinsAgain() throws Exception {
         x = start(X);
         y = start(Y);
         assertEquals("+OK\r\n", call(X, "CLUSTER", "ADDSLOTSRANGE", "0", "16383"));
         assertEquals("+OK\r\n", call(Y, "CLUSTER", "MEET", "127.0.0.1", Integer.toString(X)));
         awaitKnown(X, 2);
         awaitKnown(Y, 2);
+        try (RawClient subX = new RawClient(X); RawClient subY = new RawClient(Y)) {
+            for (RawClient sub : List.of(subX, subY)) {
+                assertEquals("*3\r\n$9\r\nsubscribe\r\n$4\r\nnews\r\n:1\r\n", sub.callString("SUBSCRIBE", "news"));
+            }
+            // the reply counts this node's subscribers only, as Redis's; the other node's get it through the bus
+            assertEquals(":1\r\n", call(X, "PUBLISH", "news", "hello"));
+            for (RawClient sub : List.of(subX, subY)) {
+                assertEquals("*3\r\n$7\r\nmessage\r\n$4\r\nnews\r\n$5\r\nhello\r\n",
+                        new String(sub.readReply(), StandardCharsets.UTF_8));
+            }
+            assertEquals(":1\r\n", call(Y, "PUBLISH", "news", "again"));
+            for (RawClient sub : List.of(subX, subY)) {
+                assertEquals("*3\r\n$7\r\nmessage\r\n$4\r\nnews\r\n$5\r\nagain\r\n",
+                        new String(sub.readReply(), StandardCharsets.UTF_8));
+            }
+            for (RawClient sub : List.of(subX, subY)) {
+                // each message came once: the next reply is UNSUBSCRIBE's
+                assertEquals("*3\r\n$11\r\nunsubscribe\r\n$4\r\nnews\r\n:0\r\n", sub.callString("UNSUBSCRIBE", "news"));
+            }
+        }
         String idX = call(X, "CLUSTER", "MYID").split("\r\n")[1];
         String idY = call(Y, "CLUSTER", "MYID").split("\r\n")[1];
 
