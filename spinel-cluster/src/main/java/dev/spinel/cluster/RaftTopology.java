@@ -1,7 +1,6 @@
 package dev.spinel.cluster;
 
 import org.apache.ratis.client.RaftClient;
-import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
@@ -18,6 +17,7 @@ import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.util.ExitUtils;
 import org.apache.ratis.util.TimeDuration;
 
 import java.io.IOException;
@@ -72,6 +72,12 @@ public final class RaftTopology implements ClusterTopology {
     private static final RetryPolicy RETRY = RetryPolicies.retryUpToMaximumCountWithFixedSleep(
             (int) (TIMEOUT_MS / 100), TimeDuration.valueOf(100, TimeUnit.MILLISECONDS));
 
+    static {
+        // Ratis ends the JVM (System.exit) on what it deems fatal, e.g. a log write failing while a server closes;
+        // here the JVM is the whole data server: the error is thrown on Ratis's thread instead.
+        ExitUtils.disableSystemExit();
+    }
+
     private RaftTopology(String myId, String raftHost, int busPort, Path storage, Topology seed) throws IOException {
         this.myId = myId;
         this.me = RaftPeer.newBuilder().setId(RaftPeerId.valueOf(myId)).setAddress(raftHost + ":" + busPort).build();
@@ -83,8 +89,6 @@ public final class RaftTopology implements ClusterTopology {
         GrpcConfigKeys.Server.setPort(props, busPort);
         RaftServerConfigKeys.Rpc.setTimeoutMin(props, TimeDuration.valueOf(300, TimeUnit.MILLISECONDS));
         RaftServerConfigKeys.Rpc.setTimeoutMax(props, TimeDuration.valueOf(600, TimeUnit.MILLISECONDS));
-        // A request to a peer that stopped answering is retried on the next one after this (default 3 s).
-        RaftClientConfigKeys.Rpc.setRequestTimeout(props, TimeDuration.valueOf(1500, TimeUnit.MILLISECONDS));
         boolean fresh = !Files.isDirectory(storage) || isEmpty(storage);
         RaftServer.Builder b = RaftServer.newBuilder().setServerId(me.getId()).setProperties(props)
                 .setStateMachineRegistry(gid -> machines.computeIfAbsent(gid,
