@@ -60,6 +60,14 @@ public interface ClusterTopology extends AutoCloseable {
     long majorityContactAgeMs();
 
     /**
+     * Waits until this node has applied every change the leader had applied when asked (a read through the
+     * leader, no log entry): a node back in contact after a cut learns what was decided meanwhile.
+     *
+     * @throws TopologyException when the leader cannot be asked, or this node does not catch up, in time
+     */
+    void catchUp() throws TopologyException;
+
+    /**
      * On the group's leader: each other member's milliseconds since it last answered the leader; on any
      * other node, an empty map (only the leader decides failovers).
      */

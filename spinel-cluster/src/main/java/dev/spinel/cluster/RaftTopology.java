@@ -114,7 +114,12 @@ public final class RaftTopology implements ClusterTopology {
         Files.createDirectories(storage);
         boolean fresh = isEmpty(storage);
         RaftTopology t = new RaftTopology(self.id(), raftHost, self.busPort(), storage, seed);
-        t.server.start();
+        try {
+            t.server.start();
+        } catch (IOException | RuntimeException e) {
+            t.close(); // e.g. the bus port taken: the caller may try again
+            throw new IOException("the Raft server did not start on port " + self.busPort() + ": " + e.getMessage(), e);
+        }
         if (fresh) {
             t.commit(new TopologyChange.AddNode(self, seedSlots(seed, self.id())));
             if (self.configEpoch() > 0) {
@@ -196,7 +201,8 @@ public final class RaftTopology implements ClusterTopology {
     /**
      * The client for the active group, rebuilt when the group or its leader changed: told the leader this
      * server knows of, so that a commit after a failure does not first wait on a dead peer (a new client
-     * starts with the group's first peer, and tries the next one only after a request timeout).
+     * starts with the group's first peer, and tries the next one only after a request timeout). Used only
+     * by this object's synchronized methods, so the client it replaces is no longer in use.
      */
     private synchronized RaftClient client() throws IOException {
         RaftGroupId a = active;
@@ -217,15 +223,21 @@ public final class RaftTopology implements ClusterTopology {
                     }
                 });
             }
-            RaftClient.Builder b = RaftClient.newBuilder().setProperties(props).setRetryPolicy(RETRY).setRaftGroup(d.getGroup());
-            if (leader != null) {
-                b.setLeaderId(leader);
-            }
-            client = b.build();
+            client = newClient(d);
             clientGroup = a;
             clientLeader = leader;
         }
         return client;
+    }
+
+    /** A client for the group of {@code d}, told the leader {@code d} knows of (if any). */
+    private RaftClient newClient(RaftServer.Division d) {
+        RaftClient.Builder b = RaftClient.newBuilder().setProperties(props).setRetryPolicy(RETRY).setRaftGroup(d.getGroup());
+        RaftPeerId leader = d.getInfo().getLeaderId();
+        if (leader != null) {
+            b.setLeaderId(leader);
+        }
+        return b.build();
     }
 
     @Override
@@ -325,7 +337,7 @@ public final class RaftTopology implements ClusterTopology {
     }
 
     @Override
-    public void leave() throws TopologyException {
+    public synchronized void leave() throws TopologyException {
         if (current.nodes().size() > 1) {
             commit(new TopologyChange.Leave(myId));
             leaveGroup(myId);
@@ -338,6 +350,22 @@ public final class RaftTopology implements ClusterTopology {
             throw new TopologyException("ERR CLUSTER RESET HARD is not supported yet: the node id is the Raft peer id");
         }
         commit(new TopologyChange.Reset(myId));
+    }
+
+    @Override
+    public void catchUp() throws TopologyException {
+        RaftGroupId group = active;
+        RaftClientReply reply;
+        // A client of its own: the shared one belongs to the synchronized methods (they may replace and close it).
+        try (RaftClient c = newClient(server.getDivision(group))) {
+            reply = c.io().sendReadOnly(Message.valueOf("applied"));
+        } catch (IOException | RuntimeException e) {
+            throw new TopologyException("ERR the cluster leader could not be asked: " + e);
+        }
+        if (!reply.isSuccess()) {
+            throw new TopologyException("ERR the cluster leader could not be asked: " + reply.getException());
+        }
+        awaitApplied(group, Long.parseLong(reply.getMessage().getContent().toString(StandardCharsets.UTF_8)));
     }
 
     @Override

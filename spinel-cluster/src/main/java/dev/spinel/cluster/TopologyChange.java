@@ -36,7 +36,6 @@ public sealed interface TopologyChange {
             case "address" -> new SetAddress(f[1], f[2], Integer.parseInt(f[3]), Integer.parseInt(f[4]));
             case "reset" -> new Reset(f[1]);
             case "failover" -> new Failover(f[1], f[2]);
-            case "sync" -> new Sync(f[1]);
             case "leave" -> new Leave(f[1]);
             default -> throw new IllegalArgumentException("unknown topology change: " + line);
         };
@@ -387,22 +386,6 @@ public sealed interface TopologyChange {
         @Override
         public String encode() {
             return "failover " + by + " " + oldPrimaryId;
-        }
-    }
-
-    /**
-     * Changes nothing: a node back in contact with the majority commits one and waits until it is applied
-     * here, so that it has applied every change committed while it was cut off (a failover of itself
-     * included) before it serves again.
-     */
-    record Sync(String by) implements TopologyChange {
-        @Override
-        public void apply(Topology.Builder t) {
-        }
-
-        @Override
-        public String encode() {
-            return "sync " + by;
         }
     }
 

@@ -52,6 +52,11 @@ public final class ClusterMode implements AutoCloseable {
         t.setDaemon(true);
         return t;
     });
+    private final ExecutorService rejoins = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "cluster-rejoin");
+        t.setDaemon(true);
+        return t;
+    });
     /** Fencing and failure detection, every {@link #CRON_MS}. */
     private final ScheduledExecutorService cron = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "cluster-cron");
@@ -125,7 +130,7 @@ public final class ClusterMode implements AutoCloseable {
             initial = Topology.of(new ClusterNode(myId, config.clusterAnnounceIp.value(), port, bus, null, 0));
             Log.notice("No cluster configuration found, I'm " + myId);
         }
-        startTopology(initial.node(myId), initial, false);
+        startTopology(initial.node(myId), initial, loaded == null); // a new node's half-made Raft storage is wiped
         engine.hooks().clusterPublish(publishBus);
         cron.scheduleWithFixedDelay(this::tick, CRON_MS, CRON_MS, TimeUnit.MILLISECONDS);
     }
@@ -152,7 +157,7 @@ public final class ClusterMode implements AutoCloseable {
                 reroute();
             } else if (!off && cutOff && !resyncing) {
                 resyncing = true;
-                meetings.execute(this::rejoin);
+                rejoins.execute(this::rejoin);
             }
             failovers.detect(timeout);
         } catch (RuntimeException e) {
@@ -161,12 +166,13 @@ public final class ClusterMode implements AutoCloseable {
     }
 
     /**
-     * Back in contact: serves again only once it has applied every change committed meanwhile (one no-op
-     * committed and applied here), so an old primary learns of its failover before taking a write.
+     * Back in contact: serves again only once it has applied every change the leader had applied (a read
+     * through the leader, not a log entry: no lock held, no commit needed), so an old primary learns of its
+     * failover before taking a write. On a thread of its own: it may wait, and MEETs must not wait for it.
      */
     private void rejoin() {
         try {
-            topology.commit(new TopologyChange.Sync(myId()));
+            topology.catchUp();
             cutOff = false;
             Log.notice("Cluster state changed: ok (in contact with the majority again)");
             reroute();
@@ -185,11 +191,12 @@ public final class ClusterMode implements AutoCloseable {
     private void startTopology(ClusterNode self, Topology initial, boolean wipeOnRetry) {
         String raftHost = config.clusterAnnounceIp.value().isEmpty() ? "127.0.0.1" : config.clusterAnnounceIp.value();
         ClusterTopology t = null;
-        // After a RESET the port was just released by the previous Raft server: a few tries.
+        // After a RESET the port was just released by the previous Raft server, and a bus port in the ephemeral
+        // range may be held for a moment by an outgoing connection: a few tries.
         for (int attempt = 0; t == null; attempt++) {
             try {
                 t = RaftTopology.start(self, raftHost, nodesFile.resolveSibling("cluster-raft"), initial);
-            } catch (IOException | TopologyException e) {
+            } catch (IOException | TopologyException | RuntimeException e) {
                 if (attempt >= 20) {
                     throw new IllegalStateException("Cannot start the cluster topology (Raft on port " + self.busPort()
                             + "): " + e.getMessage(), e);
@@ -391,6 +398,7 @@ public final class ClusterMode implements AutoCloseable {
         engine.hooks().clusterPublish(null);
         publishBus.close();
         cron.shutdownNow();
+        rejoins.shutdownNow();
         meetings.shutdownNow();
         ClusterTopology t = topology;
         if (t != null) {

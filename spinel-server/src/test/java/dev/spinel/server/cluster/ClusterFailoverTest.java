@@ -186,6 +186,11 @@ class ClusterFailoverTest {
         String idC = bulk(C, "CLUSTER", "MYID").trim();
         assertEquals("+OK\r\n", call(C, "CLUSTER", "REPLICATE", idA));
         await("C never replicated A", 20_000, () -> roleIs(C, "slave", A));
+        // every node answers CLUSTER SLOTS alike, the replica listed (what clients and Redis's Tcl helpers compare)
+        String slots = call(A, "CLUSTER", "SLOTS");
+        assertTrue(slots.contains(idC), slots);
+        assertEquals(slots, call(B, "CLUSTER", "SLOTS"));
+        assertEquals(slots, call(C, "CLUSTER", "SLOTS"));
         assertEquals(":3300\r\n", call(A, "CLUSTER", "KEYSLOT", "{b}"));
         assertEquals("-ERR You should send CLUSTER FAILOVER to a replica\r\n", call(B, "CLUSTER", "FAILOVER"));
         assertEquals("-ERR syntax error\r\n", call(C, "CLUSTER", "FAILOVER", "SOON"));
