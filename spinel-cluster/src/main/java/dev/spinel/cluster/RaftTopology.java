@@ -242,6 +242,16 @@ public final class RaftTopology implements ClusterTopology {
 
     @Override
     public synchronized Topology commit(TopologyChange change) throws TopologyException {
+        // Just restarted: the recovered log names the active group once replayed; a change waits for that.
+        long recovering = System.currentTimeMillis() + TIMEOUT_MS;
+        while (active == null && System.currentTimeMillis() < recovering) {
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new TopologyException("ERR interrupted");
+            }
+        }
         RaftGroupId group = active;
         RaftClientReply reply;
         try {
