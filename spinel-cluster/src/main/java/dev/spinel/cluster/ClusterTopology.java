@@ -1,5 +1,6 @@
 package dev.spinel.cluster;
 
+import java.util.Map;
 import java.util.function.Consumer;
 
 /**
@@ -40,10 +41,37 @@ public interface ClusterTopology extends AutoCloseable {
     void join(ClusterNode other, int[] slots) throws TopologyException;
 
     /**
+     * This node leaves the cluster it shares (CLUSTER RESET of a node that knows others): its record is
+     * removed on every node and it stops voting. The instance is to be closed afterwards.
+     */
+    void leave() throws TopologyException;
+
+    /**
      * CLUSTER RESET: this node leaves the cluster and starts again alone, with no slots, as a primary;
      * with {@code newId}, under that new id with epochs at 0 (a hard reset).
      */
     void reset(String newId) throws TopologyException;
+
+    /**
+     * Milliseconds since this node last knew itself in contact with a majority of the group (as a
+     * follower: since the leader's last message; as the leader: since a majority last answered it;
+     * {@link Long#MAX_VALUE} while there is no leader). A node alone in its group is always in contact.
+     */
+    long majorityContactAgeMs();
+
+    /**
+     * Waits until this node has applied every change the leader had applied when asked (a read through the
+     * leader, no log entry): a node back in contact after a cut learns what was decided meanwhile.
+     *
+     * @throws TopologyException when the leader cannot be asked, or this node does not catch up, in time
+     */
+    void catchUp() throws TopologyException;
+
+    /**
+     * On the group's leader: each other member's milliseconds since it last answered the leader; on any
+     * other node, an empty map (only the leader decides failovers).
+     */
+    Map<String, Long> peerSilenceMs();
 
     @Override
     void close();

@@ -3,6 +3,8 @@ package dev.spinel.cluster;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
+import org.apache.ratis.proto.RaftProtos.ServerRpcProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
@@ -15,6 +17,7 @@ import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.util.ExitUtils;
 import org.apache.ratis.util.TimeDuration;
 
 import java.io.IOException;
@@ -22,6 +25,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -63,9 +67,16 @@ public final class RaftTopology implements ClusterTopology {
     private volatile Topology current;
     private volatile RaftClient client;
     private RaftGroupId clientGroup;
+    private RaftPeerId clientLeader;
     /** Clients give up after about {@link #TIMEOUT_MS} (Ratis's default retries for ever: a dead peer would hang MEET). */
     private static final RetryPolicy RETRY = RetryPolicies.retryUpToMaximumCountWithFixedSleep(
             (int) (TIMEOUT_MS / 100), TimeDuration.valueOf(100, TimeUnit.MILLISECONDS));
+
+    static {
+        // Ratis ends the JVM (System.exit) on what it deems fatal, e.g. a log write failing while a server closes;
+        // here the JVM is the whole data server: the error is thrown on Ratis's thread instead.
+        ExitUtils.disableSystemExit();
+    }
 
     private RaftTopology(String myId, String raftHost, int busPort, Path storage, Topology seed) throws IOException {
         this.myId = myId;
@@ -103,7 +114,12 @@ public final class RaftTopology implements ClusterTopology {
         Files.createDirectories(storage);
         boolean fresh = isEmpty(storage);
         RaftTopology t = new RaftTopology(self.id(), raftHost, self.busPort(), storage, seed);
-        t.server.start();
+        try {
+            t.server.start();
+        } catch (IOException | RuntimeException e) {
+            t.close(); // e.g. the bus port taken: the caller may try again
+            throw new IOException("the Raft server did not start on port " + self.busPort() + ": " + e.getMessage(), e);
+        }
         if (fresh) {
             t.commit(new TopologyChange.AddNode(self, seedSlots(seed, self.id())));
             if (self.configEpoch() > 0) {
@@ -182,23 +198,60 @@ public final class RaftTopology implements ClusterTopology {
         listeners.add(listener);
     }
 
+    /**
+     * The client for the active group, rebuilt when the group or its leader changed: told the leader this
+     * server knows of, so that a commit after a failure does not first wait on a dead peer (a new client
+     * starts with the group's first peer, and tries the next one only after a request timeout). Used only
+     * by this object's synchronized methods, so the client it replaces is no longer in use.
+     */
     private synchronized RaftClient client() throws IOException {
         RaftGroupId a = active;
         if (a == null) {
             throw new IOException("the cluster topology is still being recovered");
         }
-        if (client == null || !a.equals(clientGroup)) {
-            if (client != null) {
-                client.close();
+        RaftServer.Division d = server.getDivision(a);
+        RaftPeerId leader = d.getInfo().getLeaderId();
+        if (client == null || !a.equals(clientGroup) || (leader != null && !leader.equals(clientLeader))) {
+            RaftClient stale = client;
+            if (stale != null) {
+                // In the background: closing waits on its channels, one of which may be to a peer that hangs.
+                housekeeping.execute(() -> {
+                    try {
+                        stale.close();
+                    } catch (IOException e) {
+                        System.getLogger(RaftTopology.class.getName()).log(System.Logger.Level.DEBUG, "closing a Raft client: " + e);
+                    }
+                });
             }
-            client = RaftClient.newBuilder().setProperties(props).setRetryPolicy(RETRY).setRaftGroup(server.getDivision(a).getGroup()).build();
+            client = newClient(d);
             clientGroup = a;
+            clientLeader = leader;
         }
         return client;
     }
 
+    /** A client for the group of {@code d}, told the leader {@code d} knows of (if any). */
+    private RaftClient newClient(RaftServer.Division d) {
+        RaftClient.Builder b = RaftClient.newBuilder().setProperties(props).setRetryPolicy(RETRY).setRaftGroup(d.getGroup());
+        RaftPeerId leader = d.getInfo().getLeaderId();
+        if (leader != null) {
+            b.setLeaderId(leader);
+        }
+        return b.build();
+    }
+
     @Override
     public synchronized Topology commit(TopologyChange change) throws TopologyException {
+        // Just restarted: the recovered log names the active group once replayed; a change waits for that.
+        long recovering = System.currentTimeMillis() + TIMEOUT_MS;
+        while (active == null && System.currentTimeMillis() < recovering) {
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new TopologyException("ERR interrupted");
+            }
+        }
         RaftGroupId group = active;
         RaftClientReply reply;
         try {
@@ -294,11 +347,89 @@ public final class RaftTopology implements ClusterTopology {
     }
 
     @Override
+    public synchronized void leave() throws TopologyException {
+        if (current.nodes().size() > 1) {
+            commit(new TopologyChange.Leave(myId));
+            leaveGroup(myId);
+        }
+    }
+
+    @Override
     public void reset(String newId) throws TopologyException {
         if (newId != null) {
             throw new TopologyException("ERR CLUSTER RESET HARD is not supported yet: the node id is the Raft peer id");
         }
         commit(new TopologyChange.Reset(myId));
+    }
+
+    @Override
+    public void catchUp() throws TopologyException {
+        RaftGroupId group = active;
+        RaftClientReply reply;
+        // A client of its own: the shared one belongs to the synchronized methods (they may replace and close it).
+        try (RaftClient c = newClient(server.getDivision(group))) {
+            reply = c.io().sendReadOnly(Message.valueOf("applied"));
+        } catch (IOException | RuntimeException e) {
+            throw new TopologyException("ERR the cluster leader could not be asked: " + e);
+        }
+        if (!reply.isSuccess()) {
+            throw new TopologyException("ERR the cluster leader could not be asked: " + reply.getException());
+        }
+        awaitApplied(group, Long.parseLong(reply.getMessage().getContent().toString(StandardCharsets.UTF_8)));
+    }
+
+    @Override
+    public long majorityContactAgeMs() {
+        RaftGroupId a = active;
+        if (a == null) {
+            return Long.MAX_VALUE;
+        }
+        RoleInfoProto role;
+        int members;
+        try {
+            RaftServer.Division d = server.getDivision(a);
+            role = d.getInfo().getRoleInfoProto();
+            members = d.getGroup().getPeers().size();
+        } catch (IOException | RuntimeException e) {
+            return Long.MAX_VALUE;
+        }
+        if (role.hasLeaderInfo()) {
+            // The leader itself is one of the majority: it needs members / 2 followers' answers.
+            int needed = members / 2;
+            if (needed == 0) {
+                return 0;
+            }
+            long[] ages = role.getLeaderInfo().getFollowerInfoList().stream()
+                    .mapToLong(ServerRpcProto::getLastRpcElapsedTimeMs).sorted().toArray();
+            return ages.length < needed ? Long.MAX_VALUE : ages[needed - 1];
+        }
+        if (role.hasFollowerInfo() && role.getFollowerInfo().hasLeaderInfo()
+                && !role.getFollowerInfo().getLeaderInfo().getId().getId().isEmpty()) {
+            return role.getFollowerInfo().getLeaderInfo().getLastRpcElapsedTimeMs();
+        }
+        return Long.MAX_VALUE;
+    }
+
+    @Override
+    public Map<String, Long> peerSilenceMs() {
+        RaftGroupId a = active;
+        if (a == null) {
+            return Map.of();
+        }
+        RoleInfoProto role;
+        try {
+            role = server.getDivision(a).getInfo().getRoleInfoProto();
+        } catch (IOException | RuntimeException e) {
+            return Map.of();
+        }
+        if (!role.hasLeaderInfo()) {
+            return Map.of();
+        }
+        Map<String, Long> out = new HashMap<>();
+        for (ServerRpcProto f : role.getLeaderInfo().getFollowerInfoList()) {
+            out.put(f.getId().getId().toStringUtf8(), f.getLastRpcElapsedTimeMs());
+        }
+        return out;
     }
 
     @Override

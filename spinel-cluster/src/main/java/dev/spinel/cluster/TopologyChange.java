@@ -35,6 +35,8 @@ public sealed interface TopologyChange {
             case "setconfigepoch" -> new SetConfigEpoch(f[1], Long.parseLong(f[2]));
             case "address" -> new SetAddress(f[1], f[2], Integer.parseInt(f[3]), Integer.parseInt(f[4]));
             case "reset" -> new Reset(f[1]);
+            case "failover" -> new Failover(f[1], f[2]);
+            case "leave" -> new Leave(f[1]);
             default -> throw new IllegalArgumentException("unknown topology change: " + line);
         };
     }
@@ -53,6 +55,31 @@ public sealed interface TopologyChange {
             b.append(' ').append(s);
         }
         return b.toString();
+    }
+
+    /** The node leaves the topology: its slots unassigned, its migrations closed, its replicas primaries. */
+    private static void remove(Topology.Builder t, String nodeId) {
+        t.nodes.remove(nodeId);
+        for (int s = 0; s < Topology.SLOTS; s++) {
+            if (nodeId.equals(t.owners[s])) {
+                t.owners[s] = null;
+            }
+            if (t.migrating[s] != null && (t.migrating[s].nodeId().equals(nodeId) || t.migrating[s].peerId().equals(nodeId))) {
+                t.migrating[s] = null;
+            }
+            if (t.importing[s] != null && (t.importing[s].nodeId().equals(nodeId) || t.importing[s].peerId().equals(nodeId))) {
+                t.importing[s] = null;
+            }
+        }
+        List<String> orphans = new ArrayList<>();
+        for (Map.Entry<String, ClusterNode> e : t.nodes.entrySet()) {
+            if (nodeId.equals(e.getValue().primaryId())) {
+                orphans.add(e.getKey());
+            }
+        }
+        for (String o : orphans) {
+            t.nodes.put(o, t.nodes.get(o).withPrimary(null));
+        }
     }
 
     private static ClusterNode known(Topology.Builder t, String id, String unknownError) throws TopologyException {
@@ -258,7 +285,7 @@ public sealed interface TopologyChange {
     record Forget(String by, String nodeId) implements TopologyChange {
         @Override
         public void apply(Topology.Builder t) throws TopologyException {
-            ClusterNode n = known(t, nodeId, "ERR Unknown node ");
+            known(t, nodeId, "ERR Unknown node ");
             ClusterNode me = known(t, by, "ERR Unknown node ");
             if (nodeId.equals(by)) {
                 throw new TopologyException("ERR I tried hard but I can't forget myself...");
@@ -266,27 +293,7 @@ public sealed interface TopologyChange {
             if (nodeId.equals(me.primaryId())) {
                 throw new TopologyException("ERR Can't forget my master!");
             }
-            t.nodes.remove(n.id());
-            for (int s = 0; s < Topology.SLOTS; s++) {
-                if (nodeId.equals(t.owners[s])) {
-                    t.owners[s] = null;
-                }
-                if (t.migrating[s] != null && (t.migrating[s].nodeId().equals(nodeId) || t.migrating[s].peerId().equals(nodeId))) {
-                    t.migrating[s] = null;
-                }
-                if (t.importing[s] != null && (t.importing[s].nodeId().equals(nodeId) || t.importing[s].peerId().equals(nodeId))) {
-                    t.importing[s] = null;
-                }
-            }
-            List<String> orphans = new ArrayList<>();
-            for (Map.Entry<String, ClusterNode> e : t.nodes.entrySet()) {
-                if (nodeId.equals(e.getValue().primaryId())) {
-                    orphans.add(e.getKey());
-                }
-            }
-            for (String o : orphans) {
-                t.nodes.put(o, t.nodes.get(o).withPrimary(null));
-            }
+            remove(t, nodeId);
         }
 
         @Override
@@ -338,6 +345,61 @@ public sealed interface TopologyChange {
         @Override
         public String encode() {
             return "reset " + by;
+        }
+    }
+
+    /**
+     * A replica takes over from its primary (automatic failover decided by the Raft leader, or CLUSTER
+     * FAILOVER): {@code by} gets the primary's slots and open migrations and a new config epoch (the
+     * current epoch, bumped), as Redis's winner of a failover election; the old primary and its other
+     * replicas become replicas of {@code by}. Refused when {@code by} no longer replicates
+     * {@code oldPrimaryId} (a stale decision: another failover came first).
+     */
+    record Failover(String by, String oldPrimaryId) implements TopologyChange {
+        @Override
+        public void apply(Topology.Builder t) throws TopologyException {
+            ClusterNode me = known(t, by, "ERR Unknown node ");
+            known(t, oldPrimaryId, "ERR Unknown node ");
+            if (!oldPrimaryId.equals(me.primaryId())) {
+                throw new TopologyException("ERR Node " + by + " is not a replica of " + oldPrimaryId);
+            }
+            for (int s = 0; s < Topology.SLOTS; s++) {
+                if (oldPrimaryId.equals(t.owners[s])) {
+                    t.owners[s] = by;
+                }
+                if (t.migrating[s] != null && t.migrating[s].nodeId().equals(oldPrimaryId)) {
+                    t.migrating[s] = new SlotMove(by, t.migrating[s].peerId());
+                }
+                if (t.importing[s] != null && t.importing[s].nodeId().equals(oldPrimaryId)) {
+                    t.importing[s] = new SlotMove(by, t.importing[s].peerId());
+                }
+            }
+            t.currentEpoch++;
+            for (Map.Entry<String, ClusterNode> e : t.nodes.entrySet()) {
+                ClusterNode n = e.getValue();
+                if (n.id().equals(oldPrimaryId) || oldPrimaryId.equals(n.primaryId())) {
+                    e.setValue(n.id().equals(by) ? n.withPrimary(null).withEpoch(t.currentEpoch) : n.withPrimary(by));
+                }
+            }
+        }
+
+        @Override
+        public String encode() {
+            return "failover " + by + " " + oldPrimaryId;
+        }
+    }
+
+    /** CLUSTER RESET of a node that shares its topology: it leaves it (as if every other node forgot it). */
+    record Leave(String by) implements TopologyChange {
+        @Override
+        public void apply(Topology.Builder t) throws TopologyException {
+            known(t, by, "ERR Unknown node ");
+            remove(t, by);
+        }
+
+        @Override
+        public String encode() {
+            return "leave " + by;
         }
     }
 }

@@ -15,6 +15,8 @@ import java.util.function.BiConsumer;
  * A refused change leaves the topology as it was (it is still in the log, so every node refuses it too).
  * No snapshots: topology changes are few, and a restarted or joining node replays the whole log.
  *
+ * A query (read-only request) answers the index applied, so a node can catch up with the leader.
+ *
  * <p>Thread-safety: Ratis applies entries one at a time; {@link #topology} is a volatile read.
  */
 final class TopologyStateMachine extends BaseStateMachine {
@@ -31,6 +33,12 @@ final class TopologyStateMachine extends BaseStateMachine {
 
     long appliedIndex() {
         return getLastAppliedTermIndex().getIndex();
+    }
+
+    /** A read-only query (answered by the leader): the index of the last entry it applied. */
+    @Override
+    public CompletableFuture<Message> query(Message request) {
+        return CompletableFuture.completedFuture(Message.valueOf(Long.toString(appliedIndex())));
     }
 
     @Override

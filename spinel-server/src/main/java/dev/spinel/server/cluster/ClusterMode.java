@@ -16,11 +16,16 @@ import dev.spinel.server.replication.Replication;
 import dev.spinel.store.SlotIndex;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
  * A node in cluster mode ({@code cluster-enabled yes}): its topology ({@link ClusterTopology}, on Raft:
@@ -47,9 +52,33 @@ public final class ClusterMode implements AutoCloseable {
         t.setDaemon(true);
         return t;
     });
+    private final ExecutorService rejoins = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "cluster-rejoin");
+        t.setDaemon(true);
+        return t;
+    });
+    /** Fencing and failure detection, every {@link #CRON_MS}. */
+    private final ScheduledExecutorService cron = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "cluster-cron");
+        t.setDaemon(true);
+        return t;
+    });
+    private static final long CRON_MS = 50;
+    private final Failovers failovers;
+    /** When (System.nanoTime() ms) this node last knew itself in contact with the Raft majority. */
+    private long lastContactMs = System.nanoTime() / 1_000_000;
+    /** Cut off from the majority for more than half the node timeout: serves nothing (cluster_state:fail). */
+    private volatile boolean cutOff;
+    /** A {@link #rejoin} is under way (set and cleared on the cron thread and the meeting thread). */
+    private volatile boolean resyncing;
+    /** One CLUSTER RESET at a time (not the monitor: topology listeners take that one). */
+    private final Object resetLock = new Object();
 
     /** The extra MEET argument of a lone node asking the node it met to bring it in. */
     public static final String JOIN = Meeting.JOIN;
+    /** The extra MEET argument of another node's link that carries its PUBLISHes ({@link PublishBus}). */
+    public static final String BUS_LINK = PublishBus.LINK;
+    private final PublishBus publishBus;
 
     private ClusterMode(ServerConfig config, Engine engine, Replication replication, Path nodesFile,
                         NodesFile.Loaded loaded) {
@@ -58,6 +87,8 @@ public final class ClusterMode implements AutoCloseable {
         this.replication = replication;
         this.nodesFile = nodesFile;
         this.loaded = loaded;
+        this.failovers = new Failovers(() -> topology, replication, meetings);
+        this.publishBus = new PublishBus(() -> topology.current(), () -> topology.myId(), this::busCredentials);
     }
 
     /**
@@ -99,16 +130,100 @@ public final class ClusterMode implements AutoCloseable {
             initial = Topology.of(new ClusterNode(myId, config.clusterAnnounceIp.value(), port, bus, null, 0));
             Log.notice("No cluster configuration found, I'm " + myId);
         }
-        String raftHost = config.clusterAnnounceIp.value().isEmpty() ? "127.0.0.1" : config.clusterAnnounceIp.value();
-        ClusterTopology t;
+        startTopology(initial.node(myId), initial, loaded == null); // a new node's half-made Raft storage is wiped
+        engine.hooks().clusterPublish(publishBus);
+        cron.scheduleWithFixedDelay(this::tick, CRON_MS, CRON_MS, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Fencing: a node that has not been in contact with the Raft majority for half the node timeout reports
+     * cluster_state:fail and serves no keys, so an old primary cut off from the others stops taking writes
+     * before the majority side (after the whole node timeout) promotes its replica. Then, on the Raft
+     * leader, the failure detection ({@link Failovers#detect}).
+     */
+    private void tick() {
         try {
-            t = RaftTopology.start(initial.node(myId), raftHost, nodesFile.resolveSibling("cluster-raft"), initial);
-        } catch (IOException | TopologyException e) {
-            throw new IllegalStateException("Cannot start the cluster topology (Raft on port " + bus + "): " + e.getMessage(), e);
+            ClusterTopology t = topology;
+            long timeout = config.clusterNodeTimeout.value();
+            long now = System.nanoTime() / 1_000_000;
+            long age = t.majorityContactAgeMs();
+            if (age != Long.MAX_VALUE) {
+                lastContactMs = Math.max(lastContactMs, now - age);
+            }
+            boolean off = now - lastContactMs > timeout / 2;
+            if (off && !cutOff) {
+                cutOff = true;
+                Log.warning("Cluster state changed: fail (no contact with the majority for " + (now - lastContactMs) + " ms)");
+                reroute();
+            } else if (!off && cutOff && !resyncing) {
+                resyncing = true;
+                rejoins.execute(this::rejoin);
+            }
+            failovers.detect(timeout);
+        } catch (RuntimeException e) {
+            Log.warning("cluster cron: " + e);
+        }
+    }
+
+    /**
+     * Back in contact: serves again only once it has applied every change the leader had applied (a read
+     * through the leader, not a log entry: no lock held, no commit needed), so an old primary learns of its
+     * failover before taking a write. On a thread of its own: it may wait, and MEETs must not wait for it.
+     */
+    private void rejoin() {
+        try {
+            topology.catchUp();
+            cutOff = false;
+            Log.notice("Cluster state changed: ok (in contact with the majority again)");
+            reroute();
+        } catch (TopologyException e) {
+            Log.warning("Back in contact with the cluster, but could not catch up: " + e.getMessage());
+        } finally {
+            resyncing = false;
+        }
+    }
+
+    private synchronized void reroute() {
+        routing = new SlotRouting(topology.current(), topology.myId(), config.clusterRequireFullCoverage.value(), cutOff);
+    }
+
+    /** Starts Raft for {@code self} (its log under dir/cluster-raft, or a new group when that is empty). */
+    private void startTopology(ClusterNode self, Topology initial, boolean wipeOnRetry) {
+        String raftHost = config.clusterAnnounceIp.value().isEmpty() ? "127.0.0.1" : config.clusterAnnounceIp.value();
+        ClusterTopology t = null;
+        // After a RESET the port was just released by the previous Raft server, and a bus port in the ephemeral
+        // range may be held for a moment by an outgoing connection: a few tries.
+        for (int attempt = 0; t == null; attempt++) {
+            try {
+                t = RaftTopology.start(self, raftHost, nodesFile.resolveSibling("cluster-raft"), initial);
+            } catch (IOException | TopologyException | RuntimeException e) {
+                if (attempt >= 20) {
+                    throw new IllegalStateException("Cannot start the cluster topology (Raft on port " + self.busPort()
+                            + "): " + e.getMessage(), e);
+                }
+                try {
+                    Thread.sleep(100);
+                    if (wipeOnRetry) {
+                        deleteTree(nodesFile.resolveSibling("cluster-raft"));
+                    }
+                } catch (IOException ie) {
+                    e.addSuppressed(ie);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException(ie);
+                }
+            }
         }
         this.topology = t;
         t.listen(this::applied);
         applied(t.current());
+    }
+
+    /** AUTH's arguments for the PUBLISH links: none without masterauth, else [masteruser] masterauth. */
+    private String[] busCredentials() {
+        String pass = config.masterauth.value();
+        String user = config.masteruser.value();
+        return pass.isEmpty() ? new String[0] : user.isEmpty() ? new String[]{pass} : new String[]{user, pass};
     }
 
     /** 40 random hex characters, as Redis's node names. */
@@ -120,7 +235,7 @@ public final class ClusterMode implements AutoCloseable {
 
     private synchronized void applied(Topology t) {
         String myId = topology.myId();
-        routing = new SlotRouting(t, myId, config.clusterRequireFullCoverage.value());
+        routing = new SlotRouting(t, myId, config.clusterRequireFullCoverage.value(), cutOff);
         try {
             NodesFile.write(nodesFile, t, myId);
         } catch (IOException e) {
@@ -187,12 +302,60 @@ public final class ClusterMode implements AutoCloseable {
         }
     }
 
-    /** CLUSTER RESET (hard: a new node id). */
+    /**
+     * CLUSTER RESET, as Redis 7.0's clusterReset: a replica becomes an empty primary; the node forgets the
+     * others and every slot and migration; HARD also takes a new node id and sets the epochs to 0. A node
+     * in a cluster of several leaves it first (its record removed on every node, its Raft vote dropped);
+     * then its Raft server starts again alone (the peer id is the node id, so a new id needs a new server).
+     */
     public void reset(boolean hard) {
-        try {
-            topology.reset(hard ? newNodeId() : null);
-        } catch (TopologyException e) {
-            throw new RedisError(e.getMessage());
+        synchronized (resetLock) {
+            ClusterTopology old = topology;
+            Topology t = old.current();
+            ClusterNode me = t.node(old.myId());
+            if (me != null && !me.isPrimary()) {
+                replication.promote();
+                var ks = engine.keyspace();
+                ks.clearAll(() -> {
+                    for (int i = 0; i < ks.databases(); i++) {
+                        engine.watches().touchPresent(i, ks.db(i), null);
+                    }
+                }, removed -> {
+                });
+            }
+            try {
+                if (t.nodes().size() == 1 && !hard) {
+                    old.reset(null);
+                    return;
+                }
+                old.leave();
+            } catch (TopologyException e) {
+                throw new RedisError(e.getMessage());
+            }
+            old.close();
+            ClusterNode self = new ClusterNode(hard ? newNodeId() : old.myId(), me == null ? "" : me.host(),
+                    me == null ? 0 : me.port(), busPort, null, hard || me == null ? 0 : me.configEpoch());
+            Path raftDir = nodesFile.resolveSibling("cluster-raft");
+            try {
+                deleteTree(raftDir);
+            } catch (IOException e) {
+                throw new RedisError("ERR CLUSTER RESET could not clear " + raftDir + ": " + e.getMessage());
+            }
+            startTopology(self, Topology.of(self), true);
+            if (hard) {
+                Log.notice("Node hard reset, now I'm " + self.id());
+            }
+        }
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> all = Files.walk(dir)) {
+            for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
         }
     }
 
@@ -210,8 +373,32 @@ public final class ClusterMode implements AutoCloseable {
         });
     }
 
+    /**
+     * CLUSTER FAILOVER [FORCE|TAKEOVER] on this replica, in the background as in Redis (the command
+     * answers OK once accepted).
+     */
+    public void failover(boolean force) {
+        Topology t = topology.current();
+        ClusterNode me = t.node(myId());
+        if (me.isPrimary()) {
+            throw new RedisError("ERR You should send CLUSTER FAILOVER to a replica");
+        }
+        ClusterNode primary = t.node(me.primaryId());
+        if (primary == null) {
+            throw new RedisError("ERR I'm a replica but my master is unknown to me");
+        }
+        if (!force && !replication.linkUp()) {
+            throw new RedisError("ERR Master is down or failed, please use CLUSTER FAILOVER FORCE");
+        }
+        failovers.manual(primary, force);
+    }
+
     @Override
     public void close() {
+        engine.hooks().clusterPublish(null);
+        publishBus.close();
+        cron.shutdownNow();
+        rejoins.shutdownNow();
         meetings.shutdownNow();
         ClusterTopology t = topology;
         if (t != null) {

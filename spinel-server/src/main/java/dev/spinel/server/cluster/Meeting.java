@@ -5,13 +5,7 @@ import dev.spinel.cluster.ClusterTopology;
 import dev.spinel.cluster.TopologyChange;
 import dev.spinel.cluster.TopologyException;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -41,18 +35,12 @@ final class Meeting {
      */
     static void meet(ClusterTopology topology, int myPort, String host, int port, int bus, boolean joinRequest)
             throws IOException, TopologyException {
-        try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress(host, port), TIMEOUT_MS);
-            s.setSoTimeout(TIMEOUT_MS);
-            String localAddress = s.getLocalAddress().getHostAddress();
-            InputStream in = s.getInputStream();
-            OutputStream out = s.getOutputStream();
-            out.write(command("CLUSTER", "NODES"));
-            out.flush();
+        try (PeerCall peer = new PeerCall(host, port, TIMEOUT_MS)) {
+            String localAddress = peer.localAddress();
             String[] other = null;
             int otherNodes = 0;
             boolean knowsMe = false;
-            for (String line : readBulk(in).split("\n")) {
+            for (String line : peer.bulk("CLUSTER", "NODES").split("\n")) {
                 String[] f = line.trim().split(" ");
                 if (f.length < 8) {
                     continue;
@@ -90,10 +78,8 @@ final class Meeting {
                         + "merging two clusters is not supported");
             }
             ClusterNode me = topology.current().node(topology.myId());
-            out.write(command("CLUSTER", "MEET", localAddress, Integer.toString(myPort),
-                    Integer.toString(me.busPort()), JOIN));
-            out.flush();
-            String reply = readLine(in);
+            String reply = peer.call("CLUSTER", "MEET", localAddress, Integer.toString(myPort),
+                    Integer.toString(me.busPort()), JOIN);
             if (!reply.startsWith("+")) {
                 throw new IOException("asking " + host + ":" + port + " to bring this node in: " + reply);
             }
@@ -128,40 +114,5 @@ final class Meeting {
             }
         }
         return slots.stream().mapToInt(Integer::intValue).toArray();
-    }
-
-    private static byte[] command(String... args) {
-        StringBuilder b = new StringBuilder("*").append(args.length).append("\r\n");
-        for (String a : args) {
-            b.append('$').append(a.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(a).append("\r\n");
-        }
-        return b.toString().getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static String readBulk(InputStream in) throws IOException {
-        String head = readLine(in);
-        if (head.startsWith("-")) {
-            throw new IOException(head.substring(1));
-        }
-        if (!head.startsWith("$") && !head.startsWith("=")) {
-            throw new IOException("unexpected reply " + head);
-        }
-        int len = Integer.parseInt(head.substring(1));
-        byte[] b = in.readNBytes(len + 2);
-        if (b.length < len) {
-            throw new IOException("connection closed");
-        }
-        return new String(b, 0, len, StandardCharsets.UTF_8);
-    }
-
-    private static String readLine(InputStream in) throws IOException {
-        ByteArrayOutputStream b = new ByteArrayOutputStream();
-        int c;
-        while ((c = in.read()) != -1 && c != '\n') {
-            if (c != '\r') {
-                b.write(c);
-            }
-        }
-        return b.toString(StandardCharsets.US_ASCII);
     }
 }

@@ -18,12 +18,16 @@ final class SlotRouting {
     /** The node this node migrates the slot to (SETSLOT MIGRATING here), or null. */
     final ClusterNode[] migratingTo = new ClusterNode[Topology.SLOTS];
     final boolean[] importing = new boolean[Topology.SLOTS];
-    /** Redis's cluster_state ok: every slot served (or cluster-require-full-coverage off). */
+    /**
+     * Redis's cluster_state ok: every slot served (or cluster-require-full-coverage off), and this node not
+     * cut off from the majority of the Raft group (a primary on the minority side stops serving, as Redis's
+     * does when it cannot reach the majority of primaries).
+     */
     final boolean ok;
     /** This node's primary when it is a replica, else null. */
     final ClusterNode myPrimary;
 
-    SlotRouting(Topology t, String myId, boolean requireFullCoverage) {
+    SlotRouting(Topology t, String myId, boolean requireFullCoverage, boolean cutOff) {
         this.myId = myId;
         int assigned = 0;
         for (int s = 0; s < Topology.SLOTS; s++) {
@@ -40,7 +44,7 @@ final class SlotRouting {
             SlotMove i = t.importing(s);
             importing[s] = i != null && i.nodeId().equals(myId);
         }
-        this.ok = !requireFullCoverage || assigned == Topology.SLOTS;
+        this.ok = !cutOff && (!requireFullCoverage || assigned == Topology.SLOTS);
         ClusterNode me = t.node(myId);
         this.myPrimary = me == null || me.isPrimary() ? null : t.node(me.primaryId());
     }

@@ -5,6 +5,7 @@ import dev.spinel.server.engine.ports.KeyObserver;
 import dev.spinel.server.engine.ports.ReplicationFeed;
 import dev.spinel.server.engine.ports.ReplicationGate;
 
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -41,6 +42,8 @@ public final class EngineHooks {
      */
     private volatile Supplier<String> diskError;
     private SlotRouter slotRouter;
+    /** Cluster mode: passes a PUBLISH on to the other nodes (channel, message); null outside cluster mode. */
+    private volatile BiConsumer<byte[], byte[]> clusterPublish;
 
     EngineHooks() {
     }
@@ -105,6 +108,15 @@ public final class EngineHooks {
 
     SlotRouter slotRouter() {
         return slotRouter;
+    }
+
+    /** Installs cluster mode's PUBLISH broadcast (Redis's bus message to every node). */
+    public void clusterPublish(BiConsumer<byte[], byte[]> bus) {
+        this.clusterPublish = bus;
+    }
+
+    public BiConsumer<byte[], byte[]> clusterPublish() {
+        return clusterPublish;
     }
 
     /** Installs the listener told of every closed session (one listener: replication's). */

@@ -477,6 +477,8 @@ public final class Session implements TrackedClient {
     /** Cluster mode: ASKING was sent (for the next command, or the transaction it opens); READONLY is on. */
     private boolean asking;
     private boolean clusterReadOnly;
+    /** Cluster mode: another node's link carrying its PUBLISHes here (they are not passed on again). */
+    private boolean clusterBusLink;
 
     /** True for the session applying a master's stream: never redirected (cluster mode) nor refused (READONLY, MASTERDOWN), as Redis's master client. */
     public boolean isReplicationApplier() {
@@ -498,6 +500,14 @@ public final class Session implements TrackedClient {
 
     public void clusterReadOnly(boolean on) {
         clusterReadOnly = on;
+    }
+
+    public boolean clusterBusLink() {
+        return clusterBusLink;
+    }
+
+    public void clusterBusLink(boolean on) {
+        clusterBusLink = on;
     }
 
     /**

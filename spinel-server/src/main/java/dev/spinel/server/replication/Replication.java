@@ -375,6 +375,12 @@ public final class Replication {
         return masterLink != null;
     }
 
+    /** True on a replica whose link to its master is up (INFO's master_link_status:up). */
+    public boolean linkUp() {
+        MasterLink ml = masterLink;
+        return ml != null && ml.connected();
+    }
+
     /**
      * REPLICAOF host port: (re)connects to a new master. Our own replicas are disconnected (they resync
      * with us afterwards); as Redis's replicationCacheMasterUsingMyself, a master that becomes a replica

@@ -149,6 +149,11 @@ class ClusterModeDiffTest {
             st.call("CLUSTER", "SET-CONFIG-EPOCH", "6");
             st.call("CLUSTER", "INFO");
             st.call("CLUSTER", "RESET", "MAYBE");
+            st.call("CLUSTER", "RESET", "HARD", "NOW");
+            st.call("CLUSTER", "FAILOVER");
+            st.call("CLUSTER", "FAILOVER", "FORCE");
+            st.call("CLUSTER", "FAILOVER", "SOON");
+            st.call("CLUSTER", "FAILOVER", "FORCE", "NOW");
             st.call("READONLY");
             st.call("READWRITE");
             st.call("ASKING");
@@ -223,6 +228,11 @@ class ClusterModeDiffTest {
             st.call("CLUSTER", "SHARDS");
             st.call("CLUSTER", "SLOTS");
             st.call("INFO", "errorstats");
+            // HARD: a new id, the epochs (5 since SET-CONFIG-EPOCH) back to 0
+            st.call("CLUSTER", "RESET", "HARD");
+            String newId = new String(a.call("CLUSTER", "MYID"), StandardCharsets.UTF_8);
+            out.add("new id: " + !newId.contains(id));
+            st.call("CLUSTER", "INFO");
         }
         return out;
     }

@@ -14,6 +14,7 @@ import dev.spinel.server.errors.RedisError;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.function.BiConsumer;
 
 /**
  * Publish/subscribe commands (Redis's pubsub.c). Subscription confirmations are push frames in
@@ -101,9 +102,17 @@ public final class PubSubCommands {
 
     // PUBLISH channel message
     static void publish(Session s, Args a) {
-        s.out().integer(s.engine().pubSub().publish(a.copy(1), a.copy(2)));
+        byte[] channel = a.copy(1);
+        byte[] message = a.copy(2);
+        s.out().integer(s.engine().pubSub().publish(channel, message));
         if (!s.engine().config().clusterEnabled.value()) {
             replicate(s, a); // Redis 7.0's forceCommandPropagation(PROPAGATE_REPL); a cluster's bus is not there
+            return;
+        }
+        // In a cluster every node's subscribers get it, through the bus (the replication stream does not carry it)
+        BiConsumer<byte[], byte[]> bus = s.engine().hooks().clusterPublish();
+        if (bus != null && !s.clusterBusLink()) {
+            bus.accept(channel, message);
         }
     }
 

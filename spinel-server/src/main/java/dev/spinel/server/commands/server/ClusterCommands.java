@@ -120,6 +120,7 @@ public final class ClusterCommands {
                 s.out().ok();
             };
             case "reset" -> (s, a) -> reset(m, s, a);
+            case "failover" -> (s, a) -> failover(m, s, a);
             default -> (s, a) -> {
                 throw new RedisError("ERR CLUSTER " + sub.toUpperCase(Locale.ROOT) + " is not supported by Spinel yet");
             };
@@ -226,6 +227,11 @@ public final class ClusterCommands {
     }
 
     private static void meet(ClusterMode m, Session s, Args a) {
+        if (a.count() == 6 && a.string(5).equals(ClusterMode.BUS_LINK)) {
+            s.clusterBusLink(true); // another node's PUBLISH link: what it publishes here is not passed on
+            s.out().ok();
+            return;
+        }
         // A sixth argument is Spinel's own: a lone node asking to be brought in (see ClusterMode.meet).
         boolean join = a.count() == 6 && a.string(5).equals(ClusterMode.JOIN);
         if (a.count() != 4 && a.count() != 5 && !join) {
@@ -413,9 +419,32 @@ public final class ClusterCommands {
         }
     }
 
+    /** CLUSTER FAILOVER [FORCE|TAKEOVER], Redis's argument checks. */
+    private static void failover(ClusterMode m, Session s, Args a) {
+        if (a.count() > 3) {
+            throw unknownSubcommand(a);
+        }
+        boolean force = false;
+        if (a.count() == 3) {
+            if (a.is(2, "FORCE") || a.is(2, "TAKEOVER")) {
+                force = true;
+            } else {
+                throw Errors.SYNTAX;
+            }
+        }
+        m.failover(force);
+        s.out().ok();
+    }
+
+    /** Redis's answer to a subcommand with more arguments than it takes. */
+    private static RedisError unknownSubcommand(Args a) {
+        return new RedisError("ERR unknown subcommand or wrong number of arguments for '" + a.cString(1)
+                + "'. Try CLUSTER HELP.");
+    }
+
     private static void reset(ClusterMode m, Session s, Args a) {
         if (a.count() > 3) {
-            throw Errors.SYNTAX;
+            throw unknownSubcommand(a);
         }
         boolean hard = false;
         if (a.count() == 3) {

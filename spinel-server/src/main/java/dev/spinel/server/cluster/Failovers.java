@@ -1,0 +1,183 @@
+package dev.spinel.server.cluster;
+
+import dev.spinel.cluster.ClusterNode;
+import dev.spinel.cluster.ClusterTopology;
+import dev.spinel.cluster.Topology;
+import dev.spinel.cluster.TopologyChange;
+import dev.spinel.cluster.TopologyException;
+import dev.spinel.server.log.Log;
+import dev.spinel.server.replication.Replication;
+
+import java.io.IOException;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.function.Supplier;
+
+/**
+ * Failovers, decided through Raft instead of Redis's failure reports and replica elections:
+ * <ul>
+ *   <li>automatic: the Raft leader sees which members stopped answering it; a primary serving slots that
+ *   has been silent longer than {@code cluster-node-timeout} is replaced by its live replica with the
+ *   highest replication offset (asked over the replicas' client ports), committed as one
+ *   {@link TopologyChange.Failover} (a new config epoch). The commit needs a majority, so a leader cut
+ *   off from the others cannot promote anyone;</li>
+ *   <li>CLUSTER FAILOVER on a replica: by default as Redis's manual failover (the primary's writes paused,
+ *   the replica waits until it has processed the primary's whole stream, then takes over); FORCE and
+ *   TAKEOVER commit the takeover at once (TAKEOVER, which in Redis needs no majority, still needs one
+ *   here: the Raft log is the only way a change is made).</li>
+ * </ul>
+ *
+ * <p>Thread-safety: {@link #detect} runs on the cluster cron thread; the work (network calls, commits)
+ * runs on the given single worker thread; {@link #inFlight} keeps one failover per primary at a time.
+ */
+final class Failovers {
+    /** Redis's CLUSTER_MF_TIMEOUT: how long a manual failover waits for the replica to catch up. */
+    private static final long MANUAL_TIMEOUT_MS = 5000;
+    private static final int PROBE_TIMEOUT_MS = 500;
+
+    private final Supplier<ClusterTopology> topology;
+    private final Replication replication;
+    private final ExecutorService worker;
+    private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
+
+    Failovers(Supplier<ClusterTopology> topology, Replication replication, ExecutorService worker) {
+        this.topology = topology;
+        this.replication = replication;
+        this.worker = worker;
+    }
+
+    /** On the Raft leader: starts the failover of every primary silent for more than {@code nodeTimeoutMs}. */
+    void detect(long nodeTimeoutMs) {
+        ClusterTopology ct = topology.get();
+        Map<String, Long> silence = ct.peerSilenceMs();
+        if (silence.isEmpty()) {
+            return; // not the leader
+        }
+        Topology t = ct.current();
+        for (ClusterNode p : t.nodes()) {
+            Long quiet = silence.get(p.id());
+            if (!p.isPrimary() || quiet == null || quiet <= nodeTimeoutMs || t.slotCount(p.id()) == 0
+                    || t.replicasOf(p.id()).isEmpty() || !inFlight.add(p.id())) {
+                continue;
+            }
+            Log.notice("Primary " + p.id() + " (" + p.host() + ":" + p.port() + ") silent for " + quiet
+                    + " ms: failing it over");
+            worker.execute(() -> {
+                try {
+                    promoteBestReplica(ct, p, nodeTimeoutMs);
+                } finally {
+                    inFlight.remove(p.id());
+                }
+            });
+        }
+    }
+
+    private void promoteBestReplica(ClusterTopology ct, ClusterNode failed, long nodeTimeoutMs) {
+        Map<String, Long> silence = ct.peerSilenceMs();
+        ClusterNode best = null;
+        long bestOffset = -1;
+        for (ClusterNode r : ct.current().replicasOf(failed.id())) {
+            long offset;
+            if (r.id().equals(ct.myId())) {
+                offset = replication.offset();
+            } else {
+                Long quiet = silence.get(r.id());
+                if (quiet == null || quiet > nodeTimeoutMs) {
+                    continue; // down too
+                }
+                try {
+                    offset = offsetOf(r);
+                } catch (IOException | RuntimeException e) {
+                    Log.warning("Failover of " + failed.id() + ": replica " + r.id() + " did not answer: " + e.getMessage());
+                    continue;
+                }
+            }
+            if (offset > bestOffset) {
+                best = r;
+                bestOffset = offset;
+            }
+        }
+        if (best == null) {
+            Log.warning("Failover of " + failed.id() + ": no replica can take over");
+            return;
+        }
+        try {
+            long start = System.nanoTime();
+            ct.commit(new TopologyChange.Failover(best.id(), failed.id()));
+            Log.notice("Failover: replica " + best.id() + " (offset " + bestOffset + ") replaces primary " + failed.id()
+                    + ", config epoch " + ct.current().currentEpoch() + " (committed in "
+                    + (System.nanoTime() - start) / 1_000_000 + " ms)");
+        } catch (TopologyException e) {
+            Log.warning("Failover of " + failed.id() + " not committed: " + e.getMessage());
+        }
+    }
+
+    private static long offsetOf(ClusterNode n) throws IOException {
+        try (PeerCall c = new PeerCall(n.host(), n.port(), PROBE_TIMEOUT_MS)) {
+            String v = PeerCall.infoField(c.bulk("INFO", "replication"), "master_repl_offset");
+            if (v == null) {
+                throw new IOException("no master_repl_offset in its INFO");
+            }
+            return Long.parseLong(v);
+        }
+    }
+
+    /**
+     * CLUSTER FAILOVER on this replica (its checks made): with {@code force} the takeover is committed at
+     * once; otherwise as Redis's manual failover, the primary's client writes are paused while this replica
+     * catches up with its offset, and resumed after the takeover (they are then redirected).
+     */
+    void manual(ClusterNode primary, boolean force) {
+        worker.execute(() -> {
+            ClusterTopology ct = topology.get();
+            if (force) {
+                commitTakeover(ct, primary);
+                return;
+            }
+            try (PeerCall c = new PeerCall(primary.host(), primary.port(), PROBE_TIMEOUT_MS)) {
+                c.call("CLIENT", "PAUSE", Long.toString(2 * MANUAL_TIMEOUT_MS), "WRITE");
+                try {
+                    String v = PeerCall.infoField(c.bulk("INFO", "replication"), "master_repl_offset");
+                    long target = Long.parseLong(v);
+                    long deadline = System.currentTimeMillis() + MANUAL_TIMEOUT_MS;
+                    while (replication.offset() < target) {
+                        if (System.currentTimeMillis() > deadline) {
+                            Log.warning("Manual failover timed out.");
+                            return;
+                        }
+                        Thread.sleep(5);
+                    }
+                    Log.notice("All primary replication stream processed, manual failover can start.");
+                    if (commitTakeover(ct, primary)) {
+                        // Its paused writes must find it a replica (then redirected), not a primary still.
+                        long until = System.currentTimeMillis() + MANUAL_TIMEOUT_MS;
+                        while (!"slave".equals(PeerCall.infoField(c.bulk("INFO", "replication"), "role"))
+                                && System.currentTimeMillis() < until) {
+                            Thread.sleep(5);
+                        }
+                    }
+                } finally {
+                    c.call("CLIENT", "UNPAUSE");
+                }
+            } catch (IOException | RuntimeException e) {
+                Log.warning("Manual failover failed: " + e.getMessage());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+    }
+
+    private static boolean commitTakeover(ClusterTopology ct, ClusterNode primary) {
+        try {
+            ct.commit(new TopologyChange.Failover(ct.myId(), primary.id()));
+            Log.notice("Failover: this replica replaces primary " + primary.id() + ", config epoch "
+                    + ct.current().currentEpoch());
+            return true;
+        } catch (TopologyException e) {
+            Log.warning("Failover not committed: " + e.getMessage());
+            return false;
+        }
+    }
+}

@@ -1,0 +1,105 @@
+package dev.spinel.server.cluster;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * A short RESP conversation with another node's client port (what nodes ask each other outside Raft:
+ * CLUSTER NODES at MEET, replication offsets at failover, the pause of a manual failover). Replies are
+ * read as text: a simple or error line as is, a bulk string as its contents.
+ *
+ * <p>Not thread-safe: one instance per conversation, on the thread that opened it.
+ */
+final class PeerCall implements AutoCloseable {
+    private final Socket socket;
+    private final InputStream in;
+    private final OutputStream out;
+
+    PeerCall(String host, int port, int timeoutMs) throws IOException {
+        socket = new Socket();
+        try {
+            socket.connect(new InetSocketAddress(host.isEmpty() ? "127.0.0.1" : host, port), timeoutMs);
+            socket.setSoTimeout(timeoutMs);
+            in = socket.getInputStream();
+            out = socket.getOutputStream();
+        } catch (IOException e) {
+            socket.close();
+            throw e;
+        }
+    }
+
+    /** This end's address (how the other node sees this one). */
+    String localAddress() {
+        return socket.getLocalAddress().getHostAddress();
+    }
+
+    /** Sends one command; its reply: "+OK"/"-ERR ..." lines as read, a bulk string's contents. */
+    String call(String... args) throws IOException {
+        out.write(command(args));
+        out.flush();
+        String head = readLine();
+        if (head.startsWith("$") || head.startsWith("=")) {
+            int len = Integer.parseInt(head.substring(1));
+            if (len < 0) {
+                return null;
+            }
+            byte[] b = in.readNBytes(len + 2);
+            if (b.length < len) {
+                throw new IOException("connection closed");
+            }
+            return new String(b, 0, len, StandardCharsets.UTF_8);
+        }
+        return head;
+    }
+
+    /** Like {@link #call} for a bulk reply; an error or other reply is an IOException. */
+    String bulk(String... args) throws IOException {
+        String r = call(args);
+        if (r == null || r.startsWith("-") || r.startsWith("+") || r.startsWith(":")) {
+            throw new IOException(args[0] + " answered " + r);
+        }
+        return r;
+    }
+
+    /** The value of {@code field} in an INFO text, or null. */
+    static String infoField(String info, String field) {
+        for (String line : info.split("\r\n")) {
+            if (line.startsWith(field + ":")) {
+                return line.substring(field.length() + 1).trim();
+            }
+        }
+        return null;
+    }
+
+    private static byte[] command(String... args) {
+        StringBuilder b = new StringBuilder("*").append(args.length).append("\r\n");
+        for (String a : args) {
+            b.append('$').append(a.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(a).append("\r\n");
+        }
+        return b.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    private String readLine() throws IOException {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        int c;
+        while ((c = in.read()) != -1 && c != '\n') {
+            if (c != '\r') {
+                b.write(c);
+            }
+        }
+        if (c == -1 && b.size() == 0) {
+            throw new IOException("connection closed");
+        }
+        return b.toString(StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public void close() throws IOException {
+        socket.close();
+    }
+}
