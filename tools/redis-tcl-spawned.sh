@@ -8,7 +8,8 @@
 #   SUITE_SRC   a suite fetched by tools/redis-tcl-suite.sh (default /tmp/redis-tcl-suite; run that script once
 #               with unit/printver to fetch it)
 #   SUITE_DIR   the copy this script prepares and runs (default /tmp/redis-tcl-spawned)
-#   BASEPORT    first port of the servers the suite starts (default 25100; it uses up to 800 above it)
+#   BASEPORT    first port of the servers the suite starts (default 25100)
+#   PORTCOUNT   ports the suite may use from BASEPORT on (default 800)
 #   UNIT_TIMEOUT seconds per unit (default 1800)
 # The checkout is built (mvn package of spinel-grpc) and its bin/ and spinel-grpc/target/ copied into
 # SUITE_DIR/spinel, so editing the checkout during a run does not change the servers the run starts.
@@ -21,6 +22,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 src=${SUITE_SRC:-/tmp/redis-tcl-suite}
 suite=${SUITE_DIR:-/tmp/redis-tcl-spawned}
 baseport=${BASEPORT:-25100}
+portcount=${PORTCOUNT:-800}
 unit_timeout=${UNIT_TIMEOUT:-1800}
 [ -f "$src/tests/test_helper.tcl" ] || { echo "no suite in $src: run tools/redis-tcl-suite.sh unit/printver first" >&2; exit 2; }
 [ $# -ge 1 ] || { echo "usage: $0 integration/<unit> ..." >&2; exit 2; }
@@ -77,7 +79,7 @@ status=0
 for u in "$@"; do
   log="$suite/logs/$(echo "$u" | tr / _).txt"
   (cd "$suite" && timeout "$unit_timeout" tclsh tests/test_helper.tcl --single "$u" --clients 1 \
-      --baseport "$baseport" --portcount 800 > "$log" 2>&1)
+      --baseport "$baseport" --portcount "$portcount" > "$log" 2>&1)
   rc=$?
   plain=$(sed 's/\x1b\[[0-9;]*m//g' "$log")
   ok=$(grep -c '^\[ok\]' <<< "$plain")

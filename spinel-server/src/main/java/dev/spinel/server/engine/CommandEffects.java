@@ -36,6 +36,7 @@ final class CommandEffects {
     private final LatencyMonitor latency;
     private final Monitors monitors;
     private final EngineHooks hooks;
+    private final ReplicaKeysWithExpire replicaKeysWithExpire;
 
     CommandEffects(Engine engine) {
         this.config = engine.config();
@@ -49,6 +50,7 @@ final class CommandEffects {
         this.latency = engine.latency();
         this.monitors = engine.monitors();
         this.hooks = engine.hooks();
+        this.replicaKeysWithExpire = engine.replicaKeysWithExpire();
     }
 
     /** After a command that wrote: client-side caches of its keys are invalidated, other front ends told. */
@@ -59,6 +61,21 @@ final class CommandEffects {
         if (observing()) {
             notifyObserver(session, cmd, args);
         }
+        if (replicaKeysWithExpire.replica()) { // one volatile read per write on a master
+            rememberReplicaKeysWithExpire(session, cmd, args);
+        }
+    }
+
+    /**
+     * On a writable replica, the keys a client's write left with a time to live are tracked so that the replica
+     * expires them itself (Redis's rememberSlaveKeyWithExpire); the master's own keys are not (its DELs come).
+     */
+    private void rememberReplicaKeysWithExpire(Session session, Command cmd, Args args) {
+        Session client = session.scriptCaller() != null ? session.scriptCaller() : session;
+        if (client.isReplicationApplier() || config.replicaReadOnly.value()) {
+            return;
+        }
+        ChangedKeys.visit(session, cmd, args, replicaKeysWithExpire::rememberIfVolatile, db -> { });
     }
 
     /**

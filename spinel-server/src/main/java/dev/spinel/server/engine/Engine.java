@@ -72,6 +72,7 @@ public final class Engine {
     private final KeyspaceEvents keyEvents;
     private final CommandEffects effects;
     private final EngineHooks hooks = new EngineHooks();
+    private final ReplicaKeysWithExpire replicaKeysWithExpire;
     /** Stripes held around a write command while it runs and is logged (one per event-loop thread). */
     private final ThreadLocal<StripeLocks> logLocks = ThreadLocal.withInitial(StripeLocks::new);
 
@@ -85,6 +86,7 @@ public final class Engine {
         this.script = script;
         this.scriptFlags = script instanceof ScriptFlags f ? f : ScriptFlags.NONE;
         this.keyspace = keyspace;
+        this.replicaKeysWithExpire = new ReplicaKeysWithExpire(keyspace);
         this.watches = new Watches(keyspace);
         this.commands = commands;
         this.outputLimits = new OutputLimits(config);
@@ -238,6 +240,12 @@ public final class Engine {
 
     public void replicaMode(boolean on) {
         replicaMode = on;
+        replicaKeysWithExpire.replica(on);
+    }
+
+    /** The keys clients of a writable replica gave a time to live, which the replica expires itself. */
+    public ReplicaKeysWithExpire replicaKeysWithExpire() {
+        return replicaKeysWithExpire;
     }
 
     /** DEBUG SET-DISABLE-DENY-SCRIPTS: whether scripts may call commands flagged noscript (Redis's own suites use it). */

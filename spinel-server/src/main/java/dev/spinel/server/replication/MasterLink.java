@@ -310,7 +310,9 @@ final class MasterLink {
         LoadDelay delay = new LoadDelay(replication.config());
         if (ReplicaRdbLoad.loadsAside(ks, replication.config().replDisklessLoad.value())) {
             InputStream payload = mark != null ? in.payloadUntilMark(mark) : in.payload(Long.parseLong(header.substring(1)));
-            return ReplicaRdbLoad.loadAside(payload, ks, replication.functions(), delay, () -> lastIo = System.currentTimeMillis());
+            int db = ReplicaRdbLoad.loadAside(payload, ks, replication.functions(), delay, () -> lastIo = System.currentTimeMillis());
+            engine.replicaKeysWithExpire().clear(); // the dataset they were in is gone, as Redis's swapMainDbWithTempDb
+            return db;
         }
         byte[] rdb;
         if (mark != null) {
@@ -321,6 +323,7 @@ final class MasterLink {
             in.readFully(rdb);
             Log.notice("MASTER <-> REPLICA sync: receiving " + rdb.length + " bytes from master to disk");
         }
+        engine.replicaKeysWithExpire().clear(); // as Redis's emptyData before the load
         return ReplicaRdbLoad.load(ks, replication.functions(), rdb, delay);
     }
 

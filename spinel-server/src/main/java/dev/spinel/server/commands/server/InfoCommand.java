@@ -270,7 +270,7 @@ final class InfoCommand {
         field(sb, "latest_fork_usec", 0);
         field(sb, "total_forks", 0);
         field(sb, "migrate_cached_sockets", server.migrateSockets().size());
-        field(sb, "slave_expires_tracked_keys", 0);
+        field(sb, "slave_expires_tracked_keys", e.replicaKeysWithExpire().size());
         field(sb, "active_defrag_hits", 0);
         field(sb, "active_defrag_misses", 0);
         field(sb, "active_defrag_key_hits", 0);
