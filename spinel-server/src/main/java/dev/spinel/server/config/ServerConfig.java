@@ -366,6 +366,11 @@ public final class ServerConfig {
         return p == eventLoopThreads || p == ioTransport || p == grpcPort || p == grpcBind || p == grpcMaxMessageSize;
     }
 
+    /** Parameters CONFIG SET refuses with -LOADING while a replica loads its master's dataset (Redis's DENY_LOADING_CONFIG). */
+    public boolean isDeniedWhileLoading(Param p) {
+        return p == appendonly || p == replDisklessLoad || p == dir;
+    }
+
     /** Parameters Redis 7.0 guards with enable-protected-configs (they can redirect file writes). */
     public boolean isProtected(Param p) {
         return p == dir || p == dbfilename;

@@ -3,6 +3,7 @@ package dev.spinel.server.durability;
 import dev.spinel.persistence.CollectionCodecs;
 import dev.spinel.persistence.ValueCodecs;
 import dev.spinel.protocol.Version;
+import dev.spinel.server.engine.DatasetLoading;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.scripting.FunctionError;
 import dev.spinel.server.scripting.FunctionLibraries;
@@ -513,9 +514,14 @@ public final class Persistence {
 
     /** The INFO {@code persistence} section body, Redis 7.0's fields in its order ({@code name:value\r\n}). */
     public void appendInfo(StringBuilder sb) {
+        appendInfo(sb, new DatasetLoading());
+    }
+
+    /** As {@link #appendInfo(StringBuilder)}, with a replica's load of its master's dataset (loading, async_loading). */
+    public void appendInfo(StringBuilder sb, DatasetLoading loading) {
         long start = bgsaveStartMillis;
-        line(sb, "loading", 0);
-        line(sb, "async_loading", 0);
+        line(sb, "loading", loading.blocking() ? 1 : 0);
+        line(sb, "async_loading", loading.async() ? 1 : 0);
         line(sb, "current_cow_peak", 0);
         line(sb, "current_cow_size", 0);
         line(sb, "current_cow_size_age", 0);

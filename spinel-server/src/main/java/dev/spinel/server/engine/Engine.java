@@ -73,6 +73,7 @@ public final class Engine {
     private final CommandEffects effects;
     private final EngineHooks hooks = new EngineHooks();
     private final ReplicaKeysWithExpire replicaKeysWithExpire;
+    private final DatasetLoading loading = new DatasetLoading();
     /** Stripes held around a write command while it runs and is logged (one per event-loop thread). */
     private final ThreadLocal<StripeLocks> logLocks = ThreadLocal.withInitial(StripeLocks::new);
 
@@ -241,6 +242,11 @@ public final class Engine {
     public void replicaMode(boolean on) {
         replicaMode = on;
         replicaKeysWithExpire.replica(on);
+    }
+
+    /** A replica's load of its master's dataset (INFO loading / async_loading, -LOADING). */
+    public DatasetLoading loading() {
+        return loading;
     }
 
     /** The keys clients of a writable replica gave a time to live, which the replica expires itself. */
@@ -427,6 +433,9 @@ public final class Engine {
             String refused = gate.refusal(session.isReplicationApplier(), cmd.has(CommandFlag.WRITE)
                     || DispatchRules.execHas(session, cmd, CommandFlag.WRITE) || declaresWrites(cmd, args),
                     !cmd.has(CommandFlag.STALE));
+            if (refused == null && !session.isReplicationApplier()) {
+                refused = loading.refusal(session, cmd); // a replica's load: one more volatile read, on replicas only
+            }
             if (refused != null) {
                 refusals.reject(session, cmd, refused);
                 applyReplyMode(session);

@@ -251,7 +251,7 @@ final class MasterLink {
             long offset = Long.parseLong(parts[2]);
             Log.notice("Full resync from master: " + newId + ":" + offset);
             syncInProgress = true;
-            int db = loadRdb(in);
+            int db = loadRdb(in, newId);
             syncInProgress = false;
             applyLock.lock();
             try {
@@ -296,7 +296,7 @@ final class MasterLink {
      * (newlines before it are the master's keepalives), and loads it; returns its repl-stream-db. As
      * Redis's replica, keys already past their expiry are kept (the master's DELs will come).
      */
-    private int loadRdb(StreamReader in) throws IOException {
+    private int loadRdb(StreamReader in, String newId) throws IOException {
         String header;
         do {
             header = in.line();
@@ -310,9 +310,8 @@ final class MasterLink {
         LoadDelay delay = new LoadDelay(replication.config());
         if (ReplicaRdbLoad.loadsAside(ks, replication.config().replDisklessLoad.value())) {
             InputStream payload = mark != null ? in.payloadUntilMark(mark) : in.payload(Long.parseLong(header.substring(1)));
-            int db = ReplicaRdbLoad.loadAside(payload, ks, replication.functions(), delay, () -> lastIo = System.currentTimeMillis());
-            engine.replicaKeysWithExpire().clear(); // the dataset they were in is gone, as Redis's swapMainDbWithTempDb
-            return db;
+            boolean async = replication.config().replDisklessLoad.value().equals("swapdb") && newId.equals(masterReplid);
+            return ReplicaRdbLoad.loadAside(engine, async, payload, replication.functions(), delay, () -> lastIo = System.currentTimeMillis());
         }
         byte[] rdb;
         if (mark != null) {
@@ -323,8 +322,7 @@ final class MasterLink {
             in.readFully(rdb);
             Log.notice("MASTER <-> REPLICA sync: receiving " + rdb.length + " bytes from master to disk");
         }
-        engine.replicaKeysWithExpire().clear(); // as Redis's emptyData before the load
-        return ReplicaRdbLoad.load(ks, replication.functions(), rdb, delay);
+        return ReplicaRdbLoad.load(engine, replication.functions(), rdb, delay);
     }
 
     /**

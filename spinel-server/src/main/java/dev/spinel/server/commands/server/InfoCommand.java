@@ -87,7 +87,7 @@ final class InfoCommand {
                 case "server" -> server(sb, engine);
                 case "clients" -> clients(sb, engine);
                 case "memory" -> memory(sb, engine);
-                case "persistence" -> server.persistence().appendInfo(sb.append("# Persistence\r\n"));
+                case "persistence" -> server.persistence().appendInfo(sb.append("# Persistence\r\n"), engine.loading());
                 case "stats" -> stats(sb, engine);
                 case "replication" -> replication(sb, engine);
                 case "cpu" -> cpu(sb);
