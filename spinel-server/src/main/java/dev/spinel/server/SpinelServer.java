@@ -15,6 +15,7 @@ import dev.spinel.server.migrate.MigrateSockets;
 import dev.spinel.server.net.IoTransport;
 import dev.spinel.server.net.RespServer;
 import dev.spinel.server.net.ServerTls;
+import dev.spinel.server.replication.ExpiredAtLoad;
 import dev.spinel.server.replication.Replication;
 import dev.spinel.server.scripting.Scripting;
 import dev.spinel.store.Keyspace;
@@ -117,7 +118,8 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
         Commands.registerAll(table, this);
         engine.acl().loadAtStartup(config.userDirectives(), config.aclfile.value(),
                 Path.of(config.dir.value()).resolve(config.aclfile.value()));
-        persistence.loadAtStartup(engine); // before accepting connections; a bad file stops the start
+        ExpiredAtLoad expiredAtLoad = new ExpiredAtLoad();
+        persistence.loadAtStartup(engine, expiredAtLoad); // before accepting connections; a bad file stops the start
         if (cluster != null) {
             cluster.installRouter(table); // after loading (the log's writes are not routed), before listening
         }
@@ -160,6 +162,7 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
             replication.restore(new Replication.RestoredHistory(aux.get("repl-id"), Long.parseLong(aux.get("repl-offset")),
                     Integer.parseInt(aux.getOrDefault("repl-stream-db", "0"))));
         }
+        expiredAtLoad.feed(replication); // the DELs of the keys the RDB had past their expiry, into the restored backlog
         persistence.replication(replication::saveInfo, replication::applyLock);
         replication.startFromConfig(); // the replicaof directive
         this.metrics = new MetricsEndpoint(engine, this::port, persistence::changesSinceLastSave, resp::loopThreads,

@@ -3,7 +3,6 @@ package dev.spinel.server.durability;
 import dev.spinel.persistence.CollectionCodecs;
 import dev.spinel.persistence.ValueCodecs;
 import dev.spinel.protocol.Version;
-import dev.spinel.server.engine.DatasetLoading;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.scripting.FunctionError;
 import dev.spinel.server.scripting.FunctionLibraries;
@@ -171,10 +170,11 @@ public final class Persistence {
 
     /**
      * Loads the dataset at start-up and opens the append-only log when {@code appendonly yes}: the AOF
-     * when it exists and is enabled, otherwise {@code dir/dbfilename}. Throws {@link RdbException}
-     * (the message says which file, what and where) when a file exists but cannot be loaded.
+     * when it exists and is enabled, otherwise {@code dir/dbfilename} ({@code expired} gets the keys it skips as
+     * already expired). Throws {@link RdbException} (the message says which file, what and where) when a file
+     * exists but cannot be loaded.
      */
-    public void loadAtStartup(Engine engine) {
+    public void loadAtStartup(Engine engine, KeyspaceLoader.ExpiredKeys expired) {
         this.offlineRewriter = new Aof(config, engine, functions);
         config.appendonly.listen(on -> appendonlyChanged(engine, on));
         engine.hooks().diskError(this::writeRefusal);
@@ -185,7 +185,7 @@ public final class Persistence {
                     a.load();
                     dirtyAtLastSave = stats.dirty.sum();
                 } else {
-                    loadRdb();
+                    loadRdb(expired);
                 }
                 a.open();
             } catch (IOException e) {
@@ -194,7 +194,7 @@ public final class Persistence {
             aof = a;
             return;
         }
-        loadRdb();
+        loadRdb(expired);
     }
 
     private static final String MISCONF_RDB = "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk. "
@@ -245,8 +245,8 @@ public final class Persistence {
     }
 
     /** Loads {@code dir/dbfilename} if it exists. Throws {@link RdbException} when it exists but is bad. */
-    private void loadRdb() {
-        KeyspaceLoader loaded = loads.loadRdb();
+    private void loadRdb(KeyspaceLoader.ExpiredKeys expired) {
+        KeyspaceLoader loaded = loads.loadRdb(expired);
         if (loaded != null) {
             loadedAux = Map.copyOf(loaded.aux());
             lastLoadKeysLoaded = loaded.loaded();
@@ -512,16 +512,9 @@ public final class Persistence {
 
     // ---------------------------------------------------------------- INFO
 
-    /** The INFO {@code persistence} section body, Redis 7.0's fields in its order ({@code name:value\r\n}). */
+    /** The INFO {@code persistence} section body after {@code loading}/{@code async_loading}, Redis 7.0's fields in its order. */
     public void appendInfo(StringBuilder sb) {
-        appendInfo(sb, new DatasetLoading());
-    }
-
-    /** As {@link #appendInfo(StringBuilder)}, with a replica's load of its master's dataset (loading, async_loading). */
-    public void appendInfo(StringBuilder sb, DatasetLoading loading) {
         long start = bgsaveStartMillis;
-        line(sb, "loading", loading.blocking() ? 1 : 0);
-        line(sb, "async_loading", loading.async() ? 1 : 0);
         line(sb, "current_cow_peak", 0);
         line(sb, "current_cow_size", 0);
         line(sb, "current_cow_size_age", 0);

@@ -36,7 +36,7 @@ final class CommandEffects {
     private final LatencyMonitor latency;
     private final Monitors monitors;
     private final EngineHooks hooks;
-    private final ReplicaKeysWithExpire replicaKeysWithExpire;
+    private final ReplicaRole replicaRole;
 
     CommandEffects(Engine engine) {
         this.config = engine.config();
@@ -50,7 +50,7 @@ final class CommandEffects {
         this.latency = engine.latency();
         this.monitors = engine.monitors();
         this.hooks = engine.hooks();
-        this.replicaKeysWithExpire = engine.replicaKeysWithExpire();
+        this.replicaRole = engine.replicaRole();
     }
 
     /** After a command that wrote: client-side caches of its keys are invalidated, other front ends told. */
@@ -61,7 +61,7 @@ final class CommandEffects {
         if (observing()) {
             notifyObserver(session, cmd, args);
         }
-        if (replicaKeysWithExpire.replica()) { // one volatile read per write on a master
+        if (replicaRole.active()) { // one volatile read per write on a master
             rememberReplicaKeysWithExpire(session, cmd, args);
         }
     }
@@ -75,7 +75,7 @@ final class CommandEffects {
         if (client.isReplicationApplier() || config.replicaReadOnly.value()) {
             return;
         }
-        ChangedKeys.visit(session, cmd, args, replicaKeysWithExpire::rememberIfVolatile, db -> { });
+        ChangedKeys.visit(session, cmd, args, replicaRole.keysWithExpire()::rememberIfVolatile, db -> { });
     }
 
     /**

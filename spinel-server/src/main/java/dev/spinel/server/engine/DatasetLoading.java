@@ -18,11 +18,9 @@ public final class DatasetLoading {
     private static final int ASYNC = 2;
 
     private volatile int state = NONE;
-    private volatile long startSeconds;
 
     /** A load starts: {@code async} serves the old dataset meanwhile. */
     public void begin(boolean async) {
-        startSeconds = System.currentTimeMillis() / 1000;
         state = async ? ASYNC : BLOCKING;
     }
 
@@ -46,9 +44,11 @@ public final class DatasetLoading {
         return state != NONE;
     }
 
-    /** When the current load started, Unix seconds (INFO's {@code loading_start_time}). */
-    public long startSeconds() {
-        return startSeconds;
+    /** INFO persistence's first fields, {@code loading} and {@code async_loading}; returns {@code sb}. */
+    public StringBuilder appendInfo(StringBuilder sb) {
+        int s = state;
+        return sb.append("loading:").append(s == BLOCKING ? 1 : 0).append("\r\nasync_loading:").append(s == ASYNC ? 1 : 0)
+                .append("\r\n");
     }
 
     /**

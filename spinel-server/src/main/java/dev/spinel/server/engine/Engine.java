@@ -72,8 +72,7 @@ public final class Engine {
     private final KeyspaceEvents keyEvents;
     private final CommandEffects effects;
     private final EngineHooks hooks = new EngineHooks();
-    private final ReplicaKeysWithExpire replicaKeysWithExpire;
-    private final DatasetLoading loading = new DatasetLoading();
+    private final ReplicaRole replicaRole;
     /** Stripes held around a write command while it runs and is logged (one per event-loop thread). */
     private final ThreadLocal<StripeLocks> logLocks = ThreadLocal.withInitial(StripeLocks::new);
 
@@ -87,7 +86,7 @@ public final class Engine {
         this.script = script;
         this.scriptFlags = script instanceof ScriptFlags f ? f : ScriptFlags.NONE;
         this.keyspace = keyspace;
-        this.replicaKeysWithExpire = new ReplicaKeysWithExpire(keyspace);
+        this.replicaRole = new ReplicaRole(keyspace);
         this.watches = new Watches(keyspace);
         this.commands = commands;
         this.outputLimits = new OutputLimits(config);
@@ -232,26 +231,9 @@ public final class Engine {
         return activeExpire;
     }
 
-    /** True while this server replicates a master: it does not expire keys itself (the master's DELs do). */
-    private volatile boolean replicaMode;
-
-    public boolean replicaMode() {
-        return replicaMode;
-    }
-
-    public void replicaMode(boolean on) {
-        replicaMode = on;
-        replicaKeysWithExpire.replica(on);
-    }
-
-    /** A replica's load of its master's dataset (INFO loading / async_loading, -LOADING). */
-    public DatasetLoading loading() {
-        return loading;
-    }
-
-    /** The keys clients of a writable replica gave a time to live, which the replica expires itself. */
-    public ReplicaKeysWithExpire replicaKeysWithExpire() {
-        return replicaKeysWithExpire;
+    /** Whether this server replicates a master, and what that changes (expiry, loading). */
+    public ReplicaRole replicaRole() {
+        return replicaRole;
     }
 
     /** DEBUG SET-DISABLE-DENY-SCRIPTS: whether scripts may call commands flagged noscript (Redis's own suites use it). */
@@ -434,7 +416,7 @@ public final class Engine {
                     || DispatchRules.execHas(session, cmd, CommandFlag.WRITE) || declaresWrites(cmd, args),
                     !cmd.has(CommandFlag.STALE));
             if (refused == null && !session.isReplicationApplier()) {
-                refused = loading.refusal(session, cmd); // a replica's load: one more volatile read, on replicas only
+                refused = replicaRole.loading().refusal(session, cmd); // one more volatile read, on replicas only
             }
             if (refused != null) {
                 refusals.reject(session, cmd, refused);

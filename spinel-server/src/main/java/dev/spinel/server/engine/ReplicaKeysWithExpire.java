@@ -31,20 +31,9 @@ public final class ReplicaKeysWithExpire {
     private final Keyspace keyspace;
     /** Key name → databases; visited in order, a key still alive moves to the end (round robin). */
     private final LinkedHashMap<ByteKey, Long> keys = new LinkedHashMap<>();
-    /** Whether the server replicates a master: only then do client writes get recorded (one volatile read per write). */
-    private volatile boolean replica;
 
     ReplicaKeysWithExpire(Keyspace keyspace) {
         this.keyspace = keyspace;
-    }
-
-    /** Set while the server is a replica (the engine's replica mode). */
-    void replica(boolean on) {
-        replica = on;
-    }
-
-    boolean replica() {
-        return replica;
     }
 
     /**

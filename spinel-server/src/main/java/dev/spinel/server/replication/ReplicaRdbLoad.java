@@ -69,12 +69,12 @@ final class ReplicaRdbLoad {
      * {@code -LOADING} meanwhile (INFO loading:1), as from Redis's replica loading its received file.
      */
     static int load(Engine engine, FunctionLibraries functions, byte[] rdb, LoadDelay delay) throws IOException {
-        engine.replicaKeysWithExpire().clear(); // as Redis's emptyData before the load
-        engine.loading().begin(false);
+        engine.replicaRole().keysWithExpire().clear(); // as Redis's emptyData before the load
+        engine.replicaRole().loading().begin(false);
         try {
             return load(engine.keyspace(), functions, rdb, delay);
         } finally {
-            engine.loading().end();
+            engine.replicaRole().loading().end();
         }
     }
 
@@ -112,13 +112,13 @@ final class ReplicaRdbLoad {
      */
     static int loadAside(Engine engine, boolean async, InputStream payload, FunctionLibraries functions, LoadDelay delay,
             Runnable reading) throws IOException {
-        engine.loading().begin(async);
+        engine.replicaRole().loading().begin(async);
         try {
             int db = loadAside(payload, engine.keyspace(), functions, delay, reading);
-            engine.replicaKeysWithExpire().clear(); // the dataset they were in is gone, as Redis's swapMainDbWithTempDb
+            engine.replicaRole().keysWithExpire().clear(); // the dataset they were in is gone, as Redis's swapMainDbWithTempDb
             return db;
         } finally {
-            engine.loading().end();
+            engine.replicaRole().loading().end();
         }
     }
 

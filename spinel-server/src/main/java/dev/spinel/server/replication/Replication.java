@@ -405,7 +405,7 @@ public final class Replication {
         MasterLink ml = new MasterLink(this, host, port, continueId, continueFrom, db);
         masterLink = ml;
         refusals.install(engine);
-        engine.replicaMode(true);
+        engine.replicaRole().active(true);
         engine.keyspace().lazyExpiry(false);
         ml.start();
         Log.notice("Connecting to MASTER " + host + ":" + port);
@@ -434,7 +434,7 @@ public final class Replication {
         }
         old.close();
         masterLink = null;
-        engine.replicaMode(false);
+        engine.replicaRole().active(false);
         engine.keyspace().lazyExpiry(true);
         replid2 = replid;
         secondOffset = offset() + 1;
@@ -581,7 +581,7 @@ public final class Replication {
         replid2 = h.id;
         secondOffset = h.offset + 1;
         idleOffset = h.offset;
-        noReplicasSince = System.currentTimeMillis();
+        lastPing = noReplicasSince = System.currentTimeMillis(); // the first PING a period after the restart, as Redis
         ReplicationStream st = newStream(h.offset);
         stream = st;
         feedFromEngine(st);

@@ -89,7 +89,7 @@ final class DatabaseCommands {
                 s.engine().watches().touchPresent(i, ks.db(i), null);
             }
         }, removed -> {
-            s.engine().replicaKeysWithExpire().clear(); // as Redis's emptyData
+            s.engine().replicaRole().keysWithExpire().clear(); // as Redis's emptyData
             s.dirty(removed + 1);
             if (async) {
                 s.engine().stats().lazyfreedObjects.add(removed);

@@ -93,7 +93,7 @@ public final class ConfigCommands {
         }
         ServerConfig config = s.engine().config();
         int n = (a.count() - 2) / 2;
-        if (s.engine().loading().any()) {
+        if (s.engine().replicaRole().loading().any()) {
             for (int i = 0; i < n; i++) {
                 Param p = config.param(a.string(2 + 2 * i));
                 if (p != null && config.isDeniedWhileLoading(p)) {

@@ -87,7 +87,7 @@ final class InfoCommand {
                 case "server" -> server(sb, engine);
                 case "clients" -> clients(sb, engine);
                 case "memory" -> memory(sb, engine);
-                case "persistence" -> server.persistence().appendInfo(sb.append("# Persistence\r\n"), engine.loading());
+                case "persistence" -> server.persistence().appendInfo(engine.replicaRole().loading().appendInfo(sb.append("# Persistence\r\n")));
                 case "stats" -> stats(sb, engine);
                 case "replication" -> replication(sb, engine);
                 case "cpu" -> cpu(sb);
@@ -270,7 +270,7 @@ final class InfoCommand {
         field(sb, "latest_fork_usec", 0);
         field(sb, "total_forks", 0);
         field(sb, "migrate_cached_sockets", server.migrateSockets().size());
-        field(sb, "slave_expires_tracked_keys", e.replicaKeysWithExpire().size());
+        field(sb, "slave_expires_tracked_keys", e.replicaRole().keysWithExpire().size());
         field(sb, "active_defrag_hits", 0);
         field(sb, "active_defrag_misses", 0);
         field(sb, "active_defrag_key_hits", 0);
