@@ -9,6 +9,7 @@ import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.durability.Persistence;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Engine;
+import dev.spinel.server.engine.Session;
 import dev.spinel.server.log.Log;
 import dev.spinel.server.metrics.MetricsEndpoint;
 import dev.spinel.server.migrate.MigrateSockets;
@@ -17,6 +18,7 @@ import dev.spinel.server.net.RespServer;
 import dev.spinel.server.net.ServerTls;
 import dev.spinel.server.replication.ExpiredAtLoad;
 import dev.spinel.server.replication.Replication;
+import dev.spinel.server.replication.ReplicationMemory;
 import dev.spinel.server.scripting.Scripting;
 import dev.spinel.store.Keyspace;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -109,7 +111,9 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
         this.persistence = new Persistence(config, keyspace, engine.stats(), scripting.functions());
         this.replication = new Replication(engine, config, scripting.functions());
         engine.memory().scripts(() -> scripting.cache().memory() + scripting.functions().codeBytes());
-        engine.memory().replicationBacklog(replication::backlogMemory);
+        ReplicationMemory replicationMemory = new ReplicationMemory(replication);
+        engine.memory().replication(replicationMemory::backlog, replicationMemory::replicaOutputs,
+                c -> c instanceof Session s && engine.hooks().isReplicaClient(s));
         try {
             this.cluster = config.clusterEnabled.value() ? ClusterMode.create(config, engine, replication) : null;
         } catch (IOException e) {

@@ -345,12 +345,6 @@ public final class Replication {
         return handshake.syncPartialErr.sum();
     }
 
-    /** Backlog memory for INFO memory's mem_replication_backlog. */
-    public long backlogMemory() {
-        ReplicationStream st = stream;
-        return st != null ? st.capacity() : 0;
-    }
-
     // ---- replica side (MasterLink) ----
 
     MasterLink masterLink() {

@@ -219,9 +219,11 @@ final class InfoCommand {
         field(sb, "mem_fragmentation_ratio", String.format(Locale.ROOT, "%.2f", used == 0 ? 0.0 : rss / (double) used));
         field(sb, "mem_fragmentation_bytes", rss - used);
         field(sb, "mem_not_counted_for_evict", 0);
-        field(sb, "mem_replication_backlog", m.replicationBacklog());
-        field(sb, "mem_total_replication_buffers", 0);
-        field(sb, "mem_clients_slaves", 0);
+        long backlog = m.replicationBacklog();
+        long replicaOutputs = m.replicaOutputs();
+        field(sb, "mem_replication_backlog", backlog);
+        field(sb, "mem_total_replication_buffers", backlog + replicaOutputs);
+        field(sb, "mem_clients_slaves", replicaOutputs);
         field(sb, "mem_clients_normal", m.clients());
         field(sb, "mem_cluster_links", 0);
         field(sb, "mem_aof_buffer", 0);
