@@ -13,7 +13,8 @@
 #   UNIT_TIMEOUT seconds per unit (default 1800)
 # The checkout is built (mvn package of spinel-grpc) and its bin/ and spinel-grpc/target/ copied into
 # SUITE_DIR/spinel, so editing the checkout during a run does not change the servers the run starts.
-# The wrapper drops the directives Spinel refuses (unixsocket, unixsocketperm: Spinel listens on TCP only),
+# The wrapper drops the directives Spinel refuses (unixsocket, unixsocketperm: Spinel listens on TCP only) from the
+# config file in place (so that CONFIG REWRITE changes the file a restart_server uses, as with redis-server),
 # logging each on the server's stderr (src/redis-benchmark and src/redis-cli become wrappers that turn the suite's
 # -s <unix socket> into that server's TCP port), and prints the " PID: <pid>" line the suite waits for (a line of
 # Redis's logo) once Spinel answers PING: the suite gives a server 5 s after that line, less than a JVM
@@ -45,8 +46,12 @@ cat > "$suite/src/redis-server" <<WRAPPER
 # Written by tools/redis-tcl-spawned.sh: Spinel in place of redis-server for Redis's Tcl suite.
 drop='^(unixsocket|unixsocketperm)\$'
 args=("\$@")
+sock=
 if [ \$# -ge 1 ] && [ -f "\$1" ]; then
-  conf="\$1.spinel"
+  # the unix socket the suite asked for: its TCP port, for the redis-benchmark / redis-cli wrappers (-s <path>)
+  sock=\$(awk 'tolower(\$1)=="unixsocket"{p=\$2} END{print p}' "\$1")
+  # filtered in place, so that CONFIG REWRITE writes the file the suite restarts the server with
+  conf="\$1.spinel-tmp"
   while IFS= read -r line; do
     d=\$(printf '%s' "\$line" | awk '{print tolower(\$1)}')
     if [[ "\$d" =~ \$drop ]]; then
@@ -55,12 +60,10 @@ if [ \$# -ge 1 ] && [ -f "\$1" ]; then
       printf '%s\n' "\$line"
     fi
   done < "\$1" > "\$conf"
-  args=("\$conf" "\${@:2}")
+  mv "\$conf" "\$1"
 fi
 port=\$(awk 'tolower(\$1)=="port"{p=\$2} END{print p}' "\${args[0]}" 2>/dev/null)
 for ((i = 1; i < \${#args[@]}; i++)); do [ "\${args[\$i]}" = "--port" ] && port=\${args[\$((i+1))]}; done
-# the unix socket the suite asked for: its TCP port, for the redis-benchmark / redis-cli wrappers (-s <path>)
-sock=\$(awk 'tolower(\$1)=="unixsocket"{p=\$2} END{print p}' "\$1" 2>/dev/null)
 [ -n "\$sock" ] && [ -n "\$port" ] && echo "\$port" > "\$sock.spinel-port"
 pid=\$\$
 (
