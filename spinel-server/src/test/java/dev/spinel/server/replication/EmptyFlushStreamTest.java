@@ -1,0 +1,75 @@
+package dev.spinel.server.replication;
+
+import dev.spinel.server.SpinelServer;
+import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.testing.RawClient;
+import dev.spinel.server.testing.RedisServerProcess;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.InputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * FLUSHDB and FLUSHALL reach the replication stream even when there is nothing to flush, as Redis 7.0's
+ * (forceCommandPropagation; replication.tcl "FLUSHDB / FLUSHALL should replicate"): the bytes a replica of a
+ * redis-server master and of a Spinel master receive, compared.
+ */
+class EmptyFlushStreamTest {
+    private static String stream(int port) throws Exception {
+        try (RawClient c = new RawClient(port); Socket s = new Socket("127.0.0.1", port)) {
+            s.setSoTimeout(10_000);
+            InputStream in = s.getInputStream();
+            s.getOutputStream().write("PSYNC ? -1\r\n".getBytes(StandardCharsets.US_ASCII));
+            s.getOutputStream().flush();
+            String full = line(in);
+            assertTrue(full.startsWith("+FULLRESYNC"), full);
+            String len;
+            do {
+                len = line(in); // newlines before the payload are the master's keepalives
+            } while (len.isEmpty());
+            new DataInputStream(in).readNBytes(Integer.parseInt(len.substring(1)));
+            c.callString("SELECT", "2");
+            c.callString("FLUSHDB");
+            c.callString("FLUSHDB");
+            c.callString("FLUSHALL");
+            c.callString("SET", "k", "v");
+            ByteArrayOutputStream got = new ByteArrayOutputStream();
+            String end = "$1\r\nk\r\n$1\r\nv\r\n";
+            while (!got.toString(StandardCharsets.ISO_8859_1).endsWith(end)) {
+                int b = in.read();
+                assertTrue(b >= 0, "closed after " + got);
+                got.write(b);
+            }
+            return got.toString(StandardCharsets.ISO_8859_1);
+        }
+    }
+
+    private static String line(InputStream in) throws Exception {
+        StringBuilder sb = new StringBuilder();
+        int c;
+        while ((c = in.read()) != '\n') {
+            assertTrue(c >= 0, "closed after " + sb);
+            if (c != '\r') {
+                sb.append((char) c);
+            }
+        }
+        return sb.toString();
+    }
+
+    @Test
+    void emptyFlushesAreReplicated() throws Exception {
+        try (RedisServerProcess redis = RedisServerProcess.start("--repl-diskless-sync", "no", "--repl-ping-replica-period", "60");
+             SpinelServer spinel = SpinelServer.start(ServerConfig.defaults().with("port", "0").with("repl-diskless-sync", "no")
+                     .with("repl-ping-replica-period", "60"))) {
+            String expected = stream(redis.port());
+            assertTrue(expected.contains("FLUSHDB") || expected.contains("flushdb"), expected);
+            assertEquals(expected.toLowerCase(), stream(spinel.port()).toLowerCase());
+        }
+    }
+}
