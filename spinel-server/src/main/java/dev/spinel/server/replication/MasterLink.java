@@ -16,6 +16,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -146,8 +147,9 @@ final class MasterLink {
             try {
                 session();
             } catch (IOException | RuntimeException e) {
-                if (!closed) {
-                    Log.warning("Replication link with MASTER " + host + ":" + port + " lost: " + e.getMessage());
+                if (!closed) { // Redis's words for a master silent during the connection or the handshake
+                    Log.warning(e instanceof SocketTimeoutException && (state.equals("connecting") || state.equals("handshake"))
+                            ? "Timeout connecting to the MASTER..." : "Replication link with MASTER " + host + ":" + port + " lost: " + e.getMessage());
                 }
             } finally {
                 Socket s = socket;
