@@ -16,12 +16,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * FLUSHDB and FLUSHALL reach the replication stream even when there is nothing to flush, as Redis 7.0's
- * (forceCommandPropagation; replication.tcl "FLUSHDB / FLUSHALL should replicate"): the bytes a replica of a
- * redis-server master and of a Spinel master receive, compared.
+ * What a replica receives for commands Redis 7.0 propagates in a form of their own, the bytes from a redis-server
+ * master and from a Spinel master compared: FLUSHDB and FLUSHALL even when there is nothing to flush
+ * (forceCommandPropagation; replication.tcl "FLUSHDB / FLUSHALL should replicate"), GETSET as SET ("GETSET
+ * replication").
  */
 class EmptyFlushStreamTest {
-    private static String stream(int port) throws Exception {
+    private static String stream(int port, String[]... commands) throws Exception {
         try (RawClient c = new RawClient(port); Socket s = new Socket("127.0.0.1", port)) {
             s.setSoTimeout(10_000);
             InputStream in = s.getInputStream();
@@ -34,10 +35,9 @@ class EmptyFlushStreamTest {
                 len = line(in); // newlines before the payload are the master's keepalives
             } while (len.isEmpty());
             new DataInputStream(in).readNBytes(Integer.parseInt(len.substring(1)));
-            c.callString("SELECT", "2");
-            c.callString("FLUSHDB");
-            c.callString("FLUSHDB");
-            c.callString("FLUSHALL");
+            for (String[] cmd : commands) {
+                c.callString(cmd);
+            }
             c.callString("SET", "k", "v");
             ByteArrayOutputStream got = new ByteArrayOutputStream();
             String end = "$1\r\nk\r\n$1\r\nv\r\n";
@@ -67,9 +67,22 @@ class EmptyFlushStreamTest {
         try (RedisServerProcess redis = RedisServerProcess.start("--repl-diskless-sync", "no", "--repl-ping-replica-period", "60");
              SpinelServer spinel = SpinelServer.start(ServerConfig.defaults().with("port", "0").with("repl-diskless-sync", "no")
                      .with("repl-ping-replica-period", "60"))) {
-            String expected = stream(redis.port());
+            String[][] flushes = {{"SELECT", "2"}, {"FLUSHDB"}, {"FLUSHDB"}, {"FLUSHALL"}};
+            String expected = stream(redis.port(), flushes);
             assertTrue(expected.contains("FLUSHDB") || expected.contains("flushdb"), expected);
-            assertEquals(expected.toLowerCase(), stream(spinel.port()).toLowerCase());
+            assertEquals(expected.toLowerCase(), stream(spinel.port(), flushes).toLowerCase());
+        }
+    }
+
+    @Test
+    void getsetIsReplicatedAsSet() throws Exception {
+        try (RedisServerProcess redis = RedisServerProcess.start("--repl-diskless-sync", "no", "--repl-ping-replica-period", "60");
+             SpinelServer spinel = SpinelServer.start(ServerConfig.defaults().with("port", "0").with("repl-diskless-sync", "no")
+                     .with("repl-ping-replica-period", "60"))) {
+            String[][] writes = {{"SET", "g", "foo"}, {"GETSET", "g", "bar"}, {"SET", "g", "vaz", "GET"}};
+            String expected = stream(redis.port(), writes);
+            assertTrue(!expected.toLowerCase().contains("getset"), expected);
+            assertEquals(expected.toLowerCase(), stream(spinel.port(), writes).toLowerCase());
         }
     }
 }
