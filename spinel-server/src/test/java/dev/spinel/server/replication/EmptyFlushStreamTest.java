@@ -11,6 +11,7 @@ import java.io.DataInputStream;
 import java.io.InputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -19,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * What a replica receives for commands Redis 7.0 propagates in a form of their own, the bytes from a redis-server
  * master and from a Spinel master compared: FLUSHDB and FLUSHALL even when there is nothing to flush
  * (forceCommandPropagation; replication.tcl "FLUSHDB / FLUSHALL should replicate"), GETSET as SET ("GETSET
- * replication").
+ * replication"), BRPOPLPUSH as RPOPLPUSH whether it was served at once or after blocking ("BRPOPLPUSH replication").
  */
 class EmptyFlushStreamTest {
     private static String stream(int port, String[]... commands) throws Exception {
@@ -71,6 +72,29 @@ class EmptyFlushStreamTest {
             String expected = stream(redis.port(), flushes);
             assertTrue(expected.contains("FLUSHDB") || expected.contains("flushdb"), expected);
             assertEquals(expected.toLowerCase(), stream(spinel.port(), flushes).toLowerCase());
+        }
+    }
+
+    @Test
+    void brpoplpushIsReplicatedAsRpoplpush() throws Exception {
+        try (RedisServerProcess redis = RedisServerProcess.start("--repl-diskless-sync", "no", "--repl-ping-replica-period", "60");
+             SpinelServer spinel = SpinelServer.start(ServerConfig.defaults().with("port", "0").with("repl-diskless-sync", "no")
+                     .with("repl-ping-replica-period", "60"))) {
+            String expected = null;
+            for (int port : new int[] {redis.port(), spinel.port()}) {
+                try (RawClient blocked = new RawClient(port)) {
+                    blocked.send(List.of("BRPOPLPUSH".getBytes(), "a".getBytes(), "b".getBytes(), "5".getBytes()));
+                    Thread.sleep(300); // blocked on the empty list: served by the LPUSH below
+                    String got = stream(port, new String[] {"LPUSH", "a", "foo"}, new String[] {"RPUSH", "c", "1"},
+                            new String[] {"BRPOPLPUSH", "c", "d", "1"});
+                    if (expected == null) {
+                        expected = got;
+                        assertTrue(expected.toLowerCase().contains("rpoplpush"), expected);
+                    } else {
+                        assertEquals(expected.toLowerCase(), got.toLowerCase());
+                    }
+                }
+            }
         }
     }
 
