@@ -8,6 +8,7 @@ import dev.spinel.server.engine.clients.SlowLog;
 import dev.spinel.server.engine.ports.KeyObserver;
 import dev.spinel.server.engine.tracking.Tracking;
 import dev.spinel.server.engine.tracking.TrackingState;
+import dev.spinel.server.engine.replica.ReplicaRole;
 import dev.spinel.server.stats.LatencyMonitor;
 import dev.spinel.server.stats.ServerStats;
 import dev.spinel.store.Keyspace;

@@ -19,6 +19,7 @@ import dev.spinel.server.engine.ports.ReplicationGate;
 import dev.spinel.server.engine.ports.ScriptFlags;
 import dev.spinel.server.engine.pubsub.PubSub;
 import dev.spinel.server.engine.tracking.Tracking;
+import dev.spinel.server.engine.replica.ReplicaRole;
 import dev.spinel.server.errors.Errors;
 import dev.spinel.server.errors.RedisError;
 import dev.spinel.server.stats.LatencyMonitor;
@@ -416,7 +417,7 @@ public final class Engine {
                     || DispatchRules.execHas(session, cmd, CommandFlag.WRITE) || declaresWrites(cmd, args),
                     !cmd.has(CommandFlag.STALE));
             if (refused == null && !session.isReplicationApplier()) {
-                refused = replicaRole.loading().refusal(session, cmd); // one more volatile read, on replicas only
+                refused = DispatchRules.loadingRefusal(replicaRole.loading(), session, cmd); // one volatile read, on replicas only
             }
             if (refused != null) {
                 refusals.reject(session, cmd, refused);

@@ -10,7 +10,7 @@ import dev.spinel.server.config.Param;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.engine.Command;
 import dev.spinel.server.engine.CommandTable;
-import dev.spinel.server.engine.DatasetLoading;
+import dev.spinel.server.engine.replica.DatasetLoading;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.errors.Errors;
 import dev.spinel.server.errors.RedisError;

@@ -1,4 +1,4 @@
-package dev.spinel.server.engine;
+package dev.spinel.server.engine.replica;
 
 import dev.spinel.store.ByteKey;
 import dev.spinel.store.Database;
@@ -40,7 +40,7 @@ public final class ReplicaKeysWithExpire {
      * Records {@code key} of database {@code db}, written by a client's command, if it now has a time to live
      * (Redis's setExpire by a client other than the master, on a writable replica).
      */
-    void rememberIfVolatile(int db, byte[] key) {
+    public void rememberIfVolatile(int db, byte[] key) {
         if (db > 63) {
             return; // as Redis: the bit mask has 64 databases
         }

@@ -1,4 +1,4 @@
-package dev.spinel.server.engine;
+package dev.spinel.server.engine.replica;
 
 import dev.spinel.store.Keyspace;
 
@@ -15,7 +15,7 @@ public final class ReplicaRole {
     private final DatasetLoading loading = new DatasetLoading();
     private final ReplicaKeysWithExpire keysWithExpire;
 
-    ReplicaRole(Keyspace keyspace) {
+    public ReplicaRole(Keyspace keyspace) {
         this.keysWithExpire = new ReplicaKeysWithExpire(keyspace);
     }
 

@@ -1,4 +1,4 @@
-package dev.spinel.server.engine;
+package dev.spinel.server.engine.replica;
 
 /**
  * Whether a replica is loading its master's dataset, as Redis's {@code server.loading} and
@@ -49,22 +49,5 @@ public final class DatasetLoading {
         int s = state;
         return sb.append("loading:").append(s == BLOCKING ? 1 : 0).append("\r\nasync_loading:").append(s == ASYNC ? 1 : 0)
                 .append("\r\n");
-    }
-
-    /**
-     * The refusal of a client's command during a load, or null: a blocking load refuses what lacks Redis's
-     * {@code loading} flag (for EXEC: any queued command that lacks it), an async one what has
-     * {@code no_async_loading} (for EXEC: any queued command that has it), as Redis's processCommand.
-     */
-    String refusal(Session session, Command cmd) {
-        int s = state;
-        if (s == NONE) {
-            return null;
-        }
-        Transaction tx = cmd.exec ? session.transaction() : null;
-        if (s == BLOCKING) {
-            return !cmd.has(CommandFlag.LOADING) || (tx != null && tx.anyLacks(CommandFlag.LOADING)) ? LOADING : null;
-        }
-        return cmd.has(CommandFlag.NO_ASYNC_LOADING) || (tx != null && tx.anyHas(CommandFlag.NO_ASYNC_LOADING)) ? LOADING : null;
     }
 }
