@@ -14,8 +14,10 @@
 #   UNIT_TIMEOUT seconds per unit (default 1800)
 # The checkout is built (mvn package of spinel-grpc) and its bin/ and spinel-grpc/target/ copied into
 # SUITE_DIR/spinel, so editing the checkout during a run does not change the servers the run starts.
-# The wrapper drops the directives Spinel refuses (unixsocket, unixsocketperm: Spinel listens on TCP only),
-# logging each on the server's stderr, and prints the " PID: <pid>" line the suite waits for (a line of
+# The wrapper drops the directives Spinel refuses (unixsocket, unixsocketperm: Spinel listens on TCP only) from the
+# config file in place (so that CONFIG REWRITE changes the file a restart_server uses, as with redis-server),
+# logging each on the server's stderr (src/redis-benchmark and src/redis-cli become wrappers that turn the suite's
+# -s <unix socket> into that server's TCP port), and prints the " PID: <pid>" line the suite waits for (a line of
 # Redis's logo) once Spinel answers PING: the suite gives a server 5 s after that line, less than a JVM
 # needs on a loaded machine.
 set -uo pipefail
@@ -45,8 +47,12 @@ cat > "$suite/src/redis-server" <<WRAPPER
 # Written by tools/redis-tcl-spawned.sh: Spinel in place of redis-server for Redis's Tcl suite.
 drop='^(unixsocket|unixsocketperm)\$'
 args=("\$@")
+sock=
 if [ \$# -ge 1 ] && [ -f "\$1" ]; then
-  conf="\$1.spinel"
+  # the unix socket the suite asked for: its TCP port, for the redis-benchmark / redis-cli wrappers (-s <path>)
+  sock=\$(awk 'tolower(\$1)=="unixsocket"{p=\$2} END{print p}' "\$1")
+  # filtered in place, so that CONFIG REWRITE writes the file the suite restarts the server with
+  conf="\$1.spinel-tmp"
   while IFS= read -r line; do
     d=\$(printf '%s' "\$line" | awk '{print tolower(\$1)}')
     if [[ "\$d" =~ \$drop ]]; then
@@ -55,10 +61,11 @@ if [ \$# -ge 1 ] && [ -f "\$1" ]; then
       printf '%s\n' "\$line"
     fi
   done < "\$1" > "\$conf"
-  args=("\$conf" "\${@:2}")
+  mv "\$conf" "\$1"
 fi
 port=\$(awk 'tolower(\$1)=="port"{p=\$2} END{print p}' "\${args[0]}" 2>/dev/null)
 for ((i = 1; i < \${#args[@]}; i++)); do [ "\${args[\$i]}" = "--port" ] && port=\${args[\$((i+1))]}; done
+[ -n "\$sock" ] && [ -n "\$port" ] && echo "\$port" > "\$sock.spinel-port"
 pid=\$\$
 (
   out=\$(readlink /proc/\$BASHPID/fd/1)
@@ -75,6 +82,26 @@ pid=\$\$
 exec "$suite/spinel/bin/spinel-server" "\${args[@]}" --grpc-port 0
 WRAPPER
 chmod +x "$suite/src/redis-server"
+
+# redis-benchmark and redis-cli: -s <unix socket> becomes -h 127.0.0.1 -p <the port the wrapper above recorded>
+for tool in redis-benchmark redis-cli; do
+  [ -f "$suite/src/$tool.real" ] || { [ -f "$suite/src/$tool" ] && mv "$suite/src/$tool" "$suite/src/$tool.real"; } \
+    || cp "$(command -v $tool)" "$suite/src/$tool.real"
+  cat > "$suite/src/$tool" <<TOOL
+#!/usr/bin/env bash
+# Written by tools/redis-tcl-spawned.sh: Spinel listens on TCP only.
+args=()
+while [ \$# -gt 0 ]; do
+  if [ "\$1" = "-s" ] && [ -f "\$2.spinel-port" ]; then
+    args+=(-h 127.0.0.1 -p "\$(cat "\$2.spinel-port")"); shift 2
+  else
+    args+=("\$1"); shift
+  fi
+done
+exec "$suite/src/$tool.real" "\${args[@]}"
+TOOL
+  chmod +x "$suite/src/$tool"
+done
 
 status=0
 for u in "$@"; do

@@ -28,6 +28,7 @@ public final class KeyspaceLoader implements RdbSink {
     private boolean refuseExisting;
     private Runnable perKey;
     private boolean keepExpired;
+    private ExpiredKeys expired;
     private final Map<String, String> aux = new LinkedHashMap<>();
 
     public KeyspaceLoader(Keyspace keyspace, long now) {
@@ -85,6 +86,21 @@ public final class KeyspaceLoader implements RdbSink {
         return this;
     }
 
+    /** Receives each key of the file skipped as already expired. */
+    @FunctionalInterface
+    public interface ExpiredKeys {
+        void skipped(int db, byte[] key);
+    }
+
+    /**
+     * Tells {@code sink} every key skipped as already expired (Redis's rdbLoad with RDBFLAGS_FEED_REPL: a master
+     * restarting from its RDB sends its replicas their DELs); returns this loader.
+     */
+    public KeyspaceLoader onExpired(ExpiredKeys sink) {
+        this.expired = sink;
+        return this;
+    }
+
     @Override
     public void entry(int db, byte[] key, Object value, long expireAt, long idleSeconds, int freq) {
         if (perKey != null) {
@@ -92,6 +108,9 @@ public final class KeyspaceLoader implements RdbSink {
         }
         if (!keepExpired && expireAt >= 0 && expireAt < now) {
             expiredSkipped++;
+            if (expired != null) {
+                expired.skipped(db, key);
+            }
             return;
         }
         int h = KeyHash.hash(key, 0, key.length);

@@ -25,8 +25,9 @@ import java.util.concurrent.locks.LockSupport;
  * the first writer that touches it or by the save thread, and serialized after its lock is released.
  *
  * <p>Consistency guaranteed: the image is the keyspace at the moment the snapshot was armed, with no
- * multi-key command (MSET, RENAME, MULTI/EXEC) half-applied, as a fork gives Redis. Keys already
- * expired at that moment are left out.
+ * multi-key command (MSET, RENAME, MULTI/EXEC) half-applied, as a fork gives Redis. Keys already past their
+ * expiry but not yet deleted are written too, as Redis's rdbSave writes them: a master loading the file skips
+ * them (and sends its replicas their DELs), a replica keeps them for its master's DEL.
  *
  * <p>Thread-safety: an instance holds no state between calls; concurrent writes to different streams
  * are safe.
@@ -172,9 +173,6 @@ public final class RdbWriter {
         @Override
         public void visit(Entry e) {
             long at = e.expireAt();
-            if (at >= 0 && at <= snap.now) {
-                return;
-            }
             int i = count++;
             keys[i] = e;
             snapshots[i] = e.storedValue(); // a short string: the entry itself, not a copy
@@ -220,7 +218,6 @@ public final class RdbWriter {
     public final class Snapshot implements SegmentCapture {
         private final Keyspace keyspace;
         private final Access access;
-        private final long now;
         private final long[] dbSizes;
         private final long[] dbVolatile;
         /** Per database, per segment: its copy so far, or null when not begun yet (or already written). */
@@ -238,7 +235,6 @@ public final class RdbWriter {
         private Snapshot(Keyspace keyspace, Access access) {
             this.keyspace = keyspace;
             this.access = access;
-            this.now = System.currentTimeMillis();
             int n = keyspace.databases();
             dbSizes = new long[n];
             dbVolatile = new long[n];

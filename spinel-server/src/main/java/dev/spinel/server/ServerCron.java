@@ -30,10 +30,13 @@ final class ServerCron implements Runnable {
             engine.keyspace().tickClock(); // the LRU clock keys are stamped with, as Redis's server.lruclock
             engine.stats().instantaneous.sample(System.currentTimeMillis(), engine.stats());
             // DEBUG SET-ACTIVE-EXPIRE 0 turns it off; a replica leaves expiry to its master's DELs, as Redis's
-            // nor during CLIENT PAUSE, as Redis 7.0
-            if (engine.activeExpire() && !engine.replicaMode()
+            // (but for the keys its own clients wrote), nor during CLIENT PAUSE, as Redis 7.0
+            if (engine.activeExpire() && !engine.replicaRole().active()
                     && !engine.keyspace().expiryDeletesSuspended(System.currentTimeMillis())) {
                 activeExpire();
+            } else if (engine.activeExpire() && engine.replicaRole().active()) {
+                // Redis's expireSlaveKeys: only the keys a writable replica's clients gave a time to live
+                engine.replicaRole().keysWithExpire().expireSome(System.currentTimeMillis());
             }
             closeIdleClients();
             engine.tracking().limitKeys(engine.config().trackingTableMaxKeys.value(), TRACKING_EVICTIONS_PER_TICK);

@@ -9,13 +9,16 @@ import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.durability.Persistence;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Engine;
+import dev.spinel.server.engine.Session;
 import dev.spinel.server.log.Log;
 import dev.spinel.server.metrics.MetricsEndpoint;
 import dev.spinel.server.migrate.MigrateSockets;
 import dev.spinel.server.net.IoTransport;
 import dev.spinel.server.net.RespServer;
 import dev.spinel.server.net.ServerTls;
+import dev.spinel.server.replication.ExpiredAtLoad;
 import dev.spinel.server.replication.Replication;
+import dev.spinel.server.replication.ReplicationMemory;
 import dev.spinel.server.scripting.Scripting;
 import dev.spinel.store.Keyspace;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -108,7 +111,9 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
         this.persistence = new Persistence(config, keyspace, engine.stats(), scripting.functions());
         this.replication = new Replication(engine, config, scripting.functions());
         engine.memory().scripts(() -> scripting.cache().memory() + scripting.functions().codeBytes());
-        engine.memory().replicationBacklog(replication::backlogMemory);
+        ReplicationMemory replicationMemory = new ReplicationMemory(replication);
+        engine.memory().replication(replicationMemory::backlog, replicationMemory::replicaOutputs,
+                c -> c instanceof Session s && engine.hooks().isReplicaClient(s));
         try {
             this.cluster = config.clusterEnabled.value() ? ClusterMode.create(config, engine, replication) : null;
         } catch (IOException e) {
@@ -117,7 +122,8 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
         Commands.registerAll(table, this);
         engine.acl().loadAtStartup(config.userDirectives(), config.aclfile.value(),
                 Path.of(config.dir.value()).resolve(config.aclfile.value()));
-        persistence.loadAtStartup(engine); // before accepting connections; a bad file stops the start
+        ExpiredAtLoad expiredAtLoad = new ExpiredAtLoad();
+        persistence.loadAtStartup(engine, expiredAtLoad); // before accepting connections; a bad file stops the start
         if (cluster != null) {
             cluster.installRouter(table); // after loading (the log's writes are not routed), before listening
         }
@@ -160,6 +166,7 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
             replication.restore(new Replication.RestoredHistory(aux.get("repl-id"), Long.parseLong(aux.get("repl-offset")),
                     Integer.parseInt(aux.getOrDefault("repl-stream-db", "0"))));
         }
+        expiredAtLoad.feed(replication); // the DELs of the keys the RDB had past their expiry, into the restored backlog
         persistence.replication(replication::saveInfo, replication::applyLock);
         replication.startFromConfig(); // the replicaof directive
         this.metrics = new MetricsEndpoint(engine, this::port, persistence::changesSinceLastSave, resp::loopThreads,

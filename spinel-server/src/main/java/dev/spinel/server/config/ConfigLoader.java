@@ -129,7 +129,7 @@ final class ConfigLoader {
         }
         List<String> values = words.subList(1, words.size());
         // Multi-argument parameters take their words joined by spaces; every other one takes exactly one.
-        boolean multi = p == config.save || p == config.bind || p == config.clientOutputBufferLimit;
+        boolean multi = p == config.save || p == config.bind || p == config.clientOutputBufferLimit || p == config.replicaof;
         if (values.isEmpty() || (!multi && values.size() != 1)) {
             return "wrong number of arguments";
         }

@@ -26,6 +26,11 @@ public final class ConfigRewriter {
     private ConfigRewriter() {
     }
 
+    /** As Redis's rewriteConfigReplicaOfOption: {@code replicaof <host> <port>} unquoted, no line on a master. */
+    private static String[] replicaofLine(String hostPort) {
+        return hostPort.isEmpty() ? new String[0] : new String[] {"replicaof " + hostPort};
+    }
+
     public static void rewrite(ServerConfig config, Path file) throws IOException {
         rewrite(config, file, List.of());
     }
@@ -68,7 +73,7 @@ public final class ConfigRewriter {
             if (at.isEmpty() && !force) {
                 continue;
             }
-            String[] fresh = p.rewriteLine().split("\n");
+            String[] fresh = p == config.replicaof ? replicaofLine(p.get()) : p.rewriteLine().split("\n");
             for (int i = 0; i < fresh.length; i++) {
                 if (i < at.size()) {
                     lines.set(at.get(i), fresh[i]);

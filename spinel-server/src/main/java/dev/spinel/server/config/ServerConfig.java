@@ -276,6 +276,10 @@ public final class ServerConfig {
     public final Params.Text tlsCertFile = add(new Params.Text("tls-cert-file", true, "", null, null));
     public final Params.Text tlsKeyFile = add(new Params.Text("tls-key-file", true, "", null, null));
     public final Params.Text tlsKeyFilePass = add(new Params.Text("tls-key-file-pass", true, "", null, null));
+    /** The certificate of outgoing TLS connections (a replica's link, MIGRATE); unset, tls-cert-file's (Redis 7.0). */
+    public final Params.Text tlsClientCertFile = add(new Params.Text("tls-client-cert-file", true, "", null, null));
+    public final Params.Text tlsClientKeyFile = add(new Params.Text("tls-client-key-file", true, "", null, null));
+    public final Params.Text tlsClientKeyFilePass = add(new Params.Text("tls-client-key-file-pass", true, "", null, null));
     public final Params.Text tlsCaCertFile = add(new Params.Text("tls-ca-cert-file", true, "", null, null));
     public final Params.Text tlsCaCertDir = add(new Params.Text("tls-ca-cert-dir", true, "", null, null));
     /** Whether TLS clients must present a certificate the CAs signed: yes, no, or optional (checked when given). */
@@ -295,8 +299,8 @@ public final class ServerConfig {
 
     /** The parameters a TLS context is built from: CONFIG SET of any of them rebuilds it (Redis's applyTlsCfg). */
     public List<Param> tlsContextParams() {
-        return List.of(tlsCertFile, tlsKeyFile, tlsKeyFilePass, tlsCaCertFile, tlsCaCertDir, tlsProtocols, tlsCiphers,
-                tlsCiphersuites, tlsPreferServerCiphers);
+        return List.of(tlsCertFile, tlsKeyFile, tlsKeyFilePass, tlsClientCertFile, tlsClientKeyFile, tlsClientKeyFilePass,
+                tlsCaCertFile, tlsCaCertDir, tlsProtocols, tlsCiphers, tlsCiphersuites, tlsPreferServerCiphers);
     }
 
     public static ServerConfig defaults() {
@@ -364,6 +368,11 @@ public final class ServerConfig {
     /** Spinel's own start-time parameters, which Redis has not (event loops, transport, gRPC). */
     public boolean isSpinelOwn(Param p) {
         return p == eventLoopThreads || p == ioTransport || p == grpcPort || p == grpcBind || p == grpcMaxMessageSize;
+    }
+
+    /** Parameters CONFIG SET refuses with -LOADING while a replica loads its master's dataset (Redis's DENY_LOADING_CONFIG). */
+    public boolean isDeniedWhileLoading(Param p) {
+        return p == appendonly || p == replDisklessLoad || p == dir;
     }
 
     /** Parameters Redis 7.0 guards with enable-protected-configs (they can redirect file writes). */

@@ -192,13 +192,25 @@ final class AofPropagator implements Propagator {
             }
             case "set" -> {
                 int expireArg = -1;
+                int getArg = -1; // Redis 7.0 propagates SET without its GET
                 for (int i = 3; i < a.count(); i++) {
                     if (a.is(i, "EX") || a.is(i, "PX") || a.is(i, "EXAT") || a.is(i, "PXAT")) {
                         expireArg = i;
+                    } else if (a.is(i, "GET")) {
+                        getArg = i;
                     }
                 }
-                if (expireArg < 0) {
+                if (expireArg < 0 && getArg < 0) {
                     verbatim(a, e);
+                    return;
+                }
+                if (expireArg < 0) {
+                    e.begin(a.count() - 1);
+                    for (int i = 0; i < a.count(); i++) {
+                        if (i != getArg) {
+                            e.arg(a, i);
+                        }
+                    }
                     return;
                 }
                 Entry en = entry(s, a, 1);
@@ -206,18 +218,24 @@ final class AofPropagator implements Propagator {
                     delete(a, e);
                     return;
                 }
-                e.begin(3 + (a.count() - 5) + 2);
+                e.begin(3 + (a.count() - 5) - (getArg < 0 ? 0 : 1) + 2);
                 e.bulk(SET);
                 e.arg(a, 1);
                 e.arg(a, 2);
                 for (int i = 3; i < a.count(); i++) {
-                    if (i == expireArg || i == expireArg + 1) {
+                    if (i == expireArg || i == expireArg + 1 || i == getArg) {
                         continue;
                     }
                     e.arg(a, i);
                 }
                 e.bulk(PXAT);
                 e.number(en.expireAt());
+            }
+            case "getset" -> { // as Redis 7.0's getsetCommand, which propagates a SET
+                e.begin(3);
+                e.bulk(SET);
+                e.arg(a, 1);
+                e.arg(a, 2);
             }
             case "setex", "psetex" -> {
                 Entry en = entry(s, a, 1);

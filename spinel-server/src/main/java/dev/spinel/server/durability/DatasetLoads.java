@@ -35,13 +35,14 @@ final class DatasetLoads {
 
     /**
      * Loads {@code dir/dbfilename} if it exists, and returns its loader (what it loaded), or null when there is no
-     * file. Throws {@link RdbException} when it exists but is bad.
+     * file; {@code expired} receives the keys skipped as already expired. Throws {@link RdbException} when it
+     * exists but is bad.
      */
-    KeyspaceLoader loadRdb() {
+    KeyspaceLoader loadRdb(KeyspaceLoader.ExpiredKeys expired) {
         Path file = persistence.rdbPath();
         long start = System.nanoTime();
         KeyspaceLoader loader = new KeyspaceLoader(keyspace, System.currentTimeMillis(), Persistence.functionLoader(functions))
-                .perKey(new LoadDelay(config));
+                .perKey(new LoadDelay(config)).onExpired(expired);
         boolean found;
         try {
             found = RdbFiles.load(keyspace, file, loader);

@@ -108,10 +108,11 @@ public final class Persistence {
 
     /**
      * Loads the dataset at start-up and opens the append-only log when {@code appendonly yes}: the AOF
-     * when it exists and is enabled, otherwise {@code dir/dbfilename}. Throws {@link RdbException}
-     * (the message says which file, what and where) when a file exists but cannot be loaded.
+     * when it exists and is enabled, otherwise {@code dir/dbfilename} ({@code expired} gets the keys it skips as
+     * already expired). Throws {@link RdbException} (the message says which file, what and where) when a file
+     * exists but cannot be loaded.
      */
-    public void loadAtStartup(Engine engine) {
+    public void loadAtStartup(Engine engine, KeyspaceLoader.ExpiredKeys expired) {
         this.offlineRewriter = new Aof(config, engine, functions);
         config.appendonly.listen(on -> appendonlyChanged(engine, on));
         engine.hooks().diskError(this::writeRefusal);
@@ -122,7 +123,7 @@ public final class Persistence {
                     a.load();
                     saver.markSaved();
                 } else {
-                    loadRdb();
+                    loadRdb(expired);
                 }
                 a.open();
             } catch (IOException e) {
@@ -131,7 +132,7 @@ public final class Persistence {
             aof = a;
             return;
         }
-        loadRdb();
+        loadRdb(expired);
     }
 
     private static final String MISCONF_RDB = "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk. "
@@ -182,8 +183,8 @@ public final class Persistence {
     }
 
     /** Loads {@code dir/dbfilename} if it exists. Throws {@link RdbException} when it exists but is bad. */
-    private void loadRdb() {
-        KeyspaceLoader loaded = loads.loadRdb();
+    private void loadRdb(KeyspaceLoader.ExpiredKeys expired) {
+        KeyspaceLoader loaded = loads.loadRdb(expired);
         if (loaded != null) {
             loadedAux = Map.copyOf(loaded.aux());
             saver.loaded(loaded);
@@ -286,7 +287,7 @@ public final class Persistence {
 
     // ---------------------------------------------------------------- INFO
 
-    /** The INFO {@code persistence} section body, Redis 7.0's fields in its order ({@code name:value\r\n}). */
+    /** The INFO {@code persistence} section body after {@code loading}/{@code async_loading}, Redis 7.0's fields in its order. */
     public void appendInfo(StringBuilder sb) {
         saver.appendInfo(sb);
         line(sb, "aof_enabled", aof != null ? 1 : 0);

@@ -351,8 +351,6 @@ final class RdbSaver {
     /** The snapshot's lines of the INFO {@code persistence} section, up to the AOF's. */
     void appendInfo(StringBuilder sb) {
         long start = bgsaveStartMillis;
-        line(sb, "loading", 0);
-        line(sb, "async_loading", 0);
         line(sb, "current_cow_peak", 0);
         line(sb, "current_cow_size", 0);
         line(sb, "current_cow_size_age", 0);

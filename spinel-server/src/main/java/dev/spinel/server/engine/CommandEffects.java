@@ -8,6 +8,7 @@ import dev.spinel.server.engine.clients.SlowLog;
 import dev.spinel.server.engine.ports.KeyObserver;
 import dev.spinel.server.engine.tracking.Tracking;
 import dev.spinel.server.engine.tracking.TrackingState;
+import dev.spinel.server.engine.replica.ReplicaRole;
 import dev.spinel.server.stats.LatencyMonitor;
 import dev.spinel.server.stats.ServerStats;
 import dev.spinel.store.Keyspace;
@@ -37,6 +38,7 @@ final class CommandEffects {
     private final LatencyMonitor latency;
     private final Monitors monitors;
     private final EngineHooks hooks;
+    private final ReplicaRole replicaRole;
 
     CommandEffects(Engine engine) {
         this.config = engine.config();
@@ -50,6 +52,7 @@ final class CommandEffects {
         this.latency = engine.latency();
         this.monitors = engine.monitors();
         this.hooks = engine.hooks();
+        this.replicaRole = engine.replicaRole();
     }
 
     /** After a command that wrote: client-side caches of its keys are invalidated, other front ends told. */
@@ -60,6 +63,21 @@ final class CommandEffects {
         if (observing()) {
             notifyObserver(session, cmd, args);
         }
+        if (replicaRole.active()) { // one volatile read per write on a master
+            rememberReplicaKeysWithExpire(session, cmd, args);
+        }
+    }
+
+    /**
+     * On a writable replica, the keys a client's write left with a time to live are tracked so that the replica
+     * expires them itself (Redis's rememberSlaveKeyWithExpire); the master's own keys are not (its DELs come).
+     */
+    private void rememberReplicaKeysWithExpire(Session session, Command cmd, Args args) {
+        Session client = session.scriptCaller() != null ? session.scriptCaller() : session;
+        if (client.isReplicationApplier() || config.replicaReadOnly.value()) {
+            return;
+        }
+        ChangedKeys.visit(session, cmd, args, replicaRole.keysWithExpire()::rememberIfVolatile, db -> { });
     }
 
     /**

@@ -13,7 +13,7 @@ import java.util.Set;
  */
 public enum CommandFlag {
     WRITE, DENYOOM, STALE, NO_MULTI, ALLOW_BUSY, NO_AUTH, MAY_REPLICATE, FAST, ADMIN, SKIP_SLOWLOG,
-    SKIP_MONITOR, NOSCRIPT, MOVABLEKEYS, ASKING, READONLY;
+    SKIP_MONITOR, NOSCRIPT, MOVABLEKEYS, ASKING, READONLY, LOADING, NO_ASYNC_LOADING;
 
     /** This flag's bit in {@link #mask}. */
     final long bit = 1L << ordinal();

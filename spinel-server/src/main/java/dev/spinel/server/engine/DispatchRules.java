@@ -1,5 +1,7 @@
 package dev.spinel.server.engine;
 
+import dev.spinel.server.engine.replica.DatasetLoading;
+
 /**
  * Which commands dispatch treats specially, as Redis's processCommand does: what runs at once inside
  * MULTI, what a subscribed RESP2 client may send, what CLIENT PAUSE WRITE delays, which scripts MONITOR
@@ -46,6 +48,23 @@ final class DispatchRules {
     /** An EXEC is checked with the flags of the commands it queued (Redis's mstate.cmd_flags). */
     static boolean execHas(Session session, Command cmd, CommandFlag flag) {
         return cmd.exec && session.transaction() != null && session.transaction().anyHas(flag);
+    }
+
+    /**
+     * The refusal of a client's command during a replica's load of its master's dataset, or null: a blocking load
+     * refuses what lacks Redis's {@code loading} flag (for EXEC: any queued command that lacks it), an async one
+     * what has {@code no_async_loading} (for EXEC: any queued command that has it), as Redis's processCommand.
+     */
+    static String loadingRefusal(DatasetLoading loading, Session session, Command cmd) {
+        if (!loading.any()) {
+            return null;
+        }
+        Transaction tx = cmd.exec ? session.transaction() : null;
+        if (loading.blocking()) {
+            return !cmd.has(CommandFlag.LOADING) || (tx != null && tx.anyLacks(CommandFlag.LOADING)) ? DatasetLoading.LOADING : null;
+        }
+        return cmd.has(CommandFlag.NO_ASYNC_LOADING) || (tx != null && tx.anyHas(CommandFlag.NO_ASYNC_LOADING))
+                ? DatasetLoading.LOADING : null;
     }
 
     static boolean allowedWhileSubscribed(Command cmd) {

@@ -19,6 +19,7 @@ import dev.spinel.server.engine.ports.ReplicationGate;
 import dev.spinel.server.engine.ports.ScriptFlags;
 import dev.spinel.server.engine.pubsub.PubSub;
 import dev.spinel.server.engine.tracking.Tracking;
+import dev.spinel.server.engine.replica.ReplicaRole;
 import dev.spinel.server.errors.Errors;
 import dev.spinel.server.errors.RedisError;
 import dev.spinel.server.stats.LatencyMonitor;
@@ -72,6 +73,7 @@ public final class Engine {
     private final KeyspaceEvents keyEvents;
     private final CommandEffects effects;
     private final EngineHooks hooks = new EngineHooks();
+    private final ReplicaRole replicaRole;
     /** Stripes held around a write command while it runs and is logged (one per event-loop thread). */
     private final ThreadLocal<StripeLocks> logLocks = ThreadLocal.withInitial(StripeLocks::new);
 
@@ -85,6 +87,7 @@ public final class Engine {
         this.script = script;
         this.scriptFlags = script instanceof ScriptFlags f ? f : ScriptFlags.NONE;
         this.keyspace = keyspace;
+        this.replicaRole = new ReplicaRole(keyspace);
         this.watches = new Watches(keyspace);
         this.commands = commands;
         this.outputLimits = new OutputLimits(config);
@@ -229,15 +232,9 @@ public final class Engine {
         return activeExpire;
     }
 
-    /** True while this server replicates a master: it does not expire keys itself (the master's DELs do). */
-    private volatile boolean replicaMode;
-
-    public boolean replicaMode() {
-        return replicaMode;
-    }
-
-    public void replicaMode(boolean on) {
-        replicaMode = on;
+    /** Whether this server replicates a master, and what that changes (expiry, loading). */
+    public ReplicaRole replicaRole() {
+        return replicaRole;
     }
 
     /** DEBUG SET-DISABLE-DENY-SCRIPTS: whether scripts may call commands flagged noscript (Redis's own suites use it). */
@@ -419,6 +416,9 @@ public final class Engine {
             String refused = gate.refusal(session.isReplicationApplier(), cmd.has(CommandFlag.WRITE)
                     || DispatchRules.execHas(session, cmd, CommandFlag.WRITE) || declaresWrites(cmd, args),
                     !cmd.has(CommandFlag.STALE));
+            if (refused == null && !session.isReplicationApplier()) {
+                refused = DispatchRules.loadingRefusal(replicaRole.loading(), session, cmd); // one volatile read, on replicas only
+            }
             if (refused != null) {
                 refusals.reject(session, cmd, refused);
                 applyReplyMode(session);

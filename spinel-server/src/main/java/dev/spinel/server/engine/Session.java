@@ -591,7 +591,7 @@ public final class Session implements TrackedClient {
      * missing) until its master's DEL.
      */
     public boolean expiresAtOnce(long when) {
-        return when <= now && !engine.replicaMode();
+        return when <= now && !engine.replicaRole().active();
     }
 
     void beginCommand(long nowMillis, String commandName) {

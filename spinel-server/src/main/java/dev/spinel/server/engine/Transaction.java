@@ -85,6 +85,16 @@ public final class Transaction {
         return false;
     }
 
+    /** Whether a queued command lacks this flag (Redis's mstate.cmd_inv_flags: EXEC during a load checks loading). */
+    boolean anyLacks(CommandFlag flag) {
+        for (Queued q : queued) {
+            if (!q.command().has(flag)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Whether a queued command writes (an EXEC that writes waits out CLIENT PAUSE WRITE). */
     boolean writes() {
         if (scriptWrite || scriptMayReplicate) {

@@ -39,14 +39,17 @@ import java.util.List;
  */
 public final class ServerTls {
     private final SSLContext context;
+    /** Outgoing connections' context: tls-client-cert-file's certificate when set, else the server's. */
+    private final SSLContext clientContext;
     private final String[] protocols;
     private final String[] cipherSuites;
     private final boolean preferServerCiphers;
     private final ServerConfig config;
 
-    private ServerTls(SSLContext context, String[] protocols, String[] cipherSuites, boolean preferServerCiphers,
-                      ServerConfig config) {
+    private ServerTls(SSLContext context, SSLContext clientContext, String[] protocols, String[] cipherSuites,
+                      boolean preferServerCiphers, ServerConfig config) {
         this.context = context;
+        this.clientContext = clientContext;
         this.protocols = protocols;
         this.cipherSuites = cipherSuites;
         this.preferServerCiphers = preferServerCiphers;
@@ -73,19 +76,7 @@ public final class ServerTls {
         if (protocols == null) {
             throw new ConfigException("Invalid tls-protocols specified. Use a combination of 'TLSv1', 'TLSv1.1', 'TLSv1.2' and 'TLSv1.3'.");
         }
-        List<X509Certificate> chain;
-        try {
-            chain = PemFiles.certificates(Path.of(certFile));
-        } catch (IOException e) {
-            throw new ConfigException("Failed to load certificate: " + certFile + ": " + e.getMessage());
-        }
-        PrivateKey key;
-        try {
-            key = PemFiles.privateKey(Path.of(keyFile), c.tlsKeyFilePass.value());
-            PemFiles.checkPair(key, chain.getFirst());
-        } catch (IOException e) {
-            throw new ConfigException("Failed to load private key: " + keyFile + ": " + e.getMessage());
-        }
+        Identity server = identity(certFile, keyFile, c.tlsKeyFilePass.value());
         List<X509Certificate> authorities = new ArrayList<>();
         try {
             if (!caFile.isEmpty()) {
@@ -97,9 +88,16 @@ public final class ServerTls {
         } catch (IOException e) {
             throw new ConfigException("Failed to configure CA certificate(s) file/directory: " + e.getMessage());
         }
+        // as Redis's tlsConfigure: a client context of its own only when both client files are set
+        String clientCert = c.tlsClientCertFile.value();
+        String clientKey = c.tlsClientKeyFile.value();
+        Identity client = clientCert.isEmpty() || clientKey.isEmpty() ? null
+                : identity(clientCert, clientKey, c.tlsClientKeyFilePass.value());
         SSLContext context;
+        SSLContext clientContext;
         try {
-            context = context(key, chain, authorities);
+            context = context(server.key, server.chain, authorities);
+            clientContext = client == null ? context : context(client.key, client.chain, authorities);
         } catch (GeneralSecurityException | IOException e) {
             throw new ConfigException("Failed to configure TLS: " + e.getMessage());
         }
@@ -115,7 +113,7 @@ public final class ServerTls {
         }
         List<String> suites = new ArrayList<>(tls13);
         suites.addAll(older);
-        return new ServerTls(context, protocols, suites.toArray(String[]::new), c.tlsPreferServerCiphers.value(), c);
+        return new ServerTls(context, clientContext, protocols, suites.toArray(String[]::new), c.tlsPreferServerCiphers.value(), c);
     }
 
     /** A handler for one accepted connection: a server-mode engine asking for a client certificate per tls-auth-clients. */
@@ -136,12 +134,12 @@ public final class ServerTls {
     }
 
     /**
-     * A TLS client connection over {@code plain} (already connected), for a replica's link to its master: this
-     * server's certificate as the client's, the master's certificate checked against {@code tls-ca-cert-*}
+     * A TLS client connection over {@code plain} (already connected), for a replica's link to its master:
+     * {@code tls-client-cert-file}'s certificate as the client's (this server's when unset), the master's certificate checked against {@code tls-ca-cert-*}
      * (no host name check, as Redis's SSL_VERIFY_PEER), the configured protocols and ciphers; handshaken.
      */
     public SSLSocket connect(Socket plain, String host, int port) throws IOException {
-        SSLSocket s = (SSLSocket) context.getSocketFactory().createSocket(plain, host, port, true);
+        SSLSocket s = (SSLSocket) clientContext.getSocketFactory().createSocket(plain, host, port, true);
         s.setUseClientMode(true);
         SSLParameters p = s.getSSLParameters();
         p.setProtocols(protocols);
@@ -149,6 +147,27 @@ public final class ServerTls {
         s.setSSLParameters(p);
         s.startHandshake();
         return s;
+    }
+
+    private record Identity(PrivateKey key, List<X509Certificate> chain) {
+    }
+
+    /** A certificate chain and its key, from PEM files; Redis's errors. */
+    private static Identity identity(String certFile, String keyFile, String keyPass) throws ConfigException {
+        List<X509Certificate> chain;
+        try {
+            chain = PemFiles.certificates(Path.of(certFile));
+        } catch (IOException e) {
+            throw new ConfigException("Failed to load certificate: " + certFile + ": " + e.getMessage());
+        }
+        PrivateKey key;
+        try {
+            key = PemFiles.privateKey(Path.of(keyFile), keyPass);
+            PemFiles.checkPair(key, chain.getFirst());
+        } catch (IOException e) {
+            throw new ConfigException("Failed to load private key: " + keyFile + ": " + e.getMessage());
+        }
+        return new Identity(key, chain);
     }
 
     private static SSLContext context(PrivateKey key, List<X509Certificate> chain, List<X509Certificate> authorities)

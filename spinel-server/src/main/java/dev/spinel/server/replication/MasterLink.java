@@ -14,6 +14,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantLock;
@@ -140,8 +141,9 @@ final class MasterLink {
             try {
                 session();
             } catch (IOException | RuntimeException e) {
-                if (!closed) {
-                    Log.warning("Replication link with MASTER " + host + ":" + port + " lost: " + e.getMessage());
+                if (!closed) { // Redis's words for a master silent during the connection or the handshake
+                    Log.warning(e instanceof SocketTimeoutException && (state.equals("connecting") || state.equals("handshake"))
+                            ? "Timeout connecting to the MASTER..." : "Replication link with MASTER " + host + ":" + port + " lost: " + e.getMessage());
                 }
             } finally {
                 Socket s = socket;
@@ -245,7 +247,7 @@ final class MasterLink {
             long offset = Long.parseLong(parts[2]);
             Log.notice("Full resync from master: " + newId + ":" + offset);
             syncInProgress = true;
-            int db = loadRdb(in);
+            int db = loadRdb(in, newId);
             syncInProgress = false;
             applyLock.lock();
             try {
@@ -290,7 +292,7 @@ final class MasterLink {
      * (newlines before it are the master's keepalives), and loads it; returns its repl-stream-db. As
      * Redis's replica, keys already past their expiry are kept (the master's DELs will come).
      */
-    private int loadRdb(StreamReader in) throws IOException {
+    private int loadRdb(StreamReader in, String newId) throws IOException {
         String header;
         do {
             header = in.line();
@@ -304,7 +306,8 @@ final class MasterLink {
         LoadDelay delay = new LoadDelay(replication.config());
         if (ReplicaRdbLoad.loadsAside(ks, replication.config().replDisklessLoad.value())) {
             InputStream payload = mark != null ? in.payloadUntilMark(mark) : in.payload(Long.parseLong(header.substring(1)));
-            return ReplicaRdbLoad.loadAside(payload, ks, replication.functions(), delay, () -> lastIo = System.currentTimeMillis());
+            boolean async = replication.config().replDisklessLoad.value().equals("swapdb") && newId.equals(masterReplid);
+            return ReplicaRdbLoad.loadAside(engine, async, payload, replication.functions(), delay, () -> lastIo = System.currentTimeMillis());
         }
         byte[] rdb;
         if (mark != null) {
@@ -315,7 +318,7 @@ final class MasterLink {
             in.readFully(rdb);
             Log.notice("MASTER <-> REPLICA sync: receiving " + rdb.length + " bytes from master to disk");
         }
-        return ReplicaRdbLoad.load(ks, replication.functions(), rdb, delay);
+        return ReplicaRdbLoad.load(engine, replication.functions(), rdb, delay);
     }
 
     /** CLIENT PAUSE holds the stream: waits up to 100 ms for its end (the applier's thread). */

@@ -90,6 +90,12 @@ final class ReplicaLink {
         return sent;
     }
 
+    /** Bytes held for this replica: its connection's output not yet written, and the stream held during its sync. */
+    long outputBytes() {
+        ByteArrayOutputStream h = held; // racy read of the loop's field: an estimate for INFO
+        return session.connection().pendingOutputBytes() + (h != null ? h.size() : 0);
+    }
+
     /** New stream bytes: schedules a pump on the replica connection's loop unless one is pending. */
     void wake() {
         // a plain read first: while a pump is pending (most writes under load) no CAS bounces the flag's line

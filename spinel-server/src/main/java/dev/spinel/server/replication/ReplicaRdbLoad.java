@@ -4,6 +4,7 @@ import dev.spinel.persistence.KeyspaceLoader;
 import dev.spinel.persistence.RdbReader;
 import dev.spinel.persistence.ValueCodecs;
 import dev.spinel.server.durability.LoadDelay;
+import dev.spinel.server.engine.Engine;
 import dev.spinel.server.log.Log;
 import dev.spinel.server.scripting.FunctionError;
 import dev.spinel.server.scripting.FunctionLibraries;
@@ -63,8 +64,21 @@ final class ReplicaRdbLoad {
         return true;
     }
 
-    /** Loads {@code rdb} in place of the dataset and returns its repl-stream-db (0 when it names none). */
-    static int load(Keyspace ks, FunctionLibraries functions, byte[] rdb, LoadDelay delay) throws IOException {
+    /**
+     * Loads {@code rdb} in place of the dataset and returns its repl-stream-db (0 when it names none). Clients get
+     * {@code -LOADING} meanwhile (INFO loading:1), as from Redis's replica loading its received file.
+     */
+    static int load(Engine engine, FunctionLibraries functions, byte[] rdb, LoadDelay delay) throws IOException {
+        engine.replicaRole().keysWithExpire().clear(); // as Redis's emptyData before the load
+        engine.replicaRole().loading().begin(false);
+        try {
+            return load(engine.keyspace(), functions, rdb, delay);
+        } finally {
+            engine.replicaRole().loading().end();
+        }
+    }
+
+    private static int load(Keyspace ks, FunctionLibraries functions, byte[] rdb, LoadDelay delay) throws IOException {
         int streamDb = 0;
         ks.lockAll();
         try {
@@ -96,7 +110,19 @@ final class ReplicaRdbLoad {
      * fails (the link drops, the payload is corrupt) leaves the current dataset as it was. {@code reading} runs
      * for each byte read after the RDB's checksum (the link's liveness clock).
      */
-    static int loadAside(InputStream payload, Keyspace ks, FunctionLibraries functions, LoadDelay delay, Runnable reading)
+    static int loadAside(Engine engine, boolean async, InputStream payload, FunctionLibraries functions, LoadDelay delay,
+            Runnable reading) throws IOException {
+        engine.replicaRole().loading().begin(async);
+        try {
+            int db = loadAside(payload, engine.keyspace(), functions, delay, reading);
+            engine.replicaRole().keysWithExpire().clear(); // the dataset they were in is gone, as Redis's swapMainDbWithTempDb
+            return db;
+        } finally {
+            engine.replicaRole().loading().end();
+        }
+    }
+
+    private static int loadAside(InputStream payload, Keyspace ks, FunctionLibraries functions, LoadDelay delay, Runnable reading)
             throws IOException {
         Log.notice("MASTER <-> REPLICA sync: Loading DB in memory");
         Keyspace loaded = ks.emptySibling();

@@ -34,10 +34,10 @@ final class ReplicaSync {
     /** Replicas waiting for a diskless full resync to start (repl-diskless-sync-delay); guarded by {@code repl}. */
     private final List<ReplicaLink> disklessWaiting = new ArrayList<>();
     private long disklessWaitingSince;
-    /** INFO stats: full resyncs served, partial resyncs accepted and refused (as Redis counts them). */
-    final LongAdder syncFull = new LongAdder();
-    final LongAdder syncPartialOk = new LongAdder();
-    final LongAdder syncPartialErr = new LongAdder();
+    /** INFO stats: full resyncs served, partial resyncs accepted and refused (as Redis counts them; CONFIG RESETSTAT zeroes them). */
+    final LongAdder syncFull;
+    final LongAdder syncPartialOk;
+    final LongAdder syncPartialErr;
 
     ReplicaSync(Replication repl, Map<Session, ReplicaLink> replicas, Refusals refusals, ReplicaWaits waits, Failover failover) {
         this.repl = repl;
@@ -45,6 +45,9 @@ final class ReplicaSync {
         this.refusals = refusals;
         this.waits = waits;
         this.failover = failover;
+        this.syncFull = repl.engine().stats().syncFull;
+        this.syncPartialOk = repl.engine().stats().syncPartialOk;
+        this.syncPartialErr = repl.engine().stats().syncPartialErr;
     }
 
     /** What a connection said with REPLCONF before its SYNC/PSYNC: listening-port, ip-address, capa psync2 and eof. */

@@ -345,12 +345,6 @@ public final class Replication {
         return handshake.syncPartialErr.sum();
     }
 
-    /** Backlog memory for INFO memory's mem_replication_backlog. */
-    public long backlogMemory() {
-        ReplicationStream st = stream;
-        return st != null ? st.capacity() : 0;
-    }
-
     // ---- replica side (MasterLink) ----
 
     MasterLink masterLink() {
@@ -411,7 +405,7 @@ public final class Replication {
         MasterLink ml = new MasterLink(this, host, port, continueId, continueFrom, db);
         masterLink = ml;
         refusals.install(engine);
-        engine.replicaMode(true);
+        engine.replicaRole().active(true);
         engine.keyspace().lazyExpiry(false);
         ml.start();
         Log.notice("Connecting to MASTER " + host + ":" + port);
@@ -440,7 +434,7 @@ public final class Replication {
         }
         old.close();
         masterLink = null;
-        engine.replicaMode(false);
+        engine.replicaRole().active(false);
         engine.keyspace().lazyExpiry(true);
         replid2 = replid;
         secondOffset = offset() + 1;
@@ -587,7 +581,7 @@ public final class Replication {
         replid2 = h.id;
         secondOffset = h.offset + 1;
         idleOffset = h.offset;
-        noReplicasSince = System.currentTimeMillis();
+        lastPing = noReplicasSince = System.currentTimeMillis(); // the first PING a period after the restart, as Redis
         ReplicationStream st = newStream(h.offset);
         stream = st;
         feedFromEngine(st);

@@ -1,6 +1,7 @@
 package dev.spinel.server.replication;
 
 import dev.spinel.protocol.Args;
+import dev.spinel.server.config.ConfigException;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.errors.RedisError;
@@ -39,6 +40,7 @@ public final class ReplicationCommands {
         }
         if (a.is(1, "NO") && a.is(2, "ONE")) {
             r.promote();
+            configured(s, "");
             s.out().ok();
             return;
         }
@@ -58,7 +60,17 @@ public final class ReplicationCommands {
             return;
         }
         r.replicaOf(host, (int) port);
+        configured(s, host + " " + port);
         s.out().ok();
+    }
+
+    /** The role goes into the configuration too, so CONFIG REWRITE writes {@code replicaof host port} (or none), as Redis. */
+    private static void configured(Session s, String replicaof) {
+        try {
+            s.engine().config().replicaof.set(replicaof);
+        } catch (ConfigException e) {
+            throw new IllegalStateException(e); // a host and port REPLICAOF accepted are a valid value
+        }
     }
 
     // WAIT numreplicas timeout

@@ -28,6 +28,10 @@ public final class ServerStats {
     public final LongAdder totalErrorReplies = new LongAdder();
     /** Errors a replica answered to its master's stream (INFO's unexpected_error_replies). */
     public final LongAdder unexpectedErrorReplies = new LongAdder();
+    /** A master's full resyncs served, partial resyncs accepted and refused (INFO's sync_full, sync_partial_ok/err). */
+    public final LongAdder syncFull = new LongAdder();
+    public final LongAdder syncPartialOk = new LongAdder();
+    public final LongAdder syncPartialErr = new LongAdder();
     public final LongAdder dirty = new LongAdder();
     /** Clients currently parked in a blocking command; blocking commands add 1 on park and -1 on wake. */
     public final LongAdder blockedClients = new LongAdder();
@@ -61,5 +65,8 @@ public final class ServerStats {
         unexpectedErrorReplies.reset();
         errors.clear();
         lazyfreedObjects.reset();
+        syncFull.reset();
+        syncPartialOk.reset();
+        syncPartialErr.reset();
     }
 }

@@ -116,4 +116,36 @@ class ReplicationTlsTest {
             }
         }
     }
+
+    /**
+     * {@code tls-client-cert-file} / {@code tls-client-key-file} (Redis 7.0): the replica shows that certificate on
+     * its link, not its server one. A redis-server master requiring client certificates signed by its CA accepts the
+     * link although the replica's tls-cert-file is another CA's, and refuses it once the client certificate is unset.
+     */
+    @Test
+    void aSpinelReplicaShowsItsTlsClientCertificate() throws Exception {
+        int tls = RedisServerProcess.freePort();
+        try (RedisServerProcess master = RedisServerProcess.start(redisTls(false, "--tls-port", Integer.toString(tls),
+                "--tls-auth-clients", "yes"));
+             RawClient m = new RawClient(master.port())) {
+            write(m);
+            try (SpinelServer replica = SpinelServer.start(spinelTls(RedisServerProcess.freePort())
+                    .with("tls-cert-file", CERTS.otherClientCert.toString()).with("tls-key-file", CERTS.otherClientKey.toString())
+                    .with("tls-client-cert-file", CERTS.clientCert.toString()).with("tls-client-key-file", CERTS.clientKey.toString())
+                    .with("tls-replication", "yes").with("replicaof", "127.0.0.1 " + tls));
+                 RawClient s = new RawClient(replica.port())) {
+                awaitInSync(m, s);
+                assertEquals(Dataset.of(m), Dataset.of(s));
+                assertEquals("*2\r\n$20\r\ntls-client-cert-file\r\n$" + CERTS.clientCert.toString().length() + "\r\n"
+                        + CERTS.clientCert + "\r\n", s.callString("CONFIG", "GET", "tls-client-cert-file"));
+                // unset: the server certificate (another CA's) goes on the link, which the master refuses
+                assertEquals("+OK\r\n", s.callString("CONFIG", "SET", "tls-client-cert-file", ""));
+                s.callString("CLIENT", "KILL", "TYPE", "master");
+                m.callString("INCR", "n");
+                Thread.sleep(2500);
+                assertEquals("down", info(s).get("master_link_status"));
+                assertEquals("$-1\r\n", s.callString("GET", "n"));
+            }
+        }
+    }
 }

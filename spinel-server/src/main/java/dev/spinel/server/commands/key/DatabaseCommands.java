@@ -71,7 +71,8 @@ final class DatabaseCommands {
         boolean async = flushAsync(s, a);
         var db = s.db();
         db.clear(() -> s.engine().watches().touchPresent(db.index(), db, null), removed -> {
-            s.dirty(removed);
+            // at least one change, so that an empty FLUSHDB reaches the log and replicas too (Redis forces its propagation)
+            s.dirty(Math.max(removed, 1));
             if (async) {
                 s.engine().stats().lazyfreedObjects.add(removed); // Redis's emptyDbAsync counts every key
             }
@@ -89,6 +90,7 @@ final class DatabaseCommands {
                 s.engine().watches().touchPresent(i, ks.db(i), null);
             }
         }, removed -> {
+            s.engine().replicaRole().keysWithExpire().clear(); // as Redis's emptyData
             s.dirty(removed + 1);
             if (async) {
                 s.engine().stats().lazyfreedObjects.add(removed);

@@ -41,9 +41,9 @@ public final class ListBlockingCommands {
         t.register("blmove", (s, a) -> {
             boolean from = Lists.side(a, 3);
             boolean to = Lists.side(a, 4);
-            blmove(s, a, from, to, NumberArgs.timeoutMillis(a, 5));
+            blmove(s, a, from, to, NumberArgs.timeoutMillis(a, 5), false);
         });
-        t.register("brpoplpush", (s, a) -> blmove(s, a, false, true, NumberArgs.timeoutMillis(a, 3)));
+        t.register("brpoplpush", (s, a) -> blmove(s, a, false, true, NumberArgs.timeoutMillis(a, 3), true));
         t.register("blmpop", ListBlockingCommands::blmpop);
     }
 
@@ -94,7 +94,8 @@ public final class ListBlockingCommands {
     }
 
     // BLMOVE source destination LEFT|RIGHT LEFT|RIGHT timeout / BRPOPLPUSH source destination timeout
-    static void blmove(Session s, Args a, boolean fromHead, boolean toHead, long timeout) {
+    /** {@code rpoplpush}: BRPOPLPUSH, which Redis 7.0 propagates as RPOPLPUSH (BLMOVE as LMOVE). */
+    static void blmove(Session s, Args a, boolean fromHead, boolean toHead, long timeout, boolean rpoplpush) {
         Database db = s.db();
         byte[] src = a.copy(1);
         byte[] dst = a.copy(2);
@@ -103,10 +104,14 @@ public final class ListBlockingCommands {
         try {
             if (ListMoveCommands.move(s.engine(), s.out(), db, src, dst, fromHead, toHead, s.now(), false)) {
                 s.dirty(1);
-                s.propagateAs(ListMoveCommands.LMOVE, src, dst, fromHead ? ListMoveCommands.LEFT : ListMoveCommands.RIGHT,
-                        toHead ? ListMoveCommands.LEFT : ListMoveCommands.RIGHT);
+                if (rpoplpush) {
+                    s.propagateAs(RPOPLPUSH, src, dst);
+                } else {
+                    s.propagateAs(ListMoveCommands.LMOVE, src, dst, fromHead ? ListMoveCommands.LEFT : ListMoveCommands.RIGHT,
+                            toHead ? ListMoveCommands.LEFT : ListMoveCommands.RIGHT);
+                }
             } else {
-                s.engine().blocking().block(s, db, new byte[][] {src}, timeout, new MoveWaiter(dst, fromHead, toHead));
+                s.engine().blocking().block(s, db, new byte[][] {src}, timeout, new MoveWaiter(dst, fromHead, toHead, rpoplpush));
             }
         } finally {
             locks.unlock();
@@ -184,7 +189,9 @@ public final class ListBlockingCommands {
     }
 
     /** BLMOVE/BRPOPLPUSH: waits on the source only, as Redis. */
-    private record MoveWaiter(byte[] dst, boolean fromHead, boolean toHead) implements BlockedOperation {
+    private static final byte[] RPOPLPUSH = "RPOPLPUSH".getBytes(StandardCharsets.US_ASCII);
+
+    private record MoveWaiter(byte[] dst, boolean fromHead, boolean toHead, boolean rpoplpush) implements BlockedOperation {
         @Override
         public boolean tryServe(ServeContext ctx) {
             byte[] src = ctx.key();
@@ -194,7 +201,11 @@ public final class ListBlockingCommands {
                 return false;
             }
             if (ctx.out().size() > 0 && ctx.out().array()[0] != '-') { // a WRONGTYPE destination changed nothing
-                ctx.propagate(LMOVE, src, dst, fromHead ? LEFT : RIGHT, toHead ? LEFT : RIGHT);
+                if (rpoplpush) {
+                    ctx.propagate(RPOPLPUSH, src, dst);
+                } else {
+                    ctx.propagate(LMOVE, src, dst, fromHead ? LEFT : RIGHT, toHead ? LEFT : RIGHT);
+                }
             }
             return true;
         }

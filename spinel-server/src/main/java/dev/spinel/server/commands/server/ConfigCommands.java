@@ -10,6 +10,7 @@ import dev.spinel.server.config.Param;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.engine.Command;
 import dev.spinel.server.engine.CommandTable;
+import dev.spinel.server.engine.replica.DatasetLoading;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.errors.Errors;
 import dev.spinel.server.errors.RedisError;
@@ -92,6 +93,14 @@ public final class ConfigCommands {
         }
         ServerConfig config = s.engine().config();
         int n = (a.count() - 2) / 2;
+        if (s.engine().replicaRole().loading().any()) {
+            for (int i = 0; i < n; i++) {
+                Param p = config.param(a.string(2 + 2 * i));
+                if (p != null && config.isDeniedWhileLoading(p)) {
+                    throw new RedisError(DatasetLoading.LOADING); // before any other error, as Redis
+                }
+            }
+        }
         List<Param> params = new ArrayList<>(n);
         List<String> typed = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {

@@ -87,7 +87,7 @@ final class InfoCommand {
                 case "server" -> server(sb, engine);
                 case "clients" -> clients(sb, engine);
                 case "memory" -> memory(sb, engine);
-                case "persistence" -> server.persistence().appendInfo(sb.append("# Persistence\r\n"));
+                case "persistence" -> server.persistence().appendInfo(engine.replicaRole().loading().appendInfo(sb.append("# Persistence\r\n")));
                 case "stats" -> stats(sb, engine);
                 case "replication" -> replication(sb, engine);
                 case "cpu" -> cpu(sb);
@@ -219,9 +219,11 @@ final class InfoCommand {
         field(sb, "mem_fragmentation_ratio", String.format(Locale.ROOT, "%.2f", used == 0 ? 0.0 : rss / (double) used));
         field(sb, "mem_fragmentation_bytes", rss - used);
         field(sb, "mem_not_counted_for_evict", 0);
-        field(sb, "mem_replication_backlog", m.replicationBacklog());
-        field(sb, "mem_total_replication_buffers", 0);
-        field(sb, "mem_clients_slaves", 0);
+        long backlog = m.replicationBacklog();
+        long replicaOutputs = m.replicaOutputs();
+        field(sb, "mem_replication_backlog", backlog);
+        field(sb, "mem_total_replication_buffers", backlog + replicaOutputs);
+        field(sb, "mem_clients_slaves", replicaOutputs);
         field(sb, "mem_clients_normal", m.clients());
         field(sb, "mem_cluster_links", 0);
         field(sb, "mem_aof_buffer", 0);
@@ -270,7 +272,7 @@ final class InfoCommand {
         field(sb, "latest_fork_usec", 0);
         field(sb, "total_forks", 0);
         field(sb, "migrate_cached_sockets", server.migrateSockets().size());
-        field(sb, "slave_expires_tracked_keys", 0);
+        field(sb, "slave_expires_tracked_keys", e.replicaRole().keysWithExpire().size());
         field(sb, "active_defrag_hits", 0);
         field(sb, "active_defrag_misses", 0);
         field(sb, "active_defrag_key_hits", 0);

@@ -60,7 +60,7 @@ final class MemoryCommands {
         out.bulk("total.allocated").integer(used);
         out.bulk("startup.allocated").integer(startup);
         out.bulk("replication.backlog").integer(m.replicationBacklog());
-        out.bulk("clients.slaves").integer(0);
+        out.bulk("clients.slaves").integer(m.replicaOutputs());
         out.bulk("clients.normal").integer(m.clients());
         out.bulk("cluster.links").integer(0);
         out.bulk("aof.buffer").integer(0);

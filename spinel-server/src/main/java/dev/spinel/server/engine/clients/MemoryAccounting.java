@@ -5,6 +5,7 @@ import dev.spinel.store.Database;
 import dev.spinel.store.Keyspace;
 
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 
 /**
  * Redis's {@code used_memory} by Spinel's accounting: what INFO memory, MEMORY STATS and the maxmemory
@@ -33,6 +34,9 @@ public final class MemoryAccounting {
     private final long startup;
     private volatile LongSupplier scripts = () -> 0;
     private volatile LongSupplier backlog = () -> 0;
+    private volatile LongSupplier replicaOutputs = () -> 0;
+    /** The replicas' connections: their buffers are replication's ({@link #replicaOutputs()}), not the clients'. */
+    private volatile Predicate<Client> replica = c -> false;
     private volatile long clientBuffers;
 
     public MemoryAccounting(Keyspace keyspace, ClientRegistry<?> clients) {
@@ -46,9 +50,14 @@ public final class MemoryAccounting {
         this.scripts = bytes;
     }
 
-    /** Where the replication backlog's bytes come from. */
-    public void replicationBacklog(LongSupplier bytes) {
-        this.backlog = bytes;
+    /**
+     * Where replication's bytes come from: the backlog's, and what is held for the replicas (their pending output),
+     * whose connections ({@code isReplica}) the clients' sample then leaves out.
+     */
+    public void replication(LongSupplier backlogBytes, LongSupplier replicaOutputBytes, Predicate<Client> isReplica) {
+        this.backlog = backlogBytes;
+        this.replicaOutputs = replicaOutputBytes;
+        this.replica = isReplica;
     }
 
     /** used_memory: the overhead plus the dataset. */
@@ -58,7 +67,7 @@ public final class MemoryAccounting {
 
     /** used_memory_overhead: everything but the keys and their values. */
     public long overhead() {
-        return startup + clientBuffers + scripts.getAsLong() + backlog.getAsLong();
+        return startup + clientBuffers + scripts.getAsLong() + backlog.getAsLong() + replicaOutputs.getAsLong();
     }
 
     /** used_memory_startup. */
@@ -81,6 +90,11 @@ public final class MemoryAccounting {
         return backlog.getAsLong();
     }
 
+    /** mem_clients_slaves: what the master holds for its replicas besides the backlog. */
+    public long replicaOutputs() {
+        return replicaOutputs.getAsLong();
+    }
+
     /** used_memory_dataset: the keys and values, by the store's own accounting. */
     public long dataset() {
         long n = 0;
@@ -99,7 +113,11 @@ public final class MemoryAccounting {
      */
     public void sampleClients() {
         long n = 0;
+        Predicate<Client> isReplica = replica;
         for (Client s : clients.all()) {
+            if (isReplica.test(s)) {
+                continue;
+            }
             try {
                 ClientConnection c = s.connection();
                 n += c.queryBufferLength() + c.queryBufferFree() + s.out().array().length + c.pendingOutputBytes();
