@@ -215,7 +215,7 @@ public final class Database {
                 if (e.isExpired(now)) {
                     if (!expiryDeletesSuspended(now)) {
                         s.removeEntry(e);
-                        expired(e.key());
+                        expired(e);
                     }
                     continue;
                 }
@@ -266,8 +266,12 @@ public final class Database {
         return deleted;
     }
 
-    void expired(byte[] key) {
-        keyspace.expired(this, key);
+    void overwritten(Object old) {
+        keyspace.overwritten(this, old);
+    }
+
+    void expired(Entry e) {
+        keyspace.expired(this, e);
     }
 
     boolean expiryDeletesSuspended(long now) {

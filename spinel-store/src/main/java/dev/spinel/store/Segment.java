@@ -189,7 +189,7 @@ public class Segment {
                 return null;
             }
             removeEntry(e);
-            owner.expired(e.key());
+            owner.expired(e);
             return null;
         }
         return e;
@@ -205,7 +205,7 @@ public class Segment {
         if (e != null && e.isExpired(now)) {
             if (owner.keyspace().lazyExpiry() && !owner.expiryDeletesSuspended(now)) {
                 removeEntry(e);
-                owner.expired(e.key());
+                owner.expired(e);
             }
             return null;
         }
@@ -253,6 +253,9 @@ public class Segment {
         Entry old = find(key, 0, key.length, hash);
         if (old != null) {
             removeEntry(old, hash);
+            if (old.value instanceof TypedValue) {
+                owner.overwritten(old.value);
+            }
             return insertQuietly(key, hash, value, expireAt); // an overwrite, not a new key
         }
         return insert(key, hash, value, expireAt);
@@ -312,6 +315,9 @@ public class Segment {
 
     /** Replaces the value of an existing entry, keeping its time to live; its string mark is that of a new value. */
     public void replaceValue(Entry e, Object value) {
+        if (e.value instanceof TypedValue && e.value != value) {
+            owner.overwritten(e.value);
+        }
         memory += Sizes.value(value) - Sizes.value(e.value);
         e.value = value;
         e.stringMark(owner.stringMark());
@@ -585,7 +591,7 @@ public class Segment {
                 Entry next = e.next;
                 if (e.isExpired(now) && !owner.expiryDeletesSuspended(now)) {
                     removeEntry(e);
-                    owner.expired(e.key());
+                    owner.expired(e);
                     deleted++;
                     if (table != t) {
                         return deleted; // resized: the cursor restarts next step
