@@ -59,6 +59,8 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     private static final int OUTPUT_CHUNK = 64 * 1024;
     /** Largest hard limit up to which a batch's replies are held back (see {@link #processInput}). */
     private static final long HOLD_BELOW_LIMIT = 8L * 1024 * 1024;
+    /** Redis's clientsCronResizeQueryBuffer frees the query buffer of a client idle for more than 2 s. */
+    private static final long IDLE_QUERY_BUFFER_MS = 2000;
     private final Engine engine;
     private final boolean tls;
     /** The socket replies are sent on directly ({@link DirectSend}); null where Netty's write path is the only one. */
@@ -73,6 +75,12 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     private RespParser parser;
     /** {@link #query}, {@link #args} and {@link #parser} are this connection's own, not the loop's. */
     private boolean ownInput;
+    /**
+     * The capacity of the buffer this connection's last read went into (Netty's receive buffer, sized by the
+     * connection's own adaptive guess: 16 KiB at first, up to 64 KiB after large reads, halving after small
+     * ones): CLIENT LIST's query buffer while the connection holds none of its own ({@link #queryBufferFree}).
+     */
+    private int lastReadCapacity;
     private ChannelHandlerContext ctx;
     /** The loop thread's command timing (null on a thread without one): one clock read per command of a batch. */
     private CommandChain chain;
@@ -189,6 +197,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
                     parser = loop.parser;
                 }
                 int n = in.readableBytes();
+                lastReadCapacity = in.capacity();
                 engine.stats().netInputBytes.add(n);
                 engine.stats().readsProcessed.add(1);
                 query.ensureWritable(n);
@@ -673,9 +682,23 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
         return query == null ? 0 : query.pending();
     }
 
+    /**
+     * Free space of the connection's query buffer: its own array while it holds input (part of a request), else
+     * the receive buffer its reads go into (the loop's shared scratch is no one's). Redis keeps an idle client's
+     * query buffer until its cron finds the client idle for more than 2 s; Spinel holds none between reads, and
+     * shows the last read's buffer for that long, then 0, so that CLIENT LIST's sizes follow Redis's (its
+     * querybuf unit): 16 KiB after small requests, more after a large one, shrinking as requests get small.
+     */
     @Override
     public long queryBufferFree() {
-        return query == null || !ownInput ? 0 : query.array().length - query.writePos(); // the loop's shared scratch is no one's
+        if (query != null && ownInput) {
+            return query.array().length - query.writePos();
+        }
+        Session s = session;
+        if (s == null || System.currentTimeMillis() - s.lastInteraction() > IDLE_QUERY_BUFFER_MS) {
+            return 0;
+        }
+        return Math.max(0, lastReadCapacity - queryBufferLength());
     }
 
     private static Args copy(Args a) {
