@@ -266,8 +266,11 @@ public final class Database {
         return deleted;
     }
 
-    void overwritten(Object old) {
-        keyspace.overwritten(this, old);
+    /** A command's overwrite of a value: the listener hears of a collection replaced (not of a string's overwrite). */
+    void overwritten(Object old, Object value) {
+        if (old instanceof TypedValue && old != value) {
+            keyspace.overwritten(this, old);
+        }
     }
 
     void expired(Entry e) {

@@ -250,15 +250,9 @@ public class Segment {
      * absolute Unix ms or -1. Returns the entry now holding the key.
      */
     public Entry put(byte[] key, int hash, Object value, long expireAt) {
-        Entry old = find(key, 0, key.length, hash);
-        if (old != null) {
-            removeEntry(old, hash);
-            if (old.value instanceof TypedValue) {
-                owner.overwritten(old.value);
-            }
-            return insertQuietly(key, hash, value, expireAt); // an overwrite, not a new key
-        }
-        return insert(key, hash, value, expireAt);
+        // an overwrite is not a new key (no "new" notice); commands overwrite through replaceValue
+        return find(key, 0, key.length, hash) != null ? putQuietly(key, hash, value, expireAt)
+                : insert(key, hash, value, expireAt);
     }
 
     /** {@link #put} for loaders (RDB, AOF, RESTORE of a snapshot): no "new key" notice to the listener. */
@@ -315,9 +309,7 @@ public class Segment {
 
     /** Replaces the value of an existing entry, keeping its time to live; its string mark is that of a new value. */
     public void replaceValue(Entry e, Object value) {
-        if (e.value instanceof TypedValue && e.value != value) {
-            owner.overwritten(e.value);
-        }
+        owner.overwritten(e.value, value);
         memory += Sizes.value(value) - Sizes.value(e.value);
         e.value = value;
         e.stringMark(owner.stringMark());

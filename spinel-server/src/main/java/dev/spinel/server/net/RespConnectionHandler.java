@@ -22,8 +22,6 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.unix.Socket;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 
-import java.net.InetSocketAddress;
-import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
@@ -59,8 +57,6 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     private static final int OUTPUT_CHUNK = 64 * 1024;
     /** Largest hard limit up to which a batch's replies are held back (see {@link #processInput}). */
     private static final long HOLD_BELOW_LIMIT = 8L * 1024 * 1024;
-    /** Redis's clientsCronResizeQueryBuffer frees the query buffer of a client idle for more than 2 s. */
-    private static final long IDLE_QUERY_BUFFER_MS = 2000;
     private final Engine engine;
     private final boolean tls;
     /** The socket replies are sent on directly ({@link DirectSend}); null where Netty's write path is the only one. */
@@ -75,11 +71,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     private RespParser parser;
     /** {@link #query}, {@link #args} and {@link #parser} are this connection's own, not the loop's. */
     private boolean ownInput;
-    /**
-     * The capacity of the buffer this connection's last read went into (Netty's receive buffer, sized by the
-     * connection's own adaptive guess: 16 KiB at first, up to 64 KiB after large reads, halving after small
-     * ones): CLIENT LIST's query buffer while the connection holds none of its own ({@link #queryBufferFree}).
-     */
+    /** The capacity of the receive buffer this connection's last read went into ({@link ClientFigures#queryBufferFree}). */
     private int lastReadCapacity;
     private ChannelHandlerContext ctx;
     /** The loop thread's command timing (null on a thread without one): one clock read per command of a batch. */
@@ -551,7 +543,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     public String remoteAddress() {
         String r = remote;
         if (r == null) { // racy but idempotent: any thread formats the same text
-            r = ctx == null ? "?:0" : format(ctx.channel().remoteAddress());
+            r = ctx == null ? "?:0" : ClientFigures.address(ctx.channel().remoteAddress());
             remote = r;
         }
         return r;
@@ -561,7 +553,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     public String localAddress() {
         String l = local;
         if (l == null) {
-            l = ctx == null ? "?:0" : format(ctx.channel().localAddress());
+            l = ctx == null ? "?:0" : ClientFigures.address(ctx.channel().localAddress());
             local = l;
         }
         return l;
@@ -682,23 +674,9 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
         return query == null ? 0 : query.pending();
     }
 
-    /**
-     * Free space of the connection's query buffer: its own array while it holds input (part of a request), else
-     * the receive buffer its reads go into (the loop's shared scratch is no one's). Redis keeps an idle client's
-     * query buffer until its cron finds the client idle for more than 2 s; Spinel holds none between reads, and
-     * shows the last read's buffer for that long, then 0, so that CLIENT LIST's sizes follow Redis's (its
-     * querybuf unit): 16 KiB after small requests, more after a large one, shrinking as requests get small.
-     */
     @Override
     public long queryBufferFree() {
-        if (query != null && ownInput) {
-            return query.array().length - query.writePos();
-        }
-        Session s = session;
-        if (s == null || System.currentTimeMillis() - s.lastInteraction() > IDLE_QUERY_BUFFER_MS) {
-            return 0;
-        }
-        return Math.max(0, lastReadCapacity - queryBufferLength());
+        return ClientFigures.queryBufferFree(ownInput ? query : null, queryBufferLength(), lastReadCapacity, session);
     }
 
     private static Args copy(Args a) {
@@ -713,14 +691,5 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     public long pendingOutputBytes() {
         return ctx == null ? 0 : ctx.channel().unsafe().outboundBuffer() == null ? 0
                 : ctx.channel().unsafe().outboundBuffer().totalPendingWriteBytes();
-    }
-
-    private static String format(SocketAddress a) {
-        if (a instanceof InetSocketAddress i) {
-            String host = i.getAddress() != null ? i.getAddress().getHostAddress() : i.getHostString();
-            // As Redis's anetFormatAddr: IPv6 hosts in brackets, so CLIENT KILL ADDR matches its form.
-            return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + i.getPort();
-        }
-        return String.valueOf(a);
     }
 }
