@@ -93,6 +93,7 @@ public final class GrpcFrontEnd implements SpinelExtension {
         KeyVersions versions = new KeyVersions();
         WatchHub hub = new WatchHub();
         KvStore store = new KvStore(spinel.engine(), versions, hub);
+        store.client().onAclChange(hub::aclChanged); // open Watch streams lose what the ACL no longer allows
         HealthStatusManager health = new HealthStatusManager();
         health.setStatus("spinel.kv.v1.KV", io.grpc.health.v1.HealthCheckResponse.ServingStatus.SERVING);
         Server server = NettyServerBuilder.forAddress(address)

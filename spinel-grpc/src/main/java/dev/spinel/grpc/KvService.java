@@ -49,9 +49,9 @@ import java.util.function.Function;
  * <p>Thread-safety: thread-safe; one instance serves every call.
  */
 final class KvService extends KVGrpc.KVImplBase {
-    private static final byte[] SCAN = {'S', 'C', 'A', 'N'};
-    private static final byte[] ZERO = {'0'};
-    private static final byte[] GET = {'G', 'E', 'T'};
+    static final byte[] SCAN = {'S', 'C', 'A', 'N'};
+    static final byte[] ZERO = {'0'};
+    static final byte[] GET = {'G', 'E', 'T'};
     private final KvStore store;
     private final TxnRunner txn;
     private final EventLoopGroup loops;
@@ -251,7 +251,7 @@ final class KvService extends KVGrpc.KVImplBase {
             return;
         }
         var call = (ServerCallStreamObserver<WatchResponse>) out;
-        Watcher w = new Watcher(target, prefix, store, call, loops.next());
+        Watcher w = new Watcher(target, prefix, store, call, loops.next(), KvStore.user());
         call.setOnCancelHandler(() -> {
             w.close();
             store.hub().remove(w);

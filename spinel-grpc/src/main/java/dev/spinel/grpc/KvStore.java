@@ -240,6 +240,24 @@ final class KvStore {
         return user == null || client.mayRead(user, key);
     }
 
+    /**
+     * Why an open stream of {@code user} may no longer read what it reads (the ACL changed since it started), or
+     * null: the user was deleted, disabled or replaced (ACL DELUSER, SETUSER off, LOAD: Redis closes such a
+     * user's connections), or its rules no longer allow the stream's command (GET of a watched key, SCAN) or
+     * keys ({@code prefix}: every key under it, null: none beyond {@code argv}'s). Logs nothing, as Redis logs
+     * nothing when it disconnects a subscriber whose channels were revoked.
+     */
+    String revoked(User user, byte[] prefix, byte[]... argv) {
+        if (!client.userCurrent(user)) {
+            return "NOPERM user '" + user.name() + "' was deleted, disabled or replaced by an ACL change";
+        }
+        String denial = client.denial(user, argv);
+        if (denial == null && prefix != null && !client.mayReadPrefix(user, prefix)) {
+            denial = "NOPERM this user has no permissions to access one of the keys used as arguments";
+        }
+        return denial;
+    }
+
     /** Throws PERMISSION_DENIED for reading {@code key}, as GET would be denied (logged in ACL LOG). */
     void authorizeRead(User user, byte[] key) {
         if (user != null) {

@@ -28,6 +28,10 @@ import java.util.function.Consumer;
  * filters nothing either: a GET of it is refused). Scan a prefix or range within the user's read patterns. When
  * the user's patterns cover the whole prefix (e.g. {@code ~prefix*}), no key is checked one by one.
  *
+ * <p>The permissions are read again at each step: once the user was deleted, disabled or replaced (ACL DELUSER,
+ * SETUSER off, LOAD) or may no longer SCAN, the stream ends with PERMISSION_DENIED; narrowed key patterns apply
+ * to the keys of the next step (the first one refused ends it as above).
+ *
  * <p>CLIENT PAUSE ALL holds each step as it holds each SCAN: the stream goes on once the pause ends.
  *
  * <p>Thread-safety: confined to the call's transport thread (the server uses a direct executor).
@@ -47,8 +51,10 @@ final class ScanStream {
     private boolean done;
     private boolean pumping;
     private boolean held;
-    /** The call's user when its keys need a check one by one, else null (no ACL, or a covered prefix). */
-    private final User checked;
+    /** The call's user; null: no ACL checks (outside an authenticated call). */
+    private final User user;
+    /** {@link #user} when its keys need a check one by one, else null (no ACL, or a covered prefix); set per step. */
+    private User checked;
     /** Runs its argument once CLIENT PAUSE ends (or the call is over), on the call's loop and context. */
     private final Consumer<Runnable> whenUnpaused;
 
@@ -60,8 +66,7 @@ final class ScanStream {
         this.prefix = r.getPrefix().toByteArray();
         this.start = r.getRangeStart().toByteArray();
         this.end = r.getRangeEnd().toByteArray();
-        User user = KvStore.user();
-        this.checked = store.mayReadAll(user, commonPrefix()) ? null : user;
+        this.user = KvStore.user();
         if (prefix.length > 0 && (start.length > 0 || end.length > 0)) {
             throw Failure.of(Status.INVALID_ARGUMENT.withDescription("give a prefix or a range, not both"));
         }
@@ -116,6 +121,15 @@ final class ScanStream {
     }
 
     private void step() {
+        if (user != null) {
+            String why = store.revoked(user, null, KvService.SCAN, KvService.ZERO);
+            if (why != null) {
+                done = true;
+                out.onError(Failure.of(Status.PERMISSION_DENIED.withDescription(why)));
+                return;
+            }
+            checked = store.mayReadAll(user, commonPrefix()) ? null : user;
+        }
         long now = System.currentTimeMillis();
         List<KeyValue> found = new ArrayList<>();
         byte[][] denied = new byte[1][];

@@ -35,6 +35,13 @@ final class WatchHub {
         }
     }
 
+    /** The ACL users changed: each watcher checks its user may still read what it watches. */
+    void aclChanged() {
+        for (Watcher w : watchers) {
+            w.recheck();
+        }
+    }
+
     /** The whole database changed: watchers of one key re-read it (prefix watchers cannot list what went). */
     void flushed() {
         for (Watcher w : watchers) {

@@ -2,6 +2,7 @@ package dev.spinel.grpc;
 
 import dev.spinel.grpc.v1.Event;
 import dev.spinel.grpc.v1.WatchResponse;
+import dev.spinel.server.acl.User;
 import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
 
@@ -19,7 +20,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@link #MAX_PENDING} undelivered changes) is ended with RESOURCE_EXHAUSTED rather than buffering
  * without bound.
  *
- * <p>Thread-safety: {@link #offer} from any thread; delivery runs on {@code loop}, one at a time.
+ * <p>The stream keeps its user's permissions under watch: after an ACL change ({@link #recheck}) a user that was
+ * deleted, disabled, or may no longer read the target ends the stream with PERMISSION_DENIED, as Redis
+ * disconnects a subscriber whose channels were revoked and the clients of a deleted user.
+ *
+ * <p>Thread-safety: {@link #offer} and {@link #recheck} from any thread; delivery and checks run on {@code loop},
+ * one at a time.
  */
 final class Watcher {
     static final int MAX_PENDING = 100_000;
@@ -30,6 +36,8 @@ final class Watcher {
     private final KvStore store;
     private final ServerCallStreamObserver<WatchResponse> out;
     private final Executor loop;
+    /** The call's user; null: no ACL checks (outside an authenticated call). */
+    private final User user;
     private final ConcurrentLinkedQueue<Change> pending = new ConcurrentLinkedQueue<>();
     private final AtomicInteger size = new AtomicInteger();
     private final AtomicBoolean scheduled = new AtomicBoolean();
@@ -38,12 +46,34 @@ final class Watcher {
     private record Change(byte[] key, boolean expired) {
     }
 
-    Watcher(byte[] target, boolean prefix, KvStore store, ServerCallStreamObserver<WatchResponse> out, Executor loop) {
+    Watcher(byte[] target, boolean prefix, KvStore store, ServerCallStreamObserver<WatchResponse> out, Executor loop, User user) {
         this.target = target;
         this.prefix = prefix;
         this.store = store;
         this.out = out;
         this.loop = loop;
+        this.user = user;
+    }
+
+    /** The ACL changed: the user's right to this stream is checked again on the stream's loop. */
+    void recheck() {
+        if (!closed && user != null) {
+            loop.execute(this::checkAccess);
+        }
+    }
+
+    private void checkAccess() {
+        if (closed) {
+            return;
+        }
+        // as the Watch was authorized: a key's changes are its GETs, a prefix's a SCAN and reads of all its keys
+        String why = prefix ? store.revoked(user, target, KvService.SCAN, KvService.ZERO)
+                : store.revoked(user, null, KvService.GET, target);
+        if (why != null) {
+            closed = true;
+            store.hub().remove(this);
+            out.onError(Failure.of(Status.PERMISSION_DENIED.withDescription(why)));
+        }
     }
 
     boolean matches(byte[] key) {

@@ -236,6 +236,97 @@ class GrpcAclTest {
         }
     }
 
+    /**
+     * An open Watch keeps only the permissions its user still has: after ACL SETUSER narrows the key patterns or
+     * takes GET (or SCAN, from a prefix's Watch) away, or ACL DELUSER / SETUSER off / ACL LOAD removes the user, the stream ends with
+     * PERMISSION_DENIED (as Redis disconnects a subscriber whose channels were revoked, and a deleted user's
+     * clients); a change that still allows it leaves it running.
+     */
+    @Test
+    @Timeout(60)
+    void watchEndsWhenTheAclRevokesIt() throws Exception {
+        try (GrpcTestServer s = new GrpcTestServer(); Jedis j = s.jedis()) {
+            List<List<String>> revocations = List.of(
+                    List.of("ACL", "SETUSER", "watcher", "resetkeys", "~x*"),
+                    List.of("ACL", "SETUSER", "watcher", "-get"),
+                    List.of("ACL", "SETUSER", "watcher", "-scan"),
+                    List.of("ACL", "SETUSER", "watcher", "off"),
+                    List.of("ACL", "DELUSER", "watcher"));
+            for (List<String> revoke : revocations) {
+                for (boolean prefix : new boolean[] {false, true}) {
+                    j.aclSetUser("watcher", "reset", "on", ">pw", "~r*", "+get", "+scan");
+                    KVGrpc.KVBlockingStub kv = as(s.blocking(), "watcher", "pw");
+                    WatchRequest r = prefix ? WatchRequest.newBuilder().setPrefix(b("r")).build()
+                            : WatchRequest.newBuilder().setKey(b("r1")).build();
+                    Context.CancellableContext call = Context.current().withCancellation();
+                    try {
+                        Iterator<WatchResponse> it = call.call(() -> kv.watch(r));
+                        assertTrue(call.call(() -> it.next().getCreated()));
+                        j.aclSetUser("watcher", "+set"); // still allowed: the stream goes on
+                        j.set("r1", "a");
+                        assertEquals("a", call.call(() -> it.next().getEvents(0).getKv().getValue().toStringUtf8()));
+                        j.sendCommand(() -> revoke.get(0).getBytes(), revoke.subList(1, revoke.size()).toArray(String[]::new));
+                        j.set("r1", "b"); // a change it must not see
+                        if (!prefix && revoke.contains("-scan")) { // a key's Watch needs only GET: it goes on
+                            assertEquals("b", call.call(() -> it.next().getEvents(0).getKv().getValue().toStringUtf8()));
+                            continue;
+                        }
+                        StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> call.call(() -> {
+                            while (it.hasNext()) {
+                                WatchResponse m = it.next();
+                                for (var ev : m.getEventsList()) {
+                                    assertFalse(ev.getKv().getValue().toStringUtf8().equals("b"), "saw a change after " + revoke);
+                                }
+                            }
+                            return null;
+                        }), revoke + (prefix ? " prefix" : " key"));
+                        assertEquals(Status.Code.PERMISSION_DENIED, e.getStatus().getCode(), revoke.toString());
+                        assertTrue(e.getStatus().getDescription().startsWith("NOPERM"), e.getStatus().getDescription());
+                    } finally {
+                        call.cancel(null);
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * An open Scan reads its user's permissions at each step: once the user is deleted, or its patterns narrowed,
+     * the rest of the scan ends with PERMISSION_DENIED instead of revealing more keys.
+     */
+    @Test
+    @Timeout(60)
+    void scanEndsWhenTheAclRevokesIt() throws Exception {
+        try (GrpcTestServer s = new GrpcTestServer(); Jedis j = s.jedis()) {
+            String value = "v".repeat(8192);
+            var load = j.pipelined();
+            for (int i = 0; i < 1000; i++) { // 8 MB: flow control holds the server after a few steps
+                load.set("r" + i, value);
+            }
+            load.sync();
+            for (List<String> revoke : List.of(List.of("DELUSER", "scanner"), List.of("SETUSER", "scanner", "resetkeys", "~x*"))) {
+                j.aclSetUser("scanner", "reset", "on", ">pw", "~r*", "+get", "+scan");
+                KVGrpc.KVBlockingStub kv = as(s.blocking(), "scanner", "pw");
+                Context.CancellableContext call = Context.current().withCancellation();
+                try {
+                    Iterator<ScanResponse> it = call.call(() -> kv.scan(ScanRequest.newBuilder().setPrefix(b("r")).build()));
+                    int seen = call.call(() -> it.next().getKvsCount());
+                    j.sendCommand(() -> "ACL".getBytes(), revoke.toArray(String[]::new));
+                    StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> call.call(() -> {
+                        int n = seen;
+                        while (it.hasNext()) {
+                            n += it.next().getKvsCount();
+                        }
+                        return n;
+                    }), revoke.toString());
+                    assertEquals(Status.Code.PERMISSION_DENIED, e.getStatus().getCode(), revoke.toString());
+                } finally {
+                    call.cancel(null);
+                }
+            }
+        }
+    }
+
     /** Whether the Watch's first message says it was created; the stream is cancelled then. */
     static boolean created(KVGrpc.KVBlockingStub kv, WatchRequest r) {
         Context.CancellableContext call = Context.current().withCancellation();

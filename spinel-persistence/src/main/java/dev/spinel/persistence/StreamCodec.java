@@ -186,7 +186,8 @@ public final class StreamCodec implements ValueCodec {
             byte[] name = in.readString();
             long gMs = in.readLength();
             long gSeq = in.readLength();
-            long read = v1 ? StreamGroup.INVALID_ENTRIES_READ : in.readLength();
+            // Redis 5-6.2 kept no entries-read: Redis 7.0 estimates it from the stream's metadata
+            long read = v1 ? s.distanceFromFirstEver(gMs, gSeq) : in.readLength();
             StreamGroup g = new StreamGroup(gMs, gSeq, read);
             if (s.groups().putIfAbsent(name, g) != null) {
                 throw new RdbException("Duplicated consumer group name " + new String(name));

@@ -215,7 +215,7 @@ public final class Database {
                 if (e.isExpired(now)) {
                     if (!expiryDeletesSuspended(now)) {
                         s.removeEntry(e);
-                        expired(e.key());
+                        expired(e);
                     }
                     continue;
                 }
@@ -266,8 +266,15 @@ public final class Database {
         return deleted;
     }
 
-    void expired(byte[] key) {
-        keyspace.expired(this, key);
+    /** A command's overwrite of a value: the listener hears of a collection replaced (not of a string's overwrite). */
+    void overwritten(Object old, Object value) {
+        if (old instanceof TypedValue && old != value) {
+            keyspace.overwritten(this, old);
+        }
+    }
+
+    void expired(Entry e) {
+        keyspace.expired(this, e);
     }
 
     boolean expiryDeletesSuspended(long now) {

@@ -231,9 +231,13 @@ public final class Keyspace {
         listener.added(db, e);
     }
 
-    void expired(Database db, byte[] key) {
+    void overwritten(Database db, Object old) {
+        listener.overwritten(db, old);
+    }
+
+    void expired(Database db, Entry e) {
         expiredKeys.incrementAndGet();
-        listener.expired(db, key);
+        listener.expired(db, e);
     }
 
     /**

@@ -189,7 +189,7 @@ public class Segment {
                 return null;
             }
             removeEntry(e);
-            owner.expired(e.key());
+            owner.expired(e);
             return null;
         }
         return e;
@@ -205,7 +205,7 @@ public class Segment {
         if (e != null && e.isExpired(now)) {
             if (owner.keyspace().lazyExpiry() && !owner.expiryDeletesSuspended(now)) {
                 removeEntry(e);
-                owner.expired(e.key());
+                owner.expired(e);
             }
             return null;
         }
@@ -250,12 +250,9 @@ public class Segment {
      * absolute Unix ms or -1. Returns the entry now holding the key.
      */
     public Entry put(byte[] key, int hash, Object value, long expireAt) {
-        Entry old = find(key, 0, key.length, hash);
-        if (old != null) {
-            removeEntry(old, hash);
-            return insertQuietly(key, hash, value, expireAt); // an overwrite, not a new key
-        }
-        return insert(key, hash, value, expireAt);
+        // an overwrite is not a new key (no "new" notice); commands overwrite through replaceValue
+        return find(key, 0, key.length, hash) != null ? putQuietly(key, hash, value, expireAt)
+                : insert(key, hash, value, expireAt);
     }
 
     /** {@link #put} for loaders (RDB, AOF, RESTORE of a snapshot): no "new key" notice to the listener. */
@@ -333,6 +330,7 @@ public class Segment {
      * the old entry as its copy of the old value); the caller uses it, not {@code e}, from then on.
      */
     public Entry replaceValue(Entry e, Object value) {
+        owner.overwritten(e.value, value);
         if (e instanceof InlineKeyEntry k && (e.value == null || k.holdsInline(value))) {
             Entry n = k.withValue(value);
             n.stringMark(owner.stringMark());
@@ -630,7 +628,7 @@ public class Segment {
                 Entry next = e.next;
                 if (e.isExpired(now) && !owner.expiryDeletesSuspended(now)) {
                     removeEntry(e);
-                    owner.expired(e.key());
+                    owner.expired(e);
                     deleted++;
                     if (table != t) {
                         return deleted; // resized: the cursor restarts next step

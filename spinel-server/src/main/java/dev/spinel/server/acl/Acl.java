@@ -13,6 +13,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The users of a server (Redis 7.0's ACL): the {@code default} user that every connection starts as,
@@ -31,6 +32,8 @@ public final class Acl {
     private final Map<String, User> users = new TreeMap<>();
     private final User defaultUser;
     private final AclLog log = new AclLog();
+    /** Told after every change of the users (SETUSER, DELUSER, LOAD): front ends re-check what they hold open. */
+    private final List<Runnable> changeListeners = new CopyOnWriteArrayList<>();
 
     public Acl() {
         defaultUser = new User("default", defaultRules());
@@ -97,6 +100,28 @@ public final class Acl {
         defaultUser.rules = r.seal();
     }
 
+    /**
+     * Runs {@code listener} after every change of the users' rules or of the table (ACL SETUSER, DELUSER,
+     * LOAD), on the changing thread with this table locked: it must only hand the work on (e.g. to a loop).
+     */
+    public void onChange(Runnable listener) {
+        changeListeners.add(listener);
+    }
+
+    private void changed() {
+        for (Runnable l : changeListeners) {
+            l.run();
+        }
+    }
+
+    /**
+     * Whether {@code u} is still this table's user of its name and enabled: false once deleted (DELUSER),
+     * replaced (ACL LOAD) or switched off.
+     */
+    public synchronized boolean current(User u) {
+        return users.get(u.name()) == u && u.rules.enabled();
+    }
+
     public synchronized User user(String name) {
         return users.get(name);
     }
@@ -145,6 +170,7 @@ public final class Acl {
             users.put(name, new User(name, r));
         } else {
             u.rules = r.seal();
+            changed();
         }
         return null;
     }
@@ -157,6 +183,9 @@ public final class Acl {
             if (u != null) {
                 out.add(u);
             }
+        }
+        if (!out.isEmpty()) {
+            changed();
         }
         return out;
     }
@@ -226,6 +255,7 @@ public final class Acl {
                 users.put(name, new User(name, rules));
             }
         });
+        changed();
         return old;
     }
 

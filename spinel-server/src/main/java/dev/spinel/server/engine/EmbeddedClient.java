@@ -152,6 +152,38 @@ public final class EmbeddedClient {
         return user.rules().unrestricted() || checkPrefix(user, Args.of(GET, prefix), prefix) == 0;
     }
 
+    /**
+     * Redis's NOPERM text of {@code user} running {@code argv} (its command and keys), as {@link #authorize} would
+     * throw it, or null when allowed; logs nothing.
+     */
+    public String denial(User user, byte[]... argv) {
+        UserRules rules = user.rules();
+        if (rules.unrestricted()) {
+            return null;
+        }
+        Args args = Args.of(argv);
+        Command cmd = engine.commands().lookup(args);
+        long denied = Acl.check(rules, cmd.aclId(), cmd.spec(), cmd.noAuth(), args, 0);
+        if (denied == 0) {
+            return null;
+        }
+        return (int) (denied >>> 32) == Acl.DENIED_KEY ? "NOPERM this user has no permissions to access one of the keys used as arguments"
+                : "NOPERM this user has no permissions to run the '" + cmd.name() + "' command";
+    }
+
+    /**
+     * Whether {@code user} still exists, enabled: false after ACL DELUSER, ACL SETUSER off, or an ACL LOAD that
+     * replaced it (Redis closes such a user's connections).
+     */
+    public boolean userCurrent(User user) {
+        return engine.acl().current(user);
+    }
+
+    /** Runs {@code listener} after each change of the ACL users (on the changing thread: it must only hand work on). */
+    public void onAclChange(Runnable listener) {
+        engine.acl().onChange(listener);
+    }
+
     private long checkPrefix(User user, Args args, byte[] prefix) {
         Command get = getCommand();
         return Acl.checkPrefix(user.rules(), get.aclId(), get.noAuth(), args, prefix, KeyPositions.ACL_READ);

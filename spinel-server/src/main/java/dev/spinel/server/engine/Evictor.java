@@ -3,6 +3,7 @@ package dev.spinel.server.engine;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.engine.clients.MemoryAccounting;
 import dev.spinel.server.errors.RedisError;
+import dev.spinel.server.stats.LazyFree;
 import dev.spinel.store.Database;
 import dev.spinel.store.Entry;
 import dev.spinel.store.KeyHash;
@@ -117,10 +118,15 @@ public final class Evictor {
         Segment seg = bestDb.segment(h);
         seg.lock();
         try {
-            if (!seg.remove(bestKey, 0, bestKey.length, h)) {
+            Entry e = seg.find(bestKey, 0, bestKey.length, h);
+            if (e == null) {
                 return true; // gone meanwhile: memory changed anyway, look again
             }
+            seg.removeEntry(e);
             evicted.increment();
+            if (config.lazyfreeLazyEviction.value()) {
+                LazyFree.freed(engine.stats(), e.value());
+            }
             engine.keyEvents().evicted(bestDb.index(), bestKey);
         } finally {
             seg.unlock();

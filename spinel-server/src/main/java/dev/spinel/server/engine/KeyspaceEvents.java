@@ -3,6 +3,7 @@ package dev.spinel.server.engine;
 import dev.spinel.server.engine.ports.KeyObserver;
 import dev.spinel.server.engine.ports.ReplicationFeed;
 import dev.spinel.server.engine.tracking.Tracking;
+import dev.spinel.server.stats.LazyFree;
 import dev.spinel.store.Database;
 import dev.spinel.store.Entry;
 import dev.spinel.store.KeyspaceListener;
@@ -34,6 +35,14 @@ final class KeyspaceEvents implements KeyspaceListener {
     }
 
     @Override
+    public void expired(Database db, Entry e) {
+        if (engine.config().lazyfreeLazyExpire.value()) {
+            LazyFree.freed(engine.stats(), e.value()); // Redis's deleteExpiredKeyAndPropagate frees it asynchronously
+        }
+        expired(db, e.key());
+    }
+
+    @Override
     public void expired(Database db, byte[] key) {
         notifications.notify(Notifications.EXPIRED, "expired", key, db.index());
         ReplicationFeed feed = engine.hooks().replicationFeed();
@@ -49,6 +58,13 @@ final class KeyspaceEvents implements KeyspaceListener {
         KeyObserver o = engine.hooks().keyObserver();
         if (o != null) {
             o.keyExpired(db.index(), key);
+        }
+    }
+
+    @Override
+    public void overwritten(Database db, Object old) {
+        if (engine.config().lazyfreeLazyServerDel.value()) {
+            LazyFree.freed(engine.stats(), old); // Redis's dbOverwrite frees the old value asynchronously
         }
     }
 

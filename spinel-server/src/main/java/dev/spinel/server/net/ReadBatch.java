@@ -48,6 +48,8 @@ final class ReadBatch {
     private RespParser parser;
     /** {@link #query}, {@link #args} and {@link #parser} are this connection's own, not the loop's. */
     private boolean ownInput;
+    /** The capacity of the receive buffer this connection's last read went into ({@link ClientFigures#queryBufferFree}). */
+    private int lastReadCapacity;
     /** The loop thread's command timing (null on a thread without one): one clock read per command of a batch. */
     private CommandChain chain;
     /** Nothing more is executed: the connection closes once its replies are sent. */
@@ -87,6 +89,7 @@ final class ReadBatch {
                     parser = loop.parser;
                 }
                 int n = in.readableBytes();
+                lastReadCapacity = in.capacity();
                 engine.stats().netInputBytes.add(n);
                 engine.stats().readsProcessed.add(1);
                 query.ensureWritable(n);
@@ -314,7 +317,7 @@ final class ReadBatch {
     }
 
     long queryBufferFree() {
-        return query == null || !ownInput ? 0 : query.array().length - query.writePos(); // the loop's shared scratch is no one's
+        return ClientFigures.queryBufferFree(ownInput ? query : null, queryBufferLength(), lastReadCapacity, session);
     }
 
     private static Args copy(Args a) {

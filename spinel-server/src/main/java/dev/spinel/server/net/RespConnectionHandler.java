@@ -12,8 +12,6 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.unix.UnixChannel;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 
-import java.net.InetSocketAddress;
-import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
@@ -171,7 +169,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     public String remoteAddress() {
         String r = remote;
         if (r == null) { // racy but idempotent: any thread formats the same text
-            r = ctx == null ? "?:0" : format(ctx.channel().remoteAddress());
+            r = ctx == null ? "?:0" : ClientFigures.address(ctx.channel().remoteAddress());
             remote = r;
         }
         return r;
@@ -181,7 +179,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     public String localAddress() {
         String l = local;
         if (l == null) {
-            l = ctx == null ? "?:0" : format(ctx.channel().localAddress());
+            l = ctx == null ? "?:0" : ClientFigures.address(ctx.channel().localAddress());
             local = l;
         }
         return l;
@@ -301,14 +299,5 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     @Override
     public long pendingOutputBytes() {
         return output.pendingOutputBytes();
-    }
-
-    private static String format(SocketAddress a) {
-        if (a instanceof InetSocketAddress i) {
-            String host = i.getAddress() != null ? i.getAddress().getHostAddress() : i.getHostString();
-            // As Redis's anetFormatAddr: IPv6 hosts in brackets, so CLIENT KILL ADDR matches its form.
-            return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + i.getPort();
-        }
-        return String.valueOf(a);
     }
 }

@@ -10,6 +10,7 @@ import org.luaj.vm2.LuaError;
 import org.luaj.vm2.LuaFunction;
 import org.luaj.vm2.LuaString;
 import org.luaj.vm2.LuaTable;
+import org.luaj.vm2.LuaThread;
 import org.luaj.vm2.LuaValue;
 import org.luaj.vm2.Varargs;
 import org.luaj.vm2.compiler.LuaC;
@@ -44,7 +45,7 @@ final class LuaSandbox {
     LuaSandbox(LuaTable redis, Runnable check) {
         // The instruction hook (LuaJ calls a Globals' debuglib on every instruction of the closures whose
         // environment it is, and of the functions they create): SCRIPT KILL and the busy threshold.
-        InstructionHook hook = new InstructionHook(check);
+        InstructionHook hook = new InstructionHook(check, globals);
         ((Globals) env).debuglib = hook;
         globals.debuglib = hook; // chunks made by load/loadstring run with the real globals
         globals.load(new BaseLib());
@@ -75,6 +76,18 @@ final class LuaSandbox {
                     return LuaValue.varargsOf(LuaValue.FALSE, LuaValue.valueOf(LuaErrors.luaText(LuaErrors.chomp(r.arg(2).tojstring()))));
                 }
                 return r;
+            }
+        });
+        LuaValue error = globals.rawget("error");
+        globals.rawset("error", new TwoArgFunction() {
+            @Override
+            public LuaValue call(LuaValue message, LuaValue level) {
+                // error(msg, 0): Lua 5.1 adds no position; LuaJ adds its own whatever the level, except to an
+                // error object, which it keeps as given
+                if (message.isnil() || message.isstring() && level.optint(1) == 0) {
+                    throw new LuaError(message); // error(): the error object is nil, where LuaJ makes it the text "null"
+                }
+                return error.call(message, level);
             }
         });
         LuaValue table = globals.rawget("table");
@@ -111,6 +124,7 @@ final class LuaSandbox {
         globals.rawset("cjson", cjson.table());
         globals.rawset("cmsgpack", CmsgpackLib.create());
         globals.rawset("struct", StructLib.create());
+        Lua51Coroutines.install(globals, (LuaTable) globals.rawget("coroutine"));
         for (String lib : new String[] {"string", "table", "math", "coroutine", "redis", "bit", "cjson", "cmsgpack", "struct"}) {
             globals.rawset(lib, readOnly(globals.rawget(lib)));
         }
@@ -204,40 +218,84 @@ final class LuaSandbox {
      * instruction), so that a type error can name its operand as Lua 5.1 does ({@link Lua51TypeErrors}): LuaJ
      * asks {@link #traceback} for text to append to an error's message while the failing frame is still on
      * top, and gets {@link LuaErrors#LUA51_TEXT} followed by Lua 5.1's text, which {@link LuaErrors#chomp}
-     * puts in place of LuaJ's. Coroutines run on threads of their own: their frames are not kept, their
-     * errors keep LuaJ's words.
+     * puts in place of LuaJ's. Each coroutine (a Java thread of its own in LuaJ) has its own frames.
      */
     private static final class InstructionHook extends org.luaj.vm2.lib.DebugLib {
         private final Runnable check;
+        private final Globals running;
         private int count;
         private boolean every;
-        private Thread owner;
-        private int depth;
-        private LuaFunction[] functions = new LuaFunction[16];
-        private LuaValue[][] stacks = new LuaValue[16][];
-        private int[] pcs = new int[16];
 
-        InstructionHook(Runnable check) {
+        /** {@code globals}: the Globals whose {@code running} field names the coroutine that runs. */
+        InstructionHook(Runnable check, Globals globals) {
             this.check = check;
+            this.running = globals;
+        }
+
+        /**
+         * The frames of the Lua thread (the script's main one or a coroutine) that runs now, kept in the
+         * thread's {@code callstack} field, which only LuaJ's own DebugLib (replaced by this hook) would use.
+         */
+        private Frames frames() {
+            LuaThread t = running.running;
+            if (t.callstack instanceof Frames f) {
+                return f;
+            }
+            Frames f = new Frames();
+            t.callstack = f;
+            return f;
         }
 
         @Override
         public void onCall(LuaFunction f) {
-            push(f, null);
+            frames().push(f, null);
         }
 
         @Override
         public void onCall(LuaClosure c, Varargs varargs, LuaValue[] stack) {
-            push(c, stack);
+            frames().push(c, stack);
         }
 
-        private void push(LuaFunction f, LuaValue[] stack) {
-            Thread t = Thread.currentThread();
-            if (depth == 0) {
-                owner = t;
-            } else if (t != owner) {
-                return;
+        @Override
+        public void onReturn() {
+            frames().pop();
+        }
+
+        @Override
+        public void onInstruction(int pc, Varargs v, int top) {
+            Frames f = frames();
+            if (f.depth > 0) {
+                f.pcs[f.depth - 1] = pc;
             }
+            if ((++count & 0xff) == 0 || every) {
+                every = true;
+                check.run();
+                every = false;
+            }
+        }
+
+        @Override
+        public String traceback(int level) {
+            Frames f = frames();
+            int top = f.depth - 1;
+            if (top >= 0 && f.functions[top] instanceof LuaClosure c) {
+                String text = Lua51TypeErrors.message(c, f.stacks[top], f.pcs[top]);
+                if (text != null) {
+                    return LuaErrors.LUA51_TEXT + text;
+                }
+            }
+            return "";
+        }
+    }
+
+    /** One Lua thread's call frames: each function, its registers and its current instruction. */
+    private static final class Frames {
+        int depth;
+        LuaFunction[] functions = new LuaFunction[16];
+        LuaValue[][] stacks = new LuaValue[16][];
+        int[] pcs = new int[16];
+
+        void push(LuaFunction f, LuaValue[] stack) {
             if (depth == functions.length) {
                 functions = Arrays.copyOf(functions, depth * 2);
                 stacks = Arrays.copyOf(stacks, depth * 2);
@@ -249,36 +307,12 @@ final class LuaSandbox {
             depth++;
         }
 
-        @Override
-        public void onReturn() {
-            if (depth > 0 && Thread.currentThread() == owner) {
+        void pop() {
+            if (depth > 0) {
                 depth--;
                 functions[depth] = null;
                 stacks[depth] = null;
             }
-        }
-
-        @Override
-        public void onInstruction(int pc, Varargs v, int top) {
-            if (depth > 0) {
-                pcs[depth - 1] = pc; // a coroutine's instructions land on its resumer's frame, set again before it goes on
-            }
-            if ((++count & 0xff) == 0 || every) {
-                every = true;
-                check.run();
-                every = false;
-            }
-        }
-
-        @Override
-        public String traceback(int level) {
-            if (depth > 0 && Thread.currentThread() == owner && functions[depth - 1] instanceof LuaClosure c) {
-                String text = Lua51TypeErrors.message(c, stacks[depth - 1], pcs[depth - 1]);
-                if (text != null) {
-                    return LuaErrors.LUA51_TEXT + text;
-                }
-            }
-            return "";
         }
     }
 

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -90,6 +91,136 @@ class LazyFreeDiffTest {
             }
         }
         return out;
+    }
+
+    /**
+     * Expiry and eviction free asynchronously under lazyfree-lazy-expire / lazyfree-lazy-eviction: a big value
+     * expired lazily (read after its time), actively (the cron), by EXPIRE with a time in the past, or evicted,
+     * counts; a small one, or any with the option off, does not.
+     */
+    @Test
+    void expiredAndEvictedValuesCountedAsRedis() throws Exception {
+        assertEquals(expiryTranscript(SERVERS.redis().port()), expiryTranscript(SERVERS.spinel().port()));
+    }
+
+    private static List<String> expiryTranscript(int port) throws Exception {
+        List<String> out = new ArrayList<>();
+        try (RawClient c = new RawClient(port)) {
+            c.call("FLUSHALL");
+            c.call("CONFIG", "RESETSTAT");
+            try {
+                for (String lazy : new String[] {"no", "yes"}) {
+                    c.call("CONFIG", "SET", "lazyfree-lazy-expire", lazy);
+                    c.call("CONFIG", "SET", "lazyfree-lazy-eviction", lazy);
+                    bigSet(c, "lazy");
+                    c.call("SET", "small", "x");
+                    c.call("PEXPIRE", "lazy", "1");
+                    c.call("PEXPIRE", "small", "1");
+                    Thread.sleep(10);
+                    out.add(text(c.call("EXISTS", "lazy", "small")));
+                    out.add(lazyfreed(c));
+                    bigSet(c, "active");
+                    c.call("PEXPIRE", "active", "1");
+                    for (int i = 0; i < 300 && !text(c.call("DBSIZE")).equals(":0\r\n"); i++) {
+                        Thread.sleep(10); // the active expiry cycle deletes it
+                    }
+                    out.add(text(c.call("DBSIZE")));
+                    out.add(lazyfreed(c));
+                    bigSet(c, "past");
+                    out.add(text(c.call("EXPIRE", "past", "0")));
+                    out.add(lazyfreed(c));
+                    bigSet(c, "evicted");
+                    c.call("CONFIG", "SET", "maxmemory-policy", "allkeys-random");
+                    c.call("CONFIG", "SET", "maxmemory", "1");
+                    c.call("CONFIG", "SET", "maxmemory", "0");
+                    out.add(text(c.call("DBSIZE")));
+                    out.add(lazyfreed(c));
+                }
+            } finally {
+                c.call("CONFIG", "SET", "maxmemory", "0");
+                c.call("CONFIG", "SET", "maxmemory-policy", "noeviction");
+                c.call("CONFIG", "SET", "lazyfree-lazy-expire", "no");
+                c.call("CONFIG", "SET", "lazyfree-lazy-eviction", "no");
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Values a command overwrites or deletes as a side effect are freed asynchronously under
+     * lazyfree-lazy-server-del (Redis's dbOverwrite and dbDelete): SET and MSET over a big set, a *STORE over
+     * it or deleting it (empty result), RENAME, COPY REPLACE and RESTORE REPLACE onto it, SORT STORE of nothing.
+     */
+    @Test
+    void overwrittenValuesCountedAsRedis() throws Exception {
+        assertEquals(serverDelTranscript(SERVERS.redis().port()), serverDelTranscript(SERVERS.spinel().port()));
+    }
+
+    private static List<String> serverDelTranscript(int port) throws Exception {
+        List<String> out = new ArrayList<>();
+        try (RawClient c = new RawClient(port)) {
+            c.call("FLUSHALL");
+            c.call("CONFIG", "RESETSTAT");
+            try {
+                for (String lazy : new String[] {"no", "yes"}) {
+                    c.call("CONFIG", "SET", "lazyfree-lazy-server-del", lazy);
+                    c.call("SADD", "small", "a", "b");
+                    byte[] dump = c.call("DUMP", "small");
+                    bigSet(c, "big");
+                    out.add(text(c.call("SET", "big", "x")));
+                    out.add(lazyfreed(c));
+                    bigSet(c, "big2");
+                    out.add(text(c.call("MSET", "big2", "x", "other", "y")));
+                    out.add(lazyfreed(c));
+                    bigSet(c, "dst");
+                    out.add(text(c.call("SUNIONSTORE", "dst", "small")));
+                    out.add(lazyfreed(c));
+                    c.call("DEL", "dst");
+                    bigSet(c, "dst");
+                    out.add(text(c.call("SINTERSTORE", "dst", "small", "absent")));
+                    out.add(lazyfreed(c));
+                    bigSet(c, "dst");
+                    c.call("SET", "src", "v");
+                    out.add(text(c.call("RENAME", "src", "dst")));
+                    out.add(lazyfreed(c));
+                    c.call("DEL", "dst");
+                    bigSet(c, "dst");
+                    out.add(text(c.call("COPY", "small", "dst", "REPLACE")));
+                    out.add(lazyfreed(c));
+                    c.call("DEL", "dst");
+                    bigSet(c, "dst");
+                    out.add(text(c.call(List.of("RESTORE".getBytes(StandardCharsets.US_ASCII), "dst".getBytes(StandardCharsets.US_ASCII),
+                            "0".getBytes(StandardCharsets.US_ASCII), bulk(dump), "REPLACE".getBytes(StandardCharsets.US_ASCII)))));
+                    out.add(lazyfreed(c));
+                    c.call("DEL", "dst");
+                    bigSet(c, "dst");
+                    out.add(text(c.call("SORT", "absent", "STORE", "dst")));
+                    out.add(lazyfreed(c));
+                    c.call("FLUSHALL");
+                }
+            } finally {
+                c.call("CONFIG", "SET", "lazyfree-lazy-server-del", "no");
+            }
+        }
+        return out;
+    }
+
+    /** The payload of a bulk-string reply ($n CRLF payload CRLF). */
+    private static byte[] bulk(byte[] reply) {
+        int start = 0;
+        while (reply[start] != '\n') {
+            start++;
+        }
+        return Arrays.copyOfRange(reply, start + 1, reply.length - 2);
+    }
+
+    /** A set of 200 members: a hash table, whose free effort (200) exceeds Redis's threshold of 64. */
+    private static void bigSet(RawClient c, String key) throws Exception {
+        List<String> members = new ArrayList<>(List.of("SADD", key));
+        for (int i = 0; i < 200; i++) {
+            members.add("m" + i);
+        }
+        c.call(members.toArray(String[]::new));
     }
 
     private static String lazyfreed(RawClient c) throws Exception {

@@ -125,6 +125,7 @@ public final class DumpCommands {
             boolean deleted = false;
             if (replace && existing != null) {
                 seg.removeEntry(existing);
+                Keys.serverDeleted(s, existing.value());
                 deleted = true;
             }
             long now = s.now();

@@ -6,6 +6,7 @@ import dev.spinel.server.engine.Notifications;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.errors.Errors;
 import dev.spinel.server.errors.RedisError;
+import dev.spinel.server.stats.LazyFree;
 import dev.spinel.store.Entry;
 import dev.spinel.store.Segment;
 
@@ -93,6 +94,9 @@ final class ExpireCommands {
             }
             if (s.expiresAtOnce(when)) {
                 seg.removeEntry(e); // a time in the past deletes the key at once (a write, not an expiry)
+                if (s.engine().config().lazyfreeLazyExpire.value()) {
+                    LazyFree.freed(s.engine().stats(), e.value()); // Redis: deleted asynchronously under lazy-expire
+                }
                 s.notify(Notifications.GENERIC, "del", a, 1);
             } else {
                 seg.setExpire(e, when);

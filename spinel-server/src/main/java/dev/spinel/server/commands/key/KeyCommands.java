@@ -4,6 +4,7 @@ import dev.spinel.protocol.Args;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Notifications;
 import dev.spinel.server.engine.Session;
+import dev.spinel.server.stats.LazyFree;
 import dev.spinel.store.Database;
 import dev.spinel.store.Entry;
 import dev.spinel.store.Segment;
@@ -58,7 +59,7 @@ public final class KeyCommands {
                 Entry e = Keys.write(s, seg, a, i, h);
                 if (e != null) {
                     if (lazy) {
-                        LazyFree.unlinked(s, e.storedValue()); // a string held in its entry: no copy
+                        LazyFree.freed(s.engine().stats(), e.storedValue()); // a string held in its entry: no copy
                     }
                     seg.removeEntry(e);
                     s.notify(Notifications.GENERIC, "del", a, i);

@@ -61,6 +61,7 @@ final class KeyTransferCommands {
                     return;
                 }
                 dst.removeEntry(old);
+                Keys.serverDeleted(s, old.value());
             }
             src.removeEntry(e);
             // The value object moves as is: it keeps its time to live and its access clock (as in Redis).
@@ -138,6 +139,7 @@ final class KeyTransferCommands {
                     return;
                 }
                 dst.removeEntry(old);
+                Keys.serverDeleted(s, old.value());
             }
             Entry copy = dst.insert(a.copy(2), hd, duplicate(e.value()), e.expireAt());
             // dupStringObject keeps the encoding but makes a private object: a shared integer's copy is not shared

@@ -5,6 +5,7 @@ import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.server.engine.Notifications;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.errors.Errors;
+import dev.spinel.server.stats.LazyFree;
 import dev.spinel.store.Entry;
 import dev.spinel.store.KeyHash;
 import dev.spinel.store.Segment;
@@ -78,5 +79,16 @@ public final class Keys {
             return b;
         }
         throw Errors.WRONGTYPE;
+    }
+
+    /**
+     * A value a command deleted as a side effect (Redis's dbDelete: the destination of RENAME, COPY REPLACE,
+     * RESTORE REPLACE, an empty *STORE result): freed asynchronously under lazyfree-lazy-server-del, which
+     * INFO's lazyfreed_objects counts. Overwrites are counted by the keyspace's listener.
+     */
+    static void serverDeleted(Session s, Object value) {
+        if (s.engine().config().lazyfreeLazyServerDel.value()) {
+            LazyFree.freed(s.engine().stats(), value);
+        }
     }
 }

@@ -55,6 +55,7 @@ public final class SetKeys {
         if (value == null || value.size() == 0) {
             if (e != null) {
                 seg.removeEntry(e);
+                Keys.serverDeleted(s, e.value());
                 return true;
             }
             return false;

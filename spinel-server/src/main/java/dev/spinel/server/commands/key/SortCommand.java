@@ -291,6 +291,7 @@ public final class SortCommand {
             s.notify(Notifications.LIST, "sortstore", a, storeArg);
         } else if (old != null) {
             dseg.removeEntry(old);
+            Keys.serverDeleted(s, old.value());
             s.dirty(1);
             s.notify(Notifications.GENERIC, "del", a, storeArg);
         }

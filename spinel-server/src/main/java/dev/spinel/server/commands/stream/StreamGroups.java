@@ -154,29 +154,7 @@ final class StreamGroups {
 
     /** Redis's streamEstimateDistanceFromFirstEverEntry; {@link StreamGroup#INVALID_ENTRIES_READ} when unknown. */
     static long distanceFromFirstEver(StreamValue s, long ms, long seq) {
-        if (s.entriesAdded() == 0) {
-            return 0;
-        }
-        if (s.size() == 0 && StreamId.compare(ms, seq, s.lastMs(), s.lastSeq()) < 1) {
-            return s.entriesAdded();
-        }
-        int cmpLast = StreamId.compare(ms, seq, s.lastMs(), s.lastSeq());
-        if (cmpLast == 0) {
-            return s.entriesAdded();
-        } else if (cmpLast > 0) {
-            return StreamGroup.INVALID_ENTRIES_READ;
-        }
-        int cmpFirst = StreamId.compare(ms, seq, s.firstMs(), s.firstSeq());
-        boolean noTombstones = (s.maxDeletedMs() == 0 && s.maxDeletedSeq() == 0)
-                || StreamId.compare(s.maxDeletedMs(), s.maxDeletedSeq(), s.firstMs(), s.firstSeq()) < 0;
-        if (noTombstones) {
-            if (cmpFirst < 0) {
-                return s.entriesAdded() - s.size();
-            } else if (cmpFirst == 0) {
-                return s.entriesAdded() - s.size() + 1;
-            }
-        }
-        return StreamGroup.INVALID_ENTRIES_READ;
+        return s.distanceFromFirstEver(ms, seq);
     }
 
     /** Writes a group's lag (Redis's streamReplyWithCGLag): an integer, or null when unknown. */

@@ -147,6 +147,37 @@ public final class StreamValue implements TypedValue {
         return entriesAdded;
     }
 
+    /**
+     * Redis's streamEstimateDistanceFromFirstEverEntry: the entries-read counter of a group whose last
+     * delivered ID is {@code ms-seq}, when the stream's metadata tells it; {@link StreamGroup#INVALID_ENTRIES_READ}
+     * when it cannot (an ID past the last one, or before a deletion that fragments the stream).
+     */
+    public long distanceFromFirstEver(long ms, long seq) {
+        if (entriesAdded == 0) {
+            return 0;
+        }
+        int cmpLast = StreamId.compare(ms, seq, lastMs, lastSeq);
+        if (length == 0 && cmpLast < 1) {
+            return entriesAdded;
+        }
+        if (cmpLast == 0) {
+            return entriesAdded;
+        } else if (cmpLast > 0) {
+            return StreamGroup.INVALID_ENTRIES_READ;
+        }
+        int cmpFirst = StreamId.compare(ms, seq, firstMs, firstSeq);
+        boolean noTombstones = (maxDeletedMs == 0 && maxDeletedSeq == 0)
+                || StreamId.compare(maxDeletedMs, maxDeletedSeq, firstMs, firstSeq) < 0;
+        if (noTombstones) {
+            if (cmpFirst < 0) {
+                return entriesAdded - length;
+            } else if (cmpFirst == 0) {
+                return entriesAdded - length + 1;
+            }
+        }
+        return StreamGroup.INVALID_ENTRIES_READ;
+    }
+
     /** XSETID: the caller has checked the new values against the stream. */
     public void setLastId(long ms, long seq) {
         lastMs = ms;

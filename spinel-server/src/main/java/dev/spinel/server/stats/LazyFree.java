@@ -1,6 +1,5 @@
-package dev.spinel.server.commands.key;
+package dev.spinel.server.stats;
 
-import dev.spinel.server.engine.Session;
 import dev.spinel.store.types.HashValue;
 import dev.spinel.store.types.ListValue;
 import dev.spinel.store.types.SetValue;
@@ -12,15 +11,17 @@ import dev.spinel.store.types.stream.StreamValue;
  * INFO's {@code lazyfreed_objects} as Redis 7.0 counts it. Spinel frees nothing itself (the GC reclaims a
  * dropped value in the background, whatever the command), so nothing is ever pending
  * ({@code lazyfree_pending_objects} 0); but it counts what Redis would have handed to its lazy-free thread:
- * a value UNLINK deletes whose free effort (Redis's lazyfreeGetFreeEffort: the allocations to free) exceeds
- * 64, and each key of a database FLUSHDB/FLUSHALL ASYNC empties.
+ * a value deleted asynchronously whose free effort (Redis's lazyfreeGetFreeEffort: the allocations to free)
+ * exceeds 64 (UNLINK; DEL with {@code lazyfree-lazy-user-del}; a key expired, lazily or actively, with
+ * {@code lazyfree-lazy-expire}; evicted with {@code lazyfree-lazy-eviction}; a value overwritten with
+ * {@code lazyfree-lazy-server-del}), and each key of a database FLUSHDB/FLUSHALL ASYNC empties.
  *
  * <p>The effort is Redis's for hash tables, skip lists and stream groups; a list's quicklist nodes and a
  * stream's radix-tree nodes, which Spinel does not have, are estimated (8 KB per list node, as
  * {@code list-max-listpack-size -2}; one node per stream listpack). Thread-safety: stateless; the value is
  * read under its key's stripe lock.
  */
-final class LazyFree {
+public final class LazyFree {
     /** Redis's LAZYFREE_THRESHOLD. */
     private static final long THRESHOLD = 64;
     private static final long LIST_NODE_BYTES = 8192;
@@ -28,10 +29,10 @@ final class LazyFree {
     private LazyFree() {
     }
 
-    /** An UNLINKed value: counted when Redis would have freed it in the background. */
-    static void unlinked(Session s, Object value) {
+    /** A value deleted asynchronously: counted when Redis would have freed it in the background. */
+    public static void freed(ServerStats stats, Object value) {
         if (effort(value) > THRESHOLD) {
-            s.engine().stats().lazyfreedObjects.increment();
+            stats.lazyfreedObjects.increment();
         }
     }
 
