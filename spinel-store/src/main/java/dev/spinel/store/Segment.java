@@ -44,11 +44,13 @@ public class Segment {
     private final ReentrantLock lock = new ReentrantLock();
     private final Database owner;
     final int index;
-    private Entry[] table;
+    /** The buckets; null until the first key. Package-private for {@link SegmentWalks}. */
+    Entry[] table;
     private int size;
     private int volatileCount;
     private long memory;
-    private int expireCursor;
+    /** Where active expiry's next step starts ({@link SegmentWalks#expireStep}). */
+    int expireCursor;
     /** Snapshots armed here whose copy is incomplete; null almost always (the hot paths' one check). Guarded by the lock. */
     private PendingCaptures pending;
 
@@ -126,6 +128,13 @@ public class Segment {
     }
 
     /** Copies, for every snapshot that still needs it, the chunk holding {@code bucket} (no resize since arming). */
+    /** Before a walk hands out or changes the entries of {@code bucket}: its chunk is copied for any armed snapshot. */
+    void touchBucket(int bucket) {
+        if (pending != null) {
+            captureBucket(bucket);
+        }
+    }
+
     private void captureBucket(int bucket) {
         pending.copyBucket(this, table.length, bucket);
         if (pending.isEmpty()) {
@@ -541,27 +550,7 @@ public class Segment {
      * 0 means this segment is done.
      */
     public long scan(long cursor, int minEntries, EntryVisitor visitor) {
-        Entry[] t = table;
-        if (t == null || size == 0) {
-            return 0;
-        }
-        long mask = t.length - 1;
-        long v = cursor;
-        int seen = 0;
-        do {
-            if (pending != null) {
-                captureBucket((int) (v & mask));
-            }
-            for (Entry e = t[(int) (v & mask)]; e != null; e = e.next) {
-                visitor.visit(e);
-                seen++;
-            }
-            v |= ~mask;
-            v = Long.reverse(v);
-            v++;
-            v = Long.reverse(v);
-        } while (v != 0 && seen < minEntries);
-        return v;
+        return SegmentWalks.scan(this, cursor, minEntries, visitor);
     }
 
     /** Visits every entry (KEYS, FLUSH bookkeeping, snapshots). */
@@ -580,30 +569,7 @@ public class Segment {
 
     /** A uniformly-chosen bucket's random entry, or {@code null} if the segment is empty. */
     public Entry randomEntry(RandomGenerator rnd) {
-        Entry[] t = table;
-        if (t == null || size == 0) {
-            return null;
-        }
-        while (true) {
-            int b = rnd.nextInt(t.length);
-            Entry head = t[b];
-            if (head == null) {
-                continue;
-            }
-            if (pending != null) {
-                captureBucket(b);
-            }
-            int n = 0;
-            for (Entry e = head; e != null; e = e.next) {
-                n++;
-            }
-            int pick = rnd.nextInt(n);
-            Entry e = head;
-            while (pick-- > 0) {
-                e = e.next;
-            }
-            return e;
-        }
+        return SegmentWalks.randomEntry(this, rnd);
     }
 
     /**
@@ -611,33 +577,6 @@ public class Segment {
      * stopped and deletes the expired keys. Returns the number of keys deleted.
      */
     int expireStep(long now, int maxBuckets) {
-        Entry[] t = table;
-        if (t == null || volatileCount == 0) {
-            return 0;
-        }
-        int deleted = 0;
-        for (int n = 0; n < maxBuckets && volatileCount > 0; n++) {
-            if (expireCursor >= t.length) {
-                expireCursor = 0;
-            }
-            if (pending != null) {
-                captureBucket(expireCursor);
-            }
-            Entry e = t[expireCursor];
-            while (e != null) {
-                Entry next = e.next;
-                if (e.isExpired(now) && !owner.expiryDeletesSuspended(now)) {
-                    removeEntry(e);
-                    owner.expired(e);
-                    deleted++;
-                    if (table != t) {
-                        return deleted; // resized: the cursor restarts next step
-                    }
-                }
-                e = next;
-            }
-            expireCursor++;
-        }
-        return deleted;
+        return SegmentWalks.expireStep(this, now, maxBuckets);
     }
 }

@@ -1,5 +1,7 @@
 package dev.spinel.server.engine;
 
+import dev.spinel.protocol.Args;
+import dev.spinel.server.engine.ports.ScriptFlags;
 import dev.spinel.server.engine.replica.DatasetLoading;
 
 /**
@@ -73,5 +75,41 @@ final class DispatchRules {
                  "ping", "quit", "reset" -> true;
             default -> false;
         };
+    }
+
+    /**
+     * A script or function that declares flags without {@code no-writes} counts as a write for the refusals
+     * before it runs (NOREPLICAS, READONLY, MISCONF), as Redis's scriptFlagsToCmdFlags makes it one; a script
+     * that declares nothing keeps its command's flags (its writes are refused one by one as it runs).
+     */
+    static boolean declaresWrites(ScriptFlags scriptFlags, Command cmd, Args args) {
+        if (cmd.scriptKind == null) {
+            return false;
+        }
+        int declared = scriptFlags.declared(cmd.scriptKind, args);
+        return declared != ScriptFlags.UNDECLARED && (declared & ScriptFlags.NO_WRITES) == 0;
+    }
+
+    /**
+     * What CLIENT PAUSE WRITE holds ({@link DispatchRules#writes}); a script command takes its flags from its
+     * script, as Redis's evalGetCommandFlags: one that declares flags is held unless it declares
+     * {@code no-writes}, one that declares none (no shebang, unknown script) has its command's flags (EVAL,
+     * EVALSHA and FCALL may replicate; the _RO forms not).
+     */
+    static boolean pausedByWrite(ScriptFlags scriptFlags, Command cmd, Session session, Args args) {
+        if (cmd.scriptKind != null) {
+            int declared = scriptFlags.declared(cmd.scriptKind, args);
+            return declared == ScriptFlags.UNDECLARED ? cmd.scriptMayReplicate : (declared & ScriptFlags.NO_WRITES) == 0;
+        }
+        return writes(cmd, session);
+    }
+
+    /** A script command queued in MULTI: what its declared flags make of the EXEC (Redis's mstate.cmd_flags). */
+    static void queuedScript(ScriptFlags scriptFlags, Transaction tx, Command cmd, Args args) {
+        int declared = scriptFlags.declared(cmd.scriptKind, args);
+        boolean undeclared = declared == ScriptFlags.UNDECLARED;
+        tx.queuedScript(!undeclared && (declared & ScriptFlags.NO_WRITES) == 0,
+                !undeclared && (declared & (ScriptFlags.NO_WRITES | ScriptFlags.ALLOW_OOM)) == 0,
+                undeclared && cmd.scriptMayReplicate);
     }
 }

@@ -406,7 +406,7 @@ public final class Engine {
         }
         String refusal = hooks.diskRefusal();
         if (refusal != null && (cmd.has(CommandFlag.WRITE) || cmd.name().equals("ping")
-                || DispatchRules.execHas(session, cmd, CommandFlag.WRITE) || declaresWrites(cmd, args))) {
+                || DispatchRules.execHas(session, cmd, CommandFlag.WRITE) || DispatchRules.declaresWrites(scriptFlags, cmd, args))) {
             refusals.reject(session, cmd, refusal);
             applyReplyMode(session);
             return null;
@@ -414,7 +414,7 @@ public final class Engine {
         ReplicationGate gate = hooks.replicationGate(); // one volatile read; null on a plain master
         if (gate != null) {
             String refused = gate.refusal(session.isReplicationApplier(), cmd.has(CommandFlag.WRITE)
-                    || DispatchRules.execHas(session, cmd, CommandFlag.WRITE) || declaresWrites(cmd, args),
+                    || DispatchRules.execHas(session, cmd, CommandFlag.WRITE) || DispatchRules.declaresWrites(scriptFlags, cmd, args),
                     !cmd.has(CommandFlag.STALE));
             if (refused == null && !session.isReplicationApplier()) {
                 refused = DispatchRules.loadingRefusal(replicaRole.loading(), session, cmd); // one volatile read, on replicas only
@@ -431,7 +431,7 @@ public final class Engine {
             applyReplyMode(session);
             return null;
         }
-        if (pause.active() && pause.mustWait(pausedByWrite(cmd, session, args), System.currentTimeMillis())) {
+        if (pause.active() && pause.mustWait(DispatchRules.pausedByWrite(scriptFlags, cmd, session, args), System.currentTimeMillis())) {
             // CLIENT PAUSE delays, never rejects: the request runs again when the pause ends.
             pause.postpone(session, args, System.currentTimeMillis());
             return null;
@@ -464,11 +464,7 @@ public final class Engine {
             session.beginCommand(System.currentTimeMillis(), cmd.name()); // a queued command is CLIENT LIST's cmd=, as in Redis
             session.transaction().queue(cmd, args);
             if (cmd.scriptKind != null) {
-                int declared = scriptFlags.declared(cmd.scriptKind, args);
-                boolean undeclared = declared == ScriptFlags.UNDECLARED;
-                session.transaction().queuedScript(!undeclared && (declared & ScriptFlags.NO_WRITES) == 0,
-                        !undeclared && (declared & (ScriptFlags.NO_WRITES | ScriptFlags.ALLOW_OOM)) == 0,
-                        undeclared && cmd.scriptMayReplicate);
+                DispatchRules.queuedScript(scriptFlags, session.transaction(), cmd, args);
             }
             session.out().simple("QUEUED");
             applyReplyMode(session);
@@ -487,33 +483,6 @@ public final class Engine {
             blocking.serveReady();
         }
         return null;
-    }
-
-    /**
-     * A script or function that declares flags without {@code no-writes} counts as a write for the refusals
-     * before it runs (NOREPLICAS, READONLY, MISCONF), as Redis's scriptFlagsToCmdFlags makes it one; a script
-     * that declares nothing keeps its command's flags (its writes are refused one by one as it runs).
-     */
-    private boolean declaresWrites(Command cmd, Args args) {
-        if (cmd.scriptKind == null) {
-            return false;
-        }
-        int declared = scriptFlags.declared(cmd.scriptKind, args);
-        return declared != ScriptFlags.UNDECLARED && (declared & ScriptFlags.NO_WRITES) == 0;
-    }
-
-    /**
-     * What CLIENT PAUSE WRITE holds ({@link DispatchRules#writes}); a script command takes its flags from its
-     * script, as Redis's evalGetCommandFlags: one that declares flags is held unless it declares
-     * {@code no-writes}, one that declares none (no shebang, unknown script) has its command's flags (EVAL,
-     * EVALSHA and FCALL may replicate; the _RO forms not).
-     */
-    private boolean pausedByWrite(Command cmd, Session session, Args args) {
-        if (cmd.scriptKind != null) {
-            int declared = scriptFlags.declared(cmd.scriptKind, args);
-            return declared == ScriptFlags.UNDECLARED ? cmd.scriptMayReplicate : (declared & ScriptFlags.NO_WRITES) == 0;
-        }
-        return DispatchRules.writes(cmd, session);
     }
 
     /**
