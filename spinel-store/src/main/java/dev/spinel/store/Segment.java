@@ -359,6 +359,7 @@ public class Segment {
      */
     public Entry replaceString(Entry e, byte[] vbuf, int voff, int vlen) {
         if (e instanceof InlineKeyEntry k && k.keyLength() <= InlineKeyEntry.BASE_LENGTH && InlineStringEntry.fits(vlen)) {
+            owner.overwritten(e.value, null); // a collection overwritten by SET: lazyfree's count, as replaceValue
             Entry n = InlineStringEntry.of(k.k0, k.k1, k.k2, vbuf, voff, vlen, e.expireAt());
             n.access = e.access;
             n.stringMark(owner.stringMark());
