@@ -322,7 +322,7 @@ final class KvStore {
         } else {
             call(k, key, SET, key, value);
         }
-        return versions.written(key, k.value(key));
+        return versions.written(key, k.identity(key));
     }
 
     /** {@code DEL key} of a key that exists. */
@@ -384,7 +384,7 @@ final class KvStore {
             return null;
         }
         engine.stats().keyspaceHits.increment();
-        return kv(key, value, k.expireAt(key), versions.versionOf(key, value), withValue);
+        return kv(key, value, k.expireAt(key), versions.versionOf(key, k.identity(key)), withValue);
     }
 
     /**
@@ -410,7 +410,7 @@ final class KvStore {
             if (value == null) {
                 return null;
             }
-            return kv(key, value, k.expireAt(key), versions.versionOf(key, value), value instanceof byte[]);
+            return kv(key, value, k.expireAt(key), versions.versionOf(key, k.identity(key)), value instanceof byte[]);
         }).value();
     }
 
@@ -426,13 +426,13 @@ final class KvStore {
                 throw notFound(key);
             }
             if (r.hasExpectedVersion()) {
-                long v = versions.versionOf(key, current);
+                long v = versions.versionOf(key, k.identity(key));
                 if (v != r.getExpectedVersion()) {
                     throw versionMismatch(r.getExpectedVersion(), v);
                 }
             }
             call(k, key, SET, key, value, KEEPTTL); // the TTL is kept, not set
-            return versions.written(key, k.value(key));
+            return versions.written(key, k.identity(key));
         });
         return new Done<>(UpdateResponse.newBuilder().setHeader(header()).setVersion(d.value()).build(), d.logPosition());
     }
@@ -457,7 +457,7 @@ final class KvStore {
             }
             return 0;
         }
-        long current = versions.versionOf(key, value);
+        long current = versions.versionOf(key, k.identity(key));
         if (checkVersion && current != expected) {
             throw versionMismatch(expected, current);
         }

@@ -134,14 +134,14 @@ final class ScanStream {
         List<KeyValue> found = new ArrayList<>();
         byte[][] denied = new byte[1][];
         long stepCursor = cursor;
-        long next = store.client().scan(KvStore.DB, cursor, KEYS_PER_STEP, (key, value, expireAt) -> {
+        long next = store.client().scan(KvStore.DB, cursor, KEYS_PER_STEP, (key, value, identity, expireAt) -> {
             if (matches(key) && (expireAt < 0 || expireAt > now)) {
                 if (checked != null && !store.mayRead(checked, key)) {
                     if (denied[0] == null) {
                         denied[0] = key;
                     }
                 } else {
-                    found.add(kv(key, value, expireAt));
+                    found.add(kv(key, value, identity, expireAt));
                 }
             }
         });
@@ -183,8 +183,8 @@ final class ScanStream {
     }
 
     /** Called under the entry's stripe lock. */
-    private KeyValue kv(byte[] key, Object value, long expireAt) {
-        long version = store.versions().versionOf(key, value);
+    private KeyValue kv(byte[] key, Object value, Object identity, long expireAt) {
+        long version = store.versions().versionOf(key, identity);
         KeyValue.Builder b = KeyValue.newBuilder().setKey(ByteString.copyFrom(key)).setVersion(version);
         if (!r.getKeysOnly() && value instanceof byte[] v) {
             b.setValue(ByteString.copyFrom(v));

@@ -145,7 +145,7 @@ final class TxnRunner {
         Object value = k.value(key);
         int cmp;
         switch (c.getTarget()) {
-            case VERSION -> cmp = Long.compare(store.versions().versionOf(key, value), c.getVersion());
+            case VERSION -> cmp = Long.compare(store.versions().versionOf(key, k.identity(key)), c.getVersion());
             case VALUE -> {
                 if (value == null) {
                     return false;

@@ -63,7 +63,11 @@ public final class EmbeddedClient {
     /** Receives one live or expired entry of a scan, under its stripe lock. */
     @FunctionalInterface
     public interface ScanVisitor {
-        void visit(byte[] key, Object value, long expireAt);
+        /**
+         * {@code identity} is an object replaced whenever the key's value is (see {@link Locked#identity}); {@code value}
+         * the value itself (a string as a {@code byte[]}).
+         */
+        void visit(byte[] key, Object value, Object identity, long expireAt);
     }
 
     private final Engine engine;
@@ -357,7 +361,7 @@ public final class EmbeddedClient {
      * stripe lock, expired ones included (the visitor filters). Returns the next cursor, 0 at the end.
      */
     public long scan(int db, long cursor, int count, ScanVisitor visitor) {
-        return engine.keyspace().db(db).scan(cursor, count, e -> visitor.visit(e.key(), e.value(), e.expireAt()));
+        return engine.keyspace().db(db).scan(cursor, count, e -> visitor.visit(e.key(), e.value(), e.storedValue(), e.expireAt()));
     }
 
     /** The error text Redis gives for a string operation on a key of another type. */
@@ -393,6 +397,17 @@ public final class EmbeddedClient {
         public Object value(byte[] key) {
             Entry e = entry(key);
             return e == null ? null : e.value();
+        }
+
+        /**
+         * An object that is replaced whenever the key's value is, or null when the key is absent: the value object,
+         * or for a short string held in its entry the entry (whose fields never change). {@link #value} returns a
+         * new copy of such a string on every call, so only this one can stand for the value's identity (gRPC's
+         * key versions compare it).
+         */
+        public Object identity(byte[] key) {
+            Entry e = entry(key);
+            return e == null ? null : e.storedValue();
         }
 
         /** The key's absolute expiry in Unix milliseconds, -1 without one, -2 when absent. */

@@ -224,7 +224,7 @@ class ReplicationApplyCostTest {
         InputStream in = new BufferedInputStream(link.getInputStream());
         OutputStream out = link.getOutputStream();
         while (true) {
-            List<String> cmd = command(in);
+            List<String> cmd = FakeMasterIo.command(in);
             String name = cmd.getFirst().toUpperCase();
             if (name.equals("PING")) {
                 out.write("+PONG\r\n".getBytes(StandardCharsets.US_ASCII));
@@ -249,30 +249,5 @@ class ReplicationApplyCostTest {
         System.arraycopy(head, 0, rdb, 0, head.length);
         rdb[head.length] = (byte) 0xff;
         return rdb;
-    }
-
-    private static List<String> command(InputStream in) throws IOException {
-        int n = Integer.parseInt(line(in).substring(1));
-        String[] args = new String[n];
-        for (int i = 0; i < n; i++) {
-            int len = Integer.parseInt(line(in).substring(1));
-            args[i] = new String(in.readNBytes(len), StandardCharsets.UTF_8);
-            line(in);
-        }
-        return List.of(args);
-    }
-
-    private static String line(InputStream in) throws IOException {
-        ByteArrayOutputStream b = new ByteArrayOutputStream();
-        int c;
-        while ((c = in.read()) != '\n') {
-            if (c < 0) {
-                throw new IOException("closed");
-            }
-            if (c != '\r') {
-                b.write(c);
-            }
-        }
-        return b.toString(StandardCharsets.UTF_8);
     }
 }

@@ -9,7 +9,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.BufferedInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -183,7 +182,7 @@ class ReplicationDisklessLoadTest {
         InputStream in = new BufferedInputStream(link.getInputStream());
         OutputStream out = link.getOutputStream();
         while (true) {
-            List<String> cmd = command(in);
+            List<String> cmd = FakeMasterIo.command(in);
             String name = cmd.getFirst().toUpperCase();
             if (name.equals("PING")) {
                 out.write("+PONG\r\n".getBytes(StandardCharsets.US_ASCII));
@@ -195,31 +194,6 @@ class ReplicationDisklessLoadTest {
             }
             out.flush();
         }
-    }
-
-    private static List<String> command(InputStream in) throws IOException {
-        int n = Integer.parseInt(line(in).substring(1));
-        String[] args = new String[n];
-        for (int i = 0; i < n; i++) {
-            int len = Integer.parseInt(line(in).substring(1));
-            args[i] = new String(in.readNBytes(len), StandardCharsets.UTF_8);
-            line(in);
-        }
-        return List.of(args);
-    }
-
-    private static String line(InputStream in) throws IOException {
-        ByteArrayOutputStream b = new ByteArrayOutputStream();
-        int c;
-        while ((c = in.read()) != '\n') {
-            if (c < 0) {
-                throw new IOException("closed");
-            }
-            if (c != '\r') {
-                b.write(c);
-            }
-        }
-        return b.toString(StandardCharsets.UTF_8);
     }
 
     private static Map<String, String> persistence(RawClient c) throws Exception {
