@@ -219,27 +219,13 @@ class ReplicationApplyCostTest {
 
     /** Plays a master up to the end of a full resync with an empty dataset at offset 0. */
     private static OutputStream fullResync(Socket link) throws IOException {
-        link.setSoTimeout(10_000);
         link.setTcpNoDelay(true);
-        InputStream in = new BufferedInputStream(link.getInputStream());
-        OutputStream out = link.getOutputStream();
-        while (true) {
-            List<String> cmd = FakeMasterIo.command(in);
-            String name = cmd.getFirst().toUpperCase();
-            if (name.equals("PING")) {
-                out.write("+PONG\r\n".getBytes(StandardCharsets.US_ASCII));
-            } else if (name.equals("PSYNC") || name.equals("SYNC")) {
-                out.write("+FULLRESYNC 1111111111111111111111111111111111111111 0\r\n".getBytes(StandardCharsets.US_ASCII));
-                byte[] rdb = emptyRdb();
-                out.write(("$" + rdb.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
-                out.write(rdb);
-                out.flush();
-                return out;
-            } else {
-                out.write("+OK\r\n".getBytes(StandardCharsets.US_ASCII));
-            }
-            out.flush();
-        }
+        OutputStream out = FakeMasterIo.handshake(link);
+        byte[] rdb = emptyRdb();
+        out.write(("$" + rdb.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
+        out.write(rdb);
+        out.flush();
+        return out;
     }
 
     /** "REDIS0010", EOF, and a zero checksum (rdbchecksum no). */

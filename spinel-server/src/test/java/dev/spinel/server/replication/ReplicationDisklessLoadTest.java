@@ -86,7 +86,7 @@ class ReplicationDisklessLoadTest {
             c.callString("SET", "old", "1");
             c.callString("REPLICAOF", "127.0.0.1", Integer.toString(fake.getLocalPort()));
             try (Socket link = fake.accept()) {
-                OutputStream out = handshake(link);
+                OutputStream out = FakeMasterIo.handshake(link);
                 out.write(("$" + rdb.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
                 out.write(rdb, 0, rdb.length / 2);
                 out.flush();
@@ -104,7 +104,7 @@ class ReplicationDisklessLoadTest {
 
             // the master comes back (the replica retries every second) and sends it whole this time
             try (Socket link = fake.accept()) {
-                OutputStream out = handshake(link);
+                OutputStream out = FakeMasterIo.handshake(link);
                 out.write(("$" + rdb.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
                 out.write(rdb);
                 out.flush();
@@ -115,7 +115,7 @@ class ReplicationDisklessLoadTest {
             }
             // the same master's history again (a full resync it had to make): an async load
             try (Socket link = fake.accept()) {
-                OutputStream out = handshake(link);
+                OutputStream out = FakeMasterIo.handshake(link);
                 out.write(("$" + rdb.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
                 out.write(rdb, 0, rdb.length / 2);
                 out.flush();
@@ -148,7 +148,7 @@ class ReplicationDisklessLoadTest {
             c.callString("SET", "old", "1");
             c.callString("REPLICAOF", "127.0.0.1", Integer.toString(fake.getLocalPort()));
             try (Socket link = fake.accept()) {
-                OutputStream out = handshake(link);
+                OutputStream out = FakeMasterIo.handshake(link);
                 String mark = "0123456789abcdef0123456789abcdef01234567";
                 out.write(("$EOF:" + mark + "\r\n").getBytes(StandardCharsets.US_ASCII));
                 out.write(bad);
@@ -173,26 +173,6 @@ class ReplicationDisklessLoadTest {
             }
             assertEquals("+OK\r\n", r.callString("SAVE"));
             return Files.readAllBytes(redis.dir().resolve("dump.rdb"));
-        }
-    }
-
-    /** Plays a master's side of the handshake up to +FULLRESYNC. */
-    private static OutputStream handshake(Socket link) throws IOException {
-        link.setSoTimeout(10_000);
-        InputStream in = new BufferedInputStream(link.getInputStream());
-        OutputStream out = link.getOutputStream();
-        while (true) {
-            List<String> cmd = FakeMasterIo.command(in);
-            String name = cmd.getFirst().toUpperCase();
-            if (name.equals("PING")) {
-                out.write("+PONG\r\n".getBytes(StandardCharsets.US_ASCII));
-            } else if (name.equals("PSYNC") || name.equals("SYNC")) {
-                out.write("+FULLRESYNC 1111111111111111111111111111111111111111 0\r\n".getBytes(StandardCharsets.US_ASCII));
-                return out;
-            } else {
-                out.write("+OK\r\n".getBytes(StandardCharsets.US_ASCII));
-            }
-            out.flush();
         }
     }
 
