@@ -9,12 +9,7 @@ import java.util.random.RandomGenerator;
  * One lock stripe of a {@link Database}: a chained hash table of {@link Entry} with power-of-two
  * buckets, resized all at once (a stripe holds 1/64 of a database, so a resize is short).
  *
- * <p>Snapshots without fork ({@link SegmentCapture}): a snapshot armed on the segment is copied chunk by
- * chunk ({@value #CAPTURE_CHUNK_BUCKETS} buckets, ~that many keys) on first touch. Every path that hands
- * out an entry or changes a chain first captures the chunk of the bucket concerned ({@link #find},
- * {@link #insert}, {@link #removeEntry}, {@link #scan}, {@link #randomEntry}, active expiry); paths that
- * see every bucket ({@link #forEach}, resize, clear, SWAPDB) first capture everything still pending. So a writer pays for the ~64 keys next to the key it writes,
- * not for the whole segment (measured in docs/performance.md, "BGSAVE tail latency").
+ * <p>Snapshots without fork: see {@link CopyOnWriteTable}, which holds the buckets.
  *
  * <p>Iteration for SCAN uses Redis's reverse-binary cursor over the bucket index, so every key
  * present for a whole scan is returned at least once even when the table grows or shrinks between
@@ -23,7 +18,7 @@ import java.util.random.RandomGenerator;
  * <p>Thread-safety: every method requires the caller to hold this segment's lock ({@link #lock()}).
  * Entries, and the values inside them, are guarded by the same lock.
  */
-public class Segment {
+public class Segment extends CopyOnWriteTable {
     private static final int MIN_CAPACITY = 8;
     /**
      * Average entries per bucket above which the table doubles. Two, not Redis's one: comparing an inline entry
@@ -44,15 +39,11 @@ public class Segment {
     private final ReentrantLock lock = new ReentrantLock();
     private final Database owner;
     final int index;
-    /** The buckets; null until the first key. Package-private for {@link SegmentWalks}. */
-    Entry[] table;
     private int size;
     private int volatileCount;
     private long memory;
     /** Where active expiry's next step starts ({@link SegmentWalks#expireStep}). */
     int expireCursor;
-    /** Snapshots armed here whose copy is incomplete; null almost always (the hot paths' one check). Guarded by the lock. */
-    private PendingCaptures pending;
 
     Segment(Database owner, int index) {
         this.owner = owner;
@@ -86,79 +77,6 @@ public class Segment {
         return index;
     }
 
-    /**
-     * Arms a snapshot's copy-on-write: from now on each chunk of buckets is passed to
-     * {@code capture} before anything reads or changes it, by whichever thread touches it first under
-     * this lock, and {@link #capturePending()} copies what is left. The caller holds this segment's lock,
-     * and for a point-in-time snapshot every other segment's too. Several snapshots may be armed at once;
-     * each receives every chunk exactly once.
-     */
-    public void armCapture(SegmentCapture capture) {
-        if (table == null || size == 0) {
-            return; // nothing to copy
-        }
-        if (pending == null) {
-            pending = new PendingCaptures();
-        }
-        pending.arm(capture, table.length);
-    }
-
-    /**
-     * Copies up to {@code maxChunks} pending chunks (counting one per snapshot served) and returns true
-     * while more remain: lets a snapshot's own thread copy what writers have not touched a few chunks
-     * per lock hold, so writers never wait behind a whole segment's copy. The caller holds the lock.
-     */
-    public boolean capturePending(int maxChunks) {
-        if (pending == null) {
-            return false;
-        }
-        boolean more = pending.copySome(this, table.length, maxChunks);
-        if (pending.isEmpty()) {
-            pending = null;
-        }
-        return more;
-    }
-
-    /** Copies every chunk still pending for every armed snapshot; the caller holds the lock. */
-    public void capturePending() {
-        if (pending != null) {
-            pending.copyAll(this, table.length);
-            pending = null;
-        }
-    }
-
-    /** Copies, for every snapshot that still needs it, the chunk holding {@code bucket} (no resize since arming). */
-    /** Before a walk hands out or changes the entries of {@code bucket}: its chunk is copied for any armed snapshot. */
-    void touchBucket(int bucket) {
-        if (pending != null) {
-            captureBucket(bucket);
-        }
-    }
-
-    private void captureBucket(int bucket) {
-        pending.copyBucket(this, table.length, bucket);
-        if (pending.isEmpty()) {
-            pending = null;
-        }
-    }
-
-    /** True while some armed snapshot still has chunks of this segment to copy (tests). */
-    public boolean hasPendingCapture() {
-        return pending != null;
-    }
-
-    /**
-     * Visits the entries of buckets {@code [from, to)} as they are, without copy-on-write: only for a
-     * {@link SegmentCapture} copying its chunk. The caller holds the lock.
-     */
-    public void forEachInBuckets(int from, int to, EntryVisitor visitor) {
-        Entry[] t = table;
-        for (int b = from; b < to; b++) {
-            for (Entry e = t[b]; e != null; e = e.next) {
-                visitor.visit(e);
-            }
-        }
-    }
 
     public boolean isHeldByCurrentThread() {
         return lock.isHeldByCurrentThread();
@@ -554,19 +472,6 @@ public class Segment {
         return SegmentWalks.scan(this, cursor, minEntries, visitor);
     }
 
-    /** Visits every entry (KEYS, FLUSH bookkeeping, snapshots). */
-    public void forEach(EntryVisitor visitor) {
-        capturePending();
-        Entry[] t = table;
-        if (t == null) {
-            return;
-        }
-        for (Entry head : t) {
-            for (Entry e = head; e != null; e = e.next) {
-                visitor.visit(e);
-            }
-        }
-    }
 
     /** A uniformly-chosen bucket's random entry, or {@code null} if the segment is empty. */
     public Entry randomEntry(RandomGenerator rnd) {
