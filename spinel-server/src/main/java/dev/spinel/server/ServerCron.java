@@ -23,7 +23,7 @@ final class ServerCron implements Runnable {
 
     @Override
     public void run() {
-        if (engine.cronPaused()) { // DEBUG PAUSE-CRON 1, as Redis's serverCron returns at once
+        if (engine.debug().cronPaused()) { // DEBUG PAUSE-CRON 1, as Redis's serverCron returns at once
             return;
         }
         try {
@@ -31,10 +31,10 @@ final class ServerCron implements Runnable {
             engine.stats().instantaneous.sample(System.currentTimeMillis(), engine.stats());
             // DEBUG SET-ACTIVE-EXPIRE 0 turns it off; a replica leaves expiry to its master's DELs, as Redis's
             // (but for the keys its own clients wrote), nor during CLIENT PAUSE, as Redis 7.0
-            if (engine.activeExpire() && !engine.replicaRole().active()
+            if (engine.debug().activeExpire() && !engine.replicaRole().active()
                     && !engine.keyspace().expiryDeletesSuspended(System.currentTimeMillis())) {
                 activeExpire();
-            } else if (engine.activeExpire() && engine.replicaRole().active()) {
+            } else if (engine.debug().activeExpire() && engine.replicaRole().active()) {
                 // Redis's expireSlaveKeys: only the keys a writable replica's clients gave a time to live
                 engine.replicaRole().keysWithExpire().expireSome(System.currentTimeMillis());
             }

@@ -4,6 +4,7 @@ import dev.spinel.protocol.Args;
 import dev.spinel.server.acl.Acl;
 import dev.spinel.server.acl.AclLog;
 import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.engine.ports.BusyScript;
 import dev.spinel.server.errors.Errors;
 import dev.spinel.server.errors.UnknownCommandReply;
 import dev.spinel.server.stats.ServerStats;
@@ -14,7 +15,7 @@ import java.nio.charset.StandardCharsets;
  * How dispatch answers a request it refuses (unknown command or subcommand, arity, NOAUTH, NOPERM,
  * cluster redirections, disk, replication and memory refusals...): the error, errorstats, the
  * command's rejected_calls, the transaction flagged or EXEC aborted, CLIENT LIST's {@code cmd=}, the
- * ACL LOG entry; and CLIENT REPLY's treatment of every reply. Off the hot path except
+ * ACL LOG entry; BUSY while a script runs; and CLIENT REPLY's treatment of every reply. Off the hot path except
  * {@link #applyReplyMode}, a static switch on one field.
  *
  * <p>Thread-safety: stateless apart from the engine's parts it writes to (each thread-safe); a session
@@ -130,5 +131,25 @@ final class DispatchRefusals {
             }
             case SKIP_NEXT -> session.replyMode(Session.ReplyMode.SKIP);
         }
+    }
+
+    /**
+     * While a script runs: before {@code busy-reply-threshold} the request waits for the script's end or
+     * the threshold (as in Redis, where nothing else is served then); past the threshold it gets BUSY unless
+     * its command is allowed while busy (SCRIPT KILL, SHUTDOWN NOSAVE...). So a loop never waits for a
+     * script longer than the threshold, and never on the script's stripes. Returns true when answered.
+     */
+    boolean waitForScript(Session session, Command cmd) {
+        BusyScript script = engine.script();
+        long threshold = config.busyReplyThreshold.value();
+        script.awaitEndOrBusy(threshold);
+        if (script.busy(threshold) && !cmd.has(CommandFlag.ALLOW_BUSY)) {
+            reject(session, cmd, script.functionRunning()
+                    ? "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
+                    : "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
+            applyReplyMode(session);
+            return true;
+        }
+        return false; // the script ended, or SCRIPT KILL, SHUTDOWN NOSAVE, MULTI, WATCH...: none needs its stripes
     }
 }

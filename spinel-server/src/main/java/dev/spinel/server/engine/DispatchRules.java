@@ -4,6 +4,8 @@ import dev.spinel.protocol.Args;
 import dev.spinel.server.engine.ports.ScriptFlags;
 import dev.spinel.server.engine.replica.DatasetLoading;
 
+import java.nio.charset.StandardCharsets;
+
 /**
  * Which commands dispatch treats specially, as Redis's processCommand does: what runs at once inside
  * MULTI, what a subscribed RESP2 client may send, what CLIENT PAUSE WRITE delays, which scripts MONITOR
@@ -111,5 +113,15 @@ final class DispatchRules {
         tx.queuedScript(!undeclared && (declared & ScriptFlags.NO_WRITES) == 0,
                 !undeclared && (declared & (ScriptFlags.NO_WRITES | ScriptFlags.ALLOW_OOM)) == 0,
                 undeclared && cmd.scriptMayReplicate);
+    }
+
+    /** Argument {@code i} in ASCII lower case (a subcommand's name). */
+    static String lowerAscii(Args args, int i) {
+        byte[] b = new byte[args.length(i)];
+        for (int k = 0; k < b.length; k++) {
+            byte c = args.byteAt(i, k);
+            b[k] = (c >= 'A' && c <= 'Z') ? (byte) (c + 32) : c;
+        }
+        return new String(b, StandardCharsets.ISO_8859_1);
     }
 }

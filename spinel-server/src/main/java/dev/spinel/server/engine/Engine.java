@@ -11,8 +11,6 @@ import dev.spinel.server.engine.clients.ClientRegistry;
 import dev.spinel.server.engine.clients.MemoryAccounting;
 import dev.spinel.server.engine.clients.Monitors;
 import dev.spinel.server.engine.clients.SlowLog;
-import dev.spinel.server.engine.clock.CommandChain;
-import dev.spinel.server.engine.clock.CommandClock;
 import dev.spinel.server.engine.ports.BusyScript;
 import dev.spinel.server.engine.ports.ClientConnection;
 import dev.spinel.server.engine.ports.ReplicationGate;
@@ -21,21 +19,18 @@ import dev.spinel.server.engine.pubsub.PubSub;
 import dev.spinel.server.engine.tracking.Tracking;
 import dev.spinel.server.engine.replica.ReplicaRole;
 import dev.spinel.server.errors.Errors;
-import dev.spinel.server.errors.RedisError;
 import dev.spinel.server.stats.LatencyMonitor;
 import dev.spinel.server.stats.ServerStats;
 import dev.spinel.store.Keyspace;
-import dev.spinel.store.StripeLocks;
 
-import java.nio.charset.StandardCharsets;
 import java.util.function.Consumer;
 
 /**
  * The command engine: dispatches a parsed request to its command, with Redis's checks in Redis's
  * order (unknown command, arity, subcommand, authentication), statistics, and reply modes. Knows
  * nothing of sockets; the RESP front end and embedded callers drive it through {@link Session}s.
- * Its parts: {@link DispatchRefusals} answers what dispatch refuses, {@link CommandEffects} signals what
- * a command did, {@link KeyspaceEvents} what changed outside commands, {@link EngineHooks} holds what
+ * Its parts: {@link DispatchRefusals} answers what dispatch refuses, {@link CommandRunner} runs what it
+ * lets through, {@link CommandEffects} signals what a command did, {@link KeyspaceEvents} what changed outside commands, {@link EngineHooks} holds what
  * other layers install.
  *
  * <p>Thread-safety: one engine serves every event loop; a session is only ever used by its own loop.
@@ -74,8 +69,8 @@ public final class Engine {
     private final CommandEffects effects;
     private final EngineHooks hooks = new EngineHooks();
     private final ReplicaRole replicaRole;
-    /** Stripes held around a write command while it runs and is logged (one per event-loop thread). */
-    private final ThreadLocal<StripeLocks> logLocks = ThreadLocal.withInitial(StripeLocks::new);
+    private final DebugSwitches debug = new DebugSwitches();
+    private final CommandRunner runner;
 
     /** An engine without scripting (embedded tests): no script is ever busy. */
     public Engine(ServerConfig config, Keyspace keyspace, CommandTable commands) {
@@ -107,6 +102,7 @@ public final class Engine {
         this.refusals = new DispatchRefusals(this);
         this.keyEvents = new KeyspaceEvents(this);
         this.effects = new CommandEffects(this);
+        this.runner = new CommandRunner(this);
         keyspace.listener(keyEvents);
     }
 
@@ -223,13 +219,9 @@ public final class Engine {
         return clients;
     }
 
-    /** DEBUG SET-ACTIVE-EXPIRE: whether the cron deletes expired keys it finds (lazy expiry always works). */
-    private volatile boolean activeExpire = true;
-    /** DEBUG PAUSE-CRON: whether the cron skips its ticks (no active expiry, no idle-client timeouts, no stats samples). */
-    private volatile boolean cronPaused;
-
-    public boolean activeExpire() {
-        return activeExpire;
+    /** DEBUG's switches of the cron and of scripts (Redis's own suites use them). */
+    public DebugSwitches debug() {
+        return debug;
     }
 
     /** Whether this server replicates a master, and what that changes (expiry, loading). */
@@ -237,27 +229,9 @@ public final class Engine {
         return replicaRole;
     }
 
-    /** DEBUG SET-DISABLE-DENY-SCRIPTS: whether scripts may call commands flagged noscript (Redis's own suites use it). */
-    private volatile boolean scriptsMayCallNoscript;
-
-    public boolean scriptsMayCallNoscript() {
-        return scriptsMayCallNoscript;
-    }
-
-    public void scriptsMayCallNoscript(boolean allowed) {
-        scriptsMayCallNoscript = allowed;
-    }
-
-    public void activeExpire(boolean enabled) {
-        activeExpire = enabled;
-    }
-
-    public boolean cronPaused() {
-        return cronPaused;
-    }
-
-    public void cronPaused(boolean paused) {
-        cronPaused = paused;
+    /** Runs commands that passed dispatch's checks, on a loop or the script thread. */
+    CommandRunner runner() {
+        return runner;
     }
 
     public ServerStats stats() {
@@ -324,28 +298,6 @@ public final class Engine {
         }
     }
 
-    /**
-     * A script command handed over by {@link ScriptThread}: runs it on the script thread as dispatch would
-     * have on the loop (statistics, reply mode, blocked clients served), the session lent to this thread.
-     */
-    void runLent(Session session, Command cmd, Args args) {
-        session.executingOn(Thread.currentThread());
-        try {
-            session.replyStart(session.out().size());
-            run(session, cmd, args);
-            applyReplyMode(session);
-            if (blocking.blockedClients() > 0) {
-                blocking.serveReady();
-            }
-            // The BCAST keys the script changed were gathered by this thread: sent before its reply is given
-            // back, as the loop sends its own before the replies of a read batch. (So a pipeline's writes before
-            // a script and the script's come in two invalidation messages, where Redis's one turn sends one.)
-            tracking.flushBroadcasts();
-        } finally {
-            session.executingOn(null);
-        }
-    }
-
     /** Checks and runs one request; returns the command to run on the script thread, or null when done. */
     private Command dispatch(Session session, Args args) {
         session.replyStart(session.out().size());
@@ -362,7 +314,7 @@ public final class Engine {
         }
         // A container called alone (COMMAND) runs its own handler; arity already refused the others.
         if (cmd.hasSubcommands() && args.count() > 1) {
-            Command sub = cmd.subcommand(lowerAscii(args, 1));
+            Command sub = cmd.subcommand(DispatchRules.lowerAscii(args, 1));
             if (sub == null) {
                 refusals.rejectUnknownSubcommand(session, cmd, args);
                 applyReplyMode(session);
@@ -454,7 +406,7 @@ public final class Engine {
             // this command's reply (QUEUED included)
             session.drainDeliveries();
         }
-        if (script.running() && waitForScript(session, cmd)) { // one volatile read when no script runs
+        if (script.running() && refusals.waitForScript(session, cmd)) { // one volatile read when no script runs
             return null;
         }
         if (cmd.publish && session.transaction() == null && PublishBarrier.holdBack(session, args, pubSub)) {
@@ -476,32 +428,13 @@ public final class Engine {
             // an EXEC that runs a script too
             return cmd;
         }
-        run(session, cmd, args);
+        runner.run(session, cmd, args);
         applyReplyMode(session);
         if (blocking.blockedClients() > 0) {
             // Redis's handleClientsBlockedOnKeys: keys this command made ready serve their waiters now.
             blocking.serveReady();
         }
         return null;
-    }
-
-    /**
-     * While a script runs: before {@code busy-reply-threshold} the request waits for the script's end or
-     * the threshold (as in Redis, where nothing else is served then); past the threshold it gets BUSY unless
-     * its command is allowed while busy (SCRIPT KILL, SHUTDOWN NOSAVE...). So a loop never waits for a
-     * script longer than the threshold, and never on the script's stripes. Returns true when answered.
-     */
-    private boolean waitForScript(Session session, Command cmd) {
-        long threshold = config.busyReplyThreshold.value();
-        script.awaitEndOrBusy(threshold);
-        if (script.busy(threshold) && !cmd.has(CommandFlag.ALLOW_BUSY)) {
-            refusals.reject(session, cmd, script.functionRunning()
-                    ? "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
-                    : "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
-            applyReplyMode(session);
-            return true;
-        }
-        return false; // the script ended, or SCRIPT KILL, SHUTDOWN NOSAVE, MULTI, WATCH...: none needs its stripes
     }
 
     /**
@@ -534,94 +467,9 @@ public final class Engine {
         return scriptCalls.run(script, args, readOnly, wrote);
     }
 
-    /** Runs one command that passed dispatch's checks (EXEC runs its queued commands through here). */
+    /** Runs one command that passed dispatch's checks (EXEC runs its queued commands through here); see {@link CommandRunner}. */
     void run(Session session, Command cmd, Args args) {
-        if (!monitors.isEmpty() && DispatchRules.feedsMonitorsFirst(cmd)) {
-            // Redis's evalCommand/fcallCommand feed MONITOR themselves, first, so that the script's own
-            // commands ("lua") come after it; the commands are flagged skip_monitor for the usual feed.
-            monitors.feed(session, args);
-        }
-        Propagator p = hooks.propagator();
-        if (p == null || session.executingTransaction() || !cmd.logged()) {
-            runCommand(session, cmd, args, null);
-            return;
-        }
-        // Logged write: hold its stripes across execution and logging so that the log's order of
-        // writes to a key is the order they were applied in.
-        StripeLocks locks = logLocks.get();
-        boolean all = lockForLog(session, cmd, args, locks);
-        try {
-            runCommand(session, cmd, args, p);
-        } finally {
-            if (all) {
-                for (int i = keyspace.databases() - 1; i >= 0; i--) {
-                    keyspace.db(i).unlockAll();
-                }
-            } else {
-                locks.unlock();
-            }
-        }
-    }
-
-    /** Locks the stripes a write may touch; returns true when it took every stripe (keyless writes). */
-    private boolean lockForLog(Session s, Command cmd, Args args, StripeLocks locks) {
-        if (cmd.name().equals("move") || cmd.name().equals("copy") || !CommandEffects.addKeyStripes(s, cmd, args, locks)) {
-            for (int i = 0; i < keyspace.databases(); i++) {
-                keyspace.db(i).lockAll();
-            }
-            return true;
-        }
-        locks.lock();
-        return false;
-    }
-
-    private void runCommand(Session session, Command cmd, Args args, Propagator p) {
-        CommandChain chain = CommandChain.current();
-        // A fast command in a read batch may be timed with the run of such commands around it (RunTiming): it starts
-        // at the run's start and, when it did what its flag promises, reads no clock at its end either
-        boolean mayJoin = RunTiming.mayJoin(chain, cmd, config);
-        long start = mayJoin ? chain.runStart() : chain != null ? chain.start() : System.nanoTime();
-        // No second clock read (CommandClock). Inside EXEC the last command stays EXEC, as Redis's lastcmd does.
-        CommandClock clock = chain != null ? chain.clock() : CommandClock.offLoop(); // a loop's clock stays anchored across its clients
-        session.beginCommand(clock.millis(start), session.executingTransaction() ? session.lastCommand() : cmd.name());
-        session.writes().start(cmd, args);
-        long dirtyBefore = session.dirtyCount();
-        int replyBefore = session.out().size();
-        try {
-            cmd.handler().execute(session, args);
-            if (session.dirtyCount() != dirtyBefore) {
-                effects.written(session, cmd, args);
-                Propagator inTx = p != null ? p : session.executingTransaction() ? hooks.propagator() : null;
-                if (inTx != null) {
-                    inTx.propagate(session, cmd, args);
-                }
-            }
-            effects.trackReads(session, cmd, args);
-        } catch (RedisError e) {
-            session.out().error(e.getMessage());
-            if (!e.statsCounted()) {
-                stats.error(e.code());
-            }
-            cmd.failedCalls.increment();
-        }
-        long micros;
-        if (mayJoin && RunTiming.stays(args, session.out().size() - replyBefore, session.dirtyCount() != dirtyBefore)) {
-            chain.join(cmd, config.latencyTracking.value());
-            micros = 0; // its share comes with the run's; no threshold it could pass is set (RunTiming)
-        } else {
-            if (mayJoin) {
-                chain.absorbRun(); // this command's time runs from the run's start
-            }
-            long end = System.nanoTime();
-            if (chain != null) {
-                chain.end(end);
-            }
-            micros = (end - start) / 1000;
-            cmd.took(micros, config.latencyTracking.value());
-        }
-        cmd.calls.increment();
-        stats.commandsProcessed.increment();
-        effects.afterCommand(session, cmd, args, micros);
+        runner.run(session, cmd, args);
     }
 
     /**
@@ -635,14 +483,5 @@ public final class Engine {
     /** Adds an ACL LOG entry ({@code reason}: command, key, channel or auth). */
     public void logAcl(Session session, String reason, String context, String object, String username) {
         refusals.logAcl(session, reason, context, object, username);
-    }
-
-    static String lowerAscii(Args args, int i) {
-        byte[] b = new byte[args.length(i)];
-        for (int k = 0; k < b.length; k++) {
-            byte c = args.byteAt(i, k);
-            b[k] = (c >= 'A' && c <= 'Z') ? (byte) (c + 32) : c;
-        }
-        return new String(b, StandardCharsets.ISO_8859_1);
     }
 }

@@ -73,7 +73,7 @@ final class ScriptCalls {
     String run(Session script, Args args, boolean readOnly, boolean wrote) {
         Command cmd = engine.commands().lookup(args);
         if (cmd != null && cmd.hasSubcommands() && args.count() > 1) {
-            cmd = cmd.subcommand(Engine.lowerAscii(args, 1));
+            cmd = cmd.subcommand(DispatchRules.lowerAscii(args, 1));
         }
         String refusal = refusal(script, cmd, args, readOnly, wrote);
         if (refusal != null) {
@@ -96,7 +96,7 @@ final class ScriptCalls {
         if (!cmd.spec().arityAccepts(args.count())) {
             return "ERR Wrong number of args calling Redis command from script";
         }
-        if (cmd.has(CommandFlag.NOSCRIPT) && !engine.scriptsMayCallNoscript()) {
+        if (cmd.has(CommandFlag.NOSCRIPT) && !engine.debug().scriptsMayCallNoscript()) {
             return "ERR This Redis command is not allowed from script";
         }
         UserRules rules = script.user().rules();

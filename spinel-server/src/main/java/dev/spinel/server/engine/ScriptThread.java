@@ -47,7 +47,7 @@ final class ScriptThread {
         c.lend();
         executor.execute(() -> {
             try {
-                engine.runLent(session, cmd, request);
+                engine.runner().runLent(session, cmd, request);
             } catch (Throwable t) {
                 Log.warning("Error running " + cmd.name() + " on the script thread: " + t);
             } finally {

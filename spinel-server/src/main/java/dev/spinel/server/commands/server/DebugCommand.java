@@ -161,11 +161,11 @@ final class DebugCommand {
             }
             s.out().ok();
         } else if (a.count() == 3 && a.is(1, "SET-ACTIVE-EXPIRE")) {
-            s.engine().activeExpire(switchValue(a)); // tests turn it off to watch keys expire lazily
+            s.engine().debug().activeExpire(switchValue(a)); // tests turn it off to watch keys expire lazily
             s.out().ok();
         } else if (a.count() == 3 && a.is(1, "SET-DISABLE-DENY-SCRIPTS")) {
             // Redis's suites use it to let scripts call DEBUG, CLIENT LIST...; not in Redis's DEBUG HELP either
-            s.engine().scriptsMayCallNoscript(switchValue(a));
+            s.engine().debug().scriptsMayCallNoscript(switchValue(a));
             s.out().ok();
         } else if (a.count() == 3 && a.is(1, "QUICKLIST-PACKED-THRESHOLD")) {
             // Redis stores list elements above this size in nodes of their own ("plain" nodes). Spinel's lists
@@ -182,7 +182,7 @@ final class DebugCommand {
             }
             s.out().ok();
         } else if (a.count() == 3 && a.is(1, "PAUSE-CRON")) {
-            s.engine().cronPaused(switchValue(a));
+            s.engine().debug().cronPaused(switchValue(a));
             s.out().ok();
         } else {
             throw new RedisError("ERR unknown subcommand or wrong number of arguments for '"
