@@ -63,10 +63,10 @@ final class SlotRouter implements Engine.SlotRouter {
     @Override
     public String refusal(Session s, Command cmd, Args args) {
         Transaction tx = s.transaction();
-        boolean askingNow = s.asking();
+        boolean askingNow = s.cluster().asking();
         // Redis clears ASKING after each command but ASKING itself, and keeps it through a transaction.
         if (cmd != asking && cmd != multi && (tx == null || cmd == exec || cmd == discard)) {
-            s.asking(false);
+            s.cluster().asking(false);
         }
         boolean isExec = cmd == exec;
         if (isExec) {
@@ -164,7 +164,7 @@ final class SlotRouter implements Engine.SlotRouter {
         if (importing && (askingNow || cmd.has(CommandFlag.ASKING))) {
             return multipleKeys && missing > 0 ? TRYAGAIN : null;
         }
-        if ((s.clusterReadOnly() || shard) && !write && r.myPrimary != null && r.myPrimary.id().equals(n.id())) {
+        if ((s.cluster().readOnly() || shard) && !write && r.myPrimary != null && r.myPrimary.id().equals(n.id())) {
             return null;
         }
         return r.mine[slot] ? null : redirect("MOVED", slot, n);

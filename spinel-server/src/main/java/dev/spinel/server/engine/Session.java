@@ -1,7 +1,5 @@
 package dev.spinel.server.engine;
 
-import java.util.List;
-
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.server.acl.User;
@@ -14,12 +12,14 @@ import dev.spinel.store.StripeLocks;
 
 /**
  * The state of one client connection: selected database, protocol version, authentication, name,
- * reply mode, and the buffers its commands write into.
+ * reply mode, and the buffers its commands write into. The running command's time and writes are in its
+ * superclass {@link CommandScope}; WATCH's state in {@link WatchState}, cluster mode's flags in
+ * {@link ClusterClientFlags}.
  *
  * <p>Thread-safety: owned by the connection's event loop. Fields read by other threads (CLIENT LIST,
  * CLIENT KILL) are volatile and only informational.
  */
-public final class Session implements TrackedClient {
+public final class Session extends CommandScope implements TrackedClient {
     /**
      * CLIENT REPLY state, as Redis's REPLY_OFF / REPLY_SKIP_NEXT / REPLY_SKIP flags: {@code SKIP_NEXT}
      * is set by CLIENT REPLY SKIP and turns into {@code SKIP} for the following command only; the
@@ -27,7 +27,6 @@ public final class Session implements TrackedClient {
      */
     public enum ReplyMode { ON, OFF, SKIP_NEXT, SKIP }
 
-    private final Engine engine;
     private final long id;
     private final ClientConnection connection;
     private final ReplyBuffer out = new ReplyBuffer();
@@ -42,8 +41,6 @@ public final class Session implements TrackedClient {
     /** For a script's session: the client running the script (ACL LOG names it). */
     private Session scriptCaller;
     private volatile String name = "";
-    private volatile String libName = "";
-    private volatile String libVersion = "";
     // Written on every command: plain fields, read racily by CLIENT LIST (informational only).
     private long lastInteraction = createdAt;
     private String lastCommand = "NULL";
@@ -60,14 +57,10 @@ public final class Session implements TrackedClient {
     volatile Outbox outbox;
     private Transaction transaction;
     private volatile TrackingState tracking;
-    private boolean executingTransaction;
+    private final WatchState watch = new WatchState();
+    private final ClusterClientFlags cluster = new ClusterClientFlags();
     /** Append-only log position of this session's last logged write (its replies wait for it). */
     private long logPosition;
-    private List<Watches.Watched> watched;
-    private volatile boolean watchDirty;
-    /** The running command's writes (dirty count, unchanged keys, replacements to log). */
-    private final CommandWrites writes;
-    private long now;
     // Set while a blocking command waits (see dev.spinel.server.engine.Blocking); loop thread only.
     // Redis's CLIENT_DENY_BLOCKING: set while EXEC or a script runs; blocking commands then answer at once.
     private boolean denyBlocking;
@@ -77,10 +70,9 @@ public final class Session implements TrackedClient {
     private boolean script;
 
     public Session(Engine engine, long id, ClientConnection connection) {
-        this.engine = engine;
+        super(engine);
         this.id = id;
         this.connection = connection;
-        this.writes = new CommandWrites(engine, this);
         this.authenticated = !engine.authRequired();
         this.user = engine.acl().defaultUser();
     }
@@ -170,22 +162,6 @@ public final class Session implements TrackedClient {
 
     public void name(String n) {
         this.name = n;
-    }
-
-    public String libName() {
-        return libName;
-    }
-
-    public void libName(String n) {
-        this.libName = n;
-    }
-
-    public String libVersion() {
-        return libVersion;
-    }
-
-    public void libVersion(String v) {
-        this.libVersion = v;
     }
 
     public long createdAt() {
@@ -381,50 +357,6 @@ public final class Session implements TrackedClient {
         return subscriptions != null && subscriptions.any();
     }
 
-    /**
-     * Records {@code n} changes to the dataset (Redis's server.dirty), for WATCH, persistence and INFO.
-     * Call it while still holding the stripe locks of what changed: the first call of a command
-     * invalidates the WATCHes on its keys at once, before any EXEC can look at them.
-     */
-    public void dirty(long n) {
-        writes.dirty(n);
-    }
-
-    /** A write Redis makes without signalling the key (stream group commands, XSETID); see {@link CommandWrites#dirtyQuietly}. */
-    public void dirtyQuietly(long n) {
-        writes.dirtyQuietly(n);
-    }
-
-    /** A written key argument the running command leaves as it was; see {@link CommandWrites#keyUnchanged}. */
-    public void keyUnchanged(int argIndex) {
-        writes.keyUnchanged(argIndex);
-    }
-
-    /** A pop over several keys took from key argument {@code changed} alone; see {@link CommandWrites#onlyKeyChanged}. */
-    public void onlyKeyChanged(int changed, int from, int to) {
-        writes.onlyKeyChanged(changed, from, to);
-    }
-
-    /** Logs {@code argv} instead of the running command; see {@link CommandWrites#propagateAs}. */
-    public void propagateAs(byte[]... argv) {
-        writes.propagateAs(argv);
-    }
-
-    /** The replacements recorded by the running command ({@code null} or empty: log it as received). */
-    public List<byte[][]> propagatedAs() {
-        return writes.propagatedAs();
-    }
-
-    /** Writes made by this session so far (Redis's dirty, per session). */
-    public long dirtyCount() {
-        return writes.count();
-    }
-
-    /** The running command's writes (the engine's view). */
-    CommandWrites writes() {
-        return writes;
-    }
-
     /** CLIENT TRACKING settings, or {@code null} when tracking is off. */
     public TrackingState tracking() {
         return tracking;
@@ -460,100 +392,19 @@ public final class Session implements TrackedClient {
         this.transaction = t;
     }
 
-    /** True while EXEC runs this session's queued commands (blocking commands must not block then). */
-    public boolean executingTransaction() {
-        return executingTransaction;
-    }
-
-    void executingTransaction(boolean on) {
-        this.executingTransaction = on;
-        this.frozenNow = on ? System.currentTimeMillis() : -1;
-    }
-
-    /** While EXEC or a script runs: the time keys are checked for expiry against (see {@link #lookupNow}). */
-    private long frozenNow = -1;
-    /** The session applying a master's stream: keys never expire for it (see {@link #lookupNow}). */
-    private boolean replicationApplier;
-    /** Cluster mode: ASKING was sent (for the next command, or the transaction it opens); READONLY is on. */
-    private boolean asking;
-    private boolean clusterReadOnly;
-    /** Cluster mode: another node's link carrying its PUBLISHes here (they are not passed on again). */
-    private boolean clusterBusLink;
-
-    /** True for the session applying a master's stream: never redirected (cluster mode) nor refused (READONLY, MASTERDOWN), as Redis's master client. */
-    public boolean isReplicationApplier() {
-        return replicationApplier;
-    }
-
-    public boolean asking() {
-        return asking;
-    }
-
-    public void asking(boolean on) {
-        asking = on;
-    }
-
-    /** READONLY (on) / READWRITE (off): a cluster replica serves this client's reads of its primary's slots. */
-    public boolean clusterReadOnly() {
-        return clusterReadOnly;
-    }
-
-    public void clusterReadOnly(boolean on) {
-        clusterReadOnly = on;
-    }
-
-    public boolean clusterBusLink() {
-        return clusterBusLink;
-    }
-
-    public void clusterBusLink(boolean on) {
-        clusterBusLink = on;
-    }
-
-    /**
-     * Marks the session that applies a master's replication stream. As Redis's master client, it sees
-     * every key the master still has: a key past its expiry on this replica's clock is still there for the
-     * master's commands, until the master's own DEL removes it.
-     */
-    public void replicationApplier(boolean on) {
-        this.replicationApplier = on;
-    }
-
-    /**
-     * The time key lookups check expiry against: the command's time, but inside EXEC and scripts the time
-     * they started, as Redis (fixed_time_expire, the script's time snapshot): a key does not expire in the
-     * middle of a transaction or script. TTLs and new expiry times still use {@link #now}.
-     */
-    public long lookupNow() {
-        if (replicationApplier) {
-            return 0; // before every expiry: nothing is expired for the master's stream
-        }
-        long f = frozenNow;
-        return f >= 0 ? f : now;
-    }
-
-    List<Watches.Watched> watched() {
-        if (watched == null) {
-            watched = Watches.newList();
-        }
-        return watched;
-    }
-
-    boolean watching() {
-        return watched != null && !watched.isEmpty();
-    }
-
-    boolean watchDirty() {
-        return watchDirty;
+    /** The keys this session watches and whether one changed (WATCH, EXEC). */
+    WatchState watch() {
+        return watch;
     }
 
     /** True when a watched key changed: the next EXEC fails (CLIENT LIST flag d). */
     public boolean watchInvalidated() {
-        return watchDirty;
+        return watch.dirty();
     }
 
-    void watchDirty(boolean on) {
-        this.watchDirty = on;
+    /** ASKING, READONLY and the bus link flag of cluster mode. */
+    public ClusterClientFlags cluster() {
+        return cluster;
     }
 
     /**
@@ -578,20 +429,6 @@ public final class Session implements TrackedClient {
     /** True while the connection does not execute its input (paused by CLIENT PAUSE, or blocked). */
     public boolean suspended() {
         return connection.suspended();
-    }
-
-    /** The time of the command being executed, in Unix ms (one clock read per command, as Redis). */
-    public long now() {
-        return now;
-    }
-
-    /**
-     * Redis's checkAlreadyExpired: an absolute expiry time already past deletes the key at once (EXPIREAT,
-     * GETEX PXAT, RESTORE ABSTTL), except on a replica, which keeps it with that time (reads report it
-     * missing) until its master's DEL.
-     */
-    public boolean expiresAtOnce(long when) {
-        return when <= now && !engine.replicaRole().active();
     }
 
     void beginCommand(long nowMillis, String commandName) {
@@ -624,14 +461,6 @@ public final class Session implements TrackedClient {
      */
     public void suspend() {
         connection.suspend(null);
-    }
-
-    /**
-     * The current command has blocked: returns a copy of its arguments (they may live in the connection's
-     * input buffer), for the slow log entry Redis writes when the client is unblocked.
-     */
-    public Args blockedCommand() {
-        return writes.blockedCommand();
     }
 
     /** Ends a suspension: the connection runs its pending input on its own loop. */

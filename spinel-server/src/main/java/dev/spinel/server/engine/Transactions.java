@@ -123,7 +123,7 @@ public final class Transactions {
             keyspace.db(i).lockAll();
         }
         try {
-            if (s.watchDirty() || watchedKeyExpired(s)) {
+            if (s.watch().dirty() || watchedKeyExpired(s)) {
                 watches.unwatchAll(s);
                 s.out().nullArray();
                 return;
@@ -179,7 +179,7 @@ public final class Transactions {
     /** A watched key that is logically expired now but was not when watched also fails EXEC (Redis 7.0). */
     private boolean watchedKeyExpired(Session s) {
         long now = System.currentTimeMillis();
-        for (Watches.Watched w : s.watched()) {
+        for (Watches.Watched w : s.watch().watched()) {
             byte[] key = w.key.key().bytes();
             int h = KeyHash.hash(key);
             Entry e = keyspace.db(w.key.db()).segment(h).find(key, 0, key.length, h);

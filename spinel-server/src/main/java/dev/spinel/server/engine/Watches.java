@@ -56,13 +56,13 @@ public final class Watches {
 
     void watch(Session s, int db, byte[] key, boolean expiredNow) {
         Key k = new Key(db, new ByteKey(key));
-        for (Watched w : s.watched()) {
+        for (Watched w : s.watch().watched()) {
             if (w.key.equals(k)) {
                 return;
             }
         }
         Watched w = new Watched(k, expiredNow);
-        s.watched().add(w);
+        s.watch().watched().add(w);
         // The put happens inside compute, under the map's lock for this key: with computeIfAbsent(...).put
         // an unwatchAll of the last other watcher could drop the map from the registry between the two
         // calls, and this registration was lost (a write then failed no EXEC: a lost update under WATCH).
@@ -74,7 +74,7 @@ public final class Watches {
     }
 
     void unwatchAll(Session s) {
-        List<Watched> keys = s.watched();
+        List<Watched> keys = s.watch().watched();
         for (Watched w : keys) {
             watchers.computeIfPresent(w.key, (x, map) -> {
                 map.remove(s);
@@ -82,7 +82,7 @@ public final class Watches {
             });
         }
         keys.clear();
-        s.watchDirty(false);
+        s.watch().dirty(false);
     }
 
     /**
@@ -112,7 +112,7 @@ public final class Watches {
                     continue;
                 }
             }
-            e.getKey().watchDirty(true);
+            e.getKey().watch().dirty(true);
         }
     }
 
@@ -147,7 +147,7 @@ public final class Watches {
                     w.expired = true; // a missing key replaced by an expired one: still missing
                     continue;
                 }
-                sw.getKey().watchDirty(true);
+                sw.getKey().watch().dirty(true);
             }
         }
     }
@@ -173,7 +173,7 @@ public final class Watches {
         for (Map.Entry<Key, Map<Session, Watched>> e : watchers.entrySet()) {
             if (db < 0 || e.getKey().db() == db) {
                 for (Session s : e.getValue().keySet()) {
-                    s.watchDirty(true);
+                    s.watch().dirty(true);
                 }
             }
         }

@@ -39,7 +39,7 @@ class WatchesRaceTest {
                 while (System.nanoTime() < deadline) {
                     watches.watch(mine, 0, key, false);
                     watches.touch(0, key);
-                    assertTrue(mine.watchDirty(), "the write after WATCH was not seen, round " + rounds);
+                    assertTrue(mine.watch().dirty(), "the write after WATCH was not seen, round " + rounds);
                     watches.unwatchAll(mine);
                     rounds++;
                 }

@@ -111,7 +111,7 @@ public final class PubSubCommands {
         }
         // In a cluster every node's subscribers get it, through the bus (the replication stream does not carry it)
         BiConsumer<byte[], byte[]> bus = s.engine().hooks().clusterPublish();
-        if (bus != null && !s.clusterBusLink()) {
+        if (bus != null && !s.cluster().busLink()) {
             bus.accept(channel, message);
         }
     }

@@ -55,15 +55,15 @@ public final class ClusterCommands {
             t.registerSub("cluster", sub, handler(sub, mode));
         }
         t.register("readonly", (s, a) -> {
-            s.clusterReadOnly(true);
+            s.cluster().readOnly(true);
             s.out().ok();
         });
         t.register("readwrite", (s, a) -> {
-            s.clusterReadOnly(false);
+            s.cluster().readOnly(false);
             s.out().ok();
         });
         t.register("asking", (s, a) -> {
-            s.asking(true);
+            s.cluster().asking(true);
             s.out().ok();
         });
     }
@@ -228,7 +228,7 @@ public final class ClusterCommands {
 
     private static void meet(ClusterMode m, Session s, Args a) {
         if (a.count() == 6 && a.string(5).equals(ClusterMode.BUS_LINK)) {
-            s.clusterBusLink(true); // another node's PUBLISH link: what it publishes here is not passed on
+            s.cluster().busLink(true); // another node's PUBLISH link: what it publishes here is not passed on
             s.out().ok();
             return;
         }

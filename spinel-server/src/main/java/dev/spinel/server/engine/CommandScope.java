@@ -1,0 +1,136 @@
+package dev.spinel.server.engine;
+
+import java.util.List;
+
+import dev.spinel.protocol.Args;
+
+/**
+ * What a {@link Session}'s running command sees of itself: the time it runs at and the time keys expire
+ * against (frozen inside EXEC and scripts, never reached for the replication stream's applier), and the
+ * writes it records for WATCH, the log and replication ({@link CommandWrites}). Session's superclass, so
+ * that these per-command calls stay plain field accesses on the session.
+ *
+ * <p>Thread-safety: as {@link Session}: used only by the thread executing the session's command.
+ */
+public abstract sealed class CommandScope permits Session {
+    /** The engine the session belongs to. */
+    final Engine engine;
+    /** The running command's writes (dirty count, unchanged keys, replacements to log). */
+    private final CommandWrites writes;
+    /** The time of the running command, in Unix ms (see {@link #now()}). */
+    long now;
+    /** EXEC runs the session's queued commands (see {@link #executingTransaction()}). */
+    boolean executingTransaction;
+    /** While EXEC or a script runs: the time keys are checked for expiry against (see {@link #lookupNow}). */
+    private long frozenNow = -1;
+    /** The session applying a master's stream: keys never expire for it (see {@link #lookupNow}). */
+    private boolean replicationApplier;
+
+    CommandScope(Engine engine) {
+        this.engine = engine;
+        this.writes = new CommandWrites(engine, (Session) this);
+    }
+
+    /**
+     * Records {@code n} changes to the dataset (Redis's server.dirty), for WATCH, persistence and INFO.
+     * Call it while still holding the stripe locks of what changed: the first call of a command
+     * invalidates the WATCHes on its keys at once, before any EXEC can look at them.
+     */
+    public void dirty(long n) {
+        writes.dirty(n);
+    }
+
+    /** A write Redis makes without signalling the key (stream group commands, XSETID); see {@link CommandWrites#dirtyQuietly}. */
+    public void dirtyQuietly(long n) {
+        writes.dirtyQuietly(n);
+    }
+
+    /** A written key argument the running command leaves as it was; see {@link CommandWrites#keyUnchanged}. */
+    public void keyUnchanged(int argIndex) {
+        writes.keyUnchanged(argIndex);
+    }
+
+    /** A pop over several keys took from key argument {@code changed} alone; see {@link CommandWrites#onlyKeyChanged}. */
+    public void onlyKeyChanged(int changed, int from, int to) {
+        writes.onlyKeyChanged(changed, from, to);
+    }
+
+    /** Logs {@code argv} instead of the running command; see {@link CommandWrites#propagateAs}. */
+    public void propagateAs(byte[]... argv) {
+        writes.propagateAs(argv);
+    }
+
+    /** The replacements recorded by the running command ({@code null} or empty: log it as received). */
+    public List<byte[][]> propagatedAs() {
+        return writes.propagatedAs();
+    }
+
+    /** Writes made by this session so far (Redis's dirty, per session). */
+    public long dirtyCount() {
+        return writes.count();
+    }
+
+    /** The running command's writes (the engine's view). */
+    CommandWrites writes() {
+        return writes;
+    }
+
+    /** True while EXEC runs this session's queued commands (blocking commands must not block then). */
+    public boolean executingTransaction() {
+        return executingTransaction;
+    }
+
+    void executingTransaction(boolean on) {
+        this.executingTransaction = on;
+        this.frozenNow = on ? System.currentTimeMillis() : -1;
+    }
+
+    /** True for the session applying a master's stream: never redirected (cluster mode) nor refused (READONLY, MASTERDOWN), as Redis's master client. */
+    public boolean isReplicationApplier() {
+        return replicationApplier;
+    }
+
+    /**
+     * Marks the session that applies a master's replication stream. As Redis's master client, it sees
+     * every key the master still has: a key past its expiry on this replica's clock is still there for the
+     * master's commands, until the master's own DEL removes it.
+     */
+    public void replicationApplier(boolean on) {
+        this.replicationApplier = on;
+    }
+
+    /**
+     * The time key lookups check expiry against: the command's time, but inside EXEC and scripts the time
+     * they started, as Redis (fixed_time_expire, the script's time snapshot): a key does not expire in the
+     * middle of a transaction or script. TTLs and new expiry times still use {@link #now}.
+     */
+    public long lookupNow() {
+        if (replicationApplier) {
+            return 0; // before every expiry: nothing is expired for the master's stream
+        }
+        long f = frozenNow;
+        return f >= 0 ? f : now;
+    }
+
+    /** The time of the command being executed, in Unix ms (one clock read per command, as Redis). */
+    public long now() {
+        return now;
+    }
+
+    /**
+     * Redis's checkAlreadyExpired: an absolute expiry time already past deletes the key at once (EXPIREAT,
+     * GETEX PXAT, RESTORE ABSTTL), except on a replica, which keeps it with that time (reads report it
+     * missing) until its master's DEL.
+     */
+    public boolean expiresAtOnce(long when) {
+        return when <= now && !engine.replicaRole().active();
+    }
+
+    /**
+     * The current command has blocked: returns a copy of its arguments (they may live in the connection's
+     * input buffer), for the slow log entry Redis writes when the client is unblocked.
+     */
+    public Args blockedCommand() {
+        return writes.blockedCommand();
+    }
+}
