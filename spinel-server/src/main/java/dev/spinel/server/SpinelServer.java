@@ -148,10 +148,10 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
         this.replicationCron = resp.workerGroup().next().scheduleAtFixedRate(replication::cron, 1000, 1000, TimeUnit.MILLISECONDS);
         // Redis's serverCron closes MIGRATE's idle connections once a second
         this.migrateCron = resp.workerGroup().next().scheduleAtFixedRate(migrateSockets::closeIdle, 1000, 1000, TimeUnit.MILLISECONDS);
-        replication.listeningPort(this::port);
-        replication.tls(this::tlsPort, resp::tls);
+        replication.setup().listeningPort(this::port);
+        replication.setup().tls(this::tlsPort, resp::tls);
         replication.commandThreads(resp.workerGroup());
-        replication.afterFullSync(() -> {
+        replication.setup().afterFullSync(() -> {
             if (config.appendonly.value()) {
                 try {
                     persistence.rewriteAof(); // the loaded RDB bypassed the log: it starts again from this dataset

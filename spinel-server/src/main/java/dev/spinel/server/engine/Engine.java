@@ -11,6 +11,7 @@ import dev.spinel.server.engine.clients.ClientRegistry;
 import dev.spinel.server.engine.clients.MemoryAccounting;
 import dev.spinel.server.engine.clients.Monitors;
 import dev.spinel.server.engine.clients.SlowLog;
+import dev.spinel.server.engine.debug.DebugSwitches;
 import dev.spinel.server.engine.ports.BusyScript;
 import dev.spinel.server.engine.ports.ClientConnection;
 import dev.spinel.server.engine.ports.ReplicationGate;

@@ -3,6 +3,7 @@ package dev.spinel.server.engine;
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.server.acl.User;
+import dev.spinel.server.engine.clients.ClusterClientFlags;
 import dev.spinel.server.engine.ports.ClientConnection;
 import dev.spinel.server.engine.pubsub.Subscriptions;
 import dev.spinel.server.engine.tracking.TrackedClient;
@@ -13,7 +14,7 @@ import dev.spinel.store.StripeLocks;
 /**
  * The state of one client connection: selected database, protocol version, authentication, name,
  * reply mode, and the buffers its commands write into. The running command's time and writes are in its
- * superclass {@link CommandScope}; WATCH's state in {@link WatchState}, cluster mode's flags in
+ * superclass {@link CommandScope}; WATCH's state in {@link Watches.WatchState}, cluster mode's flags in
  * {@link ClusterClientFlags}.
  *
  * <p>Thread-safety: owned by the connection's event loop. Fields read by other threads (CLIENT LIST,
@@ -57,7 +58,7 @@ public final class Session extends CommandScope implements TrackedClient {
     volatile Outbox outbox;
     private Transaction transaction;
     private volatile TrackingState tracking;
-    private final WatchState watch = new WatchState();
+    private final Watches.WatchState watch = new Watches.WatchState();
     private final ClusterClientFlags cluster = new ClusterClientFlags();
     /** Append-only log position of this session's last logged write (its replies wait for it). */
     private long logPosition;
@@ -393,7 +394,7 @@ public final class Session extends CommandScope implements TrackedClient {
     }
 
     /** The keys this session watches and whether one changed (WATCH, EXEC). */
-    WatchState watch() {
+    Watches.WatchState watch() {
         return watch;
     }
 

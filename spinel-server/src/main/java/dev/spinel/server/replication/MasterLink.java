@@ -182,7 +182,7 @@ final class MasterLink {
         s.connect(new InetSocketAddress(host, port), CONNECT_TIMEOUT_MS);
         s.setTcpNoDelay(true);
         if (replication.config().tlsReplication.value()) {
-            ServerTls tls = replication.tlsContext();
+            ServerTls tls = replication.setup().tlsContext();
             if (tls == null) {
                 throw new IOException("tls-replication is set but TLS is not configured (tls-cert-file, tls-key-file)");
             }
@@ -209,7 +209,7 @@ final class MasterLink {
         }
         int announcePort = (int) replication.config().replicaAnnouncePort.value();
         String portReply = reply(in, send("REPLCONF", "listening-port",
-                Integer.toString(announcePort != 0 ? announcePort : replication.listeningPort())));
+                Integer.toString(announcePort != 0 ? announcePort : replication.setup().listeningPort())));
         if (portReply.startsWith("-")) {
             Log.notice("(Non critical) Master does not understand REPLCONF listening-port: " + portReply);
         }
@@ -228,7 +228,7 @@ final class MasterLink {
         }
         long from = processed;
         String id = masterReplid;
-        boolean failover = replication.failoverInProgress();
+        boolean failover = replication.failoverState().inProgress();
         String answer;
         if (id == null || from < 0) {
             answer = reply(in, send("PSYNC", "?", "-1"));
@@ -238,7 +238,7 @@ final class MasterLink {
             answer = reply(in, send("PSYNC", id, Long.toString(from + 1)));
         }
         if (failover) {
-            replication.failoverAnswered(answer.startsWith("+FULLRESYNC") || answer.startsWith("+CONTINUE"));
+            replication.failoverState().answered(answer.startsWith("+FULLRESYNC") || answer.startsWith("+CONTINUE"));
         }
         state = "sync";
         if (answer.startsWith("+FULLRESYNC")) {
@@ -258,7 +258,7 @@ final class MasterLink {
             } finally {
                 applyLock.unlock();
             }
-            replication.fullSyncLoaded();
+            replication.setup().fullSyncLoaded();
         } else if (answer.startsWith("+CONTINUE")) {
             String[] parts = answer.split(" ");
             String newId = parts.length > 1 ? parts[1].trim() : null;

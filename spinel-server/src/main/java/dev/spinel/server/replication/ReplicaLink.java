@@ -166,7 +166,7 @@ final class ReplicaLink {
             }
             ReplyBuffer out = session.out();
             if (diskless) {
-                byte[] mark = Replication.randomHex().getBytes(StandardCharsets.US_ASCII);
+                byte[] mark = ReplicationHistory.randomHex().getBytes(StandardCharsets.US_ASCII);
                 out.raw(("$EOF:" + new String(mark, StandardCharsets.US_ASCII) + "\r\n").getBytes(StandardCharsets.US_ASCII));
                 out.raw(rdb);
                 out.raw(mark);
@@ -199,7 +199,7 @@ final class ReplicaLink {
         session.out().raw(h);
         held = null;
         online = true;
-        replication.replicaOnline();
+        replication.refusals().refresh(); // a replica online may count as good for min-replicas-to-write (Redis's putSlaveOnline)
         Log.notice("Synchronization with replica " + describe() + " succeeded");
         session.connection().flushReplies();
         pump();

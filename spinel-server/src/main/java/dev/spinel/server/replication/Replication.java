@@ -1,18 +1,13 @@
 package dev.spinel.server.replication;
 
-import dev.spinel.protocol.Args;
 import dev.spinel.server.config.ServerConfig;
-import dev.spinel.server.durability.Aof;
 import dev.spinel.server.engine.Engine;
-import dev.spinel.server.engine.Propagator;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.errors.RedisError;
 import dev.spinel.server.log.Log;
-import dev.spinel.server.net.ServerTls;
 import dev.spinel.server.scripting.FunctionLibraries;
 
 import java.nio.charset.StandardCharsets;
-import java.security.SecureRandom;
 import java.util.Collection;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -21,15 +16,14 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
-import java.util.function.IntSupplier;
-import java.util.function.Supplier;
 
 /**
  * A server's replication state and the master side of Redis's replication protocol: the replication
- * ID and offset, the stream ({@link ReplicationStream}, created when the first replica attaches, freed
- * after {@code repl-backlog-ttl} seconds without replicas), the attached replicas ({@link ReplicaLink}),
- * SYNC/PSYNC/REPLCONF, WAIT (its blocked clients in {@link ReplicaWaits}), the replication cron (PINGs, timeouts) and INFO replication / ROLE; as a
- * replica it owns the {@link MasterLink}.
+ * IDs ({@link ReplicationHistory}) and offset, the stream ({@link ReplicationStream}, created when the first
+ * replica attaches, fed by {@link EngineFeed}, freed after {@code repl-backlog-ttl} seconds without replicas),
+ * the attached replicas ({@link ReplicaLink}), SYNC/PSYNC/REPLCONF ({@link ReplicaSync}), WAIT (its blocked
+ * clients in {@link ReplicaWaits}), the replication cron (PINGs, timeouts) and INFO replication / ROLE
+ * ({@link ReplicationInfo}); as a replica it owns the {@link MasterLink} (set up by {@link ReplicaSetup}).
  *
  * <p>Cost with no replica: the propagator is not installed for replication (writes take no extra lock),
  * and with a log the propagator reads one volatile ({@code Engine.replicationFeed}) per write.
@@ -38,35 +32,30 @@ import java.util.function.Supplier;
  * role change are serialized on {@code this}; per-replica state lives in its link.
  */
 public final class Replication {
-    static final String NO_REPLID = "0000000000000000000000000000000000000000";
     private static final byte[] GETACK = "*3\r\n$8\r\nREPLCONF\r\n$6\r\nGETACK\r\n$1\r\n*\r\n".getBytes(StandardCharsets.US_ASCII);
 
     private final Engine engine;
     private final ServerConfig config;
     /** The function libraries: sent with a full resync, replaced by the master's on the replica side. */
     private final FunctionLibraries functions;
-    private volatile String replid = randomHex();
-    private volatile String replid2 = NO_REPLID;
-    private volatile long secondOffset = -1;
+    /** The replication ID, the previous one and where it ends. */
+    private final ReplicationHistory history = new ReplicationHistory();
     /** master_repl_offset when no stream exists (kept across a freed backlog, as Redis keeps it). */
     private volatile long idleOffset;
     private volatile ReplicationStream stream;
-    /** The replication-only propagator this class installed (removed with the stream), or null. */
-    private Propagator installed;
+    /** The engine's writes into the stream: the propagator installed for it, the loops quiesced for it. */
+    private final EngineFeed feed;
     private final Map<Session, ReplicaLink> replicas = new ConcurrentHashMap<>();
     private final ReplicaWaits waits;
     private final Refusals refusals;
     private final Failover failover;
     /** The master side's handshake: SYNC/PSYNC, REPLCONF, the diskless start. */
     private final ReplicaSync handshake;
-    private final LoopBarrier barrier = new LoopBarrier();
     private ScheduledExecutorService timer;
     private volatile long noReplicasSince = System.currentTimeMillis();
     private volatile long lastPing;
-    /** The port this server listens on, announced to a master with REPLCONF listening-port. */
-    private volatile IntSupplier listeningPort;
-    private volatile IntSupplier tlsPort;
-    private volatile Supplier<ServerTls> tlsContext;
+    /** What the server installs for the replica side: its ports and TLS, the after-full-sync step. */
+    private final ReplicaSetup setup;
     /** The replica side: the link to our master, or null while we are a master. */
     private volatile MasterLink masterLink;
 
@@ -74,6 +63,8 @@ public final class Replication {
         this.engine = engine;
         this.functions = functions;
         this.config = config;
+        this.feed = new EngineFeed(engine);
+        this.setup = new ReplicaSetup(config);
         this.waits = new ReplicaWaits(engine, replicas.values());
         this.refusals = new Refusals(this, config, replicas.values());
         this.failover = new Failover(this, engine, replicas.values());
@@ -91,16 +82,6 @@ public final class Replication {
         refusals.install(engine);
     }
 
-    static String randomHex() {
-        byte[] b = new byte[20];
-        new SecureRandom().nextBytes(b);
-        StringBuilder sb = new StringBuilder(40);
-        for (byte x : b) {
-            sb.append(Character.forDigit((x >> 4) & 15, 16)).append(Character.forDigit(x & 15, 16));
-        }
-        return sb.toString();
-    }
-
     Engine engine() {
         return engine;
     }
@@ -114,17 +95,17 @@ public final class Replication {
     }
 
     public String replid() {
-        return replid;
+        return history.replid();
     }
 
     /** The previous replication ID (continued up to {@link #secondOffset}), or forty zeros. */
     String replid2() {
-        return replid2;
+        return history.replid2();
     }
 
     /** second_repl_offset: the first offset replid2 no longer covers, or -1. */
     long secondOffset() {
-        return secondOffset;
+        return history.secondOffset();
     }
 
     /** master_repl_offset. */
@@ -137,7 +118,7 @@ public final class Replication {
 
     /** Where the threads that run commands (the event loops) are, for {@link LoopBarrier#quiesce}. */
     public void commandThreads(Iterable<? extends Executor> loops) {
-        barrier.threads(loops);
+        feed.threads(loops);
     }
 
     /** The stream, created (and the engine quiesced) if absent. */
@@ -148,11 +129,11 @@ public final class Replication {
         }
         boolean installedNow;
         synchronized (this) {
-            installedNow = installed == null && engine.hooks().propagator() == null;
+            installedNow = feed.mustInstall();
             s = createStream();
         }
         if (installedNow) {
-            barrier.quiesce();
+            feed.quiesce();
         }
         return s;
     }
@@ -167,15 +148,13 @@ public final class Replication {
             return s;
         }
         if (masterLink == null) {
-            replid = randomHex();
-            replid2 = NO_REPLID;
-            secondOffset = -1;
+            history.restart();
         }
         s = newStream(idleOffset);
         stream = s;
         lastPing = System.currentTimeMillis(); // the first PING one period after the backlog's creation
         if (masterLink == null) {
-            feedFromEngine(s);
+            feed.start(s);
         }
         return s;
     }
@@ -184,34 +163,13 @@ public final class Replication {
         return new ReplicationStream((int) Math.min(Integer.MAX_VALUE - 64, config.replBacklogSize.value()), offset);
     }
 
-    /** The engine's writes feed {@code s} (through the log's propagator, installed for it with appendonly no). */
-    private void feedFromEngine(ReplicationStream s) {
-        engine.hooks().replicationFeed(s);
-        if (engine.hooks().propagator() == null) {
-            // appendonly no: writes now go through the propagator (stripes held while logged) for the stream
-            installed = Aof.replicationOnly(engine);
-            engine.hooks().propagator(installed);
-        }
-    }
-
-    /** Stops the engine's feed (the server becomes a replica); the stream and its history stay. */
-    private void stopEngineFeed() {
-        engine.hooks().replicationFeed(null);
-        if (installed != null && engine.hooks().propagator() == installed) {
-            engine.hooks().propagator(null);
-        }
-        installed = null;
-    }
-
     private synchronized void freeStream() {
         if (stream == null || !replicas.isEmpty()) {
             return;
         }
         detachStream();
         if (masterLink == null) {
-            replid = randomHex(); // as Redis: a freed backlog cannot be continued from
-            replid2 = NO_REPLID;
-            secondOffset = -1;
+            history.restart(); // as Redis: a freed backlog cannot be continued from
         }
         Log.notice("Replication backlog freed after " + config.replBacklogTtl.value() + " seconds without connected replicas.");
     }
@@ -219,15 +177,8 @@ public final class Replication {
     /** Stops feeding the stream (and the stream-only propagator, if this installed one); keeps its offset. */
     private void detachStream() {
         idleOffset = stream.offset();
-        stopEngineFeed();
+        feed.stop();
         stream = null;
-    }
-
-    /**
-     * SYNC (legacy: no +FULLRESYNC line) and PSYNC replid offset [FAILOVER]; the handshake is {@link ReplicaSync}'s.
-     */
-    void sync(Session s, Args a, boolean psync) {
-        handshake.sync(s, a, psync);
     }
 
     /** Runs {@code task} on replication's timer thread in {@code millis} ms (diskless delay, FAILOVER timeout). */
@@ -242,11 +193,6 @@ public final class Replication {
         timer.schedule(task, millis, TimeUnit.MILLISECONDS);
     }
 
-    /** REPLCONF option value ...; ACK and GETACK send no reply. */
-    void replconf(Session s, Args a) {
-        handshake.replconf(s, a);
-    }
-
     /** The connection closed: a replica's link is detached (its backlog position stays for PSYNC). */
     private void closed(Session s) {
         handshake.closed(s);
@@ -256,11 +202,6 @@ public final class Replication {
             forget(link);
             Log.notice("Connection with replica " + link.describe() + " lost.");
         }
-    }
-
-    /** A replica went online: it may count as good for min-replicas-to-write (Redis's putSlaveOnline). */
-    void replicaOnline() {
-        refusals.refresh();
     }
 
     void forget(ReplicaLink link) {
@@ -323,10 +264,6 @@ public final class Replication {
 
     // ---- ROLE and INFO (ReplicationInfo) ----
 
-    void role(Session s) {
-        ReplicationInfo.role(this, s);
-    }
-
     /** The fields of INFO replication, in Redis 7.0's order. */
     public void appendInfo(StringBuilder sb) {
         ReplicationInfo.append(this, sb);
@@ -360,6 +297,11 @@ public final class Replication {
         return refusals;
     }
 
+    /** The master side's handshake: SYNC/PSYNC, REPLCONF, the diskless start. */
+    ReplicaSync handshake() {
+        return handshake;
+    }
+
     Failover failoverState() {
         return failover;
     }
@@ -386,7 +328,7 @@ public final class Replication {
         if (old != null && old.host().equalsIgnoreCase(host) && old.port() == port) {
             return;
         }
-        String continueId = old != null ? old.masterReplid() : replid;
+        String continueId = old != null ? old.masterReplid() : history.replid();
         long continueFrom = old != null ? old.processedOffset() : offset();
         int db = old != null ? old.streamDb() : 0;
         replicaOf(host, port, continueId, continueFrom, db);
@@ -400,7 +342,7 @@ public final class Replication {
         }
         dropReplicas("the master changed");
         if (old == null) {
-            stopEngineFeed(); // the stream (if any) now gets the new master's bytes
+            feed.stop(); // the stream (if any) now gets the new master's bytes
         }
         MasterLink ml = new MasterLink(this, host, port, continueId, continueFrom, db);
         masterLink = ml;
@@ -436,18 +378,16 @@ public final class Replication {
         masterLink = null;
         engine.replicaRole().active(false);
         engine.keyspace().lazyExpiry(true);
-        replid2 = replid;
-        secondOffset = offset() + 1;
-        replid = randomHex();
+        history.shift(ReplicationHistory.randomHex(), offset() + 1);
         dropReplicas("the replication ID changed (promotion)");
         ReplicationStream st = stream;
         if (st != null) {
             st.forceSelect(); // Redis's slaveseldb = -1: our first write names its database
-            feedFromEngine(st);
+            feed.start(st);
         }
         refusals.install(engine);
-        if (st != null && installed != null) {
-            barrier.quiesce();
+        if (st != null && feed.installed()) {
+            feed.quiesce();
         }
         Log.notice("MASTER MODE enabled (" + why + ")");
     }
@@ -458,9 +398,7 @@ public final class Replication {
      */
     synchronized ReplicationStream fullSyncFrom(String id, long off) {
         dropReplicas("our master sent a full resync");
-        replid = id;
-        replid2 = NO_REPLID;
-        secondOffset = -1;
+        history.adopt(id);
         idleOffset = off;
         stream = newStream(off);
         return stream;
@@ -471,10 +409,8 @@ public final class Replication {
      * as replid2, and our replicas reconnect to learn it (Redis 7.0). The stream goes on from {@code off}.
      */
     synchronized ReplicationStream continued(String id, long off) {
-        if (id != null && !id.equals(replid)) {
-            replid2 = replid;
-            secondOffset = off + 1;
-            replid = id;
+        if (id != null && !id.equals(history.replid())) {
+            history.shift(id, off + 1);
             dropReplicas("the master's replication ID changed");
         }
         if (stream == null || stream.offset() != off) {
@@ -484,69 +420,14 @@ public final class Replication {
         return stream;
     }
 
-    /** FAILOVER [TO host port [FORCE]] [ABORT] [TIMEOUT ms]. */
-    void failover(Session s, Args a) {
-        failover.command(s, a);
-    }
-
-    /** The master link's handshake: whether its PSYNC carries FAILOVER (this server is handing over). */
-    boolean failoverInProgress() {
-        return failover.inProgress();
-    }
-
-    /** The answer to the PSYNC FAILOVER: accepted (+CONTINUE/+FULLRESYNC) or not. */
-    void failoverAnswered(boolean accepted) {
-        failover.answered(accepted);
+    /** What the server installs for the replica side before it starts (ports, TLS, the step after a full sync). */
+    public ReplicaSetup setup() {
+        return setup;
     }
 
     /** The stream a replica forwards to its own replicas (null before its first sync). */
     ReplicationStream stream() {
         return stream;
-    }
-
-    /** Run by the replica side after a full resync loaded the master's RDB (the AOF rewrite); may be null. */
-    private volatile Runnable afterFullSync;
-
-    /**
-     * What to do once a full resync's RDB is loaded, before the stream is applied: with {@code appendonly yes}
-     * the log must start again from the new dataset (Redis's restartAOFAfterSYNC), which a rewrite does.
-     */
-    public void afterFullSync(Runnable r) {
-        this.afterFullSync = r;
-    }
-
-    void fullSyncLoaded() {
-        Runnable r = afterFullSync;
-        if (r != null) {
-            r.run();
-        }
-    }
-
-    /** Where this server listens (the bound port, not the configured one, which may be 0). */
-    public void listeningPort(IntSupplier port) {
-        this.listeningPort = port;
-    }
-
-    /** The TLS listener's bound port and context, for {@code tls-replication} (null context: TLS not configured). */
-    public void tls(IntSupplier port, Supplier<ServerTls> context) {
-        this.tlsPort = port;
-        this.tlsContext = context;
-    }
-
-    /** The port a master is told (REPLCONF listening-port): the TLS one with tls-replication, as Redis. */
-    int listeningPort() {
-        IntSupplier t = tlsPort;
-        if (config.tlsReplication.value() && t != null && t.getAsInt() > 0) {
-            return t.getAsInt();
-        }
-        IntSupplier p = listeningPort;
-        return p != null ? p.getAsInt() : (int) config.port.value();
-    }
-
-    /** The TLS context for a link to a master, or null when TLS is not configured. */
-    ServerTls tlsContext() {
-        Supplier<ServerTls> c = tlsContext;
-        return c != null ? c.get() : null;
     }
 
     /** Starts replicating when the configuration says {@code replicaof host port}. */
@@ -574,17 +455,16 @@ public final class Replication {
     public synchronized void restore(RestoredHistory h) {
         restored = h;
         if (!config.replicaof.value().trim().isEmpty()) {
-            replid = h.id;
+            history.adopt(h.id);
             idleOffset = h.offset;
             return;
         }
-        replid2 = h.id;
-        secondOffset = h.offset + 1;
+        history.previous(h.id, h.offset + 1);
         idleOffset = h.offset;
         lastPing = noReplicasSince = System.currentTimeMillis(); // the first PING a period after the restart, as Redis
         ReplicationStream st = newStream(h.offset);
         stream = st;
-        feedFromEngine(st);
+        feed.start(st);
     }
 
     /**

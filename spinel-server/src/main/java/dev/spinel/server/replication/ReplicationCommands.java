@@ -23,14 +23,14 @@ public final class ReplicationCommands {
     }
 
     public static void register(CommandTable t, Replication r) {
-        t.register("role", (s, a) -> r.role(s));
+        t.register("role", (s, a) -> ReplicationInfo.role(r, s));
         t.register("wait", (s, a) -> waitForReplicas(r, s, a));
         t.register("replicaof", (s, a) -> replicaof(r, s, a));
         t.register("slaveof", (s, a) -> replicaof(r, s, a));
-        t.register("sync", (s, a) -> r.sync(s, a, false));
-        t.register("psync", (s, a) -> r.sync(s, a, true));
-        t.register("replconf", r::replconf);
-        t.register("failover", r::failover);
+        t.register("sync", (s, a) -> r.handshake().sync(s, a, false));
+        t.register("psync", (s, a) -> r.handshake().sync(s, a, true));
+        t.register("replconf", r.handshake()::replconf);
+        t.register("failover", r.failoverState()::command);
     }
 
     // REPLICAOF host port | REPLICAOF NO ONE (and SLAVEOF, its old name)

@@ -1,4 +1,4 @@
-package dev.spinel.server.engine;
+package dev.spinel.server.engine.debug;
 
 /**
  * DEBUG's switches of the engine (Redis's own suites use them): active expiry, the cron's pause, and whether

@@ -1,4 +1,4 @@
-package dev.spinel.server.engine;
+package dev.spinel.server.engine.clients;
 
 /**
  * A session's cluster-mode flags: ASKING (one command, or the transaction it opens), READONLY, and whether the
