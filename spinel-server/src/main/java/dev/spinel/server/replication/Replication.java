@@ -455,7 +455,7 @@ public final class Replication {
     public synchronized void restore(RestoredHistory h) {
         restored = h;
         if (!config.replicaof.value().trim().isEmpty()) {
-            history.adopt(h.id);
+            history.continueAs(h.id);
             idleOffset = h.offset;
             return;
         }

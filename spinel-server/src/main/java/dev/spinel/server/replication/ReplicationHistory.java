@@ -59,6 +59,11 @@ final class ReplicationHistory {
         replid = id;
     }
 
+    /** Continues {@code id} as ours, the previous ID left as it is (a replica restarted from its RDB). */
+    void continueAs(String id) {
+        replid = id;
+    }
+
     /** Keeps {@code id} as the previous ID up to {@code secondOffset} (a master restarted from its RDB). */
     void previous(String id, long secondOffset) {
         replid2 = id;
