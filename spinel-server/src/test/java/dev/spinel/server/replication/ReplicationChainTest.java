@@ -26,8 +26,16 @@ class ReplicationChainTest {
         return ServerConfig.defaults().with("port", "0").with("repl-diskless-sync-delay", "0");
     }
 
-    /** The top's master_repl_offset and replid reached every node of the chain. */
+    /**
+     * The top's master_repl_offset and replid reached every node of the chain. A master's periodic PING
+     * (repl-ping-replica-period) can land between two INFO reads on a loaded machine, so the nodes are read
+     * again until one reading agrees or 10 s pass; the last reading is asserted.
+     */
     private static void assertSameHistory(RawClient... chain) throws Exception {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (System.nanoTime() < deadline && !sameOffsets(chain)) {
+            Thread.sleep(50);
+        }
         Map<String, String> top = info(chain[0]);
         for (int i = 1; i < chain.length; i++) {
             Map<String, String> n = info(chain[i]);
@@ -35,6 +43,17 @@ class ReplicationChainTest {
             assertEquals(top.get("master_repl_offset"), n.get("master_repl_offset"), "node " + i);
             assertEquals(top.get("master_repl_offset"), n.get("slave_repl_offset"), "node " + i);
         }
+    }
+
+    private static boolean sameOffsets(RawClient... chain) throws Exception {
+        String offset = info(chain[0]).get("master_repl_offset");
+        for (int i = 1; i < chain.length; i++) {
+            Map<String, String> n = info(chain[i]);
+            if (!offset.equals(n.get("master_repl_offset")) || !offset.equals(n.get("slave_repl_offset"))) {
+                return false;
+            }
+        }
+        return offset.equals(info(chain[0]).get("master_repl_offset"));
     }
 
     @Test
