@@ -193,7 +193,7 @@ public final class Acl {
     /**
      * Whether new rules may revoke channels a subscriber of the user holds (Redis's
      * ACLKillPubsubClientsIfNeeded): false when a selector allows all channels, or when every old
-     * channel pattern is still listed.
+     * channel pattern is still listed and no old selector allowed all channels.
      */
     public static boolean channelsMayBeRevoked(UserRules before, UserRules after) {
         List<String> upcoming = new ArrayList<>();
@@ -204,6 +204,9 @@ public final class Acl {
             upcoming.addAll(s.channels);
         }
         for (Selector s : before.selectors) {
+            if ((s.flags & Selector.ALLCHANNELS) != 0) {
+                return true; // allchannels taken away: any subscription may be one the new lists lack
+            }
             for (String c : s.channels) {
                 if (!upcoming.contains(c)) {
                     return true;
