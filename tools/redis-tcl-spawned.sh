@@ -67,15 +67,18 @@ port=\$(awk 'tolower(\$1)=="port"{p=\$2} END{print p}' "\${args[0]}" 2>/dev/null
 for ((i = 1; i < \${#args[@]}; i++)); do [ "\${args[\$i]}" = "--port" ] && port=\${args[\$((i+1))]}; done
 [ -n "\$sock" ] && [ -n "\$port" ] && echo "\$port" > "\$sock.spinel-port"
 pid=\$\$
+# alive: running, not a zombie (a server that exited at once, e.g. on a refused --user, stays a zombie until the
+# suite's exec has read all its output, which this watcher's copy of stdout would hold open)
+alive() { local st; st=\$(awk '/^State:/{print \$2}' /proc/\$1/status 2>/dev/null); [ -n "\$st" ] && [ "\$st" != Z ]; }
 (
   out=\$(readlink /proc/\$BASHPID/fd/1)
   for _ in \$(seq 1 1200); do
-    kill -0 "\$pid" 2>/dev/null || break
+    alive "\$pid" || break
     if [ -n "\$port" ] && [ "\$port" != 0 ] && redis-cli -p "\$port" ping 2>/dev/null | grep -q -e PONG -e NOAUTH -e LOADING; then break; fi
     sleep 0.1
   done
   echo "                _._ Spinel under Redis's test suite  PID: \$pid"
-  if ! kill -0 "\$pid" 2>/dev/null && [ -f "\$out" ] && grep -q "Address already in use" "\$out"; then
+  if ! alive "\$pid" && [ -f "\$out" ] && grep -q "Address already in use" "\$out"; then
     echo "Failed listening on port \$port (TCP), aborting."
   fi
 ) &
