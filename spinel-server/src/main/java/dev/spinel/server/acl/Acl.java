@@ -435,8 +435,9 @@ public final class Acl {
     }
 
     /**
-     * Whether the user may touch any key (Redis's check of the key "*" against its patterns): SORT's BY
-     * and GET patterns name keys that cannot be checked before they are read.
+     * Whether the user may read any key (Redis's check of the key "*" against its patterns, with the read
+     * permission: {@code %W~*} is not enough): SORT's BY and GET patterns name keys that cannot be checked
+     * before they are read.
      */
     public static boolean fullKeyAccess(UserRules rules) {
         if (rules.unrestricted) {
@@ -448,7 +449,7 @@ public final class Acl {
                 return true;
             }
             for (Selector.KeyPattern p : s.patterns) {
-                if (Glob.matches(p.bytes, 0, p.bytes.length, star, 0, 1, false)) {
+                if ((p.perms & KeyPositions.ACL_READ) != 0 && Glob.matches(p.bytes, 0, p.bytes.length, star, 0, 1, false)) {
                     return true;
                 }
             }
