@@ -113,6 +113,16 @@ public final class KeyPositions {
             int[] k = sortKeys(args);
             return k.length == 2 ? new int[] {k[0], ACL_READ, k[1], ACL_WRITE} : new int[] {k[0], ACL_READ};
         }
+        if (ks.migrate) {
+            // INCOMPLETE key specs: Redis asks migrateGetKeys (the key at 3 is no key when KEYS follows)
+            List<FlaggedKey> keys = migrateKeys(args);
+            int[] out = new int[keys.size() * 2];
+            for (int i = 0; i < keys.size(); i++) {
+                out[2 * i] = keys.get(i).pos();
+                out[2 * i + 1] = ACL_READ | ACL_WRITE;
+            }
+            return out;
+        }
         if (spec.name().equals("set") || spec.name().equals("bitfield")) {
             // VARIABLE_FLAGS key specs: Redis asks the command (setGetKeys, bitfieldGetKeys).
             return new int[] {1, variableFlags(spec.name(), args)};
@@ -248,13 +258,19 @@ public final class KeyPositions {
         return out;
     }
 
-    /** Redis's migrateGetKeys: the key at 3, or with KEYS every argument after it (AUTH/AUTH2 values skipped). */
+    /**
+     * Redis's migrateGetKeys: the key at 3, or with KEYS every argument after it (AUTH/AUTH2 values skipped),
+     * none when KEYS follows a key that is not empty.
+     */
     private static List<FlaggedKey> migrateKeys(Args args) {
         int argc = args.count();
         int first = 3;
         int num = 1;
         for (int i = 6; i < argc; i++) {
             if (args.is(i, "KEYS")) {
+                if (args.length(3) > 0) {
+                    return new ArrayList<>(); // KEYS with a key at 3: an error, no key at all
+                }
                 first = i + 1;
                 num = argc - first;
                 break;

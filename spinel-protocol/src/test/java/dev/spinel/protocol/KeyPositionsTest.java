@@ -38,6 +38,7 @@ class KeyPositionsTest {
         assertArrayEquals(new int[] {3}, keys("MIGRATE", "h", "1", "k", "0", "1000", "COPY"));
         assertArrayEquals(new int[] {11, 12}, keys("MIGRATE", "h", "1", "", "0", "1000", "AUTH2", "u", "p", "REPLACE", "KEYS", "a", "b"));
         assertArrayEquals(new int[0], keys("MIGRATE", "h", "1", "", "0", "1000", "KEYS"));
+        assertArrayEquals(new int[0], keys("MIGRATE", "h", "1", "k", "0", "1000", "KEYS", "a")); // an error: no key
     }
 
     @Test

@@ -204,6 +204,9 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
             }
         });
         config.onApply(config.loglevel, () -> Log.level(config.loglevel.value()));
+        OomScoreAdj oom = OomScoreAdj.install(config, () -> engine.replicaRole().active());
+        engine.replicaRole().listen(oom::applyLogged);
+        oom.applyLogged();
         config.onApply(config.hz, () -> {
             ScheduledFuture<?> old = cron;
             cron = scheduleCron();

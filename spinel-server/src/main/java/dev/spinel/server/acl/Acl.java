@@ -193,7 +193,7 @@ public final class Acl {
     /**
      * Whether new rules may revoke channels a subscriber of the user holds (Redis's
      * ACLKillPubsubClientsIfNeeded): false when a selector allows all channels, or when every old
-     * channel pattern is still listed.
+     * channel pattern is still listed and no old selector allowed all channels.
      */
     public static boolean channelsMayBeRevoked(UserRules before, UserRules after) {
         List<String> upcoming = new ArrayList<>();
@@ -204,6 +204,9 @@ public final class Acl {
             upcoming.addAll(s.channels);
         }
         for (Selector s : before.selectors) {
+            if ((s.flags & Selector.ALLCHANNELS) != 0) {
+                return true; // allchannels taken away: any subscription may be one the new lists lack
+            }
             for (String c : s.channels) {
                 if (!upcoming.contains(c)) {
                     return true;
@@ -432,8 +435,9 @@ public final class Acl {
     }
 
     /**
-     * Whether the user may touch any key (Redis's check of the key "*" against its patterns): SORT's BY
-     * and GET patterns name keys that cannot be checked before they are read.
+     * Whether the user may read any key (Redis's check of the key "*" against its patterns, with the read
+     * permission: {@code %W~*} is not enough): SORT's BY and GET patterns name keys that cannot be checked
+     * before they are read.
      */
     public static boolean fullKeyAccess(UserRules rules) {
         if (rules.unrestricted) {
@@ -445,7 +449,7 @@ public final class Acl {
                 return true;
             }
             for (Selector.KeyPattern p : s.patterns) {
-                if (Glob.matches(p.bytes, 0, p.bytes.length, star, 0, 1, false)) {
+                if ((p.perms & KeyPositions.ACL_READ) != 0 && Glob.matches(p.bytes, 0, p.bytes.length, star, 0, 1, false)) {
                     return true;
                 }
             }

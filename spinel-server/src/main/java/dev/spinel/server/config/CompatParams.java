@@ -54,7 +54,7 @@ final class CompatParams {
                 "local4", "local5", "local6", "local7"), null));
         c.add(new Params.Bool("crash-log-enabled", true, true, null));
         c.add(new Params.Bool("crash-memcheck-enabled", true, true, null));
-        c.add(new Params.Enum("oom-score-adj", true, "no", List.of("no", "yes", "relative", "absolute"), null));
+        c.add(new Canonical("oom-score-adj", true, "no", CompatParams::oomScoreAdj));
         c.add(new Canonical("oom-score-adj-values", true, "0 200 800", CompatParams::oomScoreAdjValues));
         c.add(new Canonical("shutdown-on-sigint", true, "default", CompatParams::shutdownFlags));
         c.add(new Canonical("shutdown-on-sigterm", true, "default", CompatParams::shutdownFlags));
@@ -159,6 +159,16 @@ final class CompatParams {
             out.add(f);
         }
         return String.join(" ", out);
+    }
+
+    /** oom-score-adj: relative is yes (Redis's enum gives both one value, which it names by its first name). */
+    private static String oomScoreAdj(String v) throws ConfigException {
+        return switch (v.toLowerCase(Locale.ROOT)) {
+            case "no" -> "no";
+            case "yes", "relative" -> "yes";
+            case "absolute" -> "absolute";
+            default -> throw new ConfigException("argument(s) must be one of the following: no, yes, relative, absolute");
+        };
     }
 
     private static String oomScoreAdjValues(String v) throws ConfigException {

@@ -198,6 +198,7 @@ public final class Blocking {
             w.op.timeoutReply(out);
         }
         w.reply = Arrays.copyOf(out.array(), out.size());
+        w.session.engine().effects().unblockedByClient(w.command, w.reply); // not slow-logged, as Redis
         deliver(w);
         return true;
     }

@@ -109,22 +109,45 @@ final class CommandEffects {
      * out); an error reply is counted.
      */
     void unblocked(Session s, Args original, long micros, byte[] reply) {
+        countErrorReply(original, reply);
+        long slower = config.slowlogLogSlowerThan.value();
+        if (original != null && slower >= 0 && micros >= slower) {
+            slowLog.add(s, original, micros, config.slowlogMaxLen.value());
+        }
+    }
+
+    /**
+     * An error reply to a blocked command (served with one, or ended by CLIENT UNBLOCK ... ERROR) counts as
+     * Redis's addReplyError counts it: errorstats and the command's failed_calls.
+     */
+    void countErrorReply(Args original, byte[] reply) {
         if (reply.length > 0 && reply[0] == '-' && original != null) {
-            // An error reply to an unblocked client counts as Redis's addReplyError counts it: errorstats and
-            // the command's failed_calls.
             int end = 1;
             while (end < reply.length && reply[end] != ' ' && reply[end] != '\r') {
                 end++;
             }
             stats.error(new String(reply, 1, end - 1, StandardCharsets.US_ASCII));
-            Command cmd = commands.lookup(original);
-            if (cmd != null) {
-                cmd.failedCalls.increment();
-            }
+            failedCall(original);
         }
-        long slower = config.slowlogLogSlowerThan.value();
-        if (original != null && slower >= 0 && micros >= slower) {
-            slowLog.add(s, original, micros, config.slowlogMaxLen.value());
+    }
+
+    /**
+     * A blocked command CLIENT UNBLOCK ended: its error reply counted as {@link #countErrorReply}, and, as
+     * redis-server 7.0.15 counts it, a failed call even when it ends as if timed out (a timeout of its own
+     * is not one).
+     */
+    void unblockedByClient(Args original, byte[] reply) {
+        if (reply.length > 0 && reply[0] == '-') {
+            countErrorReply(original, reply);
+        } else if (original != null) {
+            failedCall(original);
+        }
+    }
+
+    private void failedCall(Args original) {
+        Command cmd = commands.lookup(original);
+        if (cmd != null) {
+            cmd.failedCalls.increment();
         }
     }
 

@@ -1,7 +1,6 @@
 package dev.spinel.server.scripting;
 
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 
 import org.luaj.vm2.Globals;
 import org.luaj.vm2.LoadState;
@@ -86,6 +85,11 @@ final class LuaSandbox {
                 // error object, which it keeps as given
                 if (message.isnil() || message.isstring() && level.optint(1) == 0) {
                     throw new LuaError(message); // error(): the error object is nil, where LuaJ makes it the text "null"
+                }
+                if (message.isstring() && level.optint(1) >= 2) {
+                    // LuaJ gives the position of level 1 whatever the level: Lua 5.1's, of the caller's caller...
+                    LuaValue text = message.type() == LuaValue.TNUMBER ? LuaValue.valueOf(LibFunction.numberToString(message.todouble())) : message;
+                    throw new LuaError(LuaValue.valueOf(hook.where(level.optint(1))).concat(text));
                 }
                 return error.call(message, level);
             }
@@ -236,12 +240,12 @@ final class LuaSandbox {
          * The frames of the Lua thread (the script's main one or a coroutine) that runs now, kept in the
          * thread's {@code callstack} field, which only LuaJ's own DebugLib (replaced by this hook) would use.
          */
-        private Frames frames() {
+        private LuaFrames frames() {
             LuaThread t = running.running;
-            if (t.callstack instanceof Frames f) {
+            if (t.callstack instanceof LuaFrames f) {
                 return f;
             }
-            Frames f = new Frames();
+            LuaFrames f = new LuaFrames();
             t.callstack = f;
             return f;
         }
@@ -263,7 +267,7 @@ final class LuaSandbox {
 
         @Override
         public void onInstruction(int pc, Varargs v, int top) {
-            Frames f = frames();
+            LuaFrames f = frames();
             if (f.depth > 0) {
                 f.pcs[f.depth - 1] = pc;
             }
@@ -274,9 +278,14 @@ final class LuaSandbox {
             }
         }
 
+        /** Lua 5.1's luaL_where(level) for error(msg, level) called by the running Lua function. */
+        String where(int level) {
+            return frames().where(level);
+        }
+
         @Override
         public String traceback(int level) {
-            Frames f = frames();
+            LuaFrames f = frames();
             int top = f.depth - 1;
             if (top >= 0 && f.functions[top] instanceof LuaClosure c) {
                 String text = Lua51TypeErrors.message(c, f.stacks[top], f.pcs[top]);
@@ -285,34 +294,6 @@ final class LuaSandbox {
                 }
             }
             return "";
-        }
-    }
-
-    /** One Lua thread's call frames: each function, its registers and its current instruction. */
-    private static final class Frames {
-        int depth;
-        LuaFunction[] functions = new LuaFunction[16];
-        LuaValue[][] stacks = new LuaValue[16][];
-        int[] pcs = new int[16];
-
-        void push(LuaFunction f, LuaValue[] stack) {
-            if (depth == functions.length) {
-                functions = Arrays.copyOf(functions, depth * 2);
-                stacks = Arrays.copyOf(stacks, depth * 2);
-                pcs = Arrays.copyOf(pcs, depth * 2);
-            }
-            functions[depth] = f;
-            stacks[depth] = stack;
-            pcs[depth] = -1;
-            depth++;
-        }
-
-        void pop() {
-            if (depth > 0) {
-                depth--;
-                functions[depth] = null;
-                stacks[depth] = null;
-            }
         }
     }
 
@@ -407,7 +388,7 @@ final class LuaSandbox {
     }
 
     /** Lua 5.1's luaO_chunkid for a string chunk: its first line, cut to fit LUA_IDSIZE. */
-    private static String chunkId(String source) {
+    static String chunkId(String source) {
         int len = 0;
         while (len < source.length() && source.charAt(len) != '\n' && source.charAt(len) != '\r') {
             len++;

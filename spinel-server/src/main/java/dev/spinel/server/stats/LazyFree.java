@@ -36,6 +36,13 @@ public final class LazyFree {
         }
     }
 
+    /** A value Spinel changed in place but Redis replaced and freed asynchronously, of the given free effort. */
+    public static void freedEffort(ServerStats stats, long effort) {
+        if (effort > THRESHOLD) {
+            stats.lazyfreedObjects.increment();
+        }
+    }
+
     /** Redis's lazyfreeGetFreeEffort. */
     static long effort(Object value) {
         return switch (value) {

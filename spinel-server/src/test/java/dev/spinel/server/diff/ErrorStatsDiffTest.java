@@ -52,6 +52,39 @@ class ErrorStatsDiffTest {
         }
     }
 
+    /**
+     * Redis's info.tcl "errorstats: blocking commands": a BLPOP ended by CLIENT UNBLOCK ... ERROR is a failed
+     * call with an UNBLOCKED error reply; one ended by CLIENT UNBLOCK (TIMEOUT) is a failed call too in
+     * redis-server 7.0.15, without an error reply.
+     */
+    @Test
+    void unblockedBlockingCommandCountedAsRedis() throws Exception {
+        for (String mode : new String[] {"ERROR", "TIMEOUT"}) {
+            assertEquals(unblockStats(SERVERS.redis().port(), mode), unblockStats(SERVERS.spinel().port(), mode), mode);
+        }
+    }
+
+    private static Map<String, String> unblockStats(int port, String mode) throws Exception {
+        try (RawClient blocked = new RawClient(port); RawClient c = new RawClient(port)) {
+            String id = blocked.callString("CLIENT", "ID").substring(1).trim();
+            c.call("DEL", "list1");
+            c.call("CONFIG", "RESETSTAT");
+            blocked.send(List.of("BLPOP".getBytes(), "list1".getBytes(), "0".getBytes()));
+            for (int i = 0; i < 200 && !c.callString("INFO", "clients").contains("blocked_clients:1"); i++) {
+                Thread.sleep(10);
+            }
+            Map<String, String> out = new TreeMap<>();
+            out.put("unblock", c.callString("CLIENT", "UNBLOCK", id, mode));
+            out.put("reply", new String(blocked.readReply()));
+            Map<String, String> after = readStats(c);
+            after.remove("cmd client|unblock");
+            after.remove("cmd client|id");
+            after.remove("cmd del");
+            out.putAll(after);
+            return out;
+        }
+    }
+
     private static String describe(List<String[]> c) {
         List<String> out = new ArrayList<>();
         for (String[] cmd : c) {
@@ -66,21 +99,25 @@ class ErrorStatsDiffTest {
             for (String[] cmd : commands) {
                 c.call(cmd);
             }
-            String info = c.callString("INFO", "everything");
-            Map<String, String> out = new TreeMap<>();
-            Matcher m = CMDSTAT.matcher(info);
-            while (m.find()) {
-                if (!m.group(1).equals("info") && !m.group(1).equals("config|resetstat")) {
-                    out.put("cmd " + m.group(1), m.group(2) + "/" + m.group(3) + "/" + m.group(4));
-                }
-            }
-            m = ERRSTAT.matcher(info);
-            while (m.find()) {
-                out.put("err " + m.group(1), m.group(2));
-            }
-            Matcher total = Pattern.compile("total_error_replies:(\\d+)").matcher(info);
-            out.put("total", total.find() ? total.group(1) : "?");
-            return out;
+            return readStats(c);
         }
+    }
+
+    private static Map<String, String> readStats(RawClient c) throws Exception {
+        String info = c.callString("INFO", "everything");
+        Map<String, String> out = new TreeMap<>();
+        Matcher m = CMDSTAT.matcher(info);
+        while (m.find()) {
+            if (!m.group(1).equals("info") && !m.group(1).equals("config|resetstat")) {
+                out.put("cmd " + m.group(1), m.group(2) + "/" + m.group(3) + "/" + m.group(4));
+            }
+        }
+        m = ERRSTAT.matcher(info);
+        while (m.find()) {
+            out.put("err " + m.group(1), m.group(2));
+        }
+        Matcher total = Pattern.compile("total_error_replies:(\\d+)").matcher(info);
+        out.put("total", total.find() ? total.group(1) : "?");
+        return out;
     }
 }

@@ -205,6 +205,66 @@ class LazyFreeDiffTest {
         return out;
     }
 
+    /**
+     * Sets a command builds and drops or empties under lazyfree-lazy-server-del: SUNION's and SDIFF's temporary
+     * result (not SINTER's, which replies as it goes, nor a STORE form's, which is kept); SPOP of the whole set
+     * (its temporary SUNION and the deleted key) and SPOP of most of it (Redis's case 3 keeps the rest in a new
+     * set and frees the old); lazyfree-lazy-user-del alone counts none of them.
+     */
+    @Test
+    void setCommandTemporariesCountedAsRedis() throws Exception {
+        assertEquals(setTemporariesTranscript(SERVERS.redis().port()), setTemporariesTranscript(SERVERS.spinel().port()));
+    }
+
+    private static List<String> setTemporariesTranscript(int port) throws Exception {
+        List<String> out = new ArrayList<>();
+        try (RawClient c = new RawClient(port)) {
+            c.call("FLUSHALL");
+            c.call("CONFIG", "RESETSTAT");
+            try {
+                for (String[] mode : new String[][] {{"no", "no"}, {"yes", "no"}, {"no", "yes"}}) {
+                    c.call("CONFIG", "SET", "lazyfree-lazy-server-del", mode[0]);
+                    c.call("CONFIG", "SET", "lazyfree-lazy-user-del", mode[1]);
+                    bigSet(c, "a");
+                    bigSet(c, "b");
+                    c.call("SADD", "ints", "1", "2", "3");
+                    c.call("SUNION", "a", "b");
+                    out.add(lazyfreed(c));
+                    c.call("SUNION", "ints", "absent");
+                    out.add(lazyfreed(c));
+                    c.call("SDIFF", "a", "b");
+                    out.add(lazyfreed(c));
+                    c.call("SDIFF", "a", "absent");
+                    out.add(lazyfreed(c));
+                    c.call("SINTER", "a", "b");
+                    out.add(lazyfreed(c));
+                    c.call("SMEMBERS", "a");
+                    out.add(lazyfreed(c));
+                    out.add(text(c.call("SUNIONSTORE", "fresh", "a", "b")));
+                    out.add(lazyfreed(c));
+                    c.call("SPOP", "a", "500");
+                    out.add(text(c.call("EXISTS", "a")));
+                    out.add(lazyfreed(c));
+                    bigSet(c, "a");
+                    c.call("SPOP", "a", "190"); // 10 left: 10 * 5 <= 190, case 3
+                    out.add(text(c.call("SCARD", "a")));
+                    out.add(lazyfreed(c));
+                    bigSet(c, "b");
+                    c.call("SPOP", "b", "150"); // 50 left: 50 * 5 > 150, popped one by one
+                    out.add(text(c.call("SCARD", "b")));
+                    out.add(lazyfreed(c));
+                    c.call("SPOP", "ints", "3");
+                    out.add(lazyfreed(c));
+                    c.call("FLUSHALL");
+                }
+            } finally {
+                c.call("CONFIG", "SET", "lazyfree-lazy-server-del", "no");
+                c.call("CONFIG", "SET", "lazyfree-lazy-user-del", "no");
+            }
+        }
+        return out;
+    }
+
     /** The payload of a bulk-string reply ($n CRLF payload CRLF). */
     private static byte[] bulk(byte[] reply) {
         int start = 0;

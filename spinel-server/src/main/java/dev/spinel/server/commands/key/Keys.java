@@ -83,12 +83,20 @@ public final class Keys {
 
     /**
      * A value a command deleted as a side effect (Redis's dbDelete: the destination of RENAME, COPY REPLACE,
-     * RESTORE REPLACE, an empty *STORE result): freed asynchronously under lazyfree-lazy-server-del, which
-     * INFO's lazyfreed_objects counts. Overwrites are counted by the keyspace's listener.
+     * RESTORE REPLACE, an empty *STORE result, a set SPOP empties) or a temporary one it dropped (SUNION's and
+     * SDIFF's result): freed asynchronously under lazyfree-lazy-server-del, which INFO's lazyfreed_objects
+     * counts. Overwrites are counted by the keyspace's listener.
      */
-    static void serverDeleted(Session s, Object value) {
+    public static void serverDeleted(Session s, Object value) {
         if (s.engine().config().lazyfreeLazyServerDel.value()) {
             LazyFree.freed(s.engine().stats(), value);
+        }
+    }
+
+    /** As {@link #serverDeleted}, for a value of the given free effort Spinel changed in place instead. */
+    public static void serverDeletedEffort(Session s, long effort) {
+        if (s.engine().config().lazyfreeLazyServerDel.value()) {
+            LazyFree.freedEffort(s.engine().stats(), effort);
         }
     }
 }

@@ -2,6 +2,7 @@ package dev.spinel.server.commands.set;
 
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.ReplyBuffer;
+import dev.spinel.server.commands.key.Keys;
 import dev.spinel.server.commands.key.SetKeys;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Notifications;
@@ -196,6 +197,7 @@ final class SetAlgebraCommands {
             for (int p = result.first(); p >= 0; p = result.next(p)) {
                 SetCommands.replyMember(out, result, p);
             }
+            Keys.serverDeleted(s, result); // Redis frees the temporary set as it frees a deleted key's value
         } finally {
             s.locks().unlock();
         }

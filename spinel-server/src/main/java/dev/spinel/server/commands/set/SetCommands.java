@@ -149,6 +149,9 @@ public final class SetCommands {
 
     private static final byte[] SREM = "SREM".getBytes(StandardCharsets.US_ASCII);
 
+    /** Redis's SPOP_MOVE_STRATEGY_MUL: with count, case 3 (build the rest anew) once the rest times this <= count. */
+    private static final long SPOP_MOVE_STRATEGY_MUL = 5;
+
     // SPOP key [count]
     static void spop(Session s, Args a, SetLimits limits) {
         if (a.count() > 3) {
@@ -204,9 +207,16 @@ public final class SetCommands {
                 s.dirty(n);
                 s.propagateAs(srem);
                 seg.removeEntry(e);
+                Keys.serverDeleted(s, whole); // Redis frees its SUNION's temporary set
+                Keys.serverDeleted(s, set); // and the deleted key's set, lazily under lazyfree-lazy-server-del
                 s.notify(Notifications.SET, "spop", a, 1);
                 s.notify(Notifications.GENERIC, "del", a, 1);
                 return;
+            }
+            if (count >= 0 && (set.size() - n) * SPOP_MOVE_STRATEGY_MUL <= n && !set.isIntset()) {
+                // Redis's case 3 moves the members that stay to a new set and frees the old one, holding the n
+                // popped members, as an overwritten value (lazily under lazyfree-lazy-server-del)
+                Keys.serverDeletedEffort(s, n);
             }
             for (long k = 0; k < n; k++) {
                 int pos = set.randomPosition(rnd);

@@ -8,10 +8,11 @@ import dev.spinel.store.Keyspace;
  * while a full resync loads the master's dataset ({@link DatasetLoading}). Replication switches it
  * ({@link #active(boolean)}) when the server starts or stops replicating.
  *
- * <p>Thread-safety: one volatile flag; the parts are thread-safe.
+ * <p>Thread-safety: one volatile flag and its volatile listener; the parts are thread-safe.
  */
 public final class ReplicaRole {
     private volatile boolean active;
+    private volatile Runnable listener;
     private final DatasetLoading loading = new DatasetLoading();
     private final ReplicaKeysWithExpire keysWithExpire;
 
@@ -25,7 +26,17 @@ public final class ReplicaRole {
     }
 
     public void active(boolean on) {
+        boolean was = active;
         active = on;
+        Runnable l = listener;
+        if (l != null && was != on) {
+            l.run();
+        }
+    }
+
+    /** Called after each change of {@link #active()} (the OOM score of the process follows the role). */
+    public void listen(Runnable l) {
+        listener = l;
     }
 
     /** A full resync's load of the master's dataset (INFO loading / async_loading, -LOADING). */
