@@ -30,7 +30,8 @@ import java.util.function.Supplier;
  * </ul>
  *
  * <p>Thread-safety: {@link #detect} runs on the cluster cron thread; the work (network calls, commits)
- * runs on the given single worker thread; {@link #inFlight} keeps one failover per primary at a time.
+ * runs on the given single worker thread; {@link #inFlight} keeps one failover per primary, and one health
+ * verdict per node, at a time.
  */
 final class Failovers {
     /** Redis's CLUSTER_MF_TIMEOUT: how long a manual failover waits for the replica to catch up. */
@@ -56,6 +57,7 @@ final class Failovers {
             return; // not the leader
         }
         Topology t = ct.current();
+        judgeHealth(ct, t, silence, nodeTimeoutMs);
         for (ClusterNode p : t.nodes()) {
             Long quiet = silence.get(p.id());
             if (!p.isPrimary() || quiet == null || quiet <= nodeTimeoutMs || t.slotCount(p.id()) == 0
@@ -69,6 +71,37 @@ final class Failovers {
                     promoteBestReplica(ct, p, nodeTimeoutMs);
                 } finally {
                     inFlight.remove(p.id());
+                }
+            });
+        }
+    }
+
+    /**
+     * On the Raft leader: flags failed (Redis's FAIL, shown by CLUSTER NODES on every node) each member silent for
+     * more than the node timeout, and clears the flag of one heard from again; the leader itself answers (a node
+     * flagged while away may come back as the leader). Queued before a failover of the same node, as Redis flags
+     * a primary FAIL before its replicas elect one.
+     */
+    private void judgeHealth(ClusterTopology ct, Topology t, Map<String, Long> silence, long nodeTimeoutMs) {
+        for (ClusterNode n : t.nodes()) {
+            Long quiet = n.id().equals(ct.myId()) ? Long.valueOf(0) : silence.get(n.id());
+            if (quiet == null) {
+                continue; // not a Raft member (yet)
+            }
+            boolean down = quiet > nodeTimeoutMs;
+            String key = "health " + n.id();
+            if (down == t.isFailed(n.id()) || !inFlight.add(key)) {
+                continue;
+            }
+            worker.execute(() -> {
+                try {
+                    ct.commit(new TopologyChange.Health(n.id(), down));
+                    Log.notice(down ? "Marking node " + n.id() + " as failing (silent for " + quiet + " ms)."
+                            : "Clear FAIL state for node " + n.id() + ": it is reachable again.");
+                } catch (TopologyException e) {
+                    Log.warning("The health of node " + n.id() + " not committed: " + e.getMessage());
+                } finally {
+                    inFlight.remove(key);
                 }
             });
         }
