@@ -78,7 +78,8 @@ final class Failovers {
 
     /**
      * On the Raft leader: flags failed (Redis's FAIL, shown by CLUSTER NODES on every node) each member silent for
-     * more than the node timeout, and clears the flag of one heard from again; the leader itself answers (a node
+     * more than the node timeout that does not answer a PING on its client port either (on a loaded machine a Raft
+     * heartbeat may be late while the node is up), and clears the flag of one heard from again; the leader itself answers (a node
      * flagged while away may come back as the leader). Queued before a failover of the same node, as Redis flags
      * a primary FAIL before its replicas elect one.
      */
@@ -95,6 +96,9 @@ final class Failovers {
             }
             worker.execute(() -> {
                 try {
+                    if (down && answers(n, nodeTimeoutMs)) {
+                        return; // its Raft thread is late, the node is not down (Redis too wants a second report)
+                    }
                     ct.commit(new TopologyChange.Health(n.id(), down));
                     Log.notice(down ? "Marking node " + n.id() + " as failing (silent for " + quiet + " ms)."
                             : "Clear FAIL state for node " + n.id() + ": it is reachable again.");
@@ -104,6 +108,16 @@ final class Failovers {
                     inFlight.remove(key);
                 }
             });
+        }
+    }
+
+    /** Whether the node answers PING (any reply: -NOAUTH too) on its client port within the node timeout. */
+    private static boolean answers(ClusterNode n, long nodeTimeoutMs) {
+        try (PeerCall c = new PeerCall(n.host().isEmpty() ? "127.0.0.1" : n.host(), n.port(), (int) nodeTimeoutMs)) {
+            c.call("PING");
+            return true;
+        } catch (IOException | RuntimeException e) {
+            return false;
         }
     }
 
