@@ -41,6 +41,13 @@ public interface ClusterTopology extends AutoCloseable {
     void join(ClusterNode other, int[] slots) throws TopologyException;
 
     /**
+     * This lone node asked another to bring it into its group ({@code on}), or that ended: meanwhile a
+     * {@link #commit} waits, so that a change (ADDSLOTS right after MEET, as Redis's Tcl cluster helpers send) is
+     * made in the group the node joins, not in its own group that it is about to drop.
+     */
+    void joining(boolean on);
+
+    /**
      * This node leaves the cluster it shares (CLUSTER RESET of a node that knows others): its record is
      * removed on every node and it stops voting. The instance is to be closed afterwards.
      */

@@ -26,10 +26,13 @@ public final class NodesFile {
         for (ClusterNode n : t.nodes()) {
             boolean me = n.id().equals(myId);
             b.append(n.id()).append(' ').append(n.host()).append(':').append(n.port()).append('@').append(n.busPort())
-                    .append(' ').append(me ? "myself," : "").append(n.isPrimary() ? "master" : "slave").append(' ')
+                    .append(' ').append(me ? "myself," : "").append(n.isPrimary() ? "master" : "slave")
+                    .append(t.isFailed(n.id()) ? ",fail " : " ")
                     .append(n.isPrimary() ? "-" : n.primaryId()).append(" 0 ").append(me ? 0 : pong).append(' ');
             ClusterNode primary = n.isPrimary() ? n : t.node(n.primaryId());
-            b.append(primary == null ? n.configEpoch() : primary.configEpoch()).append(" connected");
+            // Redis's link column: its bus link to a failed node is down (myself is always "connected")
+            b.append(primary == null ? n.configEpoch() : primary.configEpoch())
+                    .append(!me && t.isFailed(n.id()) ? " disconnected" : " connected");
             for (int[] r : t.slotRanges(n.id())) {
                 b.append(' ').append(r[0]);
                 if (r[1] != r[0]) {

@@ -67,6 +67,8 @@ public final class RaftTopology implements ClusterTopology {
     private volatile Topology current;
     private volatile RaftClient client;
     private RaftGroupId clientGroup;
+    /** See {@link #joining}; guarded by this object's monitor. */
+    private boolean joining;
     private RaftPeerId clientLeader;
     /** Clients give up after about {@link #TIMEOUT_MS} (Ratis's default retries for ever: a dead peer would hang MEET). */
     private static final RetryPolicy RETRY = RetryPolicies.retryUpToMaximumCountWithFixedSleep(
@@ -241,12 +243,28 @@ public final class RaftTopology implements ClusterTopology {
     }
 
     @Override
+    public synchronized void joining(boolean on) {
+        joining = on;
+        notifyAll();
+    }
+
+    @Override
     public synchronized Topology commit(TopologyChange change) throws TopologyException {
         // Just restarted: the recovered log names the active group once replayed; a change waits for that.
         long recovering = System.currentTimeMillis() + TIMEOUT_MS;
         while (active == null && System.currentTimeMillis() < recovering) {
             try {
                 Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new TopologyException("ERR interrupted");
+            }
+        }
+        // Being brought into another group: the change belongs there (the monitor is released while waiting).
+        long joined = System.currentTimeMillis() + 2 * TIMEOUT_MS;
+        while (joining && System.currentTimeMillis() < joined) {
+            try {
+                wait(50);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new TopologyException("ERR interrupted");

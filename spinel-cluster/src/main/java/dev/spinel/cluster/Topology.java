@@ -7,10 +7,13 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The cluster's topology at one point of the committed order: the nodes, which primary owns each of
- * the 16384 slots, open slot migrations, and the current epoch. Changes ({@link TopologyChange}) make
+ * the 16384 slots, open slot migrations, the current epoch, and which nodes are failed (Redis's FAIL flag,
+ * here committed by the Raft leader when a node stops answering it). Changes ({@link TopologyChange}) make
  * new instances; the text form ({@link #encode}, {@link #decode}) is what Raft snapshots hold.
  *
  * <p>Immutable, so any thread may read one it was handed.
@@ -23,26 +26,28 @@ public final class Topology {
     private final String[] owners;
     private final SlotMove[] migrating;
     private final SlotMove[] importing;
+    private final Set<String> failed;
 
     private Topology(long currentEpoch, Map<String, ClusterNode> nodes, String[] owners, SlotMove[] migrating,
-                     SlotMove[] importing) {
+                     SlotMove[] importing, Set<String> failed) {
         this.currentEpoch = currentEpoch;
         this.nodes = Collections.unmodifiableMap(nodes);
         this.owners = owners;
         this.migrating = migrating;
         this.importing = importing;
+        this.failed = Collections.unmodifiableSet(failed);
     }
 
     /** A topology with no node (a Raft group's state before its first entry). */
     public static Topology empty() {
-        return new Topology(0, new LinkedHashMap<>(), new String[SLOTS], new SlotMove[SLOTS], new SlotMove[SLOTS]);
+        return new Topology(0, new LinkedHashMap<>(), new String[SLOTS], new SlotMove[SLOTS], new SlotMove[SLOTS], new TreeSet<>());
     }
 
     /** A topology with one node and no slot assigned. */
     public static Topology of(ClusterNode self) {
         Map<String, ClusterNode> n = new LinkedHashMap<>();
         n.put(self.id(), self);
-        return new Topology(0, n, new String[SLOTS], new SlotMove[SLOTS], new SlotMove[SLOTS]);
+        return new Topology(0, n, new String[SLOTS], new SlotMove[SLOTS], new SlotMove[SLOTS], new TreeSet<>());
     }
 
     /** {@code t} with {@code n} added or replaced (its slots unchanged). */
@@ -62,6 +67,11 @@ public final class Topology {
 
     public ClusterNode node(String id) {
         return nodes.get(id);
+    }
+
+    /** Whether the node is flagged failed (Redis's FAIL): the Raft leader has not heard from it for the node timeout. */
+    public boolean isFailed(String id) {
+        return failed.contains(id);
     }
 
     /** The id of the primary serving {@code slot}, or null. */
@@ -146,6 +156,7 @@ public final class Topology {
         final String[] owners;
         final SlotMove[] migrating;
         final SlotMove[] importing;
+        final Set<String> failed;
 
         Builder(Topology t) {
             currentEpoch = t.currentEpoch;
@@ -153,10 +164,11 @@ public final class Topology {
             owners = t.owners.clone();
             migrating = t.migrating.clone();
             importing = t.importing.clone();
+            failed = new TreeSet<>(t.failed);
         }
 
         public Topology build() {
-            return new Topology(currentEpoch, nodes, owners, migrating, importing);
+            return new Topology(currentEpoch, nodes, owners, migrating, importing, failed);
         }
     }
 
@@ -184,6 +196,9 @@ public final class Topology {
                         .append(importing[s].peerId()).append('\n');
             }
         }
+        for (String id : failed) {
+            b.append("failed ").append(id).append('\n');
+        }
         return b.toString();
     }
 
@@ -193,6 +208,7 @@ public final class Topology {
         String[] owners = new String[SLOTS];
         SlotMove[] mig = new SlotMove[SLOTS];
         SlotMove[] imp = new SlotMove[SLOTS];
+        Set<String> failed = new TreeSet<>();
         for (String line : text.split("\n")) {
             if (line.isBlank()) {
                 continue;
@@ -206,10 +222,11 @@ public final class Topology {
                 case "slots" -> Arrays.fill(owners, Integer.parseInt(f[2]), Integer.parseInt(f[3]) + 1, f[1]);
                 case "migrating" -> mig[Integer.parseInt(f[1])] = new SlotMove(f[2], f[3]);
                 case "importing" -> imp[Integer.parseInt(f[1])] = new SlotMove(f[2], f[3]);
+                case "failed" -> failed.add(f[1]);
                 default -> throw new IllegalArgumentException("bad topology line: " + line);
             }
         }
-        return new Topology(epoch, nodes, owners, mig, imp);
+        return new Topology(epoch, nodes, owners, mig, imp, failed);
     }
 
     @Override

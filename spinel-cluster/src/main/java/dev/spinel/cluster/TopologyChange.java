@@ -37,6 +37,7 @@ public sealed interface TopologyChange {
             case "reset" -> new Reset(f[1]);
             case "failover" -> new Failover(f[1], f[2]);
             case "leave" -> new Leave(f[1]);
+            case "health" -> new Health(f[1], f[2].equals("fail"));
             default -> throw new IllegalArgumentException("unknown topology change: " + line);
         };
     }
@@ -60,6 +61,7 @@ public sealed interface TopologyChange {
     /** The node leaves the topology: its slots unassigned, its migrations closed, its replicas primaries. */
     private static void remove(Topology.Builder t, String nodeId) {
         t.nodes.remove(nodeId);
+        t.failed.remove(nodeId);
         for (int s = 0; s < Topology.SLOTS; s++) {
             if (nodeId.equals(t.owners[s])) {
                 t.owners[s] = null;
@@ -400,6 +402,30 @@ public sealed interface TopologyChange {
         @Override
         public String encode() {
             return "leave " + by;
+        }
+    }
+
+    /**
+     * The Raft leader's verdict on a node: failed (it has not answered the leader for the node timeout: Redis's
+     * FAIL, which Redis reaches by a majority of primaries' reports) or back (it answers again). A node that
+     * left meanwhile is not known: nothing to change.
+     */
+    record Health(String nodeId, boolean failed) implements TopologyChange {
+        @Override
+        public void apply(Topology.Builder t) {
+            if (!t.nodes.containsKey(nodeId)) {
+                return;
+            }
+            if (failed) {
+                t.failed.add(nodeId);
+            } else {
+                t.failed.remove(nodeId);
+            }
+        }
+
+        @Override
+        public String encode() {
+            return "health " + nodeId + (failed ? " fail" : " ok");
         }
     }
 }

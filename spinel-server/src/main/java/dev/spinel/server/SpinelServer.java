@@ -129,6 +129,9 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
         }
         this.resp = new RespServer(engine);
         resp.tls(tls);
+        if (cluster != null) {
+            resp.hold(); // no command before the topology is up
+        }
         try {
             this.boundAddresses = bindAddresses();
             int[] wanted = wantedPorts();
@@ -141,7 +144,13 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
             throw e;
         }
         if (cluster != null) {
-            cluster.start(port);
+            try {
+                cluster.start(port);
+            } catch (RuntimeException e) {
+                resp.close(); // the port is free again for a next try
+                throw e;
+            }
+            resp.release();
         }
         this.cron = scheduleCron();
         this.persistenceCron = resp.workerGroup().next().scheduleAtFixedRate(persistence::cron, 100, 100, TimeUnit.MILLISECONDS);

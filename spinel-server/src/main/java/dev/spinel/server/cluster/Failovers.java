@@ -30,7 +30,8 @@ import java.util.function.Supplier;
  * </ul>
  *
  * <p>Thread-safety: {@link #detect} runs on the cluster cron thread; the work (network calls, commits)
- * runs on the given single worker thread; {@link #inFlight} keeps one failover per primary at a time.
+ * runs on the given single worker thread; {@link #inFlight} keeps one failover per primary, and one health
+ * verdict per node, at a time.
  */
 final class Failovers {
     /** Redis's CLUSTER_MF_TIMEOUT: how long a manual failover waits for the replica to catch up. */
@@ -56,6 +57,7 @@ final class Failovers {
             return; // not the leader
         }
         Topology t = ct.current();
+        judgeHealth(ct, t, silence, nodeTimeoutMs);
         for (ClusterNode p : t.nodes()) {
             Long quiet = silence.get(p.id());
             if (!p.isPrimary() || quiet == null || quiet <= nodeTimeoutMs || t.slotCount(p.id()) == 0
@@ -71,6 +73,51 @@ final class Failovers {
                     inFlight.remove(p.id());
                 }
             });
+        }
+    }
+
+    /**
+     * On the Raft leader: flags failed (Redis's FAIL, shown by CLUSTER NODES on every node) each member silent for
+     * more than the node timeout that does not answer a PING on its client port either (on a loaded machine a Raft
+     * heartbeat may be late while the node is up), and clears the flag of one heard from again; the leader itself answers (a node
+     * flagged while away may come back as the leader). Queued before a failover of the same node, as Redis flags
+     * a primary FAIL before its replicas elect one.
+     */
+    private void judgeHealth(ClusterTopology ct, Topology t, Map<String, Long> silence, long nodeTimeoutMs) {
+        for (ClusterNode n : t.nodes()) {
+            Long quiet = n.id().equals(ct.myId()) ? Long.valueOf(0) : silence.get(n.id());
+            if (quiet == null) {
+                continue; // not a Raft member (yet)
+            }
+            boolean down = quiet > nodeTimeoutMs;
+            String key = "health " + n.id();
+            if (down == t.isFailed(n.id()) || !inFlight.add(key)) {
+                continue;
+            }
+            worker.execute(() -> {
+                try {
+                    if (down && answers(n, nodeTimeoutMs)) {
+                        return; // its Raft thread is late, the node is not down (Redis too wants a second report)
+                    }
+                    ct.commit(new TopologyChange.Health(n.id(), down));
+                    Log.notice(down ? "Marking node " + n.id() + " as failing (silent for " + quiet + " ms)."
+                            : "Clear FAIL state for node " + n.id() + ": it is reachable again.");
+                } catch (TopologyException e) {
+                    Log.warning("The health of node " + n.id() + " not committed: " + e.getMessage());
+                } finally {
+                    inFlight.remove(key);
+                }
+            });
+        }
+    }
+
+    /** Whether the node answers PING (any reply: -NOAUTH too) on its client port within the node timeout. */
+    private static boolean answers(ClusterNode n, long nodeTimeoutMs) {
+        try (PeerCall c = new PeerCall(n.host().isEmpty() ? "127.0.0.1" : n.host(), n.port(), (int) nodeTimeoutMs)) {
+            c.call("PING");
+            return true;
+        } catch (IOException | RuntimeException e) {
+            return false;
         }
     }
 

@@ -78,24 +78,29 @@ final class Meeting {
                         + "merging two clusters is not supported");
             }
             ClusterNode me = topology.current().node(topology.myId());
-            String reply = peer.call("CLUSTER", "MEET", localAddress, Integer.toString(myPort),
-                    Integer.toString(me.busPort()), JOIN);
-            if (!reply.startsWith("+")) {
-                throw new IOException("asking " + host + ":" + port + " to bring this node in: " + reply);
-            }
-            // Wait to be brought in, so that this node is in one group before it meets another.
-            String otherId = other[0];
-            long deadline = System.currentTimeMillis() + 4 * TIMEOUT_MS;
-            while (topology.current().node(otherId) == null) {
-                if (System.currentTimeMillis() > deadline) {
-                    throw new IOException(host + ":" + port + " did not bring this node in");
+            topology.joining(true);
+            try {
+                String reply = peer.call("CLUSTER", "MEET", localAddress, Integer.toString(myPort),
+                        Integer.toString(me.busPort()), JOIN);
+                if (!reply.startsWith("+")) {
+                    throw new IOException("asking " + host + ":" + port + " to bring this node in: " + reply);
                 }
-                try {
-                    Thread.sleep(20);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return;
+                // Wait to be brought in, so that this node is in one group before it meets another.
+                String otherId = other[0];
+                long deadline = System.currentTimeMillis() + 4 * TIMEOUT_MS;
+                while (topology.current().node(otherId) == null) {
+                    if (System.currentTimeMillis() > deadline) {
+                        throw new IOException(host + ":" + port + " did not bring this node in");
+                    }
+                    try {
+                        Thread.sleep(20);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return;
+                    }
                 }
+            } finally {
+                topology.joining(false);
             }
         }
     }

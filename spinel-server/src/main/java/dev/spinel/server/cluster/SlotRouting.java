@@ -19,7 +19,8 @@ final class SlotRouting {
     final ClusterNode[] migratingTo = new ClusterNode[Topology.SLOTS];
     final boolean[] importing = new boolean[Topology.SLOTS];
     /**
-     * Redis's cluster_state ok: every slot served (or cluster-require-full-coverage off), and this node not
+     * Redis's cluster_state ok: every slot served by a primary not flagged failed (or cluster-require-full-coverage
+     * off), and this node not
      * cut off from the majority of the Raft group (a primary on the minority side stops serving, as Redis's
      * does when it cannot reach the majority of primaries).
      */
@@ -29,13 +30,15 @@ final class SlotRouting {
 
     SlotRouting(Topology t, String myId, boolean requireFullCoverage, boolean cutOff) {
         this.myId = myId;
-        int assigned = 0;
+        int served = 0;
         for (int s = 0; s < Topology.SLOTS; s++) {
             String o = t.owner(s);
             if (o != null) {
                 owner[s] = t.node(o);
                 mine[s] = o.equals(myId);
-                assigned++;
+                if (!t.isFailed(o)) {
+                    served++;
+                }
             }
             SlotMove m = t.migrating(s);
             if (m != null && m.nodeId().equals(myId)) {
@@ -44,7 +47,7 @@ final class SlotRouting {
             SlotMove i = t.importing(s);
             importing[s] = i != null && i.nodeId().equals(myId);
         }
-        this.ok = !cutOff && (!requireFullCoverage || assigned == Topology.SLOTS);
+        this.ok = !cutOff && (!requireFullCoverage || served == Topology.SLOTS);
         ClusterNode me = t.node(myId);
         this.myPrimary = me == null || me.isPrimary() ? null : t.node(me.primaryId());
     }

@@ -19,6 +19,11 @@ public final class LoadDelay implements Runnable {
         this.config = config;
     }
 
+    /** Whether {@code key-load-delay} pauses loads now. */
+    public boolean active() {
+        return config.keyLoadDelay.value() != 0;
+    }
+
     @Override
     public void run() {
         long micros = config.keyLoadDelay.value();

@@ -37,6 +37,8 @@ public final class RespServer implements AutoCloseable {
     private final List<List<Channel>> listeners = List.of(new ArrayList<>(), new ArrayList<>());
     /** The TLS context new TLS connections get (CONFIG SET tls-* replaces it); null until TLS is configured. */
     private volatile ServerTls tls;
+    /** Listeners bound while held accept nothing until {@link #release} (see {@link #hold}). */
+    private volatile boolean held;
 
     /**
      * Sizes of the buffer each socket read goes into (held only until its bytes are copied into the query
@@ -84,10 +86,29 @@ public final class RespServer implements AutoCloseable {
     }
 
     /**
+     * Listeners bound from now on accept no connection until {@link #release}: clients that connect wait in the
+     * kernel's backlog, as Redis's clients wait while its one thread finishes starting (a cluster node's topology
+     * starts after the port is bound, since a node announces the port it got).
+     */
+    public void hold() {
+        held = true;
+    }
+
+    /** Every listener accepts connections (those waiting in the backlog first). */
+    public synchronized void release() {
+        held = false;
+        for (List<Channel> kind : listeners) {
+            for (Channel ch : kind) {
+                ch.config().setAutoRead(true);
+            }
+        }
+    }
+
+    /**
      * Binds every address of the {@code bind} setting on {@code port} (0: an ephemeral port; negative: no
      * listener), plain or TLS. Returns the port bound, or -1 for none.
      */
-    public int bind(List<String> addresses, int port, boolean tls) throws InterruptedException {
+    public synchronized int bind(List<String> addresses, int port, boolean tls) throws InterruptedException {
         if (port < 0) {
             return -1;
         }
@@ -96,6 +117,7 @@ public final class RespServer implements AutoCloseable {
                 .channel(transport.serverChannel())
                 .option(ChannelOption.SO_BACKLOG, (int) engine.config().tcpBacklog.value())
                 .option(ChannelOption.SO_REUSEADDR, true)
+                .option(ChannelOption.AUTO_READ, !held)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.RCVBUF_ALLOCATOR, RECEIVE_BUFFERS)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))

@@ -27,6 +27,9 @@ import java.util.List;
  * <p>Thread-safety: stateless; holds every stripe of the keyspace while it loads.
  */
 final class ReplicaRdbLoad {
+    /** Redis's default {@code loading-process-events-interval-bytes}: how often a loading Redis answers clients. */
+    static final int EVENTS_INTERVAL_BYTES = 2 * 1024 * 1024;
+
     private ReplicaRdbLoad() {
     }
 
@@ -66,15 +69,24 @@ final class ReplicaRdbLoad {
 
     /**
      * Loads {@code rdb} in place of the dataset and returns its repl-stream-db (0 when it names none). Clients get
-     * {@code -LOADING} meanwhile (INFO loading:1), as from Redis's replica loading its received file.
+     * {@code -LOADING} meanwhile (INFO loading:1), as from Redis's replica loading its received file, when Redis
+     * would let them see it: Redis loads on its only thread and serves clients (with -LOADING) once per
+     * {@link #EVENTS_INTERVAL_BYTES} loaded, so a smaller file, unless {@code key-load-delay} stretches it, is
+     * loaded before any client is answered. Here clients are served by other threads; a key they touch waits on
+     * the stripes the load holds, the rest answers as just before the load.
      */
     static int load(Engine engine, FunctionLibraries functions, byte[] rdb, LoadDelay delay) throws IOException {
         engine.replicaRole().keysWithExpire().clear(); // as Redis's emptyData before the load
-        engine.replicaRole().loading().begin(false);
+        boolean seen = rdb.length >= EVENTS_INTERVAL_BYTES || delay.active();
+        if (seen) {
+            engine.replicaRole().loading().begin(false);
+        }
         try {
             return load(engine.keyspace(), functions, rdb, delay);
         } finally {
-            engine.replicaRole().loading().end();
+            if (seen) {
+                engine.replicaRole().loading().end();
+            }
         }
     }
 

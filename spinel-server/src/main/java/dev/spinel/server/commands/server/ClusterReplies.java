@@ -24,11 +24,17 @@ final class ClusterReplies {
         ClusterNode me = t.node(m.myId());
         ClusterNode primary = me.isPrimary() ? me : t.node(me.primaryId());
         int assigned = t.assignedSlots();
+        int failed = 0;
+        for (ClusterNode n : t.nodes()) {
+            if (t.isFailed(n.id())) {
+                failed += t.slotCount(n.id());
+            }
+        }
         return "cluster_state:" + (m.stateOk() ? "ok" : "fail") + "\r\n"
                 + "cluster_slots_assigned:" + assigned + "\r\n"
-                + "cluster_slots_ok:" + assigned + "\r\n"
+                + "cluster_slots_ok:" + (assigned - failed) + "\r\n"
                 + "cluster_slots_pfail:0\r\n"
-                + "cluster_slots_fail:0\r\n"
+                + "cluster_slots_fail:" + failed + "\r\n"
                 + "cluster_known_nodes:" + t.nodes().size() + "\r\n"
                 + "cluster_size:" + t.size() + "\r\n"
                 + "cluster_current_epoch:" + t.currentEpoch() + "\r\n"
@@ -70,7 +76,12 @@ final class ClusterReplies {
             ClusterNode p = owners.get(r);
             // Redis leaves out a replica whose offset it knows to be 0 (not synced yet); offsets are not exchanged
             // here, so that rule would make every node answer differently (each lists only itself): all are listed.
-            List<ClusterNode> replicas = t.replicasOf(p.id());
+            List<ClusterNode> replicas = new ArrayList<>();
+            for (ClusterNode rep : t.replicasOf(p.id())) {
+                if (!t.isFailed(rep.id())) { // as Redis: a failed replica is left out
+                    replicas.add(rep);
+                }
+            }
             out.array(3 + replicas.size()).integer(ranges.get(r)[0]).integer(ranges.get(r)[1]);
             node(out, p);
             for (ClusterNode rep : replicas) {
@@ -110,7 +121,7 @@ final class ClusterReplies {
                 out.map(7).bulk("id").bulk(n.id()).bulk("port").integer(n.port()).bulk("ip").bulk(n.host())
                         .bulk("endpoint").bulk(n.host()).bulk("role").bulk(n.isPrimary() ? "master" : "replica")
                         .bulk("replication-offset").integer(off)
-                        .bulk("health").bulk(!n.isPrimary() && off == 0 ? "loading" : "online");
+                        .bulk("health").bulk(t.isFailed(n.id()) ? "fail" : !n.isPrimary() && off == 0 ? "loading" : "online");
             }
         }
     }

@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# Routing cost of cluster mode (issue #20, acceptance 5): memtier_benchmark 2.3.0 --cluster-mode against a cluster of
+# 3 primaries, against the summed throughput of the same 3 servers run standalone under the same load, for Spinel
+# and for redis-server side by side.
+#
+#   bench/cluster-memtier.sh           measure: ROUNDS (3) rounds, medians (about 2 minutes a round)
+#   CHECK=1 bench/cluster-memtier.sh   correctness only: a short --cluster-mode run of few requests per server kind;
+#                                      fails unless every request was answered, with no MOVED and no ASK
+#
+# Cluster: 3 nodes on BASEPORT, +1, +2 (bus ports +10000; keep them below the kernel's ephemeral range, 32768),
+# made one cluster by redis-cli --cluster create (no replicas), no persistence. Standalone: the same 3 servers without
+# cluster-enabled on the same ports. Load: memtier -t 2 -c 16 --pipeline 30, SET:GET 1:10, -d 256, random keys over
+# MEMTIER_KEYS (100000) for MEMTIER_SECONDS (10) after a WARMUP_SECONDS (5) warm-up. In cluster mode each memtier
+# client holds one connection per primary (32 connections per server); standalone, one memtier process per server
+# with the same options, the three run at once (32 connections per server), and their ops/s are summed. memtier's
+# own CPU (one process against three) is on the same 2 cores: compare the two kinds' ratios, not only each to 0.9.
+#
+# Environment: SERVERS ("spinel redis"), ROUNDS, MEMTIER_SECONDS, WARMUP_SECONDS, MEMTIER_KEYS, BASEPORT (21300),
+# CHECK, CHECK_REQUESTS (2000 per client), OUT (raw results; default a temporary directory), NO_BUILD=1,
+# MEMTIER (path to memtier_benchmark or its wrapper; default ../shared/tools/memtier.sh).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+SERVERS=${SERVERS:-spinel redis}
+ROUNDS=${ROUNDS:-3}
+MEMTIER_SECONDS=${MEMTIER_SECONDS:-10}
+WARMUP_SECONDS=${WARMUP_SECONDS:-5}
+MEMTIER_KEYS=${MEMTIER_KEYS:-100000}
+BASEPORT=${BASEPORT:-21300}
+CHECK=${CHECK:-0}
+CHECK_REQUESTS=${CHECK_REQUESTS:-2000}
+MEMTIER=${MEMTIER:-$root/../shared/tools/memtier.sh}
+OUT=${OUT:-$(mktemp -d /tmp/spinel-cluster-memtier.XXXXXX)}
+mkdir -p "$OUT"
+PORTS=("$BASEPORT" "$((BASEPORT + 1))" "$((BASEPORT + 2))")
+
+for tool in redis-server redis-cli python3; do
+  command -v "$tool" >/dev/null || { echo "cluster-memtier.sh: $tool not found" >&2; exit 2; }
+done
+for p in "${PORTS[@]}"; do
+  for q in "$p" "$((p + 10000))"; do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$q") 2>/dev/null; then echo "cluster-memtier.sh: port $q is in use (set BASEPORT)" >&2; exit 2; fi
+  done
+done
+if [ "${NO_BUILD:-0}" != 1 ]; then
+  echo "Building Spinel..." >&2
+  JAVA_HOME=$("$root/bin/find-java") MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow" \
+    mvn -q -B -f "$root/pom.xml" -DskipTests -pl spinel-grpc -am package >&2
+fi
+
+PIDS=()
+cleanup() { for p in "${PIDS[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done; }
+trap cleanup EXIT
+
+# start_servers KIND CLUSTER(yes|no): the 3 servers, answering PING
+start_servers() {
+  local kind=$1 cluster=$2 i dir
+  PIDS=()
+  for i in 0 1 2; do
+    dir=$(mktemp -d "$OUT/$kind-$cluster-$i.XXXXXX")
+    if [ "$kind" = redis ]; then
+      (cd "$dir" && exec redis-server --port "${PORTS[$i]}" --bind 127.0.0.1 --save "" --appendonly no \
+        --cluster-enabled "$cluster" --dir "$dir" --logfile "$dir/log") &
+    else
+      (cd "$dir" && exec "$root/bin/spinel-server" --port "${PORTS[$i]}" --bind 127.0.0.1 --save "" --appendonly no \
+        --cluster-enabled "$cluster" --dir "$dir" --grpc-port 0 > "$dir/log" 2>&1) &
+    fi
+    PIDS+=("$!")
+  done
+  for i in 0 1 2; do
+    for _ in $(seq 1 1200); do
+      [ "$(redis-cli -p "${PORTS[$i]}" PING 2>/dev/null)" = PONG ] && continue 2
+      kill -0 "${PIDS[$i]}" 2>/dev/null || break
+      sleep 0.1
+    done
+    echo "cluster-memtier.sh: $kind on ${PORTS[$i]} did not start (see $OUT)" >&2; exit 1
+  done
+  if [ "$cluster" = yes ]; then
+    redis-cli --cluster create "127.0.0.1:${PORTS[0]}" "127.0.0.1:${PORTS[1]}" "127.0.0.1:${PORTS[2]}" --cluster-yes \
+      > "$OUT/create-$kind.log" 2>&1 || { echo "cluster-memtier.sh: $kind cluster create failed (see $OUT)" >&2; exit 1; }
+    for i in 0 1 2; do
+      for _ in $(seq 1 600); do
+        redis-cli -p "${PORTS[$i]}" CLUSTER INFO | grep -q '^cluster_state:ok' && continue 2
+        sleep 0.1
+      done
+      echo "cluster-memtier.sh: $kind node ${PORTS[$i]} never reported cluster_state:ok" >&2; exit 1
+    done
+  fi
+}
+
+stop_servers() {
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+  PIDS=()
+}
+
+LOAD=(-t 2 -c 16 --pipeline=30 -d 256 --ratio=1:10 --key-pattern=R:R --key-maximum="$MEMTIER_KEYS" --hide-histogram)
+
+# totals JSON -> "ops/s count moved/s ask/s"
+totals() {
+  python3 - "$1" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))["ALL STATS"]["Totals"]
+print("%.0f %d %s %s" % (t["Ops/sec"], t["Count"], t.get("Moved/sec", 0), t.get("ASK/sec", 0)))
+PY
+}
+
+if [ "$CHECK" = 1 ]; then
+  status=0
+  for kind in $SERVERS; do
+    start_servers "$kind" yes
+    json="$OUT/check-$kind.json"
+    # 2 threads x 16 clients, each CHECK_REQUESTS requests, pipelined: every one must be answered, none redirected
+    if ! "$MEMTIER" --cluster-mode -s 127.0.0.1 -p "${PORTS[0]}" -t 2 -c 16 --pipeline=30 -d 256 --ratio=1:10 \
+        --key-pattern=R:R --key-maximum="$MEMTIER_KEYS" --hide-histogram -n "$CHECK_REQUESTS" --json-out-file="$json" \
+        > "$OUT/check-$kind.log" 2>&1; then
+      echo "$kind: memtier failed (see $OUT/check-$kind.log)"; status=1
+    else
+      read -r ops count moved ask <<< "$(totals "$json")"
+      expected=$((2 * 16 * CHECK_REQUESTS))
+      keys=0
+      for p in "${PORTS[@]}"; do keys=$((keys + $(redis-cli -p "$p" DBSIZE))); done
+      if [ "$count" = "$expected" ] && python3 -c "import sys; sys.exit(0 if float('$moved') == 0 and float('$ask') == 0 else 1)" \
+          && ! grep -qi -e error -e moved "$OUT/check-$kind.log"; then
+        echo "$kind: ok ($count requests answered, MOVED/s $moved, ASK/s $ask, $keys keys over 3 primaries)"
+      else
+        echo "$kind: FAILED ($count of $expected requests, MOVED/s $moved, ASK/s $ask; see $OUT/check-$kind.log)"; status=1
+      fi
+    fi
+    stop_servers
+  done
+  exit $status
+fi
+
+: > "$OUT/cluster-memtier.tsv"
+for round in $(seq 1 "$ROUNDS"); do
+  for kind in $SERVERS; do
+    for mode in cluster standalone; do
+      echo "round $round: $kind $mode" >&2
+      if [ "$mode" = cluster ]; then
+        start_servers "$kind" yes
+        "$MEMTIER" --cluster-mode -s 127.0.0.1 -p "${PORTS[0]}" "${LOAD[@]}" --test-time="$WARMUP_SECONDS" \
+          > "$OUT/warmup-$kind-$mode-$round.log" 2>&1
+        json="$OUT/memtier-$kind-$mode-$round.json"
+        "$MEMTIER" --cluster-mode -s 127.0.0.1 -p "${PORTS[0]}" "${LOAD[@]}" --test-time="$MEMTIER_SECONDS" \
+          --json-out-file="$json" > "$OUT/memtier-$kind-$mode-$round.log" 2>&1
+        read -r ops _ moved _ <<< "$(totals "$json")"
+      else
+        start_servers "$kind" no
+        mt=()
+        for i in 0 1 2; do
+          "$MEMTIER" -s 127.0.0.1 -p "${PORTS[$i]}" "${LOAD[@]}" --test-time="$WARMUP_SECONDS" \
+            > "$OUT/warmup-$kind-$mode-$round-$i.log" 2>&1 &
+          mt+=("$!")
+        done
+        for p in "${mt[@]}"; do wait "$p"; done
+        mt=()
+        for i in 0 1 2; do
+          "$MEMTIER" -s 127.0.0.1 -p "${PORTS[$i]}" "${LOAD[@]}" --test-time="$MEMTIER_SECONDS" \
+            --json-out-file="$OUT/memtier-$kind-$mode-$round-$i.json" > "$OUT/memtier-$kind-$mode-$round-$i.log" 2>&1 &
+          mt+=("$!")
+        done
+        for p in "${mt[@]}"; do wait "$p"; done
+        ops=0; moved=0
+        for i in 0 1 2; do
+          read -r o _ _ _ <<< "$(totals "$OUT/memtier-$kind-$mode-$round-$i.json")"
+          ops=$((ops + o))
+        done
+      fi
+      printf '%s\t%s\t%s\t%s\t%s\n' "$kind" "$mode" "$round" "$ops" "$moved" >> "$OUT/cluster-memtier.tsv"
+      stop_servers
+    done
+  done
+done
+
+echo "memtier_benchmark 2.3.0 (-t 2 -c 16 --pipeline 30, SET:GET 1:10, -d 256, ${MEMTIER_SECONDS}s per run), 3 primaries"
+echo "with --cluster-mode vs the same 3 servers standalone (one memtier each, summed); medians of $ROUNDS rounds"
+awk -F'\t' '
+  function median(s,   a, n, i, j, t) { n = split(s, a, " "); for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+  { ops[$1 "," $2] = ops[$1 "," $2] " " $4; if ($2 == "cluster") moved[$1] = moved[$1] " " $5; kinds[$1] = 1 }
+  END {
+    printf "| server | ops/s cluster | ops/s 3 standalone (sum) | ratio | MOVED/s in cluster runs |\n|---|---:|---:|---:|---|\n"
+    for (k in kinds) { c = median(ops[k ",cluster"]); s = median(ops[k ",standalone"])
+      printf "| %s | %.0f | %.0f | %.2f |%s |\n", k, c, s, (s > 0 ? c / s : 0), moved[k] }
+  }' "$OUT/cluster-memtier.tsv"
+echo "Raw results: $OUT/cluster-memtier.tsv"
