@@ -3,25 +3,22 @@ package dev.spinel.grpc;
 import dev.spinel.server.SpinelExtension;
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ServerConfig;
-import dev.spinel.server.log.Log;
 import io.grpc.Server;
-import io.grpc.ServerInterceptors;
-import io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
-import io.grpc.protobuf.services.ProtoReflectionServiceV1;
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.netty.channel.EventLoopGroup;
 
+import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.util.Map;
-import java.util.WeakHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Starts the gRPC service with the server (found by {@link java.util.ServiceLoader}): the KV service,
  * the standard health service and server reflection, on {@code grpc-bind}:{@code grpc-port} (0: off).
- * It shares the RESP front end's Netty event loops (accept and I/O) and runs handlers directly on
- * them, so it adds no thread of its own; handlers never block (a write's reply waits for the log in a
- * callback, not on the loop).
+ * The port is bound at once, but gRPC itself (its classes, Netty's HTTP/2 codec, protobuf: 5-8 MB of a
+ * server's memory) is loaded on the first connection ({@link GrpcOnFirstConnection}). It shares the RESP
+ * front end's Netty event loops and runs handlers directly on them; handlers never block (a write's reply
+ * waits for the log in a callback, not on the loop). This class refers to gRPC's API only in
+ * {@link Running}, so loading it loads none of gRPC.
  *
  * <p>Thread-safety: {@link #start} once per server; the returned handle is closed once.
  */
@@ -33,16 +30,22 @@ public final class GrpcFrontEnd implements SpinelExtension {
         private final SpinelServer spinel;
         /** For tests in this package. */
         final KvStore store;
+        private final int port;
+        /** Closed after the server: the loop of a service fed by {@link GrpcOnFirstConnection}; else null. */
+        private final EventLoopGroup acceptLoop;
 
-        Running(Server server, HealthStatusManager health, SpinelServer spinel, KvStore store) {
+        Running(Server server, HealthStatusManager health, SpinelServer spinel, KvStore store, int port,
+                EventLoopGroup acceptLoop) {
             this.server = server;
             this.health = health;
             this.spinel = spinel;
             this.store = store;
+            this.port = port;
+            this.acceptLoop = acceptLoop;
         }
 
         public int port() {
-            return server.getPort();
+            return port;
         }
 
         @Override
@@ -57,6 +60,9 @@ public final class GrpcFrontEnd implements SpinelExtension {
             } catch (InterruptedException e) {
                 server.shutdownNow();
                 Thread.currentThread().interrupt();
+            }
+            if (acceptLoop != null) {
+                acceptLoop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             }
         }
 
@@ -73,44 +79,14 @@ public final class GrpcFrontEnd implements SpinelExtension {
         if (port == 0) {
             return null;
         }
-        return start(spinel, new InetSocketAddress(config.grpcBind.value(), port));
+        return GrpcOnFirstConnection.listen(spinel, new InetSocketAddress(config.grpcBind.value(), port));
     }
 
     /**
-     * The call counter on the server's metrics registry: registered once per server (a restarted service, as the
-     * tests do, finds it there already and counts on).
+     * Starts the service on {@code address} (port 0 there: an ephemeral port) at once, listening itself (tests, the
+     * gRPC load runner). The server's own start ({@link #start(SpinelServer)}) loads gRPC on its first connection.
      */
-    private static synchronized CallMetrics callMetrics(SpinelServer spinel) {
-        return METRICS.computeIfAbsent(spinel.metrics().registry(), CallMetrics::new);
-    }
-
-    /** Registries already holding the counter; weak, so a stopped server's registry is not kept. */
-    private static final Map<PrometheusRegistry, CallMetrics> METRICS = new WeakHashMap<>();
-
-    /** Starts the service on {@code address} (port 0 there: an ephemeral port). */
-    public static Running start(SpinelServer spinel, InetSocketAddress address) throws java.io.IOException {
-        ServerConfig config = spinel.config();
-        KeyVersions versions = new KeyVersions();
-        WatchHub hub = new WatchHub();
-        KvStore store = new KvStore(spinel.engine(), versions, hub);
-        store.client().onAclChange(hub::aclChanged); // open Watch streams lose what the ACL no longer allows
-        HealthStatusManager health = new HealthStatusManager();
-        health.setStatus("spinel.kv.v1.KV", io.grpc.health.v1.HealthCheckResponse.ServingStatus.SERVING);
-        Server server = NettyServerBuilder.forAddress(address)
-                .bossEventLoopGroup(spinel.eventLoops())
-                .workerEventLoopGroup(spinel.eventLoops())
-                .channelType(spinel.transport().serverChannel())
-                .directExecutor()
-                .maxInboundMessageSize((int) config.grpcMaxMessageSize.value())
-                .addService(ServerInterceptors.intercept(MalformedRequests.guard(new KvService(store, spinel.eventLoops()).bindService()),
-                        new AuthInterceptor(store.client())))
-                .addService(health.getHealthService())
-                .addService(ProtoReflectionServiceV1.newInstance())
-                .intercept(callMetrics(spinel))
-                .build()
-                .start();
-        spinel.engine().hooks().keyObserver(new ChangeFeed(store));
-        Log.notice("gRPC service (spinel.kv.v1.KV) listening on " + address.getHostString() + ":" + server.getPort());
-        return new Running(server, health, spinel, store);
+    public static Running start(SpinelServer spinel, InetSocketAddress address) throws IOException {
+        return GrpcService.start(spinel, address);
     }
 }

@@ -3,12 +3,12 @@ package dev.spinel.server.net;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.log.Log;
 import io.netty.bootstrap.ServerBootstrap;
-import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -44,10 +44,10 @@ public final class RespServer implements AutoCloseable {
      * Sizes of the buffer each socket read goes into (held only until its bytes are copied into the query
      * buffer). Netty's default shrinks to 64 bytes after a few small requests (GETs), and then a 300-byte SET
      * took two or three {@code recv} calls: 1.09 reads per request under memtier's SET:GET 1:10, Redis 1.00.
-     * At least 4 KiB, so a request of that size comes in one read whatever came before it. One instance serves
-     * every connection (only its per-channel handle holds state).
+     * At least 4 KiB, so a request of that size comes in one read whatever came before it. One size handle per
+     * event loop, not per connection, where the transport allows it ({@link LoopReceiveSizes}).
      */
-    private static final AdaptiveRecvByteBufAllocator RECEIVE_BUFFERS = new AdaptiveRecvByteBufAllocator(4096, 16384, 65536);
+    private final RecvByteBufAllocator receiveSizes;
 
     public RespServer(Engine engine) {
         this.engine = engine;
@@ -56,6 +56,7 @@ public final class RespServer implements AutoCloseable {
             threads = Runtime.getRuntime().availableProcessors();
         }
         transport = IoTransport.select(engine.config().ioTransport.value(), Log::warning);
+        receiveSizes = LoopReceiveSizes.forTransport(transport, 4096, 16384, 65536);
         var factory = transport.ioHandlerFactory();
         bossGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("spinel-accept", true), factory);
         loopThreads = new LoopThreadFactory("spinel-loop");
@@ -119,7 +120,7 @@ public final class RespServer implements AutoCloseable {
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .option(ChannelOption.AUTO_READ, !held)
                 .childOption(ChannelOption.TCP_NODELAY, true)
-                .childOption(ChannelOption.RCVBUF_ALLOCATOR, RECEIVE_BUFFERS)
+                .childOption(ChannelOption.RCVBUF_ALLOCATOR, receiveSizes)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
