@@ -102,8 +102,10 @@ public final class RdbReader {
                         long computed = in.crc();
                         long stored = in.readLongLE();
                         if (stored != 0 && stored != computed) {
+                            // Redis's two log lines (rdbLoadRio, then rdbReportCorruptRDB)
                             throw new RdbException(String.format(
-                                    "Wrong RDB checksum expected: (%x) got (%x). Aborting now.", stored, computed));
+                                    "Wrong RDB checksum expected: (%x) but got (%x). Aborting now.\n"
+                                            + "Internal error in RDB reading offset %d -> RDB CRC error", computed, stored, at));
                         }
                     }
                     return version;
