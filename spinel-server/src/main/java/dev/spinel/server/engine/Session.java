@@ -525,8 +525,8 @@ public final class Session implements TrackedClient {
      * middle of a transaction or script. TTLs and new expiry times still use {@link #now}.
      */
     public long lookupNow() {
-        if (replicationApplier) {
-            return 0; // before every expiry: nothing is expired for the master's stream
+        if (replicationApplier || replaying) {
+            return 0; // before every expiry: nothing is expired for the master's stream, nor while loading the log
         }
         long f = frozenNow;
         return f >= 0 ? f : now;
@@ -591,7 +591,7 @@ public final class Session implements TrackedClient {
      * missing) until its master's DEL.
      */
     public boolean expiresAtOnce(long when) {
-        return when <= now && !engine.replicaRole().active();
+        return when <= now && !replaying && !engine.replicaRole().active(); // Redis's checkAlreadyExpired: not while loading
     }
 
     void beginCommand(long nowMillis, String commandName) {
