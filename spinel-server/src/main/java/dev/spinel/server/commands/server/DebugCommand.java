@@ -181,6 +181,10 @@ final class DebugCommand {
                 throw new RedisError("ERR argument must be a memory value bigger than 1 and smaller than 4gb");
             }
             s.out().ok();
+        } else if (a.count() == 3 && a.is(1, "AOF-FLUSH-SLEEP")) {
+            // hidden in Redis's DEBUG HELP too; aof.tcl's "fsync always barrier" test checks replies wait for the log
+            s.engine().config().aofFlushSleepMicros = (int) atoi(a.string(2));
+            s.out().ok();
         } else if (a.count() == 3 && a.is(1, "PAUSE-CRON")) {
             s.engine().cronPaused(switchValue(a));
             s.out().ok();
@@ -192,15 +196,20 @@ final class DebugCommand {
 
     /** Redis's atoi: a leading number, 0 when there is none; non-zero means on. */
     private static boolean switchValue(Args a) {
-        String v = a.string(2).trim();
+        return atoi(a.string(2)) != 0;
+    }
+
+    /** Redis's atoi: a leading number, 0 when there is none. */
+    private static long atoi(String s) {
+        String v = s.trim();
         int end = 0;
         while (end < v.length() && (Character.isDigit(v.charAt(end)) || (end == 0 && (v.charAt(0) == '-' || v.charAt(0) == '+')))) {
             end++;
         }
         try {
-            return end > 0 && Long.parseLong(v.substring(0, end)) != 0;
+            return end > 0 ? Long.parseLong(v.substring(0, end)) : 0;
         } catch (NumberFormatException e) {
-            return false;
+            return 0; // "-" alone, or out of range
         }
     }
 
