@@ -54,6 +54,8 @@ final class CompatParams {
                 "local4", "local5", "local6", "local7"), null));
         c.add(new Params.Bool("crash-log-enabled", true, true, null));
         c.add(new Params.Bool("crash-memcheck-enabled", true, true, null));
+        // Redis's hidden switch from abort() to exit(1) on a panic (its corrupt-dump tests set it); a JVM does not abort
+        c.add(new Params.Bool("use-exit-on-panic", true, false, null).hide());
         c.add(new Params.Enum("oom-score-adj", true, "no", List.of("no", "yes", "relative", "absolute"), null));
         c.add(new Canonical("oom-score-adj-values", true, "0 200 800", CompatParams::oomScoreAdjValues));
         c.add(new Canonical("shutdown-on-sigint", true, "default", CompatParams::shutdownFlags));
