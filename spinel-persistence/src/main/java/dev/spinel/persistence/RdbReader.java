@@ -125,8 +125,10 @@ public final class RdbReader {
                         }
                         throw new RdbException("Bad value of type " + type + " at offset " + at + ": " + e.getMessage(), e);
                     }
-                    if (value != null) { // an empty collection: Redis skips the key ("empty keys skipped")
+                    if (value != null) {
                         sink.entry(db, key, value, expireAt, idle, freq);
+                    } else { // an empty collection: Redis skips the key ("empty keys skipped")
+                        sink.emptyKey(db, key);
                     }
                     expireAt = -1;
                     idle = -1;

@@ -10,6 +10,7 @@ import dev.spinel.server.scripting.FunctionLibraries;
 import dev.spinel.store.Keyspace;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.function.Consumer;
 
@@ -42,7 +43,8 @@ final class DatasetLoads {
         Path file = persistence.rdbPath();
         long start = System.nanoTime();
         KeyspaceLoader loader = new KeyspaceLoader(keyspace, System.currentTimeMillis(), Persistence.functionLoader(functions))
-                .perKey(new LoadDelay(config)).onExpired(expired);
+                .perKey(new LoadDelay(config)).onExpired(expired)
+                .onEmptyKey(key -> Log.warning("rdbLoadObject skipping empty key: " + new String(key, StandardCharsets.UTF_8)));
         boolean found;
         try {
             found = RdbFiles.load(keyspace, file, loader);
@@ -53,7 +55,12 @@ final class DatasetLoads {
             return null;
         }
         Log.notice(String.format("DB loaded from disk: %.3f seconds", (System.nanoTime() - start) / 1e9));
-        Log.notice("Done loading RDB, keys loaded: " + loader.loaded() + ", keys expired: " + loader.expiredSkipped() + ".");
+        if (loader.emptySkipped() > 0) { // Redis's rdbLoad: a warning then
+            Log.warning("Done loading RDB, keys loaded: " + loader.loaded() + ", keys expired: " + loader.expiredSkipped()
+                    + ", empty keys skipped: " + loader.emptySkipped() + ".");
+        } else {
+            Log.notice("Done loading RDB, keys loaded: " + loader.loaded() + ", keys expired: " + loader.expiredSkipped() + ".");
+        }
         return loader;
     }
 

@@ -72,6 +72,8 @@ final class DebugCommand {
         if (a.count() == 2 && a.is(1, "HELP")) {
             // Redis 7.0.15's lines for the subcommands Spinel has, in Redis's order.
             Help.reply(s, "DEBUG",
+                    "AOF-FLUSH-SLEEP <microsec>",
+                    "    Server will sleep before flushing the AOF, this is used for testing.",
                     "DIGEST",
                     "    Output a hex signature representing the current DB content.",
                     "DIGEST-VALUE <key> [<key> ...]",
@@ -114,6 +116,8 @@ final class DebugCommand {
                     "QUICKLIST-PACKED-THRESHOLD <size>",
                     "    Sets the threshold for elements to be inserted as plain vs packed nodes",
                     "    Default value is 1GB, allows values up to 4GB. Setting to 0 restores to default.",
+                    "SET-SKIP-CHECKSUM-VALIDATION <0|1>",
+                    "    Enables or disables checksum checks for RDB files and RESTORE's payload.",
                     "SLEEP <seconds>",
                     "    Stop the server for <seconds>. Decimals allowed.",
                     "PAUSE-CRON <0|1>",
@@ -184,6 +188,9 @@ final class DebugCommand {
         } else if (a.count() == 3 && a.is(1, "AOF-FLUSH-SLEEP")) {
             // hidden in Redis's DEBUG HELP too; aof.tcl's "fsync always barrier" test checks replies wait for the log
             s.engine().config().aofFlushSleepMicros = (int) atoi(a.string(2));
+            s.out().ok();
+        } else if (a.count() == 3 && a.is(1, "SET-SKIP-CHECKSUM-VALIDATION")) {
+            s.engine().config().skipChecksumValidation = switchValue(a); // tests feed hand-made RESTORE payloads
             s.out().ok();
         } else if (a.count() == 3 && a.is(1, "PAUSE-CRON")) {
             s.engine().cronPaused(switchValue(a));
