@@ -1,6 +1,7 @@
 package dev.spinel.persistence;
 
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 
 /**
  * Reads an RDB file (versions 1 to {@link Rdb#VERSION}) and hands its contents to an {@link RdbSink}.
@@ -120,6 +121,12 @@ public final class RdbReader {
                     try {
                         value = codec.read(type, in);
                     } catch (RuntimeException e) {
+                        String check = Rdb.integrityCheckName(type);
+                        if (check != null) { // Redis's words first (its log line), then which key, where and why
+                            throw new RdbException("Internal error in RDB reading offset 0 -> " + check + " integrity check failed.\n"
+                                    + "Reading key '" + new String(key, StandardCharsets.UTF_8) + "' of type " + type + " at offset " + at
+                                    + ": " + check + " integrity check failed (" + e.getMessage() + ")", e);
+                        }
                         if (e instanceof RdbException) {
                             throw e;
                         }

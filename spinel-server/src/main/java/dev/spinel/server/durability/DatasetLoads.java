@@ -50,6 +50,8 @@ final class DatasetLoads {
             found = RdbFiles.load(keyspace, file, loader);
         } catch (IOException e) {
             throw new RdbException("Fatal error loading the DB: " + e.getMessage() + ". Exiting.", e);
+        } catch (RdbException e) { // a bad file: Redis's last line (rdbCheckThenExit) after the reason
+            throw new RdbException(e.getMessage() + "\nTerminating server after rdb file reading failure.", e);
         }
         if (!found) {
             return null;

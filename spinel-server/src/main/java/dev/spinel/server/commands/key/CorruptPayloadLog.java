@@ -1,5 +1,6 @@
 package dev.spinel.server.commands.key;
 
+import dev.spinel.persistence.Rdb;
 import dev.spinel.persistence.RdbException;
 import dev.spinel.server.log.Log;
 
@@ -16,25 +17,8 @@ final class CorruptPayloadLog {
     }
 
     static void log(byte[] payload, RdbException e) {
-        String what = payload.length == 0 ? null : integrityCheck(payload[0] & 0xFF);
+        String what = payload.length == 0 ? null : Rdb.integrityCheckName(payload[0] & 0xFF);
         Log.warning("Internal error in RDB reading offset 0 -> "
                 + (what != null ? what + " integrity check failed. (" + e.getMessage() + ")" : e.getMessage()));
-    }
-
-    /** Redis 7.0's name for the blob an RDB type is checked as, or null for the plain encodings. */
-    private static String integrityCheck(int type) {
-        return switch (type) {
-            case 9 -> "Zipmap";
-            case 10 -> "List ziplist";
-            case 11 -> "Intset";
-            case 12 -> "Zset ziplist";
-            case 13 -> "Hash ziplist";
-            case 14 -> "Ziplist";
-            case 16 -> "Hash listpack";
-            case 17 -> "Zset listpack";
-            case 18 -> "Listpack";
-            case 15, 19, 21 -> "Stream listpack";
-            default -> null;
-        };
     }
 }
