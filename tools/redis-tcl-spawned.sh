@@ -21,7 +21,8 @@
 # logging each on the server's stderr (src/redis-benchmark and src/redis-cli become wrappers that turn the suite's
 # -s <unix socket> into that server's TCP port), and prints the " PID: <pid>" line the suite waits for (a line of
 # Redis's logo) once Spinel answers PING: the suite gives a server 5 s after that line, less than a JVM
-# needs on a loaded machine.
+# needs on a loaded machine. A server that exits before answering (a bad RDB or AOF) gets its warnings repeated
+# after that line, so that its log ends with the reason, as Redis's (which prints the logo before loading) does.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 src=${SUITE_SRC:-/tmp/redis-tcl-suite}
@@ -74,12 +75,18 @@ pid=\$\$
 alive() { local st; st=\$(awk '/^State:/{print \$2}' /proc/\$1/status 2>/dev/null); [ -n "\$st" ] && [ "\$st" != Z ]; }
 (
   out=\$(readlink /proc/\$BASHPID/fd/1)
+  before=\$( [ -f "\$out" ] && wc -l < "\$out" || echo 0)
   for _ in \$(seq 1 1200); do
     alive "\$pid" || break
     if [ -n "\$port" ] && [ "\$port" != 0 ] && redis-cli -p "\$port" ping 2>/dev/null | grep -q -e PONG -e NOAUTH -e LOADING; then break; fi
     sleep 0.1
   done
   echo "                _._ Spinel under Redis's test suite  PID: \$pid"
+  if ! alive "\$pid" && [ -f "\$out" ]; then
+    # it exited before answering (a bad RDB or AOF): its warnings again after the PID line, so that the log
+    # ends with the reason as Redis's does (Redis prints the logo before loading; tests read tail -1)
+    tail -n +\$((before + 1)) "\$out" | grep -v " PID: \$pid" | grep ' # '
+  fi
   if ! alive "\$pid" && [ -f "\$out" ] && grep -q "Address already in use" "\$out"; then
     echo "Failed listening on port \$port (TCP), aborting."
   fi

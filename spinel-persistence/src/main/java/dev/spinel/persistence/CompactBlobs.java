@@ -184,8 +184,22 @@ public final class CompactBlobs {
         List<byte[]> out = new ArrayList<>(declared == 0xFFFF ? 16 : declared);
         int p = 10;
         int end = zl.length - 1;
+        int prevLen = 0; // Redis's ziplistValidateIntegrity: each entry's prevlen is the previous entry's size
+        int last = 10;
         while (p < end) {
-            p += (zl[p] & 0xFF) < 254 ? 1 : 5; // prevlen
+            int start = p;
+            if ((zl[p] & 0xFF) < 254) {
+                if ((zl[p] & 0xFF) != prevLen) {
+                    throw bad("ziplist", "prevlen " + (zl[p] & 0xFF) + " where the previous entry has " + prevLen + " bytes");
+                }
+                p += 1;
+            } else {
+                need(zl, p + 5, end);
+                if ((zl[p] & 0xFF) != 254 || u32le(zl, p + 1) != prevLen) {
+                    throw bad("ziplist", "prevlen does not match the previous entry's " + prevLen + " bytes");
+                }
+                p += 5;
+            }
             need(zl, p + 1, end);
             int b = zl[p] & 0xFF;
             switch (b >>> 6) {
@@ -233,9 +247,14 @@ public final class CompactBlobs {
                     p += 1 + n;
                 }
             }
+            prevLen = p - start;
+            last = start;
         }
         if (p != end) {
             throw bad("ziplist", "entry runs past the end");
+        }
+        if (u32le(zl, 4) != last) {
+            throw bad("ziplist", "tail offset " + u32le(zl, 4) + " is not the last entry's " + last);
         }
         if (declared != 0xFFFF && declared != out.size()) {
             throw bad("ziplist", "entry count mismatch");

@@ -23,6 +23,8 @@ public final class KeyspaceLoader implements RdbSink {
     private final long now;
     private long loaded;
     private long expiredSkipped;
+    private long emptySkipped;
+    private Consumer<byte[]> emptyKeys;
 
     private final Consumer<byte[]> functions;
     private boolean refuseExisting;
@@ -101,6 +103,20 @@ public final class KeyspaceLoader implements RdbSink {
         return this;
     }
 
+    /** Tells {@code sink} each key skipped because its collection is empty (Redis logs each); returns this loader. */
+    public KeyspaceLoader onEmptyKey(Consumer<byte[]> sink) {
+        this.emptyKeys = sink;
+        return this;
+    }
+
+    @Override
+    public void emptyKey(int db, byte[] key) {
+        emptySkipped++;
+        if (emptyKeys != null) {
+            emptyKeys.accept(key);
+        }
+    }
+
     @Override
     public void entry(int db, byte[] key, Object value, long expireAt, long idleSeconds, int freq) {
         if (perKey != null) {
@@ -144,5 +160,10 @@ public final class KeyspaceLoader implements RdbSink {
 
     public long expiredSkipped() {
         return expiredSkipped;
+    }
+
+    /** Keys skipped because their collection was empty. */
+    public long emptySkipped() {
+        return emptySkipped;
     }
 }

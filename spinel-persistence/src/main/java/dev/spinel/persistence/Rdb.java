@@ -60,4 +60,25 @@ public final class Rdb {
 
     private Rdb() {
     }
+
+    /**
+     * Redis 7.0's name for the blob a value of this RDB type is checked as ("Hash ziplist" in "Hash ziplist integrity
+     * check failed."), or null for the plain encodings; error messages use it so that tools looking for Redis's
+     * words find them.
+     */
+    public static String integrityCheckName(int type) {
+        return switch (type) {
+            case 9 -> "Zipmap";
+            case 10 -> "List ziplist";
+            case 11 -> "Intset";
+            case 12 -> "Zset ziplist";
+            case 13 -> "Hash ziplist";
+            case 14 -> "Ziplist";
+            case 16 -> "Hash listpack";
+            case 17 -> "Zset listpack";
+            case 18 -> "Listpack";
+            case 15, 19, 21 -> "Stream listpack";
+            default -> null;
+        };
+    }
 }

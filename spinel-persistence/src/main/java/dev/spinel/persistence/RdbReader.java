@@ -1,6 +1,7 @@
 package dev.spinel.persistence;
 
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 
 /**
  * Reads an RDB file (versions 1 to {@link Rdb#VERSION}) and hands its contents to an {@link RdbSink}.
@@ -102,8 +103,10 @@ public final class RdbReader {
                         long computed = in.crc();
                         long stored = in.readLongLE();
                         if (stored != 0 && stored != computed) {
+                            // Redis's two log lines (rdbLoadRio, then rdbReportCorruptRDB)
                             throw new RdbException(String.format(
-                                    "Wrong RDB checksum expected: (%x) got (%x). Aborting now.", stored, computed));
+                                    "Wrong RDB checksum expected: (%x) but got (%x). Aborting now.\n"
+                                            + "Internal error in RDB reading offset %d -> RDB CRC error", computed, stored, at));
                         }
                     }
                     return version;
@@ -118,13 +121,21 @@ public final class RdbReader {
                     try {
                         value = codec.read(type, in);
                     } catch (RuntimeException e) {
+                        String check = Rdb.integrityCheckName(type);
+                        if (check != null) { // Redis's words first (its log line), then which key, where and why
+                            throw new RdbException("Internal error in RDB reading offset 0 -> " + check + " integrity check failed.\n"
+                                    + "Reading key '" + new String(key, StandardCharsets.UTF_8) + "' of type " + type + " at offset " + at
+                                    + ": " + check + " integrity check failed (" + e.getMessage() + ")", e);
+                        }
                         if (e instanceof RdbException) {
                             throw e;
                         }
                         throw new RdbException("Bad value of type " + type + " at offset " + at + ": " + e.getMessage(), e);
                     }
-                    if (value != null) { // an empty collection: Redis skips the key ("empty keys skipped")
+                    if (value != null) {
                         sink.entry(db, key, value, expireAt, idle, freq);
+                    } else { // an empty collection: Redis skips the key ("empty keys skipped")
+                        sink.emptyKey(db, key);
                     }
                     expireAt = -1;
                     idle = -1;

@@ -27,4 +27,8 @@ public interface RdbSink {
      * {@code freq} are -1 when the file carries none.
      */
     void entry(int db, byte[] key, Object value, long expireAt, long idleSeconds, int freq);
+
+    /** A key whose collection is empty, which is skipped (Redis's "rdbLoadObject skipping empty key"). */
+    default void emptyKey(int db, byte[] key) {
+    }
 }

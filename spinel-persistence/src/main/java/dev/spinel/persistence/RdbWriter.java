@@ -285,6 +285,15 @@ public final class RdbWriter {
             }
         }
 
+        /**
+         * Stops a save from another thread (FLUSHALL stops a BGSAVE, as Redis kills its child): the writing
+         * thread fails with {@code reason} at its next key or segment, and the copies are released.
+         */
+        public void abort(String reason) {
+            failure = new RdbException(reason);
+            cancel();
+        }
+
         /** Gives up: copies not yet made are skipped, those made are released. */
         public void cancel() {
             cancelled = true;
@@ -387,6 +396,9 @@ public final class RdbWriter {
                                 entries.access == null ? 0 : entries.access[k]);
                         if (options.keySaveDelayMicros() != 0) {
                             keySaveDelay(options.keySaveDelayMicros(), snap);
+                            if (snap.failure != null) { // aborted while it slept: a slow save stops at once
+                                throw snap.failure;
+                            }
                         }
                     }
                     keys += entries.count;

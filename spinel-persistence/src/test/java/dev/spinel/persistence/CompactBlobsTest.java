@@ -35,8 +35,10 @@ class CompactBlobsTest {
     private static byte[] ziplist(String... entryHex) {
         ByteArrayOutputStream b = new ByteArrayOutputStream();
         int prev = 0;
+        int tail = 10; // zltail: the last entry's offset (the header's end when empty)
         for (String e : entryHex) {
             byte[] body = hex(e);
+            tail = 10 + b.size();
             if (prev < 254) {
                 b.write(prev);
             } else {
@@ -53,6 +55,9 @@ class CompactBlobsTest {
         int total = zl.length;
         for (int i = 0; i < 4; i++) {
             zl[i] = (byte) (total >>> (8 * i));
+        }
+        for (int i = 0; i < 4; i++) {
+            zl[4 + i] = (byte) (tail >>> (8 * i));
         }
         zl[8] = (byte) entryHex.length;
         System.arraycopy(entries, 0, zl, 10, entries.length);

@@ -108,6 +108,26 @@ class RdbInteropTest {
         assertTrue(e.getMessage().contains("Unexpected EOF"), e.getMessage());
     }
 
+    /** Redis's rdb.tcl "Server should not start if RDB is corrupted" looks for "CRC error" in the log. */
+    @Test
+    void aWrongChecksumIsReportedInRedisWords() throws Exception {
+        Path file = dir.resolve("dump.rdb");
+        RdbFiles.save(sample(new HashMap<>()), file, new RdbWriter.Options(true, true, RdbWriter.Access.NONE,
+                RdbWriter.Options.redisAux("7.0.15", 1000, false)));
+        byte[] b = Files.readAllBytes(file);
+        System.arraycopy("foobar00".getBytes(StandardCharsets.US_ASCII), 0, b, b.length - 8, 8);
+        Files.write(file, b);
+        Path log = dir.resolve("redis.log");
+        Process redis = new ProcessBuilder("redis-server", "--port", Integer.toString(freePort()), "--dir", dir.toString(),
+                "--dbfilename", "dump.rdb", "--save", "").redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        assertTrue(redis.waitFor(60, TimeUnit.SECONDS), "redis-server should refuse the file and exit");
+        String redisLine = Files.readAllLines(log).stream().filter(l -> l.contains("Wrong RDB checksum")).findFirst().orElseThrow();
+        RdbException e = org.junit.jupiter.api.Assertions.assertThrows(RdbException.class, () -> contents(file, 16));
+        String[] lines = e.getMessage().split("\n");
+        assertEquals(redisLine.substring(redisLine.indexOf("Wrong RDB")), lines[0]);
+        assertTrue(lines[1].endsWith("-> RDB CRC error"), e.getMessage());
+    }
+
     @Test
     void redisChecksLoadsAndRewritesOurFile() throws Exception {
         Map<String, Item> expected = new HashMap<>();

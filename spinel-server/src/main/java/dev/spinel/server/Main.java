@@ -74,7 +74,9 @@ public final class Main {
         try {
             server = SpinelServer.start(config);
         } catch (RuntimeException e) {
-            Log.warning(e.getMessage());
+            for (String line : String.valueOf(e.getMessage()).split("\\R")) { // one log line each, as Redis's
+                Log.warning(line);
+            }
             System.exit(1);
             return;
         }

@@ -55,6 +55,8 @@ final class CompatParams {
         c.add(new Params.Bool("crash-log-enabled", true, true, null));
         c.add(new Params.Bool("crash-memcheck-enabled", true, true, null));
         c.add(new Canonical("oom-score-adj", true, "no", CompatParams::oomScoreAdj));
+        // Redis's hidden switch from abort() to exit(1) on a panic (its corrupt-dump tests set it); a JVM does not abort
+        c.add(new Params.Bool("use-exit-on-panic", true, false, null).hide());
         c.add(new Canonical("oom-score-adj-values", true, "0 200 800", CompatParams::oomScoreAdjValues));
         c.add(new Canonical("shutdown-on-sigint", true, "default", CompatParams::shutdownFlags));
         c.add(new Canonical("shutdown-on-sigterm", true, "default", CompatParams::shutdownFlags));

@@ -186,6 +186,13 @@ public final class ServerConfig {
      */
     public final Params.Int keyLoadDelay = add(new Params.Int("key-load-delay", true, 0, Integer.MIN_VALUE,
             Integer.MAX_VALUE, null)).hide();
+    /**
+     * Redis's {@code server.aof_flush_sleep}, set by DEBUG AOF-FLUSH-SLEEP (a test knob, not a parameter):
+     * microseconds the append-only log sleeps before each write to its file, so tests can watch replies wait for it.
+     */
+    public volatile int aofFlushSleepMicros;
+    /** Redis's {@code server.skip_checksum_validation}, set by DEBUG SET-SKIP-CHECKSUM-VALIDATION: RESTORE leaves the CRC unchecked. */
+    public volatile boolean skipChecksumValidation;
     /** Only "no" can start: a JVM cannot fork itself into the background (see {@link #checkStartable()}). */
     public final Params.Bool daemonize = add(new Params.Bool("daemonize", false, false, null));
     public final Params.Enum supervised = add(new Params.Enum("supervised", false, "no",

@@ -14,6 +14,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -222,6 +223,7 @@ final class AofFile implements AutoCloseable {
             }
             spare = reusable(buf);
             ByteBuffer bb = ByteBuffer.wrap(buf, 0, len);
+            flushSleep();
             try {
                 while (bb.hasRemaining()) {
                     channel.write(bb);
@@ -315,7 +317,20 @@ final class AofFile implements AutoCloseable {
         }
     }
 
+    /** DEBUG AOF-FLUSH-SLEEP: Redis's flushAppendOnlyFile sleeps before it writes. */
+    private void flushSleep() {
+        int micros = config.aofFlushSleepMicros;
+        if (micros <= 0) {
+            return;
+        }
+        long deadline = System.nanoTime() + micros * 1000L;
+        for (long left = micros * 1000L; left > 0; left = deadline - System.nanoTime()) {
+            LockSupport.parkNanos(left); // may return early
+        }
+    }
+
     private void writeFully(byte[] buf, int len) {
+        flushSleep();
         ByteBuffer bb = ByteBuffer.wrap(buf, 0, len);
         while (bb.hasRemaining()) {
             try {

@@ -10,6 +10,7 @@ import dev.spinel.server.scripting.FunctionLibraries;
 import dev.spinel.store.Keyspace;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.function.Consumer;
 
@@ -42,18 +43,26 @@ final class DatasetLoads {
         Path file = persistence.rdbPath();
         long start = System.nanoTime();
         KeyspaceLoader loader = new KeyspaceLoader(keyspace, System.currentTimeMillis(), Persistence.functionLoader(functions))
-                .perKey(new LoadDelay(config)).onExpired(expired);
+                .perKey(new LoadDelay(config)).onExpired(expired)
+                .onEmptyKey(key -> Log.warning("rdbLoadObject skipping empty key: " + new String(key, StandardCharsets.UTF_8)));
         boolean found;
         try {
             found = RdbFiles.load(keyspace, file, loader);
         } catch (IOException e) {
             throw new RdbException("Fatal error loading the DB: " + e.getMessage() + ". Exiting.", e);
+        } catch (RdbException e) { // a bad file: Redis's last line (rdbCheckThenExit) after the reason
+            throw new RdbException(e.getMessage() + "\nTerminating server after rdb file reading failure.", e);
         }
         if (!found) {
             return null;
         }
         Log.notice(String.format("DB loaded from disk: %.3f seconds", (System.nanoTime() - start) / 1e9));
-        Log.notice("Done loading RDB, keys loaded: " + loader.loaded() + ", keys expired: " + loader.expiredSkipped() + ".");
+        if (loader.emptySkipped() > 0) { // Redis's rdbLoad: a warning then
+            Log.warning("Done loading RDB, keys loaded: " + loader.loaded() + ", keys expired: " + loader.expiredSkipped()
+                    + ", empty keys skipped: " + loader.emptySkipped() + ".");
+        } else {
+            Log.notice("Done loading RDB, keys loaded: " + loader.loaded() + ", keys expired: " + loader.expiredSkipped() + ".");
+        }
         return loader;
     }
 

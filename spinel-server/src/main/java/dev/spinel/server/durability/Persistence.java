@@ -116,6 +116,7 @@ public final class Persistence {
         this.offlineRewriter = new Aof(config, engine, functions);
         config.appendonly.listen(on -> appendonlyChanged(engine, on));
         engine.hooks().diskError(this::writeRefusal);
+        engine.hooks().flushAllListener(saver::abortBackground);
         if (config.appendonly.value()) {
             Aof a = new Aof(config, engine, functions);
             try {

@@ -45,6 +45,10 @@ final class RdbSaver {
     private final AtomicBoolean shutdownHandled = new AtomicBoolean();
 
     private volatile boolean bgsaveInProgress;
+    /** The running BGSAVE's snapshot once armed (null otherwise), for {@link #abortBackground}. */
+    private volatile RdbWriter.Snapshot backgroundSnapshot;
+    /** Set by {@link #abortBackground} for the BGSAVE it stopped. */
+    private volatile boolean backgroundAborted;
     private volatile boolean bgsaveScheduled;
     private volatile long lastSaveSeconds = System.currentTimeMillis() / 1000;
     private volatile long lastBgsaveTrySeconds;
@@ -194,12 +198,19 @@ final class RdbSaver {
         bgsaveStartMillis = System.currentTimeMillis();
         lastBgsaveTrySeconds = bgsaveStartMillis / 1000;
         Log.notice("Background saving started");
+        backgroundAborted = false;
         Thread t = new Thread(() -> {
             try {
                 boolean ok = doSave(true);
-                lastBgsaveOk = ok;
-                Log.notice(ok ? "Background saving terminated with success" : "Background saving error");
+                if (!ok && backgroundAborted) {
+                    // as Redis's child killed with SIGUSR1 by killRDBChild: not an error (no MISCONF)
+                    Log.warning("Background saving terminated: stopped by FLUSHALL");
+                } else {
+                    lastBgsaveOk = ok;
+                    Log.notice(ok ? "Background saving terminated with success" : "Background saving error");
+                }
             } finally {
+                backgroundSnapshot = null;
                 lastBgsaveDurationSeconds = (System.currentTimeMillis() - bgsaveStartMillis) / 1000;
                 bgsaveStartMillis = -1;
                 bgsaveInProgress = false;
@@ -248,6 +259,12 @@ final class RdbSaver {
             } finally {
                 keyspace.unlockAll();
             }
+            if (background) {
+                backgroundSnapshot = snap;
+                if (backgroundAborted) { // stopped between its start and here
+                    snap.abort("the background save was stopped");
+                }
+            }
             currentSaveKeysTotal = snap.keys(); // counted under every stripe by arm()
             Log.verbose(String.format("Snapshot armed (%d keys, writers paused %.3f ms)", currentSaveKeysTotal, (System.nanoTime() - t0) / 1e6));
         } catch (InterruptedException e) {
@@ -273,10 +290,28 @@ final class RdbSaver {
             return true;
         } catch (IOException | RuntimeException e) {
             snap.cancel();
+            if (background && backgroundAborted) {
+                return false;
+            }
             Log.warning("Failed opening the temp RDB file or writing it (in server root dir " + config.dir.value() + "): " + e);
             return false;
         } finally {
             currentSaveKeysTotal = 0;
+        }
+    }
+
+    /**
+     * FLUSHALL (Redis's killRDBChild): stops a running BGSAVE, whose file would bring the flushed keys back;
+     * it leaves the previous file in place, the change counter unchanged and the last save status as it was.
+     */
+    void abortBackground() {
+        if (!bgsaveInProgress) {
+            return;
+        }
+        backgroundAborted = true;
+        RdbWriter.Snapshot snap = backgroundSnapshot;
+        if (snap != null) {
+            snap.abort("the background save was stopped");
         }
     }
 

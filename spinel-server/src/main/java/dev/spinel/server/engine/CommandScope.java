@@ -25,6 +25,8 @@ public abstract sealed class CommandScope permits Session {
     private long frozenNow = -1;
     /** The session applying a master's stream: keys never expire for it (see {@link #lookupNow}). */
     private boolean replicationApplier;
+    /** The session replaying the append-only log (see {@link #replaying()}). */
+    private boolean replaying;
 
     CommandScope(Engine engine) {
         this.engine = engine;
@@ -105,8 +107,8 @@ public abstract sealed class CommandScope permits Session {
      * middle of a transaction or script. TTLs and new expiry times still use {@link #now}.
      */
     public long lookupNow() {
-        if (replicationApplier) {
-            return 0; // before every expiry: nothing is expired for the master's stream
+        if (replicationApplier || replaying) {
+            return 0; // before every expiry: nothing is expired for the master's stream, nor while loading the log
         }
         long f = frozenNow;
         return f >= 0 ? f : now;
@@ -123,7 +125,16 @@ public abstract sealed class CommandScope permits Session {
      * missing) until its master's DEL.
      */
     public boolean expiresAtOnce(long when) {
-        return when <= now && !engine.replicaRole().active();
+        return when <= now && !replaying && !engine.replicaRole().active(); // Redis's checkAlreadyExpired: not while loading
+    }
+
+    /** True for the session replaying the append-only log: commands are applied as logged, unchecked limits. */
+    public boolean replaying() {
+        return replaying;
+    }
+
+    public void replaying(boolean r) {
+        this.replaying = r;
     }
 
     /**

@@ -41,6 +41,8 @@ public final class EngineHooks {
      * (and PING) after a failed save or log write, or null to accept them.
      */
     private volatile Supplier<String> diskError;
+    /** Told after FLUSHALL emptied every database (the persistence layer stops a BGSAVE); null when none. */
+    private volatile Runnable flushAllListener;
     private SlotRouter slotRouter;
     /** Cluster mode: passes a PUBLISH on to the other nodes (channel, message); null outside cluster mode. */
     private volatile BiConsumer<byte[], byte[]> clusterPublish;
@@ -56,6 +58,19 @@ public final class EngineHooks {
     String diskRefusal() {
         Supplier<String> disk = diskError;
         return disk == null ? null : disk.get();
+    }
+
+    /** Installs the listener told after each FLUSHALL (one listener: persistence's). */
+    public void flushAllListener(Runnable r) {
+        this.flushAllListener = r;
+    }
+
+    /** FLUSHALL emptied every database. */
+    public void flushedAll() {
+        Runnable r = flushAllListener;
+        if (r != null) {
+            r.run();
+        }
     }
 
     public Propagator propagator() {

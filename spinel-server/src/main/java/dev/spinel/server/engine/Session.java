@@ -66,7 +66,6 @@ public final class Session extends CommandScope implements TrackedClient {
     // Redis's CLIENT_DENY_BLOCKING: set while EXEC or a script runs; blocking commands then answer at once.
     private boolean denyBlocking;
     /** Replaying the append-only log (Redis's mustObeyClient for the AOF client). */
-    private boolean replaying;
     /** The session of a script's redis.call (Redis's CLIENT_LUA). */
     private boolean script;
 
@@ -436,15 +435,6 @@ public final class Session extends CommandScope implements TrackedClient {
         this.now = nowMillis;
         this.lastInteraction = nowMillis;
         this.lastCommand = commandName;
-    }
-
-    /** True for the session replaying the append-only log: commands are applied as logged, unchecked limits. */
-    public boolean replaying() {
-        return replaying;
-    }
-
-    public void replaying(boolean r) {
-        this.replaying = r;
     }
 
     /** Whether blocking commands must answer at once instead of blocking (inside EXEC or a script). */

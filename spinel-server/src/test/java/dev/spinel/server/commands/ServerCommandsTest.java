@@ -30,7 +30,7 @@ class ServerCommandsTest {
                     c.callString("DEBUG", "nosuch"));
             assertEquals("-ERR unknown subcommand or wrong number of arguments for 'sleep'. Try DEBUG HELP.\r\n",
                     c.callString("DEBUG", "sleep", "1", "2"));
-            assertTrue(c.callString("DEBUG", "HELP").startsWith("*49\r\n+DEBUG <subcommand>"));
+            assertTrue(c.callString("DEBUG", "HELP").startsWith("*53\r\n+DEBUG <subcommand>"));
         }
     }
 

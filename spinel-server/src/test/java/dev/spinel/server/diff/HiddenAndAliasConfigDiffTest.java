@@ -24,7 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Redis 7.0's unit/introspection checks on CONFIG: a hidden parameter (key-load-delay) is answered when named
  * and never for a pattern; replicaof and its old name slaveof both match a pattern; several patterns in one
  * CONFIG GET; replicaof cannot be set at run time; repl-backlog-size is set with others and shown by INFO.
- * And key-load-delay really slows a load down.
+ * The hidden use-exit-on-panic likewise. And key-load-delay really slows a load down.
  */
 class HiddenAndAliasConfigDiffTest {
     /** DEBUG RELOAD writes dump.rdb: into a directory of this test's own (the two servers reload one after the other). */
@@ -55,6 +55,12 @@ class HiddenAndAliasConfigDiffTest {
             out.add(text(c.call("CONFIG", "SET", "key-load-delay", "-50")));
             out.add(text(c.call("CONFIG", "GET", "key-load-delay")));
             out.add(text(c.call("CONFIG", "SET", "key-load-delay", "0")));
+            // corrupt-dump.tcl starts its servers with use-exit-on-panic (hidden) and crash-memcheck-enabled
+            out.add(text(c.call("CONFIG", "GET", "use-exit-on-panic")));
+            out.add(String.valueOf(pairs(c.call("CONFIG", "GET", "*")).containsKey("use-exit-on-panic")));
+            out.add(text(c.call("CONFIG", "SET", "use-exit-on-panic", "yes", "crash-memcheck-enabled", "no")));
+            out.add(text(c.call("CONFIG", "GET", "use-exit-on-panic")));
+            out.add(text(c.call("CONFIG", "SET", "use-exit-on-panic", "no", "crash-memcheck-enabled", "yes")));
             Map<String, String> several = pairs(c.call("CONFIG", "GET", "maxmemory", "maxmemory*", "*of", "maxmemory-p*"));
             several.remove("bind");
             out.add(several.toString());

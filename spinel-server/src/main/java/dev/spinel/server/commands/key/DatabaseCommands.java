@@ -96,6 +96,7 @@ final class DatabaseCommands {
                 s.engine().stats().lazyfreedObjects.add(removed);
             }
         });
+        s.engine().hooks().flushedAll(); // a running BGSAVE would bring the keys back: stopped, as Redis kills its child
         s.out().ok();
     }
 

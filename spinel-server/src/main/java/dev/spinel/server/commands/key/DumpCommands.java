@@ -99,12 +99,13 @@ public final class DumpCommands {
         byte[] payload = a.copy(3);
         Object value = null;
         RedisError payloadError = null;
-        if (!DumpPayload.verify(payload)) {
+        if (!DumpPayload.verify(payload, s.engine().config().skipChecksumValidation)) {
             payloadError = BAD_PAYLOAD;
         } else {
             try {
                 value = DumpPayload.read(ValueCodecs.standard(), payload);
             } catch (RdbException e) {
+                CorruptPayloadLog.log(payload, e);
                 payloadError = BAD_FORMAT;
             }
         }

@@ -72,6 +72,8 @@ final class DebugCommand {
         if (a.count() == 2 && a.is(1, "HELP")) {
             // Redis 7.0.15's lines for the subcommands Spinel has, in Redis's order.
             Help.reply(s, "DEBUG",
+                    "AOF-FLUSH-SLEEP <microsec>",
+                    "    Server will sleep before flushing the AOF, this is used for testing.",
                     "DIGEST",
                     "    Output a hex signature representing the current DB content.",
                     "DIGEST-VALUE <key> [<key> ...]",
@@ -114,6 +116,8 @@ final class DebugCommand {
                     "QUICKLIST-PACKED-THRESHOLD <size>",
                     "    Sets the threshold for elements to be inserted as plain vs packed nodes",
                     "    Default value is 1GB, allows values up to 4GB. Setting to 0 restores to default.",
+                    "SET-SKIP-CHECKSUM-VALIDATION <0|1>",
+                    "    Enables or disables checksum checks for RDB files and RESTORE's payload.",
                     "SLEEP <seconds>",
                     "    Stop the server for <seconds>. Decimals allowed.",
                     "PAUSE-CRON <0|1>",
@@ -181,6 +185,13 @@ final class DebugCommand {
                 throw new RedisError("ERR argument must be a memory value bigger than 1 and smaller than 4gb");
             }
             s.out().ok();
+        } else if (a.count() == 3 && a.is(1, "AOF-FLUSH-SLEEP")) {
+            // hidden in Redis's DEBUG HELP too; aof.tcl's "fsync always barrier" test checks replies wait for the log
+            s.engine().config().aofFlushSleepMicros = (int) atoi(a.string(2));
+            s.out().ok();
+        } else if (a.count() == 3 && a.is(1, "SET-SKIP-CHECKSUM-VALIDATION")) {
+            s.engine().config().skipChecksumValidation = switchValue(a); // tests feed hand-made RESTORE payloads
+            s.out().ok();
         } else if (a.count() == 3 && a.is(1, "PAUSE-CRON")) {
             s.engine().debug().cronPaused(switchValue(a));
             s.out().ok();
@@ -192,15 +203,20 @@ final class DebugCommand {
 
     /** Redis's atoi: a leading number, 0 when there is none; non-zero means on. */
     private static boolean switchValue(Args a) {
-        String v = a.string(2).trim();
+        return atoi(a.string(2)) != 0;
+    }
+
+    /** Redis's atoi: a leading number, 0 when there is none. */
+    private static long atoi(String s) {
+        String v = s.trim();
         int end = 0;
         while (end < v.length() && (Character.isDigit(v.charAt(end)) || (end == 0 && (v.charAt(0) == '-' || v.charAt(0) == '+')))) {
             end++;
         }
         try {
-            return end > 0 && Long.parseLong(v.substring(0, end)) != 0;
+            return end > 0 ? Long.parseLong(v.substring(0, end)) : 0;
         } catch (NumberFormatException e) {
-            return false;
+            return 0; // "-" alone, or out of range
         }
     }
 

@@ -1,0 +1,68 @@
+package dev.spinel.server.diff;
+
+import dev.spinel.server.testing.RawClient;
+import dev.spinel.server.testing.SideBySide;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * RESTORE of hand-made quicklist payloads (corrupt-dump.tcl's way: DEBUG SET-SKIP-CHECKSUM-VALIDATION 1 so the CRC
+ * need not be right): a ziplist whose entries' prevlen or tail offset do not match is refused with "Bad data
+ * format", as Redis's ziplist integrity check refuses it; the well-formed one loads; with the checksum checked
+ * again the same payloads are refused for their CRC.
+ */
+class CorruptRestoreDiffTest {
+    @RegisterExtension
+    static final SideBySide SERVERS = new SideBySide("enable-debug-command", "yes");
+
+    @Test
+    void ziplistPrevlenAndTailAreCheckedAsRedisDoes() throws Exception {
+        assertEquals(transcript(SERVERS.redis().port()), transcript(SERVERS.spinel().port()));
+    }
+
+    /** A quicklist (RDB type 14) of one ziplist holding "a" and "b"; {@code prevlen} and {@code tail} as given. */
+    private static byte[] quicklist(int prevlen, int tail) {
+        byte[] zl = {17, 0, 0, 0, (byte) tail, 0, 0, 0, 2, 0, 0, 1, 'a', (byte) prevlen, 1, 'b', (byte) 0xFF};
+        byte[] p = new byte[3 + zl.length + 10];
+        p[0] = 14;
+        p[1] = 1; // one node
+        p[2] = (byte) zl.length;
+        System.arraycopy(zl, 0, p, 3, zl.length);
+        p[3 + zl.length] = 9; // RDB version 9, then a CRC that is not checked
+        for (int i = 0; i < 8; i++) {
+            p[3 + zl.length + 2 + i] = (byte) (0x11 * (i + 1));
+        }
+        return p;
+    }
+
+    private static List<String> transcript(int port) throws Exception {
+        List<String> out = new ArrayList<>();
+        try (RawClient c = new RawClient(port)) {
+            out.add(c.callString("DEBUG", "SET-SKIP-CHECKSUM-VALIDATION", "1"));
+            out.add(restore(c, "good", quicklist(3, 13)));
+            out.add(c.callString("LRANGE", "good", "0", "-1"));
+            out.add(restore(c, "bigprev", quicklist(14, 13)));
+            out.add(restore(c, "smallprev", quicklist(2, 13)));
+            out.add(restore(c, "tail", quicklist(3, 10)));
+            out.add(c.callString("EXISTS", "bigprev", "smallprev", "tail"));
+            out.add(c.callString("DEBUG", "SET-SKIP-CHECKSUM-VALIDATION", "0"));
+            out.add(restore(c, "crc", quicklist(3, 13)));
+            c.call("FLUSHALL");
+        }
+        return out;
+    }
+
+    private static String restore(RawClient c, String key, byte[] payload) throws Exception {
+        return new String(c.call(List.of(b("RESTORE"), b(key), b("0"), payload)), StandardCharsets.ISO_8859_1);
+    }
+
+    private static byte[] b(String s) {
+        return s.getBytes(StandardCharsets.ISO_8859_1);
+    }
+}
