@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs units of Redis 7.0.15's Tcl suite that start their own servers (tests/integration/replication*.tcl,
-# psync2*.tcl, block-repl.tcl..., and unit/ files whose tests are tagged external:skip) with Spinel in place of redis-server: src/redis-server of a copy of the suite
-# becomes a wrapper that starts Spinel with the config file the suite wrote. Prints one line per unit.
+# psync2*.tcl, block-repl.tcl..., and unit/ files whose tests are tagged external:skip) with Spinel in place of
+# redis-server: src/redis-server of a copy of the suite becomes a wrapper that starts Spinel with the config file
+# the suite wrote. Prints one line per unit.
 #
 # Usage: tools/redis-tcl-spawned.sh integration/replication-4 unit/acl [unit ...]
 # Environment:
