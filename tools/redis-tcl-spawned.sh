@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs units of Redis 7.0.15's Tcl suite that start their own servers (tests/integration/replication*.tcl,
-# psync2*.tcl, block-repl.tcl...) with Spinel in place of redis-server: src/redis-server of a copy of the suite
-# becomes a wrapper that starts Spinel with the config file the suite wrote. Prints one line per unit.
+# psync2*.tcl, block-repl.tcl..., and unit/ files whose tests are tagged external:skip) with Spinel in place of
+# redis-server: src/redis-server of a copy of the suite becomes a wrapper that starts Spinel with the config file
+# the suite wrote. Prints one line per unit.
 #
-# Usage: tools/redis-tcl-spawned.sh integration/replication-4 [unit ...]
+# Usage: tools/redis-tcl-spawned.sh integration/replication-4 unit/acl [unit ...]
 # Environment:
 #   SUITE_SRC   a suite fetched by tools/redis-tcl-suite.sh (default /tmp/redis-tcl-suite; run that script once
 #               with unit/printver to fetch it)
@@ -31,7 +32,7 @@ baseport=${BASEPORT:-25100}
 portcount=${PORTCOUNT:-800}
 unit_timeout=${UNIT_TIMEOUT:-1800}
 [ -f "$src/tests/test_helper.tcl" ] || { echo "no suite in $src: run tools/redis-tcl-suite.sh unit/printver first" >&2; exit 2; }
-[ $# -ge 1 ] || { echo "usage: $0 integration/<unit> ..." >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: $0 integration/<unit> | unit/<unit> ..." >&2; exit 2; }
 
 if [ ! -d "$suite/tests" ]; then
   mkdir -p "$suite" && cp -a "$src/tests" "$src/src" "$suite/"

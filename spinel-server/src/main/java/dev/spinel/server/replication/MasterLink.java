@@ -179,6 +179,10 @@ final class MasterLink {
         if (closed) {
             return;
         }
+        String source = replication.config().param("bind-source-addr").get();
+        if (!source.isEmpty()) {
+            s.bind(new InetSocketAddress(source, 0)); // Redis's bind-source-addr: the address the master sees
+        }
         s.connect(new InetSocketAddress(host, port), CONNECT_TIMEOUT_MS);
         s.setTcpNoDelay(true);
         if (replication.config().tlsReplication.value()) {

@@ -87,8 +87,11 @@ final class LuaFrames {
 
     /** Whether frame {@code i} called {@code callee} with a {@code return callee(...)} (CALL A B 0; RETURN A 0). */
     private boolean callsAsTail(int i, LuaFunction callee) {
+        if (!started(i)) {
+            return false;
+        }
         int ins = instruction(i);
-        if (ins < 0 || Lua.GET_OPCODE(ins) != Lua.OP_CALL || Lua.GETARG_C(ins) != 0) {
+        if (Lua.GET_OPCODE(ins) != Lua.OP_CALL || Lua.GETARG_C(ins) != 0) {
             return false;
         }
         int[] code = ((LuaClosure) functions[i]).p.code;
@@ -104,8 +107,11 @@ final class LuaFrames {
 
     /** Whether frame {@code i} called a Java function that called {@code callee} (a Lua function) in turn. */
     private boolean callsThroughJava(int i, LuaFunction callee) {
+        if (!started(i)) {
+            return false;
+        }
         int ins = instruction(i);
-        if (ins < 0 || Lua.GET_OPCODE(ins) != Lua.OP_CALL && Lua.GET_OPCODE(ins) != Lua.OP_TAILCALL) {
+        if (Lua.GET_OPCODE(ins) != Lua.OP_CALL && Lua.GET_OPCODE(ins) != Lua.OP_TAILCALL) {
             return false; // a metamethod, which Lua 5.1 calls from the VM with no C frame between
         }
         int a = Lua.GETARG_A(ins);
@@ -113,12 +119,14 @@ final class LuaFrames {
         return called != callee && called instanceof LuaFunction && !(called instanceof LuaClosure);
     }
 
-    /** Frame {@code i}'s current instruction, or -1 when it is not a Lua function or has not started. */
+    /** Whether frame {@code i} is a Lua function that has started an instruction. */
+    private boolean started(int i) {
+        return functions[i] instanceof LuaClosure c && pcs[i] >= 0 && pcs[i] < c.p.code.length;
+    }
+
+    /** Frame {@code i}'s current instruction (a {@link #started} frame). */
     private int instruction(int i) {
-        if (!(functions[i] instanceof LuaClosure c) || pcs[i] < 0 || pcs[i] >= c.p.code.length) {
-            return -1;
-        }
-        return c.p.code[pcs[i]];
+        return ((LuaClosure) functions[i]).p.code[pcs[i]];
     }
 
     /** Lua 5.1's short_src of a chunk name: "@file" and "=name" as named, a string chunk as [string "..."]. */

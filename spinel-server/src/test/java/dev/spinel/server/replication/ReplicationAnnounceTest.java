@@ -59,6 +59,23 @@ class ReplicationAnnounceTest {
         }
     }
 
+    /**
+     * bind-source-addr: the replica connects to its master from that address, as Redis's connectWithMaster
+     * does (Redis's networking unit: "CONFIG SET bind-source-addr"), set at run time before REPLICAOF.
+     */
+    @Test
+    void aSpinelReplicaConnectsFromBindSourceAddr() throws Exception {
+        try (RedisServerProcess master = RedisServerProcess.start("--protected-mode", "no");
+             RawClient m = new RawClient(master.port());
+             SpinelServer replica = SpinelServer.start(ServerConfig.defaults().with("port", "0"));
+             RawClient s = new RawClient(replica.port())) {
+            assertEquals("+OK\r\n", s.callString("CONFIG", "SET", "bind-source-addr", "127.0.0.2"));
+            s.callString("REPLICAOF", "127.0.0.1", Integer.toString(master.port()));
+            awaitInSync(m, s);
+            awaitLine(m, "slave0:ip=127.0.0.2,");
+        }
+    }
+
     @Test
     void aSpinelMasterShowsWhatARedisReplicaAnnounces() throws Exception {
         try (SpinelServer master = SpinelServer.start(ServerConfig.defaults().with("port", "0").with("repl-diskless-sync-delay", "0"));
