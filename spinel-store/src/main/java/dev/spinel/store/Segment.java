@@ -2,7 +2,6 @@ package dev.spinel.store;
 
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.random.RandomGenerator;
 
 /**
@@ -21,7 +20,7 @@ import java.util.random.RandomGenerator;
  * calls.
  *
  * <p>Thread-safety: every method requires the caller to hold this segment's lock ({@link #lock()}).
- * Entries, and the values inside them, are guarded by the same lock.
+ * Entries, and the values inside them, are guarded by the same lock, which {@link OptimisticReads} validates instead.
  */
 public class Segment {
     private static final int MIN_CAPACITY = 8;
@@ -41,7 +40,7 @@ public class Segment {
      */
     static final int SLOT_OVERHEAD = 6;
 
-    private final ReentrantLock lock = new ReentrantLock();
+    final SegmentLock lock = new SegmentLock(); // package-private for OptimisticReads
     private final Database owner;
     final int index;
     /** The buckets; null until the first key. Package-private for {@link SegmentWalks}. */
@@ -52,7 +51,7 @@ public class Segment {
     /** Where active expiry's next step starts ({@link SegmentWalks#expireStep}). */
     int expireCursor;
     /** Snapshots armed here whose copy is incomplete; null almost always (the hot paths' one check). Guarded by the lock. */
-    private PendingCaptures pending;
+    PendingCaptures pending;
 
     Segment(Database owner, int index) {
         this.owner = owner;
