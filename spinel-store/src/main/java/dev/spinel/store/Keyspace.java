@@ -296,17 +296,33 @@ public final class Keyspace {
 
     /** The shared integer an entry's value is (a {@link Entry#STRING_DERIVED} string "0".."9999"), or -1. */
     private static int sharedInteger(Entry e) {
-        if (!e.isString() || e.stringMark() != Entry.STRING_DERIVED) {
+        return sharedInteger(e.storedValue(), e.stringMark());
+    }
+
+    /**
+     * {@link #sharedInteger(Entry)} of a value as {@link Entry#storedValue()} gave it (a {@code byte[]}, an entry
+     * holding its string, or a collection) and its entry's mark: reads only that value, so a reader without the
+     * lock may call it on a value it took once.
+     */
+    private static int sharedInteger(Object stored, int mark) {
+        if (mark != Entry.STRING_DERIVED) {
             return -1;
         }
-        int len = e.stringLength(); // read in place: a GET's touch must not copy a value held in the entry
-        if (len == 0 || len > 4 || (len > 1 && e.stringByte(0) == '0')) {
+        int len;
+        if (stored instanceof byte[] b) {
+            len = b.length;
+        } else if (stored instanceof InlineStringEntry s) {
+            len = s.valueLength(); // read in place: a GET's touch must not copy a value held in the entry
+        } else {
+            return -1;
+        }
+        if (len == 0 || len > 4) {
             return -1;
         }
         int v = 0;
         for (int i = 0; i < len; i++) {
-            int c = e.stringByte(i);
-            if (c < '0' || c > '9') {
+            int c = stored instanceof byte[] b ? b[i] & 0xff : ((InlineStringEntry) stored).valueByte(i);
+            if (c < '0' || c > '9' || (i == 0 && c == '0' && len > 1)) {
                 return -1;
             }
             v = v * 10 + (c - '0');
@@ -324,6 +340,24 @@ public final class Keyspace {
             }
         }
         e.access(lfu ? Lfu.touched(e.access(), minutes()) : lruClock());
+    }
+
+    /**
+     * {@link #touch} for a reader without the segment lock ({@link OptimisticReads}), given the value it took and
+     * validated: true when done, false when the access would change the entry itself (an LFU counter, an LRU stamp
+     * older than the clock), which only the lock's holder may do.
+     */
+    boolean touchWithoutLock(Entry e, Object stored) {
+        if (lfu) {
+            return false;
+        }
+        int now = lruClock();
+        int shared = sharedInteger(stored, e.stringMark());
+        if (shared >= 0) {
+            sharedLru[shared] = now; // as touch: a benign race, every writer writes "now"
+            return true;
+        }
+        return e.access() == now;
     }
 
     /** The access stamp of a new entry. */

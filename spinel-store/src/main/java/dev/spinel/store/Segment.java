@@ -2,7 +2,6 @@ package dev.spinel.store;
 
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.random.RandomGenerator;
 
 /**
@@ -16,7 +15,7 @@ import java.util.random.RandomGenerator;
  * calls.
  *
  * <p>Thread-safety: every method requires the caller to hold this segment's lock ({@link #lock()}).
- * Entries, and the values inside them, are guarded by the same lock.
+ * Entries, and the values inside them, are guarded by the same lock, which {@link OptimisticReads} validates instead.
  */
 public class Segment extends CopyOnWriteTable {
     private static final int MIN_CAPACITY = 8;
@@ -36,7 +35,7 @@ public class Segment extends CopyOnWriteTable {
      */
     static final int SLOT_OVERHEAD = 6;
 
-    private final ReentrantLock lock = new ReentrantLock();
+    final SegmentLock lock = new SegmentLock(); // package-private for OptimisticReads
     private final Database owner;
     final int index;
     private int size;

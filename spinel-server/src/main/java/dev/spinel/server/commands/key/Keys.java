@@ -8,12 +8,13 @@ import dev.spinel.server.errors.Errors;
 import dev.spinel.server.stats.LazyFree;
 import dev.spinel.store.Entry;
 import dev.spinel.store.KeyHash;
+import dev.spinel.store.OptimisticReads;
 import dev.spinel.store.Segment;
 
 /**
  * Key lookups shared by the command families: the stripe of a key argument, and reads that count
  * keyspace hits and misses and refresh the access clock as Redis's {@code lookupKeyRead} does.
- * Callers hold the segment lock around every call.
+ * Callers hold the segment lock around every call but {@link #replyStringWithoutLock}'s.
  */
 public final class Keys {
     private Keys() {
@@ -36,6 +37,32 @@ public final class Keys {
             s.engine().keyspace().touch(e);
         }
         return e;
+    }
+
+    /**
+     * GET's reply for key argument {@code i} read without the segment lock ({@link OptimisticReads}), counted and
+     * notified as {@link #read} does; false, having done nothing, when the caller must read under the lock.
+     */
+    public static boolean replyStringWithoutLock(Session s, Segment seg, Args a, int i, int hash) {
+        Object v = OptimisticReads.read(seg, a.buffer(), a.offset(i), a.length(i), hash, s.lookupNow(), !s.noTouch());
+        if (v == OptimisticReads.LOCK) {
+            return false;
+        }
+        if (v == null) {
+            s.engine().stats().keyspaceMisses.increment();
+            s.notify(Notifications.KEY_MISS, "keymiss", a, i);
+            s.out().nullBulk();
+            return true;
+        }
+        s.engine().stats().keyspaceHits.increment();
+        if (v instanceof byte[] b) {
+            s.out().bulk(b);
+        } else if (v instanceof Entry e) {
+            replyString(s.out(), e); // a string held in the entry's final fields
+        } else {
+            throw Errors.WRONGTYPE;
+        }
+        return true;
     }
 
     /**

@@ -23,7 +23,7 @@ import dev.spinel.store.Segment;
  * ({@code Entry.copyString}); GET and the other replies of a whole value copy it straight into the reply.
  *
  * <p>Thread-safety: stateless; every command holds its key's segment lock for its whole
- * read-modify-write.
+ * read-modify-write; GET first tries a read without it, validated against the lock's version.
  */
 public final class StringCommands {
     private StringCommands() {
@@ -48,6 +48,9 @@ public final class StringCommands {
     static void get(Session s, Args a) {
         int h = Keys.hash(a, 1);
         Segment seg = s.db().segment(h);
+        if (Keys.replyStringWithoutLock(s, seg, a, 1, h)) {
+            return;
+        }
         seg.lock();
         try {
             replyValue(s, Keys.read(s, seg, a, 1, h));
