@@ -203,6 +203,19 @@ public final class Blocking {
         return true;
     }
 
+    /** Ends the session's wait with the error {@code message} (a SHUTDOWN that failed or was aborted); false when not blocked. */
+    public boolean unblockWithError(long sessionId, String message) {
+        Waiter w = bySession.get(sessionId);
+        if (w == null || !w.state.compareAndSet(Waiter.WAITING, Waiter.GONE)) {
+            return false;
+        }
+        remove(w);
+        ReplyBuffer out = scratch(w).error(message);
+        w.reply = Arrays.copyOf(out.array(), out.size());
+        deliver(w);
+        return true;
+    }
+
     /**
      * The server becomes a replica (REPLICAOF, FAILOVER), as Redis's disconnectAllBlockedClients: a client blocked
      * on a master must not be served by the new master's stream (its pop would exist on this node only), so every

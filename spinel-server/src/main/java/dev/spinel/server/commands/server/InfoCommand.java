@@ -139,6 +139,10 @@ final class InfoCommand {
         field(sb, "executable", ProcessHandle.current().info().command().orElse(""));
         field(sb, "config_file", c.configFile() == null ? "" : c.configFile().toString());
         field(sb, "io_threads_active", 0);
+        long shutdownIn = server.shutdownWait().remainingMillis();
+        if (shutdownIn >= 0) { // only while a shutdown waits for the replicas, as Redis
+            field(sb, "shutdown_in_milliseconds", shutdownIn);
+        }
     }
 
     private static String arch() {
