@@ -9,7 +9,8 @@ import java.util.List;
  * read it from the saving child's pipe: in chunks of a fixed size, each a new array shared by the replicas (never
  * written again), so the whole file is never held in memory. The writer waits while a replica still has more than
  * {@link #MAX_IN_FLIGHT} bytes of it queued or unsent (the slowest replica paces the transfer, as Redis's pipe does);
- * once every replica is gone the write stops.
+ * a replica that takes nothing for {@code repl-timeout} seconds is dropped, and once every replica is gone the write
+ * stops.
  *
  * <p>Thread-safety: written by the one thread that writes the RDB; the chunks go to each link's event loop.
  */
@@ -69,7 +70,18 @@ final class RdbStreamOut extends OutputStream {
             throw new IOException("every replica of this full resync is gone");
         }
         for (ReplicaLink l : links) {
-            while (l.rdbInFlight() > MAX_IN_FLIGHT) {
+            long last = Long.MAX_VALUE;
+            long since = 0;
+            long pending;
+            while ((pending = l.rdbInFlight()) > MAX_IN_FLIGHT) {
+                long now = System.currentTimeMillis();
+                if (pending < last) {
+                    last = pending;
+                    since = now;
+                } else if (now - since > l.timeoutMillis()) { // no progress for repl-timeout: Redis frees it
+                    l.fullSyncTimedOut();
+                    break;
+                }
                 try {
                     Thread.sleep(1);
                 } catch (InterruptedException e) {

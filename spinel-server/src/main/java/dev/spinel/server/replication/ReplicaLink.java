@@ -207,6 +207,17 @@ final class ReplicaLink {
         return dropped ? 0 : rdbQueued.get() + session.out().size() + session.connection().pendingOutputBytes();
     }
 
+    /** repl-timeout, in milliseconds. */
+    long timeoutMillis() {
+        return replication.config().replTimeout.value() * 1000;
+    }
+
+    /** A streamed payload this replica took nothing of for repl-timeout: freed, as Redis's replicationCron does. */
+    void fullSyncTimedOut() {
+        Log.warning("Disconnecting timedout replica (full sync): " + describe());
+        drop("timeout during its full sync");
+    }
+
     /**
      * The streamed payload's end: its mark. The replica finds the payload's end by its last 40 bytes, so nothing may
      * follow them until it has loaded it and sent its first ACK (Redis's repl_start_cmd_stream_on_ack).

@@ -6,6 +6,11 @@ import dev.spinel.server.testing.RawClient;
 import dev.spinel.server.testing.RedisServerProcess;
 import org.junit.jupiter.api.Test;
 
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.util.List;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -42,6 +47,33 @@ class ReplicationStreamedRdbTest {
             assertEquals(digest, s.callString("DEBUG", "DIGEST"));
             assertEquals(":501\r\n", s.callString("DBSIZE"));
             assertEquals("2", field(m.callString("INFO", "stats"), "sync_full"));
+        }
+    }
+
+    /**
+     * A replica of the same transfer that reads nothing (a stopped process) is dropped after repl-timeout, as Redis's
+     * "Disconnecting timedout replica (full sync)", and the other replica's transfer, paced by the slowest, goes on.
+     */
+    @Test
+    void aReplicaThatTakesNothingIsDroppedAndTheTransferGoesOn() throws Exception {
+        try (SpinelServer master = SpinelServer.start(ServerConfig.defaults().with("port", "0").with("repl-timeout", "2")
+                .with("repl-diskless-sync", "yes").with("repl-diskless-sync-delay", "3").with("rdbcompression", "no")
+                .with("enable-debug-command", "yes"));
+             RawClient m = new RawClient(master.port());
+             RedisServerProcess redis = RedisServerProcess.start("--enable-debug-command", "yes");
+             RawClient r = new RawClient(redis.port());
+             Socket stuck = new Socket()) {
+            assertEquals("+OK\r\n", m.callString("DEBUG", "POPULATE", "300", "key", "100000"));
+            stuck.setReceiveBufferSize(4096);
+            stuck.connect(new InetSocketAddress("127.0.0.1", master.port()));
+            OutputStream out = stuck.getOutputStream();
+            out.write(RawClient.encode(List.of("REPLCONF".getBytes(), "capa".getBytes(), "eof".getBytes())));
+            out.write(RawClient.encode(List.of("PSYNC".getBytes(), "?".getBytes(), "-1".getBytes())));
+            out.flush(); // and never reads
+            r.callString("REPLICAOF", "127.0.0.1", Integer.toString(master.port()));
+            waitFor(() -> r.callString("INFO", "replication").contains("master_link_status:up"), "the reading replica's link up");
+            assertEquals(m.callString("DEBUG", "DIGEST"), r.callString("DEBUG", "DIGEST"));
+            waitFor(() -> m.callString("INFO", "replication").contains("connected_slaves:1"), "the stuck replica dropped");
         }
     }
 
