@@ -139,6 +139,7 @@ final class ReplicaLink {
             }
             sent += n;
         }
+        stream.trim();
         if (online) {
             session.connection().flushReplies();
             checkOutputLimit(session.connection().pendingOutputBytes() + (held != null ? held.size() : 0));
