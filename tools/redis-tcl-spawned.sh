@@ -4,6 +4,7 @@
 # becomes a wrapper that starts Spinel with the config file the suite wrote. Prints one line per unit.
 #
 # Usage: tools/redis-tcl-spawned.sh integration/replication-4 [unit ...]
+# Tests listed in tools/redis-tcl-spawned.skip (with the reason each cannot run on Spinel) are skipped.
 # Environment:
 #   SUITE_SRC   a suite fetched by tools/redis-tcl-suite.sh (default /tmp/redis-tcl-suite; run that script once
 #               with unit/printver to fetch it)
@@ -103,18 +104,22 @@ TOOL
   chmod +x "$suite/src/$tool"
 done
 
+# Tests Spinel cannot run, with the reasons, in tools/redis-tcl-spawned.skip (comments dropped here).
+grep -v -e '^#' -e '^[[:space:]]*$' "$root/tools/redis-tcl-spawned.skip" > "$suite/skip.txt"
+
 status=0
 for u in "$@"; do
   log="$suite/logs/$(echo "$u" | tr / _).txt"
   (cd "$suite" && timeout "$unit_timeout" tclsh tests/test_helper.tcl --single "$u" --clients 1 \
-      --baseport "$baseport" --portcount "$portcount" > "$log" 2>&1)
+      --baseport "$baseport" --portcount "$portcount" --skipfile "$suite/skip.txt" > "$log" 2>&1)
   rc=$?
   plain=$(sed 's/\x1b\[[0-9;]*m//g' "$log")
   ok=$(grep -c '^\[ok\]' <<< "$plain")
   err=$(grep -c '^\[err\]' <<< "$plain")
   exc=$(grep -c '^\[exception\]' <<< "$plain")
+  skipped=$(grep -c '^\[skip\]' <<< "$plain")
   if [ $rc -eq 0 ] && grep -q "All tests passed" <<< "$plain"; then
-    echo "$u: passes whole ($ok tests)"
+    echo "$u: passes whole ($ok tests, $skipped skipped)"
   else
     status=1
     echo "$u: $ok ok, $err failed, $exc exception(s), exit $rc; failed: $(grep -E '^\[(err|exception)\]' <<< "$plain" | cut -c1-200 | tr '\n' ';') (log $log)"
