@@ -112,6 +112,8 @@ final class StreamReader {
     InputStream payloadUntilMark(byte[] mark) {
         return new InputStream() {
             private boolean done;
+            /** buf[pos, clear) is known to hold no start of the mark: released without scanning it again. */
+            private int clear;
 
             @Override
             public int read() throws IOException {
@@ -127,8 +129,16 @@ final class StreamReader {
                 if (len == 0) {
                     return 0;
                 }
+                if (clear > pos) {
+                    int n = Math.min(len, clear - pos);
+                    System.arraycopy(buf, pos, b, off, n);
+                    pos += n;
+                    consumed += n;
+                    return n;
+                }
                 int need = mark.length;
                 while (true) {
+                    clear = 0; // a fill may move the buffered bytes
                     fillAtLeast(need);
                     int at = findMark(mark);
                     if (at == pos) {
@@ -139,6 +149,7 @@ final class StreamReader {
                     }
                     int limit = at >= 0 ? at : end - mark.length;
                     if (limit > pos) {
+                        clear = limit;
                         int n = Math.min(len, limit - pos);
                         System.arraycopy(buf, pos, b, off, n);
                         pos += n;
