@@ -5,6 +5,7 @@
 # the suite wrote. Prints one line per unit.
 #
 # Usage: tools/redis-tcl-spawned.sh integration/replication-4 unit/acl [unit ...]
+# Tests listed in tools/redis-tcl-spawned.skip (with the reason each cannot run on Spinel) are skipped.
 # Environment:
 #   SUITE_SRC   a suite fetched by tools/redis-tcl-suite.sh (default /tmp/redis-tcl-suite; run that script once
 #               with unit/printver to fetch it)
@@ -116,6 +117,7 @@ TOOL
   chmod +x "$suite/src/$tool"
 done
 
+# Tests Spinel cannot run, with the reasons, in tools/redis-tcl-spawned.skip (comments dropped here).
 grep -v -e '^#' -e '^[[:space:]]*$' "$root/tools/redis-tcl-spawned.skip" > "$suite/skip.txt"
 
 status=0

@@ -52,7 +52,7 @@ public final class RdbInput {
             limit = n;
             return true;
         } catch (IOException e) {
-            throw new RdbException("read failed at offset " + offset() + ": " + e.getMessage(), e);
+            throw RdbException.shortRead("read failed at offset " + offset() + ": " + e.getMessage(), offset(), e);
         }
     }
 
@@ -69,7 +69,7 @@ public final class RdbInput {
     }
 
     RdbException truncated() {
-        return new RdbException("Unexpected EOF reading RDB file at offset " + offset());
+        return RdbException.shortRead("Unexpected EOF reading RDB file at offset " + offset(), offset(), null);
     }
 
     public void readFully(byte[] b, int off, int len) {

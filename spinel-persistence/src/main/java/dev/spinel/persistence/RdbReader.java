@@ -27,7 +27,7 @@ public final class RdbReader {
         try {
             in.readFully(header, 0, 9);
         } catch (RdbException e) {
-            throw new RdbException("Short read or OOM loading DB. Unrecoverable error, aborting now.");
+            throw RdbException.shortRead("Short read or OOM loading DB. Unrecoverable error, aborting now.", e.shortReadAt(), e);
         }
         for (int i = 0; i < 5; i++) {
             if (header[i] != Rdb.MAGIC[i]) {

@@ -19,6 +19,7 @@ import dev.spinel.server.net.ServerTls;
 import dev.spinel.server.replication.ExpiredAtLoad;
 import dev.spinel.server.replication.Replication;
 import dev.spinel.server.replication.ReplicationMemory;
+import dev.spinel.server.replication.ShutdownWait;
 import dev.spinel.server.scripting.Scripting;
 import dev.spinel.store.Keyspace;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -66,6 +67,7 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
     private volatile ScheduledFuture<?> cron;
     private final Persistence persistence;
     private final Replication replication;
+    private final ShutdownWait shutdownWait;
     /** Cluster mode, or null when cluster-enabled is off. */
     private final ClusterMode cluster;
     private final ScheduledFuture<?> replicationCron;
@@ -110,6 +112,7 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
         this.engine = new Engine(config, keyspace, table, scripting);
         this.persistence = new Persistence(config, keyspace, engine.stats(), scripting.functions());
         this.replication = new Replication(engine, config, scripting.functions());
+        this.shutdownWait = new ShutdownWait(replication);
         engine.memory().scripts(() -> scripting.cache().memory() + scripting.functions().codeBytes());
         ReplicationMemory replicationMemory = new ReplicationMemory(replication);
         engine.memory().replication(replicationMemory::backlog, replicationMemory::replicaOutputs,
@@ -438,6 +441,7 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
      */
     public void terminate() {
         if (!isClosed()) {
+            shutdownWait.awaitForSignal(); // shutdown-timeout: the replicas catch up first, as Redis 7.0
             if (!stopScript()) {
                 Log.warning("A script that wrote is still running: exiting without the final RDB snapshot,"
                         + " which would hold part of its writes");
@@ -467,6 +471,11 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
             }
         }
         return true;
+    }
+
+    @Override
+    public ShutdownWait shutdownWait() {
+        return shutdownWait;
     }
 
     /** Asks the server to stop from a command (SHUTDOWN); returns at once, the stop happens on another thread. */

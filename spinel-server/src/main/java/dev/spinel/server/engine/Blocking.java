@@ -37,6 +37,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class Blocking {
     private static final byte[] UNBLOCKED = "UNBLOCKED client unblocked via CLIENT UNBLOCK".getBytes();
+    private static final String ROLE_CHANGED = "UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)";
 
     private final Map<KeyRef, ArrayDeque<Waiter>> queues = new HashMap<>();
     private final ConcurrentHashMap<Long, Waiter> bySession = new ConcurrentHashMap<>();
@@ -201,6 +202,45 @@ public final class Blocking {
         w.session.engine().effects().unblockedByClient(w.command, w.reply); // not slow-logged, as Redis
         deliver(w);
         return true;
+    }
+
+    /** Ends the session's wait with the error {@code message} (a SHUTDOWN that failed or was aborted); false when not blocked. */
+    public boolean unblockWithError(long sessionId, String message) {
+        Waiter w = bySession.get(sessionId);
+        if (w == null || !w.state.compareAndSet(Waiter.WAITING, Waiter.GONE)) {
+            return false;
+        }
+        remove(w);
+        ReplyBuffer out = scratch(w).error(message);
+        w.reply = Arrays.copyOf(out.array(), out.size());
+        deliver(w);
+        return true;
+    }
+
+    /**
+     * The server becomes a replica (REPLICAOF, FAILOVER), as Redis's disconnectAllBlockedClients: a client blocked
+     * on a master must not be served by the new master's stream (its pop would exist on this node only), so every
+     * blocked client gets {@code -UNBLOCKED force unblock from blocking operation, instance state changed (master ->
+     * replica?)} and is disconnected after that reply. Safe from any thread.
+     */
+    public void disconnectAll() {
+        for (Waiter w : bySession.values()) {
+            if (!w.state.compareAndSet(Waiter.WAITING, Waiter.GONE)) {
+                continue;
+            }
+            remove(w);
+            ReplyBuffer out = scratch(w).error(ROLE_CHANGED);
+            w.reply = Arrays.copyOf(out.array(), out.size());
+            try {
+                w.session.connection().execute(() -> {
+                    w.session.out().raw(w.reply);
+                    w.session.closeAfterReply();
+                    w.session.resume();
+                });
+            } catch (RejectedExecutionException e) {
+                // the client's event loop is shutting down: the connection is gone with it
+            }
+        }
     }
 
     private ReplyBuffer scratch(Waiter w) {

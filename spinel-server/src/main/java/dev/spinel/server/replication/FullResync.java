@@ -9,6 +9,7 @@ import dev.spinel.server.scripting.FunctionLibraries;
 import dev.spinel.store.Keyspace;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -72,6 +73,19 @@ final class FullResync {
         beforeRdb.accept(offset); // the +FULLRESYNC lines go out before the RDB can be handed over
         Thread t = new Thread(() -> {
             try {
+                if (links.getFirst().diskless()) { // streamed as written; disk-style needs its length first
+                    for (ReplicaLink link : links) {
+                        link.rdbStreamStart();
+                    }
+                    RdbStreamOut out = new RdbStreamOut(links);
+                    long keys = writer.write(snap, out, options);
+                    long size = out.finish();
+                    for (ReplicaLink link : links) {
+                        link.rdbStreamEnd();
+                    }
+                    Log.notice("Full resync for " + links.size() + " replica(s): RDB of " + keys + " keys, " + size + " bytes streamed");
+                    return;
+                }
                 ByteArrayOutputStream bytes = new ByteArrayOutputStream(1 << 16);
                 long keys = writer.write(snap, bytes, options);
                 byte[] rdb = bytes.toByteArray();
@@ -79,7 +93,7 @@ final class FullResync {
                 for (ReplicaLink link : links) {
                     link.rdbReady(rdb);
                 }
-            } catch (RuntimeException e) {
+            } catch (IOException | RuntimeException e) {
                 for (ReplicaLink link : links) {
                     link.drop("the RDB for its full resync failed: " + e.getMessage());
                 }

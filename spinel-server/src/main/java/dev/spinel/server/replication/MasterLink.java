@@ -138,12 +138,13 @@ final class MasterLink {
 
     private void run() {
         while (!closed) {
+            String lost = null;
             try {
                 session();
             } catch (IOException | RuntimeException e) {
                 if (!closed) { // Redis's words for a master silent during the connection or the handshake
-                    Log.warning(e instanceof SocketTimeoutException && (state.equals("connecting") || state.equals("handshake"))
-                            ? "Timeout connecting to the MASTER..." : "Replication link with MASTER " + host + ":" + port + " lost: " + e.getMessage());
+                    lost = e instanceof SocketTimeoutException && (state.equals("connecting") || state.equals("handshake"))
+                            ? "Timeout connecting to the MASTER..." : "Replication link with MASTER " + host + ":" + port + " lost: " + e.getMessage();
                 }
             } finally {
                 Socket s = socket;
@@ -160,7 +161,10 @@ final class MasterLink {
                 if (connected()) {
                     linkDownSince = System.currentTimeMillis();
                 }
-                state = "connect";
+                state = "connect"; // before the log line: INFO says the link is down as soon as it is noticed
+            }
+            if (lost != null) {
+                Log.warning(lost);
             }
             if (!closed) {
                 try {

@@ -7,7 +7,9 @@ import dev.spinel.server.log.Log;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The master's side of one attached replica: the replica's own client connection, turned into a
@@ -46,6 +48,10 @@ final class ReplicaLink {
     private volatile boolean diskless;
     /** A diskless payload was sent; the stream waits for the replica's first ACK (loop only). */
     private boolean awaitingAck;
+    /** The mark that ends the diskless payload being streamed (loop only). */
+    private byte[] eofMark;
+    /** Bytes of a streamed RDB handed to the loop and not yet written to the connection. */
+    private final AtomicLong rdbQueued = new AtomicLong();
 
     ReplicaLink(Session session, ReplicationStream stream, Replication replication) {
         this.session = session;
@@ -74,6 +80,10 @@ final class ReplicaLink {
 
     void diskless(boolean on) {
         diskless = on;
+    }
+
+    boolean diskless() {
+        return diskless;
     }
 
     /** A line before the RDB (a delayed diskless sync's +FULLRESYNC), written on the connection's loop. */
@@ -129,6 +139,7 @@ final class ReplicaLink {
             }
             sent += n;
         }
+        stream.trim();
         if (online) {
             session.connection().flushReplies();
             checkOutputLimit(session.connection().pendingOutputBytes() + (held != null ? held.size() : 0));
@@ -155,35 +166,82 @@ final class ReplicaLink {
     }
 
     /**
-     * The full resync's RDB is ready: sends it as {@code $<len>\r\n<rdb>}, or diskless-style as
-     * {@code $EOF:<40 random characters>\r\n<rdb><the same 40>} (Redis's repl-diskless-sync to a replica
-     * that said capa eof), then what the stream held (loop only).
+     * The disk-style full resync's RDB is ready: sends it as {@code $<len>\r\n<rdb>}, then what the stream held
+     * (loop only). A diskless one is streamed instead ({@link #rdbStreamStart}).
      */
     void rdbReady(byte[] rdb) {
-        session.connection().execute(() -> {
-            if (dropped) {
-                return;
-            }
+        onLoop(() -> {
             ReplyBuffer out = session.out();
-            if (diskless) {
-                byte[] mark = ReplicationHistory.randomHex().getBytes(StandardCharsets.US_ASCII);
-                out.raw(("$EOF:" + new String(mark, StandardCharsets.US_ASCII) + "\r\n").getBytes(StandardCharsets.US_ASCII));
-                out.raw(rdb);
-                out.raw(mark);
-            } else {
-                out.raw(("$" + rdb.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
-                out.raw(rdb);
-            }
+            out.raw(("$" + rdb.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.raw(rdb);
             ackTime = System.currentTimeMillis();
-            if (diskless) {
-                // The replica finds the payload's end by its last 40 bytes: nothing may follow them until it
-                // has loaded it and sent its first ACK (Redis's repl_start_cmd_stream_on_ack).
-                awaitingAck = true;
-                session.connection().flushReplies();
-                return;
-            }
             startStream();
         });
+    }
+
+    /** A diskless payload streamed as it is written ({@link RdbStreamOut}) starts: {@code $EOF:<40 random characters>}. */
+    void rdbStreamStart() {
+        onLoop(() -> {
+            eofMark = Replication.randomHex().getBytes(StandardCharsets.US_ASCII);
+            session.out().raw(("$EOF:" + new String(eofMark, StandardCharsets.US_ASCII) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+            ackTime = System.currentTimeMillis();
+            session.connection().flushReplies();
+        });
+    }
+
+    /** The next {@code len} bytes of a streamed payload ({@code chunk} is never written again); false once dropped. */
+    boolean rdbChunk(byte[] chunk, int len) {
+        if (dropped) {
+            return false;
+        }
+        rdbQueued.addAndGet(len);
+        onLoop(() -> {
+            rdbQueued.addAndGet(-len);
+            session.out().raw(chunk, 0, len);
+            session.connection().flushReplies();
+        });
+        return true;
+    }
+
+    /** What of a streamed payload this replica has not taken yet (queued, or in its connection's output); 0 once dropped. */
+    long rdbInFlight() {
+        return dropped ? 0 : rdbQueued.get() + session.out().size() + session.connection().pendingOutputBytes();
+    }
+
+    /** repl-timeout, in milliseconds. */
+    long timeoutMillis() {
+        return replication.config().replTimeout.value() * 1000;
+    }
+
+    /** A streamed payload this replica took nothing of for repl-timeout: freed, as Redis's replicationCron does. */
+    void fullSyncTimedOut() {
+        Log.warning("Disconnecting timedout replica (full sync): " + describe());
+        drop("timeout during its full sync");
+    }
+
+    /**
+     * The streamed payload's end: its mark. The replica finds the payload's end by its last 40 bytes, so nothing may
+     * follow them until it has loaded it and sent its first ACK (Redis's repl_start_cmd_stream_on_ack).
+     */
+    void rdbStreamEnd() {
+        onLoop(() -> {
+            session.out().raw(eofMark);
+            ackTime = System.currentTimeMillis();
+            awaitingAck = true;
+            session.connection().flushReplies();
+        });
+    }
+
+    private void onLoop(Runnable task) {
+        try {
+            session.connection().execute(() -> {
+                if (!dropped) {
+                    task.run();
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            // the connection's event loop is shutting down: the replica is gone with it
+        }
     }
 
     /** The replica's first ACK after a diskless payload: the stream held meanwhile follows (loop only). */

@@ -1,6 +1,7 @@
 package dev.spinel.server.replication;
 
 import dev.spinel.persistence.KeyspaceLoader;
+import dev.spinel.persistence.RdbException;
 import dev.spinel.persistence.RdbReader;
 import dev.spinel.persistence.ValueCodecs;
 import dev.spinel.server.durability.LoadDelay;
@@ -147,8 +148,7 @@ final class ReplicaRdbLoad {
                 reading.run(); // what follows the RDB's checksum up to the payload's end
             }
         } catch (IOException | RuntimeException e) {
-            Log.warning("Failed trying to load the MASTER synchronization DB from socket, check server logs. "
-                    + "The current dataset is kept. (" + e.getMessage() + ")");
+            logFailure(e);
             throw e instanceof IOException io ? io : new IOException(e.getMessage(), e);
         }
         ks.swapContents(loaded, () -> {
@@ -164,5 +164,27 @@ final class ReplicaRdbLoad {
         String db = loader.aux().get("repl-stream-db");
         Log.notice("MASTER <-> REPLICA sync: Finished with success (" + loader.loaded() + " keys)");
         return db != null ? Integer.parseInt(db) : 0;
+    }
+
+    /**
+     * Redis's lines for a load from the socket that failed (rdbReportError, readSyncBulkPayload): a short read (the
+     * master closed or the link failed mid-transfer) is taken as a connection error the replica resumes from; a
+     * corrupt payload is named as such. The current dataset stays in both cases.
+     */
+    private static void logFailure(Exception e) {
+        long at = e instanceof RdbException r ? r.shortReadAt() : -1;
+        Throwable cause = e;
+        while (cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        if (at >= 0) {
+            Log.warning("Short read or OOM loading DB. Unrecoverable error, aborting now.");
+            Log.warning("Internal error in RDB reading offset " + at + ", function at RdbInput -> Unexpected EOF reading RDB file. "
+                    + "Failure loading rdb format from socket, assuming connection error, resuming operation.");
+        } else if (!(e instanceof IOException)) {
+            Log.warning("Internal error in RDB reading offset 0, function at RdbReader -> " + e.getMessage() + ". Failure loading rdb format");
+        }
+        Log.warning("Failed trying to load the MASTER synchronization DB from socket: " + cause.getMessage());
+        Log.notice("MASTER <-> REPLICA sync: Discarding temporary DB in background");
     }
 }

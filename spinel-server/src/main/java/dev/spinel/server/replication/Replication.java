@@ -339,11 +339,11 @@ public final class Replication {
         MasterLink old = masterLink;
         if (old != null) {
             old.close();
-        }
-        dropReplicas("the master changed");
-        if (old == null) {
+        } else {
             feed.stop(); // the stream (if any) now gets the new master's bytes
         }
+        dropReplicas("the master changed");
+        engine.blocking().disconnectAll(); // not to be served by the master's stream (Redis's replicationSetMaster)
         MasterLink ml = new MasterLink(this, host, port, continueId, continueFrom, db);
         masterLink = ml;
         refusals.install(engine);

@@ -24,6 +24,14 @@ final class ReplicationStream implements ReplicationFeed {
     private static final byte[] PING = "*1\r\n$4\r\nPING\r\n".getBytes(StandardCharsets.US_ASCII);
 
     private final ReplicationBacklog backlog;
+    /**
+     * repl-backlog-size. The ring grows past it while an attached replica has not yet taken older bytes (Redis 7.0's
+     * shared replication buffer keeps them for it: a burst written within one command no longer drops a replica
+     * whose event loop had no turn to copy it) and comes back to it once none needs more ({@link #trim}).
+     */
+    private int configured;
+    /** The ring is larger than {@link #configured}: {@link #trim} has work. */
+    private volatile boolean oversized;
     /** The database the stream last selected; -1 forces a SELECT (after a full resync, as Redis's slaveseldb). */
     private int lastDb = -1;
     /** The attached links, replaced as a whole on attach/detach: a write iterates an array (no iterator object). */
@@ -31,13 +39,46 @@ final class ReplicationStream implements ReplicationFeed {
 
     ReplicationStream(int capacity, long startOffset) {
         this.backlog = new ReplicationBacklog(capacity, startOffset);
+        this.configured = backlog.capacity();
+    }
+
+    /** Appends to the ring, first growing it when the bytes would overwrite some an attached replica still needs. */
+    private void put(byte[] b, int off, int len) { // under this
+        long need = backlog.offset() + len - keepFrom() + 1;
+        if (need > backlog.capacity() && need <= Integer.MAX_VALUE - 64) {
+            backlog.resize((int) Math.min(Integer.MAX_VALUE - 64, Math.max(need, 2L * backlog.capacity())));
+            oversized = true;
+        }
+        backlog.append(b, off, len);
+    }
+
+    /** The first byte an attached replica has not copied yet (offset + 1 when none lags); under this. */
+    private long keepFrom() {
+        long from = backlog.offset() + 1;
+        for (ReplicaLink l : links) {
+            from = Math.min(from, l.sent() + 1);
+        }
+        return Math.max(from, backlog.firstByteOffset());
+    }
+
+    /** After a replica copied or left: the ring comes back to repl-backlog-size once no replica needs more. */
+    void trim() {
+        if (!oversized) {
+            return;
+        }
+        synchronized (this) {
+            if (oversized && backlog.offset() - keepFrom() + 1 <= configured) {
+                backlog.resize(configured);
+                oversized = backlog.capacity() > configured;
+            }
+        }
     }
 
     @Override
     public void append(int db, byte[] frame, int off, int len) {
         synchronized (this) {
             selectIfNeeded(db);
-            backlog.append(frame, off, len);
+            put(frame, off, len);
         }
         wakeLinks();
     }
@@ -49,13 +90,13 @@ final class ReplicationStream implements ReplicationFeed {
             for (int i = 0; i < frames.size(); i++) {
                 selectIfNeeded(dbs.get(i)[0]);
                 if (wrap && i == 0) {
-                    backlog.append(MULTI, 0, MULTI.length);
+                    put(MULTI, 0, MULTI.length);
                 }
                 byte[] f = frames.get(i);
-                backlog.append(f, 0, f.length);
+                put(f, 0, f.length);
             }
             if (wrap) {
-                backlog.append(EXEC, 0, EXEC.length);
+                put(EXEC, 0, EXEC.length);
             }
         }
         wakeLinks();
@@ -64,7 +105,7 @@ final class ReplicationStream implements ReplicationFeed {
     /** repl-ping-replica-period: a PING in the stream (counted in offsets, as Redis's). */
     void ping() {
         synchronized (this) {
-            backlog.append(PING, 0, PING.length);
+            put(PING, 0, PING.length);
         }
         wakeLinks();
     }
@@ -85,7 +126,7 @@ final class ReplicationStream implements ReplicationFeed {
      */
     void appendRaw(byte[] b, int off, int len) {
         synchronized (this) {
-            backlog.append(b, off, len);
+            put(b, off, len);
         }
         wakeLinks();
     }
@@ -104,7 +145,7 @@ final class ReplicationStream implements ReplicationFeed {
         if (db != lastDb) {
             String n = Integer.toString(db);
             byte[] sel = ("*2\r\n$6\r\nSELECT\r\n$" + n.length() + "\r\n" + n + "\r\n").getBytes(StandardCharsets.US_ASCII);
-            backlog.append(sel, 0, sel.length);
+            put(sel, 0, sel.length);
             lastDb = db;
         }
     }
@@ -153,6 +194,7 @@ final class ReplicationStream implements ReplicationFeed {
                 System.arraycopy(cur, 0, next, 0, i);
                 System.arraycopy(cur, i + 1, next, i, cur.length - i - 1);
                 links = next;
+                trim();
                 return;
             }
         }
@@ -186,6 +228,11 @@ final class ReplicationStream implements ReplicationFeed {
     }
 
     synchronized void resize(int capacity) {
-        backlog.resize(capacity);
+        configured = Math.max(16 * 1024, capacity);
+        oversized = true;
+        trim();
+        if (backlog.capacity() < configured) {
+            backlog.resize(configured);
+        }
     }
 }

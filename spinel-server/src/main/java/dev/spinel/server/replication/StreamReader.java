@@ -2,7 +2,6 @@ package dev.spinel.server.replication;
 
 import dev.spinel.protocol.QueryBuffer;
 
-import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -64,19 +63,7 @@ final class StreamReader {
      * returns the bytes before the mark.
      */
     byte[] readUntilMark(byte[] mark) throws IOException {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(1 << 16);
-        byte[] tail = new byte[mark.length];
-        long n = 0;
-        while (true) {
-            int b = read();
-            out.write(b);
-            tail[(int) (n % mark.length)] = (byte) b;
-            n++;
-            if (n >= mark.length && endsWith(tail, n, mark)) {
-                byte[] all = out.toByteArray();
-                return Arrays.copyOf(all, all.length - mark.length);
-            }
-        }
+        return payloadUntilMark(mark).readAllBytes();
     }
 
     /**
@@ -118,53 +105,89 @@ final class StreamReader {
 
     /**
      * The bytes up to the 40-byte {@code mark} as a stream read from the socket as the consumer asks (a
-     * diskless load of an EOF-marked payload): the last {@code mark.length} bytes read are held back until
-     * the next one shows they are not the mark; -1 once the mark was read.
+     * diskless load of an EOF-marked payload); -1 once the mark was read. Reads go in bulk from this reader's
+     * buffer: the bytes released are those no occurrence of the mark starts in, so the last {@code mark.length}
+     * bytes received stay until more come or they are the mark (nothing follows it before the replica's ACK).
      */
     InputStream payloadUntilMark(byte[] mark) {
         return new InputStream() {
-            private final byte[] ring = new byte[mark.length];
-            private int head; // the oldest byte held back
-            private int held;
             private boolean done;
+            /** buf[pos, clear) is known to hold no start of the mark: released without scanning it again. */
+            private int clear;
 
             @Override
             public int read() throws IOException {
+                byte[] one = new byte[1];
+                return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) throws IOException {
                 if (done) {
                     return -1;
                 }
-                while (held < ring.length) {
-                    ring[held++] = (byte) StreamReader.this.read();
+                if (len == 0) {
+                    return 0;
                 }
-                if (ringIsMark()) {
-                    done = true;
-                    return -1;
+                if (clear > pos) {
+                    int n = Math.min(len, clear - pos);
+                    System.arraycopy(buf, pos, b, off, n);
+                    pos += n;
+                    consumed += n;
+                    return n;
                 }
-                int out = ring[head] & 0xff;
-                ring[head] = (byte) StreamReader.this.read(); // the newest takes the oldest's place
-                head = (head + 1) % ring.length;
-                return out;
-            }
-
-            private boolean ringIsMark() {
-                for (int i = 0; i < ring.length; i++) {
-                    if (ring[(head + i) % ring.length] != mark[i]) {
-                        return false;
+                int need = mark.length;
+                while (true) {
+                    clear = 0; // a fill may move the buffered bytes
+                    fillAtLeast(need);
+                    int at = findMark(mark);
+                    if (at == pos) {
+                        done = true;
+                        pos += mark.length;
+                        consumed += mark.length;
+                        return -1;
                     }
+                    int limit = at >= 0 ? at : end - mark.length;
+                    if (limit > pos) {
+                        clear = limit;
+                        int n = Math.min(len, limit - pos);
+                        System.arraycopy(buf, pos, b, off, n);
+                        pos += n;
+                        consumed += n;
+                        return n;
+                    }
+                    need = end - pos + 1; // only the last mark.length bytes, not the mark: one more byte decides
                 }
-                return true;
             }
         };
     }
 
-    private static boolean endsWith(byte[] ring, long n, byte[] mark) {
-        int len = mark.length;
-        for (int i = 0; i < len; i++) {
-            if (ring[(int) ((n - len + i) % len)] != mark[i]) {
-                return false;
+    /** The first position from {@code pos} where the whole {@code mark} is buffered, or -1. */
+    private int findMark(byte[] mark) {
+        int last = end - mark.length;
+        for (int s = pos; s <= last; s++) {
+            if (buf[s] == mark[0] && Arrays.equals(buf, s, s + mark.length, mark, 0, mark.length)) {
+                return s;
             }
         }
-        return true;
+        return -1;
+    }
+
+    /** Blocks until at least {@code n} (at most the buffer's size) unconsumed bytes are buffered. */
+    private void fillAtLeast(int n) throws IOException {
+        if (end - pos >= n) {
+            return;
+        }
+        System.arraycopy(buf, pos, buf, 0, end - pos);
+        end -= pos;
+        pos = 0;
+        while (end < n) {
+            int r = in.read(buf, end, buf.length - end);
+            if (r <= 0) {
+                throw new EOFException("connection lost");
+            }
+            end += r;
+        }
     }
 
     /** One line without its CRLF (a lone LF ends it too). */

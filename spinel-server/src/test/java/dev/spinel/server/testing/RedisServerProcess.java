@@ -88,6 +88,11 @@ public final class RedisServerProcess implements AutoCloseable {
         return dir;
     }
 
+    /** The process id (to stop and continue it with signals). */
+    public long pid() {
+        return process.pid();
+    }
+
     @Override
     public void close() {
         process.destroy();

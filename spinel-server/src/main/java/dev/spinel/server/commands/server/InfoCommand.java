@@ -139,6 +139,10 @@ final class InfoCommand {
         field(sb, "executable", ProcessHandle.current().info().command().orElse(""));
         field(sb, "config_file", c.configFile() == null ? "" : c.configFile().toString());
         field(sb, "io_threads_active", 0);
+        long shutdownIn = server.shutdownWait().remainingMillis();
+        if (shutdownIn >= 0) { // only while a shutdown waits for the replicas, as Redis
+            field(sb, "shutdown_in_milliseconds", shutdownIn);
+        }
     }
 
     private static String arch() {
@@ -148,7 +152,13 @@ final class InfoCommand {
 
     private static void clients(StringBuilder sb, Engine e) {
         sb.append("# Clients\r\n");
-        field(sb, "connected_clients", e.clients().size());
+        int replicas = 0; // Redis counts its replicas apart (connected_slaves), not as clients
+        for (Session c : e.clients().all()) {
+            if (e.hooks().isReplicaClient(c)) {
+                replicas++;
+            }
+        }
+        field(sb, "connected_clients", e.clients().size() - replicas);
         field(sb, "cluster_connections", 0);
         field(sb, "maxclients", e.config().maxclients.value());
         field(sb, "client_recent_max_input_buffer", 0);

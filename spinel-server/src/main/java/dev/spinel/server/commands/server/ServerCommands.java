@@ -51,14 +51,14 @@ public final class ServerCommands {
         boolean save = false;
         boolean force = false;
         boolean abort = false;
-        boolean other = false;
+        boolean now = false;
         for (int i = 1; i < a.count(); i++) {
             if (a.is(i, "NOSAVE")) {
                 nosave = true;
             } else if (a.is(i, "SAVE")) {
                 save = true;
             } else if (a.is(i, "NOW")) {
-                other = true;
+                now = true;
             } else if (a.is(i, "FORCE")) {
                 force = true;
             } else if (a.is(i, "ABORT")) {
@@ -67,12 +67,18 @@ public final class ServerCommands {
                 throw Errors.SYNTAX;
             }
         }
-        if ((abort && (nosave || save || force || other)) || (nosave && save)) {
+        if ((abort && (nosave || save || force || now)) || (nosave && save)) {
             throw Errors.SYNTAX;
         }
         if (abort) {
-            // A shutdown here is immediate, so there is never one in progress to abort.
-            throw new RedisError("ERR No shutdown in progress.");
+            if (!server.shutdownWait().abort()) {
+                throw new RedisError("ERR No shutdown in progress.");
+            }
+            s.out().ok();
+            return;
+        }
+        if (!now && s.denyBlocking()) {
+            throw new RedisError("ERR SHUTDOWN without NOW or ABORT isn't allowed for DENY BLOCKING client");
         }
         BusyScript scripting = s.engine().script();
         if (!nosave && scripting.busy(s.engine().config().busyReplyThreshold.value())) {
@@ -82,6 +88,24 @@ public final class ServerCommands {
                     : "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
         }
         boolean wantsSnapshot = save || (!nosave && !s.engine().config().save.points().isEmpty());
+        boolean forced = force;
+        if (server.shutdownWait().remainingMillis() < 0) { // a SHUTDOWN during the wait only waits with it, as Redis
+            Log.warning("User requested shutdown...");
+        }
+        // shutdown-timeout: replicas behind the offset first get the time to catch up (Redis 7.0); the client waits
+        if (!now && server.shutdownWait().await(s, () -> finishShutdown(server, wantsSnapshot, forced))) {
+            return;
+        }
+        server.shutdownWait().logReplicas();
+        if (!finishShutdown(server, wantsSnapshot, force)) {
+            throw new RedisError("ERR Errors trying to SHUTDOWN. Check logs.");
+        }
+        // Redis exits without replying; the connection closes with the server.
+        s.closeAfterReply();
+    }
+
+    /** The save the shutdown asks for, then the stop; false (the server goes on) when the save failed and not FORCE. */
+    private static boolean finishShutdown(ServerControl server, boolean wantsSnapshot, boolean force) {
         if (wantsSnapshot) {
             boolean saved;
             try {
@@ -91,14 +115,12 @@ public final class ServerCommands {
                 Log.warning("Error trying to save the DB: " + busy.getMessage());
             }
             if (!saved && !force) {
-                throw new RedisError("ERR Errors trying to SHUTDOWN. Check logs.");
+                return false;
             }
         }
         server.persistence().skipShutdownSave(); // saved (or told not to): the SIGTERM hook must not save again
-        Log.warning("User requested shutdown...");
-        // Redis exits without replying; the connection closes with the server.
-        s.closeAfterReply();
         server.shutdownAsync();
+        return true;
     }
 
     public static String truncate(String v) {

@@ -6,6 +6,7 @@ import dev.spinel.server.durability.Persistence;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.migrate.MigrateSockets;
 import dev.spinel.server.replication.Replication;
+import dev.spinel.server.replication.ShutdownWait;
 import dev.spinel.server.scripting.Scripting;
 
 /**
@@ -40,6 +41,9 @@ public interface ServerControl {
 
     /** MIGRATE's cached connections to its targets (INFO's migrate_cached_sockets). */
     MigrateSockets migrateSockets();
+
+    /** SHUTDOWN's wait for the replicas (shutdown-timeout) and SHUTDOWN ABORT. */
+    ShutdownWait shutdownWait();
 
     /** Stops the server from a command (SHUTDOWN); returns at once. */
     void shutdownAsync();
