@@ -182,7 +182,7 @@ final class ReplicaLink {
     /** A diskless payload streamed as it is written ({@link RdbStreamOut}) starts: {@code $EOF:<40 random characters>}. */
     void rdbStreamStart() {
         onLoop(() -> {
-            eofMark = Replication.randomHex().getBytes(StandardCharsets.US_ASCII);
+            eofMark = ReplicationHistory.randomHex().getBytes(StandardCharsets.US_ASCII);
             session.out().raw(("$EOF:" + new String(eofMark, StandardCharsets.US_ASCII) + "\r\n").getBytes(StandardCharsets.US_ASCII));
             ackTime = System.currentTimeMillis();
             session.connection().flushReplies();
