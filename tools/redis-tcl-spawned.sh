@@ -69,7 +69,7 @@ for ((i = 1; i < \${#args[@]}; i++)); do [ "\${args[\$i]}" = "--port" ] && port=
 [ -n "\$sock" ] && [ -n "\$port" ] && echo "\$port" > "\$sock.spinel-port"
 pid=\$\$
 (
-  out=\$(readlink /proc/\$BASHPID/fd/1)
+  out=\$(readlink /proc/\$\$/fd/1) # the server's stdout (in \$(...) \$BASHPID would be the pipe's)
   before=\$( [ -f "\$out" ] && wc -l < "\$out" || echo 0)
   for _ in \$(seq 1 1200); do
     kill -0 "\$pid" 2>/dev/null || break
