@@ -39,6 +39,8 @@ if [ ! -d "$suite/tests" ]; then
   mkdir -p "$suite" && cp -a "$src/tests" "$src/src" "$suite/"
 fi
 mkdir -p "$suite/logs"
+# Tests that cannot apply to Spinel, each with its reason, in tools/redis-tcl-suite.skip (comments dropped here).
+grep -v -e '^#' -e '^[[:space:]]*$' "$root/tools/redis-tcl-suite.skip" > "$suite/skip.txt"
 export JAVA_HOME=${JAVA_HOME:-$("$root/bin/find-java")}
 (cd "$root" && MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow" mvn -q -B -o -DskipTests -pl spinel-grpc -am package) >&2 \
   || { echo "build failed" >&2; exit 2; }
@@ -76,7 +78,7 @@ pid=\$\$
 # suite's exec has read all its output, which this watcher's copy of stdout would hold open)
 alive() { local st; st=\$(awk '/^State:/{print \$2}' /proc/\$1/status 2>/dev/null); [ -n "\$st" ] && [ "\$st" != Z ]; }
 (
-  out=\$(readlink /proc/\$BASHPID/fd/1)
+  out=\$(readlink /proc/\$\$/fd/1) # the server's stdout (in \$(...) \$BASHPID would be the pipe's)
   before=\$( [ -f "\$out" ] && wc -l < "\$out" || echo 0)
   for _ in \$(seq 1 1200); do
     alive "\$pid" || break

@@ -99,6 +99,9 @@ public final class ListCodec implements ValueCodec {
                     long container = in.readLength();
                     byte[] data = in.readString();
                     if (container == CONTAINER_PLAIN) {
+                        if (data.length == 0) { // Redis refuses an empty plain node ("Bad data format")
+                            throw new RdbException("Quicklist plain node of 0 bytes");
+                        }
                         l.push(false, data);
                     } else if (container == CONTAINER_PACKED) {
                         pushAll(l, CompactBlobs.listpack(data));

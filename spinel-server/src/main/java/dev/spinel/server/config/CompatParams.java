@@ -57,6 +57,8 @@ final class CompatParams {
         c.add(new Canonical("oom-score-adj", true, "no", CompatParams::oomScoreAdj));
         // Redis's hidden switch from abort() to exit(1) on a panic (its corrupt-dump tests set it); a JVM does not abort
         c.add(new Params.Bool("use-exit-on-panic", true, false, null).hide());
+        // Redis's hidden pace of serving clients during a load (rdb.tcl sets it); Spinel's loads do not pause for clients
+        c.add(new Params.Int("loading-process-events-interval-bytes", true, 2L << 20, 1024, INT_MAX, null).hide());
         c.add(new Canonical("oom-score-adj-values", true, "0 200 800", CompatParams::oomScoreAdjValues));
         c.add(new Canonical("shutdown-on-sigint", true, "default", CompatParams::shutdownFlags));
         c.add(new Canonical("shutdown-on-sigterm", true, "default", CompatParams::shutdownFlags));

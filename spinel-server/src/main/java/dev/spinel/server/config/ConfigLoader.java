@@ -130,7 +130,9 @@ final class ConfigLoader {
         List<String> values = words.subList(1, words.size());
         // Multi-argument parameters take their words joined by spaces; every other one takes exactly one.
         boolean multi = p == config.save || p == config.bind || p == config.clientOutputBufferLimit || p == config.replicaof;
-        if (values.isEmpty() || (!multi && values.size() != 1)) {
+        if (values.isEmpty() && p == config.save) {
+            values = List.of(""); // a bare "save" line empties the save points, as in Redis (Tcl writes save "" so)
+        } else if (values.isEmpty() || (!multi && values.size() != 1)) {
             return "wrong number of arguments";
         }
         try {

@@ -132,6 +132,7 @@ final class AofFile implements AutoCloseable {
     /** Appends one command logged in database {@code db}; returns its end position. */
     long append(int db, byte[] cmd, int off, int len) {
         synchronized (lock) {
+            annotateTimeIfNeeded();
             selectIfNeeded(db);
             put(cmd, off, len);
             wakeWriterIfAlways();
@@ -143,6 +144,7 @@ final class AofFile implements AutoCloseable {
     long appendTransaction(List<int[]> dbs, List<byte[]> cmds) {
         synchronized (lock) {
             boolean wrap = cmds.size() > 1;
+            annotateTimeIfNeeded();
             for (int i = 0; i < cmds.size(); i++) {
                 selectIfNeeded(dbs.get(i)[0]);
                 if (wrap && i == 0) {
@@ -162,6 +164,25 @@ final class AofFile implements AutoCloseable {
     private void wakeWriterIfAlways() {
         if (always()) {
             lock.notifyAll();
+        }
+    }
+
+    /** Unix second of the last "#TS:" annotation written (aof-timestamp-enabled). Guarded by {@link #lock}. */
+    private long annotatedSecond;
+
+    /**
+     * aof-timestamp-enabled: a "#TS:<unix seconds>" line before the first command of each second, as Redis's
+     * feedAppendOnlyFile writes (redis-check-aof --truncate-to-timestamp cuts the log there). Holds {@link #lock}.
+     */
+    private void annotateTimeIfNeeded() {
+        if (!config.aofTimestampEnabled.value()) {
+            return; // the clock is read only with the option on
+        }
+        long now = System.currentTimeMillis() / 1000;
+        if (now > annotatedSecond) {
+            annotatedSecond = now;
+            byte[] ts = ("#TS:" + now + "\r\n").getBytes(StandardCharsets.US_ASCII);
+            put(ts, 0, ts.length);
         }
     }
 

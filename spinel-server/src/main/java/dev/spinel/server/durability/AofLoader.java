@@ -127,13 +127,28 @@ final class AofLoader {
                     + ": make a backup of your AOF file, then use ./redis-check-aof --fix <filename.manifest>");
         }
 
-        /** The next command, or null at a clean end of file. */
+        /** The next command, or null at a clean end of file. Annotation lines ("#TS:...") are skipped, as Redis does. */
         List<byte[]> next() throws IOException, Truncated {
-            in.mark(1);
-            if (in.read() < 0) {
-                return null;
+            while (true) {
+                in.mark(1);
+                int first = in.read();
+                if (first < 0) {
+                    return null;
+                }
+                if (first != '#') {
+                    in.reset();
+                    break;
+                }
+                offset++;
+                int c;
+                while ((c = in.read()) >= 0 && c != '\n') { // aof-timestamp-enabled's "#TS:<unix time>\r\n"
+                    offset++;
+                }
+                if (c < 0) {
+                    return null; // an annotation cut at the end: nothing lost
+                }
+                offset++;
             }
-            in.reset();
             long at = offset;
             long n = number('*', at);
             if (n < 1 || n > 1_000_000) {

@@ -48,6 +48,11 @@ class ServerConfigTest {
         assertEquals("", c.save.get());
         assertEquals(7003, c.port.value());
         assertEquals("", ServerConfig.fromArgs(new String[]{f.toString(), "--save"}).save.get());
+        // a bare "save" line (Redis's Tcl suite writes save "" so; redis-server 7.0.15 starts with no save points)
+        assertEquals("", ServerConfig.fromArgs(new String[]{file("save 900 1\nsave\nport 7004\n").toString()}).save.get());
+        // rdb.tcl's hidden loading-process-events-interval-bytes is accepted, within Redis's bounds
+        ServerConfig hidden = ServerConfig.fromArgs(new String[]{file("loading-process-events-interval-bytes 1024\n").toString()});
+        assertEquals("1024", hidden.param("loading-process-events-interval-bytes").get());
     }
 
     @Test

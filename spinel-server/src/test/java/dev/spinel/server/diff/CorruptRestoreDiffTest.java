@@ -14,7 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 /**
  * RESTORE of hand-made quicklist payloads (corrupt-dump.tcl's way: DEBUG SET-SKIP-CHECKSUM-VALIDATION 1 so the CRC
  * need not be right): a ziplist whose entries' prevlen or tail offset do not match is refused with "Bad data
- * format", as Redis's ziplist integrity check refuses it; the well-formed one loads; with the checksum checked
+ * format", as Redis's ziplist integrity check refuses it, and so is a plain node of 0 bytes; the well-formed one loads; with the checksum checked
  * again the same payloads are refused for their CRC.
  */
 class CorruptRestoreDiffTest {
@@ -50,7 +50,9 @@ class CorruptRestoreDiffTest {
             out.add(restore(c, "bigprev", quicklist(14, 13)));
             out.add(restore(c, "smallprev", quicklist(2, 13)));
             out.add(restore(c, "tail", quicklist(3, 10)));
-            out.add(c.callString("EXISTS", "bigprev", "smallprev", "tail"));
+            // a QUICKLIST_2 (type 18) of one plain node of 0 bytes
+            out.add(restore(c, "emptyplain", new byte[] {18, 1, 1, 0, 10, 0, 1, 2, 3, 4, 5, 6, 7, 8}));
+            out.add(c.callString("EXISTS", "bigprev", "smallprev", "tail", "emptyplain"));
             out.add(c.callString("DEBUG", "SET-SKIP-CHECKSUM-VALIDATION", "0"));
             out.add(restore(c, "crc", quicklist(3, 13)));
             c.call("FLUSHALL");

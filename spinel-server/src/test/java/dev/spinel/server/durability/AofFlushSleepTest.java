@@ -7,8 +7,11 @@ import dev.spinel.server.testing.RedisServerProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -16,11 +19,37 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * DEBUG AOF-FLUSH-SLEEP (Redis's hidden test knob, aof.tcl "AOF fsync always barrier issue"): the log sleeps before
  * each write, and under appendfsync always a write's reply waits for it, so the reply arrives with the command in
- * the file.
+ * the file. And aof-timestamp-enabled's "#TS:" annotation lines, written as Redis writes them.
  */
 class AofFlushSleepTest {
     @TempDir
     Path dir;
+
+    /** aof.tcl "Generate timestamp annotations in AOF": with aof-timestamp-enabled the incr file starts with "#TS:". */
+    @Test
+    void timestampAnnotationsAreWrittenAsRedisWritesThem() throws Exception {
+        List<String> firstLines = new ArrayList<>();
+        try (RedisServerProcess r = RedisServerProcess.start("--appendonly", "yes"); RawClient c = new RawClient(r.port())) {
+            c.call("CONFIG", "SET", "aof-timestamp-enabled", "yes");
+            c.call("SET", "foo", "bar");
+            firstLines.add(firstLine(r.dir().resolve("appendonlydir").resolve("appendonly.aof.1.incr.aof")));
+        }
+        try (SpinelServer s = SpinelServer.start(ServerConfig.defaults().with("port", "0").with("dir", dir.toString())
+                .with("appendonly", "yes").with("appendfsync", "always")); RawClient c = new RawClient(s.port())) {
+            c.call("CONFIG", "SET", "aof-timestamp-enabled", "yes");
+            c.call("SET", "foo", "bar");
+            firstLines.add(firstLine(dir.resolve("appendonlydir").resolve("appendonly.aof.1.incr.aof")));
+        }
+        for (String l : firstLines) {
+            assertTrue(l.matches("#TS:\\d+"), firstLines.toString());
+            assertTrue(Math.abs(Long.parseLong(l.substring(4)) - System.currentTimeMillis() / 1000) < 60, l);
+        }
+    }
+
+    private static String firstLine(Path file) throws Exception {
+        String all = Files.readString(file, StandardCharsets.ISO_8859_1);
+        return all.substring(0, Math.max(0, all.indexOf("\r\n")));
+    }
 
     @Test
     void aReplyUnderAlwaysWaitsForTheSleepingLog() throws Exception {
