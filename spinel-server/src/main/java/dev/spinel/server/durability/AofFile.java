@@ -14,7 +14,6 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -43,6 +42,7 @@ final class AofFile implements AutoCloseable {
     private static final byte[] EXEC = "*1\r\n$4\r\nEXEC\r\n".getBytes(StandardCharsets.US_ASCII);
 
     private final ServerConfig config;
+    private final AofTimeAnnotation annotation;
     /** Where each fsync's duration goes (one per second under everysec, one per batch under always). */
     private final DurationTotal fsyncs;
     private volatile FileChannel channel;
@@ -65,9 +65,7 @@ final class AofFile implements AutoCloseable {
     private volatile long written;
     private volatile long synced;
     private volatile boolean closed;
-    private volatile boolean lastWriteOk = true;
-    /** The OS's reason for the last failed write or fsync (Redis's strerror), for MISCONF. */
-    private volatile String lastWriteError = "Input/output error";
+    private final AofWriteHealth health = new AofWriteHealth();
     private final Thread writer;
     private final Thread fsyncer;
 
@@ -93,6 +91,7 @@ final class AofFile implements AutoCloseable {
 
     AofFile(ServerConfig config, Path path, DurationTotal fsyncs) throws IOException {
         this.config = config;
+        this.annotation = new AofTimeAnnotation(config);
         this.fsyncs = fsyncs;
         this.path = path;
         this.channel = opener.open(path);
@@ -114,11 +113,11 @@ final class AofFile implements AutoCloseable {
     }
 
     boolean lastWriteOk() {
-        return lastWriteOk;
+        return health.ok();
     }
 
     String lastWriteError() {
-        return lastWriteError;
+        return health.error();
     }
 
     private boolean always() {
@@ -167,21 +166,10 @@ final class AofFile implements AutoCloseable {
         }
     }
 
-    /** Unix second of the last "#TS:" annotation written (aof-timestamp-enabled). Guarded by {@link #lock}. */
-    private long annotatedSecond;
-
-    /**
-     * aof-timestamp-enabled: a "#TS:<unix seconds>" line before the first command of each second, as Redis's
-     * feedAppendOnlyFile writes (redis-check-aof --truncate-to-timestamp cuts the log there). Holds {@link #lock}.
-     */
+    /** A "#TS:" line first when aof-timestamp-enabled and a new second began. Holds {@link #lock}. */
     private void annotateTimeIfNeeded() {
-        if (!config.aofTimestampEnabled.value()) {
-            return; // the clock is read only with the option on
-        }
-        long now = System.currentTimeMillis() / 1000;
-        if (now > annotatedSecond) {
-            annotatedSecond = now;
-            byte[] ts = ("#TS:" + now + "\r\n").getBytes(StandardCharsets.US_ASCII);
+        byte[] ts = annotation.lineIfNewSecond();
+        if (ts != null) {
             put(ts, 0, ts.length);
         }
     }
@@ -225,7 +213,7 @@ final class AofFile implements AutoCloseable {
         if (acknowledged(position)) {
             return true;
         }
-        if (always() || !lastWriteOk || closed || !writing.tryLock()) {
+        if (always() || !health.ok() || closed || !writing.tryLock()) {
             return false;
         }
         try {
@@ -244,13 +232,13 @@ final class AofFile implements AutoCloseable {
             }
             spare = reusable(buf);
             ByteBuffer bb = ByteBuffer.wrap(buf, 0, len);
-            flushSleep();
+            AofTimeAnnotation.flushSleep(config);
             try {
                 while (bb.hasRemaining()) {
                     channel.write(bb);
                 }
             } catch (IOException e) {
-                failed(e);
+                health.failed("writing to", path, e);
                 synchronized (lock) { // what was not written goes first, before what was appended meanwhile
                     byte[] rest = Arrays.copyOfRange(buf, bb.position(), len);
                     byte[] merged = new byte[Math.max(pending.length, rest.length + pendingLen)];
@@ -338,28 +326,16 @@ final class AofFile implements AutoCloseable {
         }
     }
 
-    /** DEBUG AOF-FLUSH-SLEEP: Redis's flushAppendOnlyFile sleeps before it writes. */
-    private void flushSleep() {
-        int micros = config.aofFlushSleepMicros;
-        if (micros <= 0) {
-            return;
-        }
-        long deadline = System.nanoTime() + micros * 1000L;
-        for (long left = micros * 1000L; left > 0; left = deadline - System.nanoTime()) {
-            LockSupport.parkNanos(left); // may return early
-        }
-    }
-
     private void writeFully(byte[] buf, int len) {
-        flushSleep();
+        AofTimeAnnotation.flushSleep(config);
         ByteBuffer bb = ByteBuffer.wrap(buf, 0, len);
         while (bb.hasRemaining()) {
             try {
                 channel.write(bb);
-                recovered();
+                health.recovered();
             } catch (IOException e) {
                 // Replies stay withheld while the log cannot be written; retry, as Redis does.
-                failed(e);
+                health.failed("writing to", path, e);
                 if (closed) {
                     return;
                 }
@@ -372,27 +348,6 @@ final class AofFile implements AutoCloseable {
         }
     }
 
-    private void failed(IOException e) {
-        if (lastWriteOk) {
-            Log.warning("Error writing to the AOF file " + path + ": " + e.getMessage());
-        }
-        lastWriteError = reason(e);
-        lastWriteOk = false;
-    }
-
-    /** The OS's text for an I/O failure, as strerror gives it to Redis ("No space left on device"). */
-    private static String reason(IOException e) {
-        String m = e.getMessage();
-        return m == null || m.isBlank() ? "Input/output error" : m;
-    }
-
-    private void recovered() {
-        if (!lastWriteOk) {
-            lastWriteOk = true;
-            Log.warning("AOF write error looks solved, Redis can write again.");
-        }
-    }
-
     /** fsyncs the file; false (and writes refused with MISCONF) when the OS reports an error. */
     private boolean sync(long upTo) {
         try {
@@ -402,16 +357,12 @@ final class AofFile implements AutoCloseable {
             if (upTo > synced) {
                 synced = upTo;
             }
-            recovered();
+            health.recovered();
             return true;
         } catch (ClosedChannelException e) {
             return true; // switched to a new file meanwhile; the switch fsynced the old one
         } catch (IOException e) {
-            if (lastWriteOk) {
-                Log.warning("Error fsyncing the AOF file " + path + ": " + e.getMessage());
-            }
-            lastWriteError = reason(e);
-            lastWriteOk = false;
+            health.failed("fsyncing", path, e);
             return false;
         }
     }
