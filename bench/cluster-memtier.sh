@@ -45,6 +45,7 @@ if [ "${NO_BUILD:-0}" != 1 ]; then
   echo "Building Spinel..." >&2
   JAVA_HOME=$("$root/bin/find-java") MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow" \
     mvn -q -B -f "$root/pom.xml" -DskipTests -pl spinel-grpc -am package >&2
+  touch "$root/spinel-grpc/target/.built-by-bin-spinel-server" # bin/spinel-server: built, the three starts do not build
 fi
 
 PIDS=()
