@@ -120,7 +120,12 @@ public final class RaftTopology implements ClusterTopology {
             t.server.start();
         } catch (IOException | RuntimeException e) {
             t.close(); // e.g. the bus port taken: the caller may try again
-            throw new IOException("the Raft server did not start on port " + self.busPort() + ": " + e.getMessage(), e);
+            Throwable root = e;
+            while (root.getCause() != null && root.getCause() != root) {
+                root = root.getCause();
+            }
+            throw new IOException("the Raft server did not start on port " + self.busPort() + ": " + e.getMessage()
+                    + (root == e ? "" : " (" + root + ")"), e);
         }
         if (fresh) {
             t.commit(new TopologyChange.AddNode(self, seedSlots(seed, self.id())));

@@ -197,6 +197,7 @@ public final class ClusterMode implements AutoCloseable {
             try {
                 t = RaftTopology.start(self, raftHost, nodesFile.resolveSibling("cluster-raft"), initial);
             } catch (IOException | TopologyException | RuntimeException e) {
+                Log.warning("Raft did not start (try " + (attempt + 1) + "): " + e.getMessage());
                 if (attempt >= 20) {
                     throw new IllegalStateException("Cannot start the cluster topology (Raft on port " + self.busPort()
                             + "): " + e.getMessage(), e);

@@ -228,8 +228,10 @@ class ClusterFailoverTest {
         stop.set(true);
         w.join(5000);
 
+        // the killed A: C's replica, flagged fail once the node timeout passed (a write on C came before that)
+        await("A never flagged fail", 20_000, () -> bulk(B, "CLUSTER", "NODES").contains(" slave,fail " + idC + " "));
         String nodes = bulk(B, "CLUSTER", "NODES");
-        assertTrue(nodes.contains(idC + " 127.0.0.1:" + C) && nodes.contains(" slave " + idC + " "), nodes);
+        assertTrue(nodes.contains(idC + " 127.0.0.1:" + C + "@" + (C + 10000) + " master - "), nodes);
         try (RawClient r = new RawClient(C)) {
             for (Map.Entry<Integer, Integer> e : acked.entrySet()) {
                 assertEquals("$" + e.getValue().toString().length() + "\r\n" + e.getValue() + "\r\n",
