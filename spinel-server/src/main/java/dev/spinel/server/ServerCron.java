@@ -1,5 +1,6 @@
 package dev.spinel.server;
 
+import dev.spinel.server.engine.ClientEviction;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.log.Log;
@@ -41,6 +42,10 @@ final class ServerCron implements Runnable {
             closeIdleClients();
             engine.tracking().limitKeys(engine.config().trackingTableMaxKeys.value(), TRACKING_EVICTIONS_PER_TICK);
             engine.memory().sampleClients(); // Redis's clientsCron: INFO's mem_clients_normal, used_memory's part
+            ClientEviction eviction = engine.hooks().clientEviction();
+            if (eviction != null) {
+                eviction.evictAll(); // maxmemory-clients: output others pushed to a client, CLIENT NO-EVICT OFF
+            }
         } catch (RuntimeException e) {
             Log.warning("cron: " + e);
         }

@@ -7,6 +7,7 @@ import dev.spinel.server.commands.server.ServerControl;
 import dev.spinel.server.config.ConfigException;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.durability.Persistence;
+import dev.spinel.server.engine.ClientEviction;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.Session;
@@ -111,6 +112,9 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
         this.persistence = new Persistence(config, keyspace, engine.stats(), scripting.functions());
         this.replication = new Replication(engine, config, scripting.functions());
         engine.memory().scripts(() -> scripting.cache().memory() + scripting.functions().codeBytes());
+        ClientEviction clientEviction = new ClientEviction(engine);
+        engine.hooks().clientEviction(clientEviction);
+        config.onApply(config.param("maxmemory-clients"), clientEviction::evictAll);
         ReplicationMemory replicationMemory = new ReplicationMemory(replication);
         engine.memory().replication(replicationMemory::backlog, replicationMemory::replicaOutputs,
                 c -> c instanceof Session s && engine.hooks().isReplicaClient(s));

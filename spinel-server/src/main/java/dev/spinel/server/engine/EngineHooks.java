@@ -45,7 +45,18 @@ public final class EngineHooks {
     /** Cluster mode: passes a PUBLISH on to the other nodes (channel, message); null outside cluster mode. */
     private volatile BiConsumer<byte[], byte[]> clusterPublish;
 
+    /** Client eviction (maxmemory-clients), installed by the server; null in an engine without one. */
+    private volatile ClientEviction clientEviction;
+
     EngineHooks() {
+    }
+
+    public ClientEviction clientEviction() {
+        return clientEviction;
+    }
+
+    public void clientEviction(ClientEviction e) {
+        this.clientEviction = e;
     }
 
     public void diskError(Supplier<String> check) {

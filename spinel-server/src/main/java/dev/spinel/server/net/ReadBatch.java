@@ -6,6 +6,7 @@ import dev.spinel.protocol.QueryBuffer;
 import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.protocol.RespParser;
 import dev.spinel.server.config.OutputBufferLimitsParam.Limit;
+import dev.spinel.server.engine.ClientEviction;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.engine.clock.CommandChain;
@@ -106,6 +107,13 @@ final class ReadBatch {
                 closeAfterReply = true;
                 ctx.close();
                 return;
+            }
+            ClientEviction eviction = engine.hooks().clientEviction();
+            if (eviction != null && session != null) {
+                eviction.check(session); // Redis counts a client's query buffer (and argv) as it reads
+                if (session.killed()) {
+                    return;
+                }
             }
             if (!paused && session != null) {
                 // read on every batch, not once per connection: CONFIG SET proto-max-bulk-len applies to

@@ -1,6 +1,7 @@
 package dev.spinel.server.net;
 
 import dev.spinel.protocol.Args;
+import dev.spinel.server.engine.ClientEviction;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.engine.ports.ClientConnection;
@@ -50,6 +51,9 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     /** Formatted on first use (CLIENT LIST, logs): the channel keeps the addresses themselves. */
     private volatile String remote;
     private volatile String local;
+    // Written by the cron's or an eviction pass's thread and by this loop: estimates, racy by design.
+    private volatile long memorySample;
+    private volatile long evictionShare;
 
     RespConnectionHandler(Engine engine, boolean tls) {
         this.engine = engine;
@@ -139,6 +143,10 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
             output.flush();
         } finally {
             output.giveBackReply();
+        }
+        ClientEviction eviction = engine.hooks().clientEviction();
+        if (eviction != null && session != null) {
+            eviction.check(session); // its replies may have grown its output
         }
         ctx.fireChannelReadComplete();
     }
@@ -294,6 +302,26 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     @Override
     public long queryBufferFree() {
         return input.queryBufferFree();
+    }
+
+    @Override
+    public long memorySample() {
+        return memorySample;
+    }
+
+    @Override
+    public void memorySample(long bytes) {
+        memorySample = bytes;
+    }
+
+    @Override
+    public long evictionShare() {
+        return evictionShare;
+    }
+
+    @Override
+    public void evictionShare(long bytes) {
+        evictionShare = bytes;
     }
 
     @Override
