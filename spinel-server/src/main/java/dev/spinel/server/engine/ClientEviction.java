@@ -7,6 +7,7 @@ import dev.spinel.server.log.Log;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Redis 7.0's client eviction ({@code maxmemory-clients}): once the clients' memory ({@link ClientMemory}) passes
@@ -18,9 +19,9 @@ import java.util.List;
  *
  * <p>When: after each read a client's input takes (its query buffer grew), after its replies are handed to the
  * socket (its output grew), on each server cron tick (output pushed to it by others: pub/sub, invalidations),
- * and when CONFIG SET lowers the limit. The per-client check compares the last total the cron summed, with this
- * client's share replaced by its current figure, against the limit: a few field reads, and nothing at all while
- * {@code maxmemory-clients} is 0 (the default).
+ * and when CONFIG SET lowers the limit. The per-client check moves the total by the change in this client's
+ * figure since its last check and compares it with the limit: a few field reads and, when the figure changed,
+ * one atomic add; nothing at all while {@code maxmemory-clients} is 0 (the default).
  *
  * <p>Thread-safety: {@link #check} runs on any client's loop; a full pass ({@link #evictAll}) is serialized on
  * this object and kills clients through {@link Session#kill}, which is safe from any thread. The total and the
@@ -37,8 +38,8 @@ public final class ClientEviction {
     private volatile String parsedFrom;
     private volatile long parsed;
     private volatile boolean percent;
-    /** The eligible clients' total at the last full pass. */
-    private volatile long total;
+    /** The eligible clients' total: summed by each full pass, moved by each client's check in between. */
+    private final AtomicLong total = new AtomicLong();
 
     public ClientEviction(Engine engine) {
         this.engine = engine;
@@ -71,7 +72,7 @@ public final class ClientEviction {
             return;
         }
         c.evictionShare(mine);
-        if (total - before + mine > limit) {
+        if (total.addAndGet(mine - before) > limit) {
             evictAll(limit);
         }
     }
@@ -82,7 +83,7 @@ public final class ClientEviction {
         if (limit > 0) {
             evictAll(limit);
         } else {
-            total = 0;
+            total.set(0);
         }
     }
 
@@ -108,7 +109,7 @@ public final class ClientEviction {
                 evict(s);
             }
         }
-        total = sum;
+        total.set(sum);
     }
 
     private void evict(Session s) {
