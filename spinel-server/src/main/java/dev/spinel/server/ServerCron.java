@@ -40,6 +40,7 @@ final class ServerCron implements Runnable {
                 engine.replicaRole().keysWithExpire().expireSome(System.currentTimeMillis());
             }
             closeIdleClients();
+            engine.outputLimits().cron(engine.clients().all()); // a subscriber over its soft limit while nothing is published
             engine.tracking().limitKeys(engine.config().trackingTableMaxKeys.value(), TRACKING_EVICTIONS_PER_TICK);
             engine.memory().sampleClients(); // Redis's clientsCron: INFO's mem_clients_normal, used_memory's part
             ClientEviction eviction = engine.hooks().clientEviction();
