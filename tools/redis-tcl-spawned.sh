@@ -12,6 +12,7 @@
 #   PORTCOUNT   how many ports from BASEPORT the suite may use (default 800; cluster units also use each
 #               server's port + 10000 as its bus port)
 #   UNIT_TIMEOUT seconds per unit (default 1800)
+# Tests listed in tools/redis-tcl-spawned.skip (with the reason each cannot run on Spinel) are skipped.
 # The checkout is built (mvn package of spinel-grpc) and its bin/ and spinel-grpc/target/ copied into
 # SUITE_DIR/spinel, so editing the checkout during a run does not change the servers the run starts.
 # The wrapper drops the directives Spinel refuses (unixsocket, unixsocketperm: Spinel listens on TCP only) from the
@@ -103,18 +104,20 @@ TOOL
   chmod +x "$suite/src/$tool"
 done
 
+grep -v -e '^#' -e '^[[:space:]]*$' "$root/tools/redis-tcl-spawned.skip" > "$suite/skip.txt"
 status=0
 for u in "$@"; do
   log="$suite/logs/$(echo "$u" | tr / _).txt"
   (cd "$suite" && timeout "$unit_timeout" tclsh tests/test_helper.tcl --single "$u" --clients 1 \
-      --baseport "$baseport" --portcount "$portcount" > "$log" 2>&1)
+      --baseport "$baseport" --portcount "$portcount" --skipfile "$suite/skip.txt" > "$log" 2>&1)
   rc=$?
   plain=$(sed 's/\x1b\[[0-9;]*m//g' "$log")
   ok=$(grep -c '^\[ok\]' <<< "$plain")
+  skipped=$(grep -c '^\[skip\]' <<< "$plain")
   err=$(grep -c '^\[err\]' <<< "$plain")
   exc=$(grep -c '^\[exception\]' <<< "$plain")
   if [ $rc -eq 0 ] && grep -q "All tests passed" <<< "$plain"; then
-    echo "$u: passes whole ($ok tests)"
+    echo "$u: passes whole ($ok tests, $skipped skipped)"
   else
     status=1
     echo "$u: $ok ok, $err failed, $exc exception(s), exit $rc; failed: $(grep -E '^\[(err|exception)\]' <<< "$plain" | cut -c1-200 | tr '\n' ';') (log $log)"

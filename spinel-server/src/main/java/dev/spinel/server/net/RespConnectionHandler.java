@@ -154,6 +154,10 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     @Override
     public void flushReplies() {
         output.flush();
+        ClientEviction eviction = engine.hooks().clientEviction();
+        if (eviction != null && session != null) {
+            eviction.check(session); // messages pushed to it (pub/sub, invalidations) grew its output
+        }
     }
 
     @Override

@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  */
 class ClientEvictionDiffTest {
     @RegisterExtension
-    static final SideBySide SERVERS = new SideBySide();
+    static final SideBySide SERVERS = new SideBySide("enable-debug-command", "yes");
 
     @Test
     void largeQueryBufferIsEvictedNoEvictIsNot() throws Exception {
@@ -36,6 +36,34 @@ class ClientEvictionDiffTest {
     @Test
     void lowerLimitEvictsLargestFirstAtOnce() throws Exception {
         assertEquals(lowerLimit(SERVERS.redis().port()), lowerLimit(SERVERS.spinel().port()));
+    }
+
+    @Test
+    void messagesPushedToASubscriberEvictItWithoutTheCron() throws Exception {
+        assertEquals(pushed(SERVERS.redis().port()), pushed(SERVERS.spinel().port()));
+    }
+
+    private static List<String> pushed(int port) throws Exception {
+        List<String> out = new ArrayList<>();
+        try (RawClient r = new RawClient(port); RawClient sub = new RawClient(port)) {
+            r.call("CONFIG", "RESETSTAT");
+            r.call("CLIENT", "NO-EVICT", "on");
+            out.add(text(r.call("CONFIG", "SET", "maxmemory-clients", "1000000")));
+            out.add(text(sub.call("CLIENT", "SETNAME", "sub")));
+            out.add(text(sub.call("SUBSCRIBE", "ch")));
+            out.add(text(r.call("DEBUG", "PAUSE-CRON", "1"))); // only the push itself may find it over the limit
+            String message = "m".repeat(100_000);
+            boolean listed = true;
+            for (int i = 0; i < 200 && listed; i++) {
+                r.call("PUBLISH", "ch", message); // the subscriber never reads
+                listed = text(r.call("CLIENT", "LIST")).contains("name=sub");
+            }
+            out.add("subscriber evicted: " + !listed);
+            out.add(info(r, "evicted_clients"));
+            out.add(text(r.call("DEBUG", "PAUSE-CRON", "0")));
+            out.add(text(r.call("CONFIG", "SET", "maxmemory-clients", "0")));
+        }
+        return out;
     }
 
     private static List<String> queryBuffer(int port) throws Exception {
