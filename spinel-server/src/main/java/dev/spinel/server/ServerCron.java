@@ -1,6 +1,5 @@
 package dev.spinel.server;
 
-import dev.spinel.server.engine.ClientEviction;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.log.Log;
@@ -17,9 +16,12 @@ final class ServerCron implements Runnable {
     private static final int BUCKETS_PER_STEP = 16;
     private static final int TRACKING_EVICTIONS_PER_TICK = 10_000;
     private final Engine engine;
+    /** Client eviction's pass (maxmemory-clients). */
+    private final Runnable clientEviction;
 
-    ServerCron(Engine engine) {
+    ServerCron(Engine engine, Runnable clientEviction) {
         this.engine = engine;
+        this.clientEviction = clientEviction;
     }
 
     @Override
@@ -43,10 +45,7 @@ final class ServerCron implements Runnable {
             engine.outputLimits().cron(engine.clients().all()); // a subscriber over its soft limit while nothing is published
             engine.tracking().limitKeys(engine.config().trackingTableMaxKeys.value(), TRACKING_EVICTIONS_PER_TICK);
             engine.memory().sampleClients(); // Redis's clientsCron: INFO's mem_clients_normal, used_memory's part
-            ClientEviction eviction = engine.hooks().clientEviction();
-            if (eviction != null) {
-                eviction.evictAll(); // maxmemory-clients: output others pushed to a client, CLIENT NO-EVICT OFF
-            }
+            clientEviction.run(); // maxmemory-clients: output others pushed to a client, CLIENT NO-EVICT OFF
         } catch (RuntimeException e) {
             Log.warning("cron: " + e);
         }

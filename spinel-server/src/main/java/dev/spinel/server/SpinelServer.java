@@ -7,10 +7,10 @@ import dev.spinel.server.commands.server.ServerControl;
 import dev.spinel.server.config.ConfigException;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.durability.Persistence;
-import dev.spinel.server.engine.ClientEviction;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.Session;
+import dev.spinel.server.engine.eviction.ClientEviction;
 import dev.spinel.server.log.Log;
 import dev.spinel.server.metrics.MetricsEndpoint;
 import dev.spinel.server.migrate.MigrateSockets;
@@ -67,6 +67,7 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
     private volatile ScheduledFuture<?> cron;
     private final Persistence persistence;
     private final Replication replication;
+    private final ClientEviction clientEviction;
     /** Cluster mode, or null when cluster-enabled is off. */
     private final ClusterMode cluster;
     private final ScheduledFuture<?> replicationCron;
@@ -112,8 +113,8 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
         this.persistence = new Persistence(config, keyspace, engine.stats(), scripting.functions());
         this.replication = new Replication(engine, config, scripting.functions());
         engine.memory().scripts(() -> scripting.cache().memory() + scripting.functions().codeBytes());
-        ClientEviction clientEviction = new ClientEviction(engine);
-        engine.hooks().clientEviction(clientEviction);
+        this.clientEviction = new ClientEviction(engine);
+        engine.hooks().clientGrew(clientEviction::check);
         config.onApply(config.param("maxmemory-clients"), clientEviction::evictAll);
         ReplicationMemory replicationMemory = new ReplicationMemory(replication);
         engine.memory().replication(replicationMemory::backlog, replicationMemory::replicaOutputs,
@@ -242,7 +243,7 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
 
     private ScheduledFuture<?> scheduleCron() {
         long periodMs = Math.max(2, 1000 / Math.max(1, Math.min(500, config.hz.value())));
-        return resp.workerGroup().next().scheduleAtFixedRate(new ServerCron(engine), periodMs, periodMs, TimeUnit.MILLISECONDS);
+        return resp.workerGroup().next().scheduleAtFixedRate(new ServerCron(engine, clientEviction::evictAll), periodMs, periodMs, TimeUnit.MILLISECONDS);
     }
 
     private List<String> bindAddresses() {

@@ -6,7 +6,6 @@ import dev.spinel.protocol.QueryBuffer;
 import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.protocol.RespParser;
 import dev.spinel.server.config.OutputBufferLimitsParam.Limit;
-import dev.spinel.server.engine.ClientEviction;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.engine.clock.CommandChain;
@@ -16,6 +15,7 @@ import io.netty.channel.ChannelHandlerContext;
 
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * The input side of one RESP connection: each read is appended to the query buffer and every complete request
@@ -108,9 +108,9 @@ final class ReadBatch {
                 ctx.close();
                 return;
             }
-            ClientEviction eviction = engine.hooks().clientEviction();
+            Consumer<Session> eviction = engine.hooks().clientGrew();
             if (eviction != null && session != null) {
-                eviction.check(session); // Redis counts a client's query buffer (and argv) as it reads
+                eviction.accept(session); // Redis counts a client's query buffer (and argv) as it reads
                 if (session.killed()) {
                     return;
                 }

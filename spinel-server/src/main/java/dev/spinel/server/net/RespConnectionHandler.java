@@ -1,7 +1,6 @@
 package dev.spinel.server.net;
 
 import dev.spinel.protocol.Args;
-import dev.spinel.server.engine.ClientEviction;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.engine.ports.ClientConnection;
@@ -17,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * One client connection on the RESP front end: the channel's lifecycle (admission, TLS handshake, close) and the
@@ -144,9 +144,9 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
         } finally {
             output.giveBackReply();
         }
-        ClientEviction eviction = engine.hooks().clientEviction();
+        Consumer<Session> eviction = engine.hooks().clientGrew();
         if (eviction != null && session != null) {
-            eviction.check(session); // its replies may have grown its output
+            eviction.accept(session); // its replies may have grown its output
         }
         ctx.fireChannelReadComplete();
     }
@@ -154,9 +154,9 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     @Override
     public void flushReplies() {
         output.flush();
-        ClientEviction eviction = engine.hooks().clientEviction();
+        Consumer<Session> eviction = engine.hooks().clientGrew();
         if (eviction != null && session != null) {
-            eviction.check(session); // messages pushed to it (pub/sub, invalidations) grew its output
+            eviction.accept(session); // messages pushed to it (pub/sub, invalidations) grew its output
         }
     }
 

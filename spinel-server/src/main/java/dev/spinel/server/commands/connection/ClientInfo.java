@@ -3,11 +3,11 @@ package dev.spinel.server.commands.connection;
 import java.util.Locale;
 
 import dev.spinel.protocol.Args;
-import dev.spinel.server.engine.ClientMemory;
 import dev.spinel.server.engine.pubsub.PubSub;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.engine.tracking.TrackingState;
 import dev.spinel.server.engine.Transaction;
+import dev.spinel.server.engine.eviction.ClientMemory;
 import dev.spinel.server.engine.ports.ClientConnection;
 
 /**

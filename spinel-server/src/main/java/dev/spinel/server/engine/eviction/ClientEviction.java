@@ -1,7 +1,9 @@
-package dev.spinel.server.engine;
+package dev.spinel.server.engine.eviction;
 
 import dev.spinel.server.config.Param;
 import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.engine.Engine;
+import dev.spinel.server.engine.Session;
 import dev.spinel.server.engine.ports.ClientConnection;
 import dev.spinel.server.log.Log;
 

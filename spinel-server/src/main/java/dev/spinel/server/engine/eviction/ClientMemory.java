@@ -1,5 +1,7 @@
-package dev.spinel.server.engine;
+package dev.spinel.server.engine.eviction;
 
+import dev.spinel.server.engine.Session;
+import dev.spinel.server.engine.Transaction;
 import dev.spinel.server.engine.ports.ClientConnection;
 import dev.spinel.server.engine.pubsub.PubSub;
 import dev.spinel.server.engine.pubsub.Subscriptions;
@@ -35,9 +37,7 @@ public final class ClientMemory {
     public static long multi(Session s) {
         Transaction t = s.transaction();
         long n = t == null ? 0 : t.memory();
-        if (s.watching()) {
-            n += PER_WATCHED_KEY * s.watched().size();
-        }
+        n += PER_WATCHED_KEY * s.engine().watches().count(s);
         return n;
     }
 
