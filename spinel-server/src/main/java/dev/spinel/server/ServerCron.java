@@ -19,6 +19,11 @@ final class ServerCron implements Runnable {
     /** Client eviction's pass (maxmemory-clients). */
     private final Runnable clientEviction;
 
+    /** A cron without client eviction (an engine the server did not wire, in tests). */
+    ServerCron(Engine engine) {
+        this(engine, () -> { });
+    }
+
     ServerCron(Engine engine, Runnable clientEviction) {
         this.engine = engine;
         this.clientEviction = clientEviction;
