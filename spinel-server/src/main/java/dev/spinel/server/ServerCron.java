@@ -16,9 +16,17 @@ final class ServerCron implements Runnable {
     private static final int BUCKETS_PER_STEP = 16;
     private static final int TRACKING_EVICTIONS_PER_TICK = 10_000;
     private final Engine engine;
+    /** Client eviction's pass (maxmemory-clients). */
+    private final Runnable clientEviction;
 
+    /** A cron without client eviction (an engine the server did not wire, in tests). */
     ServerCron(Engine engine) {
+        this(engine, () -> { });
+    }
+
+    ServerCron(Engine engine, Runnable clientEviction) {
         this.engine = engine;
+        this.clientEviction = clientEviction;
     }
 
     @Override
@@ -39,8 +47,10 @@ final class ServerCron implements Runnable {
                 engine.replicaRole().keysWithExpire().expireSome(System.currentTimeMillis());
             }
             closeIdleClients();
+            engine.outputLimits().cron(engine.clients().all()); // a subscriber over its soft limit while nothing is published
             engine.tracking().limitKeys(engine.config().trackingTableMaxKeys.value(), TRACKING_EVICTIONS_PER_TICK);
             engine.memory().sampleClients(); // Redis's clientsCron: INFO's mem_clients_normal, used_memory's part
+            clientEviction.run(); // maxmemory-clients: output others pushed to a client, CLIENT NO-EVICT OFF
         } catch (RuntimeException e) {
             Log.warning("cron: " + e);
         }

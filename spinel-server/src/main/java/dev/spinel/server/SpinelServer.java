@@ -10,6 +10,7 @@ import dev.spinel.server.durability.Persistence;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.Session;
+import dev.spinel.server.engine.eviction.ClientEviction;
 import dev.spinel.server.log.Log;
 import dev.spinel.server.metrics.MetricsEndpoint;
 import dev.spinel.server.migrate.MigrateSockets;
@@ -68,6 +69,7 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
     private final Persistence persistence;
     private final Replication replication;
     private final ShutdownWait shutdownWait;
+    private final ClientEviction clientEviction;
     /** Cluster mode, or null when cluster-enabled is off. */
     private final ClusterMode cluster;
     private final ScheduledFuture<?> replicationCron;
@@ -114,6 +116,9 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
         this.replication = new Replication(engine, config, scripting.functions());
         this.shutdownWait = new ShutdownWait(replication);
         engine.memory().scripts(() -> scripting.cache().memory() + scripting.functions().codeBytes());
+        this.clientEviction = new ClientEviction(engine);
+        engine.hooks().clientGrew(clientEviction::check);
+        config.onApply(config.param("maxmemory-clients"), clientEviction::evictAll);
         ReplicationMemory replicationMemory = new ReplicationMemory(replication);
         engine.memory().replication(replicationMemory::backlog, replicationMemory::replicaOutputs,
                 c -> c instanceof Session s && engine.hooks().isReplicaClient(s));
@@ -253,7 +258,7 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
 
     private ScheduledFuture<?> scheduleCron() {
         long periodMs = Math.max(2, 1000 / Math.max(1, Math.min(500, config.hz.value())));
-        return resp.workerGroup().next().scheduleAtFixedRate(new ServerCron(engine), periodMs, periodMs, TimeUnit.MILLISECONDS);
+        return resp.workerGroup().next().scheduleAtFixedRate(new ServerCron(engine, clientEviction::evictAll), periodMs, periodMs, TimeUnit.MILLISECONDS);
     }
 
     private List<String> bindAddresses() {

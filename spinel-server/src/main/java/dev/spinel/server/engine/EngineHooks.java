@@ -47,7 +47,18 @@ public final class EngineHooks {
     /** Cluster mode: passes a PUBLISH on to the other nodes (channel, message); null outside cluster mode. */
     private volatile BiConsumer<byte[], byte[]> clusterPublish;
 
+    /** Client eviction's check of a client whose memory grew (maxmemory-clients); null in an engine without it. */
+    private volatile Consumer<Session> clientGrew;
+
     EngineHooks() {
+    }
+
+    public Consumer<Session> clientGrew() {
+        return clientGrew;
+    }
+
+    public void clientGrew(Consumer<Session> check) {
+        this.clientGrew = check;
     }
 
     public void diskError(Supplier<String> check) {

@@ -49,6 +49,11 @@ public final class Evictor {
         return evicted.sum();
     }
 
+    /** CONFIG RESETSTAT: evicted_keys starts again from 0, as Redis's resetServerStats. */
+    public void resetStats() {
+        evicted.reset();
+    }
+
     /** Redis's used_memory as the maxmemory check reads it ({@link MemoryAccounting#used()}). */
     public long usedMemory() {
         return memory.used();

@@ -38,6 +38,29 @@ public final class OutputLimits implements PubSub.OutputLimit<Session> {
         return false;
     }
 
+    /**
+     * The cron's check of the subscribers, as Redis's clientsCron: a subscriber whose output stays above the soft
+     * limit while nothing more is published to it is closed once the soft seconds pass (a publish checks it
+     * otherwise). The check itself runs on the subscriber's own loop, which owns its soft-limit clock; only
+     * subscribers holding at least the smaller limit's bytes get one.
+     */
+    public void cron(Iterable<Session> clients) {
+        Limit l = config.clientOutputBufferLimit.limit(OutputBufferLimitsParam.PUBSUB);
+        long floor = l.softBytes() > 0 && (l.hardBytes() == 0 || l.softBytes() < l.hardBytes()) ? l.softBytes() : l.hardBytes();
+        if (floor == 0) {
+            return;
+        }
+        for (Session s : clients) {
+            if (s.hasSubscriptions() && !s.killed() && s.connection().pendingOutputBytes() >= floor) {
+                s.connection().execute(() -> {
+                    if (!s.killed() && s.hasSubscriptions() && exceeded(s, s.connection().pendingOutputBytes())) {
+                        s.kill();
+                    }
+                });
+            }
+        }
+    }
+
     /** The normal class's limits, or null when it has none (the default): the caller then checks nothing. */
     public Limit normal() {
         Limit l = config.clientOutputBufferLimit.limit(OutputBufferLimitsParam.NORMAL);

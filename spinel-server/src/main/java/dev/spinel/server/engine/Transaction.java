@@ -24,6 +24,8 @@ public final class Transaction {
     private boolean scriptMayReplicate;
     /** A script command is queued: EXEC then runs on the script thread, as a script does. */
     private boolean holdsScript;
+    /** Redis's mstate.argv_len_sums: the queued arguments' bytes plus a pointer per argument. */
+    private long argvBytes;
 
     boolean holdsScript() {
         return holdsScript;
@@ -33,6 +35,7 @@ public final class Transaction {
         byte[][] argv = new byte[a.count()][];
         for (int i = 0; i < argv.length; i++) {
             argv[i] = a.copy(i);
+            argvBytes += argv[i].length + 8;
         }
         queued.add(new Queued(cmd, argv));
     }
@@ -48,6 +51,14 @@ public final class Transaction {
     /** Number of queued commands (CLIENT LIST multi=). */
     public int size() {
         return queued.size();
+    }
+
+    /**
+     * CLIENT LIST's multi-mem part of the queue, as Redis's multiStateMemOverhead counts it: the queued
+     * arguments' bytes and pointers, and one multiCmd (24 bytes) per queued command.
+     */
+    public long memory() {
+        return argvBytes + 24L * queued.size();
     }
 
     List<Queued> queued() {

@@ -54,6 +54,11 @@ public final class Watches {
         return watchers.isEmpty();
     }
 
+    /** How many keys {@code s} watches (CLIENT LIST's multi-mem counts them). */
+    public int count(Session s) {
+        return s.watching() ? s.watched().size() : 0;
+    }
+
     void watch(Session s, int db, byte[] key, boolean expiredNow) {
         Key k = new Key(db, new ByteKey(key));
         for (Watched w : s.watch().watched()) {

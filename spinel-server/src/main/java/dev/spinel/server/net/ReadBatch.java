@@ -15,6 +15,7 @@ import io.netty.channel.ChannelHandlerContext;
 
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * The input side of one RESP connection: each read is appended to the query buffer and every complete request
@@ -106,6 +107,13 @@ final class ReadBatch {
                 closeAfterReply = true;
                 ctx.close();
                 return;
+            }
+            Consumer<Session> eviction = engine.hooks().clientGrew();
+            if (eviction != null && session != null) {
+                eviction.accept(session); // Redis counts a client's query buffer (and argv) as it reads
+                if (session.killed()) {
+                    return;
+                }
             }
             if (!paused && session != null) {
                 // read on every batch, not once per connection: CONFIG SET proto-max-bulk-len applies to

@@ -16,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * One client connection on the RESP front end: the channel's lifecycle (admission, TLS handshake, close) and the
@@ -50,6 +51,9 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     /** Formatted on first use (CLIENT LIST, logs): the channel keeps the addresses themselves. */
     private volatile String remote;
     private volatile String local;
+    // Written by the cron's or an eviction pass's thread and by this loop: estimates, racy by design.
+    private volatile long memorySample;
+    private volatile long evictionShare;
 
     RespConnectionHandler(Engine engine, boolean tls) {
         this.engine = engine;
@@ -140,12 +144,20 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
         } finally {
             output.giveBackReply();
         }
+        Consumer<Session> eviction = engine.hooks().clientGrew();
+        if (eviction != null && session != null) {
+            eviction.accept(session); // its replies may have grown its output
+        }
         ctx.fireChannelReadComplete();
     }
 
     @Override
     public void flushReplies() {
         output.flush();
+        Consumer<Session> eviction = engine.hooks().clientGrew();
+        if (eviction != null && session != null) {
+            eviction.accept(session); // messages pushed to it (pub/sub, invalidations) grew its output
+        }
     }
 
     @Override
@@ -294,6 +306,26 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     @Override
     public long queryBufferFree() {
         return input.queryBufferFree();
+    }
+
+    @Override
+    public long memorySample() {
+        return memorySample;
+    }
+
+    @Override
+    public void memorySample(long bytes) {
+        memorySample = bytes;
+    }
+
+    @Override
+    public long evictionShare() {
+        return evictionShare;
+    }
+
+    @Override
+    public void evictionShare(long bytes) {
+        evictionShare = bytes;
     }
 
     @Override

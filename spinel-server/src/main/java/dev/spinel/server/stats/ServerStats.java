@@ -18,6 +18,8 @@ public final class ServerStats {
     /** INFO's lazyfreed_objects: values Redis would have freed in the background (see LazyFree). */
     public final LongAdder lazyfreedObjects = new LongAdder();
     public final LongAdder rejectedConnections = new LongAdder();
+    /** INFO's evicted_clients: clients disconnected by maxmemory-clients. */
+    public final LongAdder evictedClients = new LongAdder();
     public final LoopCounter keyspaceHits = new LoopCounter();
     public final LoopCounter keyspaceMisses = new LoopCounter();
     public final LoopCounter netInputBytes = new LoopCounter();
@@ -55,6 +57,7 @@ public final class ServerStats {
         commandsProcessed.reset();
         connectionsReceived.reset();
         rejectedConnections.reset();
+        evictedClients.reset();
         keyspaceHits.reset();
         keyspaceMisses.reset();
         netInputBytes.reset();

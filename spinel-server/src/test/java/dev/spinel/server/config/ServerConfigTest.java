@@ -42,6 +42,8 @@ class ServerConfigTest {
         assertEquals("900 1 300 10 60 5", ServerConfig.fromArgs(new String[]{f.toString(), "--save", "60", "5"}).save.get());
         Path g = file("save 900 1\nsave \"\"\nsave 10 1\n");
         assertEquals("10 1", ServerConfig.fromArgs(new String[]{g.toString()}).save.get());
+        // a bare "save" line is save "" (redis-server 7.0.15 starts with it and CONFIG GET save answers "")
+        assertEquals("", ServerConfig.fromArgs(new String[]{file("save 900 1\nsave \n").toString()}).save.get());
         assertEquals("", ServerConfig.fromArgs(new String[]{f.toString(), "--save", ""}).save.get());
         // "--save" followed by another option means save "" (Redis 7.0)
         ServerConfig c = ServerConfig.fromArgs(new String[]{f.toString(), "--save", "--port", "7003"});

@@ -7,6 +7,7 @@ import dev.spinel.server.engine.pubsub.PubSub;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.engine.tracking.TrackingState;
 import dev.spinel.server.engine.Transaction;
+import dev.spinel.server.engine.eviction.ClientMemory;
 import dev.spinel.server.engine.ports.ClientConnection;
 
 /**
@@ -103,13 +104,13 @@ public final class ClientInfo {
         sb.append(" qbuf=").append(qbuf);
         sb.append(" qbuf-free=").append(qfree);
         sb.append(" argv-mem=").append(argvBytes);
-        sb.append(" multi-mem=0");
+        sb.append(" multi-mem=").append(ClientMemory.multi(s));
         sb.append(" rbs=").append(rbs);
         sb.append(" rbp=").append(rbs);
         sb.append(" obl=").append(obl);
         sb.append(" oll=0");
         sb.append(" omem=").append(omem);
-        sb.append(" tot-mem=").append(qbuf + qfree + argvBytes + rbs + omem);
+        sb.append(" tot-mem=").append(ClientMemory.of(s, wireBytes + argvBytes));
         sb.append(" events=").append(omem > 0 ? "rw" : "r");
         sb.append(" cmd=").append(s.lastCommand());
         sb.append(" user=").append(s.user().name());

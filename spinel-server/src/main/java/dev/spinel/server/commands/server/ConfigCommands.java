@@ -192,6 +192,7 @@ public final class ConfigCommands {
     static void resetstat(Session s, Args a) {
         s.engine().stats().reset();
         s.engine().keyspace().resetExpiredKeys();
+        s.engine().evictor().resetStats();
         for (Command c : s.engine().commands().allWithSubcommands()) {
             c.resetStats();
         }

@@ -271,7 +271,7 @@ final class InfoCommand {
         field(sb, "expired_time_cap_reached_count", 0);
         field(sb, "expire_cycle_cpu_milliseconds", 0);
         field(sb, "evicted_keys", e.evictor().evictedKeys());
-        field(sb, "evicted_clients", 0);
+        field(sb, "evicted_clients", e.stats().evictedClients.sum());
         field(sb, "total_eviction_exceeded_time", 0);
         field(sb, "current_eviction_exceeded_time", 0);
         field(sb, "keyspace_hits", hits);

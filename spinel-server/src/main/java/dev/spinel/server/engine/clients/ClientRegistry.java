@@ -3,6 +3,7 @@ package dev.spinel.server.engine.clients;
 import java.util.Collection;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
  * All connected clients by id, for CLIENT LIST/KILL/INFO and maxclients.
@@ -12,6 +13,8 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class ClientRegistry<C extends Client> {
     private final ConcurrentSkipListMap<Long, C> sessions = new ConcurrentSkipListMap<>();
     private final AtomicLong nextId = new AtomicLong(1);
+    /** Told once of each client that leaves (used_memory stops counting its buffers at once). */
+    private volatile Consumer<Client> removed = c -> { };
 
     public long nextId() {
         return nextId.getAndIncrement();
@@ -22,7 +25,14 @@ public final class ClientRegistry<C extends Client> {
     }
 
     public void remove(C s) {
-        sessions.remove(s.id());
+        if (sessions.remove(s.id(), s)) {
+            removed.accept(s);
+        }
+    }
+
+    /** Installs the listener told of each client that leaves. */
+    public void onRemove(Consumer<Client> listener) {
+        this.removed = listener;
     }
 
     public C get(long id) {

@@ -4,6 +4,7 @@ import dev.spinel.server.engine.ports.ClientConnection;
 import dev.spinel.store.Database;
 import dev.spinel.store.Keyspace;
 
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 
@@ -17,7 +18,9 @@ import java.util.function.Predicate;
  * <p>The baseline models the fixed structures Redis 7.0 counts at start (shared objects, the command table,
  * one dictionary pair per database) with Spinel's own: a fixed part and, per database, its stripes.
  * The clients' part is sampled by the server's cron ({@link #sampleClients}), as Redis's clientsCron
- * samples its clients' memory, so that no command pays for it; it is as old as one cron tick at most.
+ * samples its clients' memory, so that no command pays for it; it is as old as one cron tick at most, but for a
+ * client that leaves: its last sample is taken off at once, as Redis frees a client's buffers with it (a
+ * server whose clients' output filled it accepts writes again as soon as they are gone).
  *
  * <p>Thread-safety: every figure is read without locks from any thread (the dataset's counters are
  * plain reads of the stripes' fields, a close estimate while writes go on); {@link #sampleClients} may run
@@ -37,12 +40,23 @@ public final class MemoryAccounting {
     private volatile LongSupplier replicaOutputs = () -> 0;
     /** The replicas' connections: their buffers are replication's ({@link #replicaOutputs()}), not the clients'. */
     private volatile Predicate<Client> replica = c -> false;
-    private volatile long clientBuffers;
+    private final AtomicLong clientBuffers = new AtomicLong();
 
     public MemoryAccounting(Keyspace keyspace, ClientRegistry<?> clients) {
         this.keyspace = keyspace;
         this.clients = clients;
         this.startup = STARTUP_FIXED + (long) keyspace.databases() * Database.SEGMENTS * PER_STRIPE;
+        clients.onRemove(this::left);
+    }
+
+    /** A client left the registry: its buffers no longer count. */
+    private void left(Client c) {
+        ClientConnection conn = c.connection();
+        long sample = conn.memorySample();
+        if (sample != 0) {
+            conn.memorySample(0);
+            clientBuffers.addAndGet(-sample);
+        }
     }
 
     /** Where the script cache's and the function libraries' bytes come from (Redis's lua.caches, functions.caches). */
@@ -67,7 +81,7 @@ public final class MemoryAccounting {
 
     /** used_memory_overhead: everything but the keys and their values. */
     public long overhead() {
-        return startup + clientBuffers + scripts.getAsLong() + backlog.getAsLong() + replicaOutputs.getAsLong();
+        return startup + clientBuffers.get() + scripts.getAsLong() + backlog.getAsLong() + replicaOutputs.getAsLong();
     }
 
     /** used_memory_startup. */
@@ -77,7 +91,7 @@ public final class MemoryAccounting {
 
     /** mem_clients_normal: the clients' buffers at the last sample. */
     public long clients() {
-        return clientBuffers;
+        return clientBuffers.get();
     }
 
     /** The script cache and function libraries. */
@@ -120,11 +134,13 @@ public final class MemoryAccounting {
             }
             try {
                 ClientConnection c = s.connection();
-                n += c.queryBufferLength() + c.queryBufferFree() + s.out().array().length + c.pendingOutputBytes();
+                long m = c.queryBufferLength() + c.queryBufferFree() + s.out().array().length + c.pendingOutputBytes();
+                c.memorySample(m);
+                n += m;
             } catch (RuntimeException e) {
                 // a connection closing meanwhile: it no longer counts
             }
         }
-        clientBuffers = n;
+        clientBuffers.set(n);
     }
 }

@@ -38,6 +38,27 @@ public interface ClientConnection {
     long pendingOutputBytes();
 
     /**
+     * This client's buffers at the last sample of used_memory's clients part (taken off the total when it goes);
+     * a connection that keeps none answers 0.
+     */
+    default long memorySample() {
+        return 0;
+    }
+
+    /** Records {@link #memorySample()}. */
+    default void memorySample(long bytes) {
+    }
+
+    /** This client's share in the client-eviction total at its last check (see ClientEviction); 0 if none is kept. */
+    default long evictionShare() {
+        return 0;
+    }
+
+    /** Records {@link #evictionShare()}. */
+    default void evictionShare(long bytes) {
+    }
+
+    /**
      * Stops executing this client's input after the current command (event loop only). {@code retry}
      * is the request to execute again on {@link #resume} (a command postponed by CLIENT PAUSE; the
      * connection copies it if it points into its receive buffer), or {@code null} when the current
