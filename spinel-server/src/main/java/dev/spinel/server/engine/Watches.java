@@ -56,7 +56,8 @@ public final class Watches {
 
     /** How many keys {@code s} watches (CLIENT LIST's multi-mem counts them). */
     public int count(Session s) {
-        return s.watching() ? s.watched().size() : 0;
+        WatchState w = s.watch();
+        return w.watching() ? w.watched().size() : 0;
     }
 
     void watch(Session s, int db, byte[] key, boolean expiredNow) {
