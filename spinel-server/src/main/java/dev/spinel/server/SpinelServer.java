@@ -116,9 +116,7 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
         this.replication = new Replication(engine, config, scripting.functions());
         this.shutdownWait = new ShutdownWait(replication);
         engine.memory().scripts(() -> scripting.cache().memory() + scripting.functions().codeBytes());
-        this.clientEviction = new ClientEviction(engine);
-        engine.hooks().clientGrew(clientEviction::check);
-        config.onApply(config.param("maxmemory-clients"), clientEviction::evictAll);
+        this.clientEviction = ClientEviction.install(engine);
         ReplicationMemory replicationMemory = new ReplicationMemory(replication);
         engine.memory().replication(replicationMemory::backlog, replicationMemory::replicaOutputs,
                 c -> c instanceof Session s && engine.hooks().isReplicaClient(s));

@@ -49,6 +49,14 @@ public final class ClientEviction {
         this.setting = config.param("maxmemory-clients");
     }
 
+    /** A client eviction checked when a client grows (the engine's hook) and when maxmemory-clients is set. */
+    public static ClientEviction install(Engine engine) {
+        ClientEviction e = new ClientEviction(engine);
+        engine.hooks().clientGrew(e::check);
+        engine.config().onApply(e.setting, e::evictAll);
+        return e;
+    }
+
     /** The limit in bytes, or 0 when client eviction is off. */
     public long limit() {
         String v = setting.get();
