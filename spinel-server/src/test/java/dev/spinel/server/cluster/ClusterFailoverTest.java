@@ -30,9 +30,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * acknowledged is lost.
  */
 class ClusterFailoverTest {
-    private static final int A = 28541;
-    private static final int B = 28542;
-    private static final int C = 28543;
+    private static final int A = 22541;
+    private static final int B = 22542;
+    private static final int C = 22543;
     private static final String TIMEOUT = "2000";
 
     private Process a;

@@ -25,10 +25,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * placeholders before the comparison.
  */
 class ClusterModeDiffTest {
-    private static final int REDIS_PORT = 28101;
-    private static final int REDIS_BUS = 28111;
-    private static final int SPINEL_PORT = 28102;
-    private static final int SPINEL_BUS = 28112;
+    private static final int REDIS_PORT = 22101;
+    private static final int REDIS_BUS = 22111;
+    private static final int SPINEL_PORT = 22102;
+    private static final int SPINEL_BUS = 22112;
     private static RedisServerProcess redis;
     private static SpinelServer spinel;
     private static Path dir;

@@ -25,7 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * shows the slots at their new owner.
  */
 class ClusterReshardTest {
-    private static final int[] PORTS = {26101, 26102, 26103};
+    private static final int[] PORTS = {22201, 22202, 22203};
     private static SpinelServer[] cluster;
     private static final int KEYS = 2000;
 
@@ -95,9 +95,9 @@ class ClusterReshardTest {
     @Test
     void spublishReachesTheShardsReplica() throws Exception {
         Path dir = Files.createTempDirectory("spinel-reshard-replica");
-        try (SpinelServer replica = SpinelServer.start(ServerConfig.defaults().with("port", "26104")
+        try (SpinelServer replica = SpinelServer.start(ServerConfig.defaults().with("port", "22204")
                 .with("cluster-enabled", "yes").with("dir", dir.toString()));
-             RawClient r = new RawClient(26104); RawClient primary = new RawClient(PORTS[2])) {
+             RawClient r = new RawClient(22204); RawClient primary = new RawClient(PORTS[2])) {
             assertEquals("+OK\r\n", new String(r.call("CLUSTER", "MEET", "127.0.0.1", Integer.toString(PORTS[0])),
                     StandardCharsets.UTF_8));
             long deadline = System.currentTimeMillis() + 30_000;
@@ -113,7 +113,7 @@ class ClusterReshardTest {
                 assertTrue(System.currentTimeMillis() < deadline + 30_000, "the replica never synced");
                 Thread.sleep(50);
             }
-            try (RawClient sub = new RawClient(26104)) {
+            try (RawClient sub = new RawClient(22204)) {
                 String confirm = new String(sub.call("SSUBSCRIBE", "foo"), StandardCharsets.UTF_8);
                 assertTrue(confirm.startsWith("*3\r\n$10\r\nssubscribe\r\n"), confirm);
                 assertEquals(":0\r\n", new String(primary.call("SPUBLISH", "foo", "shard-news"), StandardCharsets.UTF_8));
@@ -121,7 +121,7 @@ class ClusterReshardTest {
                         new String(sub.readReply(), StandardCharsets.UTF_8));
             }
             primary.call("DEL", "foo");
-            assertEquals("+OK\r\n", new String(primary.call("CLUSTER", "FORGET", myId(26104)), StandardCharsets.UTF_8));
+            assertEquals("+OK\r\n", new String(primary.call("CLUSTER", "FORGET", myId(22204)), StandardCharsets.UTF_8));
         }
     }
 

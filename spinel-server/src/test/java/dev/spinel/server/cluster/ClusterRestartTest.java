@@ -18,8 +18,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class ClusterRestartTest {
     private static SpinelServer start(Path dir) {
-        return SpinelServer.start(ServerConfig.defaults().with("port", "28501").with("cluster-enabled", "yes")
-                .with("cluster-port", "28511").with("dir", dir.toString()));
+        return SpinelServer.start(ServerConfig.defaults().with("port", "22501").with("cluster-enabled", "yes")
+                .with("cluster-port", "22511").with("dir", dir.toString()));
     }
 
     private static String call(RawClient c, String... args) throws Exception {
@@ -30,7 +30,7 @@ class ClusterRestartTest {
     void aRestartedNodeKeepsItsIdAndSlots() throws Exception {
         Path dir = Files.createTempDirectory("spinel-cluster-restart");
         String id;
-        try (SpinelServer s = start(dir); RawClient c = new RawClient(28501)) {
+        try (SpinelServer s = start(dir); RawClient c = new RawClient(22501)) {
             id = call(c, "CLUSTER", "MYID");
             assertEquals("+OK\r\n", call(c, "CLUSTER", "ADDSLOTSRANGE", "0", "99"));
             assertEquals("+OK\r\n", call(c, "CLUSTER", "SET-CONFIG-EPOCH", "7"));
@@ -38,7 +38,7 @@ class ClusterRestartTest {
         String conf = Files.readString(dir.resolve("nodes.conf"));
         assertTrue(conf.contains(" myself,master - 0 0 7 connected 0-99\n"), conf);
         assertTrue(conf.endsWith("vars currentEpoch 7 lastVoteEpoch 0\n"), conf);
-        try (SpinelServer s = start(dir); RawClient c = new RawClient(28501)) {
+        try (SpinelServer s = start(dir); RawClient c = new RawClient(22501)) {
             assertEquals(id, call(c, "CLUSTER", "MYID"));
             long deadline = System.currentTimeMillis() + 20_000;
             String nodes;

@@ -30,7 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Lettuce's RedisClusterClient, which route by the slots the nodes announce and follow MOVED.
  */
 class ThreeNodeClusterTest {
-    private static final int[] PORTS = {28401, 28402, 28403};
+    private static final int[] PORTS = {22401, 22402, 22403};
     private static SpinelServer[] cluster;
 
     @BeforeAll
@@ -81,9 +81,9 @@ class ThreeNodeClusterTest {
     @Test
     void aFourthNodeJoinsAndReplicatesAPrimary() throws Exception {
         Path dir = Files.createTempDirectory("spinel-cluster-replica");
-        try (SpinelServer replica = SpinelServer.start(ServerConfig.defaults().with("port", "28404")
-                .with("cluster-enabled", "yes").with("cluster-port", "28414").with("dir", dir.toString()));
-             RawClient r = new RawClient(28404); RawClient primary = new RawClient(PORTS[0])) {
+        try (SpinelServer replica = SpinelServer.start(ServerConfig.defaults().with("port", "22404")
+                .with("cluster-enabled", "yes").with("cluster-port", "22414").with("dir", dir.toString()));
+             RawClient r = new RawClient(22404); RawClient primary = new RawClient(PORTS[0])) {
             String primaryId = new String(primary.call("CLUSTER", "MYID"), StandardCharsets.UTF_8).split("\r\n")[1];
             assertEquals("+OK\r\n", new String(r.call("CLUSTER", "MEET", "127.0.0.1", Integer.toString(PORTS[0]),
                     Integer.toString(PORTS[0] + 10)), StandardCharsets.UTF_8));

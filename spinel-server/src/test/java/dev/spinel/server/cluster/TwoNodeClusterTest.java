@@ -23,8 +23,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * empty primary; a primary holding keys is refused.
  */
 class TwoNodeClusterTest {
-    private static final int X = 28551;
-    private static final int Y = 28552;
+    private static final int X = 22551;
+    private static final int Y = 22552;
     private SpinelServer x;
     private SpinelServer y;
 
