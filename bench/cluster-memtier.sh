@@ -101,7 +101,7 @@ totals() {
   python3 - "$1" <<'PY'
 import json, sys
 t = json.load(open(sys.argv[1]))["ALL STATS"]["Totals"]
-print("%.0f %d %s %s %d" % (t["Ops/sec"], t["Count"], t["MOVED/sec"], t["ASK/sec"], t["Connection Errors"]))
+print("%.0f %d %s %s %d" % (t["Ops/sec"], t["Count"], t.get("MOVED/sec", 0), t.get("ASK/sec", 0), t.get("Connection Errors", 0)))
 PY
 }
 
