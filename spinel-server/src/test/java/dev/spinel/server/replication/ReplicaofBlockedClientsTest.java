@@ -12,6 +12,7 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static dev.spinel.server.testing.Await.waitFor;
 
 /**
  * A master that becomes a replica disconnects its blocked clients, as Redis's disconnectAllBlockedClients
@@ -67,17 +68,5 @@ class ReplicaofBlockedClientsTest {
             l.add(s.getBytes(StandardCharsets.UTF_8));
         }
         return l;
-    }
-
-    private interface Check {
-        boolean ok() throws Exception;
-    }
-
-    private static void waitFor(Check c, String what) throws Exception {
-        long end = System.currentTimeMillis() + 10_000;
-        while (!c.ok()) {
-            assertTrue(System.currentTimeMillis() < end, "timed out waiting for " + what);
-            Thread.sleep(20);
-        }
     }
 }

@@ -11,6 +11,7 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static dev.spinel.server.testing.Await.waitFor;
 
 /**
  * A burst written within one command (an EXEC of 160 kB) with repl-backlog-size at its 16 kB minimum: Redis 7.0's
@@ -65,17 +66,5 @@ class ReplicationBacklogGrowthTest {
             }
         }
         return "";
-    }
-
-    private interface Check {
-        boolean ok() throws Exception;
-    }
-
-    private static void waitFor(Check c, String what) throws Exception {
-        long end = System.currentTimeMillis() + 30_000;
-        while (!c.ok()) {
-            assertTrue(System.currentTimeMillis() < end, "timed out waiting for " + what);
-            Thread.sleep(20);
-        }
     }
 }

@@ -13,6 +13,7 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static dev.spinel.server.testing.Await.waitFor;
 
 /**
  * A diskless full resync of an RDB many times the size of the chunks it is streamed in, to a redis-server replica
@@ -84,17 +85,5 @@ class ReplicationStreamedRdbTest {
             }
         }
         return "";
-    }
-
-    private interface Check {
-        boolean ok() throws Exception;
-    }
-
-    private static void waitFor(Check c, String what) throws Exception {
-        long end = System.currentTimeMillis() + 60_000;
-        while (!c.ok()) {
-            assertTrue(System.currentTimeMillis() < end, "timed out waiting for " + what);
-            Thread.sleep(50);
-        }
     }
 }

@@ -12,6 +12,7 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static dev.spinel.server.testing.Await.waitFor;
 
 /**
  * Redis 7.0's shutdown wait for replicas (integration/shutdown.tcl), a redis-server master and a Spinel master each
@@ -86,17 +87,5 @@ class ShutdownWaitTest {
             l.add(s.getBytes(StandardCharsets.UTF_8));
         }
         return l;
-    }
-
-    private interface Check {
-        boolean ok() throws Exception;
-    }
-
-    private static void waitFor(Check c, String what) throws Exception {
-        long end = System.currentTimeMillis() + 20_000;
-        while (!c.ok()) {
-            assertTrue(System.currentTimeMillis() < end, "timed out waiting for " + what);
-            Thread.sleep(20);
-        }
     }
 }
