@@ -54,7 +54,7 @@ class ClusterFailoverTest {
         List<String> cmd = List.of(java, "--sun-misc-unsafe-memory-access=allow", "--enable-native-access=ALL-UNNAMED",
                 "-Xmx256m", "-cp", System.getProperty("java.class.path"), "dev.spinel.server.Main",
                 "--port", Integer.toString(port), "--dir", dir.toString(), "--save", "", "--grpc-port", "0",
-                "--cluster-enabled", "yes", "--cluster-node-timeout", TIMEOUT);
+                "--cluster-enabled", "yes", "--cluster-node-timeout", TIMEOUT, "--repl-diskless-sync-delay", "0");
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("spinel.log").toFile())).start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
@@ -73,7 +73,7 @@ class ClusterFailoverTest {
 
     private static SpinelServer startNode(int port) throws IOException {
         return SpinelServer.start(ServerConfig.defaults().with("port", Integer.toString(port))
-                .with("cluster-enabled", "yes").with("cluster-node-timeout", TIMEOUT)
+                .with("cluster-enabled", "yes").with("cluster-node-timeout", TIMEOUT).with("repl-diskless-sync-delay", "0")
                 .with("dir", Files.createTempDirectory("spinel-failover").toString()));
     }
 

@@ -24,15 +24,16 @@ final class ClusterNodes {
 
     /**
      * Starts a node on each of {@code ports} ({@code extra} adds settings per node index; each node gets a
-     * fresh directory), joins them with {@code redis-cli --cluster create} and waits until every node sees
+     * fresh directory and no repl-diskless-sync-delay), joins them with {@code redis-cli --cluster create} and waits until every node sees
      * the whole cluster with every slot served.
      */
     static SpinelServer[] create(String name, int[] ports, IntFunction<ServerConfig> base) throws Exception {
         SpinelServer[] nodes = new SpinelServer[ports.length];
         List<String> args = new ArrayList<>(List.of("--cluster", "create"));
         for (int i = 0; i < ports.length; i++) {
+            // repl-diskless-sync-delay 0: a replica joining a primary would otherwise wait 5 s for its full sync
             nodes[i] = SpinelServer.start(base.apply(i).with("port", Integer.toString(ports[i]))
-                    .with("cluster-enabled", "yes")
+                    .with("cluster-enabled", "yes").with("repl-diskless-sync-delay", "0")
                     .with("dir", Files.createTempDirectory("spinel-" + name + "-" + i).toString()));
             args.add("127.0.0.1:" + ports[i]);
         }

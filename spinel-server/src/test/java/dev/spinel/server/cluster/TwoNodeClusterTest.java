@@ -35,7 +35,8 @@ class TwoNodeClusterTest {
 
     private static SpinelServer start(int port) throws IOException {
         return SpinelServer.start(ServerConfig.defaults().with("port", Integer.toString(port))
-                .with("cluster-enabled", "yes").with("dir", Files.createTempDirectory("spinel-reset").toString()));
+                .with("cluster-enabled", "yes").with("dir", Files.createTempDirectory("spinel-reset").toString())
+                .with("repl-diskless-sync-delay", "0"));
     }
 
     private static String call(int port, String... args) throws IOException {

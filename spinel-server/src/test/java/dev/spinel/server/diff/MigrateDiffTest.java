@@ -208,14 +208,16 @@ class MigrateDiffTest {
         return out;
     }
 
+    // no repl-diskless-sync-delay: replicasLoseTheMovedKeysAsOnRedis would wait 5 s for each full sync
     private int redis() {
-        RedisServerProcess p = RedisServerProcess.start("--enable-debug-command", "yes");
+        RedisServerProcess p = RedisServerProcess.start("--enable-debug-command", "yes", "--repl-diskless-sync-delay", "0");
         opened.add(p);
         return p.port();
     }
 
     private int spinel() {
-        SpinelServer s = SpinelServer.start(ServerConfig.defaults().with("port", "0").with("enable-debug-command", "yes"));
+        SpinelServer s = SpinelServer.start(ServerConfig.defaults().with("port", "0").with("enable-debug-command", "yes")
+                .with("repl-diskless-sync-delay", "0"));
         opened.add(s);
         return s.port();
     }

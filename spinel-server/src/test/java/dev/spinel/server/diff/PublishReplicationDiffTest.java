@@ -85,14 +85,15 @@ class PublishReplicationDiffTest {
         return String.join(" ", words);
     }
 
+    // no repl-diskless-sync-delay on either kind of server: each of the four pairs would wait 5 s for its full sync
     private int redis() {
-        RedisServerProcess p = RedisServerProcess.start();
+        RedisServerProcess p = RedisServerProcess.start("--repl-diskless-sync-delay", "0");
         opened.add(p);
         return p.port();
     }
 
     private int spinel() {
-        SpinelServer s = SpinelServer.start(ServerConfig.defaults().with("port", "0"));
+        SpinelServer s = SpinelServer.start(ServerConfig.defaults().with("port", "0").with("repl-diskless-sync-delay", "0"));
         opened.add(s);
         return s.port();
     }

@@ -29,7 +29,7 @@ class ReplicaKeysWithExpireTest {
 
     @Test
     void aWritableReplicaExpiresItsClientsKeysNotTheMasters() throws Exception {
-        try (RedisServerProcess master = RedisServerProcess.start("--enable-debug-command", "yes");
+        try (RedisServerProcess master = RedisServerProcess.start("--enable-debug-command", "yes", "--repl-diskless-sync-delay", "0");
              RawClient m = new RawClient(master.port())) {
             assertEquals("+OK\r\n", m.callString("DEBUG", "SET-ACTIVE-EXPIRE", "0")); // the master sends no DEL
             try (RedisServerProcess redisReplica = RedisServerProcess.start("--replicaof", "127.0.0.1",

@@ -42,7 +42,7 @@ class ReplicaofBlockedClientsTest {
 
     @Test
     void blockedClientsAreDisconnectedWhenTheMasterBecomesAReplica() throws Exception {
-        try (RedisServerProcess master = RedisServerProcess.start();
+        try (RedisServerProcess master = RedisServerProcess.start("--repl-diskless-sync-delay", "0");
              RedisServerProcess redis = RedisServerProcess.start();
              SpinelServer spinel = SpinelServer.start(ServerConfig.defaults().with("port", "0"))) {
             Outcome expected = becomeReplica(redis.port(), master.port());

@@ -48,12 +48,13 @@ class ReplicationBacklogGrowthTest {
     @Test
     void aBurstLargerThanTheBacklogKeepsTheReplica() throws Exception {
         List<String> expected;
-        try (RedisServerProcess master = RedisServerProcess.start("--enable-debug-command", "yes");
+        try (RedisServerProcess master = RedisServerProcess.start("--enable-debug-command", "yes", "--repl-diskless-sync-delay", "0");
              RedisServerProcess replica = RedisServerProcess.start("--enable-debug-command", "yes")) {
             expected = burst(master.port(), replica);
         }
         assertEquals("1", expected.getFirst());
-        try (SpinelServer master = SpinelServer.start(ServerConfig.defaults().with("port", "0").with("enable-debug-command", "yes"));
+        try (SpinelServer master = SpinelServer.start(ServerConfig.defaults().with("port", "0").with("enable-debug-command", "yes")
+                .with("repl-diskless-sync-delay", "0"));
              RedisServerProcess replica = RedisServerProcess.start("--enable-debug-command", "yes")) {
             assertEquals(expected, burst(master.port(), replica));
         }

@@ -31,7 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ReplicationTest {
     @Test
     void redisServerReplicatesSpinel() throws Exception {
-        try (SpinelServer master = SpinelServer.start(ServerConfig.defaults().with("port", "0"));
+        try (SpinelServer master = SpinelServer.start(ServerConfig.defaults().with("port", "0").with("repl-diskless-sync-delay", "0"));
              RawClient m = new RawClient(master.port())) {
             Workload.run(m, new Random(1), 300); // before the replica: the RDB of the full resync
             try (RedisServerProcess replica = RedisServerProcess.start("--replicaof", "127.0.0.1", Integer.toString(master.port()));
@@ -75,7 +75,7 @@ class ReplicationTest {
 
     @Test
     void spinelReplicatesRedisServer() throws Exception {
-        try (RedisServerProcess master = RedisServerProcess.start();
+        try (RedisServerProcess master = RedisServerProcess.start("--repl-diskless-sync-delay", "0");
              RawClient m = new RawClient(master.port())) {
             Workload.run(m, new Random(4), 300);
             try (SpinelServer replica = SpinelServer.start(ServerConfig.defaults().with("port", "0")
@@ -136,7 +136,7 @@ class ReplicationTest {
 
     @Test
     void spinelReplicatesSpinel() throws Exception {
-        try (SpinelServer master = SpinelServer.start(ServerConfig.defaults().with("port", "0"));
+        try (SpinelServer master = SpinelServer.start(ServerConfig.defaults().with("port", "0").with("repl-diskless-sync-delay", "0"));
              SpinelServer replica = SpinelServer.start(ServerConfig.defaults().with("port", "0"));
              RawClient m = new RawClient(master.port());
              RawClient r = new RawClient(replica.port())) {
@@ -169,7 +169,7 @@ class ReplicationTest {
 
     @Test
     void masterauthIsSentBeforeTheHandshake() throws Exception {
-        try (RedisServerProcess master = RedisServerProcess.start("--requirepass", "s3cret");
+        try (RedisServerProcess master = RedisServerProcess.start("--requirepass", "s3cret", "--repl-diskless-sync-delay", "0");
              RawClient m = new RawClient(master.port())) {
             m.callString("AUTH", "s3cret");
             m.callString("SET", "k", "v");
@@ -194,7 +194,7 @@ class ReplicationTest {
     void aReplicaWithAppendonlyLogsTheLoadedDatasetAndTheStream() throws Exception {
         Path dir = Files.createTempDirectory("spinel-replica-aof");
         Map<String, String> expected;
-        try (RedisServerProcess master = RedisServerProcess.start();
+        try (RedisServerProcess master = RedisServerProcess.start("--repl-diskless-sync-delay", "0");
              RawClient m = new RawClient(master.port())) {
             Workload.run(m, new Random(10), 300);
             try (SpinelServer replica = SpinelServer.start(ServerConfig.defaults().with("port", "0").with("dir", dir.toString())

@@ -66,11 +66,11 @@ class ShutdownWaitTest {
     @Test
     void shutdownWaitsForTheReplicasAndCanBeAborted() throws Exception {
         List<String> expected;
-        try (RedisServerProcess master = RedisServerProcess.start(); RedisServerProcess replica = RedisServerProcess.start()) {
+        try (RedisServerProcess master = RedisServerProcess.start("--repl-diskless-sync-delay", "0"); RedisServerProcess replica = RedisServerProcess.start()) {
             expected = scenario(master.port(), replica);
         }
         assertEquals("-ERR Errors trying to SHUTDOWN. Check logs.\r\n", expected.get(3));
-        try (SpinelServer master = SpinelServer.start(ServerConfig.defaults().with("port", "0"));
+        try (SpinelServer master = SpinelServer.start(ServerConfig.defaults().with("port", "0").with("repl-diskless-sync-delay", "0"));
              RedisServerProcess replica = RedisServerProcess.start()) {
             assertEquals(expected, scenario(master.port(), replica));
             assertTrue(master.isClosed());
