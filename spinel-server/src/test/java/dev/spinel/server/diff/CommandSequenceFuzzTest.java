@@ -23,7 +23,9 @@ import static org.junit.jupiter.api.Assertions.fail;
  * The differential command fuzzer: random command sequences ({@link FuzzCommands}) sent to Spinel and to a
  * real redis-server, replies compared byte for byte (Redis's own nondeterminism structurally). Runs in
  * episodes of {@value #EPISODE} commands from an empty keyspace, each from its own seed, until the time
- * budget is spent: {@code -Dspinel.fuzz.seconds} (default 20, what CI runs). A mismatch is shrunk to a
+ * budget is spent: {@code -Dspinel.fuzz.seconds} (default 10, what CI runs: about 500 episodes, 75k commands, on
+ * a loaded 2-core machine; every run draws a fresh seed, so the suite's runs add up to new sequences rather than
+ * one run having to cover them, and a long hunt is {@code -Dspinel.fuzz.seconds=600}). A mismatch is shrunk to a
  * minimal sequence that still shows it; the report prints that sequence and the seeds to replay:
  * {@code -Dspinel.fuzz.seed=N} replays a whole run, {@code -Dspinel.fuzz.episode=N} one episode.
  * A run collects up to {@value #MAX_FINDINGS} mismatches (one per command name) before failing, so a long
@@ -44,7 +46,7 @@ class CommandSequenceFuzzTest {
 
     @Test
     void randomCommandSequencesAnswerLikeRedis() throws IOException {
-        long seconds = Long.getLong("spinel.fuzz.seconds", 20);
+        long seconds = Long.getLong("spinel.fuzz.seconds", 10);
         long runSeed = Long.getLong("spinel.fuzz.seed", System.nanoTime());
         Long onlyEpisode = Long.getLong("spinel.fuzz.episode");
         Random seeds = new Random(runSeed);
