@@ -77,7 +77,7 @@ class FailoverTest {
 
     @Test
     void redisServerHandsOverToASpinelReplica() throws Exception {
-        try (RedisServerProcess master = RedisServerProcess.start();
+        try (RedisServerProcess master = RedisServerProcess.start("--repl-diskless-sync-delay", "0");
              RawClient m = new RawClient(master.port());
              SpinelServer replica = SpinelServer.start(spinel());
              RawClient r = new RawClient(replica.port())) {

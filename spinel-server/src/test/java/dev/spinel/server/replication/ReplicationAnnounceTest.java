@@ -39,7 +39,7 @@ class ReplicationAnnounceTest {
 
     @Test
     void aSpinelReplicaAnnouncesItsAddressToARedisMaster() throws Exception {
-        try (RedisServerProcess master = RedisServerProcess.start();
+        try (RedisServerProcess master = RedisServerProcess.start("--repl-diskless-sync-delay", "0");
              RawClient m = new RawClient(master.port());
              SpinelServer replica = SpinelServer.start(ServerConfig.defaults().with("port", "0")
                      .with("replica-announce-ip", "10.9.9.2").with("replica-announce-port", "7002")
@@ -65,7 +65,7 @@ class ReplicationAnnounceTest {
      */
     @Test
     void aSpinelReplicaConnectsFromBindSourceAddr() throws Exception {
-        try (RedisServerProcess master = RedisServerProcess.start("--protected-mode", "no");
+        try (RedisServerProcess master = RedisServerProcess.start("--repl-diskless-sync-delay", "0", "--protected-mode", "no");
              RawClient m = new RawClient(master.port());
              SpinelServer replica = SpinelServer.start(ServerConfig.defaults().with("port", "0"));
              RawClient s = new RawClient(replica.port())) {

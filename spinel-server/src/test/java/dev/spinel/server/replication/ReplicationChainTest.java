@@ -58,7 +58,7 @@ class ReplicationChainTest {
 
     @Test
     void redisServerToSpinelToRedisServer() throws Exception {
-        try (RedisServerProcess top = RedisServerProcess.start();
+        try (RedisServerProcess top = RedisServerProcess.start("--repl-diskless-sync-delay", "0");
              RawClient m = new RawClient(top.port())) {
             Workload.run(m, new Random(21), 300);
             try (SpinelServer middle = SpinelServer.start(spinel().with("replicaof", "127.0.0.1 " + top.port()));

@@ -96,7 +96,7 @@ class ReplicationRulesTest {
 
     @Test
     void aReplicaHidesExpiredKeysUntilItsMastersDel() throws Exception {
-        try (RedisServerProcess master = RedisServerProcess.start("--enable-debug-command", "yes");
+        try (RedisServerProcess master = RedisServerProcess.start("--repl-diskless-sync-delay", "0", "--enable-debug-command", "yes");
              RawClient m = new RawClient(master.port())) {
             assertEquals("+OK\r\n", m.callString("DEBUG", "SET-ACTIVE-EXPIRE", "0")); // only reads on the master expire keys
             m.callString("SET", "kept", "v");

@@ -16,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class ReplicationStatsResetTest {
     @Test
     void configResetstatZeroesTheSyncCounters() throws Exception {
-        try (RedisServerProcess redis = RedisServerProcess.start();
+        try (RedisServerProcess redis = RedisServerProcess.start("--repl-diskless-sync-delay", "0");
              SpinelServer spinel = SpinelServer.start(ServerConfig.defaults().with("port", "0").with("repl-diskless-sync-delay", "0"));
              RedisServerProcess redisReplica = RedisServerProcess.start("--replicaof", "127.0.0.1", Integer.toString(redis.port()));
              RedisServerProcess spinelReplica = RedisServerProcess.start("--replicaof", "127.0.0.1", Integer.toString(spinel.port()));

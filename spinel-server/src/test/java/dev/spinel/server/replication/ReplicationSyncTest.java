@@ -156,7 +156,7 @@ class ReplicationSyncTest {
     @Test
     void aRestartedSpinelReplicaContinuesFromItsRdb() throws Exception {
         Path dir = Files.createTempDirectory("spinel-replica-restart");
-        try (RedisServerProcess master = RedisServerProcess.start();
+        try (RedisServerProcess master = RedisServerProcess.start("--repl-diskless-sync-delay", "0");
              RawClient m = new RawClient(master.port())) {
             Workload.run(m, new Random(33), 300);
             ServerConfig cfg = ServerConfig.defaults().with("port", "0").with("dir", dir.toString())

@@ -77,7 +77,7 @@ class ReplicationTlsTest {
     @Test
     void aSpinelReplicaOfRedisOverTls() throws Exception {
         int tls = RedisServerProcess.freePort();
-        try (RedisServerProcess master = RedisServerProcess.start(redisTls(false, "--tls-port", Integer.toString(tls)));
+        try (RedisServerProcess master = RedisServerProcess.start(redisTls(false, "--repl-diskless-sync-delay", "0", "--tls-port", Integer.toString(tls)));
              RawClient m = new RawClient(master.port())) {
             write(m);
             int replicaTls = RedisServerProcess.freePort();
@@ -125,7 +125,7 @@ class ReplicationTlsTest {
     @Test
     void aSpinelReplicaShowsItsTlsClientCertificate() throws Exception {
         int tls = RedisServerProcess.freePort();
-        try (RedisServerProcess master = RedisServerProcess.start(redisTls(false, "--tls-port", Integer.toString(tls),
+        try (RedisServerProcess master = RedisServerProcess.start(redisTls(false, "--repl-diskless-sync-delay", "0", "--tls-port", Integer.toString(tls),
                 "--tls-auth-clients", "yes"));
              RawClient m = new RawClient(master.port())) {
             write(m);
