@@ -79,6 +79,8 @@ public final class ClusterMode implements AutoCloseable {
     /** The extra MEET argument of another node's link that carries its PUBLISHes ({@link PublishBus}). */
     public static final String BUS_LINK = PublishBus.LINK;
     private final PublishBus publishBus;
+    /** Ends the waits of clients blocked on slots this node no longer serves (set before the cron starts). */
+    private volatile BlockedRedirects blockedRedirects;
 
     private ClusterMode(ServerConfig config, Engine engine, Replication replication, Path nodesFile,
                         NodesFile.Loaded loaded) {
@@ -106,6 +108,7 @@ public final class ClusterMode implements AutoCloseable {
      */
     public void installRouter(CommandTable table) {
         engine.hooks().slotRouter(new SlotRouter(this, config, engine.keyspace().db(0), table));
+        blockedRedirects = new BlockedRedirects(engine.blocking(), table);
     }
 
     /**
@@ -138,8 +141,9 @@ public final class ClusterMode implements AutoCloseable {
     /**
      * Fencing: a node that has not been in contact with the Raft majority for half the node timeout reports
      * cluster_state:fail and serves no keys, so an old primary cut off from the others stops taking writes
-     * before the majority side (after the whole node timeout) promotes its replica. Then, on the Raft
-     * leader, the failure detection ({@link Failovers#detect}).
+     * before the majority side (after the whole node timeout) promotes its replica. Then the clients blocked on
+     * slots no longer served here are redirected ({@link BlockedRedirects}) and, on the Raft leader, the failure
+     * detection runs ({@link Failovers#detect}).
      */
     private void tick() {
         try {
@@ -158,6 +162,10 @@ public final class ClusterMode implements AutoCloseable {
             } else if (!off && cutOff && !resyncing) {
                 resyncing = true;
                 rejoins.execute(this::rejoin);
+            }
+            BlockedRedirects redirects = blockedRedirects;
+            if (redirects != null) {
+                redirects.sweep(routing, now);
             }
             failovers.detect(timeout);
         } catch (RuntimeException e) {

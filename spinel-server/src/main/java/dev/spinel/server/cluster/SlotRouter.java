@@ -170,7 +170,7 @@ final class SlotRouter implements Engine.SlotRouter {
         return r.mine[slot] ? null : redirect("MOVED", slot, n);
     }
 
-    private static String redirect(String kind, int slot, ClusterNode n) {
+    static String redirect(String kind, int slot, ClusterNode n) {
         return kind + " " + slot + " " + n.host() + ":" + n.port();
     }
 
