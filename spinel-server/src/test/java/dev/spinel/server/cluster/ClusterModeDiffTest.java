@@ -173,6 +173,22 @@ class ClusterModeDiffTest {
             st.call("EVAL", "return redis.call('get', KEYS[1])", "2", "{t}b", "foo");
             st.call("EVAL", "return redis.call('get', KEYS[1])", "2", "{t}b", "{t}z");
             st.call("EVAL", "return 1", "0");
+            // keys a script touches (Redis's scriptVerifyClusterState): one slot unless the script allows more
+            st.call("EVAL", "#!lua\nredis.call('set','foo','bar')\nredis.call('set','bar','foo')\nreturn 'OK'", "0");
+            st.call("EVAL", "redis.call('set','foo','bar'); redis.call('set','bar','foo')", "0");
+            st.call("EVAL", "#!lua flags=allow-cross-slot-keys\nredis.call('set','foo','bar'); redis.call('set','bar','foo')", "0");
+            st.call("EVAL", "#!lua\nredis.call('set','foo','bar')\nreturn 'OK'", "1", "bar");
+            st.call("EVAL", "#!lua\nreturn redis.pcall('get','foo')", "1", "bar");
+            st.call("EVAL", "#!lua\nredis.call('get','{t}q')\nreturn redis.call('get','{t}b')", "0");
+            st.call("EVAL", "return redis.call('mset','a','1','b','2')", "0");
+            st.call("FUNCTION", "LOAD", "#!lua name=crossslot\nredis.register_function('cross', function(keys, args)"
+                    + " redis.call('set', 'foo', 'bar') redis.call('set', 'bar', 'foo') return 'OK' end)\n"
+                    + "redis.register_function{function_name='crossok', callback=function(keys, args)"
+                    + " redis.call('set', 'foo', 'bar') redis.call('set', 'bar', 'foo') return 'OK' end,"
+                    + " flags={'allow-cross-slot-keys'}}");
+            st.call("FCALL", "cross", "0");
+            st.call("FCALL", "crossok", "0");
+            st.call("FUNCTION", "FLUSH");
             st.call("MULTI");
             st.call("SET", "{t}x", "1");
             st.call("SET", "foo", "2");
@@ -216,6 +232,12 @@ class ClusterModeDiffTest {
             st.call("CLUSTER", "SETSLOT", m, "NODE", id);
             st.call("CLUSTER", "DELSLOTS", m);
             st.call("GET", "{m}1");
+            st.call("EVAL", "return redis.call('get','{m}1')", "0");
+            st.call("EVAL", "return redis.call('get','foo')", "0");
+            st.call("CONFIG", "SET", "cluster-require-full-coverage", "no");
+            st.call("EVAL", "return redis.call('get','{m}1')", "0");
+            st.call("EVAL", "return redis.call('get','foo')", "0");
+            st.call("CONFIG", "SET", "cluster-require-full-coverage", "yes");
             st.call("CLUSTER", "RESET");
             st.call("FLUSHALL");
             st.call("CLUSTER", "RESET");
