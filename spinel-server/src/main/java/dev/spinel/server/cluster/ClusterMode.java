@@ -44,6 +44,8 @@ public final class ClusterMode implements AutoCloseable {
     private volatile ClusterTopology topology;
     private final Path nodesFile;
     private volatile int busPort;
+    /** The client port this node listens on. */
+    private volatile int clientPort;
     /** nodes.conf as read at start (null: a new node). */
     private final NodesFile.Loaded loaded;
     private volatile SlotRouting routing;
@@ -118,6 +120,7 @@ public final class ClusterMode implements AutoCloseable {
     public void start(int port) {
         int bus = config.clusterPort.value() != 0 ? (int) config.clusterPort.value() : port + 10000;
         this.busPort = bus;
+        this.clientPort = port;
         String myId;
         Topology initial;
         if (loaded != null) {
@@ -135,7 +138,35 @@ public final class ClusterMode implements AutoCloseable {
         }
         startTopology(initial.node(myId), initial, loaded == null); // a new node's half-made Raft storage is wiped
         engine.hooks().clusterPublish(publishBus);
+        config.clusterAnnouncePort.listen(v -> announce());
+        config.clusterAnnounceBusPort.listen(v -> announce());
+        if (config.clusterAnnouncePort.value() != 0 || config.clusterAnnounceBusPort.value() != 0) {
+            meetings.execute(this::announce); // a restarted node's commit may wait for the others to be back
+        }
         cron.scheduleWithFixedDelay(this::tick, CRON_MS, CRON_MS, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * cluster-announce-port / cluster-announce-bus-port: the ports every node shows for this one (CLUSTER NODES,
+     * SLOTS, SHARDS, MOVED), committed like any change, as Redis's gossip spreads them. The Raft server keeps
+     * listening on the real bus port. Runs in CONFIG SET (which then answers once every node has it) or at start.
+     */
+    private void announce() {
+        ClusterTopology t = topology;
+        ClusterNode me = t.current().node(t.myId());
+        if (me == null) {
+            return;
+        }
+        int port = config.clusterAnnouncePort.value() != 0 ? (int) config.clusterAnnouncePort.value() : clientPort;
+        int bus = config.clusterAnnounceBusPort.value() != 0 ? (int) config.clusterAnnounceBusPort.value() : busPort;
+        if (me.port() == port && me.busPort() == bus) {
+            return;
+        }
+        try {
+            t.commit(new TopologyChange.SetAddress(me.id(), me.host(), port, bus));
+        } catch (TopologyException e) {
+            Log.warning("Could not announce ports " + port + "/" + bus + ": " + e.getMessage());
+        }
     }
 
     /**
