@@ -49,6 +49,8 @@ public final class ClusterMode implements AutoCloseable {
     /** nodes.conf as read at start (null: a new node). */
     private final NodesFile.Loaded loaded;
     private volatile SlotRouting routing;
+    /** The topology last applied (guarded by this object's monitor). */
+    private Topology lastApplied;
     private final ExecutorService meetings = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "cluster-meet");
         t.setDaemon(true);
@@ -275,6 +277,20 @@ public final class ClusterMode implements AutoCloseable {
 
     private synchronized void applied(Topology t) {
         String myId = topology.myId();
+        Topology before = lastApplied;
+        lastApplied = t;
+        String follow = before == null ? null
+                : SlotLoss.newPrimary(before, t, myId, config.clusterAllowReplicaMigration.value());
+        if (follow != null) {
+            Log.notice("Configuration change detected. Reconfiguring myself as a replica of " + follow);
+            meetings.execute(() -> {
+                try {
+                    topology.commit(new TopologyChange.Replicate(myId, follow));
+                } catch (TopologyException e) {
+                    Log.warning("Could not become a replica of " + follow + ": " + e.getMessage());
+                }
+            });
+        }
         routing = new SlotRouting(t, myId, config.clusterRequireFullCoverage.value(), cutOff);
         try {
             NodesFile.write(nodesFile, t, myId);

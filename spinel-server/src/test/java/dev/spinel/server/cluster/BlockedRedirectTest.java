@@ -19,7 +19,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * Clients blocked on a slot this node stops serving, as Redis 7.0's clusterRedirectBlockedClientIfNeeded: the slot
  * given to another node (SETSLOT NODE) answers BRPOP and XREAD BLOCK with {@code -MOVED}, an unassigned slot with
  * {@code -CLUSTERDOWN Hash slot not served}, the cluster going down with {@code -CLUSTERDOWN The cluster is down};
- * the clients stay connected, clients blocked on slots still served and WAIT keep waiting.
+ * the clients stay connected, clients blocked on slots still served and WAIT keep waiting. Then a primary that gives
+ * its last slot away becomes a replica of the node that took it, as Redis's cluster-allow-replica-migration.
  */
 class BlockedRedirectTest {
     private static final int X = 21501;
@@ -104,5 +105,15 @@ class BlockedRedirectTest {
             awaitBlocked(1);
             assertEquals("+PONG\r\n", move.callString("PING"));
         }
+
+        // Y gives its only slot back: left without slots, it becomes X's replica (cluster-allow-replica-migration)
+        String idX = call(X, "CLUSTER", "MYID").split("\r\n")[1];
+        assertEquals("+OK\r\n", call(Y, "CLUSTER", "SETSLOT", a, "NODE", idX));
+        for (int port : new int[]{X, Y}) {
+            Await.waitFor(() -> call(port, "CLUSTER", "NODES").contains("slave " + idX), port + " showing Y as X's replica");
+        }
+        assertEquals("+OK\r\n", call(X, "CONFIG", "SET", "cluster-allow-replica-migration", "no"));
+        assertEquals("*2\r\n$31\r\ncluster-allow-replica-migration\r\n$2\r\nno\r\n",
+                call(X, "CONFIG", "GET", "cluster-allow-replica-migration"));
     }
 }
