@@ -68,6 +68,8 @@ public final class ClusterMode implements AutoCloseable {
         return t;
     });
     private static final long CRON_MS = 50;
+    /** The shortest node timeout the fencing and the failure detection use (cluster-node-timeout below it is raised). */
+    static final long MIN_NODE_TIMEOUT_MS = 1000;
     private final Failovers failovers;
     /** When (System.nanoTime() ms) this node last knew itself in contact with the Raft majority. */
     private long lastContactMs = System.nanoTime() / 1_000_000;
@@ -181,7 +183,9 @@ public final class ClusterMode implements AutoCloseable {
     private void tick() {
         try {
             ClusterTopology t = topology;
-            long timeout = config.clusterNodeTimeout.value();
+            // A Raft heartbeat comes every ~150 ms and a PING answer takes more than Redis's 1 ms on a JVM: a shorter
+            // timeout (the Tcl units use 1 and 500 ms) would fence and flag nodes that are up.
+            long timeout = Math.max(MIN_NODE_TIMEOUT_MS, config.clusterNodeTimeout.value());
             long now = System.nanoTime() / 1_000_000;
             long age = t.majorityContactAgeMs();
             if (age != Long.MAX_VALUE) {
