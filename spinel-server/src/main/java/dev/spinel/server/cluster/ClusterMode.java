@@ -44,9 +44,13 @@ public final class ClusterMode implements AutoCloseable {
     private volatile ClusterTopology topology;
     private final Path nodesFile;
     private volatile int busPort;
+    /** The client port this node listens on. */
+    private volatile int clientPort;
     /** nodes.conf as read at start (null: a new node). */
     private final NodesFile.Loaded loaded;
     private volatile SlotRouting routing;
+    /** The topology last applied (guarded by this object's monitor). */
+    private Topology lastApplied;
     private final ExecutorService meetings = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "cluster-meet");
         t.setDaemon(true);
@@ -64,6 +68,8 @@ public final class ClusterMode implements AutoCloseable {
         return t;
     });
     private static final long CRON_MS = 50;
+    /** The shortest node timeout the fencing and the failure detection use (cluster-node-timeout below it is raised). */
+    static final long MIN_NODE_TIMEOUT_MS = 1000;
     private final Failovers failovers;
     /** When (System.nanoTime() ms) this node last knew itself in contact with the Raft majority. */
     private long lastContactMs = System.nanoTime() / 1_000_000;
@@ -79,6 +85,8 @@ public final class ClusterMode implements AutoCloseable {
     /** The extra MEET argument of another node's link that carries its PUBLISHes ({@link PublishBus}). */
     public static final String BUS_LINK = PublishBus.LINK;
     private final PublishBus publishBus;
+    /** Ends the waits of clients blocked on slots this node no longer serves (set before the cron starts). */
+    private volatile BlockedRedirects blockedRedirects;
 
     private ClusterMode(ServerConfig config, Engine engine, Replication replication, Path nodesFile,
                         NodesFile.Loaded loaded) {
@@ -106,6 +114,7 @@ public final class ClusterMode implements AutoCloseable {
      */
     public void installRouter(CommandTable table) {
         engine.hooks().slotRouter(new SlotRouter(this, config, engine.keyspace().db(0), table));
+        blockedRedirects = new BlockedRedirects(engine.blocking(), table);
     }
 
     /**
@@ -115,6 +124,7 @@ public final class ClusterMode implements AutoCloseable {
     public void start(int port) {
         int bus = config.clusterPort.value() != 0 ? (int) config.clusterPort.value() : port + 10000;
         this.busPort = bus;
+        this.clientPort = port;
         String myId;
         Topology initial;
         if (loaded != null) {
@@ -132,19 +142,50 @@ public final class ClusterMode implements AutoCloseable {
         }
         startTopology(initial.node(myId), initial, loaded == null); // a new node's half-made Raft storage is wiped
         engine.hooks().clusterPublish(publishBus);
+        config.clusterAnnouncePort.listen(v -> announce());
+        config.clusterAnnounceBusPort.listen(v -> announce());
+        if (config.clusterAnnouncePort.value() != 0 || config.clusterAnnounceBusPort.value() != 0) {
+            meetings.execute(this::announce); // a restarted node's commit may wait for the others to be back
+        }
         cron.scheduleWithFixedDelay(this::tick, CRON_MS, CRON_MS, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * cluster-announce-port / cluster-announce-bus-port: the ports every node shows for this one (CLUSTER NODES,
+     * SLOTS, SHARDS, MOVED), committed like any change, as Redis's gossip spreads them. The Raft server keeps
+     * listening on the real bus port. Runs in CONFIG SET (which then answers once every node has it) or at start.
+     */
+    private void announce() {
+        ClusterTopology t = topology;
+        ClusterNode me = t.current().node(t.myId());
+        if (me == null) {
+            return;
+        }
+        int port = config.clusterAnnouncePort.value() != 0 ? (int) config.clusterAnnouncePort.value() : clientPort;
+        int bus = config.clusterAnnounceBusPort.value() != 0 ? (int) config.clusterAnnounceBusPort.value() : busPort;
+        if (me.port() == port && me.busPort() == bus) {
+            return;
+        }
+        try {
+            t.commit(new TopologyChange.SetAddress(me.id(), me.host(), port, bus));
+        } catch (TopologyException e) {
+            Log.warning("Could not announce ports " + port + "/" + bus + ": " + e.getMessage());
+        }
     }
 
     /**
      * Fencing: a node that has not been in contact with the Raft majority for half the node timeout reports
      * cluster_state:fail and serves no keys, so an old primary cut off from the others stops taking writes
-     * before the majority side (after the whole node timeout) promotes its replica. Then, on the Raft
-     * leader, the failure detection ({@link Failovers#detect}).
+     * before the majority side (after the whole node timeout) promotes its replica. Then the clients blocked on
+     * slots no longer served here are redirected ({@link BlockedRedirects}) and, on the Raft leader, the failure
+     * detection runs ({@link Failovers#detect}).
      */
     private void tick() {
         try {
             ClusterTopology t = topology;
-            long timeout = config.clusterNodeTimeout.value();
+            // A Raft heartbeat comes every ~150 ms and a PING answer takes more than Redis's 1 ms on a JVM: a shorter
+            // timeout (the Tcl units use 1 and 500 ms) would fence and flag nodes that are up.
+            long timeout = Math.max(MIN_NODE_TIMEOUT_MS, config.clusterNodeTimeout.value());
             long now = System.nanoTime() / 1_000_000;
             long age = t.majorityContactAgeMs();
             if (age != Long.MAX_VALUE) {
@@ -158,6 +199,10 @@ public final class ClusterMode implements AutoCloseable {
             } else if (!off && cutOff && !resyncing) {
                 resyncing = true;
                 rejoins.execute(this::rejoin);
+            }
+            BlockedRedirects redirects = blockedRedirects;
+            if (redirects != null) {
+                redirects.sweep(routing, now);
             }
             failovers.detect(timeout);
         } catch (RuntimeException e) {
@@ -236,6 +281,20 @@ public final class ClusterMode implements AutoCloseable {
 
     private synchronized void applied(Topology t) {
         String myId = topology.myId();
+        Topology before = lastApplied;
+        lastApplied = t;
+        String follow = before == null ? null
+                : SlotLoss.newPrimary(before, t, myId, config.clusterAllowReplicaMigration.value());
+        if (follow != null) {
+            Log.notice("Configuration change detected. Reconfiguring myself as a replica of " + follow);
+            meetings.execute(() -> {
+                try {
+                    topology.commit(new TopologyChange.Replicate(myId, follow));
+                } catch (TopologyException e) {
+                    Log.warning("Could not become a replica of " + follow + ": " + e.getMessage());
+                }
+            });
+        }
         routing = new SlotRouting(t, myId, config.clusterRequireFullCoverage.value(), cutOff);
         try {
             NodesFile.write(nodesFile, t, myId);

@@ -10,6 +10,7 @@ import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.engine.Transaction;
+import dev.spinel.server.engine.clients.ClusterClientFlags;
 import dev.spinel.store.Database;
 import dev.spinel.store.Entry;
 import dev.spinel.store.KeyHash;
@@ -63,11 +64,13 @@ final class SlotRouter implements Engine.SlotRouter {
     @Override
     public String refusal(Session s, Command cmd, Args args) {
         Transaction tx = s.transaction();
-        boolean askingNow = s.cluster().asking();
+        ClusterClientFlags flags = s.cluster();
+        boolean askingNow = flags.asking();
         // Redis clears ASKING after each command but ASKING itself, and keeps it through a transaction.
         if (cmd != asking && cmd != multi && (tx == null || cmd == exec || cmd == discard)) {
-            s.cluster().asking(false);
+            flags.asking(false);
         }
+        flags.slot(-1);
         boolean isExec = cmd == exec;
         if (isExec) {
             if (tx == null) {
@@ -76,6 +79,48 @@ final class SlotRouter implements Engine.SlotRouter {
         } else if (!cmd.has(CommandFlag.MOVABLEKEYS) && !hasKeySpecs(cmd)) {
             return null;
         }
+        return route(s, cmd, args, isExec ? tx : null, askingNow, flags.readOnly(), s.now());
+    }
+
+    /**
+     * Redis's scriptVerifyClusterState, with its texts: a command a script calls must find its keys served here
+     * (the caller's READONLY and ASKING apply), and unless the script allows cross-slot keys, every key the script
+     * touches must hash to the slot of the first ones (the keys it declared, else the first it touched).
+     */
+    @Override
+    public String scriptRefusal(Session caller, Session script, Command cmd, Args args, boolean allowCrossSlot) {
+        if (!cmd.has(CommandFlag.MOVABLEKEYS) && !hasKeySpecs(cmd)) {
+            return null;
+        }
+        ClusterClientFlags mine = script.cluster();
+        ClusterClientFlags callers = caller.cluster();
+        mine.slot(-1);
+        String refused = route(script, cmd, args, null, callers.asking(), callers.readOnly(), caller.now());
+        if (refused != null) {
+            return switch (refused) {
+                case DOWN -> "ERR Script attempted to execute a command while the cluster is down";
+                case DOWN_READONLY -> "ERR Script attempted to execute a write command while the cluster is down and readonly";
+                default -> "ERR Script attempted to access a non local key in a cluster node";
+            };
+        }
+        int slot = mine.slot();
+        if (slot != -1 && !allowCrossSlot) {
+            if (callers.slot() == -1) {
+                callers.slot(slot);
+            } else if (callers.slot() != slot) {
+                return "ERR Script attempted to access keys that do not hash to the same slot";
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Redis's getNodeByQuery for {@code cmd} (for EXEC, {@code tx}'s queued commands): null to run it here,
+     * else the error. Once the keys' slot is known and the cluster state allows the command, it is recorded in
+     * {@code s}'s cluster flags.
+     */
+    private String route(Session s, Command cmd, Args args, Transaction tx, boolean askingNow, boolean readOnly, long now) {
+        boolean isExec = tx != null;
         SlotRouting r = mode.routing();
         if (r == null) {
             return DOWN; // the topology is not started yet
@@ -127,7 +172,7 @@ final class SlotRouter implements Engine.SlotRouter {
                     multipleKeys = true;
                 }
                 if ((migrating || importing) && !shard) {
-                    if (exists(buf, off, len, s.now())) {
+                    if (exists(buf, off, len, now)) {
                         existing++;
                     } else {
                         missing++;
@@ -150,6 +195,7 @@ final class SlotRouter implements Engine.SlotRouter {
                 return DOWN_READONLY;
             }
         }
+        s.cluster().slot(slot);
         if ((migrating || importing) && cmd == migrate) {
             return null;
         }
@@ -164,13 +210,13 @@ final class SlotRouter implements Engine.SlotRouter {
         if (importing && (askingNow || cmd.has(CommandFlag.ASKING))) {
             return multipleKeys && missing > 0 ? TRYAGAIN : null;
         }
-        if ((s.cluster().readOnly() || shard) && !write && r.myPrimary != null && r.myPrimary.id().equals(n.id())) {
+        if ((readOnly || shard) && !write && r.myPrimary != null && r.myPrimary.id().equals(n.id())) {
             return null;
         }
         return r.mine[slot] ? null : redirect("MOVED", slot, n);
     }
 
-    private static String redirect(String kind, int slot, ClusterNode n) {
+    static String redirect(String kind, int slot, ClusterNode n) {
         return kind + " " + slot + " " + n.host() + ":" + n.port();
     }
 

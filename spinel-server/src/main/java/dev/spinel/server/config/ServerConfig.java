@@ -213,6 +213,14 @@ public final class ServerConfig {
     public final Params.Bool clusterAllowPubsubshardWhenDown = add(new Params.Bool("cluster-allow-pubsubshard-when-down", true, true, null));
     /** The address this node gives others (empty: learnt from the first peer met, as Redis). */
     public final Params.Text clusterAnnounceIp = add(new Params.Text("cluster-announce-ip", true, "", null, null));
+    /** A primary left without slots by a reshard becomes a replica of the node that took them (Redis's default yes). */
+    public final Params.Bool clusterAllowReplicaMigration = add(new Params.Bool("cluster-allow-replica-migration", true, true, null));
+    /** The client port this node gives others (0: the port it listens on), as Redis's. */
+    public final Params.Int clusterAnnouncePort = add(new Params.Int("cluster-announce-port", true, 0, 0, 65535, null));
+    /** Redis's announced TLS port, used only with tls-cluster, which Spinel has not: kept for CONFIG, not shown. */
+    public final Params.Int clusterAnnounceTlsPort = add(new Params.Int("cluster-announce-tls-port", true, 0, 0, 65535, null));
+    /** The bus (Raft) port this node gives others (0: the one it listens on). */
+    public final Params.Int clusterAnnounceBusPort = add(new Params.Int("cluster-announce-bus-port", true, 0, 0, 65535, null));
     public final Params.Enum enableProtectedConfigs = add(new Params.Enum("enable-protected-configs", false, "no",
             List.of("no", "yes", "local"), null));
     public final Params.Enum enableDebugCommand = add(new Params.Enum("enable-debug-command", false, "no",

@@ -1,5 +1,6 @@
 package dev.spinel.server.engine;
 
+import dev.spinel.protocol.Args;
 import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.store.Database;
 import dev.spinel.store.StripeLocks;
@@ -207,7 +208,46 @@ public final class Blocking {
     /** Ends the session's wait with the error {@code message} (a SHUTDOWN that failed or was aborted); false when not blocked. */
     public boolean unblockWithError(long sessionId, String message) {
         Waiter w = bySession.get(sessionId);
-        if (w == null || !w.state.compareAndSet(Waiter.WAITING, Waiter.GONE)) {
+        return w != null && unblockWithError(w, message);
+    }
+
+    /**
+     * Ends with an error every wait on keys (not WAIT's or SHUTDOWN's, which wait on none) that {@code check}
+     * refuses: cluster mode's redirect of clients blocked on a slot this node no longer serves. Costs one
+     * read when nobody is blocked. Safe from any thread.
+     *
+     * @return how many waits were ended
+     */
+    public int refuseKeyWaits(KeyWaitCheck check) {
+        if (blockedClients.get() == 0) {
+            return 0;
+        }
+        int ended = 0;
+        for (Waiter w : bySession.values()) {
+            if (w.keys.length == 0 || w.state.get() != Waiter.WAITING) {
+                continue;
+            }
+            String error = check.refusal(w.session, w.keys[0], w.command);
+            if (error != null && unblockWithError(w, error)) {
+                ended++;
+            }
+        }
+        return ended;
+    }
+
+    /** Decides whether a client blocked on keys may go on waiting ({@link #refuseKeyWaits}). */
+    public interface KeyWaitCheck {
+        /**
+         * The error (without its leading '-') ending the wait of {@code session}, blocked by {@code command}
+         * (null when unknown) on {@code firstKey} among others of the same slot; null to let it wait. Called
+         * on the caller's thread while the session is suspended: the session's own fields set before it blocked
+         * may be read, nothing changed.
+         */
+        String refusal(Session session, byte[] firstKey, Args command);
+    }
+
+    private boolean unblockWithError(Waiter w, String message) {
+        if (!w.state.compareAndSet(Waiter.WAITING, Waiter.GONE)) {
             return false;
         }
         remove(w);

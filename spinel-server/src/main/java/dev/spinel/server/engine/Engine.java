@@ -120,6 +120,14 @@ public final class Engine {
      */
     public interface SlotRouter {
         String refusal(Session session, Command cmd, Args args);
+
+        /**
+         * A command a script of {@code caller} calls (Redis's scriptVerifyClusterState): null when it may run
+         * here, else the error refusing it (a key another node serves, the cluster down, or, unless
+         * {@code allowCrossSlot}, a key of another slot than the script's keys so far). {@code script} is the
+         * script's own session. Called on the thread running the script.
+         */
+        String scriptRefusal(Session caller, Session script, Command cmd, Args args, boolean allowCrossSlot);
     }
 
     /**
@@ -464,8 +472,8 @@ public final class Engine {
      * Runs one command of a script ({@code redis.call}) with Redis's checks for scripts; null when it ran,
      * else the error that refused it. See {@link ScriptCalls#run}.
      */
-    public String runFromScript(Session script, Args args, boolean readOnly, boolean wrote) {
-        return scriptCalls.run(script, args, readOnly, wrote);
+    public String runFromScript(Session script, Args args, boolean readOnly, boolean wrote, boolean allowCrossSlot) {
+        return scriptCalls.run(script, args, readOnly, wrote, allowCrossSlot);
     }
 
     /** Runs one command that passed dispatch's checks (EXEC runs its queued commands through here); see {@link CommandRunner}. */

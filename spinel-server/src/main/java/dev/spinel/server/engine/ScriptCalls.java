@@ -9,8 +9,8 @@ import dev.spinel.server.engine.ports.InternalConnection;
 /**
  * The path of a script's {@code redis.call}: the script's own session (Redis's Lua client), the checks
  * Redis makes for commands called from scripts (in Redis's order: unknown, arity, noscript, the caller's
- * ACL permissions, read-only scripts, MISCONF, OOM before the first write), and the collection of the
- * script's writes into one logged block.
+ * ACL permissions, read-only scripts, MISCONF, OOM before the first write, cluster mode's slots), and the
+ * collection of the script's writes into one logged block.
  *
  * <p>Thread-safety: stateless; its sessions are used only by the thread running the script, which holds
  * every stripe meanwhile.
@@ -70,12 +70,12 @@ final class ScriptCalls {
      * @param readOnly EVAL_RO / EVALSHA_RO: write commands are refused
      * @param wrote    whether the script already wrote (Redis refuses denyoom commands under OOM only before)
      */
-    String run(Session script, Args args, boolean readOnly, boolean wrote) {
+    String run(Session script, Args args, boolean readOnly, boolean wrote, boolean allowCrossSlot) {
         Command cmd = engine.commands().lookup(args);
         if (cmd != null && cmd.hasSubcommands() && args.count() > 1) {
             cmd = cmd.subcommand(DispatchRules.lowerAscii(args, 1));
         }
-        String refusal = refusal(script, cmd, args, readOnly, wrote);
+        String refusal = refusal(script, cmd, args, readOnly, wrote, allowCrossSlot);
         if (refusal != null) {
             // Counted as Redis's scriptCall does (afterErrorReply, rejected_calls), so not again in the script's reply.
             int sp = refusal.indexOf(' ');
@@ -89,7 +89,7 @@ final class ScriptCalls {
         return null;
     }
 
-    private String refusal(Session script, Command cmd, Args args, boolean readOnly, boolean wrote) {
+    private String refusal(Session script, Command cmd, Args args, boolean readOnly, boolean wrote, boolean allowCrossSlot) {
         if (cmd == null) {
             return "ERR Unknown Redis command called from script";
         }
@@ -132,6 +132,11 @@ final class ScriptCalls {
         }
         if (!wrote && cmd.has(CommandFlag.DENYOOM) && engine.outOfMemory()) {
             return Evictor.OOM.getMessage();
+        }
+        Engine.SlotRouter router = engine.hooks().slotRouter();
+        Session caller = script.scriptCaller();
+        if (router != null && caller != null && !caller.isReplicationApplier()) {
+            return router.scriptRefusal(caller, script, cmd, args, allowCrossSlot);
         }
         return null;
     }

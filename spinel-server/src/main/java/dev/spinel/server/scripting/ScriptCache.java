@@ -25,9 +25,12 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class ScriptCache {
     /**
      * A compiled script. {@code readOnly}/{@code allowOom} come from a {@code #!lua flags=...} shebang;
-     * {@code shebang} tells whether the script declared one.
+     * {@code shebang} tells whether the script declared one. {@code allowCrossSlot}: in cluster mode the script
+     * may touch keys of several slots (a script without a shebang, as Redis's eval compatibility mode, or one
+     * with {@code allow-cross-slot-keys}).
      */
-    public record Script(String sha, byte[] body, Prototype proto, boolean shebang, boolean readOnly, boolean allowOom) {
+    public record Script(String sha, byte[] body, Prototype proto, boolean shebang, boolean readOnly, boolean allowOom,
+                         boolean allowCrossSlot) {
     }
 
     private final ConcurrentHashMap<String, Script> scripts = new ConcurrentHashMap<>();
@@ -110,7 +113,8 @@ public final class ScriptCache {
                 switch (f) {
                     case "no-writes" -> flags |= FunctionLibraries.NO_WRITES;
                     case "allow-oom" -> flags |= FunctionLibraries.ALLOW_OOM;
-                    case "allow-stale", "no-cluster", "allow-cross-slot-keys", "" -> { }
+                    case "allow-cross-slot-keys" -> flags |= FunctionLibraries.ALLOW_CROSS_SLOT_KEYS;
+                    case "allow-stale", "no-cluster", "" -> { }
                     default -> throw new RedisError("ERR Unexpected flag in script shebang: " + f);
                 }
             }
@@ -122,6 +126,7 @@ public final class ScriptCache {
         boolean shebang = false;
         boolean readOnly = false;
         boolean allowOom = false;
+        boolean allowCrossSlot = true;
         byte[] source = body;
         if (body.length >= 2 && body[0] == '#' && body[1] == '!') {
             int eol = 0;
@@ -131,6 +136,7 @@ public final class ScriptCache {
             int flags = shebangFlags(body, eol);
             readOnly = (flags & FunctionLibraries.NO_WRITES) != 0;
             allowOom = (flags & FunctionLibraries.ALLOW_OOM) != 0;
+            allowCrossSlot = (flags & FunctionLibraries.ALLOW_CROSS_SLOT_KEYS) != 0;
             shebang = true;
             source = Arrays.copyOf(body, body.length);
             Arrays.fill(source, 0, eol, (byte) ' '); // compiled without the shebang, line numbers kept
@@ -138,7 +144,7 @@ public final class ScriptCache {
         try {
             Prototype p = LuaC.instance.compile(new ByteArrayInputStream(source), "@user_script");
             noTailCalls(p);
-            return new Script(sha, body, p, shebang, readOnly, allowOom);
+            return new Script(sha, body, p, shebang, readOnly, allowOom, allowCrossSlot);
         } catch (LuaError e) {
             throw new RedisError("ERR Error compiling script (new function): " + LuaErrors.luaText(e.getMessage())
                     .replace("unexpected symbol 286 (\u011e)", "unexpected symbol near '<eof>'"));

@@ -42,6 +42,7 @@ final class ScriptRunner {
     // The run in progress.
     private boolean readOnly;
     private boolean allowOom;
+    private boolean allowCrossSlot;
     private int resp;
     private long dirtyAtStart;
 
@@ -82,6 +83,7 @@ final class ScriptRunner {
     void run(Session caller, ScriptCache.Script script, byte[][] keys, byte[][] argv, boolean readOnlyCall) {
         this.readOnly = readOnlyCall || script.readOnly();
         this.allowOom = script.allowOom();
+        this.allowCrossSlot = script.allowCrossSlot();
         this.resp = 2;
         this.sha = script.sha();
         this.slowLogged = false;
@@ -125,6 +127,7 @@ final class ScriptRunner {
     void runFunction(Session caller, FunctionLibraries.Function f, byte[][] keys, byte[][] argv, boolean readOnlyCall) {
         this.readOnly = readOnlyCall || (f.flags() & FunctionLibraries.NO_WRITES) != 0;
         this.allowOom = (f.flags() & FunctionLibraries.ALLOW_OOM) != 0;
+        this.allowCrossSlot = (f.flags() & FunctionLibraries.ALLOW_CROSS_SLOT_KEYS) != 0;
         this.resp = 2;
         this.sha = f.name();
         this.slowLogged = false;
@@ -169,7 +172,7 @@ final class ScriptRunner {
         out.clear();
         session.protocol(resp);
         boolean wrote = allowOom || session.dirtyCount() != dirtyAtStart;
-        String refused = engine.runFromScript(session, Args.of(argv), readOnly, wrote);
+        String refused = engine.runFromScript(session, Args.of(argv), readOnly, wrote, allowCrossSlot);
         if (refused != null) {
             out.clear();
             return fail(raise, LuaErrors.fromCommand(refused));

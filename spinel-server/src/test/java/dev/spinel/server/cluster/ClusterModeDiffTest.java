@@ -163,6 +163,21 @@ class ClusterModeDiffTest {
             st.call("CLUSTER", "ADDSLOTSRANGE", "0", "16383");
             awaitOk(a);
             st.call("CLUSTER", "INFO");
+            // announced ports (the same on both servers, so no placeholder), then back to the real ones
+            st.call("CONFIG", "SET", "cluster-announce-port", "1234");
+            st.call("CONFIG", "SET", "cluster-announce-tls-port", "1235");
+            st.call("CONFIG", "SET", "cluster-announce-bus-port", "4321");
+            for (String p : new String[]{"cluster-announce-port", "cluster-announce-tls-port", "cluster-announce-bus-port"}) {
+                st.call("CONFIG", "GET", p);
+            }
+            st.call("CLUSTER", "NODES");
+            st.call("CLUSTER", "SLOTS");
+            st.call("CLUSTER", "SHARDS");
+            st.call("CONFIG", "SET", "cluster-announce-port", "0");
+            st.call("CLUSTER", "NODES");
+            st.call("CONFIG", "SET", "cluster-announce-bus-port", "0");
+            st.call("CONFIG", "SET", "cluster-announce-tls-port", "0");
+            st.call("CLUSTER", "NODES");
             st.call("SET", "foo", "1");
             st.call("GET", "foo");
             st.call("MSET", "{t}a", "1", "{t}b", "2");
@@ -173,6 +188,22 @@ class ClusterModeDiffTest {
             st.call("EVAL", "return redis.call('get', KEYS[1])", "2", "{t}b", "foo");
             st.call("EVAL", "return redis.call('get', KEYS[1])", "2", "{t}b", "{t}z");
             st.call("EVAL", "return 1", "0");
+            // keys a script touches (Redis's scriptVerifyClusterState): one slot unless the script allows more
+            st.call("EVAL", "#!lua\nredis.call('set','foo','bar')\nredis.call('set','bar','foo')\nreturn 'OK'", "0");
+            st.call("EVAL", "redis.call('set','foo','bar'); redis.call('set','bar','foo')", "0");
+            st.call("EVAL", "#!lua flags=allow-cross-slot-keys\nredis.call('set','foo','bar'); redis.call('set','bar','foo')", "0");
+            st.call("EVAL", "#!lua\nredis.call('set','foo','bar')\nreturn 'OK'", "1", "bar");
+            st.call("EVAL", "#!lua\nreturn redis.pcall('get','foo')", "1", "bar");
+            st.call("EVAL", "#!lua\nredis.call('get','{t}q')\nreturn redis.call('get','{t}b')", "0");
+            st.call("EVAL", "return redis.call('mset','a','1','b','2')", "0");
+            st.call("FUNCTION", "LOAD", "#!lua name=crossslot\nredis.register_function('cross', function(keys, args)"
+                    + " redis.call('set', 'foo', 'bar') redis.call('set', 'bar', 'foo') return 'OK' end)\n"
+                    + "redis.register_function{function_name='crossok', callback=function(keys, args)"
+                    + " redis.call('set', 'foo', 'bar') redis.call('set', 'bar', 'foo') return 'OK' end,"
+                    + " flags={'allow-cross-slot-keys'}}");
+            st.call("FCALL", "cross", "0");
+            st.call("FCALL", "crossok", "0");
+            st.call("FUNCTION", "FLUSH");
             st.call("MULTI");
             st.call("SET", "{t}x", "1");
             st.call("SET", "foo", "2");
@@ -216,6 +247,12 @@ class ClusterModeDiffTest {
             st.call("CLUSTER", "SETSLOT", m, "NODE", id);
             st.call("CLUSTER", "DELSLOTS", m);
             st.call("GET", "{m}1");
+            st.call("EVAL", "return redis.call('get','{m}1')", "0");
+            st.call("EVAL", "return redis.call('get','foo')", "0");
+            st.call("CONFIG", "SET", "cluster-require-full-coverage", "no");
+            st.call("EVAL", "return redis.call('get','{m}1')", "0");
+            st.call("EVAL", "return redis.call('get','foo')", "0");
+            st.call("CONFIG", "SET", "cluster-require-full-coverage", "yes");
             st.call("CLUSTER", "RESET");
             st.call("FLUSHALL");
             st.call("CLUSTER", "RESET");
@@ -267,7 +304,8 @@ class ClusterModeDiffTest {
 
         private String normalize(byte[] reply) {
             String s = new String(reply, StandardCharsets.UTF_8).replace(id, "<ID>")
-                    .replace(":" + port + "@" + bus, ":<PORT>@<BUS>").replace(":" + port + "\r\n", ":<PORT>\r\n")
+                    .replace(":" + port + "@" + bus, ":<PORT>@<BUS>").replace(":" + port + "@", ":<PORT>@")
+                    .replace("@" + bus + " ", "@<BUS> ").replace(":" + port + "\r\n", ":<PORT>\r\n")
                     .replace(":" + port + " ", ":<PORT> ");
             // the port as an integer reply in SLOTS/SHARDS
             s = s.replace(":" + port + "\r\n", ":<PORT>\r\n");

@@ -13,6 +13,8 @@ public final class ClusterClientFlags {
     private boolean readOnly;
     /** Another node's link carrying its PUBLISHes here (they are not passed on again). */
     private boolean busLink;
+    /** The slot of the running command's keys (of a whole transaction at EXEC), -1 when it has none (Redis's c->slot). */
+    private int slot = -1;
 
     public boolean asking() {
         return asking;
@@ -29,6 +31,18 @@ public final class ClusterClientFlags {
 
     public void readOnly(boolean on) {
         readOnly = on;
+    }
+
+    /**
+     * The slot the running command's keys hash to, -1 when it has none; set by cluster mode's routing of each
+     * command, read by a script it runs (keys it touches must hash to that slot, as in Redis).
+     */
+    public int slot() {
+        return slot;
+    }
+
+    public void slot(int slot) {
+        this.slot = slot;
     }
 
     public boolean busLink() {
