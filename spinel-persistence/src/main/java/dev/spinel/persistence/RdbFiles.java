@@ -3,6 +3,7 @@ package dev.spinel.persistence;
 import dev.spinel.store.Keyspace;
 
 import java.io.BufferedInputStream;
+import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -14,6 +15,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
 
 /**
  * Saving and loading RDB files on disk. A save writes {@code temp-<pid>-<n>.rdb} in the target's
@@ -80,15 +82,56 @@ public final class RdbFiles {
      * throws {@link RdbException} naming the problem when it exists but cannot be read.
      */
     public static boolean load(Keyspace keyspace, Path file, KeyspaceLoader sink) throws IOException {
+        return load(keyspace, file, sink, null);
+    }
+
+    /**
+     * As {@link #load(Keyspace, Path, KeyspaceLoader)}, telling {@code bytesRead} (when not null) how many bytes of
+     * the file were read so far, once per buffer refill (64 KiB), on the loading thread: INFO's loading progress.
+     */
+    public static boolean load(Keyspace keyspace, Path file, KeyspaceLoader sink, LongConsumer bytesRead) throws IOException {
         InputStream raw;
         try {
             raw = Files.newInputStream(file);
         } catch (NoSuchFileException e) {
             return false;
         }
+        if (bytesRead != null) {
+            raw = new CountingInput(raw, bytesRead);
+        }
         try (InputStream in = new BufferedInputStream(raw, 1 << 16)) {
             new RdbReader(ValueCodecs.standard(), keyspace.databases()).read(in, sink);
         }
         return true;
+    }
+
+    /** Counts the bytes read through it; the buffered stream above reads it in large chunks, so the count is cheap. */
+    private static final class CountingInput extends FilterInputStream {
+        private final LongConsumer bytesRead;
+        private long count;
+
+        CountingInput(InputStream in, LongConsumer bytesRead) {
+            super(in);
+            this.bytesRead = bytesRead;
+        }
+
+        @Override
+        public int read() throws IOException {
+            int c = in.read();
+            if (c >= 0) {
+                bytesRead.accept(++count);
+            }
+            return c;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            int n = in.read(b, off, len);
+            if (n > 0) {
+                count += n;
+                bytesRead.accept(count);
+            }
+            return n;
+        }
     }
 }

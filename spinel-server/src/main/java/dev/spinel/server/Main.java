@@ -73,6 +73,10 @@ public final class Main {
         SpinelServer server;
         try {
             server = SpinelServer.start(config);
+        } catch (StartCancelled e) { // SHUTDOWN during the start-up load: nothing to save, status 0 as Redis
+            Log.warning("Spinel is now ready to exit, bye bye...");
+            System.exit(0);
+            return;
         } catch (RuntimeException e) {
             for (String line : String.valueOf(e.getMessage()).split("\\R")) { // one log line each, as Redis's
                 Log.warning(line);

@@ -129,8 +129,8 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
         engine.acl().loadAtStartup(config.userDirectives(), config.aclfile.value(),
                 Path.of(config.dir.value()).resolve(config.aclfile.value()));
         ExpiredAtLoad expiredAtLoad = new ExpiredAtLoad();
-        persistence.loadAtStartup(engine, expiredAtLoad); // before accepting connections; a bad file stops the start
-        if (cluster != null) {
+        if (cluster != null) { // cluster mode loads before listening (the topology waits for the data), a bad file stops the start
+            persistence.loadAtStartup(engine, expiredAtLoad);
             cluster.installRouter(table); // after loading (the log's writes are not routed), before listening
         }
         this.resp = new RespServer(engine);
@@ -145,9 +145,18 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
             this.requestedTlsPort = wanted[1];
             this.port = Math.max(0, resp.bind(boundAddresses, requestedPort, false));
             this.tlsPort = Math.max(0, resp.bind(boundAddresses, requestedTlsPort, true));
+            if (cluster == null) { // as Redis: listening first, clients get -LOADING while the files load (INFO loading:1)
+                persistence.loadAtStartup(engine, expiredAtLoad);
+            }
         } catch (RuntimeException | InterruptedException e) {
             resp.close();
+            if (closing) {
+                throw new StartCancelled(); // SHUTDOWN during the load stopped it
+            }
             throw e;
+        }
+        if (closing) {
+            throw new StartCancelled();
         }
         if (cluster != null) {
             try {
@@ -323,7 +332,10 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
         }
     }
 
-    /** Starts a server with this configuration; returns once it accepts connections. */
+    /**
+     * Starts a server with this configuration; returns once its dataset is loaded (clients are served, with
+     * -LOADING, during the load). Throws {@link StartCancelled} when a client's SHUTDOWN stopped it meanwhile.
+     */
     public static SpinelServer start(ServerConfig config) {
         try {
             return new SpinelServer(config);
@@ -405,10 +417,13 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
             }
             closing = true;
         }
-        cron.cancel(false);
-        persistenceCron.cancel(false);
-        replicationCron.cancel(false);
-        migrateCron.cancel(false);
+        engine.replicaRole().loading().abandon(); // a load in progress (SHUTDOWN while loading) stops at its next key
+        if (migrateCron != null) { // null: closed during the start-up load, before the crons
+            cron.cancel(false);
+            persistenceCron.cancel(false);
+            replicationCron.cancel(false);
+            migrateCron.cancel(false);
+        }
         migrateSockets.closeAll();
         replication.close();
         if (cluster != null) {
@@ -431,9 +446,6 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
         closed.countDown();
     }
 
-    /** How long SIGTERM waits for a running script to stop (or end) before leaving it. */
-    private static final long SCRIPT_STOP_WAIT_NANOS = 5_000_000_000L;
-
     /**
      * SIGTERM: stops the server within seconds whatever its loops are doing (Redis 7.0 waits for a busy
      * script to end first). A running script that has not written is killed, as SCRIPT KILL would; one that
@@ -445,7 +457,7 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
     public void terminate() {
         if (!isClosed()) {
             shutdownWait.awaitForSignal(); // shutdown-timeout: the replicas catch up first, as Redis 7.0
-            if (!stopScript()) {
+            if (!ScriptStop.stop(scripting)) {
                 Log.warning("A script that wrote is still running: exiting without the final RDB snapshot,"
                         + " which would hold part of its writes");
                 persistence.skipShutdownSave();
@@ -453,27 +465,6 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
             close();
         }
         persistence.saveOnShutdown();
-    }
-
-    /** Kills the running script if it has not written; true once no script runs (within a bounded wait). */
-    private boolean stopScript() {
-        Scripting scripting = this.scripting;
-        long giveUp = System.nanoTime() + SCRIPT_STOP_WAIT_NANOS;
-        while (scripting.running()) {
-            if (System.nanoTime() - giveUp > 0) {
-                return false;
-            }
-            if (!scripting.wroteSinceStart()) {
-                scripting.kill(scripting.functionRunning());
-            }
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
-            }
-        }
-        return true;
     }
 
     @Override

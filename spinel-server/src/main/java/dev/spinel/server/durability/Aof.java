@@ -73,25 +73,49 @@ public final class Aof implements AutoCloseable {
         return Files.exists(manifestPath());
     }
 
-    /** Replays every file of the manifest into the keyspace (the log is not yet open for writes). */
+    /**
+     * Replays every file of the manifest into the keyspace (the log is not yet open for writes); the server is
+     * loading meanwhile ({@link LoadingProgress}: clients get -LOADING, INFO shows the progress).
+     */
     public void load() throws IOException {
         AofManifest m = AofManifest.read(manifestPath());
         AofManifest.Part base = m.base();
-        long start = System.nanoTime();
-        if (base != null) {
-            Path p = dir().resolve(base.file());
-            if (isRdb(p)) {
-                RdbFiles.load(engine.keyspace(), p, new KeyspaceLoader(engine.keyspace(), System.currentTimeMillis(),
-                        Persistence.functionLoader(this.functions)).perKey(new LoadDelay(engine.config())));
-            } else {
-                replay(p, false);
-            }
-            Log.notice("DB loaded from base file " + base.file() + ": " + String.format("%.3f", (System.nanoTime() - start) / 1e9) + " seconds");
-        }
         List<AofManifest.Part> incr = m.incrementals();
-        for (int i = 0; i < incr.size(); i++) {
-            replay(dir().resolve(incr.get(i).file()), i == incr.size() - 1);
-            Log.notice("DB loaded from incr file " + incr.get(i).file());
+        long total = base == null ? 0 : sizeOf(dir().resolve(base.file()));
+        for (AofManifest.Part part : incr) {
+            total += sizeOf(dir().resolve(part.file()));
+        }
+        LoadingProgress progress = new LoadingProgress(config, engine.replicaRole().loading());
+        progress.begin(total);
+        try {
+            long start = System.nanoTime();
+            if (base != null) {
+                Path p = dir().resolve(base.file());
+                if (isRdb(p)) {
+                    progress.rdb(engine.keyspace(), p, new KeyspaceLoader(engine.keyspace(), System.currentTimeMillis(),
+                            Persistence.functionLoader(this.functions)).perKey(progress));
+                } else {
+                    replay(p, false, progress);
+                }
+                progress.fileDone(sizeOf(p));
+                Log.notice("DB loaded from base file " + base.file() + ": " + String.format("%.3f", (System.nanoTime() - start) / 1e9) + " seconds");
+            }
+            for (int i = 0; i < incr.size(); i++) {
+                Path p = dir().resolve(incr.get(i).file());
+                replay(p, i == incr.size() - 1, progress);
+                progress.fileDone(sizeOf(p));
+                Log.notice("DB loaded from incr file " + incr.get(i).file());
+            }
+        } finally {
+            progress.end();
+        }
+    }
+
+    private static long sizeOf(Path p) {
+        try {
+            return Files.size(p);
+        } catch (IOException e) {
+            return 0; // missing: the replay says so
         }
     }
 
@@ -122,11 +146,11 @@ public final class Aof implements AutoCloseable {
         }
     }
 
-    private void replay(Path p, boolean last) throws IOException {
+    private void replay(Path p, boolean last, LoadingProgress progress) throws IOException {
         if (!Files.exists(p)) {
             throw new IOException("The AOF file " + p.getFileName() + " doesn't exist");
         }
-        AofLoader.Result r = new AofLoader(engine).replay(p);
+        AofLoader.Result r = new AofLoader(engine).replay(p, progress);
         if (!r.truncated()) {
             return;
         }

@@ -19,7 +19,7 @@ import java.util.List;
  * the caller decides (per {@code aof-load-truncated}) whether to cut it at the last complete command.
  * Bytes that are not a command are "corrupt" and stop the load with the file and the offset.
  *
- * <p>Thread-safety: one load at a time, before the server accepts connections.
+ * <p>Thread-safety: one load at a time (at start-up while clients get -LOADING, or under DEBUG LOADAOF's stripes).
  */
 final class AofLoader {
     /** How a file ended. {@code validLength} is the offset just after the last complete command. */
@@ -38,12 +38,12 @@ final class AofLoader {
         this.engine = engine;
     }
 
-    Result replay(Path file) throws IOException {
+    /** Replays {@code file}; {@code progress} runs before each command and hears the offset every 1024 (as Redis). */
+    Result replay(Path file, LoadingProgress progress) throws IOException {
         Session session = engine.open(new InternalConnection("aof:0"));
         session.authenticated(true); // the log replays what authenticated clients did
         session.replaying(true);
         long commands = 0;
-        LoadDelay delay = new LoadDelay(engine.config());
         long multiAt = -1; // offset of an open MULTI: a file ending inside a transaction is truncated there
         try (InputStream in = new BufferedInputStream(Files.newInputStream(file), 1 << 16)) {
             Reader r = new Reader(in, file);
@@ -67,7 +67,10 @@ final class AofLoader {
                 } else if (args.is(0, "EXEC")) {
                     multiAt = -1;
                 }
-                delay.run();
+                if ((commands & 1023) == 0) {
+                    progress.at(start);
+                }
+                progress.run();
                 engine.execute(session, args);
                 session.out().clear(); // replies of a replay go nowhere
                 commands++;

@@ -2,8 +2,8 @@ package dev.spinel.server.durability;
 
 import dev.spinel.persistence.KeyspaceLoader;
 import dev.spinel.persistence.RdbException;
-import dev.spinel.persistence.RdbFiles;
 import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.engine.replica.DatasetLoading;
 import dev.spinel.server.log.Log;
 import dev.spinel.server.scripting.FunctionError;
 import dev.spinel.server.scripting.FunctionLibraries;
@@ -11,6 +11,7 @@ import dev.spinel.store.Keyspace;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.function.Consumer;
 
@@ -18,20 +19,27 @@ import java.util.function.Consumer;
  * Loading a dataset from {@link Persistence}'s files: {@code dir/dbfilename} at start-up, and the DEBUG
  * commands that replace the dataset with a file's (RELOAD from the RDB, LOADAOF from the append-only files).
  *
- * <p>Thread-safety: the start-up load runs before any client; the DEBUG loads hold every stripe while they
- * replace the dataset, so no client sees it half loaded.
+ * <p>Thread-safety: during the start-up load clients are served, but only the commands with Redis's {@code loading}
+ * flag, which do not touch the dataset; the DEBUG loads hold every stripe while they replace the dataset, so no
+ * client sees it half loaded (other clients get -LOADING meanwhile).
  */
 final class DatasetLoads {
     private final Persistence persistence;
     private final ServerConfig config;
     private final Keyspace keyspace;
     private final FunctionLibraries functions;
+    /** The server's loading state, the engine's once {@link #loading(DatasetLoading)} set it (at start-up). */
+    private volatile DatasetLoading loading = new DatasetLoading();
 
     DatasetLoads(Persistence persistence, ServerConfig config, Keyspace keyspace, FunctionLibraries functions) {
         this.persistence = persistence;
         this.config = config;
         this.keyspace = keyspace;
         this.functions = functions;
+    }
+
+    void loading(DatasetLoading l) {
+        this.loading = l;
     }
 
     /**
@@ -42,16 +50,23 @@ final class DatasetLoads {
     KeyspaceLoader loadRdb(KeyspaceLoader.ExpiredKeys expired) {
         Path file = persistence.rdbPath();
         long start = System.nanoTime();
+        if (!Files.exists(file)) {
+            return null; // a fresh start: Redis is not loading then
+        }
+        LoadingProgress progress = new LoadingProgress(config, loading);
         KeyspaceLoader loader = new KeyspaceLoader(keyspace, System.currentTimeMillis(), Persistence.functionLoader(functions))
-                .perKey(new LoadDelay(config)).onExpired(expired)
+                .perKey(progress).onExpired(expired)
                 .onEmptyKey(key -> Log.warning("rdbLoadObject skipping empty key: " + new String(key, StandardCharsets.UTF_8)));
         boolean found;
+        progress.begin(size(file));
         try {
-            found = RdbFiles.load(keyspace, file, loader);
+            found = progress.rdb(keyspace, file, loader);
         } catch (IOException e) {
             throw new RdbException("Fatal error loading the DB: " + e.getMessage() + ". Exiting.", e);
         } catch (RdbException e) { // a bad file: Redis's last line (rdbCheckThenExit) after the reason
             throw new RdbException(e.getMessage() + "\nTerminating server after rdb file reading failure.", e);
+        } finally {
+            progress.end();
         }
         if (!found) {
             return null;
@@ -96,12 +111,19 @@ final class DatasetLoads {
                     throw new RdbException("Failed loading library, " + e.getMessage());
                 }
             };
-            KeyspaceLoader loader = new KeyspaceLoader(keyspace, System.currentTimeMillis(), libraries)
-                    .perKey(new LoadDelay(config));
+            LoadingProgress progress = new LoadingProgress(config, loading);
+            KeyspaceLoader loader = new KeyspaceLoader(keyspace, System.currentTimeMillis(), libraries).perKey(progress);
             if (!merge) {
                 loader.refuseExisting();
             }
-            if (!RdbFiles.load(keyspace, persistence.rdbPath(), loader)) {
+            progress.begin(size(persistence.rdbPath()));
+            boolean found;
+            try {
+                found = progress.rdb(keyspace, persistence.rdbPath(), loader);
+            } finally {
+                progress.end();
+            }
+            if (!found) {
                 Log.warning("Fatal error loading the DB: No such file or directory.");
                 return "ERR Error trying to load the RDB dump";
             }
@@ -147,5 +169,13 @@ final class DatasetLoads {
         persistence.reloaded();
         Log.warning("Append Only File loaded by DEBUG LOADAOF");
         return null;
+    }
+
+    private static long size(Path file) {
+        try {
+            return Files.size(file);
+        } catch (IOException e) {
+            return 0; // gone meanwhile: the load says so
+        }
     }
 }

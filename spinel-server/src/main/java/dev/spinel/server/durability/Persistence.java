@@ -113,6 +113,7 @@ public final class Persistence {
      * exists but cannot be loaded.
      */
     public void loadAtStartup(Engine engine, KeyspaceLoader.ExpiredKeys expired) {
+        loads.loading(engine.replicaRole().loading());
         this.offlineRewriter = new Aof(config, engine, functions);
         config.appendonly.listen(on -> appendonlyChanged(engine, on));
         engine.hooks().diskError(this::writeRefusal);

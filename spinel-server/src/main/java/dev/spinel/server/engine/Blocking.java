@@ -257,6 +257,19 @@ public final class Blocking {
         return true;
     }
 
+    /** Ends the session's wait with {@code +OK}: its command ran on another thread (DEBUG RELOAD); false when not blocked. */
+    public boolean unblockWithOk(long sessionId) {
+        Waiter w = bySession.get(sessionId);
+        if (w == null || !w.state.compareAndSet(Waiter.WAITING, Waiter.GONE)) {
+            return false;
+        }
+        remove(w);
+        ReplyBuffer out = scratch(w).ok();
+        w.reply = Arrays.copyOf(out.array(), out.size());
+        deliver(w);
+        return true;
+    }
+
     /**
      * The server becomes a replica (REPLICAOF, FAILOVER), as Redis's disconnectAllBlockedClients: a client blocked
      * on a master must not be served by the new master's stream (its pop would exist on this node only), so every

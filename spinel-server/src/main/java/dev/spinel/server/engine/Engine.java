@@ -377,9 +377,6 @@ public final class Engine {
             String refused = gate.refusal(session.isReplicationApplier(), cmd.has(CommandFlag.WRITE)
                     || DispatchRules.execHas(session, cmd, CommandFlag.WRITE) || DispatchRules.declaresWrites(scriptFlags, cmd, args),
                     !cmd.has(CommandFlag.STALE));
-            if (refused == null && !session.isReplicationApplier()) {
-                refused = DispatchRules.loadingRefusal(replicaRole.loading(), session, cmd); // one volatile read, on replicas only
-            }
             if (refused != null) {
                 refusals.reject(session, cmd, refused);
                 applyReplyMode(session);
@@ -391,6 +388,14 @@ public final class Engine {
                     + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context");
             applyReplyMode(session);
             return null;
+        }
+        if (replicaRole.loading().any() && !session.isReplicationApplier() && !session.replaying()) { // one volatile read
+            String refused = DispatchRules.loadingRefusal(replicaRole.loading(), session, cmd);
+            if (refused != null) {
+                refusals.reject(session, cmd, refused);
+                applyReplyMode(session);
+                return null;
+            }
         }
         if (pause.active() && pause.mustWait(DispatchRules.pausedByWrite(scriptFlags, cmd, session, args), System.currentTimeMillis())) {
             // CLIENT PAUSE delays, never rejects: the request runs again when the pause ends.

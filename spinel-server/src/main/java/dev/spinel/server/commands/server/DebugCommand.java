@@ -146,11 +146,7 @@ final class DebugCommand {
         } else if (a.count() >= 2 && a.is(1, "RELOAD")) {
             reload(s, a, persistence);
         } else if (a.count() >= 2 && a.is(1, "LOADAOF")) {
-            String error = persistence.debugLoadAof();
-            if (error != null) {
-                throw new RedisError(error);
-            }
-            s.out().ok();
+            DebugLoad.run(s, persistence::debugLoadAof);
         } else if (a.count() == 2 && a.is(1, "DIGEST")) {
             DebugDigest.digest(s);
         } else if (a.count() >= 2 && a.is(1, "DIGEST-VALUE")) {
@@ -239,11 +235,10 @@ final class DebugCommand {
                 throw new RedisError("ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.");
             }
         }
-        String error = persistence.debugReload(save, flush, merge);
-        if (error != null) {
-            throw new RedisError(error);
-        }
-        s.out().ok();
+        boolean saveFirst = save;
+        boolean flushFirst = flush;
+        boolean keepExisting = merge;
+        DebugLoad.run(s, () -> persistence.debugReload(saveFirst, flushFirst, keepExisting));
     }
 
     /**

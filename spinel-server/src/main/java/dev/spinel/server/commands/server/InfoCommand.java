@@ -87,7 +87,10 @@ final class InfoCommand {
                 case "server" -> server(sb, engine);
                 case "clients" -> clients(sb, engine);
                 case "memory" -> memory(sb, engine);
-                case "persistence" -> server.persistence().appendInfo(engine.replicaRole().loading().appendInfo(sb.append("# Persistence\r\n")));
+                case "persistence" -> {
+                    server.persistence().appendInfo(engine.replicaRole().loading().appendInfo(sb.append("# Persistence\r\n")));
+                    engine.replicaRole().loading().appendProgress(sb); // Redis 7.0: last, during a load
+                }
                 case "stats" -> stats(sb, engine);
                 case "replication" -> replication(sb, engine);
                 case "cpu" -> cpu(sb);

@@ -87,7 +87,9 @@ public final class ServerCommands {
                     ? "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
                     : "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
         }
-        boolean wantsSnapshot = save || (!nosave && !s.engine().config().save.points().isEmpty());
+        // Redis never saves a shutdown during a load: the snapshot would hold half the dataset
+        boolean wantsSnapshot = !s.engine().replicaRole().loading().any()
+                && (save || (!nosave && !s.engine().config().save.points().isEmpty()));
         boolean forced = force;
         if (server.shutdownWait().remainingMillis() < 0) { // a SHUTDOWN during the wait only waits with it, as Redis
             Log.warning("User requested shutdown...");
