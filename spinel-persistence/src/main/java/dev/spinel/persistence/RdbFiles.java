@@ -13,6 +13,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -36,6 +37,16 @@ public final class RdbFiles {
     /** Writes a capture to {@code target} atomically. Returns the number of keys written. */
     public static long save(RdbWriter.Snapshot snapshot, Path target, RdbWriter.Options options) throws IOException {
         return save(os -> new RdbWriter(ValueCodecs.standard()).write(snapshot, os, options), target);
+    }
+
+    /**
+     * Writes a capture to {@code target} atomically as an AOF base of commands ({@link AofCommandWriter}):
+     * {@code timestampSeconds} negative for no #TS annotation. Returns the number of keys written.
+     */
+    public static long saveCommands(RdbWriter.Snapshot snapshot, Path target, List<byte[]> functions, long timestampSeconds,
+                                    int keySaveDelayMicros) throws IOException {
+        return save(os -> AofCommandWriter.write(new RdbWriter(ValueCodecs.standard()), snapshot, os, functions, timestampSeconds,
+                keySaveDelayMicros), target);
     }
 
     private interface Body {

@@ -4,7 +4,6 @@ import dev.spinel.persistence.KeyspaceLoader;
 import dev.spinel.persistence.RdbFiles;
 import dev.spinel.persistence.RdbWriter;
 import dev.spinel.persistence.ValueCodecs;
-import dev.spinel.protocol.Version;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.EngineHooks;
@@ -195,10 +194,11 @@ public final class Aof implements AutoCloseable {
         if (exists()) {
             m = AofManifest.read(manifestPath());
         } else {
-            String baseName = config.appendfilename.value() + ".1.base.rdb";
-            RdbFiles.save(engine.keyspace(), dir().resolve(baseName), new RdbWriter.Options(config.rdbcompression.value(),
-                    config.rdbchecksum.value(), RdbWriter.Access.NONE, RdbWriter.Options.redisAux(Version.REDIS, 0, true), this.functions.codes()));
-            m = new AofManifest(List.of(new AofManifest.Part(baseName, 1, 'b')));
+            AofManifest.Part base = AofBase.part(config, 1);
+            String baseName = base.file();
+            AofBase.write(config, new RdbWriter(ValueCodecs.standard()).snapshot(engine.keyspace(), RdbWriter.Access.NONE),
+                    this.functions.codes(), dir(), base);
+            m = new AofManifest(List.of(base));
             Log.notice("Creating AOF base file " + baseName + " on server start");
         }
         List<AofManifest.Part> incr = m.incrementals();
@@ -366,14 +366,12 @@ public final class Aof implements AutoCloseable {
         return true;
     }
 
-    /** Writes the new base, an RDB file with the keys and the function libraries (as Redis's preamble). */
+    /** Writes the new base (an RDB or commands, {@link AofBase}) and then the manifest naming it. */
     private void finishRewrite(RdbWriter.Snapshot snap, List<byte[]> functions, AofManifest before, AofManifest.Part newIncr) {
         try {
             long baseSeq = 1 + (before.base() == null ? 0 : before.base().seq());
-            AofManifest.Part base = new AofManifest.Part(config.appendfilename.value() + "." + baseSeq + ".base.rdb", baseSeq, 'b');
-            RdbFiles.save(snap, dir().resolve(base.file()), new RdbWriter.Options(config.rdbcompression.value(),
-                    config.rdbchecksum.value(), RdbWriter.Access.NONE, RdbWriter.Options.redisAux(Version.REDIS, 0, true), functions)
-                    .withKeySaveDelay((int) config.rdbKeySaveDelay.value()));
+            AofManifest.Part base = AofBase.part(config, baseSeq);
+            AofBase.write(config, snap, functions, dir(), base);
             new AofManifest(newIncr == null ? List.of(base) : List.of(base, newIncr)).write(manifestPath());
             for (AofManifest.Part old : before.parts()) {
                 if (!old.file().equals(base.file()) && (newIncr == null || !old.file().equals(newIncr.file()))) {
