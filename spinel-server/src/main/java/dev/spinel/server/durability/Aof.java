@@ -76,6 +76,16 @@ public final class Aof implements AutoCloseable {
     public void load() throws IOException {
         AofManifest m = AofManifest.read(manifestPath());
         AofManifest.Part base = m.base();
+        StringBuilder missing = new StringBuilder(); // Redis stats every file first: one missing is fatal
+        for (AofManifest.Part p : m.parts()) {
+            if (p.type() != 'h' && !Files.exists(dir().resolve(p.file()))) {
+                missing.append(missing.isEmpty() ? "" : "\n").append("Unable to obtain the AOF file ").append(p.file())
+                        .append(" length. stat: No such file or directory");
+            }
+        }
+        if (!missing.isEmpty()) {
+            throw new IOException(missing.toString());
+        }
         long start = System.nanoTime();
         if (base != null) {
             Path p = dir().resolve(base.file());
