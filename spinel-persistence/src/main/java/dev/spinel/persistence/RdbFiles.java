@@ -91,15 +91,24 @@ public final class RdbFiles {
      * throws {@link RdbException} naming the problem when it exists but cannot be read.
      */
     public static boolean load(Keyspace keyspace, Path file, KeyspaceLoader sink) throws IOException {
+        return loadPrefix(keyspace, file, sink) >= 0;
+    }
+
+    /**
+     * {@link #load}, returning the length of the RDB read (what follows it, in an AOF with an RDB preamble, is
+     * commands), or -1 when the file does not exist.
+     */
+    public static long loadPrefix(Keyspace keyspace, Path file, KeyspaceLoader sink) throws IOException {
         InputStream raw;
         try {
             raw = Files.newInputStream(file);
         } catch (NoSuchFileException e) {
-            return false;
+            return -1;
         }
         try (InputStream in = new BufferedInputStream(raw, 1 << 16)) {
-            new RdbReader(ValueCodecs.standard(), keyspace.databases()).read(in, sink);
+            RdbReader reader = new RdbReader(ValueCodecs.standard(), keyspace.databases());
+            reader.read(in, sink);
+            return reader.length();
         }
-        return true;
     }
 }

@@ -72,6 +72,11 @@ public final class Aof implements AutoCloseable {
         return Files.exists(manifestPath());
     }
 
+    /** Moves a pre-7.0 single-file log of the server directory into this layout when Redis would ({@link AofUpgrade}). */
+    public void upgradeIfNeeded() throws IOException {
+        AofUpgrade.ifNeeded(Path.of(config.dir.value()), dir(), manifestPath(), config.appendfilename.value());
+    }
+
     /** Replays every file of the manifest into the keyspace (the log is not yet open for writes). */
     public void load() throws IOException {
         AofManifest m = AofManifest.read(manifestPath());
@@ -87,19 +92,21 @@ public final class Aof implements AutoCloseable {
             throw new IOException(missing.toString());
         }
         long start = System.nanoTime();
+        List<AofManifest.Part> incr = m.incrementals();
         if (base != null) {
             Path p = dir().resolve(base.file());
-            if (isRdb(p)) {
-                RdbFiles.load(engine.keyspace(), p, new KeyspaceLoader(engine.keyspace(), System.currentTimeMillis(),
+            long rdb = 0;
+            if (isRdb(p)) { // Redis's preamble: an RDB, then (in a pre-7.0 single-file log) commands
+                rdb = RdbFiles.loadPrefix(engine.keyspace(), p, new KeyspaceLoader(engine.keyspace(), System.currentTimeMillis(),
                         Persistence.functionLoader(this.functions)).perKey(new LoadDelay(engine.config())));
-            } else {
-                replay(p, false);
+            }
+            if (rdb < Files.size(p)) {
+                replay(p, rdb, incr.isEmpty());
             }
             Log.notice("DB loaded from base file " + base.file() + ": " + String.format("%.3f", (System.nanoTime() - start) / 1e9) + " seconds");
         }
-        List<AofManifest.Part> incr = m.incrementals();
         for (int i = 0; i < incr.size(); i++) {
-            replay(dir().resolve(incr.get(i).file()), i == incr.size() - 1);
+            replay(dir().resolve(incr.get(i).file()), 0, i == incr.size() - 1);
             Log.notice("DB loaded from incr file " + incr.get(i).file());
         }
     }
@@ -131,11 +138,11 @@ public final class Aof implements AutoCloseable {
         }
     }
 
-    private void replay(Path p, boolean last) throws IOException {
+    private void replay(Path p, long from, boolean last) throws IOException {
         if (!Files.exists(p)) {
             throw new IOException("The AOF file " + p.getFileName() + " doesn't exist");
         }
-        AofLoader.Result r = new AofLoader(engine).replay(p);
+        AofLoader.Result r = new AofLoader(engine).replay(p, from);
         if (!r.truncated()) {
             return;
         }

@@ -39,6 +39,11 @@ final class AofLoader {
     }
 
     Result replay(Path file) throws IOException {
+        return replay(file, 0);
+    }
+
+    /** Replays the commands of {@code file} from offset {@code from} (after an RDB preamble). */
+    Result replay(Path file, long from) throws IOException {
         Session session = engine.open(new InternalConnection("aof:0"));
         session.authenticated(true); // the log replays what authenticated clients did
         session.replaying(true);
@@ -46,7 +51,9 @@ final class AofLoader {
         LoadDelay delay = new LoadDelay(engine.config());
         long multiAt = -1; // offset of an open MULTI: a file ending inside a transaction is truncated there
         try (InputStream in = new BufferedInputStream(Files.newInputStream(file), 1 << 16)) {
+            in.skipNBytes(from);
             Reader r = new Reader(in, file);
+            r.offset = from;
             while (true) {
                 long start = r.offset;
                 List<byte[]> argv;
