@@ -85,14 +85,20 @@ alive() { local st; st=\$(awk '/^State:/{print \$2}' /proc/\$1/status 2>/dev/nul
     if [ -n "\$port" ] && [ "\$port" != 0 ] && redis-cli -p "\$port" ping 2>/dev/null | grep -q -e PONG -e NOAUTH -e LOADING; then break; fi
     sleep 0.1
   done
-  echo "                _._ Spinel under Redis's test suite  PID: \$pid"
+  line="                _._ Spinel under Redis's test suite  PID: \$pid"
   if ! alive "\$pid" && [ -f "\$out" ]; then
-    # it exited before answering (a bad RDB or AOF): its warnings again after the PID line, so that the log
-    # ends with the reason as Redis's does (Redis prints the logo before loading; tests read tail -1)
-    tail -n +\$((before + 1)) "\$out" | grep -v " PID: \$pid" | grep ' # '
-  fi
-  if ! alive "\$pid" && [ -f "\$out" ] && grep -q "Address already in use" "\$out"; then
-    echo "Failed listening on port \$port (TCP), aborting."
+    # it exited before answering (a bad RDB or AOF): its warnings are moved after the PID line, so that the log
+    # ends with the reason as Redis's does (Redis prints the logo before loading; tests read tail -1 or count
+    # a message's lines, which a copy would double)
+    {
+      head -n "\$before" "\$out"
+      tail -n +\$((before + 1)) "\$out" | grep -v ' # '
+      echo "\$line"
+      tail -n +\$((before + 1)) "\$out" | grep ' # '
+      if grep -q "Address already in use" "\$out"; then echo "Failed listening on port \$port (TCP), aborting."; fi
+    } > "\$out.spinel-tmp" && mv "\$out.spinel-tmp" "\$out"
+  else
+    echo "\$line"
   fi
 ) &
 exec "$suite/spinel/bin/spinel-server" "\${args[@]}" --grpc-port 0

@@ -14,6 +14,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
 
@@ -38,6 +39,16 @@ public final class RdbFiles {
     /** Writes a capture to {@code target} atomically. Returns the number of keys written. */
     public static long save(RdbWriter.Snapshot snapshot, Path target, RdbWriter.Options options) throws IOException {
         return save(os -> new RdbWriter(ValueCodecs.standard()).write(snapshot, os, options), target);
+    }
+
+    /**
+     * Writes a capture to {@code target} atomically as an AOF base of commands ({@link AofCommandWriter}):
+     * {@code timestampSeconds} negative for no #TS annotation. Returns the number of keys written.
+     */
+    public static long saveCommands(RdbWriter.Snapshot snapshot, Path target, List<byte[]> functions, long timestampSeconds,
+                                    int keySaveDelayMicros) throws IOException {
+        return save(os -> AofCommandWriter.write(new RdbWriter(ValueCodecs.standard()), snapshot, os, functions, timestampSeconds,
+                keySaveDelayMicros), target);
     }
 
     private interface Body {
@@ -82,7 +93,7 @@ public final class RdbFiles {
      * throws {@link RdbException} naming the problem when it exists but cannot be read.
      */
     public static boolean load(Keyspace keyspace, Path file, KeyspaceLoader sink) throws IOException {
-        return load(keyspace, file, sink, null);
+        return loadPrefix(keyspace, file, sink, null) >= 0;
     }
 
     /**
@@ -90,19 +101,28 @@ public final class RdbFiles {
      * the file were read so far, once per buffer refill (64 KiB), on the loading thread: INFO's loading progress.
      */
     public static boolean load(Keyspace keyspace, Path file, KeyspaceLoader sink, LongConsumer bytesRead) throws IOException {
+        return loadPrefix(keyspace, file, sink, bytesRead) >= 0;
+    }
+
+    /**
+     * {@link #load}, returning the length of the RDB read (what follows it, in an AOF with an RDB preamble, is
+     * commands), or -1 when the file does not exist.
+     */
+    public static long loadPrefix(Keyspace keyspace, Path file, KeyspaceLoader sink, LongConsumer bytesRead) throws IOException {
         InputStream raw;
         try {
             raw = Files.newInputStream(file);
         } catch (NoSuchFileException e) {
-            return false;
+            return -1;
         }
         if (bytesRead != null) {
             raw = new CountingInput(raw, bytesRead);
         }
         try (InputStream in = new BufferedInputStream(raw, 1 << 16)) {
-            new RdbReader(ValueCodecs.standard(), keyspace.databases()).read(in, sink);
+            RdbReader reader = new RdbReader(ValueCodecs.standard(), keyspace.databases());
+            reader.read(in, sink);
+            return reader.length();
         }
-        return true;
     }
 
     /** Counts the bytes read through it; the buffered stream above reads it in large chunks, so the count is cheap. */

@@ -8,7 +8,7 @@ import java.nio.charset.StandardCharsets;
  * Every error names what was wrong and the byte offset where it was found; a checksum mismatch is
  * refused, a zero checksum (written under {@code rdbchecksum no}) is accepted as Redis does.
  *
- * <p>Thread-safety: an instance holds only its codecs; each {@link #read} is independent.
+ * <p>Thread-safety: one {@link #read} at a time per instance (it records the length read); instances are cheap.
  */
 public final class RdbReader {
     private final ValueCodecs codecs;
@@ -18,6 +18,13 @@ public final class RdbReader {
     public RdbReader(ValueCodecs codecs, int databases) {
         this.codecs = codecs;
         this.databases = databases;
+    }
+
+    /** Bytes the last {@link #read} consumed, up to and with the checksum (an AOF base continues with commands there). */
+    private long length;
+
+    public long length() {
+        return length;
     }
 
     /** Reads a whole file; returns the RDB version found. */
@@ -109,6 +116,7 @@ public final class RdbReader {
                                             + "Internal error in RDB reading offset %d -> RDB CRC error", computed, stored, at));
                         }
                     }
+                    length = in.offset();
                     return version;
                 }
                 default -> {

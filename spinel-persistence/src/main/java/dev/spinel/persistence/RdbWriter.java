@@ -365,21 +365,54 @@ public final class RdbWriter {
      * the keys written. On failure the snapshot is cancelled, so writers stop copying for it.
      */
     public long write(Snapshot snap, OutputStream os, Options options) {
+        RdbOutput out;
         try {
-            RdbOutput out = new RdbOutput(os, options.compression());
+            out = new RdbOutput(os, options.compression());
             writeHeader(out, options.aux());
             writeFunctions(out, options.functions());
+        } catch (RuntimeException e) {
+            snap.cancel();
+            throw e;
+        }
+        long keys = walk(snap, new SnapshotVisitor() {
+            @Override
+            public void database(int index, long size, long volatileKeys) {
+                out.writeByte(Rdb.OPCODE_SELECTDB);
+                out.writeLength(index);
+                out.writeByte(Rdb.OPCODE_RESIZEDB); // sizes are hints for the reader's table sizing
+                out.writeLength(size);
+                out.writeLength(volatileKeys);
+            }
+
+            @Override
+            public void key(byte[] key, int keyLength, ValueCodec codec, Object snapshot, long expireAt, long access) {
+                writeEntry(out, key, keyLength, codec, snapshot, expireAt, snap.access, access);
+            }
+        }, options.keySaveDelayMicros());
+        try {
+            writeFooter(out, options.checksum());
+        } catch (RuntimeException e) {
+            snap.cancel();
+            throw e;
+        }
+        return keys;
+    }
+
+    /**
+     * Hands a snapshot's non-empty databases and their keys to {@code visitor}, segment by segment (the RDB
+     * form above, the command form of {@link AofCommandWriter}), pausing {@code keySaveDelayMicros} after
+     * each key (Redis's rdb-key-save-delay). Returns the keys visited. On failure the snapshot is
+     * cancelled, so writers stop copying for it.
+     */
+    public long walk(Snapshot snap, SnapshotVisitor visitor, int keySaveDelayMicros) {
+        try {
             long keys = 0;
             byte[] keyScratch = new byte[Entry.MAX_INLINE_KEY]; // no key array per key: 10M keys made 320 MB of garbage
             for (int d = 0; d < snap.dbSizes.length; d++) {
                 if (snap.dbSizes[d] == 0) {
                     continue;
                 }
-                out.writeByte(Rdb.OPCODE_SELECTDB);
-                out.writeLength(d);
-                out.writeByte(Rdb.OPCODE_RESIZEDB); // sizes are hints for the reader's table sizing
-                out.writeLength(snap.dbSizes[d]);
-                out.writeLength(snap.dbVolatile[d]);
+                visitor.database(d, snap.dbSizes[d], snap.dbVolatile[d]);
                 Database db = snap.keyspace.db(d);
                 for (int i = 0; i < Database.SEGMENTS; i++) {
                     Captured entries = snap.take(db.segmentAt(i));
@@ -391,11 +424,10 @@ public final class RdbWriter {
                     }
                     for (int k = 0; k < entries.count; k++) {
                         Entry e = entries.keys[k];
-                        writeEntry(out, e.keyBytes(keyScratch), e.keyLength(), codecs.forType(entries.types[k]), entries.snapshots[k],
-                                entries.expireAt(k), snap.access,
-                                entries.access == null ? 0 : entries.access[k]);
-                        if (options.keySaveDelayMicros() != 0) {
-                            keySaveDelay(options.keySaveDelayMicros(), snap);
+                        visitor.key(e.keyBytes(keyScratch), e.keyLength(), codecs.forType(entries.types[k]), entries.snapshots[k],
+                                entries.expireAt(k), entries.access == null ? 0 : entries.access[k]);
+                        if (keySaveDelayMicros != 0) {
+                            keySaveDelay(keySaveDelayMicros, snap);
                             if (snap.failure != null) { // aborted while it slept: a slow save stops at once
                                 throw snap.failure;
                             }
@@ -406,7 +438,6 @@ public final class RdbWriter {
                     snap.spare.set(entries);
                 }
             }
-            writeFooter(out, options.checksum());
             return keys;
         } catch (RuntimeException e) {
             snap.cancel();

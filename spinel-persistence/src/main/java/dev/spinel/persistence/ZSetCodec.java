@@ -25,7 +25,7 @@ public final class ZSetCodec implements ValueCodec {
     }
 
     /** Members and scores copied under the lock. */
-    private record Snap(byte[][] members, double[] scores) {
+    record Snap(byte[][] members, double[] scores) {
     }
 
     @Override

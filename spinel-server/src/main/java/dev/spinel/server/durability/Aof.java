@@ -4,7 +4,6 @@ import dev.spinel.persistence.KeyspaceLoader;
 import dev.spinel.persistence.RdbFiles;
 import dev.spinel.persistence.RdbWriter;
 import dev.spinel.persistence.ValueCodecs;
-import dev.spinel.protocol.Version;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.EngineHooks;
@@ -73,6 +72,11 @@ public final class Aof implements AutoCloseable {
         return Files.exists(manifestPath());
     }
 
+    /** Moves a pre-7.0 single-file log of the server directory into this layout when Redis would ({@link AofUpgrade}). */
+    public void upgradeIfNeeded() throws IOException {
+        AofUpgrade.ifNeeded(Path.of(config.dir.value()), dir(), manifestPath(), config.appendfilename.value());
+    }
+
     /**
      * Replays every file of the manifest into the keyspace (the log is not yet open for writes); the server is
      * loading meanwhile ({@link LoadingProgress}: clients get -LOADING, INFO shows the progress).
@@ -80,6 +84,16 @@ public final class Aof implements AutoCloseable {
     public void load() throws IOException {
         AofManifest m = AofManifest.read(manifestPath());
         AofManifest.Part base = m.base();
+        StringBuilder missing = new StringBuilder(); // Redis stats every file first: one missing is fatal
+        for (AofManifest.Part p : m.parts()) {
+            if (p.type() != 'h' && !Files.exists(dir().resolve(p.file()))) {
+                missing.append(missing.isEmpty() ? "" : "\n").append("Unable to obtain the AOF file ").append(p.file())
+                        .append(" length. stat: No such file or directory");
+            }
+        }
+        if (!missing.isEmpty()) {
+            throw new IOException(missing.toString());
+        }
         List<AofManifest.Part> incr = m.incrementals();
         long total = base == null ? 0 : sizeOf(dir().resolve(base.file()));
         for (AofManifest.Part part : incr) {
@@ -91,18 +105,20 @@ public final class Aof implements AutoCloseable {
             long start = System.nanoTime();
             if (base != null) {
                 Path p = dir().resolve(base.file());
-                if (isRdb(p)) {
-                    progress.rdb(engine.keyspace(), p, new KeyspaceLoader(engine.keyspace(), System.currentTimeMillis(),
+                long rdb = 0;
+                if (isRdb(p)) { // Redis's preamble: an RDB, then (in a pre-7.0 single-file log) commands
+                    rdb = progress.rdb(engine.keyspace(), p, new KeyspaceLoader(engine.keyspace(), System.currentTimeMillis(),
                             Persistence.functionLoader(this.functions)).perKey(progress));
-                } else {
-                    replay(p, false, progress);
+                }
+                if (rdb < Files.size(p)) {
+                    replay(p, rdb, incr.isEmpty(), progress);
                 }
                 progress.fileDone(sizeOf(p));
                 Log.notice("DB loaded from base file " + base.file() + ": " + String.format("%.3f", (System.nanoTime() - start) / 1e9) + " seconds");
             }
             for (int i = 0; i < incr.size(); i++) {
                 Path p = dir().resolve(incr.get(i).file());
-                replay(p, i == incr.size() - 1, progress);
+                replay(p, 0, i == incr.size() - 1, progress);
                 progress.fileDone(sizeOf(p));
                 Log.notice("DB loaded from incr file " + incr.get(i).file());
             }
@@ -146,11 +162,11 @@ public final class Aof implements AutoCloseable {
         }
     }
 
-    private void replay(Path p, boolean last, LoadingProgress progress) throws IOException {
+    private void replay(Path p, long from, boolean last, LoadingProgress progress) throws IOException {
         if (!Files.exists(p)) {
             throw new IOException("The AOF file " + p.getFileName() + " doesn't exist");
         }
-        AofLoader.Result r = new AofLoader(engine).replay(p, progress);
+        AofLoader.Result r = new AofLoader(engine).replay(p, from, progress);
         if (!r.truncated()) {
             return;
         }
@@ -219,10 +235,11 @@ public final class Aof implements AutoCloseable {
         if (exists()) {
             m = AofManifest.read(manifestPath());
         } else {
-            String baseName = config.appendfilename.value() + ".1.base.rdb";
-            RdbFiles.save(engine.keyspace(), dir().resolve(baseName), new RdbWriter.Options(config.rdbcompression.value(),
-                    config.rdbchecksum.value(), RdbWriter.Access.NONE, RdbWriter.Options.redisAux(Version.REDIS, 0, true), this.functions.codes()));
-            m = new AofManifest(List.of(new AofManifest.Part(baseName, 1, 'b')));
+            AofManifest.Part base = AofBase.part(config, 1);
+            String baseName = base.file();
+            AofBase.write(config, new RdbWriter(ValueCodecs.standard()).snapshot(engine.keyspace(), RdbWriter.Access.NONE),
+                    this.functions.codes(), dir(), base);
+            m = new AofManifest(List.of(base));
             Log.notice("Creating AOF base file " + baseName + " on server start");
         }
         List<AofManifest.Part> incr = m.incrementals();
@@ -390,14 +407,12 @@ public final class Aof implements AutoCloseable {
         return true;
     }
 
-    /** Writes the new base, an RDB file with the keys and the function libraries (as Redis's preamble). */
+    /** Writes the new base (an RDB or commands, {@link AofBase}) and then the manifest naming it. */
     private void finishRewrite(RdbWriter.Snapshot snap, List<byte[]> functions, AofManifest before, AofManifest.Part newIncr) {
         try {
             long baseSeq = 1 + (before.base() == null ? 0 : before.base().seq());
-            AofManifest.Part base = new AofManifest.Part(config.appendfilename.value() + "." + baseSeq + ".base.rdb", baseSeq, 'b');
-            RdbFiles.save(snap, dir().resolve(base.file()), new RdbWriter.Options(config.rdbcompression.value(),
-                    config.rdbchecksum.value(), RdbWriter.Access.NONE, RdbWriter.Options.redisAux(Version.REDIS, 0, true), functions)
-                    .withKeySaveDelay((int) config.rdbKeySaveDelay.value()));
+            AofManifest.Part base = AofBase.part(config, baseSeq);
+            AofBase.write(config, snap, functions, dir(), base);
             new AofManifest(newIncr == null ? List.of(base) : List.of(base, newIncr)).write(manifestPath());
             for (AofManifest.Part old : before.parts()) {
                 if (!old.file().equals(base.file()) && (newIncr == null || !old.file().equals(newIncr.file()))) {

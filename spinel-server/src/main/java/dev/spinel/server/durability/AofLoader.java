@@ -38,15 +38,20 @@ final class AofLoader {
         this.engine = engine;
     }
 
-    /** Replays {@code file}; {@code progress} runs before each command and hears the offset every 1024 (as Redis). */
-    Result replay(Path file, LoadingProgress progress) throws IOException {
+    /**
+     * Replays the commands of {@code file} from offset {@code from} (after an RDB preamble); {@code progress} runs
+     * before each command and hears the offset every 1024 (as Redis).
+     */
+    Result replay(Path file, long from, LoadingProgress progress) throws IOException {
         Session session = engine.open(new InternalConnection("aof:0"));
         session.authenticated(true); // the log replays what authenticated clients did
         session.replaying(true);
         long commands = 0;
         long multiAt = -1; // offset of an open MULTI: a file ending inside a transaction is truncated there
         try (InputStream in = new BufferedInputStream(Files.newInputStream(file), 1 << 16)) {
+            in.skipNBytes(from);
             Reader r = new Reader(in, file);
+            r.offset = from;
             while (true) {
                 long start = r.offset;
                 List<byte[]> argv;

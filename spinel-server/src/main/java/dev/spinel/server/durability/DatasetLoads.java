@@ -60,7 +60,7 @@ final class DatasetLoads {
         boolean found;
         progress.begin(size(file));
         try {
-            found = progress.rdb(keyspace, file, loader);
+            found = progress.rdb(keyspace, file, loader) >= 0;
         } catch (IOException e) {
             throw new RdbException("Fatal error loading the DB: " + e.getMessage() + ". Exiting.", e);
         } catch (RdbException e) { // a bad file: Redis's last line (rdbCheckThenExit) after the reason
@@ -119,7 +119,7 @@ final class DatasetLoads {
             progress.begin(size(persistence.rdbPath()));
             boolean found;
             try {
-                found = progress.rdb(keyspace, persistence.rdbPath(), loader);
+                found = progress.rdb(keyspace, persistence.rdbPath(), loader) >= 0;
             } finally {
                 progress.end();
             }

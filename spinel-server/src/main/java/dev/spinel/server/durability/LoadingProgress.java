@@ -61,10 +61,13 @@ final class LoadingProgress implements Runnable {
         }
     }
 
-    /** Loads an RDB file through {@code loader} (whose per-key hook this is), its progress and used-mem shown. */
-    boolean rdb(Keyspace keyspace, Path file, KeyspaceLoader loader) throws IOException {
+    /**
+     * Loads an RDB file (or an AOF's RDB preamble) through {@code loader} (whose per-key hook this is), its progress
+     * and used-mem shown; returns the length of the RDB read, -1 when the file does not exist.
+     */
+    long rdb(Keyspace keyspace, Path file, KeyspaceLoader loader) throws IOException {
         rdbLoader = loader; // its used-mem aux field, read before the file's first key
-        return RdbFiles.load(keyspace, file, loader, this::at);
+        return RdbFiles.loadPrefix(keyspace, file, loader, this::at);
     }
 
     @Override

@@ -121,6 +121,7 @@ public final class Persistence {
         if (config.appendonly.value()) {
             Aof a = new Aof(config, engine, functions);
             try {
+                a.upgradeIfNeeded();
                 if (a.exists()) {
                     a.load();
                     saver.markSaved();
