@@ -445,6 +445,17 @@ public final class RdbWriter {
         }
     }
 
+    /**
+     * An RDB with no database in it: the header and AUX fields, the functions, the footer (what Redis sends a
+     * replica that filtered the keys out with REPLCONF rdb-filter-only).
+     */
+    public static void writeWithoutKeys(OutputStream os, Options options) {
+        RdbOutput out = new RdbOutput(os, options.compression());
+        writeHeader(out, options.aux());
+        writeFunctions(out, options.functions());
+        writeFooter(out, options.checksum());
+    }
+
     /** Redis's debugDelay; a cancelled snapshot (the save was stopped) stops sleeping. */
     private static void keySaveDelay(int micros, Snapshot snap) {
         long us = micros > 0 ? micros : ThreadLocalRandom.current().nextLong(-(long) micros) == 0 ? 1 : 0;

@@ -10,6 +10,7 @@ import dev.spinel.store.Keyspace;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,10 +35,12 @@ final class FullResync {
      * {@code applyLock} (a replica's: held while it applies one command of its master's stream) is taken
      * first, so the snapshot falls between two commands; {@code streamDb} is then the database the stream
      * is in (the RDB's repl-stream-db: a replica forwards its master's stream without adding a SELECT).
-     * {@code beforeRdb} gets the offset before the RDB is written (so it is told before any link gets it).
+     * {@code filter} is what of the RDB the replicas asked for (REPLCONF rdb-filter-only): without the keys, no
+     * snapshot is armed. {@code beforeRdb} gets the offset before the RDB is written (so it is told before any link gets it).
      */
     static long begin(Engine engine, FunctionLibraries libraries, ReplicationStream stream, List<ReplicaLink> links,
-                      String replid, Lock applyLock, IntSupplier streamDb, boolean compression, LongConsumer beforeRdb) {
+                      String replid, Lock applyLock, IntSupplier streamDb, boolean compression, RdbFilter filter,
+                      LongConsumer beforeRdb) {
         Keyspace ks = engine.keyspace();
         RdbWriter writer = new RdbWriter(ValueCodecs.standard());
         RdbWriter.Snapshot snap;
@@ -53,8 +56,8 @@ final class FullResync {
                 for (ReplicaLink link : links) {
                     offset = stream.attachAtSnapshot(link, applyLock == null);
                 }
-                snap = writer.arm(ks, RdbWriter.Access.NONE);
-                functions = libraries.codes();
+                snap = filter.excludeData ? null : writer.arm(ks, RdbWriter.Access.NONE);
+                functions = filter.excludeFunctions ? List.of() : libraries.codes();
                 db = streamDb.getAsInt();
             } finally {
                 ks.unlockAll();
@@ -78,7 +81,7 @@ final class FullResync {
                         link.rdbStreamStart();
                     }
                     RdbStreamOut out = new RdbStreamOut(links);
-                    long keys = writer.write(snap, out, options);
+                    long keys = write(writer, snap, out, options);
                     long size = out.finish();
                     for (ReplicaLink link : links) {
                         link.rdbStreamEnd();
@@ -87,7 +90,7 @@ final class FullResync {
                     return;
                 }
                 ByteArrayOutputStream bytes = new ByteArrayOutputStream(1 << 16);
-                long keys = writer.write(snap, bytes, options);
+                long keys = write(writer, snap, bytes, options);
                 byte[] rdb = bytes.toByteArray();
                 Log.notice("Full resync for " + links.size() + " replica(s): RDB of " + keys + " keys, " + rdb.length + " bytes");
                 for (ReplicaLink link : links) {
@@ -102,5 +105,14 @@ final class FullResync {
         t.setDaemon(true);
         t.start();
         return offset;
+    }
+
+    /** The snapshot's RDB, or with no snapshot (the keys filtered out) the header, functions and footer. */
+    private static long write(RdbWriter writer, RdbWriter.Snapshot snap, OutputStream out, RdbWriter.Options options) {
+        if (snap == null) {
+            RdbWriter.writeWithoutKeys(out, options);
+            return 0;
+        }
+        return writer.write(snap, out, options);
     }
 }

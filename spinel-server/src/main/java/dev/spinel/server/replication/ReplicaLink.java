@@ -50,6 +50,8 @@ final class ReplicaLink {
     private boolean awaitingAck;
     /** The mark that ends the diskless payload being streamed (loop only). */
     private byte[] eofMark;
+    /** REPLCONF rdb-only 1: the connection gets the RDB and is closed after it, with no stream (redis-cli --rdb). */
+    private volatile boolean rdbOnly;
     /** Bytes of a streamed RDB handed to the loop and not yet written to the connection. */
     private final AtomicLong rdbQueued = new AtomicLong();
 
@@ -84,6 +86,10 @@ final class ReplicaLink {
 
     boolean diskless() {
         return diskless;
+    }
+
+    void rdbOnly(boolean on) {
+        rdbOnly = on;
     }
 
     /** A line before the RDB (a delayed diskless sync's +FULLRESYNC), written on the connection's loop. */
@@ -227,6 +233,10 @@ final class ReplicaLink {
         onLoop(() -> {
             session.out().raw(eofMark);
             ackTime = System.currentTimeMillis();
+            if (rdbOnly) {
+                closeAfterRdb();
+                return;
+            }
             awaitingAck = true;
             session.connection().flushReplies();
         });
@@ -253,6 +263,10 @@ final class ReplicaLink {
     }
 
     private void startStream() {
+        if (rdbOnly) {
+            closeAfterRdb();
+            return;
+        }
         byte[] h = held.toByteArray();
         session.out().raw(h);
         held = null;
@@ -261,6 +275,16 @@ final class ReplicaLink {
         Log.notice("Synchronization with replica " + describe() + " succeeded");
         session.connection().flushReplies();
         pump();
+    }
+
+    /** An rdb-only replica had its RDB: it gets nothing more and is closed once that is written, as Redis's replicaPutOnline. */
+    private void closeAfterRdb() {
+        dropped = true;
+        held = null;
+        Log.notice("RDB transfer completed, rdb only replica (" + describe() + ") should be disconnected asap");
+        replication.forget(this);
+        session.connection().closeAfterReply();
+        session.connection().flushReplies();
     }
 
     /** Stops streaming and closes the replica's connection (Redis frees the client the same way). */

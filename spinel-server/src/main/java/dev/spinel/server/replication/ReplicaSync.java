@@ -56,6 +56,10 @@ final class ReplicaSync {
         volatile String ip;
         volatile boolean psync2;
         volatile boolean eof;
+        /** REPLCONF rdb-only 1: the RDB and nothing after it (redis-cli --rdb). */
+        volatile boolean rdbOnly;
+        /** REPLCONF rdb-filter-only: what of the RDB this connection wants. */
+        volatile RdbFilter rdbFilter = RdbFilter.ALL;
     }
 
     /**
@@ -89,11 +93,18 @@ final class ReplicaSync {
         if (st == null) {
             throw new RedisError("NOMASTERLINK Can't SYNC while not connected with my master");
         }
+        Announced asked = announced.get(s);
+        RdbFilter filter = asked != null ? asked.rdbFilter : RdbFilter.ALL;
+        if (filter != RdbFilter.ALL && !asked.eof) {
+            // a filtered RDB is only ever streamed (Redis keeps it out of the snapshot files)
+            throw new RedisError("ERR Filtered replica requires EOF capability");
+        }
         ReplicaLink link = new ReplicaLink(s, st, repl);
         Announced an = announced.remove(s);
         if (an != null) {
             link.listeningPort = an.port;
             link.ipAddress = an.ip;
+            link.rdbOnly(an.rdbOnly);
         }
         if (psync) {
             String id = a.string(1);
@@ -117,13 +128,14 @@ final class ReplicaSync {
         }
         replicas.put(s, link);
         syncFull.increment();
-        boolean eof = an != null && an.eof && repl.config().replDisklessSync.value();
+        boolean eof = an != null && an.eof && (repl.config().replDisklessSync.value() || filter != RdbFilter.ALL);
         link.diskless(eof);
-        if (eof && psync && (repl.config().replDisklessSyncDelay.value() > 0 || repl.config().replDisklessSyncMaxReplicas.value() > 0)) {
+        if (eof && psync && filter == RdbFilter.ALL
+                && (repl.config().replDisklessSyncDelay.value() > 0 || repl.config().replDisklessSyncMaxReplicas.value() > 0)) {
             waitForDisklessStart(link); // +FULLRESYNC when the transfer starts, shared by the replicas that came meanwhile
             return;
         }
-        long offset = startFullResync(List.of(link), off -> {
+        long offset = startFullResync(List.of(link), filter, off -> {
             if (psync) {
                 s.out().raw(fullResyncLine(off)); // on this loop: before the RDB, which is sent by a task of this loop
             }
@@ -140,11 +152,11 @@ final class ReplicaSync {
      * The snapshot for {@code links} (one RDB for all), attached to the stream at the same point; on a
      * replica, between two applied commands of the master's stream, whose database the RDB names.
      */
-    private long startFullResync(List<ReplicaLink> links, LongConsumer beforeRdb) {
+    private long startFullResync(List<ReplicaLink> links, RdbFilter filter, LongConsumer beforeRdb) {
         MasterLink ml = repl.masterLink();
         ReplicationStream st = links.getFirst().stream();
         return FullResync.begin(repl.engine(), repl.functions(), st, links, repl.replid(), ml != null ? ml.applyLock() : null,
-                ml != null ? ml::streamDb : () -> 0, repl.config().rdbcompression.value(), beforeRdb);
+                ml != null ? ml::streamDb : () -> 0, repl.config().rdbcompression.value(), filter, beforeRdb);
     }
 
     /**
@@ -188,7 +200,7 @@ final class ReplicaSync {
         if (links.isEmpty()) {
             return;
         }
-        long offset = startFullResync(links, off -> {
+        long offset = startFullResync(links, RdbFilter.ALL, off -> {
             byte[] line = fullResyncLine(off);
             for (ReplicaLink l : links) {
                 l.sendFirst(line);
@@ -253,9 +265,19 @@ final class ReplicaSync {
                     }
                     return;
                 }
-                case "rdb-only", "rdb-filter-only" -> {
-                    // accepted; Spinel always sends the whole dataset and the stream
+                case "rdb-only" -> {
+                    long v;
+                    try {
+                        v = a.parseLong(i + 1);
+                    } catch (NumberFormatException e) {
+                        throw new RedisError("ERR value is not an integer or out of range");
+                    }
+                    if (v < 0 || v > 1) {
+                        throw new RedisError("ERR value is out of range, value must between 0 and 1");
+                    }
+                    announced(s).rdbOnly = v == 1;
                 }
+                case "rdb-filter-only" -> announced(s).rdbFilter = RdbFilter.parse(a.string(i + 1));
                 default -> throw new RedisError("ERR Unrecognized REPLCONF option: " + a.string(i));
             }
         }
