@@ -69,16 +69,22 @@ final class SlotRouter implements Engine.SlotRouter {
             s.cluster().asking(false);
         }
         boolean isExec = cmd == exec;
+        int single = isExec ? -1 : KeyPositions.singleKey(cmd.spec(), args);
         if (isExec) {
             if (tx == null) {
                 return null;
             }
-        } else if (!cmd.has(CommandFlag.MOVABLEKEYS) && !hasKeySpecs(cmd)) {
+        } else if (single < 0 && !cmd.has(CommandFlag.MOVABLEKEYS) && !hasKeySpecs(cmd)) {
             return null;
         }
         SlotRouting r = mode.routing();
         if (r == null) {
             return DOWN; // the topology is not started yet
+        }
+        // The common case (one key, a slot this node serves, no migration, cluster ok): every rule below
+        // would let it run here, so it is settled without the general walk's key array.
+        if (single > 0 && r.servedHere[KeySlot.of(args.buffer(), args.offset(single), args.length(single))]) {
+            return null;
         }
         boolean shard = cmd == spublish || cmd == ssubscribe || cmd == sunsubscribe;
         byte[] firstBuf = null;
