@@ -27,22 +27,32 @@ public final class KeySlot {
         return of(key, 0, key.length);
     }
 
-    /** The slot of the key in {@code b[off, off+len)}. */
+    /**
+     * The slot of the key in {@code b[off, off+len)}. One pass: the CRC of the whole key is computed while
+     * looking for a {@code '{'}; only a key that has one is read again for its tag.
+     */
     public static int of(byte[] b, int off, int len) {
         int end = off + len;
-        int open = off;
-        while (open < end && b[open] != '{') {
-            open++;
+        int crc = 0;
+        for (int i = off; i < end; i++) {
+            byte c = b[i];
+            if (c == '{') {
+                return tagged(b, off, i, end);
+            }
+            crc = ((crc << 8) ^ TABLE[((crc >>> 8) ^ c) & 0xFF]) & 0xFFFF;
         }
-        if (open < end) {
-            int close = open + 1;
-            while (close < end && b[close] != '}') {
-                close++;
-            }
-            // As Redis: an unclosed or empty tag hashes the whole key.
-            if (close < end && close > open + 1) {
-                return crc16(b, open + 1, close) & (SLOTS - 1);
-            }
+        return crc & (SLOTS - 1);
+    }
+
+    /** The slot of a key whose first {@code '{'} is at {@code open}. */
+    private static int tagged(byte[] b, int off, int open, int end) {
+        int close = open + 1;
+        while (close < end && b[close] != '}') {
+            close++;
+        }
+        // As Redis: an unclosed or empty tag hashes the whole key.
+        if (close < end && close > open + 1) {
+            return crc16(b, open + 1, close) & (SLOTS - 1);
         }
         return crc16(b, off, end) & (SLOTS - 1);
     }

@@ -91,5 +91,13 @@ class SlotIndexTest {
         assertEquals(5474, KeySlot.of(b("{user}a")));
         assertEquals(KeySlot.of(b("user")), KeySlot.of(b("x{user}y{z}")));
         assertEquals(KeySlot.of(b("{}x")), KeySlot.crc16(b("{}x"), 0, 3) & 16383);
+        // the edges of the tag rules (unclosed, empty, nested, a '}' first, two tags)
+        String[] keys = {"{", "a{b", "{}}", "a}{b}", "{{a}}", "memtier-12345", "x{}{y}", "{a}{b}"};
+        int[] redis = {4092, 13340, 14790, 3300, 10276, 684, 14166, 15495};
+        for (int i = 0; i < keys.length; i++) {
+            assertEquals(redis[i], KeySlot.of(b(keys[i])), keys[i]);
+            byte[] framed = b("##" + keys[i] + "##"); // the key in the middle of a buffer, as read from a request
+            assertEquals(redis[i], KeySlot.of(framed, 2, framed.length - 4), keys[i]);
+        }
     }
 }
