@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Random;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -98,6 +99,18 @@ class SlotIndexTest {
             assertEquals(redis[i], KeySlot.of(b(keys[i])), keys[i]);
             byte[] framed = b("##" + keys[i] + "##"); // the key in the middle of a buffer, as read from a request
             assertEquals(redis[i], KeySlot.of(framed, 2, framed.length - 4), keys[i]);
+        }
+        // the two-bytes-a-step CRC against the byte-at-a-time one, every length up to 40, odd and even offsets
+        Random random = new Random(14);
+        for (int n = 0; n < 20_000; n++) {
+            byte[] key = new byte[2 + random.nextInt(41)];
+            random.nextBytes(key);
+            for (int j = 0; j < key.length; j++) {
+                key[j] = key[j] == '{' ? (byte) 'x' : key[j];
+            }
+            int off = random.nextInt(2);
+            int len = key.length - off - random.nextInt(2);
+            assertEquals(KeySlot.crc16(key, off, off + len) & 16383, KeySlot.of(key, off, len));
         }
     }
 }
