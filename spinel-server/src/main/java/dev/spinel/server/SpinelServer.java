@@ -23,7 +23,6 @@ import dev.spinel.server.replication.ReplicationMemory;
 import dev.spinel.server.replication.ShutdownWait;
 import dev.spinel.server.scripting.Scripting;
 import dev.spinel.store.Keyspace;
-import io.netty.util.concurrent.ScheduledFuture;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -33,7 +32,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A running Spinel server: keyspace, engine, and the RESP front end. Embed it in a JVM test:
@@ -65,17 +63,15 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
     /** The ports asked for (0: any free port; -1: no listener), see {@link #wantedPorts}. */
     private int requestedPort;
     private int requestedTlsPort;
-    private volatile ScheduledFuture<?> cron;
+    /** The periodic tasks, on a timer thread of their own (none on the event loops). */
+    private final ServerCrons crons;
     private final Persistence persistence;
     private final Replication replication;
     private final ShutdownWait shutdownWait;
     private final ClientEviction clientEviction;
     /** Cluster mode, or null when cluster-enabled is off. */
     private final ClusterMode cluster;
-    private final ScheduledFuture<?> replicationCron;
-    private final ScheduledFuture<?> persistenceCron;
     private final MigrateSockets migrateSockets = new MigrateSockets();
-    private final ScheduledFuture<?> migrateCron;
     private final CountDownLatch closed = new CountDownLatch(1);
     private volatile boolean closing;
     /** The Prometheus endpoint (metrics-port); null until built, during the start. */
@@ -167,11 +163,8 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
             }
             resp.release();
         }
-        this.cron = scheduleCron();
-        this.persistenceCron = resp.workerGroup().next().scheduleAtFixedRate(persistence::cron, 100, 100, TimeUnit.MILLISECONDS);
-        this.replicationCron = resp.workerGroup().next().scheduleAtFixedRate(replication::cron, 1000, 1000, TimeUnit.MILLISECONDS);
-        // Redis's serverCron closes MIGRATE's idle connections once a second
-        this.migrateCron = resp.workerGroup().next().scheduleAtFixedRate(migrateSockets::closeIdle, 1000, 1000, TimeUnit.MILLISECONDS);
+        this.crons = new ServerCrons(new ServerCron(engine, clientEviction::evictAll), config.hz::value);
+        crons.start(persistence::cron, replication::cron, migrateSockets::closeIdle);
         replication.setup().listeningPort(this::port);
         replication.setup().tls(this::tlsPort, resp::tls);
         replication.commandThreads(resp.workerGroup());
@@ -231,11 +224,7 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
         OomScoreAdj oom = OomScoreAdj.install(config, () -> engine.replicaRole().active());
         engine.replicaRole().listen(oom::applyLogged);
         oom.applyLogged();
-        config.onApply(config.hz, () -> {
-            ScheduledFuture<?> old = cron;
-            cron = scheduleCron();
-            old.cancel(false);
-        });
+        config.onApply(config.hz, crons::rescheduleServerCron);
     }
 
     private void startExtensions() {
@@ -261,11 +250,6 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
     /** The event loops of the RESP front end, which other front ends may share. */
     public io.netty.channel.EventLoopGroup eventLoops() {
         return resp.workerGroup();
-    }
-
-    private ScheduledFuture<?> scheduleCron() {
-        long periodMs = Math.max(2, 1000 / Math.max(1, Math.min(500, config.hz.value())));
-        return resp.workerGroup().next().scheduleAtFixedRate(new ServerCron(engine, clientEviction::evictAll), periodMs, periodMs, TimeUnit.MILLISECONDS);
     }
 
     private List<String> bindAddresses() {
@@ -418,11 +402,8 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
             closing = true;
         }
         engine.replicaRole().loading().abandon(); // a load in progress (SHUTDOWN while loading) stops at its next key
-        if (migrateCron != null) { // null: closed during the start-up load, before the crons
-            cron.cancel(false);
-            persistenceCron.cancel(false);
-            replicationCron.cancel(false);
-            migrateCron.cancel(false);
+        if (crons != null) { // null: closed during the start-up load, before the crons
+            crons.close();
         }
         migrateSockets.closeAll();
         replication.close();

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Random;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -91,5 +92,25 @@ class SlotIndexTest {
         assertEquals(5474, KeySlot.of(b("{user}a")));
         assertEquals(KeySlot.of(b("user")), KeySlot.of(b("x{user}y{z}")));
         assertEquals(KeySlot.of(b("{}x")), KeySlot.crc16(b("{}x"), 0, 3) & 16383);
+        // the edges of the tag rules (unclosed, empty, nested, a '}' first, two tags)
+        String[] keys = {"{", "a{b", "{}}", "a}{b}", "{{a}}", "memtier-12345", "x{}{y}", "{a}{b}"};
+        int[] redis = {4092, 13340, 14790, 3300, 10276, 684, 14166, 15495};
+        for (int i = 0; i < keys.length; i++) {
+            assertEquals(redis[i], KeySlot.of(b(keys[i])), keys[i]);
+            byte[] framed = b("##" + keys[i] + "##"); // the key in the middle of a buffer, as read from a request
+            assertEquals(redis[i], KeySlot.of(framed, 2, framed.length - 4), keys[i]);
+        }
+        // the two-bytes-a-step CRC against the byte-at-a-time one, every length up to 40, odd and even offsets
+        Random random = new Random(14);
+        for (int n = 0; n < 20_000; n++) {
+            byte[] key = new byte[2 + random.nextInt(41)];
+            random.nextBytes(key);
+            for (int j = 0; j < key.length; j++) {
+                key[j] = key[j] == '{' ? (byte) 'x' : key[j];
+            }
+            int off = random.nextInt(2);
+            int len = key.length - off - random.nextInt(2);
+            assertEquals(KeySlot.crc16(key, off, off + len) & 16383, KeySlot.of(key, off, len));
+        }
     }
 }

@@ -72,12 +72,21 @@ final class SlotRouter implements Engine.SlotRouter {
         }
         flags.slot(-1);
         boolean isExec = cmd == exec;
+        int single = isExec ? -1 : KeyPositions.singleKey(cmd.spec(), args);
         if (isExec) {
             if (tx == null) {
                 return null;
             }
-        } else if (!cmd.has(CommandFlag.MOVABLEKEYS) && !hasKeySpecs(cmd)) {
+        } else if (single < 0 && !cmd.has(CommandFlag.MOVABLEKEYS) && !hasKeySpecs(cmd)) {
             return null;
+        } else if (single > 0) {
+            // The common case (one key, a slot this node serves, no migration, cluster ok): every rule of route
+            // would let it run here, so it is settled without the general walk's key array. (Scripts go through
+            // route: they need the slot recorded.)
+            SlotRouting r = mode.routing();
+            if (r != null && r.servedHere[KeySlot.of(args.buffer(), args.offset(single), args.length(single))]) {
+                return null;
+            }
         }
         return route(s, cmd, args, isExec ? tx : null, askingNow, flags.readOnly(), s.now());
     }

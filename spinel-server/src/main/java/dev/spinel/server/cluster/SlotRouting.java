@@ -25,6 +25,12 @@ final class SlotRouting {
      * does when it cannot reach the majority of primaries).
      */
     final boolean ok;
+    /**
+     * Per slot: the cluster is ok and this node serves the slot with no migration out or import in, so any
+     * request on it runs here. One array for the common case, whose 16 KB stay in the cache, where the four
+     * arrays above cost a miss each for a random key.
+     */
+    final boolean[] servedHere = new boolean[Topology.SLOTS];
     /** This node's primary when it is a replica, else null. */
     final ClusterNode myPrimary;
 
@@ -48,6 +54,9 @@ final class SlotRouting {
             importing[s] = i != null && i.nodeId().equals(myId);
         }
         this.ok = !cutOff && (!requireFullCoverage || served == Topology.SLOTS);
+        for (int s = 0; s < Topology.SLOTS; s++) {
+            servedHere[s] = ok && mine[s] && migratingTo[s] == null && !importing[s];
+        }
         ClusterNode me = t.node(myId);
         this.myPrimary = me == null || me.isPrimary() ? null : t.node(me.primaryId());
     }

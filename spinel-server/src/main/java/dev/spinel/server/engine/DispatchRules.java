@@ -55,12 +55,12 @@ final class DispatchRules {
     }
 
     /**
-     * The refusal of a client's command during a replica's load of its master's dataset, or null: a blocking load
+     * The refusal of a client's command during a load (start-up, DEBUG RELOAD, a replica's full resync), or null: a blocking load
      * refuses what lacks Redis's {@code loading} flag (for EXEC: any queued command that lacks it), an async one
      * what has {@code no_async_loading} (for EXEC: any queued command that has it), as Redis's processCommand.
      */
     static String loadingRefusal(DatasetLoading loading, Session session, Command cmd) {
-        if (!loading.any()) {
+        if (!loading.any() || session.isReplicationApplier() || session.replaying()) { // the load's own writers
             return null;
         }
         Transaction tx = cmd.exec ? session.transaction() : null;

@@ -389,13 +389,11 @@ public final class Engine {
             applyReplyMode(session);
             return null;
         }
-        if (replicaRole.loading().any() && !session.isReplicationApplier() && !session.replaying()) { // one volatile read
-            String refused = DispatchRules.loadingRefusal(replicaRole.loading(), session, cmd);
-            if (refused != null) {
-                refusals.reject(session, cmd, refused);
-                applyReplyMode(session);
-                return null;
-            }
+        String loadingRefused = DispatchRules.loadingRefusal(replicaRole.loading(), session, cmd); // one volatile read
+        if (loadingRefused != null) {
+            refusals.reject(session, cmd, loadingRefused);
+            applyReplyMode(session);
+            return null;
         }
         if (pause.active() && pause.mustWait(DispatchRules.pausedByWrite(scriptFlags, cmd, session, args), System.currentTimeMillis())) {
             // CLIENT PAUSE delays, never rejects: the request runs again when the pause ends.
