@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import static dev.spinel.server.testing.Await.waitFor;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -75,6 +76,11 @@ class SigtermWhileBusyTest {
         assertTrue(exited, "still running 20 s after SIGTERM; log:\n" + readLog());
     }
 
+    /** Until other clients get -BUSY: the script runs and is past busy-reply-threshold. */
+    private static void awaitBusy(RawClient c) throws Exception {
+        waitFor(() -> c.callString("PING").startsWith("-BUSY "), "the script to run and be busy");
+    }
+
     @Test
     @Timeout(180)
     void sigtermLeavesAScriptThatWroteAndKeepsEveryAcknowledgedWrite() throws Exception {
@@ -86,7 +92,7 @@ class SigtermWhileBusyTest {
                 assertEquals("+OK\r\n", new String(c.readReply(), StandardCharsets.US_ASCII));
             }
             runner.send(List.of("EVAL".getBytes(), "redis.call('set', 'inscript', '1') while true do end".getBytes(), "0".getBytes()));
-            Thread.sleep(500); // running, and busy
+            awaitBusy(c); // running, and busy (a fixed 500 ms was too short for a loaded machine: SIGTERM came first)
         }
         terminate(spinel);
         assertTrue(readLog().contains("A script that wrote is still running: exiting without the final RDB snapshot"), readLog());
@@ -108,7 +114,7 @@ class SigtermWhileBusyTest {
         try (RawClient c = new RawClient(port); RawClient runner = new RawClient(port)) {
             assertEquals("+OK\r\n", c.callString("SET", "before", "1"));
             runner.send(List.of("EVAL".getBytes(), "while true do end".getBytes(), "0".getBytes()));
-            Thread.sleep(500);
+            awaitBusy(c);
             terminate(spinel);
         }
         String log = readLog();
