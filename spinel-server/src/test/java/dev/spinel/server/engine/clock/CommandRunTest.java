@@ -145,17 +145,25 @@ class CommandRunTest {
             c.call(List.of("SET".getBytes(StandardCharsets.UTF_8), "big".getBytes(StandardCharsets.UTF_8), big));
             c.call("SET", "small", "v");
             c.call("CONFIG", "SET", "slowlog-log-slower-than", "1000"); // runs are allowed at 1 ms
-            c.call("SLOWLOG", "RESET");
             ByteArrayOutputStream batch = new ByteArrayOutputStream();
             for (String key : new String[] {"small", "small", "big", "small"}) {
                 batch.write(RawClient.encode(List.of("GET".getBytes(StandardCharsets.UTF_8), key.getBytes(StandardCharsets.UTF_8))));
             }
-            c.sendRaw(batch.toByteArray()); // one batch: the GET of 32 MB comes after two that joined a run
-            for (int i = 0; i < 4; i++) {
-                c.readReply();
+            // A small GET preempted for over 1 ms on a loaded machine is rightly logged too (Redis would log it):
+            // a few tries, one of which must show the big GET logged alone.
+            String log = "";
+            for (int attempt = 0; attempt < 5; attempt++) {
+                c.call("SLOWLOG", "RESET");
+                c.sendRaw(batch.toByteArray()); // one batch: the GET of 32 MB comes after two that joined a run
+                for (int i = 0; i < 4; i++) {
+                    c.readReply();
+                }
+                log = new String(c.call("SLOWLOG", "GET"), StandardCharsets.UTF_8);
+                assertTrue(log.contains("$3\r\nbig\r\n"), "copying 32 MB takes over 1 ms: " + log);
+                if (!log.contains("$5\r\nsmall\r\n")) {
+                    break;
+                }
             }
-            String log = new String(c.call("SLOWLOG", "GET"), StandardCharsets.UTF_8);
-            assertTrue(log.contains("$3\r\nbig\r\n"), "copying 32 MB takes over 1 ms: " + log);
             assertFalse(log.contains("$5\r\nsmall\r\n"), log);
         }
     }
