@@ -198,6 +198,7 @@ public final class Aof implements AutoCloseable {
             rewriting.set(false);
             throw e;
         }
+        rewriteSnapshot = snap;
         Thread t = new Thread(() -> finishRewrite(snap, functions, before, newIncr), "spinel-aof-rewrite");
         t.setDaemon(true);
         rewriteThread = t;
@@ -240,6 +241,8 @@ public final class Aof implements AutoCloseable {
     private final AtomicBoolean rewriting = new AtomicBoolean();
     /** The last rewrite started, which {@link #close} lets finish (it writes into the log's directory). */
     private volatile Thread rewriteThread;
+    /** The snapshot the last rewrite writes, which {@link #stop} aborts. */
+    private volatile RdbWriter.Snapshot rewriteSnapshot;
     private volatile boolean lastRewriteOk = true;
     private volatile long rewrites;
 
@@ -351,6 +354,7 @@ public final class Aof implements AutoCloseable {
             lastRewriteOk = false;
             throw e;
         }
+        rewriteSnapshot = snap;
         Thread t = new Thread(() -> finishRewrite(snap, functions, before, newIncr), "spinel-aof-rewrite");
         t.setDaemon(true);
         rewriteThread = t;
@@ -376,6 +380,7 @@ public final class Aof implements AutoCloseable {
         }
         List<byte[]> functions = this.functions.codes();
         RdbWriter.Snapshot snap = new RdbWriter(ValueCodecs.standard()).snapshot(engine.keyspace(), RdbWriter.Access.NONE);
+        rewriteSnapshot = snap;
         Thread t = new Thread(() -> finishRewrite(snap, functions, before, null), "spinel-aof-rewrite");
         t.setDaemon(true);
         rewriteThread = t;
@@ -418,6 +423,20 @@ public final class Aof implements AutoCloseable {
     public String lastWriteError() {
         AofFile f = file;
         return f == null ? "" : f.lastWriteError();
+    }
+
+    /**
+     * CONFIG SET appendonly no: a rewrite in progress is stopped (Redis kills its rewrite child; its base is not
+     * used) before the log is closed.
+     */
+    public void stop() {
+        Thread t = rewriteThread;
+        RdbWriter.Snapshot snap = rewriteSnapshot;
+        if (t != null && t.isAlive() && snap != null) {
+            Log.notice("Killing running AOF rewrite child: " + t.threadId());
+            snap.abort("AOF rewrite stopped: appendonly turned off");
+        }
+        close();
     }
 
     /**

@@ -168,7 +168,7 @@ public final class Persistence {
             Log.notice("Background append only file rewriting started");
         } else if (!on && a != null) {
             aof = null;
-            a.close();
+            a.stop();
         }
     }
 
