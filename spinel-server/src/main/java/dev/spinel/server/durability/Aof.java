@@ -430,21 +430,33 @@ public final class Aof implements AutoCloseable {
      * used) before the log is closed.
      */
     public void stop() {
+        abortRewrite("Killing running AOF rewrite child: ");
+        closeLog();
+    }
+
+    /** Stops a rewrite in progress, logging {@code why} and the thread's id; its base is never used. */
+    private void abortRewrite(String why) {
         Thread t = rewriteThread;
         RdbWriter.Snapshot snap = rewriteSnapshot;
         if (t != null && t.isAlive() && snap != null) {
-            Log.notice("Killing running AOF rewrite child: " + t.threadId());
-            snap.abort("AOF rewrite stopped: appendonly turned off");
+            Log.notice(why + t.threadId());
+            snap.abort("AOF rewrite stopped");
         }
-        close();
     }
 
     /**
-     * Stops logging: a rewrite in progress finishes first (it would otherwise go on writing files after the
-     * server stopped), then pending writes are written and fsynced.
+     * Shutdown: a rewrite in progress is stopped, as Redis's prepareForShutdown kills its rewrite child (under
+     * rdb-key-save-delay it would hold the shutdown for as long as it has keys), then pending writes are written
+     * and fsynced.
      */
     @Override
     public void close() {
+        abortRewrite("There is a child rewriting the AOF. Killing it! Thread ");
+        closeLog();
+    }
+
+    /** Waits for the (stopped) rewrite thread, which must not write files after the log is closed, then closes the log. */
+    private void closeLog() {
         Thread t = rewriteThread;
         if (t != null) {
             try {

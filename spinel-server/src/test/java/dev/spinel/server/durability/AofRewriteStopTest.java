@@ -36,4 +36,21 @@ class AofRewriteStopTest {
             assertFalse(Files.readString(dir.resolve("appendonlydir/appendonly.aof.manifest")).contains(".2.base."));
         }
     }
+
+    @Test
+    @Timeout(60)
+    void shutdownStopsTheRewrite() throws Exception {
+        SpinelServer s = AofReplay.startLogging(dir);
+        try (RawClient c = new RawClient(s.port())) {
+            c.call("SET", "k", "v");
+            c.call("CONFIG", "SET", "rdb-key-save-delay", "10000000");
+            assertEquals("+Background append only file rewriting started\r\n", c.callString("BGREWRITEAOF"));
+        }
+        long start = System.nanoTime();
+        s.close(); // as Redis's prepareForShutdown kills its rewrite child
+        assertTrue(System.nanoTime() - start < 5_000_000_000L, "the rewrite was stopped, not waited for");
+        try (SpinelServer again = AofReplay.startLogging(dir); RawClient c = new RawClient(again.port())) {
+            assertEquals("$1\r\nv\r\n", c.callString("GET", "k"), "the old base and incr files still replay");
+        }
+    }
 }
