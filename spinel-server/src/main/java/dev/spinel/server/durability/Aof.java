@@ -222,6 +222,7 @@ public final class Aof implements AutoCloseable {
             rewriting.set(false);
             throw e;
         }
+        rewriteSnapshot = snap;
         Thread t = new Thread(() -> finishRewrite(snap, functions, before, newIncr), "spinel-aof-rewrite");
         t.setDaemon(true);
         rewriteThread = t;
@@ -264,6 +265,8 @@ public final class Aof implements AutoCloseable {
     private final AtomicBoolean rewriting = new AtomicBoolean();
     /** The last rewrite started, which {@link #close} lets finish (it writes into the log's directory). */
     private volatile Thread rewriteThread;
+    /** The snapshot the last rewrite writes, which {@link #stop} aborts. */
+    private volatile RdbWriter.Snapshot rewriteSnapshot;
     private volatile boolean lastRewriteOk = true;
     private volatile long rewrites;
 
@@ -375,6 +378,7 @@ public final class Aof implements AutoCloseable {
             lastRewriteOk = false;
             throw e;
         }
+        rewriteSnapshot = snap;
         Thread t = new Thread(() -> finishRewrite(snap, functions, before, newIncr), "spinel-aof-rewrite");
         t.setDaemon(true);
         rewriteThread = t;
@@ -400,6 +404,7 @@ public final class Aof implements AutoCloseable {
         }
         List<byte[]> functions = this.functions.codes();
         RdbWriter.Snapshot snap = new RdbWriter(ValueCodecs.standard()).snapshot(engine.keyspace(), RdbWriter.Access.NONE);
+        rewriteSnapshot = snap;
         Thread t = new Thread(() -> finishRewrite(snap, functions, before, null), "spinel-aof-rewrite");
         t.setDaemon(true);
         rewriteThread = t;
@@ -445,11 +450,37 @@ public final class Aof implements AutoCloseable {
     }
 
     /**
-     * Stops logging: a rewrite in progress finishes first (it would otherwise go on writing files after the
-     * server stopped), then pending writes are written and fsynced.
+     * CONFIG SET appendonly no: a rewrite in progress is stopped (Redis kills its rewrite child; its base is not
+     * used) before the log is closed.
+     */
+    public void stop() {
+        abortRewrite("Killing running AOF rewrite child: ");
+        closeLog();
+    }
+
+    /** Stops a rewrite in progress, logging {@code why} and the thread's id; its base is never used. */
+    private void abortRewrite(String why) {
+        Thread t = rewriteThread;
+        RdbWriter.Snapshot snap = rewriteSnapshot;
+        if (t != null && t.isAlive() && snap != null) {
+            Log.notice(why + t.threadId());
+            snap.abort("AOF rewrite stopped");
+        }
+    }
+
+    /**
+     * Shutdown: a rewrite in progress is stopped, as Redis's prepareForShutdown kills its rewrite child (under
+     * rdb-key-save-delay it would hold the shutdown for as long as it has keys), then pending writes are written
+     * and fsynced.
      */
     @Override
     public void close() {
+        abortRewrite("There is a child rewriting the AOF. Killing it! Thread ");
+        closeLog();
+    }
+
+    /** Waits for the (stopped) rewrite thread, which must not write files after the log is closed, then closes the log. */
+    private void closeLog() {
         Thread t = rewriteThread;
         if (t != null) {
             try {

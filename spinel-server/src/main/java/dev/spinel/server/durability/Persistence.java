@@ -101,6 +101,24 @@ public final class Persistence {
         return offlineRewriter.rewriteWithoutLog();
     }
 
+    /** A BGREWRITEAOF that came during a BGSAVE, started by the cron once the save ends (Redis's aof_rewrite_scheduled). */
+    private volatile boolean rewriteScheduled;
+
+    /** Whether a log rewrite is running. */
+    public boolean rewriteInProgress() {
+        Aof rw = rewriter();
+        return rw != null && rw.rewriting();
+    }
+
+    /** BGREWRITEAOF during a BGSAVE: schedules the rewrite for when the save ends and returns true; else false. */
+    public boolean scheduleRewriteIfSaving() {
+        if (!bgsaveInProgress()) {
+            return false;
+        }
+        rewriteScheduled = true;
+        return true;
+    }
+
     private Aof rewriter() {
         Aof a = aof;
         return a != null ? a : offlineRewriter;
@@ -169,7 +187,7 @@ public final class Persistence {
             Log.notice("Background append only file rewriting started");
         } else if (!on && a != null) {
             aof = null;
-            a.close();
+            a.stop();
         }
     }
 
@@ -267,6 +285,14 @@ public final class Persistence {
 
     /** Called by the server cron: the log's automatic rewrite, then a scheduled BGSAVE or one due by the {@code save} points. */
     public void cron() {
+        if (rewriteScheduled && !bgsaveInProgress() && !rewriteInProgress()) {
+            rewriteScheduled = false;
+            try {
+                rewriteAof();
+            } catch (IOException | RuntimeException e) {
+                Log.warning("Can't start the scheduled AOF rewrite: " + e.getMessage());
+            }
+        }
         Aof a = aof;
         if (a != null) {
             a.autoRewrite();
@@ -296,7 +322,7 @@ public final class Persistence {
         line(sb, "aof_enabled", aof != null ? 1 : 0);
         Aof rw = rewriter();
         line(sb, "aof_rewrite_in_progress", rw != null && rw.rewriting() ? 1 : 0);
-        line(sb, "aof_rewrite_scheduled", 0);
+        line(sb, "aof_rewrite_scheduled", rewriteScheduled ? 1 : 0);
         line(sb, "aof_last_rewrite_time_sec", -1);
         line(sb, "aof_current_rewrite_time_sec", -1);
         sb.append("aof_last_bgrewrite_status:").append(rw == null || rw.lastRewriteOk() ? "ok" : "err").append("\r\n");

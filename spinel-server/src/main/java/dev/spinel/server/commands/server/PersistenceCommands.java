@@ -42,6 +42,13 @@ public final class PersistenceCommands {
 
     // BGREWRITEAOF
     static void bgrewriteaof(Persistence p, Session s) {
+        if (p.rewriteInProgress()) {
+            throw new RedisError("ERR Background append only file rewriting already in progress");
+        }
+        if (p.scheduleRewriteIfSaving()) { // Redis waits for its BGSAVE child to end
+            s.out().simple("Background append only file rewriting scheduled");
+            return;
+        }
         boolean started;
         try {
             started = p.rewriteAof();
