@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code $<len>\r\n<rdb>} then every command from the snapshot's offset on.
  *
  * <p>Thread-safety: {@link #wake} is called from any thread (one CAS when a pump is already pending);
- * {@link #pump}, {@link #rdbReady} and the fields {@code held}/{@code online} belong to the connection's event
+ * {@link #pump}, the RDB's tasks and the fields {@code held}/{@code online} belong to the connection's event
  * loop. {@code sent}, {@code ackOffset} and {@code ackTime} are volatile for INFO, WAIT and the cron.
  */
 final class ReplicaLink {
@@ -50,6 +50,10 @@ final class ReplicaLink {
     private boolean awaitingAck;
     /** The mark that ends the diskless payload being streamed (loop only). */
     private byte[] eofMark;
+    /** A disk-style RDB is being sent (INFO's send_bulk). */
+    private volatile boolean sendingBulk;
+    /** The RDB being made for this replica's full resync, told when the replica goes. */
+    private volatile ReplicaRdbJob rdbJob;
     /** Bytes of a streamed RDB handed to the loop and not yet written to the connection. */
     private final AtomicLong rdbQueued = new AtomicLong();
 
@@ -72,6 +76,26 @@ final class ReplicaLink {
 
     boolean online() {
         return online;
+    }
+
+    /** Redis's replica state names in INFO: wait_bgsave while its RDB is made (or streamed), send_bulk, online. */
+    String state() {
+        return online ? "online" : sendingBulk ? "send_bulk" : "wait_bgsave";
+    }
+
+    void rdbJob(ReplicaRdbJob job) {
+        rdbJob = job;
+    }
+
+    boolean dropped() {
+        return dropped;
+    }
+
+    private void rdbJobGone() {
+        ReplicaRdbJob j = rdbJob;
+        if (j != null) {
+            j.linkGone();
+        }
     }
 
     ReplicationStream stream() {
@@ -166,14 +190,22 @@ final class ReplicaLink {
     }
 
     /**
-     * The disk-style full resync's RDB is ready: sends it as {@code $<len>\r\n<rdb>}, then what the stream held
-     * (loop only). A diskless one is streamed instead ({@link #rdbStreamStart}).
+     * A disk-style full resync's RDB, saved to its file, starts: {@code $<len>\r\n}; its bytes follow as
+     * {@link #rdbChunk}s, then {@link #rdbBulkEnd} (Redis's send_bulk state meanwhile).
      */
-    void rdbReady(byte[] rdb) {
+    void rdbBulkStart(long len) {
+        sendingBulk = true;
         onLoop(() -> {
-            ReplyBuffer out = session.out();
-            out.raw(("$" + rdb.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
-            out.raw(rdb);
+            session.out().raw(("$" + len + "\r\n").getBytes(StandardCharsets.US_ASCII));
+            ackTime = System.currentTimeMillis();
+            session.connection().flushReplies();
+        });
+    }
+
+    /** The disk-style RDB was sent: what the stream held meanwhile follows (loop only). */
+    void rdbBulkEnd() {
+        onLoop(() -> {
+            sendingBulk = false;
             ackTime = System.currentTimeMillis();
             startStream();
         });
@@ -272,11 +304,13 @@ final class ReplicaLink {
         Log.warning("Dropping replica " + describe() + ": " + why);
         replication.forget(this);
         session.connection().kill();
+        rdbJobGone();
     }
 
     /** The closed connection's link: no more pumps. */
     void closed() {
         dropped = true;
+        rdbJobGone();
     }
 
     String ip() {
