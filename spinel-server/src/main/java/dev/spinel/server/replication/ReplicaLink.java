@@ -5,7 +5,6 @@ import dev.spinel.server.config.OutputBufferLimitsParam;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.log.Log;
 
-import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -15,11 +14,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * The master's side of one attached replica: the replica's own client connection, turned into a
  * stream sink after SYNC/PSYNC. The stream is copied from the backlog to the connection on the
  * connection's event loop ({@link #pump}); while the RDB of a full resync is still being made, what the
- * stream gets meanwhile is held here and sent right after the RDB, so the replica receives
+ * stream gets meanwhile stays in the backlog (grown for it) and is sent right after the RDB, so the replica receives
  * {@code $<len>\r\n<rdb>} then every command from the snapshot's offset on.
  *
  * <p>Thread-safety: {@link #wake} is called from any thread (one CAS when a pump is already pending);
- * {@link #pump}, the RDB's tasks and the fields {@code held}/{@code online} belong to the connection's event
+ * {@link #pump}, the RDB's tasks and the field {@code online} belong to the connection's event
  * loop. {@code sent}, {@code ackOffset} and {@code ackTime} are volatile for INFO, WAIT and the cron.
  */
 final class ReplicaLink {
@@ -31,8 +30,6 @@ final class ReplicaLink {
     private final AtomicBoolean scheduled = new AtomicBoolean();
     private final Runnable pumpTask = this::pump;
     private byte[] scratch;
-    /** Stream bytes that came while the RDB was being made (loop only). */
-    private ByteArrayOutputStream held = new ByteArrayOutputStream();
     /** The RDB was sent: stream bytes go straight to the socket (loop only, volatile for INFO). */
     private volatile boolean online;
     /** Offset of the last stream byte handed to the connection (or held). */
@@ -71,7 +68,6 @@ final class ReplicaLink {
     /** A partial resync needs no RDB: the stream goes straight to the socket. */
     void markOnline() {
         online = true;
-        held = null;
     }
 
     boolean online() {
@@ -124,10 +120,12 @@ final class ReplicaLink {
         return sent;
     }
 
-    /** Bytes held for this replica: its connection's output not yet written, and the stream held during its sync. */
+    /**
+     * Bytes held for this replica besides the backlog: its connection's output not yet written. The stream that comes
+     * during its full resync stays in the backlog (which grows for it), as in Redis 7.0's shared replication buffer.
+     */
     long outputBytes() {
-        ByteArrayOutputStream h = held; // racy read of the loop's field: an estimate for INFO
-        return session.connection().pendingOutputBytes() + (h != null ? h.size() : 0);
+        return session.connection().pendingOutputBytes();
     }
 
     /** New stream bytes: schedules a pump on the replica connection's loop unless one is pending. */
@@ -146,6 +144,12 @@ final class ReplicaLink {
         if (scratch == null) {
             scratch = new byte[CHUNK];
         }
+        if (!online) {
+            // during the full resync the stream stays in the backlog, which keeps it for this replica (Redis 7.0's
+            // shared buffer): its share counts against its output limit, as Redis counts it
+            checkOutputLimit(stream.offset() - sent);
+            return;
+        }
         ReplyBuffer out = session.out();
         while (true) {
             int n = stream.copyAfter(sent, scratch);
@@ -156,20 +160,12 @@ final class ReplicaLink {
             if (n == 0) {
                 break;
             }
-            if (online) {
-                out.raw(scratch, 0, n);
-            } else {
-                held.write(scratch, 0, n);
-            }
+            out.raw(scratch, 0, n);
             sent += n;
         }
         stream.trim();
-        if (online) {
-            session.connection().flushReplies();
-            checkOutputLimit(session.connection().pendingOutputBytes() + (held != null ? held.size() : 0));
-        } else {
-            checkOutputLimit(held.size());
-        }
+        session.connection().flushReplies();
+        checkOutputLimit(session.connection().pendingOutputBytes());
     }
 
     /** {@code client-output-buffer-limit replica}: hard, or soft for its seconds (Redis frees the replica). */
@@ -285,9 +281,6 @@ final class ReplicaLink {
     }
 
     private void startStream() {
-        byte[] h = held.toByteArray();
-        session.out().raw(h);
-        held = null;
         online = true;
         replication.refusals().refresh(); // a replica online may count as good for min-replicas-to-write (Redis's putSlaveOnline)
         Log.notice("Synchronization with replica " + describe() + " succeeded");
