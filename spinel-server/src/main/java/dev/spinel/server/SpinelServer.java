@@ -109,7 +109,7 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
         this.scripting = new Scripting();
         this.engine = new Engine(config, keyspace, table, scripting);
         this.persistence = new Persistence(config, keyspace, engine.stats(), scripting.functions());
-        this.replication = new Replication(engine, config, scripting.functions());
+        this.replication = new Replication(engine, config, scripting.functions(), persistence);
         this.shutdownWait = new ShutdownWait(replication);
         engine.memory().scripts(() -> scripting.cache().memory() + scripting.functions().codeBytes());
         this.clientEviction = ClientEviction.install(engine);

@@ -3,6 +3,7 @@ package dev.spinel.server.durability;
 import dev.spinel.persistence.CollectionCodecs;
 import dev.spinel.persistence.KeyspaceLoader;
 import dev.spinel.persistence.RdbException;
+import dev.spinel.persistence.RdbWriter;
 import dev.spinel.persistence.ValueCodecs;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.engine.Engine;
@@ -14,6 +15,7 @@ import dev.spinel.store.Keyspace;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.Lock;
 import java.util.function.Consumer;
@@ -33,6 +35,7 @@ import static dev.spinel.server.durability.RdbSaver.line;
 public final class Persistence {
     private final ServerConfig config;
     private final FunctionLibraries functions;
+    private final ServerStats stats;
     private final RdbSaver saver;
     /** Loading a dataset from the files: at start-up, DEBUG RELOAD, DEBUG LOADAOF. */
     private final DatasetLoads loads;
@@ -42,6 +45,7 @@ public final class Persistence {
     public Persistence(ServerConfig config, Keyspace keyspace, ServerStats stats, FunctionLibraries functions) {
         this.config = config;
         this.functions = functions;
+        this.stats = stats;
         this.saver = new RdbSaver(config, keyspace, stats, functions);
         this.loads = new DatasetLoads(this, config, keyspace, functions);
         CollectionCodecs.register(ValueCodecs.standard(),
@@ -246,6 +250,39 @@ public final class Persistence {
     /** True while a BGSAVE runs. */
     public boolean bgsaveInProgress() {
         return saver.bgsaveInProgress();
+    }
+
+    /**
+     * A full resync's RDB for replicas starts (Redis forks a BGSAVE child for it): INFO shows a BGSAVE in
+     * progress, and BGSAVE, SAVE and the save points wait, until {@link #replicaSaveEnded}.
+     */
+    public void replicaSaveStarted() {
+        saver.replicaSaveStarted();
+    }
+
+    /**
+     * The RDB of {@link #replicaSaveStarted} ended; {@code toDisk}: it was written to {@link #rdbPath} (disk-style
+     * replication, as Redis), so {@code ok} counts as a BGSAVE's outcome unless {@code aborted}; {@code dirtyBefore}:
+     * {@link #changeCounter} when its snapshot was armed.
+     */
+    public void replicaSaveEnded(boolean toDisk, boolean ok, boolean aborted, long dirtyBefore) {
+        saver.replicaSaveEnded(toDisk, ok, aborted, dirtyBefore);
+    }
+
+    /** Redis's {@code server.dirty}: read under every stripe, it is exact for a snapshot armed there. */
+    public long changeCounter() {
+        return stats.dirty.sum();
+    }
+
+    /** Whether {@code save} points are configured (Redis keeps a replicas' RDB child then, even with no replica left). */
+    public boolean savePointsSet() {
+        return !SavePoints.parseOrNone(config.save.get()).isEmpty();
+    }
+
+    /** The options a save uses (compression, checksum, rdb-key-save-delay) with {@code aux} and {@code functions}. */
+    public RdbWriter.Options saveOptions(Map<String, Object> aux, List<byte[]> functions) {
+        return new RdbWriter.Options(config.rdbcompression.value(), config.rdbchecksum.value(), RdbWriter.Access.NONE, aux, functions)
+                .withKeySaveDelay((int) config.rdbKeySaveDelay.value());
     }
 
     /**

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Lock;
 import java.util.function.Supplier;
 
@@ -60,6 +61,9 @@ final class RdbSaver {
     private volatile long lastLoadKeysLoaded;
     private volatile long lastLoadKeysExpired;
     private volatile long currentSaveKeysTotal;
+    /** RDBs being made for replicas' full resyncs (Redis's RDB child for replication): a BGSAVE in progress to INFO, BGSAVE, SAVE. */
+    private final AtomicInteger replicaSaves = new AtomicInteger();
+    private volatile long replicaSaveStartMillis = -1;
 
     /** Replication's AUX fields for a save, read under every stripe (null: none); see {@link #replication}. */
     private volatile Supplier<Map<String, Object>> replicationInfo;
@@ -136,9 +140,38 @@ final class RdbSaver {
         return !lastBgsaveOk;
     }
 
-    /** True while a BGSAVE runs. */
+    /** True while a BGSAVE runs, or an RDB for replicas is made (Redis's child of either kind). */
     boolean bgsaveInProgress() {
-        return bgsaveInProgress;
+        return bgsaveInProgress || replicaSaves.get() > 0;
+    }
+
+    /** A full resync's RDB for replicas starts: until {@link #replicaSaveEnded}, BGSAVE and SAVE are refused, as in Redis. */
+    void replicaSaveStarted() {
+        if (replicaSaves.getAndIncrement() == 0) {
+            replicaSaveStartMillis = System.currentTimeMillis();
+        }
+        lastBgsaveTrySeconds = System.currentTimeMillis() / 1000;
+    }
+
+    /**
+     * A full resync's RDB ended. One written to {@code dbfilename} (disk-style replication, as Redis's BGSAVE for
+     * replicas) counts as a save: {@code ok} sets the last BGSAVE status and, when true, the last save time and the
+     * changes since it ({@code dirtyBefore}: the change counter when the snapshot was armed). Stopped ones
+     * ({@code aborted}: no replica wanted them any more) leave the status alone, as a killed child does.
+     */
+    void replicaSaveEnded(boolean toDisk, boolean ok, boolean aborted, long dirtyBefore) {
+        if (toDisk && !aborted) {
+            lastBgsaveOk = ok;
+            if (ok) {
+                dirtyAtLastSave = dirtyBefore;
+                lastSaveSeconds = System.currentTimeMillis() / 1000;
+            }
+        }
+        long start = replicaSaveStartMillis;
+        if (replicaSaves.decrementAndGet() == 0) {
+            replicaSaveStartMillis = -1;
+            lastBgsaveDurationSeconds = (System.currentTimeMillis() - start) / 1000;
+        }
     }
 
     /**
@@ -161,7 +194,7 @@ final class RdbSaver {
     }
 
     private boolean save(long lockWaitNanos) {
-        if (!saving.compareAndSet(false, true)) {
+        if (replicaSaves.get() > 0 || !saving.compareAndSet(false, true)) {
             throw new IllegalStateException("Background save already in progress");
         }
         try {
@@ -177,7 +210,7 @@ final class RdbSaver {
      * not, so it starts at once like a plain BGSAVE.
      */
     BgsaveStart bgsave(boolean inTransaction) {
-        if (saving.get()) {
+        if (saving.get() || replicaSaves.get() > 0) {
             return BgsaveStart.ALREADY_IN_PROGRESS;
         }
         if (inTransaction) {
@@ -322,7 +355,7 @@ final class RdbSaver {
 
     /** Called by the server cron: starts a scheduled BGSAVE or one due by the {@code save} points. */
     void cron() {
-        if (saving.get()) {
+        if (saving.get() || replicaSaves.get() > 0) { // as Redis, no save starts while a child runs
             return;
         }
         long now = System.currentTimeMillis() / 1000;
@@ -385,7 +418,7 @@ final class RdbSaver {
 
     /** The snapshot's lines of the INFO {@code persistence} section, up to the AOF's. */
     void appendInfo(StringBuilder sb) {
-        long start = bgsaveStartMillis;
+        long start = bgsaveStartMillis >= 0 ? bgsaveStartMillis : replicaSaveStartMillis;
         line(sb, "current_cow_peak", 0);
         line(sb, "current_cow_size", 0);
         line(sb, "current_cow_size_age", 0);
@@ -393,7 +426,7 @@ final class RdbSaver {
         line(sb, "current_save_keys_processed", 0);
         line(sb, "current_save_keys_total", currentSaveKeysTotal);
         line(sb, "rdb_changes_since_last_save", changesSinceLastSave());
-        line(sb, "rdb_bgsave_in_progress", bgsaveInProgress ? 1 : 0);
+        line(sb, "rdb_bgsave_in_progress", bgsaveInProgress() ? 1 : 0);
         line(sb, "rdb_last_save_time", lastSaveSeconds);
         sb.append("rdb_last_bgsave_status:").append(lastBgsaveOk ? "ok" : "err").append("\r\n");
         line(sb, "rdb_last_bgsave_time_sec", lastBgsaveDurationSeconds);

@@ -30,4 +30,11 @@ public interface BlockedOperation {
     default void nonBlockingReply(ReplyBuffer out) {
         timeoutReply(out);
     }
+
+    /**
+     * Called once when the wait ends, whichever way (served, timed out, CLIENT UNBLOCK, disconnected, a role
+     * change): an operation that registered itself elsewhere (WAIT's list of waiting clients) forgets it here.
+     */
+    default void ended() {
+    }
 }

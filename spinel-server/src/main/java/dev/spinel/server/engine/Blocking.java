@@ -318,6 +318,7 @@ public final class Blocking {
         }
         if (bySession.remove(w.session.id(), w)) {
             blockedClients.decrementAndGet();
+            w.op.ended();
         }
         var t = w.timer;
         if (t != null) {

@@ -50,6 +50,7 @@ public final class Session extends CommandScope implements TrackedClient {
     private volatile boolean killed;
     private volatile boolean noEvict;
     private volatile boolean noTouch;
+    private volatile boolean attachedReplica;
     private ReplyMode replyMode = ReplyMode.ON;
     /** The thread running one of this client's commands now, or null (see {@link #executingOn()}). */
     private Thread executingOn;
@@ -227,6 +228,15 @@ public final class Session extends CommandScope implements TrackedClient {
 
     public boolean noTouch() {
         return noTouch;
+    }
+
+    /** This connection became a replica of this server (SYNC/PSYNC): a command of it may not reply. */
+    public boolean attachedReplica() {
+        return attachedReplica;
+    }
+
+    public void attachedReplica(boolean on) {
+        this.attachedReplica = on;
     }
 
     public void noTouch(boolean on) {

@@ -238,6 +238,12 @@ final class ReadBatch {
             if (session.killed()) {
                 break; // CLIENT KILL (or ACL DELUSER) answered on another loop: nothing more runs (one volatile read)
             }
+            if (session.attachedReplica()) { // one field read: a replica's connection carries the stream, no replies
+                if (!ReplicaClientGuard.execute(engine, session, args)) {
+                    break;
+                }
+                continue;
+            }
             engine.execute(session, args);
             if (limit != null && output.overOutputLimit(limit)) {
                 break;

@@ -5,7 +5,6 @@ import dev.spinel.server.config.OutputBufferLimitsParam;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.log.Log;
 
-import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -15,11 +14,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * The master's side of one attached replica: the replica's own client connection, turned into a
  * stream sink after SYNC/PSYNC. The stream is copied from the backlog to the connection on the
  * connection's event loop ({@link #pump}); while the RDB of a full resync is still being made, what the
- * stream gets meanwhile is held here and sent right after the RDB, so the replica receives
+ * stream gets meanwhile stays in the backlog (grown for it) and is sent right after the RDB, so the replica receives
  * {@code $<len>\r\n<rdb>} then every command from the snapshot's offset on.
  *
  * <p>Thread-safety: {@link #wake} is called from any thread (one CAS when a pump is already pending);
- * {@link #pump}, {@link #rdbReady} and the fields {@code held}/{@code online} belong to the connection's event
+ * {@link #pump}, the RDB's tasks and the field {@code online} belong to the connection's event
  * loop. {@code sent}, {@code ackOffset} and {@code ackTime} are volatile for INFO, WAIT and the cron.
  */
 final class ReplicaLink {
@@ -31,8 +30,6 @@ final class ReplicaLink {
     private final AtomicBoolean scheduled = new AtomicBoolean();
     private final Runnable pumpTask = this::pump;
     private byte[] scratch;
-    /** Stream bytes that came while the RDB was being made (loop only). */
-    private ByteArrayOutputStream held = new ByteArrayOutputStream();
     /** The RDB was sent: stream bytes go straight to the socket (loop only, volatile for INFO). */
     private volatile boolean online;
     /** Offset of the last stream byte handed to the connection (or held). */
@@ -52,6 +49,10 @@ final class ReplicaLink {
     private byte[] eofMark;
     /** REPLCONF rdb-only 1: the connection gets the RDB and is closed after it, with no stream (redis-cli --rdb). */
     private volatile boolean rdbOnly;
+    /** A disk-style RDB is being sent (INFO's send_bulk). */
+    private volatile boolean sendingBulk;
+    /** The RDB being made for this replica's full resync, told when the replica goes. */
+    private volatile ReplicaRdbJob rdbJob;
     /** Bytes of a streamed RDB handed to the loop and not yet written to the connection. */
     private final AtomicLong rdbQueued = new AtomicLong();
 
@@ -69,11 +70,30 @@ final class ReplicaLink {
     /** A partial resync needs no RDB: the stream goes straight to the socket. */
     void markOnline() {
         online = true;
-        held = null;
     }
 
     boolean online() {
         return online;
+    }
+
+    /** Redis's replica state names in INFO: wait_bgsave while its RDB is made (or streamed), send_bulk, online. */
+    String state() {
+        return online ? "online" : sendingBulk ? "send_bulk" : "wait_bgsave";
+    }
+
+    void rdbJob(ReplicaRdbJob job) {
+        rdbJob = job;
+    }
+
+    boolean dropped() {
+        return dropped;
+    }
+
+    private void rdbJobGone() {
+        ReplicaRdbJob j = rdbJob;
+        if (j != null) {
+            j.linkGone();
+        }
     }
 
     ReplicationStream stream() {
@@ -106,10 +126,12 @@ final class ReplicaLink {
         return sent;
     }
 
-    /** Bytes held for this replica: its connection's output not yet written, and the stream held during its sync. */
+    /**
+     * Bytes held for this replica besides the backlog: its connection's output not yet written. The stream that comes
+     * during its full resync stays in the backlog (which grows for it), as in Redis 7.0's shared replication buffer.
+     */
     long outputBytes() {
-        ByteArrayOutputStream h = held; // racy read of the loop's field: an estimate for INFO
-        return session.connection().pendingOutputBytes() + (h != null ? h.size() : 0);
+        return session.connection().pendingOutputBytes();
     }
 
     /** New stream bytes: schedules a pump on the replica connection's loop unless one is pending. */
@@ -128,6 +150,12 @@ final class ReplicaLink {
         if (scratch == null) {
             scratch = new byte[CHUNK];
         }
+        if (!online) {
+            // during the full resync the stream stays in the backlog, which keeps it for this replica (Redis 7.0's
+            // shared buffer): its share counts against its output limit, as Redis counts it
+            checkOutputLimit(stream.offset() - sent);
+            return;
+        }
         ReplyBuffer out = session.out();
         while (true) {
             int n = stream.copyAfter(sent, scratch);
@@ -138,20 +166,12 @@ final class ReplicaLink {
             if (n == 0) {
                 break;
             }
-            if (online) {
-                out.raw(scratch, 0, n);
-            } else {
-                held.write(scratch, 0, n);
-            }
+            out.raw(scratch, 0, n);
             sent += n;
         }
         stream.trim();
-        if (online) {
-            session.connection().flushReplies();
-            checkOutputLimit(session.connection().pendingOutputBytes() + (held != null ? held.size() : 0));
-        } else {
-            checkOutputLimit(held.size());
-        }
+        session.connection().flushReplies();
+        checkOutputLimit(session.connection().pendingOutputBytes());
     }
 
     /** {@code client-output-buffer-limit replica}: hard, or soft for its seconds (Redis frees the replica). */
@@ -172,14 +192,22 @@ final class ReplicaLink {
     }
 
     /**
-     * The disk-style full resync's RDB is ready: sends it as {@code $<len>\r\n<rdb>}, then what the stream held
-     * (loop only). A diskless one is streamed instead ({@link #rdbStreamStart}).
+     * A disk-style full resync's RDB, saved to its file, starts: {@code $<len>\r\n}; its bytes follow as
+     * {@link #rdbChunk}s, then {@link #rdbBulkEnd} (Redis's send_bulk state meanwhile).
      */
-    void rdbReady(byte[] rdb) {
+    void rdbBulkStart(long len) {
+        sendingBulk = true;
         onLoop(() -> {
-            ReplyBuffer out = session.out();
-            out.raw(("$" + rdb.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
-            out.raw(rdb);
+            session.out().raw(("$" + len + "\r\n").getBytes(StandardCharsets.US_ASCII));
+            ackTime = System.currentTimeMillis();
+            session.connection().flushReplies();
+        });
+    }
+
+    /** The disk-style RDB was sent: what the stream held meanwhile follows (loop only). */
+    void rdbBulkEnd() {
+        onLoop(() -> {
+            sendingBulk = false;
             ackTime = System.currentTimeMillis();
             startStream();
         });
@@ -267,9 +295,6 @@ final class ReplicaLink {
             closeAfterRdb();
             return;
         }
-        byte[] h = held.toByteArray();
-        session.out().raw(h);
-        held = null;
         online = true;
         replication.refusals().refresh(); // a replica online may count as good for min-replicas-to-write (Redis's putSlaveOnline)
         Log.notice("Synchronization with replica " + describe() + " succeeded");
@@ -280,7 +305,6 @@ final class ReplicaLink {
     /** An rdb-only replica had its RDB: it gets nothing more and is closed once that is written, as Redis's replicaPutOnline. */
     private void closeAfterRdb() {
         dropped = true;
-        held = null;
         Log.notice("RDB transfer completed, rdb only replica (" + describe() + ") should be disconnected asap");
         replication.forget(this);
         session.connection().closeAfterReply();
@@ -296,11 +320,13 @@ final class ReplicaLink {
         Log.warning("Dropping replica " + describe() + ": " + why);
         replication.forget(this);
         session.connection().kill();
+        rdbJobGone();
     }
 
     /** The closed connection's link: no more pumps. */
     void closed() {
         dropped = true;
+        rdbJobGone();
     }
 
     String ip() {

@@ -1,6 +1,7 @@
 package dev.spinel.server.replication;
 
 import dev.spinel.protocol.Args;
+import dev.spinel.server.durability.Persistence;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.errors.RedisError;
 import dev.spinel.server.log.Log;
@@ -30,6 +31,8 @@ final class ReplicaSync {
     private final Refusals refusals;
     private final ReplicaWaits waits;
     private final Failover failover;
+    /** Where a full resync's RDB is counted as a BGSAVE (and, disk-style, written). */
+    private final Persistence persistence;
     private final Map<Session, Announced> announced = new ConcurrentHashMap<>();
     /** Replicas waiting for a diskless full resync to start (repl-diskless-sync-delay); guarded by {@code repl}. */
     private final List<ReplicaLink> disklessWaiting = new ArrayList<>();
@@ -39,8 +42,10 @@ final class ReplicaSync {
     final LongAdder syncPartialOk;
     final LongAdder syncPartialErr;
 
-    ReplicaSync(Replication repl, Map<Session, ReplicaLink> replicas, Refusals refusals, ReplicaWaits waits, Failover failover) {
+    ReplicaSync(Replication repl, Map<Session, ReplicaLink> replicas, Refusals refusals, ReplicaWaits waits, Failover failover,
+                Persistence persistence) {
         this.repl = repl;
+        this.persistence = persistence;
         this.replicas = replicas;
         this.refusals = refusals;
         this.waits = waits;
@@ -86,6 +91,7 @@ final class ReplicaSync {
             try {
                 psyncOffset = a.parseLong(2);
             } catch (NumberFormatException e) {
+                Log.warning("Replica " + s.connection().remoteAddress() + " asks for synchronization but with a wrong offset");
                 throw new RedisError("ERR value is not an integer or out of range");
             }
         }
@@ -112,6 +118,7 @@ final class ReplicaSync {
             boolean ours = id.equals(replid) || (id.equals(repl.replid2()) && psyncOffset <= repl.secondOffset());
             if (ours && st.attachAt(link, psyncOffset)) {
                 replicas.put(s, link);
+                s.attachedReplica(true);
                 link.markOnline();
                 refusals.refresh();
                 s.out().raw(((an != null && an.psync2) ? "+CONTINUE " + replid + "\r\n" : "+CONTINUE\r\n").getBytes(StandardCharsets.US_ASCII));
@@ -127,6 +134,7 @@ final class ReplicaSync {
             }
         }
         replicas.put(s, link);
+        s.attachedReplica(true); // its commands may not reply from now on (ReplicaClientGuard)
         syncFull.increment();
         boolean eof = an != null && an.eof && (repl.config().replDisklessSync.value() || filter != RdbFilter.ALL);
         link.diskless(eof);
@@ -156,7 +164,7 @@ final class ReplicaSync {
         MasterLink ml = repl.masterLink();
         ReplicationStream st = links.getFirst().stream();
         return FullResync.begin(repl.engine(), repl.functions(), st, links, repl.replid(), ml != null ? ml.applyLock() : null,
-                ml != null ? ml::streamDb : () -> 0, repl.config().rdbcompression.value(), filter, beforeRdb);
+                ml != null ? ml::streamDb : () -> 0, persistence, filter, beforeRdb);
     }
 
     /**
@@ -286,6 +294,11 @@ final class ReplicaSync {
 
     private Announced announced(Session s) {
         return announced.computeIfAbsent(s, x -> new Announced());
+    }
+
+    /** The clients blocked in WAIT (which an ACK may answer). */
+    ReplicaWaits waits() {
+        return waits;
     }
 
     /** The connection closed: what it announced is forgotten. */

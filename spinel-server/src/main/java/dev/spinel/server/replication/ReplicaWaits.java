@@ -55,6 +55,11 @@ final class ReplicaWaits {
         return true;
     }
 
+    /** Clients blocked in WAIT right now. */
+    int waiting() {
+        return waits.size();
+    }
+
     /** An ACK (or a lost replica): WAITs now satisfied answer. */
     void acked() {
         if (waits.isEmpty()) {
@@ -86,8 +91,12 @@ final class ReplicaWaits {
 
         @Override
         public void timeoutReply(ReplyBuffer out) {
-            waits.remove(sessionId, this);
             out.integer(acksAt(target));
+        }
+
+        @Override
+        public void ended() {
+            waits.remove(sessionId, this); // also when the client went without a reply (disconnected, role change)
         }
     }
 }

@@ -1,6 +1,7 @@
 package dev.spinel.server.replication;
 
 import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.durability.Persistence;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.errors.RedisError;
@@ -59,7 +60,7 @@ public final class Replication {
     /** The replica side: the link to our master, or null while we are a master. */
     private volatile MasterLink masterLink;
 
-    public Replication(Engine engine, ServerConfig config, FunctionLibraries functions) {
+    public Replication(Engine engine, ServerConfig config, FunctionLibraries functions, Persistence persistence) {
         this.engine = engine;
         this.functions = functions;
         this.config = config;
@@ -68,7 +69,7 @@ public final class Replication {
         this.waits = new ReplicaWaits(engine, replicas.values());
         this.refusals = new Refusals(this, config, replicas.values());
         this.failover = new Failover(this, engine, replicas.values());
-        this.handshake = new ReplicaSync(this, replicas, refusals, waits, failover);
+        this.handshake = new ReplicaSync(this, replicas, refusals, waits, failover, persistence);
         engine.hooks().closeListener(this::closed);
         engine.hooks().replicaClients(replicas::containsKey);
         config.replBacklogSize.listen(v -> {

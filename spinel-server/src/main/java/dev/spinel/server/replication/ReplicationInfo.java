@@ -47,7 +47,7 @@ final class ReplicationInfo {
         }
         int i = 0;
         for (ReplicaLink l : r.replicas()) {
-            String state = l.online() ? "online" : "wait_bgsave";
+            String state = l.state();
             sb.append("slave").append(i++).append(":ip=").append(l.ip()).append(",port=").append(l.listeningPort)
                     .append(",state=").append(state).append(",offset=").append(l.ackOffset)
                     .append(",lag=").append((now - l.ackTime) / 1000).append("\r\n");
