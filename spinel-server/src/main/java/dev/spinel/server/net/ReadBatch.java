@@ -11,7 +11,6 @@ import dev.spinel.server.engine.Session;
 import dev.spinel.server.engine.clock.CommandChain;
 import dev.spinel.server.log.Log;
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.ChannelHandlerContext;
 
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
