@@ -60,7 +60,8 @@ public final class Session extends CommandScope implements TrackedClient {
     private Transaction transaction;
     private volatile TrackingState tracking;
     private final Watches.WatchState watch = new Watches.WatchState();
-    private final ClusterClientFlags cluster = new ClusterClientFlags();
+    /** Made on the first cluster-mode command that reads or sets one (ASKING, READONLY, a bus link): null otherwise. */
+    ClusterClientFlags cluster;
     /** Append-only log position of this session's last logged write (its replies wait for it). */
     private long logPosition;
     // Set while a blocking command waits (see dev.spinel.server.engine.Blocking); loop thread only.
@@ -414,7 +415,12 @@ public final class Session extends CommandScope implements TrackedClient {
 
     /** ASKING, READONLY and the bus link flag of cluster mode. */
     public ClusterClientFlags cluster() {
-        return cluster;
+        ClusterClientFlags c = cluster;
+        if (c == null) { // only the thread executing this session's command gets here: no race
+            c = new ClusterClientFlags();
+            cluster = c;
+        }
+        return c;
     }
 
     /**

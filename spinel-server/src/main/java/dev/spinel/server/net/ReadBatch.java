@@ -11,7 +11,6 @@ import dev.spinel.server.engine.Session;
 import dev.spinel.server.engine.clock.CommandChain;
 import dev.spinel.server.log.Log;
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.ChannelHandlerContext;
 
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
@@ -27,20 +26,16 @@ import java.util.function.Consumer;
  * executes nothing until {@link #resumeNow} runs the postponed request (a private copy), then the buffered
  * input, then one flush.
  *
- * <p>Not thread-safe: one instance per connection, used on the channel's event loop only, by its
- * {@link RespConnectionHandler}.
+ * <p>The middle layer of a connection's one handler object (see {@link ReplyFlusher}): it extends the output
+ * half and is extended by {@link RespConnectionHandler}.
+ *
+ * <p>Not thread-safe: one instance per connection, used on the channel's event loop only.
  */
-final class ReadBatch {
+abstract class ReadBatch extends ReplyFlusher {
     /** Reply bytes after which they are handed to the socket while a read batch is still being executed. */
     private static final int OUTPUT_CHUNK = 64 * 1024;
     /** Largest hard limit up to which a batch's replies are held back (see {@link #processInput}). */
     private static final long HOLD_BELOW_LIMIT = 8L * 1024 * 1024;
-    private final Engine engine;
-    /** For its address in the log line of a client closed at the query buffer limit. */
-    private final RespConnectionHandler conn;
-    final ReplyFlusher output;
-    private ChannelHandlerContext ctx;
-    private Session session;
     // The input being parsed: the loop's shared context during a read (LoopBuffers), this connection's own while
     // it holds input it could not run yet (part of a request, or requests waiting on suspension or a full
     // socket); null between reads otherwise, so an idle connection holds no buffer.
@@ -53,30 +48,22 @@ final class ReadBatch {
     private int lastReadCapacity;
     /** The loop thread's command timing (null on a thread without one): one clock read per command of a batch. */
     private CommandChain chain;
-    /** Nothing more is executed: the connection closes once its replies are sent. */
-    boolean closeAfterReply;
     // Suspension (CLIENT PAUSE, blocking commands): input is buffered but not executed until resume.
     boolean suspended;
     Args retry;
     /** Input processing stopped because the socket does not take more output; see {@link #processInput}. */
     private boolean paused;
 
-    ReadBatch(Engine engine, RespConnectionHandler conn) {
-        this.engine = engine;
-        this.conn = conn;
-        this.output = new ReplyFlusher(engine, this);
+    ReadBatch(Engine engine) {
+        super(engine);
     }
 
-    /** On channel activation. */
-    void bind(ChannelHandlerContext ctx) {
-        this.ctx = ctx;
+    /** For the log line of a client closed at the query buffer limit ({@code ClientConnection}'s). */
+    public abstract String remoteAddress();
+
+    /** On channel activation, on the channel's loop. */
+    void bindInput() {
         chain = CommandChain.current();
-    }
-
-    /** Once the client is admitted: requests are executed from now on. */
-    void admitted(Session session) {
-        this.session = session;
-        output.admitted(session);
     }
 
     /** Appends one read to the query buffer and executes the complete requests in it; the flush follows at read complete. */
@@ -102,7 +89,7 @@ final class ReadBatch {
             // Checked before parsing, as Redis does after each read: a client whose unparsed input passes
             // the limit is closed without a reply, even if the input would complete a request.
             if (parser.unparsedBytes() > engine.config().clientQueryBufferLimit.value()) {
-                Log.warning("Closing client that reached max query buffer length: addr=" + conn.remoteAddress()
+                Log.warning("Closing client that reached max query buffer length: addr=" + remoteAddress()
                         + " qbuf=" + parser.unparsedBytes());
                 closeAfterReply = true;
                 ctx.close();
@@ -119,7 +106,7 @@ final class ReadBatch {
                 // read on every batch, not once per connection: CONFIG SET proto-max-bulk-len applies to
                 // connected clients at once, as in Redis
                 parser.maxBulkLength(engine.config().protoMaxBulkLen.value());
-                output.borrowReply();
+                borrowReply();
                 processInput();
             }
         } finally {
@@ -140,15 +127,15 @@ final class ReadBatch {
      * held, then one flush.
      */
     void runHeld(Args first) {
-        output.borrowReply();
+        borrowReply();
         try {
             if (first != null) {
                 engine.execute(session, first);
             }
             processInput();
-            output.flush();
+            flush();
         } finally {
-            output.giveBackReply();
+            giveBackReply();
             endRead();
         }
     }
@@ -209,7 +196,7 @@ final class ReadBatch {
                 if (chain != null) {
                     chain.close(); // the write is no command's time: a run pending before it ends here
                 }
-                output.flush();
+                flush();
                 if (chain != null) {
                     chain.open(); // the write is no command's time
                 }
@@ -245,7 +232,7 @@ final class ReadBatch {
                 continue;
             }
             engine.execute(session, args);
-            if (limit != null && output.overOutputLimit(limit)) {
+            if (limit != null && overOutputLimit(limit)) {
                 break;
             }
         }
@@ -260,14 +247,14 @@ final class ReadBatch {
      * the soft limit; Redis, which keeps executing its requests, would close it once the seconds pass.
      */
     private void watchSoftLimit(Limit limit) {
-        if (output.overOutputLimit(limit)) { // starts the soft-limit clock
-            output.flush();
+        if (overOutputLimit(limit)) { // starts the soft-limit clock
+            flush();
             return;
         }
         ctx.executor().schedule(() -> {
             Limit now = engine.outputLimits().normal();
-            if (paused && session != null && ctx.channel().isActive() && now != null && output.overOutputLimit(now)) {
-                output.flush();
+            if (paused && session != null && ctx.channel().isActive() && now != null && overOutputLimit(now)) {
+                flush();
             }
         }, limit.softSeconds() * 1000 + 100, TimeUnit.MILLISECONDS);
     }
@@ -285,7 +272,7 @@ final class ReadBatch {
 
     /** The resume task, on the event loop: the postponed request, then the buffered input, then one flush. */
     void resumeNow() {
-        if (output.lent || !suspended || session == null || !ctx.channel().isActive() || session.killed()) {
+        if (lent || !suspended || session == null || !ctx.channel().isActive() || session.killed()) {
             return;
         }
         suspended = false;
@@ -294,8 +281,8 @@ final class ReadBatch {
         runHeld(again);
     }
 
-    /** Executes nothing more until resumed; {@code request} (if any) runs again first. */
-    void suspend(Args request) {
+    /** Executes nothing more until resumed; {@code request} (if any) runs again first ({@code ClientConnection}'s). */
+    public void suspend(Args request) {
         suspended = true;
         // The parser's slices point into the receive buffer, which later reads may move: keep a copy.
         retry = request == null ? null : request == args ? copy(args) : request;
@@ -322,15 +309,15 @@ final class ReadBatch {
         out.raw(b);
     }
 
-    boolean hasMoreInput() {
+    public boolean hasMoreInput() {
         return parser != null && parser.unparsedBytes() > 0;
     }
 
-    long queryBufferLength() {
+    public long queryBufferLength() {
         return query == null ? 0 : query.pending();
     }
 
-    long queryBufferFree() {
+    public long queryBufferFree() {
         return ClientFigures.queryBufferFree(ownInput ? query : null, queryBufferLength(), lastReadCapacity, session);
     }
 

@@ -10,6 +10,7 @@ import dev.spinel.server.engine.pubsub.PubSub;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.unix.Socket;
 
 /**
@@ -25,16 +26,18 @@ import io.netty.channel.unix.Socket;
  * Redis's CLIENT_CLOSE_ASAP. Without a limit (the default) the check costs one field read per batch and
  * one per flush.
  *
- * <p>Not thread-safe: one instance per connection, used on the channel's event loop only, by its
- * {@link RespConnectionHandler} and {@link ReadBatch}; while the session is {@link #lent} the script thread
- * writes the reply buffer and this class leaves it alone.
+ * <p>One of the three layers of a connection's one handler object: {@code ReplyFlusher} (output) is extended by
+ * {@link ReadBatch} (input), which {@link RespConnectionHandler} (lifecycle) extends, so that an idle connection
+ * holds one object with the engine, context and session once, not three that each refer to them and to each
+ * other (~100 B per connection; docs/memory.md, round 5). The halves stay in files of their own.
+ *
+ * <p>Not thread-safe: one instance per connection, used on the channel's event loop only; while the session is
+ * {@link #lent} the script thread writes the reply buffer and this class leaves it alone.
  */
-final class ReplyFlusher implements ReplyBuffer.GrowthListener {
-    private final Engine engine;
-    /** The input side: its closeAfterReply and paused flags, which a flush and the output limit read and set. */
-    private final ReadBatch input;
-    private ChannelHandlerContext ctx;
-    private Session session;
+abstract class ReplyFlusher extends ChannelInboundHandlerAdapter implements ReplyBuffer.GrowthListener {
+    final Engine engine;
+    ChannelHandlerContext ctx;
+    Session session;
     /** The socket replies are sent on directly ({@link DirectSend}); null where Netty's write path is the only one. */
     private Socket socket;
     /** The session is lent to the script thread: the loop leaves it and its reply buffer alone. */
@@ -43,14 +46,15 @@ final class ReplyFlusher implements ReplyBuffer.GrowthListener {
     private boolean flushPending;
     /** Closing for passing client-output-buffer-limit: nothing more is executed or sent. */
     private boolean outputLimitReached;
+    /** Nothing more is executed: the connection closes once its replies are sent. */
+    boolean closeAfterReply;
 
-    ReplyFlusher(Engine engine, ReadBatch input) {
+    ReplyFlusher(Engine engine) {
         this.engine = engine;
-        this.input = input;
     }
 
     /** On channel activation. */
-    void bind(ChannelHandlerContext ctx, Socket socket) {
+    void bindOutput(ChannelHandlerContext ctx, Socket socket) {
         this.ctx = ctx;
         this.socket = socket;
     }
@@ -96,7 +100,7 @@ final class ReplyFlusher implements ReplyBuffer.GrowthListener {
             return false;
         }
         outputLimitReached = true;
-        input.closeAfterReply = true;
+        closeAfterReply = true;
         OutputLimits.logClosing(session);
         session.out().discard();
         return true;
@@ -146,7 +150,7 @@ final class ReplyFlusher implements ReplyBuffer.GrowthListener {
             }
             return;
         }
-        boolean closeAfterReply = input.closeAfterReply;
+        boolean closeAfterReply = this.closeAfterReply;
         if (size > 0) {
             engine.stats().netOutputBytes.add(size);
             engine.stats().writesProcessed.add(1);
@@ -195,8 +199,8 @@ final class ReplyFlusher implements ReplyBuffer.GrowthListener {
         }));
     }
 
-    /** The bytes Netty's outbound buffer still holds for this connection. */
-    long pendingOutputBytes() {
+    /** The bytes Netty's outbound buffer still holds for this connection ({@code ClientConnection}'s). */
+    public long pendingOutputBytes() {
         return ctx == null ? 0 : ctx.channel().unsafe().outboundBuffer() == null ? 0
                 : ctx.channel().unsafe().outboundBuffer().totalPendingWriteBytes();
     }

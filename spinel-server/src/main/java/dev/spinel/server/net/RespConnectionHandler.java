@@ -1,6 +1,5 @@
 package dev.spinel.server.net;
 
-import dev.spinel.protocol.Args;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.engine.ports.ClientConnection;
@@ -8,7 +7,6 @@ import dev.spinel.server.log.Log;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.unix.UnixChannel;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 
@@ -34,18 +32,17 @@ import java.util.function.Consumer;
  * bytes, and admits the client only once the handshake succeeded: a failed handshake opens no session
  * and costs other clients nothing; it is logged in one line, as Redis logs it.
  *
+ * <p>The halves are this class's superclasses, so a connection is one object (see {@link ReplyFlusher}); the
+ * input half implements the query-buffer figures and suspension of {@link ClientConnection}, the output half
+ * {@link #pendingOutputBytes}.
+ *
  * <p>Not thread-safe: one instance per channel, used on the channel's event loop only (other
  * threads go through {@link ClientConnection#execute}).
  */
-final class RespConnectionHandler extends ChannelInboundHandlerAdapter implements ClientConnection {
-    private final Engine engine;
+final class RespConnectionHandler extends ReadBatch implements ClientConnection {
     private final boolean tls;
     /** A TLS connection: the session opens after the handshake ({@link #userEventTriggered}). */
     private boolean handshaking;
-    private final ReadBatch input;
-    private final ReplyFlusher output;
-    private ChannelHandlerContext ctx;
-    private Session session;
     /** The peer went away while lent: the session is closed when given back. */
     private boolean closedWhileLent;
     /** Formatted on first use (CLIENT LIST, logs): the channel keeps the addresses themselves. */
@@ -56,18 +53,15 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     private volatile long evictionShare;
 
     RespConnectionHandler(Engine engine, boolean tls) {
-        this.engine = engine;
+        super(engine);
         this.handshaking = tls;
         this.tls = tls;
-        this.input = new ReadBatch(engine, this);
-        this.output = input.output;
     }
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-        this.ctx = ctx;
-        input.bind(ctx);
-        output.bind(ctx, DirectSend.socketOf(ctx.channel(), tls));
+        bindOutput(ctx, DirectSend.socketOf(ctx.channel(), tls));
+        bindInput();
         if (handshaking || admit()) {
             ctx.fireChannelActive();
         }
@@ -83,8 +77,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
             ctx.writeAndFlush(b).addListener(ChannelFutureListener.CLOSE);
             return false;
         }
-        session = engine.open(this);
-        input.admitted(session);
+        admitted(engine.open(this));
         return true;
     }
 
@@ -94,7 +87,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
             handshaking = false;
             if (done.isSuccess()) {
                 if (admit()) {
-                    input.runHandshakeInput(); // requests that came with the end of the handshake
+                    runHandshakeInput(); // requests that came with the end of the handshake
                 }
             } else {
                 logHandshakeFailure(done.cause());
@@ -116,10 +109,10 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        if (!output.lent) {
-            output.giveBackReply();
+        if (!lent) {
+            giveBackReply();
         }
-        if (session != null && output.lent) {
+        if (session != null && lent) {
             closedWhileLent = true; // the script thread still uses the session: closed when given back
         } else if (session != null) {
             engine.close(session);
@@ -130,19 +123,19 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         ByteBuf in = (ByteBuf) msg;
-        if ((session == null && !handshaking) || input.closeAfterReply) {
+        if ((session == null && !handshaking) || closeAfterReply) {
             in.release();
             return;
         }
-        input.read(in);
+        read(in);
     }
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
         try {
-            output.flush();
+            flush();
         } finally {
-            output.giveBackReply();
+            giveBackReply();
         }
         Consumer<Session> eviction = engine.hooks().clientGrew();
         if (eviction != null && session != null) {
@@ -153,7 +146,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
 
     @Override
     public void flushReplies() {
-        output.flush();
+        flush();
         Consumer<Session> eviction = engine.hooks().clientGrew();
         if (eviction != null && session != null) {
             eviction.accept(session); // messages pushed to it (pub/sub, invalidations) grew its output
@@ -163,7 +156,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
         if (ctx.channel().isWritable()) {
-            input.writable();
+            writable();
         }
         ctx.fireChannelWritabilityChanged();
     }
@@ -171,7 +164,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         // Connection resets and the like: the client is gone; nothing else is affected.
-        input.abandon();
+        abandon();
         ctx.close();
     }
 
@@ -204,7 +197,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
      */
     @Override
     public void closeAfterReply() {
-        input.closeAfterReply = true;
+        closeAfterReply = true;
         if (session != null) {
             engine.clients().remove(session);
         }
@@ -228,18 +221,13 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     }
 
     @Override
-    public void suspend(Args request) {
-        input.suspend(request);
-    }
-
-    @Override
     public void resume() {
-        ctx.executor().execute(input::resumeNow);
+        ctx.executor().execute(this::resumeNow);
     }
 
     @Override
     public boolean suspended() {
-        return input.suspended;
+        return suspended;
     }
 
     @Override
@@ -249,10 +237,10 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
 
     @Override
     public void lend() {
-        output.giveBackReply(); // the script thread writes the replies: they cannot stay in the loop's scratch
-        input.suspended = true;
-        input.retry = null;
-        output.lent = true;
+        giveBackReply(); // the script thread writes the replies: they cannot stay in the loop's scratch
+        suspended = true;
+        retry = null;
+        lent = true;
     }
 
     @Override
@@ -266,21 +254,21 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
 
     /** On the loop, when the script thread is done with the session: replies out, then the queued input. */
     private void givenBack() {
-        output.lent = false;
+        lent = false;
         if (closedWhileLent) {
             engine.close(session);
             return;
         }
-        input.suspended = false;
+        suspended = false;
         if (!ctx.channel().isActive()) {
             return;
         }
-        input.runHeld(null); // drains the deliveries that waited, then runs what the client pipelined
+        runHeld(null); // drains the deliveries that waited, then runs what the client pipelined
     }
 
     @Override
     public boolean lent() {
-        return output.lent;
+        return lent;
     }
 
     @Override
@@ -291,21 +279,6 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     @Override
     public Object loop() {
         return ctx == null ? null : ctx.executor();
-    }
-
-    @Override
-    public boolean hasMoreInput() {
-        return input.hasMoreInput();
-    }
-
-    @Override
-    public long queryBufferLength() {
-        return input.queryBufferLength();
-    }
-
-    @Override
-    public long queryBufferFree() {
-        return input.queryBufferFree();
     }
 
     @Override
@@ -326,10 +299,5 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     @Override
     public void evictionShare(long bytes) {
         evictionShare = bytes;
-    }
-
-    @Override
-    public long pendingOutputBytes() {
-        return output.pendingOutputBytes();
     }
 }

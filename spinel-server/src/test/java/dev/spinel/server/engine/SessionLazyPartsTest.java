@@ -22,9 +22,9 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A session's outbox is made on first use (an idle client does not pay for its queues), and first use may come
- * from any thread: deliveries handed over by many threads at once, the first ones included, all run exactly once
- * on the session's own loop, through one outbox.
+ * A session's outbox and cluster flags are made on first use (an idle client does not pay for them). The outbox's
+ * first use may come from any thread: deliveries handed over by many threads at once, the first ones included, all
+ * run exactly once on the session's own loop, through one outbox.
  */
 class SessionLazyPartsTest {
     /** A connection whose tasks run on one thread of their own, as a socket connection's run on its loop. */
@@ -56,6 +56,11 @@ class SessionLazyPartsTest {
             server.engine().execute(s, args("PING"));
             assertEquals("+PONG\r\n", new String(s.out().array(), 0, s.out().size(), StandardCharsets.US_ASCII));
             assertNull(s.outbox, "a PING made the outbox");
+            server.engine().execute(s, args("SET", "k", "v"));
+            server.engine().execute(s, args("GET", "k"));
+            server.engine().execute(s, args("PUBLISH", "ch", "m"));
+            assertNull(s.cluster, "commands outside cluster mode made the cluster flags");
+            assertTrue(!s.cluster().readOnly() && s.cluster() == s.cluster(), "made once, on first use");
             assertTrue(!s.drainDeliveries(), "nothing to drain");
         }
     }
