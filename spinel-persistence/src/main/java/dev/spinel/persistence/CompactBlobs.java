@@ -78,7 +78,13 @@ public final class CompactBlobs {
             } else {
                 throw bad("listpack", "invalid entry encoding " + b);
             }
-            p += entryLen + backlenSize(entryLen);
+            int backlen = backlenSize(entryLen);
+            need(lp, p + entryLen + backlen, end);
+            // the back length (read backwards by lpPrev) must name this entry's size, as Redis's lpValidateNext checks
+            if (decodeBacklen(lp, p + entryLen + backlen - 1, p) != entryLen) {
+                throw bad("listpack", "entry back length mismatch");
+            }
+            p += entryLen + backlen;
         }
         if (p != end) {
             throw bad("listpack", "entry runs past the end");
@@ -89,7 +95,30 @@ public final class CompactBlobs {
         return out;
     }
 
-    private static int backlenSize(long l) {
+    /**
+     * Redis's lpDecodeBacklen: 7-bit groups read backwards from {@code last}, while the 0x80 flag says more precede;
+     * -1 when that would pass {@code first} (the entry's first byte) or take more than 5 bytes.
+     */
+    static long decodeBacklen(byte[] lp, int last, int first) {
+        long v = 0;
+        int shift = 0;
+        for (int i = last; ; i--) {
+            if (i < first) {
+                return -1;
+            }
+            int b = lp[i] & 0xFF;
+            v |= (long) (b & 0x7F) << shift;
+            if ((b & 0x80) == 0) {
+                return v;
+            }
+            shift += 7;
+            if (shift > 28) {
+                return -1;
+            }
+        }
+    }
+
+    static int backlenSize(long l) {
         if (l <= 127) {
             return 1;
         } else if (l < 16383) {

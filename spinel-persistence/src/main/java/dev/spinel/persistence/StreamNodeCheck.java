@@ -36,6 +36,10 @@ final class StreamNodeCheck {
                 if (q <= p || q > el.length) {
                     throw bad("element runs past the end");
                 }
+                long back = CompactBlobs.decodeBacklen(el, q - 1, p); // lpValidateNext: it must name the element's size
+                if (back < 0 || back + CompactBlobs.backlenSize(back) != q - p) {
+                    throw bad("element back length mismatch");
+                }
                 p = q;
             }
             if (declared != 0xFFFF && declared != n) {

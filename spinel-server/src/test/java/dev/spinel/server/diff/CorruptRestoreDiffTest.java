@@ -7,6 +7,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -24,6 +25,34 @@ class CorruptRestoreDiffTest {
     @Test
     void ziplistPrevlenAndTailAreCheckedAsRedisDoes() throws Exception {
         assertEquals(transcript(SERVERS.redis().port()), transcript(SERVERS.spinel().port()));
+    }
+
+    /**
+     * corrupt-dump.tcl's "stream with bad lpFirst": a stream whose listpack's first entry has a wrong back length
+     * (0xF7 where its size, 1, belongs). Redis's sanitizer (lpValidateNext) refuses it; Spinel accepted it, as it
+     * skipped back lengths without reading them.
+     */
+    @Test
+    void listpackBackLengthIsCheckedAsRedisDoes() throws Exception {
+        assertEquals(badBacklen(SERVERS.redis().port()), badBacklen(SERVERS.spinel().port()));
+    }
+
+    private static List<String> badBacklen(int port) throws Exception {
+        byte[] payload = HexFormat.of().parseHex("0f01100000017b0e52d2ec0000000000000000404242000000180002f701010201846974656d058576616c7565060001"
+                + "0201000100010101000105010301010100010101825f31030501020101010101010102010501ff02810000017b0e52d2"
+                + "ed0101076d7967726f7570810000017b0e52d2ed00010000017b0e52d2ed0000000000000000edd2520e7b0100000101"
+                + "05416c696365edd2520e7b010000010000017b0e52d2ed00000000000000000900ac05c9975d4580b3");
+        List<String> out = new ArrayList<>();
+        try (RawClient c = new RawClient(port)) {
+            out.add(c.callString("CONFIG", "SET", "sanitize-dump-payload", "yes"));
+            out.add(c.callString("DEBUG", "SET-SKIP-CHECKSUM-VALIDATION", "1"));
+            out.add(restore(c, "_stream", payload));
+            out.add(c.callString("EXISTS", "_stream"));
+            out.add(c.callString("DEBUG", "SET-SKIP-CHECKSUM-VALIDATION", "0"));
+            out.add(c.callString("CONFIG", "SET", "sanitize-dump-payload", "no"));
+            c.call("FLUSHALL");
+        }
+        return out;
     }
 
     /** A quicklist (RDB type 14) of one ziplist holding "a" and "b"; {@code prevlen} and {@code tail} as given. */
