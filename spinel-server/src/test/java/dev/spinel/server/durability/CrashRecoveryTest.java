@@ -7,7 +7,6 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -48,8 +47,12 @@ class CrashRecoveryTest {
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("spinel.log").toFile())).start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (System.nanoTime() < deadline) {
-            try (Socket s = new Socket("127.0.0.1", port)) {
-                return p;
+            // listening comes before the log's replay (clients get -LOADING meanwhile, as from Redis): ready when PING is
+            try (RawClient c = new RawClient(port)) {
+                if (c.callString("PING").equals("+PONG\r\n")) {
+                    return p;
+                }
+                Thread.sleep(50);
             } catch (IOException notYet) {
                 assertTrue(p.isAlive(), "spinel exited; see " + dir.resolve("spinel.log"));
                 Thread.sleep(50);

@@ -65,8 +65,12 @@ class EmptyKeysLoadLogTest {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (true) {
                 try (Socket s = new Socket("127.0.0.1", port); RawClient c = new RawClient(s)) {
-                    assertEquals(":1\r\n", c.callString("DBSIZE"));
-                    break;
+                    String size = c.callString("DBSIZE");
+                    if (!size.startsWith("-LOADING")) { // it listens while it loads, as Redis
+                        assertEquals(":1\r\n", size);
+                        break;
+                    }
+                    Thread.sleep(50);
                 } catch (IOException notYet) {
                     assertTrue(System.nanoTime() < deadline && p.isAlive(), Files.readString(log));
                     Thread.sleep(100);
