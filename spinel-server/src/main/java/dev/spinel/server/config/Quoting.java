@@ -20,11 +20,23 @@ public final class Quoting {
 
     /** Splits a config line into words; {@code null} when quotes are unbalanced. */
     public static List<String> split(String line) {
+        return split(line, true);
+    }
+
+    /**
+     * {@link #split} for a line whose string holds one char per byte (ISO-8859-1, as an AOF manifest's file names):
+     * a {@code \xhh} escape is the char {@code hh}, and no word is read as UTF-8.
+     */
+    public static List<String> splitLatin1(String line) {
+        return split(line, false);
+    }
+
+    private static List<String> split(String line, boolean utf8) {
         List<String> out = new ArrayList<>();
         int p = 0;
         int n = line.length();
         while (true) {
-            while (p < n && Character.isWhitespace(line.charAt(p))) {
+            while (p < n && isSpace(line.charAt(p))) {
                 p++;
             }
             if (p >= n) {
@@ -43,8 +55,8 @@ public final class Quoting {
                     char c = line.charAt(p);
                     if (c == '\\' && p + 3 < n && line.charAt(p + 1) == 'x' && isHex(line.charAt(p + 2)) && isHex(line.charAt(p + 3))) {
                         int b = Integer.parseInt(line.substring(p + 2, p + 4), 16);
-                        cur.append(b < 0x80 ? (char) b : (char) (ESCAPED_BYTE + b));
-                        bytes |= b >= 0x80;
+                        cur.append(b < 0x80 || !utf8 ? (char) b : (char) (ESCAPED_BYTE + b));
+                        bytes |= b >= 0x80 && utf8;
                         p += 3;
                     } else if (c == '\\' && p + 1 < n) {
                         p++;
@@ -58,7 +70,7 @@ public final class Quoting {
                             default -> e;
                         });
                     } else if (c == '"') {
-                        if (p + 1 < n && !Character.isWhitespace(line.charAt(p + 1))) {
+                        if (p + 1 < n && !isSpace(line.charAt(p + 1))) {
                             return null;
                         }
                         done = true;
@@ -74,7 +86,7 @@ public final class Quoting {
                         p++;
                         cur.append('\'');
                     } else if (c == '\'') {
-                        if (p + 1 < n && !Character.isWhitespace(line.charAt(p + 1))) {
+                        if (p + 1 < n && !isSpace(line.charAt(p + 1))) {
                             return null;
                         }
                         done = true;
@@ -86,7 +98,7 @@ public final class Quoting {
                         break;
                     }
                     char c = line.charAt(p);
-                    if (Character.isWhitespace(c)) {
+                    if (isSpace(c)) {
                         break;
                     } else if (c == '"') {
                         inDq = true;
@@ -139,6 +151,11 @@ public final class Quoting {
      */
     public static String repr(String v) {
         return Repr.of(v);
+    }
+
+    /** C's isspace, as sdssplitargs uses it. */
+    private static boolean isSpace(char c) {
+        return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == 0x0B || c == '\f';
     }
 
     private static boolean isHex(char c) {
