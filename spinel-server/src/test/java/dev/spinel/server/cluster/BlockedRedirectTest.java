@@ -10,9 +10,9 @@ import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.util.List;
 
+import static dev.spinel.server.cluster.ClusterNodes.call;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
@@ -34,14 +34,7 @@ class BlockedRedirectTest {
     }
 
     private static SpinelServer start(int port) throws IOException {
-        return SpinelServer.start(ServerConfig.defaults().with("port", Integer.toString(port))
-                .with("cluster-enabled", "yes").with("dir", Files.createTempDirectory("spinel-blocked-redirect").toString()));
-    }
-
-    private static String call(int port, String... args) throws IOException {
-        try (RawClient r = new RawClient(port)) {
-            return r.callString(args);
-        }
+        return ClusterNodes.startNode("blocked-redirect", port, ServerConfig.defaults());
     }
 
     private static String slot(String key) throws IOException {

@@ -4,6 +4,7 @@ import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.testing.RawClient;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
@@ -44,6 +45,22 @@ final class ClusterNodes {
             awaitWholeCluster(port, ports.length);
         }
         return nodes;
+    }
+
+    /**
+     * Starts one cluster-enabled node on {@code port}, joined to none: {@code base}'s settings, a fresh directory
+     * named after {@code name}, no repl-diskless-sync-delay.
+     */
+    static SpinelServer startNode(String name, int port, ServerConfig base) throws IOException {
+        return SpinelServer.start(base.with("port", Integer.toString(port)).with("cluster-enabled", "yes")
+                .with("repl-diskless-sync-delay", "0").with("dir", Files.createTempDirectory("spinel-" + name).toString()));
+    }
+
+    /** One request on a connection of its own; the reply as text. */
+    static String call(int port, String... args) throws IOException {
+        try (RawClient r = new RawClient(port)) {
+            return r.callString(args);
+        }
     }
 
     /** Runs redis-cli with {@code args}; its output, once it exited with 0 within 120 s. */

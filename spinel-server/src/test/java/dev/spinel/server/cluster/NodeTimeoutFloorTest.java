@@ -3,14 +3,13 @@ package dev.spinel.server.cluster;
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.testing.Await;
-import dev.spinel.server.testing.RawClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
-import java.nio.file.Files;
 
+import static dev.spinel.server.cluster.ClusterNodes.call;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
@@ -31,15 +30,7 @@ class NodeTimeoutFloorTest {
     }
 
     private static SpinelServer start(int port) throws IOException {
-        return SpinelServer.start(ServerConfig.defaults().with("port", Integer.toString(port))
-                .with("cluster-enabled", "yes").with("cluster-node-timeout", "1")
-                .with("dir", Files.createTempDirectory("spinel-timeout-floor").toString()));
-    }
-
-    private static String call(int port, String... args) throws IOException {
-        try (RawClient r = new RawClient(port)) {
-            return r.callString(args);
-        }
+        return ClusterNodes.startNode("timeout-floor", port, ServerConfig.defaults().with("cluster-node-timeout", "1"));
     }
 
     @Test

@@ -9,9 +9,9 @@ import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.util.List;
 
+import static dev.spinel.server.cluster.ClusterNodes.call;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -34,15 +34,7 @@ class TwoNodeClusterTest {
     }
 
     private static SpinelServer start(int port) throws IOException {
-        return SpinelServer.start(ServerConfig.defaults().with("port", Integer.toString(port))
-                .with("cluster-enabled", "yes").with("dir", Files.createTempDirectory("spinel-reset").toString())
-                .with("repl-diskless-sync-delay", "0"));
-    }
-
-    private static String call(int port, String... args) throws IOException {
-        try (RawClient r = new RawClient(port)) {
-            return r.callString(args);
-        }
+        return ClusterNodes.startNode("reset", port, ServerConfig.defaults());
     }
 
     private static void awaitKnown(int port, int nodes) throws Exception {
