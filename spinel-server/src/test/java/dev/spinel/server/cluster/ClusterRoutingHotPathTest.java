@@ -1,17 +1,16 @@
 package dev.spinel.server.cluster;
 
-import com.sun.management.ThreadMXBean;
 import dev.spinel.protocol.Args;
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.engine.ports.InternalConnection;
+import dev.spinel.server.testing.Allocations;
 import dev.spinel.server.testing.Await;
 import dev.spinel.server.testing.RawClient;
 import org.junit.jupiter.api.Test;
 
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 
@@ -23,19 +22,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the request's key array per command), through the engine without the network, as InlineStringHotPathTest.
  */
 class ClusterRoutingHotPathTest {
-    private static final ThreadMXBean MX = (ThreadMXBean) ManagementFactory.getThreadMXBean();
-
-    private static long allocatedPerCall(Engine engine, Session session, Args args, int n) {
-        long before = MX.getCurrentThreadAllocatedBytes();
-        for (int i = 0; i < n; i++) {
-            engine.execute(session, args);
-            if (i % 1000 == 0) {
-                session.out().clear();
-            }
-        }
-        return (MX.getCurrentThreadAllocatedBytes() - before) / n;
-    }
-
     @Test
     void routedGetAllocatesNothing() throws Exception {
         ServerConfig config = ServerConfig.defaults().with("port", "26110").with("grpc-port", "0")
@@ -52,9 +38,9 @@ class ClusterRoutingHotPathTest {
             engine.execute(session, get);
             assertEquals("$32\r\n" + value + "\r\n", new String(session.out().array(), 0, session.out().size(), StandardCharsets.US_ASCII));
             for (int round = 0; round < 3; round++) { // warm-up: let the JIT compile the path
-                allocatedPerCall(engine, session, get, 50_000);
+                Allocations.perCall(engine, session, get, 50_000);
             }
-            long perGet = allocatedPerCall(engine, session, get, 100_000);
+            long perGet = Allocations.perCall(engine, session, get, 100_000);
             assertTrue(perGet < 8, perGet + " bytes allocated per routed GET");
             // a slot this node does not serve still redirects (the general path)
             assertEquals("+OK\r\n", c.callString("CLUSTER", "DELSLOTS", "12182"));

@@ -1,13 +1,12 @@
 package dev.spinel.server.engine;
 
-import com.sun.management.ThreadMXBean;
 import dev.spinel.protocol.Args;
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.engine.ports.InternalConnection;
+import dev.spinel.server.testing.Allocations;
 import org.junit.jupiter.api.Test;
 
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -19,19 +18,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * SET allocates the new entry (80 bytes for a 14-byte key and a 32-byte value) and no value array.
  */
 class InlineStringHotPathTest {
-    private static final ThreadMXBean MX = (ThreadMXBean) ManagementFactory.getThreadMXBean();
-
-    private static long allocatedPerCall(Engine engine, Session session, Args args, int n) {
-        long before = MX.getCurrentThreadAllocatedBytes();
-        for (int i = 0; i < n; i++) {
-            engine.execute(session, args);
-            if (i % 1000 == 0) {
-                session.out().clear();
-            }
-        }
-        return (MX.getCurrentThreadAllocatedBytes() - before) / n;
-    }
-
     @Test
     void getAllocatesNothingAndSetOnlyTheEntry() {
         try (SpinelServer server = SpinelServer.start(ServerConfig.defaults().with("port", "0").with("grpc-port", "0"))) {
@@ -45,11 +31,11 @@ class InlineStringHotPathTest {
             engine.execute(session, get);
             assertEquals("$32\r\n" + value + "\r\n", new String(session.out().array(), 0, session.out().size(), StandardCharsets.US_ASCII));
             for (int round = 0; round < 3; round++) { // warm-up: let the JIT compile both paths
-                allocatedPerCall(engine, session, get, 50_000);
-                allocatedPerCall(engine, session, set, 50_000);
+                Allocations.perCall(engine, session, get, 50_000);
+                Allocations.perCall(engine, session, set, 50_000);
             }
-            long perGet = allocatedPerCall(engine, session, get, 100_000);
-            long perSet = allocatedPerCall(engine, session, set, 100_000);
+            long perGet = Allocations.perCall(engine, session, get, 100_000);
+            long perSet = Allocations.perCall(engine, session, set, 100_000);
             assertTrue(perGet < 8, perGet + " bytes allocated per GET");
             assertTrue(perSet >= 80 && perSet < 100, perSet + " bytes allocated per SET (the 80-byte entry)");
         }
