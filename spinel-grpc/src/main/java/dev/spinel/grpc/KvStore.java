@@ -132,6 +132,14 @@ final class KvStore {
         return value.toByteArray();
     }
 
+    /**
+     * {@link #expireAt(long, long)} from now, reading the clock only for a TTL (most puts have none; the unit reads
+     * it again anyway for its expiry checks).
+     */
+    static long expireAt(long ttlMs) {
+        return ttlMs > 0 ? expireAt(ttlMs, System.currentTimeMillis()) : expireAt(ttlMs, 0);
+    }
+
     static long expireAt(long ttlMs, long now) {
         if (ttlMs < 0) {
             throw Failure.of(Status.INVALID_ARGUMENT.withDescription("ttl_ms must not be negative"));
@@ -356,7 +364,7 @@ final class KvStore {
     Done<CreateResponse> create(CreateRequest r) {
         byte[] key = key(r.getKey());
         byte[] value = value(r.getValue());
-        long expireAt = expireAt(r.getTtlMs(), System.currentTimeMillis());
+        long expireAt = expireAt(r.getTtlMs());
         Done<Long> d = run(List.of(key), Access.GROW, k -> {
             if (k.value(key) != null) {
                 throw Failure.of(Status.ALREADY_EXISTS.withDescription("key exists"));
@@ -468,7 +476,7 @@ final class KvStore {
     Done<PutResponse> put(PutRequest r) {
         byte[] key = key(r.getKey());
         byte[] value = value(r.getValue());
-        long expireAt = expireAt(r.getTtlMs(), System.currentTimeMillis());
+        long expireAt = expireAt(r.getTtlMs());
         Done<PutResponse.Builder> d = run(List.of(key), Access.GROW, k -> {
             PutResponse.Builder b = PutResponse.newBuilder();
             putLocked(k, key, value, expireAt, b);
