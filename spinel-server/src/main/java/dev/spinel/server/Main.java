@@ -85,9 +85,11 @@ public final class Main {
             return;
         }
         Path pidfile = writePidfile(config.pidfile.value());
+        server.installSignalHandlers(); // SIGTERM and SIGINT: a shutdown the cron runs, which SHUTDOWN ABORT may cancel
+        // Any other exit of the JVM (SHUTDOWN's, SIGHUP, the signals' last resort) ends here: bounded, data safe first.
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             if (!server.isClosed()) {
-                Log.warning("Received SIGTERM scheduling shutdown...");
+                Log.warning("Received shutdown signal, scheduling shutdown...");
             }
             server.terminate(); // bounded: a stuck loop or script does not keep the process alive
             removePidfile(pidfile);
@@ -127,6 +129,7 @@ public final class Main {
 
     private static void removePidfile(Path p) {
         if (p != null) {
+            Log.notice("Removing the pid file.");
             try {
                 Files.deleteIfExists(p);
             } catch (IOException e) {

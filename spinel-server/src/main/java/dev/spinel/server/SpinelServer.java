@@ -68,6 +68,7 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
     private final Persistence persistence;
     private final Replication replication;
     private final ShutdownWait shutdownWait;
+    private final SignalShutdown signals;
     private final ClientEviction clientEviction;
     /** Cluster mode, or null when cluster-enabled is off. */
     private final ClusterMode cluster;
@@ -111,6 +112,7 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
         this.persistence = new Persistence(config, keyspace, engine.stats(), scripting.functions());
         this.replication = new Replication(engine, config, scripting.functions(), persistence);
         this.shutdownWait = new ShutdownWait(replication);
+        this.signals = new SignalShutdown(this);
         engine.memory().scripts(() -> scripting.cache().memory() + scripting.functions().codeBytes());
         this.clientEviction = ClientEviction.install(engine);
         ReplicationMemory replicationMemory = new ReplicationMemory(replication);
@@ -163,7 +165,10 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
             }
             resp.release();
         }
-        this.crons = new ServerCrons(new ServerCron(engine, clientEviction::evictAll), config.hz::value);
+        this.crons = new ServerCrons(new ServerCron(engine, () -> {
+            clientEviction.evictAll();
+            signals.tick(); // a SIGTERM or SIGINT's shutdown, as Redis's serverCron runs it
+        }), config.hz::value);
         crons.start(persistence::cron, replication::cron, migrateSockets::closeIdle);
         replication.setup().listeningPort(this::port);
         replication.setup().tls(this::tlsPort, resp::tls);
@@ -446,6 +451,11 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
             close();
         }
         persistence.saveOnShutdown();
+    }
+
+    /** SIGTERM and SIGINT schedule a shutdown the cron runs, as in Redis ({@link SignalShutdown}); the launcher's. */
+    public void installSignalHandlers() {
+        signals.install();
     }
 
     @Override

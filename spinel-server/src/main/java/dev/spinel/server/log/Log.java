@@ -59,6 +59,16 @@ public final class Log {
         write(3, '#', msg);
     }
 
+    /**
+     * A warning from a signal's handler, in Redis's serverLogFromHandler format: {@code pid:signal-handler (unix
+     * seconds) message}, without role or level mark.
+     */
+    public static synchronized void fromSignalHandler(String msg) {
+        if (level <= 3) {
+            out.println(PID + ":signal-handler (" + System.currentTimeMillis() / 1000 + ") " + msg);
+        }
+    }
+
     /** Writes at a level named as in DEBUG LOG or config ("notice" default). */
     public static synchronized void write(int lvl, char mark, String msg) {
         if (lvl < level) {
