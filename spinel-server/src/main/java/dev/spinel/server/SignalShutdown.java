@@ -53,10 +53,12 @@ final class SignalShutdown {
             Runtime.getRuntime().halt(1); // not a clean shutdown: no hook, no save
         }
         if (server.engine().replicaRole().loading().any()) {
+            // No cron runs during the start-up load (Redis's whileBlockedCron stops it at once, without saving)
             Log.fromSignalHandler("Received shutdown signal during loading, scheduling shutdown.");
-        } else {
-            Log.fromSignalHandler("Received SIG" + sig.getName() + " scheduling shutdown...");
+            ShutdownFlow.prepare(server, null, ShutdownFlow.NOSAVE);
+            return;
         }
+        Log.fromSignalHandler("Received SIG" + sig.getName() + " scheduling shutdown...");
         signalledAt = System.nanoTime();
         wait.signalled(sig.getNumber());
         startWatchdog();
@@ -90,7 +92,7 @@ final class SignalShutdown {
         watchdog.start();
     }
 
-    /** The last resort: a signal the cron has not taken within WATCHDOG_MILLIS (and DEBUG PAUSE-CRON does not hold). */
+    /** The last resort: a signal the cron has not taken within WATCHDOG_MILLIS (stuck, or held by DEBUG PAUSE-CRON). */
     private void watch() {
         while (true) {
             try {
@@ -104,7 +106,7 @@ final class SignalShutdown {
                     return;
                 }
             }
-            if (!server.engine().debug().cronPaused() && System.nanoTime() - signalledAt > WATCHDOG_MILLIS * 1_000_000) {
+            if (System.nanoTime() - signalledAt > WATCHDOG_MILLIS * 1_000_000) { // DEBUG PAUSE-CRON too: it always stops
                 Log.warning("The shutdown asked by a signal did not start within " + WATCHDOG_MILLIS / 1000
                         + " seconds: stopping now");
                 server.terminate();
@@ -113,10 +115,10 @@ final class SignalShutdown {
         }
     }
 
-    /** The snapshot files a save of this process is writing (RdbFiles's temp-<pid>-<n>.rdb), as Redis's rdbRemoveTempFile. */
+    /** The snapshot files a save of this process is writing (RdbFiles's temp-<pid>[-<n>].rdb), as Redis's rdbRemoveTempFile. */
     private void removeTempRdbFiles() {
         Path dir = server.persistence().rdbPath().toAbsolutePath().getParent();
-        try (DirectoryStream<Path> temps = Files.newDirectoryStream(dir, "temp-" + ProcessHandle.current().pid() + "-*.rdb")) {
+        try (DirectoryStream<Path> temps = Files.newDirectoryStream(dir, "temp-" + ProcessHandle.current().pid() + "{.rdb,-*.rdb}")) {
             for (Path p : temps) {
                 Files.deleteIfExists(p);
             }

@@ -80,7 +80,7 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
     /** Running extensions (the gRPC service), closed before the RESP front end. */
     private final List<AutoCloseable> extensions = new ArrayList<>();
 
-    private SpinelServer(ServerConfig config) throws InterruptedException {
+    private SpinelServer(ServerConfig config, boolean signalHandlers) throws InterruptedException {
         this.config = config;
         // As Redis: a TLS setup that cannot work stops the start before anything is loaded or bound.
         ServerTls tls = null;
@@ -113,6 +113,9 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
         this.replication = new Replication(engine, config, scripting.functions(), persistence);
         this.shutdownWait = new ShutdownWait(replication);
         this.signals = new SignalShutdown(this);
+        if (signalHandlers) { // before the load: a signal during it stops the server at once, as Redis
+            signals.install();
+        }
         engine.memory().scripts(() -> scripting.cache().memory() + scripting.functions().codeBytes());
         this.clientEviction = ClientEviction.install(engine);
         ReplicationMemory replicationMemory = new ReplicationMemory(replication);
@@ -326,8 +329,13 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
      * -LOADING, during the load). Throws {@link StartCancelled} when a client's SHUTDOWN stopped it meanwhile.
      */
     public static SpinelServer start(ServerConfig config) {
+        return start(config, false);
+    }
+
+    /** {@link #start(ServerConfig)}; {@code signalHandlers}: the process's SIGTERM and SIGINT are the server's (the launcher). */
+    public static SpinelServer start(ServerConfig config, boolean signalHandlers) {
         try {
-            return new SpinelServer(config);
+            return new SpinelServer(config, signalHandlers);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while starting", e);
@@ -451,11 +459,6 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
             close();
         }
         persistence.saveOnShutdown();
-    }
-
-    /** SIGTERM and SIGINT schedule a shutdown the cron runs, as in Redis ({@link SignalShutdown}); the launcher's. */
-    public void installSignalHandlers() {
-        signals.install();
     }
 
     @Override

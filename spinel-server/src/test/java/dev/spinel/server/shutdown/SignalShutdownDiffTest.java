@@ -11,6 +11,7 @@ import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -44,8 +45,11 @@ class SignalShutdownDiffTest {
         final int port;
         final Path dir;
 
-        Server(boolean spinel, String name, String... extra) throws Exception {
+        Server(boolean spinel, String name, byte[] dump, String... extra) throws Exception {
             dir = Files.createDirectories(tmp.resolve(name));
+            if (dump != null) {
+                Files.write(dir.resolve("dump.rdb"), dump);
+            }
             port = RedisServerProcess.freePort();
             List<String> cmd = new ArrayList<>();
             if (spinel) {
@@ -111,14 +115,19 @@ class SignalShutdownDiffTest {
     }
 
     private void compare(String name, Scenario scenario, String... extra) throws Exception {
+        compare(name, null, scenario, extra);
+    }
+
+    /** The scenario on redis-server, then on Spinel, each in a dir of its own ({@code dump}: its dump.rdb at the start). */
+    private void compare(String name, byte[] dump, Scenario scenario, String... extra) throws Exception {
         List<String> redisSeen;
         List<String> redisLines;
-        try (Server redis = new Server(false, name + "-redis", extra)) {
+        try (Server redis = new Server(false, name + "-redis", dump, extra)) {
             redisSeen = scenario.run(redis);
             redisLines = redis.shutdownLines();
         }
         assertTrue(redisLines.size() >= 2, "redis-server logged " + redisLines);
-        try (Server spinel = new Server(true, name + "-spinel", extra)) {
+        try (Server spinel = new Server(true, name + "-spinel", dump, extra)) {
             List<String> seen = scenario.run(spinel);
             assertEquals(redisSeen, seen, spinel.log());
             assertEquals(redisLines, spinel.shutdownLines(), spinel.log());
@@ -171,5 +180,29 @@ class SignalShutdownDiffTest {
             }
             return seen;
         }, "--save", "3600 1");
+    }
+
+    @Test
+    @Timeout(120)
+    void aSignalDuringTheStartUpLoadStopsTheServerAtOnceWithoutSaving() throws Exception {
+        byte[] dump;
+        try (RedisServerProcess redis = RedisServerProcess.start("--enable-debug-command", "yes");
+             RawClient c = new RawClient(redis.port())) {
+            c.call("DEBUG", "POPULATE", "1000");
+            c.call("SAVE");
+            dump = Files.readAllBytes(redis.dir().resolve("dump.rdb"));
+        }
+        compare("load", dump, s -> {
+            List<String> seen = new ArrayList<>();
+            try (RawClient c = new RawClient(s.port)) {
+                seen.add(c.callString("PING")); // loading: 1000 keys at 100 ms each would take 100 s
+                s.signal("TERM");
+                seen.add("exit " + s.awaitExit());
+            }
+            seen.add("pid file " + Files.exists(s.dir.resolve("server.pid")));
+            seen.add("dump kept " + Arrays.equals(dump, Files.readAllBytes(s.dir.resolve("dump.rdb"))));
+            return seen;
+        }, "--save", "3600 1", "--pidfile", "{dir}/server.pid", "--key-load-delay", "100000",
+                "--loading-process-events-interval-bytes", "1024");
     }
 }
