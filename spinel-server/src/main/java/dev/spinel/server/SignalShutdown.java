@@ -42,6 +42,7 @@ final class SignalShutdown {
     void install() {
         Signal.handle(new Signal("TERM"), this::handle);
         Signal.handle(new Signal("INT"), this::handle);
+        CrashReport.install();
     }
 
     /** Redis's sigShutdownHandler. */
@@ -58,9 +59,9 @@ final class SignalShutdown {
             ShutdownFlow.prepare(server, null, ShutdownFlow.NOSAVE);
             return;
         }
-        Log.fromSignalHandler("Received SIG" + sig.getName() + " scheduling shutdown...");
         signalledAt = System.nanoTime();
-        wait.signalled(sig.getNumber());
+        wait.signalled(sig.getNumber()); // first: the JVM runs this handler late already (a thread started per signal)
+        Log.fromSignalHandler("Received SIG" + sig.getName() + " scheduling shutdown...");
         startWatchdog();
     }
 

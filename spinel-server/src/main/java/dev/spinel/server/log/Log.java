@@ -69,6 +69,13 @@ public final class Log {
         }
     }
 
+    /** Text as it is, without a line prefix (Redis's serverLogRaw at warning level: the crash report's). */
+    public static synchronized void raw(String text) {
+        if (level <= 3) {
+            out.println(text);
+        }
+    }
+
     /** Writes at a level named as in DEBUG LOG or config ("notice" default). */
     public static synchronized void write(int lvl, char mark, String msg) {
         if (lvl < level) {
