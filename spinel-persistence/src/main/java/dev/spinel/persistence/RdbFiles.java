@@ -15,18 +15,21 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
 
 /**
- * Saving and loading RDB files on disk. A save writes {@code temp-<pid>-<n>.rdb} in the target's
- * directory, forces it to disk, and renames it over the target (then forces the directory), so a crash
+ * Saving and loading RDB files on disk. A save writes {@code temp-<pid>.rdb} (Redis's name for its own process's
+ * save; {@code temp-<pid>-<n>.rdb} while another save of this process holds that name) in the target's directory, forces it to disk, and renames it over the target (then forces the directory), so a crash
  * leaves either the old file or the new one, never a partial one.
  *
  * <p>Thread-safety: stateless; concurrent saves to the same target must be serialized by the caller.
  */
 public final class RdbFiles {
     private static final AtomicLong TEMP = new AtomicLong();
+    /** Whether a save writes {@code temp-<pid>.rdb} now. */
+    private static final AtomicBoolean PLAIN_TEMP = new AtomicBoolean();
 
     private RdbFiles() {
     }
@@ -57,7 +60,18 @@ public final class RdbFiles {
 
     private static long save(Body body, Path target) throws IOException {
         Path dir = target.toAbsolutePath().getParent();
-        Path temp = dir.resolve("temp-" + ProcessHandle.current().pid() + "-" + TEMP.incrementAndGet() + ".rdb");
+        boolean plain = PLAIN_TEMP.compareAndSet(false, true);
+        try {
+            return save(body, target, dir, dir.resolve("temp-" + ProcessHandle.current().pid()
+                    + (plain ? "" : "-" + TEMP.incrementAndGet()) + ".rdb"));
+        } finally {
+            if (plain) {
+                PLAIN_TEMP.set(false);
+            }
+        }
+    }
+
+    private static long save(Body body, Path target, Path dir, Path temp) throws IOException {
         long keys;
         try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING)) {

@@ -70,10 +70,12 @@ public final class Main {
         Log.configure(config.logfile.value(), config.loglevel.value());
         Log.notice("Spinel " + Version.SPINEL + " (Redis " + Version.REDIS + " compatible) starting, pid="
                 + ProcessHandle.current().pid());
+        Path pidfile = writePidfile(config.pidfile.value()); // before the load, as Redis
         SpinelServer server;
         try {
-            server = SpinelServer.start(config);
-        } catch (StartCancelled e) { // SHUTDOWN during the start-up load: nothing to save, status 0 as Redis
+            server = SpinelServer.start(config, true);
+        } catch (StartCancelled e) { // SHUTDOWN or a signal during the start-up load: nothing to save, status 0 as Redis
+            removePidfile(pidfile);
             Log.warning("Spinel is now ready to exit, bye bye...");
             System.exit(0);
             return;
@@ -84,10 +86,10 @@ public final class Main {
             System.exit(1);
             return;
         }
-        Path pidfile = writePidfile(config.pidfile.value());
+        // Any other exit of the JVM (SHUTDOWN's, SIGHUP, the signals' last resort) ends here: bounded, data safe first.
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             if (!server.isClosed()) {
-                Log.warning("Received SIGTERM scheduling shutdown...");
+                Log.warning("Received shutdown signal, scheduling shutdown...");
             }
             server.terminate(); // bounded: a stuck loop or script does not keep the process alive
             removePidfile(pidfile);
@@ -127,6 +129,7 @@ public final class Main {
 
     private static void removePidfile(Path p) {
         if (p != null) {
+            Log.notice("Removing the pid file.");
             try {
                 Files.deleteIfExists(p);
             } catch (IOException e) {

@@ -68,6 +68,7 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
     private final Persistence persistence;
     private final Replication replication;
     private final ShutdownWait shutdownWait;
+    private final SignalShutdown signals;
     private final ClientEviction clientEviction;
     /** Cluster mode, or null when cluster-enabled is off. */
     private final ClusterMode cluster;
@@ -79,7 +80,7 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
     /** Running extensions (the gRPC service), closed before the RESP front end. */
     private final List<AutoCloseable> extensions = new ArrayList<>();
 
-    private SpinelServer(ServerConfig config) throws InterruptedException {
+    private SpinelServer(ServerConfig config, boolean signalHandlers) throws InterruptedException {
         this.config = config;
         // As Redis: a TLS setup that cannot work stops the start before anything is loaded or bound.
         ServerTls tls = null;
@@ -111,6 +112,10 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
         this.persistence = new Persistence(config, keyspace, engine.stats(), scripting.functions());
         this.replication = new Replication(engine, config, scripting.functions(), persistence);
         this.shutdownWait = new ShutdownWait(replication);
+        this.signals = new SignalShutdown(this);
+        if (signalHandlers) { // before the load: a signal during it stops the server at once, as Redis
+            signals.install();
+        }
         engine.memory().scripts(() -> scripting.cache().memory() + scripting.functions().codeBytes());
         this.clientEviction = ClientEviction.install(engine);
         ReplicationMemory replicationMemory = new ReplicationMemory(replication);
@@ -163,7 +168,10 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
             }
             resp.release();
         }
-        this.crons = new ServerCrons(new ServerCron(engine, clientEviction::evictAll), config.hz::value);
+        this.crons = new ServerCrons(new ServerCron(engine, () -> {
+            clientEviction.evictAll();
+            signals.tick(); // a SIGTERM or SIGINT's shutdown, as Redis's serverCron runs it
+        }), config.hz::value);
         crons.start(persistence::cron, replication::cron, migrateSockets::closeIdle);
         replication.setup().listeningPort(this::port);
         replication.setup().tls(this::tlsPort, resp::tls);
@@ -321,8 +329,13 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
      * -LOADING, during the load). Throws {@link StartCancelled} when a client's SHUTDOWN stopped it meanwhile.
      */
     public static SpinelServer start(ServerConfig config) {
+        return start(config, false);
+    }
+
+    /** {@link #start(ServerConfig)}; {@code signalHandlers}: the process's SIGTERM and SIGINT are the server's (the launcher). */
+    public static SpinelServer start(ServerConfig config, boolean signalHandlers) {
         try {
-            return new SpinelServer(config);
+            return new SpinelServer(config, signalHandlers);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while starting", e);

@@ -187,12 +187,27 @@ public final class Persistence {
                 Log.warning("Redis needs to enable the AOF but can't trigger a background AOF rewrite operation: " + e.getMessage());
                 return;
             }
+            initialRewrites = started.rewrites();
+            initialAof = started;
             aof = started;
             Log.notice("Background append only file rewriting started");
         } else if (!on && a != null) {
             aof = null;
             a.stop();
         }
+    }
+
+    /** The log CONFIG SET appendonly yes started from memory, and its count of rewrites then (Redis's AOF_WAIT_REWRITE). */
+    private volatile Aof initialAof;
+    private volatile long initialRewrites;
+
+    /**
+     * Whether the log switched on at run time still writes its first base (Redis's AOF_WAIT_REWRITE): until it
+     * ends, the dataset is in no file, so a shutdown without FORCE is refused.
+     */
+    public boolean writingInitialAof() {
+        Aof a = aof;
+        return a != null && a == initialAof && a.rewriting() && a.rewrites() == initialRewrites;
     }
 
     /** Stops the append-only log (pending writes written and fsynced) and lets a rewrite in progress finish. */

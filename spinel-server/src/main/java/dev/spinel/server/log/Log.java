@@ -59,6 +59,23 @@ public final class Log {
         write(3, '#', msg);
     }
 
+    /**
+     * A warning from a signal's handler, in Redis's serverLogFromHandler format: {@code pid:signal-handler (unix
+     * seconds) message}, without role or level mark.
+     */
+    public static synchronized void fromSignalHandler(String msg) {
+        if (level <= 3) {
+            out.println(PID + ":signal-handler (" + System.currentTimeMillis() / 1000 + ") " + msg);
+        }
+    }
+
+    /** Text as it is, without a line prefix (Redis's serverLogRaw at warning level: the crash report's). */
+    public static synchronized void raw(String text) {
+        if (level <= 3) {
+            out.println(text);
+        }
+    }
+
     /** Writes at a level named as in DEBUG LOG or config ("notice" default). */
     public static synchronized void write(int lvl, char mark, String msg) {
         if (lvl < level) {

@@ -176,7 +176,8 @@ public final class RespServer implements AutoCloseable {
         }
     }
 
-    private void closeListeners(boolean tls) {
+    /** Synchronized as bind: SHUTDOWN during the start-up load closes the server while the start closes it too. */
+    private synchronized void closeListeners(boolean tls) {
         List<Channel> kind = listeners.get(tls ? 1 : 0);
         for (Channel ch : kind) {
             ch.close().syncUninterruptibly();

@@ -19,8 +19,9 @@ import java.util.function.BooleanSupplier;
  * for an ACK, blocks the client and finishes once every replica acknowledged the offset or the timeout passed. A
  * SHUTDOWN meanwhile blocks too; {@code SHUTDOWN ABORT} cancels, as does a shutdown that then fails (its save): the
  * blocked clients get {@code -ERR Errors trying to SHUTDOWN. Check logs.} and writes resume (this ends a client's own
- * CLIENT PAUSE too: Spinel has one pause). SIGTERM waits the same way ({@link #awaitForSignal}), without ABORT (the
- * JVM is already exiting). INFO's {@code shutdown_in_milliseconds} shows the time left.
+ * CLIENT PAUSE too: Spinel has one pause). A SIGTERM or SIGINT is recorded here ({@link #signalled}) until the cron
+ * takes it (Redis's shutdown_asap): ABORT cancels it too, before or during its wait. INFO's
+ * {@code shutdown_in_milliseconds} shows the time left.
  *
  * <p>Thread-safety: the state is guarded by this object's monitor; the finishing check runs on replication's timer
  * thread every 10 ms while a shutdown waits (Redis's serverCron), never under the monitor.
@@ -47,6 +48,8 @@ public final class ShutdownWait {
     private long deadline;
     /** The first waiting SHUTDOWN's end (its save and the stop): false when it failed and the server goes on. */
     private BooleanSupplier finish;
+    /** The signal that asked for a shutdown not yet over (Redis's shutdown_asap and last_sig_received), or 0. */
+    private volatile int signal;
 
     public ShutdownWait(Replication repl) {
         this.repl = repl;
@@ -71,7 +74,7 @@ public final class ShutdownWait {
     /**
      * SHUTDOWN without NOW: true when it waits (the client is blocked; {@code finish} runs once the replicas caught
      * up or the timeout passed, on another thread); false when the shutdown goes on now (no wait configured, every
-     * replica in sync).
+     * replica in sync). {@code s} is null for a signal's shutdown: nothing is blocked then.
      */
     public synchronized boolean await(Session s, BooleanSupplier finish) {
         if (deadline == 0) {
@@ -83,8 +86,10 @@ public final class ShutdownWait {
             this.finish = finish;
             repl.later(this::check, 10);
         }
-        blocked.add(s.id());
-        engine.blocking().block(s, s.db(), new byte[0][], 0, blockedShutdown);
+        if (s != null) {
+            blocked.add(s.id());
+            engine.blocking().block(s, s.db(), new byte[0][], 0, blockedShutdown);
+        }
         return true;
     }
 
@@ -111,25 +116,32 @@ public final class ShutdownWait {
             f = finish;
         }
         logReplicas();
-        if (!f.getAsBoolean()) {
-            Log.warning("Errors trying to shut down the server. Check the logs for more information.");
+        if (!f.getAsBoolean()) { // the finish logged why
             synchronized (this) {
                 cancel();
             }
         }
     }
 
-    /** SHUTDOWN ABORT: false when no shutdown waits. */
+    /** SHUTDOWN ABORT: false when no shutdown waits and no signal asked for one. */
     public synchronized boolean abort() {
-        if (deadline == 0) {
+        if (deadline != 0) {
+            cancel();
+        } else if (signal != 0) {
+            signal = 0; // asked by a signal, not taken by the cron yet
+        } else {
             return false;
         }
-        cancel();
-        Log.warning("Shutdown manually aborted.");
+        Log.notice("Shutdown manually aborted.");
         return true;
     }
 
-    private void cancel() {
+    /** A shutdown that failed (its save): the server goes on, as Redis's cancelShutdown. */
+    public synchronized void cancel() {
+        signal = 0;
+        if (deadline == 0) {
+            return; // no wait: no pause of the shutdown's to end, no client blocked
+        }
         deadline = 0;
         finish = null;
         engine.pause().unpause();
@@ -162,6 +174,21 @@ public final class ShutdownWait {
             }
         }
         logReplicas();
+    }
+
+    /** SIGTERM or SIGINT (its number) asked for a shutdown; the cron takes it ({@link #pendingSignal}). */
+    public void signalled(int sig) {
+        signal = sig;
+    }
+
+    /** The signal whose shutdown is asked for and not over (cancelled or failed), or 0. */
+    public int pendingSignal() {
+        return signal;
+    }
+
+    /** Whether a shutdown waits for its replicas (Redis's isShutdownInitiated). */
+    public synchronized boolean initiated() {
+        return deadline != 0;
     }
 
     /** INFO's shutdown_in_milliseconds: the time left, or -1 while no shutdown waits. */

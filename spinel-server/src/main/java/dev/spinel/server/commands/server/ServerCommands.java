@@ -6,7 +6,6 @@ import dev.spinel.server.engine.Session;
 import dev.spinel.server.engine.ports.BusyScript;
 import dev.spinel.server.errors.Errors;
 import dev.spinel.server.errors.RedisError;
-import dev.spinel.server.log.Log;
 
 import java.time.Instant;
 
@@ -87,42 +86,13 @@ public final class ServerCommands {
                     ? "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
                     : "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
         }
-        // Redis never saves a shutdown during a load: the snapshot would hold half the dataset
-        boolean wantsSnapshot = !s.engine().replicaRole().loading().any()
-                && (save || (!nosave && !s.engine().config().save.points().isEmpty()));
-        boolean forced = force;
-        if (server.shutdownWait().remainingMillis() < 0) { // a SHUTDOWN during the wait only waits with it, as Redis
-            Log.warning("User requested shutdown...");
+        int flags = (save ? ShutdownFlow.SAVE : 0) | (nosave ? ShutdownFlow.NOSAVE : 0) | (now ? ShutdownFlow.NOW : 0)
+                | (force ? ShutdownFlow.FORCE : 0);
+        switch (ShutdownFlow.prepare(server, s, flags)) {
+            case WAITING -> { } // the end of the replicas' wait answers
+            case FAILED -> throw new RedisError("ERR Errors trying to SHUTDOWN. Check logs.");
+            case STOPPING -> s.closeAfterReply(); // Redis exits without replying; the connection closes with the server
         }
-        // shutdown-timeout: replicas behind the offset first get the time to catch up (Redis 7.0); the client waits
-        if (!now && server.shutdownWait().await(s, () -> finishShutdown(server, wantsSnapshot, forced))) {
-            return;
-        }
-        server.shutdownWait().logReplicas();
-        if (!finishShutdown(server, wantsSnapshot, force)) {
-            throw new RedisError("ERR Errors trying to SHUTDOWN. Check logs.");
-        }
-        // Redis exits without replying; the connection closes with the server.
-        s.closeAfterReply();
-    }
-
-    /** The save the shutdown asks for, then the stop; false (the server goes on) when the save failed and not FORCE. */
-    private static boolean finishShutdown(ServerControl server, boolean wantsSnapshot, boolean force) {
-        if (wantsSnapshot) {
-            boolean saved;
-            try {
-                saved = server.persistence().saveForShutdown(); // bounded: a stuck command fails it, never hangs it
-            } catch (IllegalStateException busy) {
-                saved = false;
-                Log.warning("Error trying to save the DB: " + busy.getMessage());
-            }
-            if (!saved && !force) {
-                return false;
-            }
-        }
-        server.persistence().skipShutdownSave(); // saved (or told not to): the SIGTERM hook must not save again
-        server.shutdownAsync();
-        return true;
     }
 
     public static String truncate(String v) {
