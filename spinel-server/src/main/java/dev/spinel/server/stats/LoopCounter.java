@@ -26,12 +26,18 @@ public final class LoopCounter {
 
     /** Slots for one loop per core; further loops (and other servers in one JVM) use the adder. */
     static final int SLOTS = Math.max(1, Math.min(64, Runtime.getRuntime().availableProcessors()));
-    /** Longs per slot: 64 bytes, so two loops never write the same cache line. */
+    /**
+     * Longs per slot: 64 bytes, so two loops never write the same cache line. Slot {@code s} is at
+     * {@code (s + 1) * STRIDE}, and a stride more follows the last: no slot shares a line with the array's header or
+     * with the objects allocated next to it (this counter's own fields, the next counter's), which every loop reads
+     * on each add. Without that margin one loop's store to its slot made the other loop's next read of the
+     * counter's {@code cells} field miss.
+     */
     private static final int STRIDE = 8;
     private static final VarHandle CELL = MethodHandles.arrayElementVarHandle(long[].class);
     private static final AtomicInteger NEXT_SLOT = new AtomicInteger();
 
-    private final long[] cells = new long[SLOTS * STRIDE];
+    private final long[] cells = new long[(SLOTS + 2) * STRIDE];
     private final LongAdder others = new LongAdder();
     private volatile long origin;
 
@@ -49,7 +55,7 @@ public final class LoopCounter {
         if (Thread.currentThread() instanceof Owner owner) {
             int slot = owner.counterSlot();
             if (slot >= 0) {
-                int i = slot * STRIDE;
+                int i = index(slot);
                 CELL.setOpaque(cells, i, (long) CELL.getOpaque(cells, i) + n);
                 return;
             }
@@ -67,9 +73,19 @@ public final class LoopCounter {
 
     private long raw() {
         long total = others.sum();
-        for (int i = 0; i < cells.length; i += STRIDE) {
-            total += (long) CELL.getOpaque(cells, i);
+        for (int slot = 0; slot < SLOTS; slot++) {
+            total += (long) CELL.getOpaque(cells, index(slot));
         }
         return total;
+    }
+
+    /** Where {@code slot}'s long is in {@link #cells}. */
+    static int index(int slot) {
+        return (slot + 1) * STRIDE;
+    }
+
+    /** For tests: the length of {@link #cells}. */
+    int cellCount() {
+        return cells.length;
     }
 }

@@ -6,8 +6,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Loop threads (plain stores in their slots) and other threads (the adder) add together without losing a count. */
+/**
+ * Loop threads (plain stores in their slots) and other threads (the adder) add together without losing a count;
+ * each slot has a cache line to itself.
+ */
 class LoopCounterTest {
     private static final int ADDS = 200_000;
 
@@ -26,6 +30,25 @@ class LoopCounterTest {
         @Override
         public int counterSlot() {
             return slot;
+        }
+    }
+
+    /**
+     * At least 64 bytes between any slot and either end of the array (whatever the array header's size and the
+     * array's alignment): no slot shares a line with the header or with a neighbouring object, which the other
+     * loops read on every add.
+     */
+    @Test
+    void everySlotIsALineAwayFromTheArraysEnds() {
+        int cells = new LoopCounter().cellCount();
+        for (int slot = 0; slot < LoopCounter.SLOTS; slot++) {
+            int at = LoopCounter.index(slot);
+            assertTrue(at * Long.BYTES >= 64, "slot " + slot + " is " + at * Long.BYTES + " bytes after the header");
+            assertTrue((cells - at - 1) * Long.BYTES >= 64, "slot " + slot + " is " + (cells - at - 1) * Long.BYTES
+                    + " bytes before the array's end");
+            if (slot > 0) {
+                assertTrue((at - LoopCounter.index(slot - 1)) * Long.BYTES >= 64, "slots " + (slot - 1) + ", " + slot);
+            }
         }
     }
 
