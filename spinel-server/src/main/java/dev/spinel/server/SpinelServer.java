@@ -118,9 +118,10 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
         }
         engine.memory().scripts(() -> scripting.cache().memory() + scripting.functions().codeBytes());
         this.clientEviction = ClientEviction.install(engine);
-        ReplicationMemory replicationMemory = new ReplicationMemory(replication);
+        ReplicationMemory replicationMemory = new ReplicationMemory(replication, config);
         engine.memory().replication(replicationMemory::backlog, replicationMemory::replicaOutputs,
                 c -> c instanceof Session s && engine.hooks().isReplicaClient(s));
+        engine.memory().notCountedForEviction(replicationMemory::notCountedForEviction);
         try {
             this.cluster = config.clusterEnabled.value() ? ClusterMode.create(config, engine, replication) : null;
         } catch (IOException e) {

@@ -32,6 +32,14 @@ public interface BlockedOperation {
     }
 
     /**
+     * Whether CLIENT UNBLOCK may end this wait. False for what Redis runs in place rather than as a blocked
+     * client (DEBUG RELOAD's load): Redis answers CLIENT UNBLOCK 0 for it and the command answers when it ends.
+     */
+    default boolean clientUnblockable() {
+        return true;
+    }
+
+    /**
      * Called once when the wait ends, whichever way (served, timed out, CLIENT UNBLOCK, disconnected, a role
      * change): an operation that registered itself elsewhere (WAIT's list of waiting clients) forgets it here.
      */

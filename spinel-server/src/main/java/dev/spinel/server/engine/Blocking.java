@@ -189,7 +189,7 @@ public final class Blocking {
      */
     public boolean unblock(long sessionId, boolean error) {
         Waiter w = bySession.get(sessionId);
-        if (w == null || !w.state.compareAndSet(Waiter.WAITING, Waiter.GONE)) {
+        if (w == null || !w.op.clientUnblockable() || !w.state.compareAndSet(Waiter.WAITING, Waiter.GONE)) {
             return false;
         }
         remove(w);

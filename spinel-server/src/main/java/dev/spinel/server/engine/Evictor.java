@@ -54,9 +54,9 @@ public final class Evictor {
         evicted.reset();
     }
 
-    /** Redis's used_memory as the maxmemory check reads it ({@link MemoryAccounting#used()}). */
+    /** Redis's used_memory as the maxmemory check reads it: without what the replicas' output holds. */
     public long usedMemory() {
-        return memory.used();
+        return memory.used() - memory.notCountedForEviction();
     }
 
     /** Evicts as needed; false when still over the limit (the caller answers {@link #OOM}). */

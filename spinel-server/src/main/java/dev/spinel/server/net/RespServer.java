@@ -125,7 +125,7 @@ public final class RespServer implements AutoCloseable {
                 .option(ChannelOption.AUTO_READ, !held)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.RCVBUF_ALLOCATOR, tls ? receiveSizes : plainReceive)
-                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(HELD_OUTPUT_RESUME, HELD_OUTPUT_PAUSE))
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
@@ -191,6 +191,16 @@ public final class RespServer implements AutoCloseable {
 
     /** How long {@link #close} waits for the event loops to finish the command they run. */
     private static final int LOOP_STOP_WAIT_SECONDS = 3;
+    /**
+     * Replies a client has not read that the server holds before it stops reading that client's requests
+     * (back-pressure; Redis has no such bound and keeps reading). A client that pipelines a burst of requests and
+     * reads the replies only after writing them all (Redis's own suite sends 1M SETRANGEs, 9 MB of replies, so)
+     * deadlocks against any bound below its replies: both sides wait to write. 16 MB holds such bursts, while a
+     * client that never reads still costs a bounded amount.
+     */
+    private static final int HELD_OUTPUT_PAUSE = 16 * 1024 * 1024;
+    /** Reading resumes once the held replies are below this. */
+    private static final int HELD_OUTPUT_RESUME = 4 * 1024 * 1024;
 
     @Override
     public void close() {

@@ -1,5 +1,7 @@
 package dev.spinel.server.replication;
 
+import dev.spinel.server.config.ServerConfig;
+
 /**
  * The memory replication holds, for INFO memory and used_memory: the backlog ring ({@code mem_replication_backlog},
  * which also keeps the stream for replicas in a full resync, shared by them) and what the master holds for its
@@ -13,8 +15,11 @@ package dev.spinel.server.replication;
 public final class ReplicationMemory {
     private final Replication replication;
 
-    public ReplicationMemory(Replication replication) {
+    private final ServerConfig config;
+
+    public ReplicationMemory(Replication replication, ServerConfig config) {
         this.replication = replication;
+        this.config = config;
     }
 
     /** The backlog ring's bytes (0 without a backlog). */
@@ -30,5 +35,15 @@ public final class ReplicationMemory {
             n += l.outputBytes();
         }
         return n;
+    }
+
+    /**
+     * mem_not_counted_for_evict's replication part, as Redis 7.0's freeMemoryGetNotCountedMemory: what is held for
+     * the replicas beyond the configured backlog (their pending output, and the ring grown past repl-backlog-size
+     * to keep a full resync's stream). Counting it would make a slow replica's stream evict keys, each eviction a
+     * DEL added to that stream in turn.
+     */
+    public long notCountedForEviction() {
+        return replicaOutputs() + Math.max(0, backlog() - config.replBacklogSize.value());
     }
 }

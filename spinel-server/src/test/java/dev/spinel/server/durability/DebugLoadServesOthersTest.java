@@ -19,7 +19,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * own included), with {@code -LOADING} for what lacks the {@code loading} flag, as from Redis's load (its
  * integration/aof.tcl "EVAL timeout with slow verbatim Lua script from AOF" wants LOADING, not BUSY, from a
  * replayed script); the DEBUG client gets +OK at the end and everyone sees the loaded data. {@code key-load-delay}
- * keeps the load going until the other clients have looked.
+ * keeps the load going until the other clients have looked. CLIENT UNBLOCK does not end the DEBUG client's wait (it
+ * answered 1 and the DEBUG client got an error of Spinel's own while the load went on).
  */
 class DebugLoadServesOthersTest {
     private static final String LOADING = "-LOADING Redis is loading the dataset in memory\r\n";
@@ -34,6 +35,7 @@ class DebugLoadServesOthersTest {
                 loader.call("SET", "k" + i, "v" + i);
             }
             loader.call("SAVE");
+            String loaderId = text(loader.call("CLIENT", "ID")).substring(1).trim();
             for (String[] debug : List.of(new String[]{"DEBUG", "LOADAOF"}, new String[]{"DEBUG", "RELOAD", "NOSAVE"})) {
                 List<RawClient> others = new ArrayList<>(); // several: at least one shares the DEBUG client's loop
                 try {
@@ -47,6 +49,9 @@ class DebugLoadServesOthersTest {
                         assertEquals(LOADING, text(c.call("PING")), String.join(" ", debug));
                         assertTrue(text(c.call("INFO", "persistence")).contains("\r\nloading:1\r\n"));
                     }
+                    // Redis loads in place: its DEBUG client is not blocked, CLIENT UNBLOCK answers 0 and the load answers +OK
+                    assertEquals(":0\r\n", text(others.get(2).call("CLIENT", "UNBLOCK", loaderId)));
+                    assertEquals(":0\r\n", text(others.get(2).call("CLIENT", "UNBLOCK", loaderId, "ERROR")));
                     assertEquals("+OK\r\n", text(others.get(1).call("CONFIG", "SET", "key-load-delay", "0")));
                     assertEquals("+OK\r\n", text(loader.readReply()), String.join(" ", debug));
                     for (RawClient c : others) {

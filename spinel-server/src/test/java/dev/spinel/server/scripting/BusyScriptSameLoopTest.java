@@ -50,10 +50,8 @@ class BusyScriptSameLoopTest {
             pipeline.add(RawClient.encode(cmd("EVAL", ENDLESS, "0")));
             pipeline.add(RawClient.encode(cmd("GET", "k")));
             runner.sendRaw(concat(pipeline));
-            Thread.sleep(150);
-            early.send(cmd("GET", "k")); // before the threshold: waits, then BUSY
-            Thread.sleep(600);
-            replies.add(text(early.readReply()));
+            // sent once the script runs (usually before the threshold: it waits, then gets BUSY)
+            replies.add(untilBusy(early, "GET", "k"));
             replies.add(other.callString("PING"));
             replies.add(other.callString("SHUTDOWN"));
             replies.add(other.callString("SHUTDOWN", "SAVE"));
@@ -72,21 +70,36 @@ class BusyScriptSameLoopTest {
 
             replies.add(other.callString("FUNCTION", "LOAD", "#!lua name=loop\nredis.register_function('spin', function() " + ENDLESS + " end)"));
             runner.send(cmd("FCALL", "spin", "0"));
-            Thread.sleep(600);
-            replies.add(early.callString("PING"));
+            replies.add(untilBusy(early, "PING"));
             replies.add(early.callString("SCRIPT", "KILL"));
             replies.add(early.callString("FUNCTION", "KILL"));
             replies.add(text(runner.readReply()));
             replies.add(early.callString("GET", "k"));
 
             runner.send(cmd("EVAL", ENDLESS, "0"));
-            Thread.sleep(600);
+            replies.add(untilBusy(other, "PING"));
             other.send(cmd("SHUTDOWN", "NOSAVE")); // no reply: the server exits
             // a server stopping while a script runs on the loop: generous on a loaded machine (a hang still fails)
             replies.add("closed=" + other.isClosedByServer(10_000));
             replies.add("closed=" + runner.isClosedByServer(10_000));
         }
         return replies;
+    }
+
+    /**
+     * Sends the request until it is answered BUSY: the answers before it (the script not started yet; how many
+     * depends on timing) are the idle answer and not kept. Waits for a condition where a sleep raced the script's start.
+     */
+    private static String untilBusy(RawClient c, String... request) throws Exception {
+        String idle = null;
+        while (true) {
+            String reply = c.callString(request);
+            if (reply.startsWith("-BUSY")) {
+                return reply;
+            }
+            assertTrue(idle == null || idle.equals(reply), "neither BUSY nor the idle answer: " + reply);
+            idle = reply;
+        }
     }
 
     private static byte[] concat(List<byte[]> parts) {

@@ -27,7 +27,12 @@ final class DebugLoad {
 
         @Override
         public void timeoutReply(ReplyBuffer out) {
-            out.error("ERR the load was interrupted"); // CLIENT UNBLOCK: the load goes on, the client no longer waits
+            out.error("ERR the load was interrupted"); // not CLIENT UNBLOCK's (below): a role change or a disconnect
+        }
+
+        @Override
+        public boolean clientUnblockable() {
+            return false; // Redis loads in place, its client is not blocked: CLIENT UNBLOCK answers 0
         }
     };
 

@@ -231,7 +231,7 @@ final class InfoCommand {
         field(sb, "rss_overhead_bytes", 0);
         field(sb, "mem_fragmentation_ratio", String.format(Locale.ROOT, "%.2f", used == 0 ? 0.0 : rss / (double) used));
         field(sb, "mem_fragmentation_bytes", rss - used);
-        field(sb, "mem_not_counted_for_evict", 0);
+        field(sb, "mem_not_counted_for_evict", m.notCountedForEviction());
         long backlog = m.replicationBacklog();
         long replicaOutputs = m.replicaOutputs();
         field(sb, "mem_replication_backlog", backlog);

@@ -38,6 +38,7 @@ public final class MemoryAccounting {
     private volatile LongSupplier scripts = () -> 0;
     private volatile LongSupplier backlog = () -> 0;
     private volatile LongSupplier replicaOutputs = () -> 0;
+    private volatile LongSupplier notCounted = () -> 0;
     /** The replicas' connections: their buffers are replication's ({@link #replicaOutputs()}), not the clients'. */
     private volatile Predicate<Client> replica = c -> false;
     private final AtomicLong clientBuffers = new AtomicLong();
@@ -82,6 +83,19 @@ public final class MemoryAccounting {
     /** used_memory_overhead: everything but the keys and their values. */
     public long overhead() {
         return startup + clientBuffers.get() + scripts.getAsLong() + backlog.getAsLong() + replicaOutputs.getAsLong();
+    }
+
+    /**
+     * Where mem_not_counted_for_evict's bytes come from: replication's beyond the configured backlog, which the
+     * maxmemory check leaves out, as Redis's freeMemoryGetNotCountedMemory (Spinel has no AOF buffer to add).
+     */
+    public void notCountedForEviction(LongSupplier bytes) {
+        this.notCounted = bytes;
+    }
+
+    /** mem_not_counted_for_evict (see {@link #notCountedForEviction(LongSupplier)}). */
+    public long notCountedForEviction() {
+        return notCounted.getAsLong();
     }
 
     /** used_memory_startup. */
