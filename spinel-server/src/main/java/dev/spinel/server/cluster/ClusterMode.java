@@ -98,7 +98,7 @@ public final class ClusterMode implements AutoCloseable {
         this.nodesFile = nodesFile;
         this.loaded = loaded;
         this.failovers = new Failovers(() -> topology, replication, meetings);
-        this.peerWatch = new PeerWatch(() -> topology.current());
+        this.peerWatch = new PeerWatch(() -> topology.current(), this::busCredentials);
         this.publishBus = new PublishBus(() -> topology.current(), () -> topology.myId(), this::busCredentials);
     }
 

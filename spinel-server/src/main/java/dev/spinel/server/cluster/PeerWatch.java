@@ -21,12 +21,15 @@ import java.util.function.Supplier;
  */
 final class PeerWatch {
     private final Supplier<Topology> topology;
+    /** masteruser/masterauth, as the PUBLISH links: with requirepass each PING would otherwise count a NOAUTH error. */
+    private final Supplier<String[]> auth;
     private final Map<String, Probe> probes = new ConcurrentHashMap<>();
     private volatile long timeoutMs = Long.MAX_VALUE;
     private volatile boolean closed;
 
-    PeerWatch(Supplier<Topology> topology) {
+    PeerWatch(Supplier<Topology> topology, Supplier<String[]> auth) {
         this.topology = topology;
+        this.auth = auth;
     }
 
     /** Watches every node of {@code t} but {@code myId} (forgotten ones no longer) with {@code timeoutMs}. */
@@ -91,6 +94,13 @@ final class PeerWatch {
                         // a stopped node's kernel still accepts and holds the PING: the read gives up after the
                         // timeout and the next round connects again
                         call = new PeerCall(n.host(), n.port(), (int) Math.min(Integer.MAX_VALUE, 2 * timeoutMs));
+                        String[] credentials = auth.get();
+                        if (credentials.length > 0) {
+                            String[] cmd = new String[credentials.length + 1];
+                            cmd[0] = "AUTH";
+                            System.arraycopy(credentials, 0, cmd, 1, credentials.length);
+                            call.call(cmd); // any answer: a refused AUTH still leaves PING its -NOAUTH reply
+                        }
                     }
                     call.call("PING");
                     lastAnswerMs = nowMs();
