@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Predicate;
 
 /**
  * Redis's node description lines, for CLUSTER NODES and the {@code nodes.conf} file Redis keeps
@@ -22,12 +23,20 @@ public final class NodesFile {
 
     /** The CLUSTER NODES text of {@code t} as node {@code myId} sees it; {@code pong} is the pong-recv of others. */
     public static String describe(Topology t, String myId, long pong) {
+        return describe(t, myId, pong, id -> false);
+    }
+
+    /**
+     * As {@link #describe(Topology, String, long)}, a node that is not failed but {@code suspected} by this one
+     * flagged {@code fail?} (Redis's PFAIL: its link still shown connected, as Redis shows it).
+     */
+    public static String describe(Topology t, String myId, long pong, Predicate<String> suspected) {
         StringBuilder b = new StringBuilder();
         for (ClusterNode n : t.nodes()) {
             boolean me = n.id().equals(myId);
             b.append(n.id()).append(' ').append(n.host()).append(':').append(n.port()).append('@').append(n.busPort())
                     .append(' ').append(me ? "myself," : "").append(n.isPrimary() ? "master" : "slave")
-                    .append(t.isFailed(n.id()) ? ",fail " : " ")
+                    .append(t.isFailed(n.id()) ? ",fail " : !me && suspected.test(n.id()) ? ",fail? " : " ")
                     .append(n.isPrimary() ? "-" : n.primaryId()).append(" 0 ").append(me ? 0 : pong).append(' ');
             ClusterNode primary = n.isPrimary() ? n : t.node(n.primaryId());
             // Redis's link column: its bus link to a failed node is down (myself is always "connected")

@@ -57,10 +57,12 @@ final class TopologyStateMachine extends BaseStateMachine {
             reply = "ERR bad topology change: " + e.getMessage();
         }
         topology = next;
-        updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
+        // Listeners first: a commit on this node returns once the index is applied here, and its caller (SETSLOT's
+        // reply, then the client's next command) must find the node's routing already changed.
         if (reply.equals("OK")) {
             applied.accept(this, next);
         }
+        updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
         return CompletableFuture.completedFuture(Message.valueOf(reply));
     }
 }

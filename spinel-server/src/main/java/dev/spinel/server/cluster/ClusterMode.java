@@ -85,6 +85,8 @@ public final class ClusterMode implements AutoCloseable {
     /** The extra MEET argument of another node's link that carries its PUBLISHes ({@link PublishBus}). */
     public static final String BUS_LINK = PublishBus.LINK;
     private final PublishBus publishBus;
+    /** This node's suspicions of the others (Redis's PFAIL, {@code fail?}). */
+    private final PeerWatch peerWatch;
     /** Ends the waits of clients blocked on slots this node no longer serves (set before the cron starts). */
     private volatile BlockedRedirects blockedRedirects;
 
@@ -96,6 +98,7 @@ public final class ClusterMode implements AutoCloseable {
         this.nodesFile = nodesFile;
         this.loaded = loaded;
         this.failovers = new Failovers(() -> topology, replication, meetings);
+        this.peerWatch = new PeerWatch(() -> topology.current(), this::busCredentials);
         this.publishBus = new PublishBus(() -> topology.current(), () -> topology.myId(), this::busCredentials);
     }
 
@@ -205,6 +208,7 @@ public final class ClusterMode implements AutoCloseable {
                 redirects.sweep(routing, now);
             }
             failovers.detect(timeout);
+            peerWatch.watch(t.current(), t.myId(), timeout);
         } catch (RuntimeException e) {
             Log.warning("cluster cron: " + e);
         }
@@ -319,6 +323,11 @@ public final class ClusterMode implements AutoCloseable {
 
     SlotRouting routing() {
         return routing;
+    }
+
+    /** Whether this node has not heard from node {@code id} for the node timeout (CLUSTER NODES' {@code fail?}). */
+    public boolean suspected(String id) {
+        return peerWatch.suspected(id);
     }
 
     public String myId() {
@@ -457,6 +466,7 @@ public final class ClusterMode implements AutoCloseable {
     public void close() {
         engine.hooks().clusterPublish(null);
         publishBus.close();
+        peerWatch.close();
         cron.shutdownNow();
         rejoins.shutdownNow();
         meetings.shutdownNow();

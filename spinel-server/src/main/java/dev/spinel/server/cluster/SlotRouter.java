@@ -66,6 +66,7 @@ final class SlotRouter implements Engine.SlotRouter {
         Transaction tx = s.transaction();
         ClusterClientFlags flags = s.cluster();
         boolean askingNow = flags.asking();
+        flags.askingCommand(askingNow);
         // Redis clears ASKING after each command but ASKING itself, and keeps it through a transaction.
         if (cmd != asking && cmd != multi && (tx == null || cmd == exec || cmd == discard)) {
             flags.asking(false);
@@ -104,7 +105,7 @@ final class SlotRouter implements Engine.SlotRouter {
         ClusterClientFlags mine = script.cluster();
         ClusterClientFlags callers = caller.cluster();
         mine.slot(-1);
-        String refused = route(script, cmd, args, null, callers.asking(), callers.readOnly(), caller.now());
+        String refused = route(script, cmd, args, null, callers.askingCommand(), callers.readOnly(), caller.now());
         if (refused != null) {
             return switch (refused) {
                 case DOWN -> "ERR Script attempted to execute a command while the cluster is down";

@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -203,11 +204,29 @@ class ClusterFailoverTest {
         long pid = a.pid();
         long fault = System.currentTimeMillis();
         new ProcessBuilder("kill", "-STOP", Long.toString(pid)).start().waitFor();
+        // B's own suspicion of A (Redis's PFAIL) shows before the cluster's verdict: "fail?", the link connected
+        AtomicReference<String> suspicion = new AtomicReference<>();
+        Thread watcher = Thread.ofVirtual().start(() -> {
+            try {
+                while (suspicion.get() == null && System.currentTimeMillis() < fault + 4000) {
+                    bulk(B, "CLUSTER", "NODES").lines().filter(l -> l.startsWith(idA + " ") && l.contains(",fail? "))
+                            .findFirst().ifPresent(suspicion::set);
+                    Thread.sleep(50);
+                }
+            } catch (IOException | InterruptedException e) {
+                suspicion.compareAndSet(null, e.toString());
+            }
+        });
         await("C never took writes after A stopped", 10_000, () -> lastSuccess.getOrDefault(C, 0L) > fault);
         long tookOver = lastSuccess.get(C) - fault;
         assertTrue(tookOver < 5000, "first write on C " + tookOver + " ms after the fault");
         Thread.sleep(Math.max(0, fault + 4000 - System.currentTimeMillis()));
         new ProcessBuilder("kill", "-CONT", Long.toString(pid)).start().waitFor();
+        watcher.join();
+        String suspected = suspicion.get();
+        assertTrue(suspected != null && suspected.matches(idA + " 127\\.0\\.0\\.1:" + A + "@" + (A + 10000)
+                + " (master,fail\\? - \\d+ \\d+ \\d+ connected 0-8191|slave,fail\\? " + idC + " \\d+ \\d+ \\d+ connected)"),
+                "B never showed A as fail?: " + suspected);
         await("A, resumed, never became C's replica", 20_000, () -> roleIs(A, "slave", C));
         // right after SIGCONT the fencing tick may still see the old contact age and answer -CLUSTERDOWN for a
         // moment (it serves again once caught up with the leader): a redirect to C within a few seconds is the claim

@@ -3,6 +3,7 @@ package dev.spinel.server.cluster;
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.testing.RawClient;
+import dev.spinel.server.testing.RedisServerProcess;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -12,6 +13,7 @@ import redis.clients.jedis.JedisCluster;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -123,6 +125,69 @@ class ClusterReshardTest {
             primary.call("DEL", "foo");
             assertEquals("+OK\r\n", new String(primary.call("CLUSTER", "FORGET", myId(22204)), StandardCharsets.UTF_8));
         }
+    }
+
+    /**
+     * ASKING reaches the calls of a script (EVAL, EVALSHA, FCALL) run on a slot being imported, as Redis 7.0 copies
+     * the caller's ASKING to its script client; the migrating side answers -ASK for a script's absent declared key.
+     * Compared with two redis-server cluster nodes in the same migration.
+     */
+    @Test
+    void scriptsRunOnAnImportingSlotAfterAsking() throws Exception {
+        int slot = 12182; // of "foo": the third node's (slots 10923-16383), untouched by the reshard above
+        List<String> spinel = migrationTranscript(PORTS[2], PORTS[0], slot);
+        try (RedisServerProcess a = RedisServerProcess.startOn(22207, "--cluster-enabled", "yes");
+             RedisServerProcess b = RedisServerProcess.startOn(22208, "--cluster-enabled", "yes")) {
+            ClusterNodes.call(22207, "CLUSTER", "ADDSLOTSRANGE", "0", "16383");
+            ClusterNodes.call(22207, "CLUSTER", "MEET", "127.0.0.1", "22208");
+            ClusterNodes.awaitWholeCluster(22208, 2);
+            ClusterNodes.awaitWholeCluster(22207, 2);
+            assertEquals(migrationTranscript(22207, 22208, slot), spinel);
+        }
+    }
+
+    /** Migrates {@code slot} from {@code source} (which owns it) to {@code target}, runs scripts on both, then ends it. */
+    private static List<String> migrationTranscript(int source, int target, int slot) throws Exception {
+        String sourceId = myId(source);
+        String targetId = myId(target);
+        List<String> out = new ArrayList<>();
+        String get = "return redis.call('get',KEYS[1])";
+        try (RawClient a = new RawClient(source); RawClient b = new RawClient(target)) {
+            out.add(b.callString("CLUSTER", "SETSLOT", Integer.toString(slot), "IMPORTING", sourceId));
+            out.add(a.callString("CLUSTER", "SETSLOT", Integer.toString(slot), "MIGRATING", targetId));
+            String[][] onSource = {
+                {"EVAL", "return redis.call('set',KEYS[1],'y')", "1", "foo"},
+                {"EVAL", get, "1", "foo"},
+                {"EVAL", "return redis.call('get','foo')", "0"},
+            };
+            String[][] onTarget = {
+                {"EVAL", "return redis.call('set',KEYS[1],'y')", "1", "foo"},
+                {"ASKING"}, {"EVAL", "return redis.call('set',KEYS[1],'y')", "1", "foo"},
+                {"ASKING"}, {"GET", "foo"},
+                {"ASKING"}, {"EVAL", "#!lua\n" + get, "1", "foo"},
+                {"ASKING"}, {"EVAL", "return redis.call('get','foo')", "0"},
+                {"ASKING"}, {"EVAL", "#!lua flags=no-writes\n" + get, "1", "foo"},
+                {"ASKING"}, {"EVAL", "return redis.call('get','qux')", "1", "foo"}, // the second node's slot in Spinel, the source's in Redis
+                {"ASKING"}, {"EVALSHA", "6b1bf486c81ceb7edf3c093f4c48582e38c0e791", "0"},
+                {"EVALSHA", "6b1bf486c81ceb7edf3c093f4c48582e38c0e791", "0"},
+                {"FUNCTION", "LOAD", "REPLACE", "#!lua name=asklib\nredis.register_function('askf', function(k) return redis.call('get',k[1]) end)"},
+                {"FCALL", "askf", "1", "foo"},
+                {"ASKING"}, {"FCALL", "askf", "1", "foo"},
+                {"ASKING"}, {"MULTI"}, {"EVAL", get, "1", "foo"}, {"EXEC"},
+                {"ASKING"}, {"DEL", "foo"},
+                {"FUNCTION", "DELETE", "asklib"},
+            };
+            for (String[] cmd : onSource) {
+                out.add("source " + String.join(" ", cmd) + " -> " + a.callString(cmd));
+            }
+            for (String[] cmd : onTarget) {
+                out.add("target " + String.join(" ", cmd) + " -> " + b.callString(cmd));
+            }
+            out.add(a.callString("CLUSTER", "SETSLOT", Integer.toString(slot), "STABLE"));
+            out.add(b.callString("CLUSTER", "SETSLOT", Integer.toString(slot), "STABLE"));
+        }
+        // the redirections name the nodes' ports, which differ between the two clusters
+        return out.stream().map(l -> l.replace(":" + source, ":<source>").replace(":" + target, ":<target>")).toList();
     }
 
     private static int countInSlots(int port, int first, int last) throws Exception {

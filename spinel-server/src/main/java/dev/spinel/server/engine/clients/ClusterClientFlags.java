@@ -9,6 +9,11 @@ package dev.spinel.server.engine.clients;
 public final class ClusterClientFlags {
     /** ASKING was sent (for the next command, or the transaction it opens). */
     private boolean asking;
+    /**
+     * ASKING applies to the running command: ASKING is cleared when the command is routed, but Redis clears it only
+     * once the command has run, so the calls of a script it runs (EVAL, FCALL) are routed with it.
+     */
+    private boolean askingCommand;
     /** READONLY is on. */
     private boolean readOnly;
     /** Another node's link carrying its PUBLISHes here (they are not passed on again). */
@@ -22,6 +27,15 @@ public final class ClusterClientFlags {
 
     public void asking(boolean on) {
         asking = on;
+    }
+
+    /** Whether ASKING applied to the running command (set by cluster mode's routing of each command). */
+    public boolean askingCommand() {
+        return askingCommand;
+    }
+
+    public void askingCommand(boolean on) {
+        askingCommand = on;
     }
 
     /** READONLY (on) / READWRITE (off): a cluster replica serves this client's reads of its primary's slots. */

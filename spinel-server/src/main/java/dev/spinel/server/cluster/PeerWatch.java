@@ -1,0 +1,130 @@
+package dev.spinel.server.cluster;
+
+import dev.spinel.cluster.ClusterNode;
+import dev.spinel.cluster.Topology;
+
+import java.io.IOException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+
+/**
+ * This node's own view of the others' liveness, Redis's PFAIL: each other node's client port is sent a PING every
+ * quarter of the node timeout (Redis pings each node over its bus at least every half timeout), and a node that has
+ * not answered for longer than the node timeout is suspected, shown {@code fail?} in this node's CLUSTER NODES until
+ * it answers again or the cluster's verdict (the committed {@code fail}, decided by the Raft leader) replaces it.
+ * The Raft heartbeats cannot serve: a follower hears only from the leader.
+ *
+ * <p>Thread-safety: {@link #watch} is called by the cluster cron thread; each watched node has one virtual thread
+ * that pings it and publishes the time of its last answer through a volatile field, read by {@link #suspected}
+ * from any thread.
+ */
+final class PeerWatch {
+    private final Supplier<Topology> topology;
+    /** masteruser/masterauth, as the PUBLISH links: with requirepass each PING would otherwise count a NOAUTH error. */
+    private final Supplier<String[]> auth;
+    private final Map<String, Probe> probes = new ConcurrentHashMap<>();
+    private volatile long timeoutMs = Long.MAX_VALUE;
+    private volatile boolean closed;
+
+    PeerWatch(Supplier<Topology> topology, Supplier<String[]> auth) {
+        this.topology = topology;
+        this.auth = auth;
+    }
+
+    /** Watches every node of {@code t} but {@code myId} (forgotten ones no longer) with {@code timeoutMs}. */
+    void watch(Topology t, String myId, long timeoutMs) {
+        this.timeoutMs = timeoutMs;
+        if (closed) {
+            return;
+        }
+        for (ClusterNode n : t.nodes()) {
+            if (!n.id().equals(myId) && !probes.containsKey(n.id())) {
+                probes.put(n.id(), new Probe(n.id()));
+            }
+        }
+        probes.values().removeIf(p -> {
+            boolean gone = t.node(p.nodeId) == null || p.nodeId.equals(myId);
+            if (gone) {
+                p.thread.interrupt();
+            }
+            return gone;
+        });
+    }
+
+    /** Whether this node has not heard from node {@code id} for longer than the node timeout. */
+    boolean suspected(String id) {
+        Probe p = probes.get(id);
+        return p != null && nowMs() - p.lastAnswerMs > timeoutMs;
+    }
+
+    void close() {
+        closed = true;
+        probes.values().forEach(p -> p.thread.interrupt());
+        probes.clear();
+    }
+
+    private static long nowMs() {
+        return System.nanoTime() / 1_000_000;
+    }
+
+    /** One watched node: a connection kept open, a PING, its answer's time, a pause, again. */
+    private final class Probe {
+        final String nodeId;
+        /** When the node last answered (any reply: -NOAUTH too), or when the watch began. */
+        volatile long lastAnswerMs = nowMs();
+        final Thread thread;
+
+        Probe(String nodeId) {
+            this.nodeId = nodeId;
+            this.thread = Thread.ofVirtual().name("cluster-peer-watch-" + nodeId.substring(0, Math.min(8, nodeId.length())))
+                    .start(this::run);
+        }
+
+        private void run() {
+            PeerCall call = null;
+            while (!closed && !Thread.currentThread().isInterrupted()) {
+                long interval = Math.max(50, Math.min(timeoutMs / 4, 1000));
+                try {
+                    if (call == null) {
+                        ClusterNode n = topology.get().node(nodeId);
+                        if (n == null) {
+                            return;
+                        }
+                        // a stopped node's kernel still accepts and holds the PING: the read gives up after the
+                        // timeout and the next round connects again
+                        call = new PeerCall(n.host(), n.port(), (int) Math.min(Integer.MAX_VALUE, 2 * timeoutMs));
+                        String[] credentials = auth.get();
+                        if (credentials.length > 0) {
+                            String[] cmd = new String[credentials.length + 1];
+                            cmd[0] = "AUTH";
+                            System.arraycopy(credentials, 0, cmd, 1, credentials.length);
+                            call.call(cmd); // any answer: a refused AUTH still leaves PING its -NOAUTH reply
+                        }
+                    }
+                    call.call("PING");
+                    lastAnswerMs = nowMs();
+                } catch (IOException | RuntimeException e) {
+                    call = close(call);
+                }
+                try {
+                    Thread.sleep(interval);
+                } catch (InterruptedException e) {
+                    break;
+                }
+            }
+            close(call);
+        }
+
+        private static PeerCall close(PeerCall call) {
+            if (call != null) {
+                try {
+                    call.close();
+                } catch (IOException ignored) {
+                    // gone anyway
+                }
+            }
+            return null;
+        }
+    }
+}
