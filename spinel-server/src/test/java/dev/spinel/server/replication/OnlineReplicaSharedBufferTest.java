@@ -98,11 +98,11 @@ class OnlineReplicaSharedBufferTest {
     @Test
     void aStoppedReplicaWithinTheBacklogIsKeptPastItsLimit() throws Exception {
         List<String> expected;
-        try (RedisServerProcess master = RedisServerProcess.start(); RedisServerProcess replica = RedisServerProcess.start()) {
+        try (RedisServerProcess master = RedisServerProcess.start("--repl-diskless-sync-delay", "0"); RedisServerProcess replica = RedisServerProcess.start()) {
             expected = heldWithinBacklog(master.port(), replica);
         }
         assertEquals(List.of("omem over the limit: true", "connected_slaves:1", "sync_full:1 sync_partial_ok:0"), expected);
-        try (SpinelServer master = SpinelServer.start(ServerConfig.defaults().with("port", "0"));
+        try (SpinelServer master = SpinelServer.start(ServerConfig.defaults().with("port", "0").with("repl-diskless-sync-delay", "0"));
              RedisServerProcess replica = RedisServerProcess.start()) {
             assertEquals(expected, heldWithinBacklog(master.port(), replica));
             RawClient m = new RawClient(master.port());
@@ -116,10 +116,10 @@ class OnlineReplicaSharedBufferTest {
     @Test
     void aReplicaThatTookABigWriteHoldsNoCopyOfIt() throws Exception {
         List<String> expected;
-        try (RedisServerProcess master = RedisServerProcess.start(); RedisServerProcess replica = RedisServerProcess.start()) {
+        try (RedisServerProcess master = RedisServerProcess.start("--repl-diskless-sync-delay", "0"); RedisServerProcess replica = RedisServerProcess.start()) {
             expected = bigWriteTaken(master.port(), replica);
         }
-        try (SpinelServer master = SpinelServer.start(ServerConfig.defaults().with("port", "0"));
+        try (SpinelServer master = SpinelServer.start(ServerConfig.defaults().with("port", "0").with("repl-diskless-sync-delay", "0"));
              RedisServerProcess replica = RedisServerProcess.start()) {
             assertEquals(expected, bigWriteTaken(master.port(), replica));
         }
