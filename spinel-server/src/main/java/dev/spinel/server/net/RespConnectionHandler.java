@@ -47,6 +47,8 @@ final class RespConnectionHandler extends ReadBatch implements ClientConnection 
     private boolean closedWhileLent;
     /** Formatted on first use (CLIENT LIST, logs): the channel keeps the addresses themselves. */
     private volatile String remote;
+    /** Run once the output drains below Netty's low water mark ({@link #whenWritable}: a replica's link); loop only. */
+    private Runnable writableTask;
     private volatile String local;
     // Written by the cron's or an eviction pass's thread and by this loop: estimates, racy by design.
     private volatile long memorySample;
@@ -158,6 +160,11 @@ final class RespConnectionHandler extends ReadBatch implements ClientConnection 
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
         if (ctx.channel().isWritable()) {
             writable();
+            Runnable t = writableTask;
+            if (t != null) {
+                writableTask = null;
+                t.run();
+            }
         }
         ctx.fireChannelWritabilityChanged();
     }
@@ -208,6 +215,20 @@ final class RespConnectionHandler extends ReadBatch implements ClientConnection 
     public void kill() {
         if (ctx != null) {
             ctx.channel().close();
+        }
+    }
+
+    @Override
+    public boolean outputWritable() {
+        return ctx.channel().isWritable();
+    }
+
+    @Override
+    public void whenWritable(Runnable task) {
+        if (ctx.channel().isWritable() || !ctx.channel().isActive()) {
+            task.run();
+        } else {
+            writableTask = task;
         }
     }
 

@@ -29,6 +29,9 @@ final class ReplicaLink {
     private final Replication replication;
     private final AtomicBoolean scheduled = new AtomicBoolean();
     private final Runnable pumpTask = this::pump;
+    private final Runnable drained = this::drained;
+    /** The connection's output is full: the next chunk is handed over once it drained (loop only). */
+    private boolean draining;
     private byte[] scratch;
     /** The RDB was sent: stream bytes go straight to the socket (loop only, volatile for INFO). */
     private volatile boolean online;
@@ -147,17 +150,23 @@ final class ReplicaLink {
         if (dropped) {
             return;
         }
-        if (scratch == null) {
-            scratch = new byte[CHUNK];
-        }
         if (!online) {
             // during the full resync the stream stays in the backlog, which keeps it for this replica (Redis 7.0's
             // shared buffer): its share counts against its output limit, as Redis counts it
-            checkOutputLimit(stream.offset() - sent);
+            checkOutputLimit(heldBytes());
             return;
         }
+        if (draining) {
+            checkOutputLimit(heldBytes()); // the socket is full: the rest waits in the shared backlog
+            return;
+        }
+        if (scratch == null) {
+            scratch = new byte[CHUNK];
+        }
         ReplyBuffer out = session.out();
-        while (true) {
+        // Chunks only while the connection takes them (below Netty's high water mark): what the replica has not taken
+        // stays in the shared backlog (grown for it) instead of a copy of its own in its connection's output.
+        while (session.connection().outputWritable()) {
             int n = stream.copyAfter(sent, scratch);
             if (n < 0) {
                 drop("its offset left the backlog (replica too slow; raise repl-backlog-size)");
@@ -168,27 +177,53 @@ final class ReplicaLink {
             }
             out.raw(scratch, 0, n);
             sent += n;
+            session.connection().flushReplies();
         }
         stream.trim();
-        session.connection().flushReplies();
-        checkOutputLimit(session.connection().pendingOutputBytes());
+        if (checkOutputLimit(heldBytes()) && !session.connection().outputWritable()) {
+            draining = true;
+            session.connection().whenWritable(drained);
+        }
     }
 
-    /** {@code client-output-buffer-limit replica}: hard, or soft for its seconds (Redis frees the replica). */
-    private void checkOutputLimit(long pending) {
+    /** The connection's output fell below its low water mark: the next chunks follow (loop only). */
+    private void drained() {
+        draining = false;
+        pump();
+    }
+
+    /**
+     * Stream bytes this replica holds and has not had written to its socket: its share of the shared backlog (what the
+     * stream has past the last byte handed to its connection) plus the chunk its connection still queues. Redis counts
+     * a replica's output the same way, from the buffer block it is at to the buffer's end (CLIENT LIST omem).
+     */
+    long heldBytes() {
+        return Math.max(0, stream.offset() - sent) + session.connection().pendingOutputBytes();
+    }
+
+    /**
+     * {@code client-output-buffer-limit replica}: hard, or soft for its seconds (Redis frees the replica); false once
+     * dropped. A hard limit below repl-backlog-size counts as repl-backlog-size, as in Redis 7.0: the bytes a replica
+     * holds are the backlog's too, and a replica that resynced partially from a full backlog is not dropped at once.
+     */
+    private boolean checkOutputLimit(long pending) {
         OutputBufferLimitsParam.Limit limit = replication.config().clientOutputBufferLimit.limit(OutputBufferLimitsParam.REPLICA);
+        long hard = limit.hardBytes() > 0 ? Math.max(limit.hardBytes(), replication.config().replBacklogSize.value()) : 0;
         long now = System.currentTimeMillis();
-        if (limit.hardBytes() > 0 && pending >= limit.hardBytes()) {
+        if (hard > 0 && pending >= hard) {
             drop("output buffer of " + pending + " bytes over client-output-buffer-limit replica hard limit");
+            return false;
         } else if (limit.softBytes() > 0 && pending >= limit.softBytes()) {
             if (softSince == 0) {
                 softSince = now;
             } else if (now - softSince >= limit.softSeconds() * 1000) {
                 drop("output buffer over client-output-buffer-limit replica soft limit for " + limit.softSeconds() + " seconds");
+                return false;
             }
         } else {
             softSince = 0;
         }
+        return true;
     }
 
     /**

@@ -7,7 +7,7 @@ import dev.spinel.server.config.ServerConfig;
  * which also keeps the stream for replicas in a full resync, shared by them) and what the master holds for its
  * replicas besides it, their connections' output not yet written to the socket ({@code mem_clients_slaves});
  * {@code mem_total_replication_buffers} is both. Redis 7.0 shares one buffer between its backlog and its replicas
- * throughout; Spinel copies from the backlog to an online replica's connection, so those bytes are its own.
+ * throughout; so does Spinel, an online replica's connection taking the stream from the ring one chunk at a time.
  *
  * <p>Thread-safety: reads volatile fields and the transports' atomic counters from any thread; an estimate, as
  * the buffers change while it sums them.
@@ -22,17 +22,28 @@ public final class ReplicationMemory {
         this.config = config;
     }
 
-    /** The backlog ring's bytes (0 without a backlog). */
+    /**
+     * The backlog's bytes (0 without a backlog): the ring, but at most repl-backlog-size while replicas are attached;
+     * what the ring grew past it for them is theirs ({@link #replicaOutputs}), as Redis 7.0 splits its one buffer.
+     */
     public long backlog() {
         ReplicationStream st = replication.stream();
-        return st != null ? st.capacity() : 0;
+        if (st == null) {
+            return 0;
+        }
+        long ring = st.capacity();
+        return replication.replicas().isEmpty() ? ring : Math.min(ring, st.configured());
     }
 
-    /** The replicas' pending output. */
+    /** The replicas' part: the ring past repl-backlog-size, kept for them, and the chunks their connections queue. */
     public long replicaOutputs() {
         long n = 0;
         for (ReplicaLink l : replication.replicas()) {
             n += l.outputBytes();
+        }
+        ReplicationStream st = replication.stream();
+        if (st != null && !replication.replicas().isEmpty()) {
+            n += Math.max(0, st.capacity() - st.configured());
         }
         return n;
     }

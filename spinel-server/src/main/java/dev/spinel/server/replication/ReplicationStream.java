@@ -211,6 +211,21 @@ final class ReplicationStream implements ReplicationFeed {
         return backlog.copy(sent + 1, dst, dst.length);
     }
 
+    @Override
+    public long heldBy(Object session) {
+        for (ReplicaLink l : links) {
+            if (l.session == session) {
+                return l.heldBytes();
+            }
+        }
+        return 0;
+    }
+
+    /** repl-backlog-size: what the ring comes back to once no replica needs more. */
+    synchronized int configured() {
+        return configured;
+    }
+
     synchronized long offset() {
         return backlog.offset();
     }

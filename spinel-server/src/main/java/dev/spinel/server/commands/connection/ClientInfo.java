@@ -9,6 +9,7 @@ import dev.spinel.server.engine.tracking.TrackingState;
 import dev.spinel.server.engine.Transaction;
 import dev.spinel.server.engine.eviction.ClientMemory;
 import dev.spinel.server.engine.ports.ClientConnection;
+import dev.spinel.server.engine.ports.ReplicationFeed;
 
 /**
  * One client's line of CLIENT LIST / CLIENT INFO, with Redis 7.0.15's fields in its order:
@@ -81,6 +82,12 @@ public final class ClientInfo {
         long rbs = s.out().ownCapacity(); // not the event loop's scratch, which the loop's clients share
         long obl = s.out().size();
         long omem = c.pendingOutputBytes();
+        long shared = 0;
+        if (s.attachedReplica()) { // a replica's output is its share of the replication buffer, as Redis counts it
+            ReplicationFeed feed = s.engine().hooks().replicationFeed();
+            shared = feed == null ? 0 : Math.max(0, feed.heldBy(s) - omem);
+            omem += shared;
+        }
         sb.append("id=").append(s.id());
         sb.append(" addr=").append(c.remoteAddress());
         sb.append(" laddr=").append(c.localAddress());
@@ -110,7 +117,7 @@ public final class ClientInfo {
         sb.append(" obl=").append(obl);
         sb.append(" oll=0");
         sb.append(" omem=").append(omem);
-        sb.append(" tot-mem=").append(ClientMemory.of(s, wireBytes + argvBytes));
+        sb.append(" tot-mem=").append(ClientMemory.of(s, wireBytes + argvBytes) + shared);
         sb.append(" events=").append(omem > 0 ? "rw" : "r");
         sb.append(" cmd=").append(s.lastCommand());
         sb.append(" user=").append(s.user().name());

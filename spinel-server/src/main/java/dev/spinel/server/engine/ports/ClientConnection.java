@@ -38,6 +38,19 @@ public interface ClientConnection {
     long pendingOutputBytes();
 
     /**
+     * False while the transport holds more than it lets a sender add (Netty's high water mark): a replica's link then
+     * leaves the shared stream in the backlog until {@link #whenWritable}. Call on the loop.
+     */
+    default boolean outputWritable() {
+        return true;
+    }
+
+    /** Runs {@code task} on the loop once {@link #outputWritable} (now if it is); one task at a time. Call on the loop. */
+    default void whenWritable(Runnable task) {
+        task.run();
+    }
+
+    /**
      * This client's buffers at the last sample of used_memory's clients part (taken off the total when it goes);
      * a connection that keeps none answers 0.
      */
