@@ -2,6 +2,7 @@ package dev.spinel.persistence;
 
 import dev.spinel.protocol.Numbers;
 import dev.spinel.store.Entry;
+import dev.spinel.store.GrowableString;
 import dev.spinel.store.types.ElementVisitor;
 import dev.spinel.store.types.stream.StreamConsumer;
 import dev.spinel.store.types.stream.StreamCursor;
@@ -87,6 +88,8 @@ public final class AofCommandWriter implements SnapshotVisitor {
                 bulk(key, 0, keyLength);
                 if (snapshot instanceof Entry e) {
                     bulk(e.stringBytes(valueScratch), 0, e.stringLength());
+                } else if (snapshot instanceof GrowableString g) {
+                    bulk(g.array(), 0, g.length()); // frozen by the snapshot: never changes again
                 } else {
                     bulk((byte[]) snapshot);
                 }

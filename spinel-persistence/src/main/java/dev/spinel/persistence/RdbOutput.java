@@ -1,6 +1,7 @@
 package dev.spinel.persistence;
 
 import dev.spinel.store.Entry;
+import dev.spinel.store.GrowableString;
 import dev.spinel.store.StringEncoding;
 
 import java.io.IOException;
@@ -123,6 +124,8 @@ public final class RdbOutput {
                 valueScratch = new byte[Entry.MAX_INLINE_STRING];
             }
             writeString(e.stringBytes(valueScratch), e.stringLength());
+        } else if (stored instanceof GrowableString g) {
+            writeString(g.array(), g.length()); // frozen by the snapshot: never changes again
         } else {
             writeString((byte[]) stored);
         }

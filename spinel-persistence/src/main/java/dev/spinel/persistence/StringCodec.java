@@ -1,5 +1,6 @@
 package dev.spinel.persistence;
 
+import dev.spinel.store.GrowableString;
 import dev.spinel.store.ValueType;
 
 /**
@@ -7,7 +8,8 @@ import dev.spinel.store.ValueType;
  *
  * <p>A string value is a {@code byte[]} that commands never modify after storing it (they store a new
  * array), so a snapshot keeps the reference instead of copying; a short string held in its entry's fields is
- * snapshotted as the entry, whose fields never change ({@link dev.spinel.store.Entry#storedValue()}). Stateless
+ * snapshotted as the entry, whose fields never change ({@link dev.spinel.store.Entry#storedValue()}); a string
+ * changed in place ({@link GrowableString}) is frozen, so that its next change copies it. Stateless
  * and thread-safe.
  */
 public final class StringCodec implements ValueCodec {
@@ -30,6 +32,9 @@ public final class StringCodec implements ValueCodec {
 
     @Override
     public Object snapshot(Object value) {
+        if (value instanceof GrowableString g) {
+            g.freeze(); // under the segment's lock: the next in-place write copies it instead
+        }
         return value;
     }
 

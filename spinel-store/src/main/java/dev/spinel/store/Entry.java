@@ -77,6 +77,9 @@ public abstract sealed class Entry permits InlineKeyEntry, ArrayKeyEntry {
      */
     public final Object value() {
         Object v = value;
+        if (v instanceof GrowableString g) {
+            return g.toArray(); // never the array the next in-place write changes
+        }
         if (v != null) {
             return v;
         }
@@ -89,7 +92,8 @@ public abstract sealed class Entry permits InlineKeyEntry, ArrayKeyEntry {
     /**
      * The value as the entry holds it, for a snapshot to keep: the value object, or for a string held in the
      * entry's fields this entry itself (those fields are final: a new value makes a new entry). {@link ValueType#of}
-     * knows such an entry as a string; read it with {@link #stringBytes}.
+     * knows such an entry as a string; read it with {@link #stringBytes}. A {@link GrowableString} changes in place:
+     * a holder that keeps it past the lock must {@linkplain GrowableString#freeze() freeze} it.
      */
     public final Object storedValue() {
         Object v = value;
@@ -105,21 +109,31 @@ public abstract sealed class Entry permits InlineKeyEntry, ArrayKeyEntry {
     /** True when the value is a string (held in the entry or as a {@code byte[]}). */
     public final boolean isString() {
         Object v = value;
-        return v == null || v instanceof byte[];
+        return v == null || v instanceof byte[] || v instanceof GrowableString;
+    }
+
+    /** The string value changed in place, after {@link InPlaceStrings#grow} made it; under the segment's lock. */
+    public final GrowableString growableString() {
+        return (GrowableString) value;
     }
 
     /** The string value's length in bytes; the value must be a string ({@link #isString()}). */
     public final int stringLength() {
         Object v = value;
-        return v != null ? ((byte[]) v).length : ((InlineStringEntry) this).valueLength();
+        if (v instanceof byte[] b) {
+            return b.length;
+        }
+        return v != null ? ((GrowableString) v).length() : ((InlineStringEntry) this).valueLength();
     }
 
     /** Writes the string value's {@link #stringLength()} bytes to {@code dst} at {@code off}, without allocating. */
     public final void copyString(byte[] dst, int off) {
         Object v = value;
-        if (v != null) {
-            byte[] b = (byte[]) v;
+        if (v instanceof byte[] b) {
             System.arraycopy(b, 0, dst, off, b.length);
+        } else if (v != null) {
+            GrowableString g = (GrowableString) v;
+            System.arraycopy(g.array(), 0, dst, off, g.length());
         } else {
             ((InlineStringEntry) this).copyValue(dst, off);
         }
@@ -128,18 +142,25 @@ public abstract sealed class Entry permits InlineKeyEntry, ArrayKeyEntry {
     /** Byte {@code i} (0-255) of the string value. */
     public final int stringByte(int i) {
         Object v = value;
-        return v != null ? ((byte[]) v)[i] & 0xff : ((InlineStringEntry) this).valueByte(i);
+        if (v instanceof byte[] b) {
+            return b[i] & 0xff;
+        }
+        return v != null ? ((GrowableString) v).array()[i] & 0xff : ((InlineStringEntry) this).valueByte(i);
     }
 
     /**
      * The string value's bytes without allocating: its first {@link #stringLength()} bytes written into
      * {@code scratch} (at least {@link #MAX_INLINE_STRING} long) for a string held in the entry, the value's own
-     * array otherwise. For readers that stream every value (an RDB save).
+     * array otherwise (longer than the string for a {@link GrowableString}: use {@link #stringLength()}). For readers
+     * that stream every value (an RDB save), under the lock.
      */
     public final byte[] stringBytes(byte[] scratch) {
         Object v = value;
+        if (v instanceof byte[] b) {
+            return b;
+        }
         if (v != null) {
-            return (byte[]) v;
+            return ((GrowableString) v).array();
         }
         ((InlineStringEntry) this).copyValue(scratch, 0);
         return scratch;

@@ -8,7 +8,7 @@ package dev.spinel.store;
  * copy, an expired key to delete, an access stamp to move, a chain changing under the walk).
  *
  * <p>What may be used after the read is only what it returned: a string's {@code byte[]} (never modified once
- * stored) or an entry holding its string in final fields; an entry's mutable fields may have changed since.
+ * stored; a {@link GrowableString}, changed in place, is read under the lock) or an entry holding its string in final fields; an entry's mutable fields may have changed since.
  *
  * <p>Thread-safety: stateless; any thread, holding no lock or any.
  */
@@ -46,6 +46,9 @@ public final class OptimisticReads {
                 return LOCK; // deleted, or kept on a replica: the locked path decides and notifies
             }
             stored = e.storedValue();
+            if (stored instanceof GrowableString) {
+                return LOCK; // changed in place: only a locked read sees it whole
+            }
         }
         if (!lock.validate(v)) {
             return LOCK;

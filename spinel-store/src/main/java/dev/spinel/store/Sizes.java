@@ -13,6 +13,9 @@ final class Sizes {
         if (v instanceof byte[] b) {
             return array(b.length);
         }
+        if (v instanceof GrowableString g) {
+            return g.footprint();
+        }
         if (v instanceof TypedValue t) {
             return t.memoryUsage();
         }

@@ -19,7 +19,7 @@ public enum ValueType {
      * ({@link Entry#storedValue()}).
      */
     public static ValueType of(Object value) {
-        if (value instanceof byte[] || value instanceof InlineStringEntry) {
+        if (value instanceof byte[] || value instanceof InlineStringEntry || value instanceof GrowableString) {
             return STRING;
         }
         if (value instanceof TypedValue t) {

@@ -111,9 +111,15 @@ final class BitfieldCommand {
             }
             int need = (int) (highestWrite >>> 3) + 1;
             Entry e = Keys.write(s, seg, a, 1, h);
-            byte[] old = e == null ? null : Keys.string(e);
-            byte[] v = BitmapCommands.grownCopy(old, need);
-            boolean grown = old == null || v.length > old.length;
+            int oldLength = e == null ? -1 : Keys.stringLength(e);
+            byte[] v;
+            if (e == null) { // Redis's new string is exactly as long as the highest write needs; stored after the writes
+                v = BitmapCommands.grownCopy(null, need);
+            } else { // in place (dbUnshareStringValue, sdsgrowzero): O(fields) unless it grows past its spare room
+                e = StringRangeCommands.grow(seg, e, need);
+                v = e.growableString().array();
+            }
+            boolean grown = need > oldLength;
             s.out().array(n);
             int changes = 0;
             for (int i = 0; i < n; i++) {
@@ -128,9 +134,7 @@ final class BitfieldCommand {
                 }
             }
             if (e == null) {
-                e = seg.insert(a.copy(1), h, v, -1);
-            } else {
-                e = seg.replaceValue(e, v);
+                e = seg.insert(a.copy(1), h, v, -1); // a short one is copied into the entry: after the writes
             }
             e.stringMark(Entry.STRING_RAW); // as SETBIT: lookupStringForBitCommand's raw, unshared string
             if (changes > 0) {

@@ -108,15 +108,17 @@ public final class BitmapCommands {
         seg.lock();
         try {
             Entry e = Keys.write(s, seg, a, 1, h);
-            byte[] old = e == null ? null : Keys.string(e);
-            int was = old != null && index < old.length ? (old[index] >> shift) & 1 : 0;
-            if (old == null || need > old.length || was != on) {
-                byte[] v = grownCopy(old, need);
-                v[index] = (byte) ((v[index] & ~(1 << shift)) | (on << shift));
-                if (e == null) {
-                    e = seg.insert(a.copy(1), h, v, -1);
-                } else {
-                    e = seg.replaceValue(e, v);
+            int oldLength = e == null ? -1 : Keys.stringLength(e);
+            int was = index < oldLength ? (e.stringByte(index) >> shift) & 1 : 0;
+            if (e == null || need > oldLength || was != on) {
+                if (e == null) { // Redis's new string is exactly as long as the bit needs
+                    byte[] v = grownCopy(null, need);
+                    v[index] = (byte) (on << shift);
+                    e = seg.insert(a.copy(1), h, v, -1); // a short one is copied into the entry: written first
+                } else { // in place, O(1) unless the string grows past its spare room
+                    e = StringRangeCommands.grow(seg, e, need);
+                    byte[] v = e.growableString().array();
+                    v[index] = (byte) ((v[index] & ~(1 << shift)) | (on << shift));
                 }
                 s.dirty(1);
                 s.notify(Notifications.STRING, "setbit", a, 1);
@@ -138,8 +140,7 @@ public final class BitmapCommands {
         seg.lock();
         try {
             Entry e = Keys.read(s, seg, a, 1, h);
-            byte[] v = e == null ? null : Keys.string(e);
-            int bit = v != null && index < v.length ? (v[(int) index] >> (7 - (int) (offset & 7))) & 1 : 0;
+            int bit = e != null && index < Keys.stringLength(e) ? (e.stringByte((int) index) >> (7 - (int) (offset & 7))) & 1 : 0;
             s.out().integer(bit);
         } finally {
             seg.unlock();

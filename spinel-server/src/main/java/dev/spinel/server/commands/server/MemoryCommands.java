@@ -9,6 +9,7 @@ import dev.spinel.server.engine.Session;
 import dev.spinel.server.errors.Errors;
 import dev.spinel.server.scripting.Scripting;
 import dev.spinel.store.Entry;
+import dev.spinel.store.GrowableString;
 import dev.spinel.store.Segment;
 
 /**
@@ -135,7 +136,8 @@ final class MemoryCommands {
             if (e == null) {
                 s.out().nullBulk();
             } else {
-                s.out().integer(MemoryUsage.of(e.key(), e.value()));
+                Object stored = e.storedValue(); // a string changed in place counts its capacity, not a trimmed copy
+                s.out().integer(MemoryUsage.of(e.key(), stored instanceof GrowableString ? stored : e.value()));
             }
         } finally {
             seg.unlock();

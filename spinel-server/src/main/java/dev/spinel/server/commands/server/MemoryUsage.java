@@ -1,6 +1,7 @@
 package dev.spinel.server.commands.server;
 
 import dev.spinel.protocol.Numbers;
+import dev.spinel.store.GrowableString;
 import dev.spinel.store.TypedValue;
 
 /**
@@ -30,6 +31,8 @@ public final class MemoryUsage {
             } else {
                 usage += ROBJ + sds(s.length);
             }
+        } else if (value instanceof GrowableString g) {
+            usage += ROBJ + sds(g.capacity()); // a raw sds with sdsMakeRoomFor's spare room
         } else if (value instanceof TypedValue t) {
             usage += ROBJ + t.memoryUsage();
         }

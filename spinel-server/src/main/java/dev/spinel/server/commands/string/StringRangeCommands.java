@@ -8,12 +8,15 @@ import dev.spinel.server.engine.Notifications;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.errors.RedisError;
 import dev.spinel.store.Entry;
+import dev.spinel.store.GrowableString;
+import dev.spinel.store.InPlaceStrings;
 import dev.spinel.store.Segment;
 
 /**
  * String commands that work on lengths and byte ranges: APPEND, SETRANGE, GETRANGE (and its old
  * name SUBSTR), STRLEN. Growing a string is bounded by {@code proto-max-bulk-len} before anything is
- * allocated; a changed string is a new array (stored strings are immutable).
+ * allocated. APPEND and SETRANGE on an existing key change its string in place ({@link InPlaceStrings}: spare room
+ * as Redis's sds keeps, so a sequence of appends costs O(appended bytes)); GETRANGE reads it without a copy.
  *
  * <p>Thread-safety: stateless; each command holds its key's segment lock throughout.
  */
@@ -48,6 +51,18 @@ public final class StringRangeCommands {
         return (int) total;
     }
 
+    /**
+     * {@link InPlaceStrings#grow} of an existing string key to at least {@code length} bytes (a checked length);
+     * a heap too small for the copy or the growth is an error reply, not a crash.
+     */
+    public static Entry grow(Segment seg, Entry e, int length) {
+        try {
+            return InPlaceStrings.grow(seg, e, length);
+        } catch (OutOfMemoryError oom) {
+            throw NO_MEMORY;
+        }
+    }
+
     /** A zeroed array of a checked length; a heap too small for it is an error reply, not a crash. */
     public static byte[] allocate(int length) {
         try {
@@ -69,13 +84,10 @@ public final class StringRangeCommands {
                 seg.insert(a.copy(1), h, a.copy(2), -1);
                 total = a.length(2);
             } else {
-                byte[] old = Keys.string(e);
-                int n = checkStringLength(s, old.length, a.length(2));
-                byte[] v = allocate(n);
-                System.arraycopy(old, 0, v, 0, old.length);
-                System.arraycopy(a.buffer(), a.offset(2), v, old.length, a.length(2));
-                e = seg.replaceValue(e, v);
-                e.stringMark(Entry.STRING_RAW); // Redis appends to an unshared raw copy (dbUnshareStringValue)
+                int old = Keys.stringLength(e);
+                int n = checkStringLength(s, old, a.length(2));
+                e = grow(seg, e, n); // Redis appends to an unshared raw sds (dbUnshareStringValue, sdscatlen)
+                System.arraycopy(a.buffer(), a.offset(2), e.growableString().array(), old, a.length(2));
                 total = n;
             }
             s.dirty(1);
@@ -98,24 +110,27 @@ public final class StringRangeCommands {
         seg.lock();
         try {
             Entry e = Keys.write(s, seg, a, 1, h);
-            byte[] old = e == null ? EMPTY : Keys.string(e);
+            int old = e == null ? 0 : Keys.stringLength(e);
             if (vlen == 0) {
-                s.out().integer(old.length); // nothing to write: no key is created, nothing changes
+                s.out().integer(old); // nothing to write: no key is created, nothing changes
                 return;
             }
             int end = checkStringLength(s, offset, vlen);
-            byte[] v = allocate(Math.max(old.length, end));
-            System.arraycopy(old, 0, v, 0, old.length);
-            System.arraycopy(a.buffer(), a.offset(3), v, (int) offset, vlen);
-            if (e == null) {
+            int length;
+            if (e == null) { // Redis's new string is exactly as long as the write needs
+                byte[] v = allocate(end);
+                System.arraycopy(a.buffer(), a.offset(3), v, (int) offset, vlen);
                 e = seg.insert(a.copy(1), h, v, -1);
-            } else {
-                e = seg.replaceValue(e, v);
+                e.stringMark(Entry.STRING_RAW);
+                length = end;
+            } else { // an unshared raw sds grown with zeros (dbUnshareStringValue, sdsgrowzero)
+                e = grow(seg, e, end);
+                System.arraycopy(a.buffer(), a.offset(3), e.growableString().array(), (int) offset, vlen);
+                length = e.stringLength();
             }
-            e.stringMark(Entry.STRING_RAW); // Redis writes into a raw sds (new, or unshared by dbUnshareStringValue)
             s.dirty(1);
             s.notify(Notifications.STRING, "setrange", a, 1);
-            s.out().integer(v.length);
+            s.out().integer(length);
         } finally {
             seg.unlock();
         }
@@ -134,8 +149,7 @@ public final class StringRangeCommands {
                 s.out().bulk(EMPTY);
                 return;
             }
-            byte[] v = Keys.string(e);
-            long len = v.length;
+            long len = Keys.stringLength(e);
             if (start < 0 && end < 0 && start > end) {
                 s.out().bulk(EMPTY);
                 return;
@@ -154,10 +168,22 @@ public final class StringRangeCommands {
             if (start > end || len == 0) {
                 s.out().bulk(EMPTY);
             } else {
-                s.out().bulk(v, (int) start, (int) (end - start + 1));
+                replyRange(s, e, (int) start, (int) (end - start + 1));
             }
         } finally {
             seg.unlock();
+        }
+    }
+
+    /** Bytes {@code [from, from + n)} of the entry's string as a bulk reply, copied once (no copy of the whole value). */
+    private static void replyRange(Session s, Entry e, int from, int n) {
+        Object stored = e.storedValue();
+        if (stored instanceof byte[] b) {
+            s.out().bulk(b, from, n);
+        } else if (stored instanceof GrowableString g) {
+            s.out().bulk(g.array(), from, n);
+        } else {
+            s.out().bulk(Keys.string(e), from, n); // held in the entry: at most a few dozen bytes
         }
     }
 
