@@ -130,7 +130,7 @@ public final class Evictor {
             seg.removeEntry(e);
             evicted.increment();
             if (config.lazyfreeLazyEviction.value()) {
-                LazyFree.freed(engine.stats(), e.value());
+                LazyFree.freed(engine.stats(), e.storedValue()); // the value as held: no copy of a string
             }
             engine.keyEvents().evicted(bestDb.index(), bestKey);
         } finally {

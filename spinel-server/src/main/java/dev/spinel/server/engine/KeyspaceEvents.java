@@ -37,7 +37,7 @@ final class KeyspaceEvents implements KeyspaceListener {
     @Override
     public void expired(Database db, Entry e) {
         if (engine.config().lazyfreeLazyExpire.value()) {
-            LazyFree.freed(engine.stats(), e.value()); // Redis's deleteExpiredKeyAndPropagate frees it asynchronously
+            LazyFree.freed(engine.stats(), e.storedValue()); // Redis's deleteExpiredKeyAndPropagate frees it asynchronously
         }
         expired(db, e.key());
     }

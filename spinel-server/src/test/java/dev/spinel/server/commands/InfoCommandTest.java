@@ -7,10 +7,12 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -133,6 +135,34 @@ class InfoCommandTest {
                     f.get("cmdstat_get"));
             assertTrue(f.get("db0").matches("keys=\\d+,expires=\\d+,avg_ttl=\\d+"), f.get("db0"));
             c.call("DEL", "info-k2");
+        }
+    }
+
+    /**
+     * The allocator fields describe the JVM's memory as Redis's describe jemalloc's, and the ratios are Redis's
+     * (active / allocated, resident / active, RSS / resident, RSS / used_memory): allocated counts at least the
+     * non-heap pools (classes, code) this JVM had before the call, which used_memory never holds.
+     */
+    @Test
+    void allocatorFieldsAreTheJvmsAndTheirRatiosAreRedis() throws Exception {
+        try (RawClient c = new RawClient(server.port())) {
+            long nonHeap = ManagementFactory.getMemoryMXBean().getNonHeapMemoryUsage().getUsed();
+            Map<String, String> f = fields(info(c, "memory"));
+            long used = Long.parseLong(f.get("used_memory"));
+            long rss = Long.parseLong(f.get("used_memory_rss"));
+            long allocated = Long.parseLong(f.get("allocator_allocated"));
+            long active = Long.parseLong(f.get("allocator_active"));
+            long resident = Long.parseLong(f.get("allocator_resident"));
+            assertTrue(allocated >= nonHeap, "allocated " + allocated + " < non-heap " + nonHeap);
+            assertTrue(active >= allocated && resident <= active && resident <= rss, f.toString());
+            assertEquals(active - allocated, Long.parseLong(f.get("allocator_frag_bytes")));
+            assertEquals(resident - active, Long.parseLong(f.get("allocator_rss_bytes")));
+            assertEquals(rss - resident, Long.parseLong(f.get("rss_overhead_bytes")));
+            assertEquals(rss - used, Long.parseLong(f.get("mem_fragmentation_bytes")));
+            assertEquals(String.format(Locale.ROOT, "%.2f", active / (double) allocated), f.get("allocator_frag_ratio"));
+            assertEquals(String.format(Locale.ROOT, "%.2f", resident / (double) active), f.get("allocator_rss_ratio"));
+            assertEquals(String.format(Locale.ROOT, "%.2f", rss / (double) resident), f.get("rss_overhead_ratio"));
+            assertEquals(String.format(Locale.ROOT, "%.2f", rss / (double) used), f.get("mem_fragmentation_ratio"));
         }
     }
 

@@ -185,8 +185,9 @@ final class InfoCommand {
         long scripts = server.scripting().cache().memory();
         var functions = server.scripting().functions();
         long functionBytes = functions.codeBytes();
-        // Redis 7.0.15's fields in its order, by Spinel's accounting (MemoryAccounting): the allocator's
-        // figures are used_memory and the RSS; cluster and defragmentation ones are 0.
+        // Redis 7.0.15's fields in its order, by Spinel's accounting (MemoryAccounting); the allocator is the JVM
+        // (AllocatorFigures); cluster and defragmentation ones are 0.
+        AllocatorFigures alloc = AllocatorFigures.now(rss);
         sb.append("# Memory\r\n");
         field(sb, "used_memory", used);
         field(sb, "used_memory_human", human(used));
@@ -200,9 +201,9 @@ final class InfoCommand {
         field(sb, "used_memory_dataset", dataset);
         field(sb, "used_memory_dataset_perc", String.format(Locale.ROOT, "%.2f%%",
                 used <= startup ? 0.0 : dataset * 100.0 / (used - startup)));
-        field(sb, "allocator_allocated", used);
-        field(sb, "allocator_active", used);
-        field(sb, "allocator_resident", rss);
+        field(sb, "allocator_allocated", alloc.allocated());
+        field(sb, "allocator_active", alloc.active());
+        field(sb, "allocator_resident", alloc.resident());
         field(sb, "total_system_memory", totalSystem);
         field(sb, "total_system_memory_human", human(totalSystem));
         field(sb, "jvm_heap_used", rt.totalMemory() - rt.freeMemory());
@@ -223,13 +224,13 @@ final class InfoCommand {
         field(sb, "maxmemory", maxmemory);
         field(sb, "maxmemory_human", human(maxmemory));
         field(sb, "maxmemory_policy", e.config().maxmemoryPolicy.value());
-        field(sb, "allocator_frag_ratio", "1.00");
-        field(sb, "allocator_frag_bytes", 0);
-        field(sb, "allocator_rss_ratio", String.format(Locale.ROOT, "%.2f", used == 0 ? 0.0 : rss / (double) used));
-        field(sb, "allocator_rss_bytes", rss - used);
-        field(sb, "rss_overhead_ratio", "1.00");
-        field(sb, "rss_overhead_bytes", 0);
-        field(sb, "mem_fragmentation_ratio", String.format(Locale.ROOT, "%.2f", used == 0 ? 0.0 : rss / (double) used));
+        field(sb, "allocator_frag_ratio", AllocatorFigures.ratio(alloc.active(), alloc.allocated()));
+        field(sb, "allocator_frag_bytes", alloc.active() - alloc.allocated());
+        field(sb, "allocator_rss_ratio", AllocatorFigures.ratio(alloc.resident(), alloc.active()));
+        field(sb, "allocator_rss_bytes", alloc.resident() - alloc.active());
+        field(sb, "rss_overhead_ratio", AllocatorFigures.ratio(rss, alloc.resident()));
+        field(sb, "rss_overhead_bytes", rss - alloc.resident());
+        field(sb, "mem_fragmentation_ratio", AllocatorFigures.ratio(rss, used));
         field(sb, "mem_fragmentation_bytes", rss - used);
         field(sb, "mem_not_counted_for_evict", m.notCountedForEviction());
         long backlog = m.replicationBacklog();
