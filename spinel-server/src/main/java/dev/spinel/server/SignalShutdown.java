@@ -40,8 +40,13 @@ final class SignalShutdown {
 
     /** Installs the handlers of SIGTERM and SIGINT (the process's, so only the launcher calls this). */
     void install() {
-        Signal.handle(new Signal("TERM"), this::handle);
-        Signal.handle(new Signal("INT"), this::handle);
+        for (String name : new String[] {"TERM", "INT"}) {
+            Signal sig = new Signal(name);
+            if (!IgnoredSignals.restoreIfIgnored(sig.getNumber())) {
+                Log.warning("SIG" + name + " was ignored when the server started and could not be restored: it stays ignored");
+            }
+            Signal.handle(sig, this::handle);
+        }
         CrashReport.install();
     }
 

@@ -38,6 +38,8 @@ class SignalShutdownDiffTest {
 
     @TempDir
     Path tmp;
+    /** Start the servers with SIGINT ignored, as a shell starts a background job ({@code redis-server &}). */
+    private boolean startedWithSigintIgnored;
 
     /** One server process, redis-server or Spinel, with its own dir ({@code {dir}} in an argument) and log file. */
     private final class Server implements AutoCloseable {
@@ -63,6 +65,9 @@ class SignalShutdownDiffTest {
                     "--logfile", dir.resolve("server.log").toString(), "--enable-debug-command", "yes", "--appendonly", "no"));
             for (String e : extra) {
                 cmd.add(e.replace("{dir}", dir.toString()));
+            }
+            if (startedWithSigintIgnored) {
+                cmd.addAll(0, List.of("bash", "-c", "trap '' INT; exec \"$@\"", "bash"));
             }
             process = new ProcessBuilder(cmd).redirectErrorStream(true)
                     .redirectOutput(dir.resolve("stdout").toFile()).start();
@@ -165,6 +170,21 @@ class SignalShutdownDiffTest {
             }
             return seen;
         }, "--save", "3600 1", "--pidfile", "{dir}/server.pid");
+    }
+
+    @Test
+    @Timeout(120)
+    void aServerStartedWithSigintIgnoredStillStopsOnSigint() throws Exception {
+        startedWithSigintIgnored = true;
+        compare("ignored", s -> {
+            List<String> seen = new ArrayList<>();
+            try (RawClient c = new RawClient(s.port)) {
+                seen.add(c.callString("SET", "k", "v"));
+                s.signal("INT");
+                seen.add("exit " + s.awaitExit());
+            }
+            return seen;
+        }, "--save", "3600 1");
     }
 
     @Test
