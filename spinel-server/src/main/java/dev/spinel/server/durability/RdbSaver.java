@@ -232,9 +232,13 @@ final class RdbSaver {
         lastBgsaveTrySeconds = bgsaveStartMillis / 1000;
         Log.notice("Background saving started");
         backgroundAborted = false;
+        // Armed here, before BGSAVE answers, as Redis forks before it answers: a write that follows the reply is
+        // never in the image (armed on the save's thread, the first writes after the reply could be).
+        saves++;
+        Armed armed = arm(true, 0);
         Thread t = new Thread(() -> {
             try {
-                boolean ok = doSave(true);
+                boolean ok = armed != null && write(armed, true);
                 if (!ok && backgroundAborted) {
                     // as Redis's child killed with SIGUSR1 by killRDBChild: not an error (no MISCONF)
                     Log.warning("Background saving terminated: stopped by FLUSHALL");
@@ -254,13 +258,19 @@ final class RdbSaver {
         t.start();
     }
 
-    private boolean doSave(boolean background) {
-        return doSave(background, 0);
-    }
-
     /** A save; {@code lockWaitNanos} > 0 bounds the wait for the stripes (the save fails past it). */
     private boolean doSave(boolean background, long lockWaitNanos) {
         saves++;
+        Armed armed = arm(background, lockWaitNanos);
+        return armed != null && write(armed, background);
+    }
+
+    /** An armed image and what goes with it: the change counter, the functions and replication's AUX fields. */
+    private record Armed(RdbWriter.Snapshot snap, long dirtyBefore, List<byte[]> functionCodes, Map<String, Object> repl) {
+    }
+
+    /** Arms the point-in-time image (null when it could not be: logged). */
+    private Armed arm(boolean background, long lockWaitNanos) {
         long dirtyBefore;
         RdbWriter.Snapshot snap;
         List<byte[]> functionCodes;
@@ -274,14 +284,14 @@ final class RdbSaver {
             if (replLock != null && !replLock.tryLock(lockWaitNanos == 0 ? Long.MAX_VALUE : lockWaitNanos, TimeUnit.NANOSECONDS)) {
                 replLock = null;
                 Log.warning("Failed capturing the dataset for the RDB: the replication link still applies a command");
-                return false;
+                return null;
             }
             if (lockWaitNanos == 0) {
                 keyspace.lockAll();
             } else if (!keyspace.tryLockAllUntil(t0 + lockWaitNanos)) {
                 Log.warning(String.format("Failed capturing the dataset for the RDB: a command or script still holds part"
                         + " of the keyspace after %.0f seconds", lockWaitNanos / 1e9));
-                return false;
+                return null;
             }
             try {
                 dirtyBefore = stats.dirty.sum(); // writers count dirty under their stripes: exact here
@@ -302,18 +312,25 @@ final class RdbSaver {
             Log.verbose(String.format("Snapshot armed (%d keys, writers paused %.3f ms)", currentSaveKeysTotal, (System.nanoTime() - t0) / 1e6));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return false;
+            return null;
         } catch (RuntimeException e) {
             currentSaveKeysTotal = 0;
             Log.warning("Failed capturing the dataset for the RDB: " + e);
-            return false;
+            return null;
         } finally {
             if (replLock != null) {
                 replLock.unlock();
             }
         }
+        return new Armed(snap, dirtyBefore, functionCodes, repl);
+    }
+
+    /** Writes an armed image to the RDB file. */
+    private boolean write(Armed armed, boolean background) {
+        RdbWriter.Snapshot snap = armed.snap();
+        long dirtyBefore = armed.dirtyBefore();
         try {
-            RdbFiles.save(snap, rdbPath(), options(functionCodes, repl));
+            RdbFiles.save(snap, rdbPath(), options(armed.functionCodes(), armed.repl()));
             dirtyAtLastSave = dirtyBefore;
             lastSaveSeconds = System.currentTimeMillis() / 1000;
             lastBgsaveOk = true; // as Redis's rdbSave: any successful save clears the error
