@@ -7,6 +7,7 @@ import dev.spinel.server.log.Log;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.unix.UnixChannel;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 
@@ -221,6 +222,11 @@ final class RespConnectionHandler extends ReadBatch implements ClientConnection 
     @Override
     public boolean outputWritable() {
         return ctx.channel().isWritable();
+    }
+
+    @Override
+    public void queueAtMost(int bytes) {
+        ctx.channel().config().setWriteBufferWaterMark(new WriteBufferWaterMark(bytes / 4, bytes));
     }
 
     @Override

@@ -63,7 +63,11 @@ final class ReplicaLink {
         this.session = session;
         this.stream = stream;
         this.replication = replication;
+        session.connection().queueAtMost(QUEUED_AT_MOST);
     }
+
+    /** A replica's connection queues at most this much of the stream (clients may queue 16 MB of replies). */
+    private static final int QUEUED_AT_MOST = 1024 * 1024;
 
     /** Called under the stream's lock when attached: the stream after {@code offset} is for this replica. */
     void startAt(long offset) {

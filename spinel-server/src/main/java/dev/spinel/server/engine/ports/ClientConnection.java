@@ -45,6 +45,13 @@ public interface ClientConnection {
         return true;
     }
 
+    /**
+     * Lowers how much output the transport queues before {@link #outputWritable} turns false (a replica's link: what
+     * the replica has not taken stays in the shared backlog, not in a second copy of up to the clients' bound).
+     */
+    default void queueAtMost(int bytes) {
+    }
+
     /** Runs {@code task} on the loop once {@link #outputWritable} (now if it is); one task at a time. Call on the loop. */
     default void whenWritable(Runnable task) {
         task.run();
