@@ -14,7 +14,6 @@ import java.util.List;
 
 import static dev.spinel.server.testing.Await.waitFor;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A shutdown while the log switched on by CONFIG SET appendonly yes still writes its first base is refused, as Redis
