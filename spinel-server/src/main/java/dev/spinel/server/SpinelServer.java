@@ -121,7 +121,8 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
         ReplicationMemory replicationMemory = new ReplicationMemory(replication, config);
         engine.memory().replication(replicationMemory::backlog, replicationMemory::replicaOutputs,
                 c -> c instanceof Session s && engine.hooks().isReplicaClient(s));
-        engine.memory().notCountedForEviction(replicationMemory::notCountedForEviction);
+        engine.memory().notCountedForEviction(replicationMemory::notCountedForEviction,
+                replicationMemory::countedForEviction);
         try {
             this.cluster = config.clusterEnabled.value() ? ClusterMode.create(config, engine, replication) : null;
         } catch (IOException e) {

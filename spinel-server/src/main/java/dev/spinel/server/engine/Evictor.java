@@ -56,7 +56,7 @@ public final class Evictor {
 
     /** Redis's used_memory as the maxmemory check reads it: without what the replicas' output holds. */
     public long usedMemory() {
-        return memory.used() - memory.notCountedForEviction();
+        return memory.usedForEviction();
     }
 
     /** Evicts as needed; false when still over the limit (the caller answers {@link #OOM}). */

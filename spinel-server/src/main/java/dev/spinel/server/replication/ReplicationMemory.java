@@ -57,4 +57,12 @@ public final class ReplicationMemory {
     public long notCountedForEviction() {
         return replicaOutputs() + Math.max(0, backlog() - config.replBacklogSize.value());
     }
+
+    /**
+     * The replication bytes the maxmemory check counts: the backlog up to repl-backlog-size, which is
+     * {@code backlog() + replicaOutputs() - notCountedForEviction()} read at one instant.
+     */
+    public long countedForEviction() {
+        return Math.min(backlog(), config.replBacklogSize.value());
+    }
 }

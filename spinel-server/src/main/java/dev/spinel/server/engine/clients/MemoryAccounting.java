@@ -39,6 +39,7 @@ public final class MemoryAccounting {
     private volatile LongSupplier backlog = () -> 0;
     private volatile LongSupplier replicaOutputs = () -> 0;
     private volatile LongSupplier notCounted = () -> 0;
+    private volatile LongSupplier countedReplication = () -> 0;
     /** The replicas' connections: their buffers are replication's ({@link #replicaOutputs()}), not the clients'. */
     private volatile Predicate<Client> replica = c -> false;
     private final AtomicLong clientBuffers = new AtomicLong();
@@ -87,10 +88,23 @@ public final class MemoryAccounting {
 
     /**
      * Where mem_not_counted_for_evict's bytes come from: replication's beyond the configured backlog, which the
-     * maxmemory check leaves out, as Redis's freeMemoryGetNotCountedMemory (Spinel has no AOF buffer to add).
+     * maxmemory check leaves out, as Redis's freeMemoryGetNotCountedMemory (Spinel has no AOF buffer to add);
+     * and the replication bytes the check does count (the backlog up to repl-backlog-size), which it reads
+     * instead of subtracting one figure from the other (see {@link #usedForEviction()}).
      */
-    public void notCountedForEviction(LongSupplier bytes) {
+    public void notCountedForEviction(LongSupplier bytes, LongSupplier countedReplicationBytes) {
         this.notCounted = bytes;
+        this.countedReplication = countedReplicationBytes;
+    }
+
+    /**
+     * used_memory less mem_not_counted_for_evict, as the maxmemory check reads it. Computed from the counted part
+     * directly: {@code used() - notCountedForEviction()} reads the replicas' output twice, and a replica's
+     * connection that writes a few hundred KB to its socket between the two reads made the difference show that
+     * much more than was held, evicting a key for nothing.
+     */
+    public long usedForEviction() {
+        return startup + clientBuffers.get() + scripts.getAsLong() + countedReplication.getAsLong() + dataset();
     }
 
     /** mem_not_counted_for_evict (see {@link #notCountedForEviction(LongSupplier)}). */
