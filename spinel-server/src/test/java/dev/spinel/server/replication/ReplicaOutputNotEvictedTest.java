@@ -10,7 +10,6 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
-import java.util.TreeMap;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -22,17 +21,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Before, that output counted: the master evicted keys, then refused writes with OOM.
  */
 class ReplicaOutputNotEvictedTest {
-    private static Map<String, Long> memory(RawClient c) throws Exception {
-        Map<String, Long> m = new TreeMap<>();
-        for (String line : new String(c.call("INFO"), StandardCharsets.UTF_8).split("\r\n")) {
-            int colon = line.indexOf(':');
-            if (colon > 0 && line.substring(colon + 1).matches("\\d+")) {
-                m.put(line.substring(0, colon), Long.parseLong(line.substring(colon + 1)));
-            }
-        }
-        return m;
-    }
-
     @Test
     void aStalledReplicasOutputEvictsNothing() throws Exception {
         try (SpinelServer master = SpinelServer.start(ServerConfig.defaults().with("port", "0").with("repl-diskless-sync", "no")
@@ -49,17 +37,17 @@ class ReplicaOutputNotEvictedTest {
                 out.flush();
                 InputStream in = replica.getInputStream();
                 assertEquals('+', in.read()); // +FULLRESYNC: attached; nothing more is read from now on
-                Map<String, Long> before = memory(m);
+                Map<String, Long> before = m.infoNumbers();
                 long limit = before.get("used_memory") - before.get("mem_not_counted_for_evict") + 256 * 1024;
                 assertEquals("+OK\r\n", m.callString("CONFIG", "SET", "maxmemory", Long.toString(limit)));
                 String small = "A".repeat(1000);
                 for (int i = 0; i < 10_000; i++) { // 10 MB of stream, the dataset unchanged
                     String reply = m.callString("SETRANGE", "key:0", "0", small);
                     if (!reply.equals(":100000\r\n")) {
-                        throw new AssertionError("write " + i + ": " + reply + " limit " + limit + " before " + before + " now " + memory(m));
+                        throw new AssertionError("write " + i + ": " + reply + " limit " + limit + " before " + before + " now " + m.infoNumbers());
                     }
                 }
-                Map<String, Long> after = memory(m);
+                Map<String, Long> after = m.infoNumbers();
                 assertTrue(after.get("mem_clients_slaves") > 4L << 20, "the replica's output is held: " + after);
                 assertTrue(after.get("mem_not_counted_for_evict") >= after.get("mem_clients_slaves"), "not counted: " + after);
                 assertTrue(after.get("used_memory") > limit, "used_memory still shows it: " + after);

@@ -10,7 +10,6 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
-import java.util.TreeMap;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -21,23 +20,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * connection is not counted again in {@code mem_clients_normal}; they go back down when the replica is dropped.
  */
 class ReplicationMemoryTest {
-    private static Map<String, Long> memory(RawClient c) throws Exception {
-        Map<String, Long> m = new TreeMap<>();
-        for (String line : new String(c.call("INFO", "memory"), StandardCharsets.UTF_8).split("\r\n")) {
-            int colon = line.indexOf(':');
-            if (colon > 0 && line.substring(colon + 1).matches("\\d+")) {
-                m.put(line.substring(0, colon), Long.parseLong(line.substring(colon + 1)));
-            }
-        }
-        return m;
-    }
-
     @Test
     void aReplicaThatDoesNotReadIsCountedInTheReplicationBuffers() throws Exception {
         try (SpinelServer master = SpinelServer.start(ServerConfig.defaults().with("port", "0").with("repl-diskless-sync", "no")
                      .with("repl-backlog-size", "8mb")); // the writes stay in the backlog until copied to the replica
              RawClient m = new RawClient(master.port())) {
-            Map<String, Long> idle = memory(m);
+            Map<String, Long> idle = m.infoNumbers("memory");
             assertEquals(0L, idle.get("mem_total_replication_buffers"));
             assertEquals(0L, idle.get("mem_clients_slaves"));
             try (Socket replica = new Socket("127.0.0.1", master.port())) {
@@ -51,19 +39,19 @@ class ReplicationMemoryTest {
                 for (int i = 0; i < 80; i++) {
                     assertEquals("+OK\r\n", m.callString("SET", "k" + i, value));
                 }
-                Map<String, Long> mem = memory(m);
+                Map<String, Long> mem = m.infoNumbers("memory");
                 long deadline = System.nanoTime() + 10_000_000_000L;
                 while (mem.get("mem_clients_slaves") < 8L << 20) { // the kernel's buffers take the rest
                     assertTrue(System.nanoTime() < deadline, "replica output not counted: " + mem);
                     Thread.sleep(50);
-                    mem = memory(m);
+                    mem = m.infoNumbers("memory");
                 }
                 assertEquals(mem.get("mem_replication_backlog") + mem.get("mem_clients_slaves"), mem.get("mem_total_replication_buffers"));
                 assertEquals(8L << 20, mem.get("mem_replication_backlog"));
                 assertTrue(mem.get("mem_clients_normal") < 1L << 20, "the replica counted as a normal client too: " + mem);
                 assertEquals(":1\r\n", m.callString("CLIENT", "KILL", "TYPE", "replica"));
                 deadline = System.nanoTime() + 10_000_000_000L;
-                while ((mem = memory(m)).get("mem_clients_slaves") != 0) {
+                while ((mem = m.infoNumbers("memory")).get("mem_clients_slaves") != 0) {
                     assertTrue(System.nanoTime() < deadline, "still counted after the drop: " + mem);
                     Thread.sleep(50);
                 }

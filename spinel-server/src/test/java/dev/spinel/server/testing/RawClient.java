@@ -12,6 +12,8 @@ import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * A minimal RESP client that sends commands as multibulk and returns each reply's exact bytes,
@@ -68,6 +70,21 @@ public final class RawClient implements AutoCloseable {
 
     public String callString(String... args) throws IOException {
         return new String(call(args), StandardCharsets.UTF_8);
+    }
+
+    /** INFO's numeric fields (of the given sections, or INFO's default ones) by name, for tests that read figures. */
+    public Map<String, Long> infoNumbers(String... sections) throws IOException {
+        String[] args = new String[sections.length + 1];
+        args[0] = "INFO";
+        System.arraycopy(sections, 0, args, 1, sections.length);
+        Map<String, Long> m = new TreeMap<>();
+        for (String line : callString(args).split("\r\n")) {
+            int colon = line.indexOf(':');
+            if (colon > 0 && line.substring(colon + 1).matches("\\d+")) {
+                m.put(line.substring(0, colon), Long.parseLong(line.substring(colon + 1)));
+            }
+        }
+        return m;
     }
 
     /** Reads exactly one RESP2/RESP3 reply and returns its bytes; throws at end of stream. */
