@@ -26,7 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class AofConcurrentTransactionsTest {
     private static final int CLIENTS = 4;
-    private static final int TRANSACTIONS = 150;
+    private static final int TRANSACTIONS = 50;
 
     @TempDir
     Path dir;
