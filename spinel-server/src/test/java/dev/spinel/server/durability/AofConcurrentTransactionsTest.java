@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,12 +22,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The propagator's scratch state (the encoder and the frames a transaction collects until EXEC) is per thread:
- * clients on different event loops running MULTI/EXEC at the same time each get their own block in the log, whole,
- * with only their own commands, and the log replays to the same counts.
+ * clients on different event loops running MULTI/EXEC and rewritten writes (SET PX logged as PXAT) at the same
+ * time each get their own blocks and commands in the log, whole, and the log replays to the same keys and counts.
  */
 class AofConcurrentTransactionsTest {
     private static final int CLIENTS = 4;
-    private static final int TRANSACTIONS = 50;
+    private static final int TRANSACTIONS = 100;
+    /** Plain writes sent with each transaction. */
+    private static final int ALONE = 20;
+    private static final String VALUE = "x".repeat(2000);
 
     @TempDir
     Path dir;
@@ -48,11 +52,25 @@ class AofConcurrentTransactionsTest {
                     done.add(pool.submit(() -> {
                         try (RawClient c = new RawClient(s.port())) {
                             c.call("SELECT", Integer.toString(client + 1));
-                            for (int t = 0; t < TRANSACTIONS; t++) {
-                                c.call("MULTI");
-                                c.call("SET", "k" + client + ":" + t, "v", "EX", "1000"); // rewritten to PXAT
-                                c.call("INCR", "c" + client);
-                                assertTrue(c.callString("EXEC").startsWith("*2\r\n"));
+                            for (int t = 0; t < TRANSACTIONS; t++) { // one write per transaction: one round trip
+                                // and writes of their own: both loops encode at once (a large value, a long encoding)
+                                byte[][] batch = new byte[4 + ALONE][];
+                                batch[0] = command("MULTI");
+                                batch[1] = command("SET", "k" + client + ":" + t, "v", "EX", "1000"); // logged with PXAT
+                                batch[2] = command("INCR", "c" + client);
+                                batch[3] = command("EXEC");
+                                for (int a = 0; a < ALONE; a++) {
+                                    batch[4 + a] = command("SET", "p" + client + ":" + (t * ALONE + a), VALUE, "PX", "1000000");
+                                }
+                                c.sendRaw(concat(batch));
+                                for (int r = 0; r < 3; r++) {
+                                    c.readReply();
+                                }
+                                String exec = new String(c.readReply(), StandardCharsets.ISO_8859_1);
+                                assertTrue(exec.startsWith("*2\r\n"), exec);
+                                for (int a = 0; a < ALONE; a++) {
+                                    assertEquals("+OK\r\n", new String(c.readReply(), StandardCharsets.ISO_8859_1));
+                                }
                             }
                         }
                         return null;
@@ -67,6 +85,7 @@ class AofConcurrentTransactionsTest {
         }
         List<List<String>> log = parse(Files.readAllBytes(dir.resolve("appendonlydir").resolve("appendonly.aof.1.incr.aof")));
         int blocks = 0;
+        int alone = 0;
         int db = -1;
         for (int i = 0; i < log.size(); i++) {
             List<String> cmd = log.get(i);
@@ -74,8 +93,14 @@ class AofConcurrentTransactionsTest {
                 db = Integer.parseInt(cmd.get(1));
                 continue;
             }
-            assertEquals("MULTI", cmd.get(0), "command " + i + " outside a block: " + cmd);
             int client = db - 1;
+            if (cmd.get(0).equals("SET")) {
+                assertTrue(cmd.get(1).startsWith("p" + client + ":") && cmd.get(2).equals(VALUE) && cmd.contains("PXAT"),
+                        cmd.get(1) + " " + cmd.subList(3, cmd.size()) + " in db " + db);
+                alone++;
+                continue;
+            }
+            assertEquals("MULTI", cmd.get(0), "command " + i + " outside a block: " + cmd);
             List<String> set = log.get(i + 1);
             List<String> incr = log.get(i + 2);
             assertEquals("SET", set.get(0), set.toString());
@@ -86,15 +111,32 @@ class AofConcurrentTransactionsTest {
             i += 3;
         }
         assertEquals(CLIENTS * TRANSACTIONS, blocks);
+        assertEquals(CLIENTS * TRANSACTIONS * ALONE, alone);
 
         try (SpinelServer s = start(); RawClient c = new RawClient(s.port())) {
             for (int i = 0; i < CLIENTS; i++) {
                 c.call("SELECT", Integer.toString(i + 1));
                 assertEquals("$" + Integer.toString(TRANSACTIONS).length() + "\r\n" + TRANSACTIONS + "\r\n",
                         c.callString("GET", "c" + i));
-                assertEquals(":" + (TRANSACTIONS + 1) + "\r\n", c.callString("DBSIZE"));
+                assertEquals(":" + ((1 + ALONE) * TRANSACTIONS + 1) + "\r\n", c.callString("DBSIZE"));
             }
         }
+    }
+
+    private static byte[] command(String... args) {
+        List<byte[]> a = new ArrayList<>();
+        for (String x : args) {
+            a.add(x.getBytes(StandardCharsets.ISO_8859_1));
+        }
+        return RawClient.encode(a);
+    }
+
+    private static byte[] concat(byte[]... parts) {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        for (byte[] p : parts) {
+            b.writeBytes(p);
+        }
+        return b.toByteArray();
     }
 
     /** The log's commands: RESP arrays of bulk strings, back to back. */
