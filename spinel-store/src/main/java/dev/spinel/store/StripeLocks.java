@@ -1,6 +1,7 @@
 package dev.spinel.store;
 
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * Locks the stripes of several keys, possibly in several databases, in one global order
@@ -20,6 +21,8 @@ public final class StripeLocks {
      * of its loop's CPU in the quadratic scan).
      */
     private static final int SCAN_LIMIT = 8;
+    /** Up to this many stripes, {@link #lock} sorts them by insertion. */
+    private static final int INSERTION_SORT_LIMIT = 64;
 
     /** Adds the stripe of a key; duplicates are fine. */
     public StripeLocks add(Segment s) {
@@ -43,23 +46,40 @@ public final class StripeLocks {
     }
 
     public void lock() {
-        if (count > 1) {
+        if (count > INSERTION_SORT_LIMIT) {
             Arrays.sort(segments, 0, count, StripeLocks::order);
-            if (count > SCAN_LIMIT) {
-                int kept = 1;
-                for (int i = 1; i < count; i++) { // sorted: a duplicate is next to its first
-                    if (segments[i] != segments[kept - 1]) {
-                        segments[kept++] = segments[i];
-                    }
+        } else {
+            // Few stripes: an insertion sort with the order inlined (TimSort through the comparator was 3.8 % of a
+            // gRPC Batch stream's loop for 64 stripes per unit).
+            for (int i = 1; i < count; i++) {
+                Segment s = segments[i];
+                int j = i - 1;
+                while (j >= 0 && order(segments[j], s) > 0) {
+                    segments[j + 1] = segments[j];
+                    j--;
                 }
-                Arrays.fill(segments, kept, count, null);
-                count = kept;
+                segments[j + 1] = s;
             }
+        }
+        if (count > SCAN_LIMIT) {
+            int kept = 1;
+            for (int i = 1; i < count; i++) { // sorted: a duplicate is next to its first
+                if (segments[i] != segments[kept - 1]) {
+                    segments[kept++] = segments[i];
+                }
+            }
+            Arrays.fill(segments, kept, count, null);
+            count = kept;
         }
         for (int i = 0; i < count; i++) {
             segments[i].lock();
         }
         locked = true;
+    }
+
+    /** For tests: the stripes held, in the order they were locked. */
+    List<Segment> held() {
+        return locked ? List.of(Arrays.copyOf(segments, count)) : List.of();
     }
 
     /** The global lock order: database index, then segment index. */

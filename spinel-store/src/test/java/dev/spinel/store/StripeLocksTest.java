@@ -4,9 +4,11 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class StripeLocksTest {
     private static byte[] key(int i) {
@@ -17,7 +19,7 @@ class StripeLocksTest {
     @Test
     void locksEachStripeOnceWhateverTheDuplicates() {
         Keyspace ks = new Keyspace(2);
-        for (int n : new int[] {1, 3, 8, 9, 64, 500}) {
+        for (int n : new int[] {1, 3, 8, 9, 40, 64, 65, 500}) {
             StripeLocks locks = new StripeLocks();
             Set<Segment> distinct = new LinkedHashSet<>();
             for (int round = 0; round < 3; round++) { // every key three times, interleaved
@@ -29,6 +31,14 @@ class StripeLocksTest {
                 }
             }
             locks.lock();
+            List<Segment> held = locks.held();
+            assertEquals(distinct.size(), held.size(), n + " keys");
+            for (int i = 1; i < held.size(); i++) { // the global order: database, then segment index
+                Segment a = held.get(i - 1);
+                Segment b = held.get(i);
+                assertTrue(a.database().index() < b.database().index()
+                        || a.database().index() == b.database().index() && a.index() < b.index(), n + " keys");
+            }
             for (Segment s : distinct) {
                 assertEquals(1, s.lock.getHoldCount(), n + " keys");
             }
