@@ -54,6 +54,7 @@ final class KvService extends KVGrpc.KVImplBase {
     static final byte[] GET = {'G', 'E', 'T'};
     private final KvStore store;
     private final TxnRunner txn;
+    private final BatchPuts puts;
     private final EventLoopGroup loops;
     /** The loops of {@link #loops}, to find the calling one without an iterator per call. */
     private final EventExecutor[] loopArray;
@@ -61,6 +62,7 @@ final class KvService extends KVGrpc.KVImplBase {
     KvService(KvStore store, EventLoopGroup loops) {
         this.store = store;
         this.txn = new TxnRunner(store);
+        this.puts = new BatchPuts(store);
         this.loops = loops;
         List<EventExecutor> all = new ArrayList<>();
         loops.forEach(all::add);
@@ -291,6 +293,8 @@ final class KvService extends KVGrpc.KVImplBase {
         private final EventExecutor loop;
         private final ArrayDeque<BatchResponse> replies = new ArrayDeque<>(BATCH_WINDOW);
         private final long[] positions = new long[BATCH_WINDOW];
+        /** The results of a run of Puts ({@link BatchPuts}), moved into the reply at once. */
+        private final List<BatchResult> runResults = new ArrayList<>(BatchPuts.MAX_RUN);
         private int head;
         private boolean waiting;
         private boolean completed;
@@ -315,10 +319,19 @@ final class KvService extends KVGrpc.KVImplBase {
                 return; // the client went away while a pause held the rest
             }
             BatchResult.Builder r = BatchResult.newBuilder();
-            for (int i = from, n = req.getOpsCount(); i < n; i++) {
+            for (int i = from, n = req.getOpsCount(); i < n; ) {
+                int end = BatchPuts.runEnd(req, i);
                 try {
+                    if (end - i > 1) { // a run of Puts: one unit (a single op keeps its own, logged bare)
+                        position = Math.max(position, puts.apply(req, i, end, runResults));
+                        b.addAllResults(runResults);
+                        runResults.clear();
+                        i = end;
+                        continue;
+                    }
                     position = Math.max(position, one(req.getOps(i), r));
                 } catch (EmbeddedClient.Paused p) {
+                    runResults.clear();
                     int at = i;
                     long before = position;
                     whenUnpaused(() -> process(req, at, b, before));
@@ -326,6 +339,7 @@ final class KvService extends KVGrpc.KVImplBase {
                 }
                 b.addResults(r.build());
                 r.clear();
+                i++;
             }
             BatchResponse reply = b.build();
             if (replies.isEmpty() && store.client().acknowledged(position)) {
@@ -426,10 +440,7 @@ final class KvService extends KVGrpc.KVImplBase {
                 default -> throw Failure.of(Status.INVALID_ARGUMENT.withDescription("empty BatchOp"));
             }
         } catch (StatusRuntimeException e) {
-            b.clear().setCode(e.getStatus().getCode().value());
-            if (e.getStatus().getDescription() != null) {
-                b.setMessage(e.getStatus().getDescription());
-            }
+            b.clear().mergeFrom(BatchPuts.failure(e));
             return 0;
         }
     }

@@ -30,10 +30,14 @@ class GrpcMetricsTest {
             kv.put(PutRequest.newBuilder().setKey(ByteString.copyFromUtf8("k")).setValue(ByteString.copyFromUtf8("v")).build());
             kv.put(PutRequest.newBuilder().setKey(ByteString.copyFromUtf8("k")).setValue(ByteString.copyFromUtf8("w")).build());
             assertThrows(StatusRuntimeException.class, () -> kv.get(GetRequest.newBuilder().setKey(ByteString.copyFromUtf8("nope")).build()));
+            for (int i = 0; i < 3; i++) { // one method, two codes: each its own series
+                kv.get(GetRequest.newBuilder().setKey(ByteString.copyFromUtf8("k")).build());
+            }
             String body = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + mport + "/metrics")).build(),
                     HttpResponse.BodyHandlers.ofString()).body();
             assertTrue(body.contains("spinel_grpc_calls_total{code=\"OK\",method=\"spinel.kv.v1.KV/Put\"} 2.0"), body);
             assertTrue(body.contains("spinel_grpc_calls_total{code=\"NOT_FOUND\",method=\"spinel.kv.v1.KV/Get\"} 1.0"), body);
+            assertTrue(body.contains("spinel_grpc_calls_total{code=\"OK\",method=\"spinel.kv.v1.KV/Get\"} 3.0"), body);
         }
     }
 }

@@ -124,6 +124,9 @@ class GrpcWritePathTest {
                 + "$1\r\ny\r\n$4\r\nPXAT\r\n"), log);
         assertTrue(log.contains("*2\r\n$3\r\nDEL\r\n$2\r\np1\r\n*1\r\n$4\r\nEXEC\r\n"), log);
         assertTrue(log.contains("*4\r\n$3\r\nSET\r\n$3\r\nupd\r\n$3\r\nnew\r\n$7\r\nKEEPTTL\r\n"), log);
+        // A Batch message's run of Puts is one unit: one MULTI/EXEC block, not a bare SET per Put.
+        assertTrue(log.contains("*1\r\n$5\r\nMULTI\r\n*3\r\n$3\r\nSET\r\n$2\r\nb1\r\n$1\r\nz\r\n*5\r\n$3\r\nSET\r\n"
+                + "$2\r\nb2\r\n$1\r\nw\r\n$4\r\nPXAT\r\n"), log);
 
         RedisCheckAof.assertValid(aofDir);
 

@@ -23,6 +23,7 @@ import io.grpc.stub.StreamObserver;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
 
 import java.util.HashSet;
 import java.util.Iterator;
@@ -31,6 +32,9 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import static dev.spinel.grpc.Ops.get;
+import static dev.spinel.grpc.Ops.op;
+import static dev.spinel.grpc.Ops.put;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -322,5 +326,36 @@ class KvServiceTest {
         assertEquals(Status.Code.NOT_FOUND.value(), r.get(1).getResults(1).getCode());
         assertEquals(Status.Code.INVALID_ARGUMENT.value(), r.get(1).getResults(2).getCode());
         assertArrayEquals(new byte[0], r.get(1).getResults(1).getGet().getKv().getValue().toByteArray());
+    }
+    /**
+     * A run of Puts in one Batch message is one unit (BatchPuts): a Put failing its own checks gets its error and the
+     * rest are written, in order, each with its own version; a Get after the run sees it.
+     */
+    @Test
+    void aRunOfBatchPutsKeepsEachPutsResult() throws Exception {
+        try (Jedis j = server.jedis()) {
+            j.lpush("bp:list", "x"); // a Put overwrites any type, as SET does
+        }
+        BatchResponse r = Ops.batch(server.async(),
+                op(put("bp:a", "1")), op(put("", "2")), op(put("bp:list", "3")), op(put("bp:a", "4")),
+                BatchOp.newBuilder().setPut(PutRequest.newBuilder().setKey(b("bp:t")).setValue(b("5")).setTtlMs(-1)).build(),
+                op(put("bp:b", "6", 100_000)), BatchOp.newBuilder().setGet(get("bp:a")).build());
+        assertEquals(7, r.getResultsCount());
+        assertTrue(r.getResults(0).getPut().getCreated());
+        assertEquals(Status.Code.INVALID_ARGUMENT.value(), r.getResults(1).getCode());
+        assertEquals("key must not be empty", r.getResults(1).getMessage());
+        assertFalse(r.getResults(2).getPut().getCreated());
+        assertFalse(r.getResults(3).getPut().getCreated(), "the run's first Put created it");
+        assertTrue(r.getResults(3).getPut().getVersion() > r.getResults(0).getPut().getVersion());
+        assertEquals(Status.Code.INVALID_ARGUMENT.value(), r.getResults(4).getCode());
+        assertTrue(r.getResults(5).getPut().getCreated());
+        assertTrue(r.getResults(5).getPut().getHeader().getRevision() >= r.getResults(5).getPut().getVersion());
+        assertEquals("4", r.getResults(6).getGet().getKv().getValue().toStringUtf8());
+        assertEquals(r.getResults(3).getPut().getVersion(), r.getResults(6).getGet().getKv().getVersion());
+        try (Jedis j = server.jedis()) {
+            assertEquals("3", j.get("bp:list"));
+            assertFalse(j.exists("bp:t"));
+            assertTrue(j.pttl("bp:b") > 0);
+        }
     }
 }
