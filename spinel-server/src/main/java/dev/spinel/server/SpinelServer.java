@@ -121,6 +121,7 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
         ReplicationMemory replicationMemory = new ReplicationMemory(replication, config);
         engine.memory().replication(replicationMemory::backlog, replicationMemory::replicaOutputs,
                 c -> c instanceof Session s && engine.hooks().isReplicaClient(s));
+        engine.memory().replicaHeld(replicationMemory::heldBy);
         engine.memory().notCountedForEviction(replicationMemory::notCountedForEviction,
                 replicationMemory::countedForEviction);
         try {

@@ -49,6 +49,15 @@ public final class ReplicationMemory {
     }
 
     /**
+     * CLIENT LIST omem of replica connection {@code session}: what it has not taken of the stream, on a master or on a
+     * replica forwarding its master's stream to its own replicas (0 for any other client, or before a stream exists).
+     */
+    public long heldBy(Object session) {
+        ReplicationStream st = replication.stream();
+        return st == null ? 0 : st.heldBy(session);
+    }
+
+    /**
      * mem_not_counted_for_evict's replication part, as Redis 7.0's freeMemoryGetNotCountedMemory: what is held for
      * the replicas beyond the configured backlog (their pending output, and the ring grown past repl-backlog-size
      * to keep a full resync's stream). Counting it would make a slow replica's stream evict keys, each eviction a

@@ -211,8 +211,11 @@ final class ReplicationStream implements ReplicationFeed {
         return backlog.copy(sent + 1, dst, dst.length);
     }
 
-    @Override
-    public long heldBy(Object session) {
+    /**
+     * The stream bytes an attached replica's connection ({@code session}) holds and its socket has not taken: its
+     * share of the buffer shared with the backlog plus what its connection queues (CLIENT LIST omem); 0 for others.
+     */
+    long heldBy(Object session) {
         for (ReplicaLink l : links) {
             if (l.session == session) {
                 return l.heldBytes();

@@ -9,7 +9,6 @@ import dev.spinel.server.engine.tracking.TrackingState;
 import dev.spinel.server.engine.Transaction;
 import dev.spinel.server.engine.eviction.ClientMemory;
 import dev.spinel.server.engine.ports.ClientConnection;
-import dev.spinel.server.engine.ports.ReplicationFeed;
 
 /**
  * One client's line of CLIENT LIST / CLIENT INFO, with Redis 7.0.15's fields in its order:
@@ -84,8 +83,8 @@ public final class ClientInfo {
         long omem = c.pendingOutputBytes();
         long shared = 0;
         if (s.attachedReplica()) { // a replica's output is its share of the replication buffer, as Redis counts it
-            ReplicationFeed feed = s.engine().hooks().replicationFeed();
-            shared = feed == null ? 0 : Math.max(0, feed.heldBy(s) - omem);
+            // (from replication, not the engine's feed: on an intermediate replica that feed is off, its stream forwarded)
+            shared = Math.max(0, s.engine().memory().replicaHeld(s) - omem);
             omem += shared;
         }
         sb.append("id=").append(s.id());

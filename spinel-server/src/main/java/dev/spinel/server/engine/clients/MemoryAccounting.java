@@ -7,6 +7,7 @@ import dev.spinel.store.Keyspace;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
+import java.util.function.ToLongFunction;
 
 /**
  * Redis's {@code used_memory} by Spinel's accounting: what INFO memory, MEMORY STATS and the maxmemory
@@ -42,6 +43,8 @@ public final class MemoryAccounting {
     private volatile LongSupplier countedReplication = () -> 0;
     /** The replicas' connections: their buffers are replication's ({@link #replicaOutputs()}), not the clients'. */
     private volatile Predicate<Client> replica = c -> false;
+    /** A replica connection's share of the replication buffer plus its queued output (CLIENT LIST omem). */
+    private volatile ToLongFunction<Object> replicaHeld = c -> 0;
     private final AtomicLong clientBuffers = new AtomicLong();
 
     public MemoryAccounting(Keyspace keyspace, ClientRegistry<?> clients) {
@@ -74,6 +77,20 @@ public final class MemoryAccounting {
         this.backlog = backlogBytes;
         this.replicaOutputs = replicaOutputBytes;
         this.replica = isReplica;
+    }
+
+    /**
+     * Where a replica connection's held stream bytes come from: on a master and on an intermediate replica alike,
+     * as both keep their replicas' stream in the one buffer shared with the backlog (Redis 7.0 counts a sub-replica
+     * on an intermediate replica the same way as a replica on its master).
+     */
+    public void replicaHeld(ToLongFunction<Object> heldBySession) {
+        this.replicaHeld = heldBySession;
+    }
+
+    /** The stream bytes replica connection {@code session} has not had written to its socket; 0 for other clients. */
+    public long replicaHeld(Object session) {
+        return replicaHeld.applyAsLong(session);
     }
 
     /** used_memory: the overhead plus the dataset. */

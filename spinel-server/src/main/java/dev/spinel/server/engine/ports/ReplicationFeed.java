@@ -19,12 +19,4 @@ public interface ReplicationFeed {
 
     /** A transaction's commands, each with its database; wrapped in MULTI/EXEC when more than one. */
     void appendTransaction(List<int[]> dbs, List<byte[]> frames);
-
-    /**
-     * The stream bytes an attached replica's connection ({@code session}) holds and its socket has not taken: its
-     * share of the buffer shared with the backlog plus what its connection queues (CLIENT LIST omem); 0 for others.
-     */
-    default long heldBy(Object session) {
-        return 0;
-    }
 }
