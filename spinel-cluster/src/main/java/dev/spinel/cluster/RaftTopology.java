@@ -280,6 +280,10 @@ public final class RaftTopology implements ClusterTopology {
             }
         }
         RaftGroupId group = active;
+        Topology now = current;
+        if (group != null && !joining && change.inEffect(now)) {
+            return now; // answered from this node's applied topology, as a read is
+        }
         RaftClientReply reply;
         try {
             reply = client().async().send(Message.valueOf(change.encode())).get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
@@ -298,6 +302,13 @@ public final class RaftTopology implements ClusterTopology {
             leaveGroup(f.nodeId());
         }
         return current;
+    }
+
+    /** How many topology changes (log entries, refused ones too) this node applied in its active group. */
+    long changesApplied() {
+        RaftGroupId a = active;
+        TopologyStateMachine sm = a == null ? null : machines.get(a);
+        return sm == null ? -1 : sm.changesApplied();
     }
 
     /** Waits until this node's state machine applied the entry at {@code index} (the leader may be another). */

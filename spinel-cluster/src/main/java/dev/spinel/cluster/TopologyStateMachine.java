@@ -25,6 +25,8 @@ final class TopologyStateMachine extends BaseStateMachine {
     private volatile Topology topology = Topology.empty();
     private final BiConsumer<TopologyStateMachine, Topology> applied;
     private final Object appliedSignal = new Object();
+    /** Written by Ratis's apply thread only. */
+    private volatile long changesApplied;
 
     TopologyStateMachine(BiConsumer<TopologyStateMachine, Topology> applied) {
         this.applied = applied;
@@ -32,6 +34,10 @@ final class TopologyStateMachine extends BaseStateMachine {
 
     Topology topology() {
         return topology;
+    }
+
+    long changesApplied() {
+        return changesApplied;
     }
 
     long appliedIndex() {
@@ -83,6 +89,7 @@ final class TopologyStateMachine extends BaseStateMachine {
             reply = "ERR bad topology change: " + e.getMessage();
         }
         topology = next;
+        changesApplied++; // the one writer
         // Listeners first: a commit on this node returns once the index is applied here, and its caller (SETSLOT's
         // reply, then the client's next command) must find the node's routing already changed.
         if (reply.equals("OK")) {
