@@ -132,9 +132,14 @@ public final class RaftTopology implements ClusterTopology {
                     + (root == e ? "" : " (" + root + ")"), e);
         }
         if (fresh) {
-            t.commit(new TopologyChange.AddNode(self, seedSlots(seed, self.id())));
-            if (self.configEpoch() > 0) {
-                t.commit(new TopologyChange.SetConfigEpoch(self.id(), self.configEpoch()));
+            try {
+                t.commit(new TopologyChange.AddNode(self, seedSlots(seed, self.id())));
+                if (self.configEpoch() > 0) {
+                    t.commit(new TopologyChange.SetConfigEpoch(self.id(), self.configEpoch()));
+                }
+            } catch (TopologyException | RuntimeException e) {
+                t.close(); // else its port stays bound and every retry fails with "Address already in use"
+                throw e;
             }
         }
         return t;
