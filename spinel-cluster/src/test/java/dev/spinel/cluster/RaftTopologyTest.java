@@ -68,25 +68,24 @@ class RaftTopologyTest {
 
     @Test
     void setSlotAlreadyInEffectNeedsNoLogEntry() throws Exception {
-        try (RaftTopology a = start(A, 28304, "a"); RaftTopology b = start(B, 28305, "b")) {
+        // one Raft server: B is a record in its topology only (no Raft join needed to test the log)
+        try (RaftTopology a = start(A, 28304, "a")) {
             a.commit(new TopologyChange.AddSlots(A, new int[]{7, 8}));
-            a.join(node(B, 28305), new int[0]);
-            await(() -> b.current().nodes().size() == 2);
+            a.commit(new TopologyChange.AddNode(node(B, 28305), new int[0]));
             long before = a.changesApplied();
             // what redis-cli sends to a third primary after a reshard step: already so, no Raft entry
             a.commit(new TopologyChange.SetSlot(A, 7, "node", A));
-            b.commit(new TopologyChange.SetSlot(B, 7, "stable", null));
+            a.commit(new TopologyChange.SetSlot(B, 7, "stable", null));
             assertEquals(before, a.changesApplied());
-            assertEquals(before, b.changesApplied());
             // one that changes something is committed, and one that is refused is still refused
-            b.commit(new TopologyChange.SetSlot(B, 7, "importing", A));
-            await(() -> a.changesApplied() == before + 1 && b.changesApplied() == before + 1);
-            assertEquals(A, a.current().importing(7) == null ? null : a.current().importing(7).peerId());
+            a.commit(new TopologyChange.SetSlot(B, 7, "importing", A));
+            assertEquals(before + 1, a.changesApplied());
+            assertEquals(A, a.current().importing(7).peerId());
             TopologyException unknown = assertThrows(TopologyException.class,
                     () -> a.commit(new TopologyChange.SetSlot(A, 8, "node", C)));
             assertEquals("ERR Unknown node " + C, unknown.getMessage());
-            b.commit(new TopologyChange.SetSlot(B, 7, "node", B));
-            await(() -> B.equals(a.current().owner(7)));
+            a.commit(new TopologyChange.SetSlot(B, 7, "node", B));
+            assertEquals(B, a.current().owner(7));
             assertNull(a.current().importing(7));
         }
     }
