@@ -91,6 +91,10 @@ public final class RaftTopology implements ClusterTopology {
         GrpcConfigKeys.Server.setPort(props, busPort);
         RaftServerConfigKeys.Rpc.setTimeoutMin(props, TimeDuration.valueOf(300, TimeUnit.MILLISECONDS));
         RaftServerConfigKeys.Rpc.setTimeoutMax(props, TimeDuration.valueOf(600, TimeUnit.MILLISECONDS));
+        // The leader's log appender waits this long between two appendEntries to batch them (10 ms by default),
+        // and a follower learns an entry is committed only from the next one: a SETSLOT on a follower waited for
+        // both. Topology changes come one at a time (a reshard's SETSLOTs), there is nothing to batch.
+        RaftServerConfigKeys.Log.Appender.setWaitTimeMin(props, TimeDuration.ZERO);
         boolean fresh = !Files.isDirectory(storage) || isEmpty(storage);
         RaftServer.Builder b = RaftServer.newBuilder().setServerId(me.getId()).setProperties(props)
                 .setStateMachineRegistry(gid -> machines.computeIfAbsent(gid,
@@ -128,9 +132,14 @@ public final class RaftTopology implements ClusterTopology {
                     + (root == e ? "" : " (" + root + ")"), e);
         }
         if (fresh) {
-            t.commit(new TopologyChange.AddNode(self, seedSlots(seed, self.id())));
-            if (self.configEpoch() > 0) {
-                t.commit(new TopologyChange.SetConfigEpoch(self.id(), self.configEpoch()));
+            try {
+                t.commit(new TopologyChange.AddNode(self, seedSlots(seed, self.id())));
+                if (self.configEpoch() > 0) {
+                    t.commit(new TopologyChange.SetConfigEpoch(self.id(), self.configEpoch()));
+                }
+            } catch (TopologyException | RuntimeException e) {
+                t.close(); // else its port stays bound and every retry fails with "Address already in use"
+                throw e;
             }
         }
         return t;
@@ -276,6 +285,10 @@ public final class RaftTopology implements ClusterTopology {
             }
         }
         RaftGroupId group = active;
+        Topology now = current;
+        if (group != null && !joining && change.inEffect(now)) {
+            return now; // answered from this node's applied topology, as a read is
+        }
         RaftClientReply reply;
         try {
             reply = client().async().send(Message.valueOf(change.encode())).get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
@@ -296,20 +309,26 @@ public final class RaftTopology implements ClusterTopology {
         return current;
     }
 
+    /** How many topology changes (log entries, refused ones too) this node applied in its active group. */
+    long changesApplied() {
+        RaftGroupId a = active;
+        TopologyStateMachine sm = a == null ? null : machines.get(a);
+        return sm == null ? -1 : sm.changesApplied();
+    }
+
     /** Waits until this node's state machine applied the entry at {@code index} (the leader may be another). */
     private void awaitApplied(RaftGroupId group, long index) throws TopologyException {
-        long deadline = System.currentTimeMillis() + TIMEOUT_MS;
         TopologyStateMachine sm = machines.get(group);
-        while (sm != null && sm.appliedIndex() < index) {
-            if (System.currentTimeMillis() > deadline) {
+        if (sm == null) {
+            return;
+        }
+        try {
+            if (!sm.awaitApplied(index, TIMEOUT_MS)) {
                 throw new TopologyException("ERR the topology change was committed but not applied here in time");
             }
-            try {
-                Thread.sleep(2);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new TopologyException("ERR interrupted");
-            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new TopologyException("ERR interrupted");
         }
     }
 

@@ -7,6 +7,7 @@ import org.apache.ratis.statemachine.impl.BaseStateMachine;
 
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 
 /**
@@ -17,11 +18,15 @@ import java.util.function.BiConsumer;
  *
  * A query (read-only request) answers the index applied, so a node can catch up with the leader.
  *
- * <p>Thread-safety: Ratis applies entries one at a time; {@link #topology} is a volatile read.
+ * <p>Thread-safety: Ratis applies entries one at a time; {@link #topology} is a volatile read;
+ * {@link #awaitApplied} waits on a private monitor, which each applied entry notifies.
  */
 final class TopologyStateMachine extends BaseStateMachine {
     private volatile Topology topology = Topology.empty();
     private final BiConsumer<TopologyStateMachine, Topology> applied;
+    private final Object appliedSignal = new Object();
+    /** Written by Ratis's apply thread only. */
+    private volatile long changesApplied;
 
     TopologyStateMachine(BiConsumer<TopologyStateMachine, Topology> applied) {
         this.applied = applied;
@@ -31,8 +36,35 @@ final class TopologyStateMachine extends BaseStateMachine {
         return topology;
     }
 
+    long changesApplied() {
+        return changesApplied;
+    }
+
     long appliedIndex() {
         return getLastAppliedTermIndex().getIndex();
+    }
+
+    /**
+     * Waits until the entry at {@code index} is applied here (its listeners called), at most {@code timeoutMs}:
+     * woken by the apply itself, so a commit's caller answers as soon as its change is in effect.
+     *
+     * @return false on timeout
+     */
+    boolean awaitApplied(long index, long timeoutMs) throws InterruptedException {
+        if (appliedIndex() >= index) {
+            return true;
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        synchronized (appliedSignal) {
+            while (appliedIndex() < index) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                TimeUnit.NANOSECONDS.timedWait(appliedSignal, left);
+            }
+        }
+        return true;
     }
 
     /** A read-only query (answered by the leader): the index of the last entry it applied. */
@@ -57,12 +89,16 @@ final class TopologyStateMachine extends BaseStateMachine {
             reply = "ERR bad topology change: " + e.getMessage();
         }
         topology = next;
+        changesApplied++; // the one writer
         // Listeners first: a commit on this node returns once the index is applied here, and its caller (SETSLOT's
         // reply, then the client's next command) must find the node's routing already changed.
         if (reply.equals("OK")) {
             applied.accept(this, next);
         }
         updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
+        synchronized (appliedSignal) {
+            appliedSignal.notifyAll();
+        }
         return CompletableFuture.completedFuture(Message.valueOf(reply));
     }
 }

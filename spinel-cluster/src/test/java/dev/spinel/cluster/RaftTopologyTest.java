@@ -66,6 +66,30 @@ class RaftTopologyTest {
         }
     }
 
+    @Test
+    void setSlotAlreadyInEffectNeedsNoLogEntry() throws Exception {
+        // one Raft server: B is a record in its topology only (no Raft join needed to test the log)
+        try (RaftTopology a = start(A, 28304, "a")) {
+            a.commit(new TopologyChange.AddSlots(A, new int[]{7, 8}));
+            a.commit(new TopologyChange.AddNode(node(B, 28305), new int[0]));
+            long before = a.changesApplied();
+            // what redis-cli sends to a third primary after a reshard step: already so, no Raft entry
+            a.commit(new TopologyChange.SetSlot(A, 7, "node", A));
+            a.commit(new TopologyChange.SetSlot(B, 7, "stable", null));
+            assertEquals(before, a.changesApplied());
+            // one that changes something is committed, and one that is refused is still refused
+            a.commit(new TopologyChange.SetSlot(B, 7, "importing", A));
+            assertEquals(before + 1, a.changesApplied());
+            assertEquals(A, a.current().importing(7).peerId());
+            TopologyException unknown = assertThrows(TopologyException.class,
+                    () -> a.commit(new TopologyChange.SetSlot(A, 8, "node", C)));
+            assertEquals("ERR Unknown node " + C, unknown.getMessage());
+            a.commit(new TopologyChange.SetSlot(B, 7, "node", B));
+            assertEquals(B, a.current().owner(7));
+            assertNull(a.current().importing(7));
+        }
+    }
+
     private static void await(BooleanSupplier cond) throws InterruptedException {
         long deadline = System.currentTimeMillis() + 15_000;
         while (!cond.getAsBoolean()) {
