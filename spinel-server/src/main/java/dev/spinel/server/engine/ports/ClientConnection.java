@@ -1,6 +1,7 @@
 package dev.spinel.server.engine.ports;
 
 import java.util.concurrent.Future;
+import java.util.function.BooleanSupplier;
 
 import dev.spinel.protocol.Args;
 
@@ -33,6 +34,18 @@ public interface ClientConnection {
 
     /** Sends what the session's reply buffer holds (used when replies are produced outside a read batch). */
     void flushReplies();
+
+    /**
+     * Runs {@code writes} (messages pushed to the session outside a read batch: pub/sub, invalidations) and, when it
+     * wrote anything (true), sends them. The RESP transport has them written into its loop's shared reply scratch
+     * when the session holds no array of its own, so that a subscriber keeps no reply array between deliveries:
+     * one kept would count in used_memory and, for invalidations, make every eviction evict again. On the loop.
+     */
+    default void pushAndFlush(BooleanSupplier writes) {
+        if (writes.getAsBoolean()) {
+            flushReplies();
+        }
+    }
 
     /** Bytes queued in the transport, not yet written to the socket (CLIENT LIST omem). */
     long pendingOutputBytes();
