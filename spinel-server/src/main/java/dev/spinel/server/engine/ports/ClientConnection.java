@@ -159,6 +159,15 @@ public interface ClientConnection {
         return 0;
     }
 
+    /**
+     * CLIENT LIST's qbuf: the received bytes not yet parsed into arguments. Redis moves each argument of a
+     * request in progress out of its query buffer as it is parsed (a large one is then read into a buffer of its
+     * own, the bulk's header gone), so a client sending a large argument shows the argument's bytes received.
+     */
+    default long queryBufferUnparsed() {
+        return queryBufferLength();
+    }
+
     /** Free space in the receive buffer (CLIENT LIST qbuf-free). */
     default long queryBufferFree() {
         return 0;
