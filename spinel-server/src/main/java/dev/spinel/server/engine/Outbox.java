@@ -87,9 +87,7 @@ final class Outbox {
         if (drainScheduled.compareAndSet(false, true)) {
             connection.execute(() -> {
                 drainScheduled.set(false);
-                if (drain()) {
-                    connection.flushReplies();
-                }
+                connection.pushAndFlush(this::drain);
             });
         }
     }

@@ -11,6 +11,8 @@ import dev.spinel.server.engine.tracking.TrackingState;
 import dev.spinel.store.Database;
 import dev.spinel.store.StripeLocks;
 
+import java.util.function.Consumer;
+
 /**
  * The state of one client connection: selected database, protocol version, authentication, name,
  * reply mode, and the buffers its commands write into. The running command's time and writes are in its
@@ -192,13 +194,19 @@ public final class Session extends CommandScope implements TrackedClient {
      * Cuts this client off now (CLIENT KILL, ACL DELUSER, output buffer limits, idle timeout), as Redis
      * frees it: once this returns, the connection executes no further command (its loop checks
      * {@link #killed} before each one), sends no pending reply or message, no longer appears in CLIENT
-     * LIST and no longer waits on a blocking command; the socket itself closes on the client's own
-     * loop. Safe from any thread.
+     * LIST and no longer waits on a blocking command, and a replica is detached from replication; the socket
+     * itself closes on the client's own loop. Safe from any thread.
      */
     public void kill() {
         killed = true;
         engine.clients().remove(this);
         engine.blocking().disconnected(this);
+        Consumer<Session> detach = attachedReplica ? engine.hooks().closeListener() : null;
+        if (detach != null) {
+            // Replication forgets it now (and finds nothing left to do when the socket has closed): INFO's
+            // mem_clients_slaves read right after CLIENT KILL TYPE SLAVE no longer counts it, as Redis frees it at once
+            detach.accept(this);
+        }
         connection.kill();
     }
 

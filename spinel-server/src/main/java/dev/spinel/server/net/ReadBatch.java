@@ -317,6 +317,12 @@ abstract class ReadBatch extends ReplyFlusher {
         return query == null ? 0 : query.pending();
     }
 
+    /** See {@code ClientConnection#queryBufferUnparsed}: a request's parsed arguments are no longer in qbuf. */
+    public long queryBufferUnparsed() {
+        RespParser p = parser;
+        return p == null || !ownInput ? queryBufferLength() : p.unparsedBytes();
+    }
+
     public long queryBufferFree() {
         return ClientFigures.queryBufferFree(ownInput ? query : null, queryBufferLength(), lastReadCapacity, session);
     }

@@ -76,7 +76,7 @@ public final class ClientInfo {
         }
         ClientConnection c = s.connection();
         int fd = c.fileDescriptor();
-        long qbuf = c.queryBufferLength() + wireBytes;
+        long qbuf = c.queryBufferUnparsed() + wireBytes;
         long qfree = c.queryBufferFree();
         long rbs = s.out().ownCapacity(); // not the event loop's scratch, which the loop's clients share
         long obl = s.out().size();

@@ -1,6 +1,7 @@
 package dev.spinel.server.engine.ports;
 
 import java.util.concurrent.Future;
+import java.util.function.BooleanSupplier;
 
 import dev.spinel.protocol.Args;
 
@@ -33,6 +34,18 @@ public interface ClientConnection {
 
     /** Sends what the session's reply buffer holds (used when replies are produced outside a read batch). */
     void flushReplies();
+
+    /**
+     * Runs {@code writes} (messages pushed to the session outside a read batch: pub/sub, invalidations) and, when it
+     * wrote anything (true), sends them. The RESP transport has them written into its loop's shared reply scratch
+     * when the session holds no array of its own, so that a subscriber keeps no reply array between deliveries:
+     * one kept would count in used_memory and, for invalidations, make every eviction evict again. On the loop.
+     */
+    default void pushAndFlush(BooleanSupplier writes) {
+        if (writes.getAsBoolean()) {
+            flushReplies();
+        }
+    }
 
     /** Bytes queued in the transport, not yet written to the socket (CLIENT LIST omem). */
     long pendingOutputBytes();
@@ -144,6 +157,15 @@ public interface ClientConnection {
     /** Bytes in the receive buffer not yet consumed (CLIENT LIST qbuf). */
     default long queryBufferLength() {
         return 0;
+    }
+
+    /**
+     * CLIENT LIST's qbuf: the received bytes not yet parsed into arguments. Redis moves each argument of a
+     * request in progress out of its query buffer as it is parsed (a large one is then read into a buffer of its
+     * own, the bulk's header gone), so a client sending a large argument shows the argument's bytes received.
+     */
+    default long queryBufferUnparsed() {
+        return queryBufferLength();
     }
 
     /** Free space in the receive buffer (CLIENT LIST qbuf-free). */
