@@ -56,7 +56,7 @@ class ReplicaOutputNotEvictedTest {
                 // the unit then kills the replica and reads INFO at once: what was held for it is gone, as Redis
                 // frees the client before CLIENT KILL answers (Spinel freed it later, on the replica's own loop)
                 assertEquals(":1\r\n", m.callString("CLIENT", "KILL", "TYPE", "SLAVE"));
-                Map<String, Long> killed = memory(m);
+                Map<String, Long> killed = m.infoNumbers();
                 assertEquals(0L, killed.get("mem_clients_slaves"), "after the kill: " + killed);
                 assertEquals(0L, killed.get("mem_not_counted_for_evict"), "after the kill: " + killed);
             }
