@@ -159,6 +159,30 @@ class StartupLoadingDiffTest {
         }
     }
 
+    /**
+     * A cluster node loads its files before it listens (its topology waits for the data): a client that connects as
+     * soon as it can, during a slow load, gets -LOADING (Redis 7.0 listens first) or the whole dataset, never an empty
+     * or partial keyspace.
+     */
+    @Test
+    void aClusterNodeNeverServesItsKeyspaceBeforeTheLoadEnds() throws Exception {
+        Path dir = dirWithDump();
+        int port = 29310; // fixed, as the other cluster tests: its bus port (+10000) must be a port too
+        CompletableFuture<SpinelServer> starting = CompletableFuture.supplyAsync(() -> SpinelServer.start(ServerConfig.defaults()
+                .with("port", String.valueOf(port)).with("dir", dir.toString()).with("cluster-enabled", "yes")
+                .with("key-load-delay", "300")), r -> new Thread(r, "cluster-start").start()); // Raft's futures need the common pool
+        try (RawClient c = connect(port)) {
+            c.send(List.of("DBSIZE".getBytes(StandardCharsets.UTF_8))); // sent during the start
+            starting.get(60, TimeUnit.SECONDS); // the node's Raft start can take longer than the client's read timeout
+            String first = text(c.readReply());
+            assertTrue(first.equals(":" + KEYS) || first.equals("-LOADING Redis is loading the dataset in memory"), first);
+            Await.waitFor(() -> !text(c.call("PING")).startsWith("-LOADING"), "the end of the load");
+            assertEquals(":" + KEYS, text(c.call("DBSIZE")));
+        } finally {
+            starting.get(60, TimeUnit.SECONDS).close();
+        }
+    }
+
     @Test
     void shutdownNosaveDuringTheLoadStopsTheServerWithoutSaving() throws Exception {
         Path dir = dirWithDump();
