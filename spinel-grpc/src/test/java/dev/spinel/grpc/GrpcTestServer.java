@@ -53,7 +53,8 @@ final class GrpcTestServer implements AutoCloseable {
     }
 
     Jedis jedis() {
-        return new Jedis("127.0.0.1", spinel.port());
+        // Jedis's default 2 s read timeout: the first fsync'ed write of a cold JVM took longer on a loaded CI machine
+        return new Jedis("127.0.0.1", spinel.port(), 30_000);
     }
 
     @Override

@@ -146,6 +146,8 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
             // Loading from before the first connection: a client that came between the bind and the load's start
             // found an empty keyspace and a PONG (CrashRecoveryTest read acknowledged writes as missing so)
             engine.replicaRole().loading().begin(false);
+            resp.hold(); // and accepted once the loader knows the sizes INFO shows (its first key), or has ended
+            engine.replicaRole().loading().whenKnown(resp::release);
         }
         try {
             this.boundAddresses = bindAddresses();
@@ -166,83 +168,86 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
             }
             throw e;
         }
-        if (closing) {
-            throw new StartCancelled();
-        }
-        if (cluster != null) {
+        synchronized (this) { // close() waits for the rest of the start (it iterates what the start adds), or came before it
+            if (closing) {
+                resp.close(); // the close may still be under way on its thread: the port is free when the start fails
+                throw new StartCancelled();
+            }
+            if (cluster != null) {
+                try {
+                    cluster.start(port);
+                } catch (RuntimeException e) {
+                    resp.close(); // the port is free again for a next try
+                    throw e;
+                }
+                resp.release();
+            }
+            this.crons = new ServerCrons(new ServerCron(engine, () -> {
+                clientEviction.evictAll();
+                signals.tick(); // a SIGTERM or SIGINT's shutdown, as Redis's serverCron runs it
+            }), config.hz::value);
+            crons.start(persistence::cron, replication::cron, migrateSockets::closeIdle);
+            replication.setup().listeningPort(this::port);
+            replication.setup().tls(this::tlsPort, resp::tls);
+            replication.commandThreads(resp.workerGroup());
+            replication.setup().afterFullSync(() -> {
+                if (config.appendonly.value()) {
+                    try {
+                        persistence.rewriteAof(); // the loaded RDB bypassed the log: it starts again from this dataset
+                    } catch (IOException | RuntimeException e) {
+                        Log.warning("Rewriting the AOF after the full resync failed: " + e.getMessage());
+                    }
+                }
+            });
+            Map<String, String> aux = persistence.loadedAux();
+            if (aux.containsKey("repl-id") && aux.containsKey("repl-offset")) {
+                // the loaded RDB's replication info: a partial resync after this restart (Redis 7.0's loadDataFromDisk)
+                replication.restore(new Replication.RestoredHistory(aux.get("repl-id"), Long.parseLong(aux.get("repl-offset")),
+                        Integer.parseInt(aux.getOrDefault("repl-stream-db", "0"))));
+            }
+            expiredAtLoad.feed(replication); // the DELs of the keys the RDB had past their expiry, into the restored backlog
+            persistence.replication(replication::saveInfo, replication::applyLock);
+            replication.startFromConfig(); // the replicaof directive
+            this.metrics = new MetricsEndpoint(engine, this::port, persistence::changesSinceLastSave, resp::loopThreads,
+                    engine.stats().aofFsync);
             try {
-                cluster.start(port);
+                metrics.apply();
+            } catch (ConfigException e) {
+                close();
+                throw new IllegalStateException("Failed to start the metrics endpoint on " + config.metricsBind.value() + ":"
+                        + config.metricsPort.value() + " (see the log)", e);
+            }
+            try {
+                startExtensions();
             } catch (RuntimeException e) {
-                resp.close(); // the port is free again for a next try
+                close();
                 throw e;
             }
-            resp.release();
-        }
-        this.crons = new ServerCrons(new ServerCron(engine, () -> {
-            clientEviction.evictAll();
-            signals.tick(); // a SIGTERM or SIGINT's shutdown, as Redis's serverCron runs it
-        }), config.hz::value);
-        crons.start(persistence::cron, replication::cron, migrateSockets::closeIdle);
-        replication.setup().listeningPort(this::port);
-        replication.setup().tls(this::tlsPort, resp::tls);
-        replication.commandThreads(resp.workerGroup());
-        replication.setup().afterFullSync(() -> {
-            if (config.appendonly.value()) {
-                try {
-                    persistence.rewriteAof(); // the loaded RDB bypassed the log: it starts again from this dataset
-                } catch (IOException | RuntimeException e) {
-                    Log.warning("Rewriting the AOF after the full resync failed: " + e.getMessage());
+            config.onApply(config.metricsPort, metrics::apply);
+            config.onApply(config.metricsBind, metrics::apply);
+            // CONFIG SET port/bind/tls-port listen anew (as Redis does); tls-* rebuild the TLS context; hz changes the cron's rate.
+            config.onApply(config.port, () -> rebind("Unable to listen on this port. Check server logs."));
+            config.onApply(config.bind, () -> rebind("Failed to bind to specified addresses."));
+            config.onApply(config.tlsPort, () -> rebind("Unable to listen on this port. Check server logs."));
+            ServerConfig.Applier reconfigureTls = () -> {
+                if (config.tlsPort.value() != 0 || config.tlsReplication.value()) {
+                    resp.tls(configureTls());
                 }
+            };
+            for (var p : config.tlsContextParams()) {
+                config.onApply(p, reconfigureTls);
             }
-        });
-        Map<String, String> aux = persistence.loadedAux();
-        if (aux.containsKey("repl-id") && aux.containsKey("repl-offset")) {
-            // the loaded RDB's replication info: a partial resync after this restart (Redis 7.0's loadDataFromDisk)
-            replication.restore(new Replication.RestoredHistory(aux.get("repl-id"), Long.parseLong(aux.get("repl-offset")),
-                    Integer.parseInt(aux.getOrDefault("repl-stream-db", "0"))));
+            config.onApply(config.tlsReplication, () -> {
+                if (config.tlsReplication.value() && resp.tls() == null) { // as Redis: TLS is configured when first needed
+                    resp.tls(configureTls());
+                }
+            });
+            config.onApply(config.loglevel, () -> Log.level(config.loglevel.value()));
+            OomScoreAdj oom = OomScoreAdj.install(config, () -> engine.replicaRole().active());
+            engine.replicaRole().listen(oom::applyLogged);
+            oom.applyLogged();
+            config.onApply(config.hz, crons::rescheduleServerCron);
         }
-        expiredAtLoad.feed(replication); // the DELs of the keys the RDB had past their expiry, into the restored backlog
-        persistence.replication(replication::saveInfo, replication::applyLock);
-        replication.startFromConfig(); // the replicaof directive
-        this.metrics = new MetricsEndpoint(engine, this::port, persistence::changesSinceLastSave, resp::loopThreads,
-                engine.stats().aofFsync);
-        try {
-            metrics.apply();
-        } catch (ConfigException e) {
-            close();
-            throw new IllegalStateException("Failed to start the metrics endpoint on " + config.metricsBind.value() + ":"
-                    + config.metricsPort.value() + " (see the log)", e);
-        }
-        try {
-            startExtensions();
-        } catch (RuntimeException e) {
-            close();
-            throw e;
-        }
-        config.onApply(config.metricsPort, metrics::apply);
-        config.onApply(config.metricsBind, metrics::apply);
-        // CONFIG SET port/bind/tls-port listen anew (as Redis does); tls-* rebuild the TLS context; hz changes the cron's rate.
-        config.onApply(config.port, () -> rebind("Unable to listen on this port. Check server logs."));
-        config.onApply(config.bind, () -> rebind("Failed to bind to specified addresses."));
-        config.onApply(config.tlsPort, () -> rebind("Unable to listen on this port. Check server logs."));
-        ServerConfig.Applier reconfigureTls = () -> {
-            if (config.tlsPort.value() != 0 || config.tlsReplication.value()) {
-                resp.tls(configureTls());
-            }
-        };
-        for (var p : config.tlsContextParams()) {
-            config.onApply(p, reconfigureTls);
-        }
-        config.onApply(config.tlsReplication, () -> {
-            if (config.tlsReplication.value() && resp.tls() == null) { // as Redis: TLS is configured when first needed
-                resp.tls(configureTls());
-            }
-        });
-        config.onApply(config.loglevel, () -> Log.level(config.loglevel.value()));
-        OomScoreAdj oom = OomScoreAdj.install(config, () -> engine.replicaRole().active());
-        engine.replicaRole().listen(oom::applyLogged);
-        oom.applyLogged();
-        config.onApply(config.hz, crons::rescheduleServerCron);
     }
 
     private void startExtensions() {

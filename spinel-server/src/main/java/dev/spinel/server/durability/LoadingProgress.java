@@ -25,6 +25,8 @@ final class LoadingProgress implements Runnable {
     private long done;
     /** The RDB loader until its first key, when its used-mem is known. */
     private KeyspaceLoader rdbLoader;
+    /** Until the first key or command: then what INFO shows of the load is set ({@link DatasetLoading#known}). */
+    private boolean first = true;
 
     LoadingProgress(ServerConfig config, DatasetLoading loading) {
         this.loading = loading;
@@ -76,6 +78,10 @@ final class LoadingProgress implements Runnable {
         if (l != null) { // the first key: the aux fields were read
             rdbLoader = null;
             usedMem(l.aux().get("used-mem"));
+        }
+        if (first) {
+            first = false;
+            loading.known();
         }
         loading.checkAbandoned();
         delay.run();

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.ConnectException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -19,9 +20,11 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -116,6 +119,67 @@ class StartupLoadingDiffTest {
                 assertTrue(System.currentTimeMillis() < end, "the server never listened");
                 Thread.sleep(5);
             }
+        }
+    }
+
+    /**
+     * A client that connects before the loader has read the file's start waits for it, as Redis serves nobody before
+     * its loader first processes events: it never sees the load without its sizes. The dump comes through a FIFO, so
+     * the loader waits for the test; the client used to be served meanwhile, with {@code loading_rdb_used_mem:0}.
+     */
+    @Test
+    void aClientThatConnectsBeforeTheLoaderReadTheFileWaitsForIt() throws Exception {
+        Path dir = Files.createTempDirectory("spinel-startup-fifo");
+        Path fifo = dir.resolve("dump.rdb");
+        assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
+        int port = RedisServerProcess.freePort();
+        CompletableFuture<SpinelServer> starting = CompletableFuture.supplyAsync(() -> SpinelServer.start(ServerConfig.defaults()
+                .with("port", String.valueOf(port)).with("dir", dir.toString()).with("key-load-delay", "1000")));
+        try (RawClient c = connect(port)) {
+            c.send(List.of("INFO".getBytes(StandardCharsets.UTF_8), "persistence".getBytes(StandardCharsets.UTF_8)));
+            CompletableFuture<String> info = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return text(c.readReply());
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+            try {
+                info.get(3, TimeUnit.SECONDS); // not a wait for a condition: the old server answered at once (seconds when loaded)
+            } catch (TimeoutException held) {
+                // held until the loader has read the file's start: as it should
+            }
+            Files.write(fifo, dump);
+            String seen = info.get(30, TimeUnit.SECONDS);
+            assertTrue(seen.contains("\r\nloading:1\r\n"), seen);
+            assertFalse(seen.contains("loading_rdb_used_mem:0\r\n"), "the client saw the load before its used-mem: " + seen);
+            assertEquals("+OK", text(c.call("CONFIG", "SET", "key-load-delay", "0")));
+        } finally {
+            starting.get(60, TimeUnit.SECONDS).close();
+        }
+    }
+
+    /**
+     * A cluster node loads its files before it listens (its topology waits for the data): a client that connects as
+     * soon as it can, during a slow load, gets -LOADING (Redis 7.0 listens first) or the whole dataset, never an empty
+     * or partial keyspace.
+     */
+    @Test
+    void aClusterNodeNeverServesItsKeyspaceBeforeTheLoadEnds() throws Exception {
+        Path dir = dirWithDump();
+        int port = 29310; // fixed, as the other cluster tests: its bus port (+10000) must be a port too
+        CompletableFuture<SpinelServer> starting = CompletableFuture.supplyAsync(() -> SpinelServer.start(ServerConfig.defaults()
+                .with("port", String.valueOf(port)).with("dir", dir.toString()).with("cluster-enabled", "yes")
+                .with("key-load-delay", "300")), r -> new Thread(r, "cluster-start").start()); // Raft's futures need the common pool
+        try (RawClient c = connect(port)) {
+            c.send(List.of("DBSIZE".getBytes(StandardCharsets.UTF_8))); // sent during the start
+            starting.get(60, TimeUnit.SECONDS); // the node's Raft start can take longer than the client's read timeout
+            String first = text(c.readReply());
+            assertTrue(first.equals(":" + KEYS) || first.equals("-LOADING Redis is loading the dataset in memory"), first);
+            Await.waitFor(() -> !text(c.call("PING")).startsWith("-LOADING"), "the end of the load");
+            assertEquals(":" + KEYS, text(c.call("DBSIZE")));
+        } finally {
+            starting.get(60, TimeUnit.SECONDS).close();
         }
     }
 

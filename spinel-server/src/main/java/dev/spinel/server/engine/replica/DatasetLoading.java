@@ -28,6 +28,8 @@ public final class DatasetLoading {
     private volatile long loadedBytes;
     private volatile long rdbUsedMem;
     private volatile boolean abandoned;
+    /** Run once by {@link #known}, then forgotten (see {@link #whenKnown}). */
+    private volatile Runnable onKnown;
 
     /** Thrown by {@link #checkAbandoned} into the loader once the load is abandoned. */
     public static final class Abandoned extends RuntimeException {
@@ -63,6 +65,25 @@ public final class DatasetLoading {
     /** The load ended (loaded, or failed). */
     public void end() {
         state = NONE;
+        known();
+    }
+
+    /**
+     * Runs {@code r} once what INFO shows of the coming load is known (its sizes and the RDB's used-mem, read before
+     * its first key), or once it ended: the start-up holds its clients until then, as Redis serves none before its
+     * loader first processes events, so that none sees the load without its sizes.
+     */
+    public void whenKnown(Runnable r) {
+        onKnown = r;
+    }
+
+    /** Called by the loader before its first key or command: what INFO shows of the load is set. */
+    public void known() {
+        Runnable r = onKnown;
+        if (r != null) {
+            onKnown = null;
+            r.run();
+        }
     }
 
     /** Stops the load in progress, if any, at its next key: true when one was in progress. */
