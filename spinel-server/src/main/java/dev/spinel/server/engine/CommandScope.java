@@ -1,9 +1,5 @@
 package dev.spinel.server.engine;
 
-import java.util.List;
-
-import dev.spinel.protocol.Args;
-
 /**
  * What a {@link Session}'s running command sees of itself: the time it runs at and the time keys expire
  * against (frozen inside EXEC and scripts, never reached for the replication stream's applier), and the
@@ -12,11 +8,7 @@ import dev.spinel.protocol.Args;
  *
  * <p>Thread-safety: as {@link Session}: used only by the thread executing the session's command.
  */
-public abstract sealed class CommandScope permits Session {
-    /** The engine the session belongs to. */
-    final Engine engine;
-    /** The running command's writes (dirty count, unchanged keys, replacements to log). */
-    private final CommandWrites writes;
+public abstract sealed class CommandScope extends CommandWrites permits Session {
     /** The time of the running command, in Unix ms (see {@link #now()}). */
     long now;
     /** EXEC runs the session's queued commands (see {@link #executingTransaction()}). */
@@ -29,52 +21,17 @@ public abstract sealed class CommandScope permits Session {
     private boolean replaying;
 
     CommandScope(Engine engine) {
-        this.engine = engine;
-        this.writes = new CommandWrites(engine, (Session) this);
-    }
-
-    /**
-     * Records {@code n} changes to the dataset (Redis's server.dirty), for WATCH, persistence and INFO.
-     * Call it while still holding the stripe locks of what changed: the first call of a command
-     * invalidates the WATCHes on its keys at once, before any EXEC can look at them.
-     */
-    public void dirty(long n) {
-        writes.dirty(n);
-    }
-
-    /** A write Redis makes without signalling the key (stream group commands, XSETID); see {@link CommandWrites#dirtyQuietly}. */
-    public void dirtyQuietly(long n) {
-        writes.dirtyQuietly(n);
-    }
-
-    /** A written key argument the running command leaves as it was; see {@link CommandWrites#keyUnchanged}. */
-    public void keyUnchanged(int argIndex) {
-        writes.keyUnchanged(argIndex);
-    }
-
-    /** A pop over several keys took from key argument {@code changed} alone; see {@link CommandWrites#onlyKeyChanged}. */
-    public void onlyKeyChanged(int changed, int from, int to) {
-        writes.onlyKeyChanged(changed, from, to);
-    }
-
-    /** Logs {@code argv} instead of the running command; see {@link CommandWrites#propagateAs}. */
-    public void propagateAs(byte[]... argv) {
-        writes.propagateAs(argv);
-    }
-
-    /** The replacements recorded by the running command ({@code null} or empty: log it as received). */
-    public List<byte[][]> propagatedAs() {
-        return writes.propagatedAs();
+        super(engine);
     }
 
     /** Writes made by this session so far (Redis's dirty, per session). */
     public long dirtyCount() {
-        return writes.count();
+        return count();
     }
 
-    /** The running command's writes (the engine's view). */
+    /** The running command's writes (the engine's view): the session itself. */
     CommandWrites writes() {
-        return writes;
+        return this;
     }
 
     /** True while EXEC runs this session's queued commands (blocking commands must not block then). */
@@ -135,13 +92,5 @@ public abstract sealed class CommandScope permits Session {
 
     public void replaying(boolean r) {
         this.replaying = r;
-    }
-
-    /**
-     * The current command has blocked: returns a copy of its arguments (they may live in the connection's
-     * input buffer), for the slow log entry Redis writes when the client is unblocked.
-     */
-    public Args blockedCommand() {
-        return writes.blockedCommand();
     }
 }

@@ -11,12 +11,16 @@ import java.util.List;
  * to log instead of the command, and whether the command blocked. The engine resets it before each command
  * ({@link #start}) and reads it after; command handlers reach it through {@link Session}'s delegates.
  *
+ * <p>{@link Session}'s topmost superclass (through {@link CommandScope}), not an object of its own: one object
+ * header and three references less per connection (docs/memory.md, round 7), and the per-command calls are plain
+ * field accesses on the session.
+ *
  * <p>Thread-safety: none needed; used only by the thread executing the session's command (its loop, or
  * the thread the session is lent to), as the session itself.
  */
-final class CommandWrites {
-    private final Engine engine;
-    private final Session session;
+abstract sealed class CommandWrites permits CommandScope {
+    /** The engine the session belongs to. */
+    final Engine engine;
     /** Writes made by this session's commands; the engine compares it around each command. */
     private long dirty;
     private Command currentCommand;
@@ -29,9 +33,8 @@ final class CommandWrites {
     /** What to log instead of the command (non-deterministic commands: SPOP → SREM, BLPOP → LPOP); per command. */
     private List<byte[][]> propagateAs;
 
-    CommandWrites(Engine engine, Session session) {
+    CommandWrites(Engine engine) {
         this.engine = engine;
-        this.session = session;
     }
 
     /**
@@ -39,7 +42,7 @@ final class CommandWrites {
      * Call it while still holding the stripe locks of what changed: the first call of a command
      * invalidates the WATCHes on its keys at once, before any EXEC can look at them.
      */
-    void dirty(long n) {
+    public void dirty(long n) {
         if (n <= 0) {
             return;
         }
@@ -47,7 +50,7 @@ final class CommandWrites {
         engine.stats().dirty.add(n);
         if (!wroteInCommand) {
             wroteInCommand = true;
-            engine.effects().firstWrite(session, currentCommand, currentArgs);
+            engine.effects().firstWrite((Session) this, currentCommand, currentArgs);
         }
     }
 
@@ -56,7 +59,7 @@ final class CommandWrites {
      * count and are logged like any write, but do not invalidate WATCHes or client-side caches. The
      * stream group commands (XGROUP SETID, XACK, XCLAIM, ...) and XSETID are such writes in Redis 7.0.
      */
-    void dirtyQuietly(long n) {
+    public void dirtyQuietly(long n) {
         if (n <= 0) {
             return;
         }
@@ -78,7 +81,7 @@ final class CommandWrites {
      * others changed (SMOVE's destination that already had the member): Redis does not signal it, so its
      * WATCHes and client caches stay valid. Call it before the command's first {@link #dirty}.
      */
-    void keyUnchanged(int argIndex) {
+    public void keyUnchanged(int argIndex) {
         if (argIndex < 64) {
             unchangedKeys |= 1L << argIndex;
         }
@@ -88,7 +91,7 @@ final class CommandWrites {
      * A pop over several keys took from key argument {@code changed} alone: the other key arguments
      * {@code from..to-1} stay as they were, and Redis signals only the popped key (WATCHes of the others hold).
      */
-    void onlyKeyChanged(int changed, int from, int to) {
+    public void onlyKeyChanged(int changed, int from, int to) {
         for (int i = from; i < to; i++) {
             if (i != changed) {
                 keyUnchanged(i);
@@ -118,7 +121,7 @@ final class CommandWrites {
      * Logs {@code argv} (to the append-only log) instead of the running command; several calls log
      * several commands. For commands whose effect cannot be replayed as received (random or blocking).
      */
-    void propagateAs(byte[]... argv) {
+    public void propagateAs(byte[]... argv) {
         if (propagateAs == null) {
             propagateAs = new ArrayList<>(2);
         }
@@ -126,7 +129,7 @@ final class CommandWrites {
     }
 
     /** The replacements recorded by the running command ({@code null} or empty: log it as received). */
-    List<byte[][]> propagatedAs() {
+    public List<byte[][]> propagatedAs() {
         return propagateAs;
     }
 
@@ -139,7 +142,7 @@ final class CommandWrites {
      * The current command has blocked: returns a copy of its arguments (they may live in the connection's
      * input buffer), for the slow log entry Redis writes when the client is unblocked.
      */
-    Args blockedCommand() {
+    public Args blockedCommand() {
         blockedInCommand = true;
         Args a = currentArgs;
         if (a == null) {

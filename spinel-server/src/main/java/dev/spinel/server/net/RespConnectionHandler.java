@@ -10,6 +10,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.unix.UnixChannel;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
+import io.netty.util.AttributeKey;
 
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Future;
@@ -49,9 +50,14 @@ final class RespConnectionHandler extends ReadBatch implements ClientConnection 
     private boolean closedWhileLent;
     /** Formatted on first use (CLIENT LIST, logs): the channel keeps the addresses themselves. */
     private volatile String remote;
-    /** Run once the output drains below Netty's low water mark ({@link #whenWritable}: a replica's link); loop only. */
-    private Runnable writableTask;
     private volatile String local;
+    /**
+     * Run once the output drains below Netty's low water mark ({@link #whenWritable}: a replica's link); loop only.
+     * An attribute of the channel, not a field: only a replica's connection ever has one, and Netty makes a
+     * channel's attribute map on its first attribute, so the other connections pay nothing (docs/memory.md, round 7).
+     */
+    private static final AttributeKey<Runnable> WRITABLE_TASK =
+            AttributeKey.valueOf(RespConnectionHandler.class, "writableTask");
     // Written by the cron's or an eviction pass's thread and by this loop: estimates, racy by design.
     private volatile long memorySample;
     private volatile long evictionShare;
@@ -174,10 +180,11 @@ final class RespConnectionHandler extends ReadBatch implements ClientConnection 
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
         if (ctx.channel().isWritable()) {
             writable();
-            Runnable t = writableTask;
-            if (t != null) {
-                writableTask = null;
-                t.run();
+            if (ctx.channel().hasAttr(WRITABLE_TASK)) {
+                Runnable t = ctx.channel().attr(WRITABLE_TASK).getAndSet(null);
+                if (t != null) {
+                    t.run();
+                }
             }
         }
         ctx.fireChannelWritabilityChanged();
@@ -247,7 +254,7 @@ final class RespConnectionHandler extends ReadBatch implements ClientConnection 
         if (ctx.channel().isWritable() || !ctx.channel().isActive()) {
             task.run();
         } else {
-            writableTask = task;
+            ctx.channel().attr(WRITABLE_TASK).set(task);
         }
     }
 

@@ -76,4 +76,32 @@ class GrowingStringCostTest {
             assertTrue(set > 90_000 && set <= 100_001, "bits set: " + set);
         }
     }
+
+    /**
+     * BITCOUNT and BITPOS of a few bytes of a grown 8 MB bitmap read it in place: 40,000 of them answer long before the
+     * bound. Reading through a copy of the whole string, as they did, moves ~330 GB: minutes.
+     */
+    @Test
+    @Timeout(120)
+    void bitcountAndBitposOfAGrownStringReadItInPlace() throws Exception {
+        try (SpinelServer s = SpinelServer.start(ServerConfig.defaults().with("port", "0"));
+             RawClient c = new RawClient(s.port())) {
+            assertEquals(":0\r\n", c.callString("SETBIT", "bitmap", "100", "1"));
+            assertEquals(":0\r\n", c.callString("SETBIT", "bitmap", Integer.toString(64 * 1024 * 1024), "1")); // grows it
+            List<List<byte[]>> reads = new ArrayList<>();
+            for (int i = 0; i < 20_000; i++) {
+                reads.add(List.of(b("BITCOUNT"), b("bitmap"), b("12"), b("12")));
+                reads.add(List.of(b("BITPOS"), b("bitmap"), b("1"), b("0"), b("20")));
+            }
+            long t0 = System.nanoTime();
+            assertEquals(":100\r\n", pipeline(c, reads));
+            long nanos = System.nanoTime() - t0;
+            assertTrue(nanos < BOUND_NANOS, "40,000 BITCOUNT/BITPOS took " + nanos / 1_000_000 + " ms");
+            assertEquals(":1\r\n", c.callString("BITCOUNT", "bitmap", "12", "12"));
+            assertEquals(":2\r\n", c.callString("BITCOUNT", "bitmap"));
+            assertEquals(":" + (64 * 1024 * 1024) + "\r\n", c.callString("BITPOS", "bitmap", "1", "13"));
+            assertEquals(":-1\r\n", c.callString("BITPOS", "bitmap", "1", "-1", "-1", "BIT"));
+            assertEquals(":" + (8 * 1024 * 1024 + 1) + "\r\n", c.callString("STRLEN", "bitmap"));
+        }
+    }
 }

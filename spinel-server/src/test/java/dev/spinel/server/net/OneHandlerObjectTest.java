@@ -17,6 +17,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * idle connection kept three such objects (~100 B more per connection).
  */
 class OneHandlerObjectTest {
+    /** The handler's instance fields today (136 B with compact headers and ZGC's 8-byte references). */
+    private static final int FIELD_BUDGET = 25;
+
     @Test
     void theHandlerHoldsNoOtherObjectOfTheConnectionLayer() throws Exception {
         RespConnectionHandler handler = new RespConnectionHandler(null, false);
@@ -37,6 +40,24 @@ class OneHandlerObjectTest {
         }
         assertTrue(fields > 5, "the walk saw the handler's reference fields");
         assertEquals(List.of(), found);
+    }
+
+    /**
+     * Every idle connection pays for each field of its handler: a new one must be a decision, not a drift. A
+     * replica link's drained-output task (replbuf) is a channel attribute, so the other connections do not carry
+     * it (docs/memory.md, round 7); this count was one more with it.
+     */
+    @Test
+    void theHandlersFieldsStayWithinTheirBudget() {
+        List<String> fields = new ArrayList<>();
+        for (Class<?> c = RespConnectionHandler.class; c != ChannelInboundHandlerAdapter.class; c = c.getSuperclass()) {
+            for (Field f : c.getDeclaredFields()) {
+                if (!Modifier.isStatic(f.getModifiers())) {
+                    fields.add(c.getSimpleName() + "." + f.getName());
+                }
+            }
+        }
+        assertTrue(fields.size() <= FIELD_BUDGET, fields.size() + " fields: " + fields);
     }
 
     @Test

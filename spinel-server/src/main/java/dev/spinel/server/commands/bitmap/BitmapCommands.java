@@ -169,7 +169,8 @@ public final class BitmapCommands {
                 s.out().integer(0); // answered before the arguments are even looked at, as in Redis
                 return;
             }
-            byte[] v = Keys.string(e);
+            byte[] v = Keys.stringInPlace(e); // a grown string's array: only its first len bytes are the string
+            int len = e.stringLength();
             long start;
             long end;
             long firstBit;
@@ -183,7 +184,7 @@ public final class BitmapCommands {
                     return;
                 }
                 boolean bits = argc == 5 && isBitUnit(a, 4);
-                long total = bits ? (long) v.length << 3 : v.length;
+                long total = bits ? (long) len << 3 : len;
                 start = clampIndex(start, total);
                 end = clampIndex(end, total);
                 if (end >= total) {
@@ -197,7 +198,7 @@ public final class BitmapCommands {
                 lastBit = bits ? end : (end << 3) + 7;
             } else if (argc == 2) {
                 firstBit = 0;
-                lastBit = ((long) v.length << 3) - 1;
+                lastBit = ((long) len << 3) - 1;
             } else {
                 throw Errors.SYNTAX;
             }
@@ -253,7 +254,8 @@ public final class BitmapCommands {
                 s.out().integer(bit == 1 ? -1 : 0); // a missing key is all zero bits
                 return;
             }
-            byte[] v = Keys.string(e);
+            byte[] v = Keys.stringInPlace(e); // a grown string's array: only its first len bytes are the string
+            int len = e.stringLength();
             int argc = a.count();
             boolean endGiven = false;
             long firstBit;
@@ -261,7 +263,7 @@ public final class BitmapCommands {
             if (argc >= 4 && argc <= 6) {
                 long start = NumberArgs.parseLong(a, 3);
                 boolean bits = argc == 6 && isBitUnit(a, 5);
-                long total = bits ? (long) v.length << 3 : v.length;
+                long total = bits ? (long) len << 3 : len;
                 long end = total - 1;
                 if (argc >= 5) {
                     end = NumberArgs.parseLong(a, 4);
@@ -280,7 +282,7 @@ public final class BitmapCommands {
                 lastBit = bits ? end : (end << 3) + 7;
             } else if (argc == 3) {
                 firstBit = 0;
-                lastBit = ((long) v.length << 3) - 1;
+                lastBit = ((long) len << 3) - 1;
             } else {
                 throw Errors.SYNTAX;
             }

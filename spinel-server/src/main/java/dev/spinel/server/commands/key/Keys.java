@@ -109,6 +109,19 @@ public final class Keys {
     }
 
     /**
+     * The string value's bytes to read in place under the segment's lock, or WRONGTYPE: the value's own array (a
+     * grown string's is longer than the string: read only its first {@link #stringLength} bytes), or a copy of a
+     * short string held in the entry's fields. Unlike {@link #string}, never a copy of a grown string, which may be
+     * hundreds of MB for a range of a few bytes (BITCOUNT, BITPOS).
+     */
+    public static byte[] stringInPlace(Entry e) {
+        if (!e.isString()) {
+            throw Errors.WRONGTYPE;
+        }
+        return e.stringBytes(e.stringLength() <= Entry.MAX_INLINE_STRING ? new byte[Entry.MAX_INLINE_STRING] : null);
+    }
+
+    /**
      * A value a command deleted as a side effect (Redis's dbDelete: the destination of RENAME, COPY REPLACE,
      * RESTORE REPLACE, an empty *STORE result, a set SPOP empties) or a temporary one it dropped (SUNION's and
      * SDIFF's result): freed asynchronously under lazyfree-lazy-server-del, which INFO's lazyfreed_objects
