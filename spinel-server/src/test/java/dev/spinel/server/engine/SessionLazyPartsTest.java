@@ -41,24 +41,16 @@ class SessionLazyPartsTest {
         }
     }
 
-    private static Args args(String... parts) {
-        byte[][] a = new byte[parts.length][];
-        for (int i = 0; i < parts.length; i++) {
-            a[i] = parts[i].getBytes(StandardCharsets.US_ASCII);
-        }
-        return Args.of(a);
-    }
-
     @Test
     void anIdleClientsSessionHasNoOutboxAfterACommand() throws Exception {
         try (SpinelServer server = SpinelServer.start(ServerConfig.defaults().with("port", "0"))) {
             Session s = new Session(server.engine(), 1, new InternalConnection("idle"));
-            server.engine().execute(s, args("PING"));
+            server.engine().execute(s, Args.of("PING"));
             assertEquals("+PONG\r\n", new String(s.out().array(), 0, s.out().size(), StandardCharsets.US_ASCII));
             assertNull(s.outbox, "a PING made the outbox");
-            server.engine().execute(s, args("SET", "k", "v"));
-            server.engine().execute(s, args("GET", "k"));
-            server.engine().execute(s, args("PUBLISH", "ch", "m"));
+            server.engine().execute(s, Args.of("SET", "k", "v"));
+            server.engine().execute(s, Args.of("GET", "k"));
+            server.engine().execute(s, Args.of("PUBLISH", "ch", "m"));
             assertNull(s.cluster, "commands outside cluster mode made the cluster flags");
             assertTrue(!s.cluster().readOnly() && s.cluster() == s.cluster(), "made once, on first use");
             assertTrue(!s.drainDeliveries(), "nothing to drain");

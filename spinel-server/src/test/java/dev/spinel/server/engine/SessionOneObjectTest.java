@@ -8,7 +8,6 @@ import org.junit.jupiter.api.Test;
 
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -22,20 +21,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * header and three references (~32 B).
  */
 class SessionOneObjectTest {
-    private static Args args(String... parts) {
-        byte[][] a = new byte[parts.length][];
-        for (int i = 0; i < parts.length; i++) {
-            a[i] = parts[i].getBytes(StandardCharsets.US_ASCII);
-        }
-        return Args.of(a);
-    }
-
     @Test
     void theSessionHoldsNoSeparateRecordOfItsWrites() throws Exception {
         try (SpinelServer server = SpinelServer.start(ServerConfig.defaults().with("port", "0"))) {
             Session s = new Session(server.engine(), 1, new InternalConnection("one-object"));
-            server.engine().execute(s, args("SET", "k", "v"));
-            server.engine().execute(s, args("SADD", "s", "a", "b"));
+            server.engine().execute(s, Args.of("SET", "k", "v"));
+            server.engine().execute(s, Args.of("SADD", "s", "a", "b"));
             assertEquals(3, s.dirtyCount(), "the writes were recorded (SADD counts each member, as Redis)");
             assertSame(s, s.writes());
             List<String> separate = new ArrayList<>();

@@ -8,9 +8,9 @@ import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
+import static dev.spinel.server.replication.ReplicaTesting.attach;
+import static dev.spinel.server.replication.ReplicaTesting.field;
 import static dev.spinel.server.testing.Await.waitFor;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -22,24 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * (about 1 MB of the 16 MB it held): CLIENT LIST read the share from the engine's feed, which a replica has not.
  */
 class ChainedReplicaOutputTest {
-    private static final Pattern FIELD = Pattern.compile("([a-z_-]+)[:=](\\d+)");
     private static final long MB = 1 << 20;
-
-    private static long field(String text, String name) {
-        Matcher m = FIELD.matcher(text);
-        while (m.find()) {
-            if (m.group(1).equals(name)) {
-                return Long.parseLong(m.group(2));
-            }
-        }
-        throw new AssertionError(name + " not in " + text);
-    }
-
-    private static void attach(RawClient upstream, RawClient r, int upstreamPort) throws Exception {
-        r.callString("REPLICAOF", "127.0.0.1", Integer.toString(upstreamPort));
-        waitFor(() -> r.callString("INFO", "replication").contains("master_link_status:up")
-                && upstream.callString("INFO", "replication").contains("state=online"), "the replica online");
-    }
 
     private static long offset(RawClient c) throws Exception {
         return field(c.callString("INFO", "replication"), "master_repl_offset");

@@ -8,9 +8,9 @@ import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
+import static dev.spinel.server.replication.ReplicaTesting.attach;
+import static dev.spinel.server.replication.ReplicaTesting.field;
 import static dev.spinel.server.testing.Await.waitFor;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -26,24 +26,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the limit for bytes the backlog held anyway, and kept the copy's buffer after a big write.
  */
 class OnlineReplicaSharedBufferTest {
-    private static final Pattern FIELD = Pattern.compile("([a-z_-]+)[:=](\\d+)");
-
-    private static long field(String text, String name) {
-        Matcher m = FIELD.matcher(text);
-        while (m.find()) {
-            if (m.group(1).equals(name)) {
-                return Long.parseLong(m.group(2));
-            }
-        }
-        throw new AssertionError(name + " not in " + text);
-    }
-
-    private static void attach(RawClient m, RawClient r, int masterPort) throws Exception {
-        r.callString("REPLICAOF", "127.0.0.1", Integer.toString(masterPort));
-        waitFor(() -> r.callString("INFO", "replication").contains("master_link_status:up")
-                && m.callString("INFO", "replication").contains("state=online"), "the replica online");
-    }
-
     private static void caughtUp(RawClient m, RawClient r) throws Exception {
         waitFor(() -> field(r.callString("INFO", "replication"), "master_repl_offset")
                 == field(m.callString("INFO", "replication"), "master_repl_offset"), "the replica caught up");
