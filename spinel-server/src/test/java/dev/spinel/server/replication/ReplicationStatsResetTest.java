@@ -10,6 +10,7 @@ import java.util.List;
 
 import static dev.spinel.server.replication.ReplicationTest.awaitInSync;
 import static dev.spinel.server.replication.ReplicationTest.info;
+import static dev.spinel.server.testing.Await.waitFor;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /** CONFIG RESETSTAT zeroes a master's sync_full / sync_partial_ok / sync_partial_err, as Redis's resetServerStats. */
@@ -30,9 +31,13 @@ class ReplicationStatsResetTest {
                 assertEquals("1", info(c).get("sync_full"));
                 c.callString("CLIENT", "KILL", "TYPE", "replica");
             }
+            for (RawClient c : List.of(r, s)) { // the replica may still show its link up just after the kill: wait for the resync
+                waitFor(() -> "1".equals(info(c).get("sync_partial_ok")), "the partial resync after the kill");
+            }
             awaitInSync(r, rr);
             awaitInSync(s, sr);
             for (RawClient c : List.of(r, s)) {
+                assertEquals("1", info(c).get("sync_full")); // partial, not a second full sync
                 assertEquals("1", info(c).get("sync_partial_ok"));
                 assertEquals("+OK\r\n", c.callString("CONFIG", "RESETSTAT"));
                 assertEquals("0", info(c).get("sync_full"));
