@@ -11,10 +11,11 @@ sealed class ArrayKeyEntry extends Entry permits ArrayKeyEntry.Volatile {
     static final int VOLATILE_SIZE = 48;
 
     final byte[] key;
+    Object value;
 
     ArrayKeyEntry(byte[] key, Object value) {
-        super(value);
         this.key = key;
+        this.value = value;
     }
 
     static ArrayKeyEntry of(byte[] key, Object value, long expireAt) {

@@ -1,24 +1,23 @@
 package dev.spinel.store;
 
 /**
- * One key of a {@link Segment}'s chained hash table: the value, the next entry of the bucket, the access
- * stamp, and the key. A key of at most {@value InlineKeyEntry#MAX_LENGTH} bytes (the common case) is held in
- * the entry's own fields ({@link InlineKeyEntry}: 48 bytes with compact headers and ZGC's 8-byte references,
- * instead of a 40-byte entry plus a 32-byte key array; 56 bytes for keys of 20 to 27 bytes); a longer key is a {@code byte[]}
- * ({@link ArrayKeyEntry}). Which one holds a key depends only on its length, so a lookup compares like with
- * like. The key's hash is not stored; resizes recompute it ({@link #keyHash()}). Keys with a time to live are
- * instances of the volatile subclasses, so keys without one pay nothing for expiry (docs/memory.md).
+ * One key of a {@link Segment}'s chained hash table: the next entry of the bucket, the access stamp, the key and
+ * the value. A key of at most {@value InlineKeyEntry#MAX_LENGTH} bytes (the common case) is held in the entry's
+ * own fields ({@link InlineKeyEntry}); a longer key is a {@code byte[]} ({@link ArrayKeyEntry}). Which one holds a
+ * key depends only on its length, so a lookup compares like with like. The key's hash is not stored; resizes
+ * recompute it ({@link #keyHash()}). Keys with a time to live are instances of the volatile subclasses, so keys
+ * without one pay nothing for expiry (docs/memory.md).
  *
  * <p>The value is a {@code byte[]} for strings or one of the collection types; see {@link ValueType}. A short
- * string of a short key is held in the entry's own fields instead ({@link InlineStringEntry}): {@link #value()}
- * then returns a copy, and readers that only write the bytes somewhere use {@link #isString()},
- * {@link #stringLength()} and {@link #copyString} without allocating.
+ * string of a short key is held in the entry's own fields instead ({@link InlineStringEntry}, which has no value
+ * reference at all: the reference is a field of {@link InlineRefEntry} and {@link ArrayKeyEntry} only, read through
+ * {@link #ref()}): {@link #value()} then returns a copy, and readers that only write the bytes somewhere use
+ * {@link #isString()}, {@link #stringLength()} and {@link #copyString} without allocating.
  *
  * <p>Guarded by the lock of the segment that holds it; never read or written without it (the key is final
  * and may be read by a snapshot's thread after the entry is gone).
  */
 public abstract sealed class Entry permits InlineKeyEntry, ArrayKeyEntry {
-    Object value;
     Entry next;
     /**
      * Seconds-resolution access clock (LRU) or Redis's LFU pair, per the eviction policy, in the low 30
@@ -43,8 +42,29 @@ public abstract sealed class Entry permits InlineKeyEntry, ArrayKeyEntry {
     /** The smallest stamp the 30 signed bits hold. */
     public static final int MIN_STAMP = -(1 << (STAMP_BITS - 1));
 
-    Entry(Object value) {
-        this.value = value;
+    Entry() {
+    }
+
+    /**
+     * The value object this entry refers to, or {@code null} for a string held in the entry's own fields. The
+     * reference is a field of the two classes that have one ({@link InlineRefEntry}, {@link ArrayKeyEntry}), not of
+     * every entry: an {@link InlineStringEntry} has none (8 bytes per key). Type tests, not a virtual call, so the
+     * hot path's reads stay inlined whatever mix of the ~20 entry classes a table holds.
+     */
+    final Object ref() {
+        if (this instanceof InlineStringEntry) {
+            return null;
+        }
+        return this instanceof ArrayKeyEntry a ? a.value : ((InlineRefEntry) this).value;
+    }
+
+    /** Sets the value of an entry that refers to one (never an {@link InlineStringEntry}: its value makes a new entry). */
+    final void ref(Object value) {
+        if (this instanceof ArrayKeyEntry a) {
+            a.value = value;
+        } else {
+            ((InlineRefEntry) this).value = value;
+        }
     }
 
     /** The key's bytes: the entry's own array for a long key, a new copy for an inline one. */
@@ -76,7 +96,7 @@ public abstract sealed class Entry permits InlineKeyEntry, ArrayKeyEntry {
      * in the entry's fields it is a new copy on each call; the hot paths use {@link #copyString} instead.
      */
     public final Object value() {
-        Object v = value;
+        Object v = ref();
         if (v instanceof GrowableString g) {
             return g.toArray(); // never the array the next in-place write changes
         }
@@ -96,30 +116,30 @@ public abstract sealed class Entry permits InlineKeyEntry, ArrayKeyEntry {
      * a holder that keeps it past the lock must {@linkplain GrowableString#freeze() freeze} it.
      */
     public final Object storedValue() {
-        Object v = value;
+        Object v = ref();
         return v != null ? v : this;
     }
 
     /** The value's type, without copying a string held in the entry. */
     public final ValueType type() {
-        Object v = value;
+        Object v = ref();
         return v == null ? ValueType.STRING : ValueType.of(v);
     }
 
     /** True when the value is a string (held in the entry or as a {@code byte[]}). */
     public final boolean isString() {
-        Object v = value;
+        Object v = ref();
         return v == null || v instanceof byte[] || v instanceof GrowableString;
     }
 
     /** The string value changed in place, after {@link InPlaceStrings#grow} made it; under the segment's lock. */
     public final GrowableString growableString() {
-        return (GrowableString) value;
+        return (GrowableString) ref();
     }
 
     /** The string value's length in bytes; the value must be a string ({@link #isString()}). */
     public final int stringLength() {
-        Object v = value;
+        Object v = ref();
         if (v instanceof byte[] b) {
             return b.length;
         }
@@ -128,7 +148,7 @@ public abstract sealed class Entry permits InlineKeyEntry, ArrayKeyEntry {
 
     /** Writes the string value's {@link #stringLength()} bytes to {@code dst} at {@code off}, without allocating. */
     public final void copyString(byte[] dst, int off) {
-        Object v = value;
+        Object v = ref();
         if (v instanceof byte[] b) {
             System.arraycopy(b, 0, dst, off, b.length);
         } else if (v != null) {
@@ -141,7 +161,7 @@ public abstract sealed class Entry permits InlineKeyEntry, ArrayKeyEntry {
 
     /** Byte {@code i} (0-255) of the string value. */
     public final int stringByte(int i) {
-        Object v = value;
+        Object v = ref();
         if (v instanceof byte[] b) {
             return b[i] & 0xff;
         }
@@ -155,7 +175,7 @@ public abstract sealed class Entry permits InlineKeyEntry, ArrayKeyEntry {
      * that stream every value (an RDB save), under the lock.
      */
     public final byte[] stringBytes(byte[] scratch) {
-        Object v = value;
+        Object v = ref();
         if (v instanceof byte[] b) {
             return b;
         }
@@ -171,7 +191,7 @@ public abstract sealed class Entry permits InlineKeyEntry, ArrayKeyEntry {
 
     /** Heap bytes of the value beyond {@link #footprint()} (none for a string held in the entry). */
     final long valueFootprint() {
-        Object v = value;
+        Object v = ref();
         return v == null ? 0 : Sizes.value(v);
     }
 

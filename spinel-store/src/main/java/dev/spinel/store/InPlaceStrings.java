@@ -20,7 +20,7 @@ public final class InPlaceStrings {
      * The entry must hold a string.
      */
     public static Entry grow(Segment seg, Entry e, int length) {
-        Object v = e.value;
+        Object v = e.ref();
         if (v instanceof GrowableString g && !g.frozen()) {
             seg.adjustMemory(g.growTo(length));
         } else {

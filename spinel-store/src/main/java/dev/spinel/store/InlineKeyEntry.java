@@ -8,24 +8,23 @@ import java.nio.ByteOrder;
  * An entry whose key (at most {@value #BASE_LENGTH} bytes) lives in its own fields: bytes 0-7 and 8-15 little
  * endian in two longs, bytes 16-18 in the low three bytes of an int whose bits 24-28 are the length (the top three
  * bits are an {@link InlineStringEntry}'s, masked off by {@link #KEY_BITS} when keys are compared). With compact
- * object headers that is 48 bytes (header 8, access stamp 4, key int 4, value 8, next 8, key longs 16), no
- * padding, where an entry plus a key array took 72 for a 14-byte key. Keys of up to {@value #MAX_LENGTH} bytes
- * add bytes 19-26 in one more long ({@link WideKeyEntry}, 56 bytes). A lookup packs the probe key the same way
- * once ({@link #pack0} .. {@link #pack3}) and compares three or four words per entry of the chain, length
- * included, without touching another object. A short string value of a key of at most {@value #BASE_LENGTH}
- * bytes lives in the entry too ({@link InlineStringEntry}).
+ * object headers the key part is 40 bytes (header 8, next 8, access stamp 4, key int 4, key longs 16), no padding.
+ * Two families extend it: {@link InlineRefEntry} refers to its value (48 bytes; keys of up to {@value #MAX_LENGTH}
+ * bytes add bytes 19-26 in one more long, {@link WideKeyEntry}, 56 bytes), {@link InlineStringEntry} holds a short
+ * string in its own fields and has no value reference. A lookup packs the probe key the same way once
+ * ({@link #pack0} .. {@link #pack3}) and compares three or four words per entry of the chain, length included,
+ * without touching another object.
  *
  * <p>Guarded by its segment's lock, as every {@link Entry}; the key fields are final.
  */
-sealed class InlineKeyEntry extends Entry permits InlineKeyEntry.Volatile, WideKeyEntry, InlineStringEntry {
+abstract sealed class InlineKeyEntry extends Entry permits InlineRefEntry, InlineStringEntry {
     /** The longest key held in this class's fields. */
     static final int BASE_LENGTH = 19;
     /** The longest key held inline (in a {@link WideKeyEntry} beyond {@link #BASE_LENGTH}). */
     public static final int MAX_LENGTH = 27;
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-    /** Heap bytes of an instance (and of a {@link Volatile} one), with compact object headers. */
-    static final int SIZE = 48;
-    static final int VOLATILE_SIZE = 56;
+    /** Heap bytes of the fields up to the key's, with compact object headers: what every subclass adds to. */
+    static final int SIZE = 40;
     /**
      * The bits of {@link #k2} that are the key's (bytes 16-18, and the length in bits 24-28); the top three
      * bits are free for an {@link InlineStringEntry}'s value length.
@@ -36,8 +35,7 @@ sealed class InlineKeyEntry extends Entry permits InlineKeyEntry.Volatile, WideK
     final long k1;
     final int k2;
 
-    InlineKeyEntry(long k0, long k1, int k2, Object value) {
-        super(value);
+    InlineKeyEntry(long k0, long k1, int k2) {
         this.k0 = k0;
         this.k1 = k1;
         this.k2 = k2;
@@ -77,7 +75,7 @@ sealed class InlineKeyEntry extends Entry permits InlineKeyEntry.Volatile, WideK
         return word(b, off, len, BASE_LENGTH);
     }
 
-    /** An entry for a key of at most {@link #MAX_LENGTH} bytes: this class or a {@link WideKeyEntry}. */
+    /** An entry for a key of at most {@link #MAX_LENGTH} bytes (a {@link WideKeyEntry} past {@link #BASE_LENGTH}). */
     static InlineKeyEntry of(byte[] b, int off, int len, Object value, long expireAt) {
         long k0 = pack0(b, off, len);
         long k1 = pack1(b, off, len);
@@ -92,13 +90,13 @@ sealed class InlineKeyEntry extends Entry permits InlineKeyEntry.Volatile, WideK
 
     /**
      * An entry for a key of at most {@link #BASE_LENGTH} bytes, packed: an {@link InlineStringEntry} when the
-     * value is a string short enough to be held in the entry too, else this class.
+     * value is a string short enough to be held in the entry too, else an {@link InlineRefEntry}.
      */
     static InlineKeyEntry of(long k0, long k1, int k2, Object value, long expireAt) {
         if (value instanceof byte[] v && InlineStringEntry.fits(v.length)) {
             return InlineStringEntry.of(k0, k1, k2, v, 0, v.length, expireAt);
         }
-        return expireAt >= 0 ? new Volatile(k0, k1, k2, value, expireAt) : new InlineKeyEntry(k0, k1, k2, value);
+        return InlineRefEntry.of(k0, k1, k2, value, expireAt);
     }
 
     /** True when this entry's kind would hold {@code value} in its own fields (a short key and a short string). */
@@ -175,42 +173,5 @@ sealed class InlineKeyEntry extends Entry permits InlineKeyEntry.Volatile, WideK
             tail = (tail << 8) | byteAt(i);
         }
         return KeyHash.finish(h, tail);
-    }
-
-    @Override
-    int footprint() {
-        return SIZE;
-    }
-
-    @Override
-    Entry withExpire(long expireAt) {
-        Entry n = expireAt >= 0 ? new Volatile(k0, k1, k2, value, expireAt) : new InlineKeyEntry(k0, k1, k2, value);
-        n.access = access;
-        return n;
-    }
-
-    /** An inline-key entry with a time to live. */
-    static final class Volatile extends InlineKeyEntry {
-        long expireAt;
-
-        Volatile(long k0, long k1, int k2, Object value, long expireAt) {
-            super(k0, k1, k2, value);
-            this.expireAt = expireAt;
-        }
-
-        @Override
-        public long expireAt() {
-            return expireAt;
-        }
-
-        @Override
-        void expireAt(long at) {
-            expireAt = at;
-        }
-
-        @Override
-        int footprint() {
-            return VOLATILE_SIZE;
-        }
     }
 }

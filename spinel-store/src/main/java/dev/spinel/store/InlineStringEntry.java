@@ -10,12 +10,12 @@ import java.nio.ByteOrder;
  * short string in the same allocation as its object header. One class per number of value words ({@link S1} ..
  * {@link S6}, each extending the previous one, so that word {@code i} is a field of every class from
  * {@code S(i+1)} on), each with a {@code Volatile} subclass for a time to live. A 32-byte value costs 32 bytes in
- * the entry instead of a reference to a 48-byte array: 80 bytes for a 14-byte key where an entry and its value
- * took 96 (docs/memory.md, step 3).
+ * the entry instead of a reference to a 48-byte array: 72 bytes for a 14-byte key where an entry and its value
+ * took 96 (docs/memory.md, step 3 and round 8).
  *
  * <p>The value's length is the class's word count and, in the top three bits of {@link #k2} (which the key
- * does not use), its length minus one modulo 8. The {@code value} field is {@code null}: {@link Entry#value()}
- * then returns a copy of the bytes, and readers that need no array ({@code GET}) use {@link Entry#stringLength()}
+ * does not use), its length minus one modulo 8. There is no value reference ({@link Entry#ref()} is {@code null}):
+ * {@link Entry#value()} returns a copy of the bytes, and readers that need no array ({@code GET}) use {@link Entry#stringLength()}
  * and {@link Entry#copyString}. The value fields are final: a new value makes a new entry
  * ({@link Segment#replaceValue}), so a snapshot may keep the entry itself as its copy of the value
  * ({@link Entry#storedValue()}).
@@ -29,7 +29,7 @@ abstract sealed class InlineStringEntry extends InlineKeyEntry permits InlineStr
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     InlineStringEntry(long k0, long k1, int k2) {
-        super(k0, k1, k2, null);
+        super(k0, k1, k2);
     }
 
     /** True when a string value of {@code length} bytes is held in the entry (of a short enough key). */

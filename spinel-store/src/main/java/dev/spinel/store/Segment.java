@@ -256,8 +256,9 @@ public class Segment extends CopyOnWriteTable {
      * the old entry as its copy of the old value); the caller uses it, not {@code e}, from then on.
      */
     public Entry replaceValue(Entry e, Object value) {
-        owner.overwritten(e.value, value);
-        if (e instanceof InlineKeyEntry k && (e.value == null || k.holdsInline(value))) {
+        Object old = e.ref();
+        owner.overwritten(old, value);
+        if (e instanceof InlineKeyEntry k && (e instanceof InlineStringEntry || k.holdsInline(value))) {
             Entry n = k.withValue(value);
             n.stringMark(owner.stringMark());
             replaceEntry(e, n);
@@ -265,7 +266,7 @@ public class Segment extends CopyOnWriteTable {
             return n;
         }
         memory += Sizes.value(value) - e.valueFootprint();
-        e.value = value;
+        e.ref(value);
         e.stringMark(owner.stringMark());
         return e;
     }
@@ -276,7 +277,7 @@ public class Segment extends CopyOnWriteTable {
      */
     public Entry replaceString(Entry e, byte[] vbuf, int voff, int vlen) {
         if (e instanceof InlineKeyEntry k && k.keyLength() <= InlineKeyEntry.BASE_LENGTH && InlineStringEntry.fits(vlen)) {
-            owner.overwritten(e.value, null); // a collection overwritten by SET: lazyfree's count, as replaceValue
+            owner.overwritten(e.ref(), null); // a collection overwritten by SET: lazyfree's count, as replaceValue
             Entry n = InlineStringEntry.of(k.k0, k.k1, k.k2, vbuf, voff, vlen, e.expireAt());
             n.access = e.access;
             n.stringMark(owner.stringMark());
