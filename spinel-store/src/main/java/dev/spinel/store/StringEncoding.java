@@ -23,10 +23,18 @@ public final class StringEncoding {
 
     /** The encoding of a string value stored with an {@link Entry#stringMark() entry mark}. */
     public static String of(byte[] value, int mark) {
+        return of(value, value.length, mark);
+    }
+
+    /**
+     * {@link #of(byte[], int)} of the first {@code len} bytes of {@code b}: a string read in place, e.g. a
+     * {@link GrowableString}'s array, which is longer than the string.
+     */
+    public static String of(byte[] b, int len, int mark) {
         return switch (mark) {
             case Entry.STRING_RAW -> "raw";
-            case Entry.STRING_NOT_INT -> value.length <= EMBSTR_LIMIT ? "embstr" : "raw";
-            default -> of(value);
+            case Entry.STRING_NOT_INT -> len <= EMBSTR_LIMIT ? "embstr" : "raw";
+            default -> isInteger(b, len) ? "int" : len <= EMBSTR_LIMIT ? "embstr" : "raw";
         };
     }
 

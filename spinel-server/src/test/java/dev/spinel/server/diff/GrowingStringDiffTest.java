@@ -19,7 +19,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * Strings changed in place (APPEND, SETRANGE, SETBIT, BITFIELD on an existing key: spare room as Redis's sds)
  * against redis-server: random sequences of those writes, mixed with SET (an immutable value again), COPY (the copy
  * must not see the original's later changes), DEL and the reads (GET, GETRANGE, STRLEN, GETBIT, BITCOUNT, BITPOS,
- * BITFIELD GET, OBJECT ENCODING), each reply byte for byte; MEMORY USAGE within a factor of Redis's (Redis rounds
+ * BITFIELD GET, OBJECT ENCODING and REFCOUNT, BITOP, LCS, SORT BY and GET patterns: the last four read a grown string
+ * in place, its array longer than the string), each reply byte for byte; MEMORY USAGE within a factor of Redis's (Redis rounds
  * each allocation to jemalloc's classes, so the exact points where the room is doubled differ), then the whole
  * keyspace after a DEBUG RELOAD.
  */
@@ -93,7 +94,7 @@ class GrowingStringDiffTest {
 
     private void step() throws IOException {
         String k = key();
-        switch (rnd.nextInt(20)) {
+        switch (rnd.nextInt(24)) {
             case 0, 1, 2, 3 -> same("APPEND", k, value(rnd.nextInt(8) == 0 ? 20_000 : 600));
             case 4, 5 -> same("SETRANGE", k, Integer.toString(rnd.nextInt(rnd.nextBoolean() ? 100 : 40_000)), value(300));
             case 6, 7 -> same("SETBIT", k, Integer.toString(rnd.nextInt(rnd.nextBoolean() ? 800 : 300_000)), Integer.toString(rnd.nextInt(2)));
@@ -109,6 +110,28 @@ class GrowingStringDiffTest {
             case 15 -> same("BITPOS", k, Integer.toString(rnd.nextInt(2)), Integer.toString(rnd.nextInt(3000)));
             case 16 -> same("BITFIELD_RO", k, "GET", "i32", Integer.toString(rnd.nextInt(400_000)));
             case 17 -> memoryUsage(k);
+            case 18 -> {
+                String op = new String[] {"AND", "OR", "XOR", "NOT"}[rnd.nextInt(4)];
+                if (op.equals("NOT")) {
+                    same("BITOP", op, key(), k);
+                } else {
+                    same("BITOP", op, key(), k, key(), key());
+                }
+            }
+            case 19 -> {
+                switch (rnd.nextInt(3)) {
+                    case 0 -> same("LCS", k, "lcs:small");
+                    case 1 -> same("LCS", "lcs:small", k, "LEN");
+                    default -> same("LCS", k, "lcs:small", "IDX", "MINMATCHLEN", "2", "WITHMATCHLEN");
+                }
+            }
+            case 20 -> {
+                // STORE: Redis compares ALPHA weights as binary strings then (strcoll otherwise, which stops at a NUL)
+                same("SORT", "sort:list", "BY", "*", "ALPHA", "GET", "*", "GET", "#", "STORE", "sort:dst");
+                same("LRANGE", "sort:dst", "0", "-1");
+                same("SORT", "sort:list", "BY", "*");
+            }
+            case 21 -> same("OBJECT", "REFCOUNT", k);
             default -> {
                 same("GET", k);
                 same("STRLEN", k);
@@ -134,6 +157,8 @@ class GrowingStringDiffTest {
             // DEBUG RELOAD writes dump.rdb: into a directory of this test's, never the working directory.
             assertEquals("+OK\r\n", s.callString("CONFIG", "SET", "dir", spinelDir.toString()));
             same("FLUSHALL");
+            same("SET", "lcs:small", "qwertyuiopasdfgh");
+            same("RPUSH", "sort:list", KEYS[0], KEYS[1], KEYS[2], KEYS[3], "missing");
             for (int round = 0; round < 3; round++) {
                 for (int i = 0; i < 700; i++) {
                     step();

@@ -19,7 +19,8 @@ import java.util.Arrays;
  * the ends of shorter strings read as zero bytes. The result, as long as the longest source, replaces
  * the destination (whatever its type, its time to live dropped); an empty result deletes it.
  *
- * <p>Thread-safety: stateless; holds the stripes of the destination and every source throughout.
+ * <p>Thread-safety: stateless; holds the stripes of the destination and every source throughout, so the sources
+ * are read in place (a grown string is not copied first).
  */
 final class BitopCommand {
     private BitopCommand() {
@@ -52,21 +53,23 @@ final class BitopCommand {
         locks.lock();
         try {
             int n = a.count() - 3;
-            byte[][] src = new byte[n][];
+            byte[][] src = new byte[n][]; // read in place (a grown string's array is longer than the string)
+            int[] lengths = new int[n];
             int maxLen = 0;
             for (int j = 0; j < n; j++) {
                 int h = Keys.hash(a, j + 3);
                 Entry e = Keys.read(s, db.segment(h), a, j + 3, h);
                 if (e != null) {
-                    src[j] = Keys.string(e);
-                    maxLen = Math.max(maxLen, src[j].length);
+                    src[j] = Keys.stringInPlace(e);
+                    lengths[j] = e.stringLength();
+                    maxLen = Math.max(maxLen, lengths[j]);
                 }
             }
             int h = Keys.hash(a, 2);
             Segment seg = db.segment(h);
             Entry dest = Keys.write(s, seg, a, 2, h);
             if (maxLen > 0) {
-                byte[] result = combine(op, src, maxLen);
+                byte[] result = combine(op, src, lengths, maxLen);
                 if (dest == null) {
                     dest = seg.insert(a.copy(2), h, result, -1);
                 } else {
@@ -88,11 +91,11 @@ final class BitopCommand {
     }
 
     /** AND (0), OR (1), XOR (2) or NOT (3) of the sources, missing ones and short ends reading as zeros. */
-    private static byte[] combine(int op, byte[][] src, int maxLen) {
+    private static byte[] combine(int op, byte[][] src, int[] lengths, int maxLen) {
         byte[] out = StringRangeCommands.allocate(maxLen);
         byte[] first = src[0];
         if (first != null) {
-            System.arraycopy(first, 0, out, 0, first.length);
+            System.arraycopy(first, 0, out, 0, lengths[0]);
         }
         if (op == 3) {
             for (int i = 0; i < maxLen; i++) {
@@ -102,7 +105,7 @@ final class BitopCommand {
         }
         for (int j = 1; j < src.length; j++) {
             byte[] b = src[j];
-            int len = b == null ? 0 : b.length;
+            int len = lengths[j];
             switch (op) {
                 case 0 -> {
                     for (int i = 0; i < len; i++) {

@@ -145,19 +145,31 @@ public final class ObjectCommands {
      */
     /** OBJECT ENCODING's answer for an entry (DEBUG OBJECT shows the same). Caller holds the segment lock. */
     public static String encodingOf(Entry e) {
-        return e.value() instanceof byte[] b ? StringEncoding.of(b, e.stringMark()) : ((TypedValue) e.value()).encoding();
+        if (!e.isString()) {
+            return ((TypedValue) e.value()).encoding();
+        }
+        int len = e.stringLength(); // only the first 20 bytes decide: read in place, never a copy of a grown string
+        return StringEncoding.of(Keys.stringInPlace(e), len, e.stringMark());
     }
 
     /** OBJECT REFCOUNT's answer for an entry (DEBUG OBJECT shows the same). Caller holds the segment lock. */
     public static long refcountOf(Entry e) {
-        return e.stringMark() == Entry.STRING_DERIVED && isSharedInteger(e.value()) ? SHARED_REFCOUNT : 1;
+        return e.stringMark() == Entry.STRING_DERIVED && isSharedInteger(e) ? SHARED_REFCOUNT : 1;
     }
 
-    private static boolean isSharedInteger(Object value) {
-        if (!(value instanceof byte[] b) || !StringEncoding.isInteger(b)) {
+    private static boolean isSharedInteger(Entry e) {
+        if (!e.isString()) {
             return false;
         }
-        long v = StringEncoding.integerValue(b);
+        int len = e.stringLength();
+        if (len > 4) { // "0".."9999"
+            return false;
+        }
+        byte[] b = Keys.stringInPlace(e);
+        if (!StringEncoding.isInteger(b, len)) {
+            return false;
+        }
+        long v = StringEncoding.integerValue(b, len);
         return v >= 0 && v < SHARED_INTEGERS;
     }
 

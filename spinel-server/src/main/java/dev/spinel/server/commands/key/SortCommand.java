@@ -35,8 +35,18 @@ import java.util.List;
  */
 public final class SortCommand {
     private static final RedisError NOT_DOUBLE = new RedisError("ERR One or more scores can't be converted into double");
+    private static final byte[] EMPTY = new byte[0];
 
     private SortCommand() {
+    }
+
+    /**
+     * What a pattern look-up found: {@code bytes[0, length)}, read in place (a string grown in place has a longer
+     * array; it is not copied, as Redis does not copy). Valid while the database's stripes are held.
+     */
+    private static final class Found {
+        byte[] bytes;
+        int length;
     }
 
     public static void register(CommandTable t) {
@@ -48,7 +58,8 @@ public final class SortCommand {
     private static final class Item {
         final byte[] value;
         double score;
-        byte[] cmp;
+        byte[] cmp; // its first cmpLength bytes: read in place
+        int cmpLength;
 
         Item(byte[] value) {
             this.value = value;
@@ -129,6 +140,9 @@ public final class SortCommand {
             byte[] sortBy, List<byte[]> gets, long limitStart, long limitCount, int storeArg) {
         int h = Keys.hash(a, 1);
         Entry e = Keys.read(s, db.segment(h), a, 1, h);
+        if (e != null && e.isString()) {
+            throw Errors.WRONGTYPE; // before value(), which would copy a grown string
+        }
         Object v = e == null ? null : e.value();
         if (v != null && !(v instanceof ListValue) && !(v instanceof SetValue) && !(v instanceof ZSetValue)) {
             throw Errors.WRONGTYPE;
@@ -204,23 +218,27 @@ public final class SortCommand {
             }
         }
         long now = s.now();
+        Found found = new Found();
         if (!dontsort) {
             boolean badScore = false;
             for (Item it : items) {
                 byte[] w = it.value;
+                int wlen = w.length;
                 if (sortBy != null) {
-                    w = lookup(db, sortBy, it.value, now);
-                    if (w == null) {
+                    if (!lookup(db, sortBy, it.value, now, found)) {
                         continue;
                     }
+                    w = found.bytes;
+                    wlen = found.length;
                 }
                 if (alpha) {
                     if (sortBy != null) {
                         it.cmp = w;
+                        it.cmpLength = wlen;
                     }
                 } else {
                     try {
-                        it.score = Strtod.parseForSort(w, 0, w.length);
+                        it.score = Strtod.parseForSort(w, 0, wlen);
                     } catch (Strtod.Invalid ex) {
                         badScore = true;
                     }
@@ -254,11 +272,10 @@ public final class SortCommand {
                     out.bulk(it.value);
                 }
                 for (byte[] g : gets) {
-                    byte[] val = lookup(db, g, it.value, now);
-                    if (val == null) {
-                        out.nullBulk();
+                    if (lookup(db, g, it.value, now, found)) {
+                        out.bulk(found.bytes, 0, found.length);
                     } else {
-                        out.bulk(val);
+                        out.nullBulk();
                     }
                 }
             }
@@ -271,8 +288,11 @@ public final class SortCommand {
                 result.push(false, it.value);
             }
             for (byte[] g : gets) {
-                byte[] val = lookup(db, g, it.value, now);
-                result.push(false, val == null ? new byte[0] : val);
+                if (lookup(db, g, it.value, now, found)) {
+                    result.push(false, found.bytes, 0, found.length); // copies the bytes
+                } else {
+                    result.push(false, EMPTY);
+                }
             }
         }
         int stored = result.length();
@@ -311,23 +331,24 @@ public final class SortCommand {
             if (x.cmp == null || y.cmp == null) {
                 return x.cmp == y.cmp ? 0 : x.cmp == null ? -1 : 1;
             }
-            return Arrays.compareUnsigned(x.cmp, y.cmp);
+            return Arrays.compareUnsigned(x.cmp, 0, x.cmpLength, y.cmp, 0, y.cmpLength);
         }
         return Arrays.compareUnsigned(x.value, y.value);
     }
 
     /**
      * Redis's lookupKeyByPattern: {@code #} is the element itself; the first '*' is replaced by the
-     * element; {@code ->field} after it reads a hash field. Null when there is no '*', the key is absent
-     * or of another type (string for a plain pattern, hash for a dereference), or the field is absent.
+     * element; {@code ->field} after it reads a hash field. False when there is no '*', the key is absent
+     * or of another type (string for a plain pattern, hash for a dereference), or the field is absent;
+     * else the value is in {@code found}.
      */
-    private static byte[] lookup(Database db, byte[] pattern, byte[] subst, long now) {
+    private static boolean lookup(Database db, byte[] pattern, byte[] subst, long now, Found found) {
         if (pattern.length == 1 && pattern[0] == '#') {
-            return subst;
+            return found(found, subst);
         }
         int star = indexOf(pattern, (byte) '*', 0);
         if (star < 0) {
-            return null;
+            return false;
         }
         int arrow = -1;
         for (int i = star + 1; i + 1 < pattern.length; i++) {
@@ -347,15 +368,28 @@ public final class SortCommand {
         int h = KeyHash.hash(key);
         Entry e = db.segment(h).get(key, 0, key.length, h, now);
         if (e == null) {
-            return null;
+            return false;
         }
         if (arrow >= 0) {
-            if (!(e.value() instanceof HashValue hv)) {
-                return null;
+            if (e.isString() || !(e.value() instanceof HashValue hv)) {
+                return false;
             }
-            return hv.get(pattern, arrow + 2, pattern.length - arrow - 2);
+            byte[] field = hv.get(pattern, arrow + 2, pattern.length - arrow - 2);
+            return field != null && found(found, field);
         }
-        return e.value() instanceof byte[] b ? b : null;
+        if (!e.isString()) {
+            return false;
+        }
+        int len = e.stringLength(); // a string held in the entry: a new array, as an Item may keep it (ALPHA BY)
+        found.bytes = e.stringBytes(len <= Entry.MAX_INLINE_STRING ? new byte[Entry.MAX_INLINE_STRING] : null);
+        found.length = len;
+        return true;
+    }
+
+    private static boolean found(Found found, byte[] b) {
+        found.bytes = b;
+        found.length = b.length;
+        return true;
     }
 
     private static int indexOf(byte[] b, byte c, int from) {

@@ -18,9 +18,9 @@ import java.util.Arrays;
  * LCS: the longest common subsequence of two strings, by the textbook dynamic programme, walked
  * back exactly as Redis's lcsCommand walks it so that the reported match ranges are the same.
  *
- * <p>Both values are read together under their stripes' locks; since stored strings are never
- * modified, the (quadratic) computation then runs on those arrays after the locks are released.
- * The table is bounded by {@code proto-max-bulk-len} before it is allocated, as in Redis.
+ * <p>Both values are read in place under their stripes' locks, held until the reply is written (a string grown
+ * in place, {@code GrowableString}, may change once they are released; Redis too runs the whole command
+ * before any other). The table is bounded by {@code proto-max-bulk-len} before it is allocated, as in Redis.
  *
  * <p>Thread-safety: stateless.
  */
@@ -41,54 +41,52 @@ final class LcsCommand {
 
     // LCS key1 key2 [LEN] [IDX] [MINMATCHLEN min-match-len] [WITHMATCHLEN]
     static void lcs(Session s, Args a) {
-        byte[] x;
-        byte[] y;
         Database db = s.db();
         StripeLocks locks = s.locks();
         locks.add(db, a.buffer(), a.offset(1), a.length(1)).add(db, a.buffer(), a.offset(2), a.length(2));
         locks.lock();
         try {
-            x = value(s, db, a, 1);
-            y = value(s, db, a, 2);
+            Entry ex = entry(s, db, a, 1);
+            Entry ey = entry(s, db, a, 2);
+            if ((ex != null && !ex.isString()) || (ey != null && !ey.isString())) {
+                throw NOT_STRINGS;
+            }
+            boolean getLen = false;
+            boolean getIdx = false;
+            boolean withMatchLen = false;
+            long minMatchLen = 0;
+            for (int j = 3; j < a.count(); j++) {
+                boolean more = j + 1 < a.count();
+                if (a.is(j, "IDX")) {
+                    getIdx = true;
+                } else if (a.is(j, "LEN")) {
+                    getLen = true;
+                } else if (a.is(j, "WITHMATCHLEN")) {
+                    withMatchLen = true;
+                } else if (a.is(j, "MINMATCHLEN") && more) {
+                    minMatchLen = Math.max(0, NumberArgs.parseLong(a, ++j));
+                } else {
+                    throw Errors.SYNTAX;
+                }
+            }
+            if (getLen && getIdx) {
+                throw LEN_AND_IDX;
+            }
+            int xlen = ex == null ? 0 : ex.stringLength();
+            int ylen = ey == null ? 0 : ey.stringLength();
+            int[] table = table(s, xlen, ylen);
+            byte[] x = ex == null ? EMPTY : Keys.stringInPlace(ex);
+            byte[] y = ey == null ? EMPTY : Keys.stringInPlace(ey);
+            compute(s.out(), x, xlen, y, ylen, table, getLen, getIdx, withMatchLen, minMatchLen);
         } finally {
             locks.unlock();
         }
-        if (x == null || y == null) {
-            throw NOT_STRINGS;
-        }
-        boolean getLen = false;
-        boolean getIdx = false;
-        boolean withMatchLen = false;
-        long minMatchLen = 0;
-        for (int j = 3; j < a.count(); j++) {
-            boolean more = j + 1 < a.count();
-            if (a.is(j, "IDX")) {
-                getIdx = true;
-            } else if (a.is(j, "LEN")) {
-                getLen = true;
-            } else if (a.is(j, "WITHMATCHLEN")) {
-                withMatchLen = true;
-            } else if (a.is(j, "MINMATCHLEN") && more) {
-                minMatchLen = Math.max(0, NumberArgs.parseLong(a, ++j));
-            } else {
-                throw Errors.SYNTAX;
-            }
-        }
-        if (getLen && getIdx) {
-            throw LEN_AND_IDX;
-        }
-        int[] table = table(s, x.length, y.length);
-        compute(s.out(), x, y, table, getLen, getIdx, withMatchLen, minMatchLen);
     }
 
-    /** The string at key argument {@code i}: empty if missing, {@code null} if not a string. */
-    private static byte[] value(Session s, Database db, Args a, int i) {
+    /** The entry at key argument {@code i}, or {@code null} when the key is missing. */
+    private static Entry entry(Session s, Database db, Args a, int i) {
         int h = Keys.hash(a, i);
-        Entry e = Keys.read(s, db.segment(h), a, i, h);
-        if (e == null) {
-            return EMPTY;
-        }
-        return e.value() instanceof byte[] b ? b : null;
+        return Keys.read(s, db.segment(h), a, i, h);
     }
 
     private static int[] table(Session s, int alen, int blen) {
@@ -106,10 +104,8 @@ final class LcsCommand {
         }
     }
 
-    private static void compute(ReplyBuffer out, byte[] a, byte[] b, int[] lcs, boolean getLen, boolean getIdx,
-                                boolean withMatchLen, long minMatchLen) {
-        int alen = a.length;
-        int blen = b.length;
+    private static void compute(ReplyBuffer out, byte[] a, int alen, byte[] b, int blen, int[] lcs, boolean getLen,
+                                boolean getIdx, boolean withMatchLen, long minMatchLen) {
         int w = blen + 1; // LCS(i, j) is lcs[j + i * w]: the LCS length of a[0..i-1] and b[0..j-1]
         for (int i = 1; i <= alen; i++) {
             for (int j = 1; j <= blen; j++) {
