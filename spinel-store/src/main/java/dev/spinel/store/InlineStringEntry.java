@@ -39,13 +39,14 @@ abstract sealed class InlineStringEntry extends InlineKeyEntry permits InlineStr
 
     /** An entry for the packed key {@code k0, k1, k2} (of at most {@link #BASE_LENGTH} bytes) and the value {@code v[off, off + len)}. */
     static InlineStringEntry of(long k0, long k1, int k2, byte[] v, int off, int len, long expireAt) {
+        return of(k0, k1, k2, len, word(v, off, len, 0), word(v, off, len, 8), word(v, off, len, 16),
+                word(v, off, len, 24), word(v, off, len, 32), word(v, off, len, 40), expireAt);
+    }
+
+    /** An entry for the packed key {@code k0, k1, k2} and a value of {@code len} bytes given as its words {@code w0 .. w5}. */
+    static InlineStringEntry of(long k0, long k1, int k2, int len, long w0, long w1, long w2, long w3, long w4, long w5,
+                                long expireAt) {
         int k = (k2 & KEY_BITS) | (((len - 1) & 7) << REMAINDER_SHIFT);
-        long w0 = word(v, off, len, 0);
-        long w1 = word(v, off, len, 8);
-        long w2 = word(v, off, len, 16);
-        long w3 = word(v, off, len, 24);
-        long w4 = word(v, off, len, 32);
-        long w5 = word(v, off, len, 40);
         boolean timed = expireAt >= 0;
         return switch ((len + 7) >>> 3) {
             case 1 -> timed ? new S1.Volatile(k0, k1, k, w0, expireAt) : new S1(k0, k1, k, w0);

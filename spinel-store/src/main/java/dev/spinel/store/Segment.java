@@ -219,8 +219,12 @@ public class Segment extends CopyOnWriteTable {
         if (len > InlineKeyEntry.BASE_LENGTH || !InlineStringEntry.fits(vlen)) {
             return insert(buf, off, len, hash, Arrays.copyOfRange(vbuf, voff, voff + vlen), expireAt);
         }
-        Entry e = InlineStringEntry.of(InlineKeyEntry.pack0(buf, off, len), InlineKeyEntry.pack1(buf, off, len),
-                InlineKeyEntry.pack2(buf, off, len), vbuf, voff, vlen, expireAt);
+        return addNew(InlineStringEntry.of(InlineKeyEntry.pack0(buf, off, len), InlineKeyEntry.pack1(buf, off, len),
+                InlineKeyEntry.pack2(buf, off, len), vbuf, voff, vlen, expireAt), hash, expireAt);
+    }
+
+    /** Links a new entry made outside this class (its key not present), as {@link #insert} does. */
+    Entry addNew(Entry e, int hash, long expireAt) {
         add(e, hash, expireAt);
         owner.added(e);
         return e;
@@ -277,15 +281,22 @@ public class Segment extends CopyOnWriteTable {
      */
     public Entry replaceString(Entry e, byte[] vbuf, int voff, int vlen) {
         if (e instanceof InlineKeyEntry k && k.keyLength() <= InlineKeyEntry.BASE_LENGTH && InlineStringEntry.fits(vlen)) {
-            owner.overwritten(e.ref(), null); // a collection overwritten by SET: lazyfree's count, as replaceValue
-            Entry n = InlineStringEntry.of(k.k0, k.k1, k.k2, vbuf, voff, vlen, e.expireAt());
-            n.access = e.access;
-            n.stringMark(owner.stringMark());
-            replaceEntry(e, n);
-            memory += n.footprint() - e.footprint() - e.valueFootprint();
-            return n;
+            return swapString(e, InlineStringEntry.of(k.k0, k.k1, k.k2, vbuf, voff, vlen, e.expireAt()));
         }
         return replaceValue(e, Arrays.copyOfRange(vbuf, voff, voff + vlen));
+    }
+
+    /**
+     * Puts {@code n}, a new entry holding {@code e}'s key, its expiry and a string in its own fields, in place of
+     * {@code e}, as {@link #replaceValue} does; returns {@code n}.
+     */
+    Entry swapString(Entry e, InlineStringEntry n) {
+        owner.overwritten(e.ref(), null); // a collection overwritten by a string: lazyfree's count, as replaceValue
+        n.access = e.access;
+        n.stringMark(owner.stringMark());
+        replaceEntry(e, n);
+        memory += n.footprint() - e.footprint() - e.valueFootprint();
+        return n;
     }
 
     /**

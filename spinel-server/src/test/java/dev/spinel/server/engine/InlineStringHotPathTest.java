@@ -40,4 +40,27 @@ class InlineStringHotPathTest {
             assertTrue(perSet >= 72 && perSet < 80, perSet + " bytes allocated per SET (the 72-byte entry; 80 with a value reference)");
         }
     }
+
+    /**
+     * INCR of a counter held in its entry parses the digits in place and packs the new ones straight into the new
+     * entry (a 48-byte {@code S1} here): nothing else, where it also allocated a copy of the old digits and an array
+     * of the new ones (docs/memory.md, round 8).
+     */
+    @Test
+    void incrAllocatesOnlyTheNewEntry() {
+        try (SpinelServer server = SpinelServer.start(ServerConfig.defaults().with("port", "0").with("grpc-port", "0"))) {
+            Engine engine = server.engine();
+            Session session = engine.open(new InternalConnection("inline:1"));
+            engine.execute(session, Args.of("SET", "counter:123456", "1000000"));
+            Args incr = Args.of("INCR", "counter:123456");
+            for (int round = 0; round < 3; round++) {
+                Allocations.perCall(engine, session, incr, 50_000);
+            }
+            long perIncr = Allocations.perCall(engine, session, incr, 100_000);
+            assertTrue(perIncr >= 40 && perIncr < 56, perIncr + " bytes allocated per INCR (the 48-byte entry)");
+            session.out().clear();
+            engine.execute(session, Args.of("GET", "counter:123456"));
+            assertEquals("$7\r\n1250000\r\n", new String(session.out().array(), 0, session.out().size(), StandardCharsets.US_ASCII));
+        }
+    }
 }

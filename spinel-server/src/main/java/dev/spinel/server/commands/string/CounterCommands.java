@@ -2,7 +2,6 @@ package dev.spinel.server.commands.string;
 
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.LongDouble;
-import dev.spinel.protocol.Numbers;
 import dev.spinel.server.commands.common.NumberArgs;
 import dev.spinel.server.commands.key.Keys;
 import dev.spinel.server.engine.CommandTable;
@@ -10,6 +9,7 @@ import dev.spinel.server.engine.Notifications;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.errors.Errors;
 import dev.spinel.server.errors.RedisError;
+import dev.spinel.store.Counters;
 import dev.spinel.store.Entry;
 import dev.spinel.store.Segment;
 
@@ -71,8 +71,11 @@ final class CounterCommands {
             Entry e = Keys.write(s, seg, a, 1, h);
             long value = 0;
             if (e != null) {
+                if (!e.isString()) {
+                    throw Errors.WRONGTYPE;
+                }
                 try {
-                    value = Numbers.parseLong(Keys.string(e));
+                    value = Counters.parse(e); // in place: no copy of the digits
                 } catch (NumberFormatException nfe) {
                     throw Errors.NOT_INTEGER;
                 }
@@ -82,7 +85,12 @@ final class CounterCommands {
                 throw Errors.OVERFLOW;
             }
             value += incr;
-            store(s, seg, e, a, h, Numbers.toBytes(value));
+            if (e == null) { // the new digits go straight into the entry: it is all a counter update allocates
+                Counters.insert(seg, a.buffer(), a.offset(1), a.length(1), h, value);
+            } else {
+                Counters.replace(seg, e, value);
+            }
+            s.dirty(1);
             s.notify(Notifications.STRING, "incrby", a, 1);
             s.out().integer(value);
         } finally {
