@@ -10,7 +10,7 @@ package dev.spinel.store;
  *
  * <p>The value is a {@code byte[]} for strings or one of the collection types; see {@link ValueType}. A short
  * string of a short key is held in the entry's own fields instead ({@link InlineStringEntry}, which has no value
- * reference at all: the reference is a field of {@link InlineRefEntry} and {@link ArrayKeyEntry} only, read through
+ * reference at all: the reference is a field of {@link InlineKeyEntry.Ref} and {@link ArrayKeyEntry} only, read through
  * {@link #ref()}): {@link #value()} then returns a copy, and readers that only write the bytes somewhere use
  * {@link #isString()}, {@link #stringLength()} and {@link #copyString} without allocating.
  *
@@ -47,7 +47,7 @@ public abstract sealed class Entry permits InlineKeyEntry, ArrayKeyEntry {
 
     /**
      * The value object this entry refers to, or {@code null} for a string held in the entry's own fields. The
-     * reference is a field of the two classes that have one ({@link InlineRefEntry}, {@link ArrayKeyEntry}), not of
+     * reference is a field of the two classes that have one ({@link InlineKeyEntry.Ref}, {@link ArrayKeyEntry}), not of
      * every entry: an {@link InlineStringEntry} has none (8 bytes per key). Type tests, not a virtual call, so the
      * hot path's reads stay inlined whatever mix of the ~20 entry classes a table holds.
      */
@@ -55,7 +55,7 @@ public abstract sealed class Entry permits InlineKeyEntry, ArrayKeyEntry {
         if (this instanceof InlineStringEntry) {
             return null;
         }
-        return this instanceof ArrayKeyEntry a ? a.value : ((InlineRefEntry) this).value;
+        return this instanceof ArrayKeyEntry a ? a.value : ((InlineKeyEntry.Ref) this).value;
     }
 
     /** Sets the value of an entry that refers to one (never an {@link InlineStringEntry}: its value makes a new entry). */
@@ -63,7 +63,7 @@ public abstract sealed class Entry permits InlineKeyEntry, ArrayKeyEntry {
         if (this instanceof ArrayKeyEntry a) {
             a.value = value;
         } else {
-            ((InlineRefEntry) this).value = value;
+            ((InlineKeyEntry.Ref) this).value = value;
         }
     }
 

@@ -9,7 +9,7 @@ import java.nio.ByteOrder;
  * endian in two longs, bytes 16-18 in the low three bytes of an int whose bits 24-28 are the length (the top three
  * bits are an {@link InlineStringEntry}'s, masked off by {@link #KEY_BITS} when keys are compared). With compact
  * object headers the key part is 40 bytes (header 8, next 8, access stamp 4, key int 4, key longs 16), no padding.
- * Two families extend it: {@link InlineRefEntry} refers to its value (48 bytes; keys of up to {@value #MAX_LENGTH}
+ * Two families extend it: {@link Ref} refers to its value (48 bytes; keys of up to {@value #MAX_LENGTH}
  * bytes add bytes 19-26 in one more long, {@link WideKeyEntry}, 56 bytes), {@link InlineStringEntry} holds a short
  * string in its own fields and has no value reference. A lookup packs the probe key the same way once
  * ({@link #pack0} .. {@link #pack3}) and compares three or four words per entry of the chain, length included,
@@ -17,7 +17,7 @@ import java.nio.ByteOrder;
  *
  * <p>Guarded by its segment's lock, as every {@link Entry}; the key fields are final.
  */
-abstract sealed class InlineKeyEntry extends Entry permits InlineRefEntry, InlineStringEntry {
+abstract sealed class InlineKeyEntry extends Entry permits InlineKeyEntry.Ref, InlineStringEntry {
     /** The longest key held in this class's fields. */
     static final int BASE_LENGTH = 19;
     /** The longest key held inline (in a {@link WideKeyEntry} beyond {@link #BASE_LENGTH}). */
@@ -90,13 +90,13 @@ abstract sealed class InlineKeyEntry extends Entry permits InlineRefEntry, Inlin
 
     /**
      * An entry for a key of at most {@link #BASE_LENGTH} bytes, packed: an {@link InlineStringEntry} when the
-     * value is a string short enough to be held in the entry too, else an {@link InlineRefEntry}.
+     * value is a string short enough to be held in the entry too, else an {@link Ref}.
      */
     static InlineKeyEntry of(long k0, long k1, int k2, Object value, long expireAt) {
         if (value instanceof byte[] v && InlineStringEntry.fits(v.length)) {
             return InlineStringEntry.of(k0, k1, k2, v, 0, v.length, expireAt);
         }
-        return InlineRefEntry.of(k0, k1, k2, value, expireAt);
+        return Ref.of(k0, k1, k2, value, expireAt);
     }
 
     /** True when this entry's kind would hold {@code value} in its own fields (a short key and a short string). */
@@ -173,5 +173,68 @@ abstract sealed class InlineKeyEntry extends Entry permits InlineRefEntry, Inlin
             tail = (tail << 8) | byteAt(i);
         }
         return KeyHash.finish(h, tail);
+    }
+
+    /**
+     * An {@link InlineKeyEntry} that refers to its value: a collection, a string too long (or too short: the empty
+     * string) to be held in an {@link InlineStringEntry}, a {@link GrowableString}, or any value of a
+     * {@link WideKeyEntry}'s key. 48 bytes with compact object headers (the key part and the reference), 56 with a
+     * time to live ({@link Volatile}). The reference lives here and in {@link ArrayKeyEntry}, not in {@link Entry},
+     * so that an entry holding its string in its own fields carries none.
+     *
+     * <p>Guarded by its segment's lock, as every {@link Entry}.
+     */
+    static sealed class Ref extends InlineKeyEntry permits Ref.Volatile, WideKeyEntry {
+        /** Heap bytes of an instance (and of a {@link Volatile} one), with compact object headers. */
+        static final int SIZE = InlineKeyEntry.SIZE + 8;
+        static final int VOLATILE_SIZE = SIZE + 8;
+
+        Object value;
+
+        Ref(long k0, long k1, int k2, Object value) {
+            super(k0, k1, k2);
+            this.value = value;
+        }
+
+        static Ref of(long k0, long k1, int k2, Object value, long expireAt) {
+            return expireAt >= 0 ? new Volatile(k0, k1, k2, value, expireAt) : new Ref(k0, k1, k2, value);
+        }
+
+        @Override
+        int footprint() {
+            return SIZE;
+        }
+
+        @Override
+        Entry withExpire(long expireAt) {
+            Entry n = of(k0, k1, k2, value, expireAt);
+            n.access = access;
+            return n;
+        }
+
+        /** An inline-key entry with a value reference and a time to live. */
+        static final class Volatile extends Ref {
+            long expireAt;
+
+            Volatile(long k0, long k1, int k2, Object value, long expireAt) {
+                super(k0, k1, k2, value);
+                this.expireAt = expireAt;
+            }
+
+            @Override
+            public long expireAt() {
+                return expireAt;
+            }
+
+            @Override
+            void expireAt(long at) {
+                expireAt = at;
+            }
+
+            @Override
+            int footprint() {
+                return VOLATILE_SIZE;
+            }
+        }
     }
 }

@@ -1,10 +1,10 @@
 package dev.spinel.store;
 
 /**
- * An {@link InlineRefEntry} for a key of 20 to {@value InlineKeyEntry#MAX_LENGTH} bytes: bytes 19-26 in one more
+ * An {@link InlineKeyEntry.Ref} for a key of 20 to {@value InlineKeyEntry#MAX_LENGTH} bytes: bytes 19-26 in one more
  * long, 56 bytes in all (an entry plus a key array took 80 for such a key). Guarded by its segment's lock.
  */
-sealed class WideKeyEntry extends InlineRefEntry permits WideKeyEntry.Volatile {
+sealed class WideKeyEntry extends InlineKeyEntry.Ref permits WideKeyEntry.Volatile {
     static final int SIZE = 56;
     static final int VOLATILE_SIZE = 64;
 

@@ -105,7 +105,7 @@ class EntryLayoutTest {
             Entry a = s.put(shortKey, KeyHash.hash(shortKey), new byte[0], -1);
             Entry w = s.put(wideKey, KeyHash.hash(wideKey), new byte[0], -1);
             Entry b = s.put(longKey, KeyHash.hash(longKey), new byte[0], -1);
-            assertEquals(InlineRefEntry.class, a.getClass());
+            assertEquals(InlineKeyEntry.Ref.class, a.getClass());
             assertNotSame(shortKey, a.key());
             assertEquals(WideKeyEntry.class, w.getClass());
             assertArrayEquals(wideKey, w.key());
@@ -117,7 +117,7 @@ class EntryLayoutTest {
             Entry cw = s.insert(buf, 2, 23, KeyHash.hash(buf, 2, 23), new byte[0], 6);
             Entry d = s.insert(buf, 30, 33, KeyHash.hash(buf, 30, 33), new byte[0], -1);
             Arrays.fill(buf, (byte) 1);
-            assertInstanceOf(InlineRefEntry.Volatile.class, c);
+            assertInstanceOf(InlineKeyEntry.Ref.Volatile.class, c);
             assertEquals(5, c.expireAt());
             assertInstanceOf(WideKeyEntry.Volatile.class, cw);
             assertEquals(33, d.keyLength());
@@ -139,20 +139,20 @@ class EntryLayoutTest {
             byte[] k = randomKey(14);
             int h = KeyHash.hash(k);
             Entry e = s.put(k, h, new byte[64], -1);
-            assertEquals(Segment.SLOT_OVERHEAD + InlineRefEntry.SIZE + Sizes.array(64), s.memory());
+            assertEquals(Segment.SLOT_OVERHEAD + InlineKeyEntry.Ref.SIZE + Sizes.array(64), s.memory());
             e = s.setExpire(e, 1000);
-            assertEquals(Segment.SLOT_OVERHEAD + InlineRefEntry.VOLATILE_SIZE + Sizes.array(64), s.memory());
+            assertEquals(Segment.SLOT_OVERHEAD + InlineKeyEntry.Ref.VOLATILE_SIZE + Sizes.array(64), s.memory());
             e = s.setExpire(e, -1);
-            assertEquals(Segment.SLOT_OVERHEAD + InlineRefEntry.SIZE + Sizes.array(64), s.memory());
+            assertEquals(Segment.SLOT_OVERHEAD + InlineKeyEntry.Ref.SIZE + Sizes.array(64), s.memory());
             byte[] lk = randomKey(30);
             Entry l = s.put(lk, KeyHash.hash(lk), new byte[64], 7);
-            assertEquals(2 * (Segment.SLOT_OVERHEAD + Sizes.array(64)) + InlineRefEntry.SIZE + ArrayKeyEntry.VOLATILE_SIZE
+            assertEquals(2 * (Segment.SLOT_OVERHEAD + Sizes.array(64)) + InlineKeyEntry.Ref.SIZE + ArrayKeyEntry.VOLATILE_SIZE
                     + Sizes.array(30), s.memory());
             s.removeEntry(l);
-            assertEquals(Segment.SLOT_OVERHEAD + InlineRefEntry.SIZE + Sizes.array(64), s.memory());
+            assertEquals(Segment.SLOT_OVERHEAD + InlineKeyEntry.Ref.SIZE + Sizes.array(64), s.memory());
             byte[] wk = randomKey(22);
             Entry w = s.put(wk, KeyHash.hash(wk), new byte[64], -1);
-            long withWide = 2 * (Segment.SLOT_OVERHEAD + Sizes.array(64)) + InlineRefEntry.SIZE;
+            long withWide = 2 * (Segment.SLOT_OVERHEAD + Sizes.array(64)) + InlineKeyEntry.Ref.SIZE;
             assertEquals(withWide + WideKeyEntry.SIZE, s.memory());
             w = s.setExpire(w, 9);
             assertEquals(withWide + WideKeyEntry.VOLATILE_SIZE, s.memory());

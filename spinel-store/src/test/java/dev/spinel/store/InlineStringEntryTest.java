@@ -104,7 +104,7 @@ class InlineStringEntryTest {
             // to a long string: an entry with a reference, and back
             byte[] v3 = bytes(100);
             Entry r = s.replaceValue(n, v3);
-            assertEquals(InlineRefEntry.Volatile.class, r.getClass());
+            assertEquals(InlineKeyEntry.Ref.Volatile.class, r.getClass());
             assertSame(v3, r.value());
             Entry back = s.replaceValue(r, v1);
             assertInstanceOf(InlineStringEntry.S4.Volatile.class, back);
@@ -127,7 +127,7 @@ class InlineStringEntryTest {
             Entry c = s.replaceValue(persistent, list);
             assertFalse(c.isString());
             assertSame(list, c.value());
-            assertEquals(Segment.SLOT_OVERHEAD + InlineRefEntry.SIZE + 100, s.memory());
+            assertEquals(Segment.SLOT_OVERHEAD + InlineKeyEntry.Ref.SIZE + 100, s.memory());
             s.removeEntry(c);
             assertEquals(0, s.memory());
         } finally {
@@ -149,7 +149,7 @@ class InlineStringEntryTest {
                 entries[i] = s.put(k, KeyHash.hash(k), v, i % 2 == 0 ? -1 : 99);
                 boolean inline = i >= 1 && i <= InlineStringEntry.MAX_LENGTH;
                 expected += Segment.SLOT_OVERHEAD + (i % 2 == 0 ? 0 : 8)
-                        + (inline ? InlineKeyEntry.SIZE + 8L * ((i + 7) / 8) : InlineRefEntry.SIZE + Sizes.array(i));
+                        + (inline ? InlineKeyEntry.SIZE + 8L * ((i + 7) / 8) : InlineKeyEntry.Ref.SIZE + Sizes.array(i));
                 assertEquals(expected, s.memory(), "value of " + i);
             }
             for (Entry e : entries) {
