@@ -5,6 +5,7 @@ import dev.spinel.grpc.v1.GetRequest;
 import dev.spinel.grpc.v1.KVGrpc;
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.testing.SpinelProcess;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.NettyChannelBuilder;
 import org.junit.jupiter.api.Test;
@@ -44,9 +45,7 @@ class GrpcOnFirstConnectionTest {
         int grpcPort = freePort();
         Path classLog = dir.resolve("classes.log");
         Path log = dir.resolve("spinel.log");
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process p = new ProcessBuilder(List.of(java, "--sun-misc-unsafe-memory-access=allow", "--enable-native-access=ALL-UNNAMED",
-                "-Xlog:class+load=info:file=" + classLog, "-cp", System.getProperty("java.class.path"), "dev.spinel.server.Main",
+        Process p = new ProcessBuilder(SpinelProcess.command(List.of("-Xlog:class+load=info:file=" + classLog),
                 "--port", Integer.toString(port), "--dir", dir.toString(), "--grpc-port", Integer.toString(grpcPort),
                 "--grpc-bind", "127.0.0.1", "--save", ""))
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();

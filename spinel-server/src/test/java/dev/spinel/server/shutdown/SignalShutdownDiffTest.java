@@ -2,6 +2,7 @@ package dev.spinel.server.shutdown;
 
 import dev.spinel.server.testing.RawClient;
 import dev.spinel.server.testing.RedisServerProcess;
+import dev.spinel.server.testing.SpinelProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -55,9 +56,7 @@ class SignalShutdownDiffTest {
             port = RedisServerProcess.freePort();
             List<String> cmd = new ArrayList<>();
             if (spinel) {
-                cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                        "--sun-misc-unsafe-memory-access=allow", "--enable-native-access=ALL-UNNAMED",
-                        "-cp", System.getProperty("java.class.path"), "dev.spinel.server.Main", "--grpc-port", "0"));
+                cmd.addAll(SpinelProcess.command("--grpc-port", "0"));
             } else {
                 cmd.add(RedisServerProcess.executable());
             }
