@@ -208,21 +208,23 @@ class SignalShutdownDiffTest {
         byte[] dump;
         try (RedisServerProcess redis = RedisServerProcess.start("--enable-debug-command", "yes");
              RawClient c = new RawClient(redis.port())) {
-            c.call("DEBUG", "POPULATE", "1000");
+            c.call("DEBUG", "POPULATE", "10000");
             c.call("SAVE");
             dump = Files.readAllBytes(redis.dir().resolve("dump.rdb"));
         }
         compare("load", dump, s -> {
             List<String> seen = new ArrayList<>();
             try (RawClient c = new RawClient(s.port)) {
-                seen.add(c.callString("PING")); // loading: 1000 keys at 100 ms each would take 100 s
+                // loading: 10000 keys at 5 ms each would take 50 s. Redis serves clients (and takes the signal) between
+                // two 1024-byte steps of the load, about 50 keys: 0.25 s apart (at 100 ms a key it was 5 s, twice)
+                seen.add(c.callString("PING"));
                 s.signal("TERM");
                 seen.add("exit " + s.awaitExit());
             }
             seen.add("pid file " + Files.exists(s.dir.resolve("server.pid")));
             seen.add("dump kept " + Arrays.equals(dump, Files.readAllBytes(s.dir.resolve("dump.rdb"))));
             return seen;
-        }, "--save", "3600 1", "--pidfile", "{dir}/server.pid", "--key-load-delay", "100000",
+        }, "--save", "3600 1", "--pidfile", "{dir}/server.pid", "--key-load-delay", "5000",
                 "--loading-process-events-interval-bytes", "1024");
     }
 
