@@ -56,7 +56,8 @@ class GrpcOnFirstConnectionTest {
                 assertTrue(p.isAlive() && System.nanoTime() < deadline, "spinel did not start: " + Files.readString(log));
                 Thread.sleep(50);
             }
-            try (Jedis j = new Jedis("127.0.0.1", port)) {
+            // Jedis's default 2 s read timeout: the fresh child's first SET took longer on a loaded machine
+            try (Jedis j = new Jedis("127.0.0.1", port, 30_000)) {
                 assertEquals("OK", j.set("boot", "ok"));
             }
             String before = Files.readString(classLog);
@@ -82,7 +83,7 @@ class GrpcOnFirstConnectionTest {
         int grpcPort = freePort();
         try (SpinelServer spinel = SpinelServer.start(ServerConfig.defaults().with("port", "0")
                 .with("grpc-port", Integer.toString(grpcPort)).with("grpc-bind", "127.0.0.1"))) {
-            try (Jedis j = new Jedis("127.0.0.1", spinel.port())) {
+            try (Jedis j = new Jedis("127.0.0.1", spinel.port(), 30_000)) {
                 j.set("boot", "ok");
             }
             // A raw connection that sends nothing yet is accepted and waits; gRPC clients come at once behind it.
