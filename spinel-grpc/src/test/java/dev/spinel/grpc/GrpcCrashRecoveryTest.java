@@ -7,6 +7,7 @@ import dev.spinel.grpc.v1.KVGrpc;
 import dev.spinel.grpc.v1.TxnRequest;
 import dev.spinel.server.testing.RawClient;
 import dev.spinel.server.testing.RedisServerProcess;
+import dev.spinel.server.testing.SpinelProcess;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
@@ -51,10 +52,7 @@ class GrpcCrashRecoveryTest {
     Path dir;
 
     private Process start(int port, int grpcPort) throws Exception {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> cmd = List.of(java, "--sun-misc-unsafe-memory-access=allow", "--enable-native-access=ALL-UNNAMED",
-                "-cp", System.getProperty("java.class.path"), "dev.spinel.server.Main",
-                "--port", Integer.toString(port), "--dir", dir.toString(), "--appendonly", "yes",
+        List<String> cmd = SpinelProcess.command("--port", Integer.toString(port), "--dir", dir.toString(), "--appendonly", "yes",
                 "--appendfsync", "always", "--save", "", "--grpc-port", Integer.toString(grpcPort),
                 "--grpc-bind", "127.0.0.1");
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true)

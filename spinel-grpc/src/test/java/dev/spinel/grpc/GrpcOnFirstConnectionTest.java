@@ -5,6 +5,7 @@ import dev.spinel.grpc.v1.GetRequest;
 import dev.spinel.grpc.v1.KVGrpc;
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.testing.SpinelProcess;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.NettyChannelBuilder;
 import org.junit.jupiter.api.Test;
@@ -44,9 +45,7 @@ class GrpcOnFirstConnectionTest {
         int grpcPort = freePort();
         Path classLog = dir.resolve("classes.log");
         Path log = dir.resolve("spinel.log");
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process p = new ProcessBuilder(List.of(java, "--sun-misc-unsafe-memory-access=allow", "--enable-native-access=ALL-UNNAMED",
-                "-Xlog:class+load=info:file=" + classLog, "-cp", System.getProperty("java.class.path"), "dev.spinel.server.Main",
+        Process p = new ProcessBuilder(SpinelProcess.command(List.of("-Xlog:class+load=info:file=" + classLog),
                 "--port", Integer.toString(port), "--dir", dir.toString(), "--grpc-port", Integer.toString(grpcPort),
                 "--grpc-bind", "127.0.0.1", "--save", ""))
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
@@ -57,7 +56,8 @@ class GrpcOnFirstConnectionTest {
                 assertTrue(p.isAlive() && System.nanoTime() < deadline, "spinel did not start: " + Files.readString(log));
                 Thread.sleep(50);
             }
-            try (Jedis j = new Jedis("127.0.0.1", port)) {
+            // Jedis's default 2 s read timeout: the fresh child's first SET took longer on a loaded machine
+            try (Jedis j = new Jedis("127.0.0.1", port, 30_000)) {
                 assertEquals("OK", j.set("boot", "ok"));
             }
             String before = Files.readString(classLog);
@@ -83,7 +83,7 @@ class GrpcOnFirstConnectionTest {
         int grpcPort = freePort();
         try (SpinelServer spinel = SpinelServer.start(ServerConfig.defaults().with("port", "0")
                 .with("grpc-port", Integer.toString(grpcPort)).with("grpc-bind", "127.0.0.1"))) {
-            try (Jedis j = new Jedis("127.0.0.1", spinel.port())) {
+            try (Jedis j = new Jedis("127.0.0.1", spinel.port(), 30_000)) {
                 j.set("boot", "ok");
             }
             // A raw connection that sends nothing yet is accepted and waits; gRPC clients come at once behind it.

@@ -30,15 +30,16 @@ class GrpcStartupTest {
         try {
             try (SpinelServer spinel = SpinelServer.start(ServerConfig.defaults().with("port", "0")
                     .with("grpc-port", Integer.toString(port)).with("grpc-bind", "127.0.0.1"))) {
-                try (Jedis j = new Jedis("127.0.0.1", spinel.port())) {
+                // generous bounds (Jedis's 2 s, the calls' 5 s, which also covered connecting) for a loaded machine
+                try (Jedis j = new Jedis("127.0.0.1", spinel.port(), 30_000)) {
                     j.set("boot", "ok");
                     assertEquals(Integer.toString(port), j.configGet("grpc-port").get("grpc-port"));
                 }
-                var kv = KVGrpc.newBlockingStub(ch).withDeadlineAfter(5, TimeUnit.SECONDS);
+                var kv = KVGrpc.newBlockingStub(ch).withDeadlineAfter(30, TimeUnit.SECONDS);
                 assertEquals("ok", kv.get(GetRequest.newBuilder().setKey(ByteString.copyFromUtf8("boot")).build())
                         .getKv().getValue().toStringUtf8());
             }
-            var kv = KVGrpc.newBlockingStub(ch).withDeadlineAfter(5, TimeUnit.SECONDS);
+            var kv = KVGrpc.newBlockingStub(ch).withDeadlineAfter(30, TimeUnit.SECONDS);
             assertEquals(Status.Code.UNAVAILABLE, assertThrows(StatusRuntimeException.class,
                     () -> kv.get(GetRequest.newBuilder().setKey(ByteString.copyFromUtf8("boot")).build())).getStatus().getCode());
         } finally {

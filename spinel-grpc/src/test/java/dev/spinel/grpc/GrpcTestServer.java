@@ -33,7 +33,7 @@ final class GrpcTestServer implements AutoCloseable {
     }
 
     /**
-     * A blocking stub whose calls each get 10 s (a stub's own {@code withDeadlineAfter} is one deadline from
+     * A blocking stub whose calls each get 30 s (a stub's own {@code withDeadlineAfter} is one deadline from
      * its creation, which a test class sharing the stub outlives on a loaded machine); a deadline the test
      * sets on the stub is kept.
      */
@@ -41,10 +41,14 @@ final class GrpcTestServer implements AutoCloseable {
         return KVGrpc.newBlockingStub(channel).withInterceptors(PER_CALL_DEADLINE);
     }
 
-    private static final ClientInterceptor PER_CALL_DEADLINE = new ClientInterceptor() {
+    /**
+     * Gives each call without a deadline of its own 30 s: a bound for a hang, not for speed (the channel's first
+     * call also connects, which took more than 5 s on the loaded CI machine).
+     */
+    static final ClientInterceptor PER_CALL_DEADLINE = new ClientInterceptor() {
         @Override
         public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
-            return next.newCall(method, options.getDeadline() != null ? options : options.withDeadlineAfter(10, TimeUnit.SECONDS));
+            return next.newCall(method, options.getDeadline() != null ? options : options.withDeadlineAfter(30, TimeUnit.SECONDS));
         }
     };
 

@@ -237,12 +237,14 @@ class KvCrossFrontEndTest {
 
     @Test
     void healthReflectionAndAuthentication() throws Exception {
-        var health = HealthGrpc.newBlockingStub(server.channel).withDeadlineAfter(5, TimeUnit.SECONDS);
+        // each call its own deadline: one 5 s deadline from the stub's creation also covered connecting, which
+        // took longer on a loaded machine (DEADLINE_EXCEEDED while connecting)
+        var health = HealthGrpc.newBlockingStub(server.channel).withInterceptors(GrpcTestServer.PER_CALL_DEADLINE);
         assertEquals(HealthCheckResponse.ServingStatus.SERVING,
                 health.check(HealthCheckRequest.newBuilder().setService("spinel.kv.v1.KV").build()).getStatus());
 
         CompletableFuture<ServerReflectionResponse> listed = new CompletableFuture<>();
-        var in = ServerReflectionGrpc.newStub(server.channel).serverReflectionInfo(new StreamObserver<>() {
+        var in = ServerReflectionGrpc.newStub(server.channel).withInterceptors(GrpcTestServer.PER_CALL_DEADLINE).serverReflectionInfo(new StreamObserver<>() {
             public void onNext(ServerReflectionResponse r) {
                 listed.complete(r);
             }
@@ -255,7 +257,7 @@ class KvCrossFrontEndTest {
             }
         });
         in.onNext(ServerReflectionRequest.newBuilder().setListServices("").build());
-        assertTrue(listed.get(5, TimeUnit.SECONDS).getListServicesResponse().getServiceList().stream()
+        assertTrue(listed.get(30, TimeUnit.SECONDS).getListServicesResponse().getServiceList().stream()
                 .anyMatch(s -> s.getName().equals("spinel.kv.v1.KV")));
         in.onCompleted();
 

@@ -2,6 +2,7 @@ package dev.spinel.server;
 
 import dev.spinel.server.testing.RawClient;
 import dev.spinel.server.testing.RedisServerProcess;
+import dev.spinel.server.testing.SpinelProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,9 +34,7 @@ class StartupClassesTest {
         int port = RedisServerProcess.freePort();
         Path classLog = dir.resolve("classes.log");
         Path log = dir.resolve("spinel.log");
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process p = new ProcessBuilder(List.of(java, "--sun-misc-unsafe-memory-access=allow", "--enable-native-access=ALL-UNNAMED",
-                "-Xlog:class+load=info:file=" + classLog, "-cp", System.getProperty("java.class.path"), "dev.spinel.server.Main",
+        Process p = new ProcessBuilder(SpinelProcess.command(List.of("-Xlog:class+load=info:file=" + classLog),
                 "--port", Integer.toString(port), "--dir", dir.toString(), "--grpc-port", "0", "--save", ""))
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
         try {

@@ -3,6 +3,7 @@ package dev.spinel.server.cluster;
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.testing.RawClient;
+import dev.spinel.server.testing.SpinelProcess;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -51,10 +52,7 @@ class ClusterFailoverTest {
     }
 
     private static Process startChild(int port, Path dir) throws Exception {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> cmd = List.of(java, "--sun-misc-unsafe-memory-access=allow", "--enable-native-access=ALL-UNNAMED",
-                "-Xmx256m", "-cp", System.getProperty("java.class.path"), "dev.spinel.server.Main",
-                "--port", Integer.toString(port), "--dir", dir.toString(), "--save", "", "--grpc-port", "0",
+        List<String> cmd = SpinelProcess.command(List.of("-Xmx256m"), "--port", Integer.toString(port), "--dir", dir.toString(), "--save", "", "--grpc-port", "0",
                 "--cluster-enabled", "yes", "--cluster-node-timeout", TIMEOUT, "--repl-diskless-sync-delay", "0");
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("spinel.log").toFile())).start();

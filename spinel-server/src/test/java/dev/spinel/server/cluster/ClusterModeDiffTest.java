@@ -2,6 +2,7 @@ package dev.spinel.server.cluster;
 
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.testing.Await;
 import dev.spinel.server.testing.RawClient;
 import dev.spinel.server.testing.RedisServerProcess;
 import org.junit.jupiter.api.AfterAll;
@@ -41,8 +42,10 @@ class ClusterModeDiffTest {
                 .with("cluster-enabled", "yes").with("cluster-port", Integer.toString(SPINEL_BUS))
                 .with("dir", dir.toString()));
         // Redis keeps its first cluster state (fail, cluster_size 1) for 2 s after start; Spinel does not
-        // (docs/cluster.md): compare after that.
-        Thread.sleep(2500);
+        // (docs/cluster.md): compare after that, once Redis has computed its state (a slotless node: size 0).
+        try (RawClient c = new RawClient(REDIS_PORT)) {
+            Await.waitFor(() -> c.callString("CLUSTER", "INFO").contains("\r\ncluster_size:0\r\n"), "Redis's first cluster state to end");
+        }
     }
 
     @AfterAll

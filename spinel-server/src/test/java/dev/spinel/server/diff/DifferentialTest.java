@@ -135,6 +135,10 @@ class DifferentialTest {
                             compare(where, Mode.EXACT, s, r);
                             return;
                         }
+                        case "slow" -> {
+                            slow(where, rest);
+                            return;
+                        }
                         case "unordered" -> mode = Mode.UNORDERED;
                         case "scanset" -> mode = Mode.SCANSET;
                         case "ignore" -> mode = Mode.IGNORE;
@@ -152,6 +156,29 @@ class DifferentialTest {
                 byte[] r = current[1].call(args);
                 compare(where, mode, s, r);
             }
+        }
+
+        /**
+         * A command that runs for seconds (PFSELFTEST): sent to both servers before either reply is read, so they
+         * run it at the same time, each reply awaited for up to 120 s. Under a heavy load redis-server itself took
+         * 11-14 s for a PFSELFTEST of 0.7 s of CPU: past the usual 10 s read timeout.
+         */
+        private void slow(String where, String line) throws IOException {
+            List<String> words = Quoting.split(line);
+            if (words == null || words.isEmpty()) {
+                throw new IllegalArgumentException(where + ": unbalanced quotes");
+            }
+            List<byte[]> args = toBytes(words);
+            for (RawClient c : current) {
+                c.setReadTimeout(120_000);
+                c.send(args);
+            }
+            byte[] s = current[0].readReply();
+            byte[] r = current[1].readReply();
+            for (RawClient c : current) {
+                c.setReadTimeout(10_000);
+            }
+            compare(where, Mode.EXACT, s, r);
         }
 
         private static byte[] sendRaw(RawClient c, byte[] bytes) throws IOException {

@@ -1,6 +1,7 @@
 package dev.spinel.server.durability;
 
 import dev.spinel.server.testing.RedisServerProcess;
+import dev.spinel.server.testing.SpinelProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -50,10 +51,8 @@ class CorruptRdbStartupLogTest {
                 "--dir", redisDir.toString(), "--save", "", "--sanitize-dump-payload", "no")
                 .redirectErrorStream(true).redirectOutput(redisLog.toFile()).start();
         assertTrue(redis.waitFor(30, TimeUnit.SECONDS), "redis-server refuses the file");
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Path log = spinelDir.resolve("spinel.log");
-        Process spinel = new ProcessBuilder(List.of(java, "--sun-misc-unsafe-memory-access=allow", "--enable-native-access=ALL-UNNAMED",
-                "-cp", System.getProperty("java.class.path"), "dev.spinel.server.Main", "--port",
+        Process spinel = new ProcessBuilder(SpinelProcess.command("--port",
                 Integer.toString(RedisServerProcess.freePort()), "--dir", spinelDir.toString(), "--grpc-port", "0", "--save", ""))
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
         assertTrue(spinel.waitFor(60, TimeUnit.SECONDS), "Spinel refuses the file");

@@ -2,6 +2,7 @@ package dev.spinel.server.durability;
 
 import dev.spinel.server.testing.RawClient;
 import dev.spinel.server.testing.RedisServerProcess;
+import dev.spinel.server.testing.SpinelProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -55,10 +56,8 @@ class EmptyKeysLoadLogTest {
             redis = lines(r.dir().resolve("redis.log"));
         }
         int port = RedisServerProcess.freePort();
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Path log = spinelDir.resolve("spinel.log");
-        Process p = new ProcessBuilder(List.of(java, "--sun-misc-unsafe-memory-access=allow", "--enable-native-access=ALL-UNNAMED",
-                "-cp", System.getProperty("java.class.path"), "dev.spinel.server.Main", "--port", Integer.toString(port),
+        Process p = new ProcessBuilder(SpinelProcess.command("--port", Integer.toString(port),
                 "--dir", spinelDir.toString(), "--grpc-port", "0", "--save", ""))
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
         try {

@@ -2,6 +2,7 @@ package dev.spinel.server.durability;
 
 import dev.spinel.server.testing.RawClient;
 import dev.spinel.server.testing.RedisServerProcess;
+import dev.spinel.server.testing.SpinelProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,11 +32,8 @@ class SigtermWhileBusyTest {
     Path dir;
 
     private Process startSpinel(int port, String... extra) throws Exception {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> cmd = new ArrayList<>(List.of(java, "--sun-misc-unsafe-memory-access=allow", "--enable-native-access=ALL-UNNAMED",
-                "-cp", System.getProperty("java.class.path"), "dev.spinel.server.Main",
-                "--port", Integer.toString(port), "--dir", dir.toString(), "--grpc-port", "0",
-                "--busy-reply-threshold", "200"));
+        List<String> cmd = SpinelProcess.command("--port", Integer.toString(port), "--dir", dir.toString(), "--grpc-port", "0",
+                "--busy-reply-threshold", "200");
         cmd.addAll(List.of(extra));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("spinel.log").toFile())).start();

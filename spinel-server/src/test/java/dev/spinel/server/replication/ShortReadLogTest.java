@@ -2,6 +2,7 @@ package dev.spinel.server.replication;
 
 import dev.spinel.server.testing.RawClient;
 import dev.spinel.server.testing.RedisServerProcess;
+import dev.spinel.server.testing.SpinelProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -40,10 +41,8 @@ class ShortReadLogTest {
         }
         try (ServerSocket fake = new ServerSocket(0)) {
             int port = RedisServerProcess.freePort();
-            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
             Path log = dir.resolve("spinel.log");
-            Process p = new ProcessBuilder(List.of(java, "--sun-misc-unsafe-memory-access=allow", "--enable-native-access=ALL-UNNAMED",
-                    "-cp", System.getProperty("java.class.path"), "dev.spinel.server.Main", "--port", Integer.toString(port),
+            Process p = new ProcessBuilder(SpinelProcess.command("--port", Integer.toString(port),
                     "--dir", dir.toString(), "--grpc-port", "0", "--repl-diskless-load", "swapdb",
                     "--replicaof", "127.0.0.1", Integer.toString(fake.getLocalPort())))
                     .redirectErrorStream(true).redirectOutput(log.toFile()).start();

@@ -2,6 +2,7 @@ package dev.spinel.server.shutdown;
 
 import dev.spinel.server.testing.RawClient;
 import dev.spinel.server.testing.RedisServerProcess;
+import dev.spinel.server.testing.SpinelProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -55,9 +56,7 @@ class SignalShutdownDiffTest {
             port = RedisServerProcess.freePort();
             List<String> cmd = new ArrayList<>();
             if (spinel) {
-                cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                        "--sun-misc-unsafe-memory-access=allow", "--enable-native-access=ALL-UNNAMED",
-                        "-cp", System.getProperty("java.class.path"), "dev.spinel.server.Main", "--grpc-port", "0"));
+                cmd.addAll(SpinelProcess.command("--grpc-port", "0"));
             } else {
                 cmd.add(RedisServerProcess.executable());
             }
@@ -209,21 +208,23 @@ class SignalShutdownDiffTest {
         byte[] dump;
         try (RedisServerProcess redis = RedisServerProcess.start("--enable-debug-command", "yes");
              RawClient c = new RawClient(redis.port())) {
-            c.call("DEBUG", "POPULATE", "1000");
+            c.call("DEBUG", "POPULATE", "10000");
             c.call("SAVE");
             dump = Files.readAllBytes(redis.dir().resolve("dump.rdb"));
         }
         compare("load", dump, s -> {
             List<String> seen = new ArrayList<>();
             try (RawClient c = new RawClient(s.port)) {
-                seen.add(c.callString("PING")); // loading: 1000 keys at 100 ms each would take 100 s
+                // loading: 10000 keys at 5 ms each would take 50 s. Redis serves clients (and takes the signal) between
+                // two 1024-byte steps of the load, about 50 keys: 0.25 s apart (at 100 ms a key it was 5 s, twice)
+                seen.add(c.callString("PING"));
                 s.signal("TERM");
                 seen.add("exit " + s.awaitExit());
             }
             seen.add("pid file " + Files.exists(s.dir.resolve("server.pid")));
             seen.add("dump kept " + Arrays.equals(dump, Files.readAllBytes(s.dir.resolve("dump.rdb"))));
             return seen;
-        }, "--save", "3600 1", "--pidfile", "{dir}/server.pid", "--key-load-delay", "100000",
+        }, "--save", "3600 1", "--pidfile", "{dir}/server.pid", "--key-load-delay", "5000",
                 "--loading-process-events-interval-bytes", "1024");
     }
 

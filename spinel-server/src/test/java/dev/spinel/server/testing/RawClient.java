@@ -139,6 +139,11 @@ public final class RawClient implements AutoCloseable {
         }
     }
 
+    /** How long a read waits for the server (10 s unless set): a bound for a hang, longer for a command that runs for seconds. */
+    public void setReadTimeout(int millis) throws IOException {
+        socket.setSoTimeout(millis);
+    }
+
     /** True if the server closed the connection (reads EOF within 2 s). */
     public boolean isClosedByServer() throws IOException {
         return isClosedByServer(2000);
