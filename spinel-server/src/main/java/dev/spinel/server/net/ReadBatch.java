@@ -77,7 +77,7 @@ abstract class ReadBatch extends ReplyFlusher {
                     parser = loop.parser;
                 }
                 int n = in.readableBytes();
-                lastReadCapacity = in.capacity();
+                lastReadCapacity = in.capacity() - in.readerIndex(); // the loop's buffer offers only its tail (LoopReceiveSizes)
                 engine.stats().netInputBytes.add(n);
                 engine.stats().readsProcessed.add(1);
                 query.ensureWritable(n);
