@@ -54,8 +54,8 @@ abstract class ReadBatch extends ReplyFlusher {
     /** Input processing stopped because the socket does not take more output; see {@link #processInput}. */
     private boolean paused;
 
-    ReadBatch(Engine engine) {
-        super(engine);
+    ReadBatch(Engine engine, boolean manualReads) {
+        super(engine, manualReads);
     }
 
     /** For the log line of a client closed at the query buffer limit ({@code ClientConnection}'s). */
@@ -202,7 +202,7 @@ abstract class ReadBatch extends ReplyFlusher {
                 }
                 if (!ctx.channel().isWritable()) {
                     paused = true;
-                    ctx.channel().config().setAutoRead(false);
+                    stopReading();
                     if (limit != null && limit.softBytes() > 0) {
                         watchSoftLimit(limit);
                     }
@@ -266,7 +266,7 @@ abstract class ReadBatch extends ReplyFlusher {
             runHeld(null);
         }
         if (!paused && ctx.channel().isWritable()) {
-            ctx.channel().config().setAutoRead(true);
+            resumeReading();
         }
     }
 

@@ -63,7 +63,7 @@ final class RespConnectionHandler extends ReadBatch implements ClientConnection 
     private volatile long evictionShare;
 
     RespConnectionHandler(Engine engine, boolean tls) {
-        super(engine);
+        super(engine, !tls); // plain connections: AUTO_READ off, reads re-armed by the handler (RespServer)
         this.handshaking = tls;
         this.tls = tls;
     }
@@ -73,6 +73,7 @@ final class RespConnectionHandler extends ReadBatch implements ClientConnection 
         bindOutput(ctx, DirectSend.socketOf(ctx.channel(), tls));
         bindInput();
         if (handshaking || admit()) {
+            armRead(); // the first read (plain connections; Netty's head asks for it only under AUTO_READ)
             ctx.fireChannelActive();
         }
     }
@@ -151,6 +152,7 @@ final class RespConnectionHandler extends ReadBatch implements ClientConnection 
         if (eviction != null && session != null) {
             eviction.accept(session); // its replies may have grown its output
         }
+        armRead(); // before Netty's read loop ends: with no read pending it would take EPOLLIN off (a system call)
         // Not passed on: this handler ends the inbound path (it consumes every read), and the walk to Netty's
         // tail, which ignores the event, cost ~1 % of the loops' CPU unpipelined.
     }

@@ -124,6 +124,7 @@ public final class RespServer implements AutoCloseable {
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .option(ChannelOption.AUTO_READ, !held)
                 .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.AUTO_READ, tls) // plain: the handler re-arms each read (ReplyFlusher.armRead)
                 .childOption(ChannelOption.RCVBUF_ALLOCATOR, tls ? receiveSizes : plainReceive)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(HELD_OUTPUT_RESUME, HELD_OUTPUT_PAUSE))
                 .childHandler(new ChannelInitializer<SocketChannel>() {
