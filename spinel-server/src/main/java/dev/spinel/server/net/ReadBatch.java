@@ -54,8 +54,8 @@ abstract class ReadBatch extends ReplyFlusher {
     /** Input processing stopped because the socket does not take more output; see {@link #processInput}. */
     private boolean paused;
 
-    ReadBatch(Engine engine, boolean manualReads) {
-        super(engine, manualReads);
+    ReadBatch(Engine engine) {
+        super(engine);
     }
 
     /** For the log line of a client closed at the query buffer limit ({@code ClientConnection}'s). */

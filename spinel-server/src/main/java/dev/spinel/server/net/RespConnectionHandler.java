@@ -63,9 +63,15 @@ final class RespConnectionHandler extends ReadBatch implements ClientConnection 
     private volatile long evictionShare;
 
     RespConnectionHandler(Engine engine, boolean tls) {
-        super(engine, !tls); // plain connections: AUTO_READ off, reads re-armed by the handler (RespServer)
+        super(engine);
         this.handshaking = tls;
         this.tls = tls;
+    }
+
+    /** Plain connections: AUTO_READ off, each read armed by the handler (RespServer's child option). */
+    @Override
+    boolean manualReads() {
+        return !tls;
     }
 
     @Override
