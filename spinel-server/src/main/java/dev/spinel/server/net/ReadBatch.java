@@ -77,7 +77,7 @@ abstract class ReadBatch extends ReplyFlusher {
                     parser = loop.parser;
                 }
                 int n = in.readableBytes();
-                lastReadCapacity = in.capacity();
+                lastReadCapacity = in.capacity() - in.readerIndex(); // the loop's buffer offers only its tail (LoopReceiveSizes)
                 engine.stats().netInputBytes.add(n);
                 engine.stats().readsProcessed.add(1);
                 query.ensureWritable(n);
@@ -202,7 +202,7 @@ abstract class ReadBatch extends ReplyFlusher {
                 }
                 if (!ctx.channel().isWritable()) {
                     paused = true;
-                    ctx.channel().config().setAutoRead(false);
+                    stopReading();
                     if (limit != null && limit.softBytes() > 0) {
                         watchSoftLimit(limit);
                     }
@@ -266,7 +266,7 @@ abstract class ReadBatch extends ReplyFlusher {
             runHeld(null);
         }
         if (!paused && ctx.channel().isWritable()) {
-            ctx.channel().config().setAutoRead(true);
+            resumeReading();
         }
     }
 

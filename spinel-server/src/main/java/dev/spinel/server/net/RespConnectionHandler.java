@@ -68,11 +68,18 @@ final class RespConnectionHandler extends ReadBatch implements ClientConnection 
         this.tls = tls;
     }
 
+    /** Plain connections: AUTO_READ off, each read armed by the handler (RespServer's child option). */
+    @Override
+    boolean manualReads() {
+        return !tls;
+    }
+
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         bindOutput(ctx, DirectSend.socketOf(ctx.channel(), tls));
         bindInput();
         if (handshaking || admit()) {
+            armRead(); // the first read (plain connections; Netty's head asks for it only under AUTO_READ)
             ctx.fireChannelActive();
         }
     }
@@ -151,6 +158,7 @@ final class RespConnectionHandler extends ReadBatch implements ClientConnection 
         if (eviction != null && session != null) {
             eviction.accept(session); // its replies may have grown its output
         }
+        armRead(); // before Netty's read loop ends: with no read pending it would take EPOLLIN off (a system call)
         // Not passed on: this handler ends the inbound path (it consumes every read), and the walk to Netty's
         // tail, which ignores the event, cost ~1 % of the loops' CPU unpipelined.
     }

@@ -45,9 +45,12 @@ public final class RespServer implements AutoCloseable {
      * buffer). Netty's default shrinks to 64 bytes after a few small requests (GETs), and then a 300-byte SET
      * took two or three {@code recv} calls: 1.09 reads per request under memtier's SET:GET 1:10, Redis 1.00.
      * At least 4 KiB, so a request of that size comes in one read whatever came before it. One size handle per
-     * event loop, not per connection, where the transport allows it ({@link LoopReceiveSizes}).
+     * event loop, not per connection, where the transport allows it ({@link LoopReceiveSizes}). Plain connections
+     * read into the loop's one buffer ({@code plainReceive}, {@link LoopReadBuffer}); TLS ones into a pooled buffer
+     * per read, which Netty's TLS handler may keep.
      */
     private final RecvByteBufAllocator receiveSizes;
+    private final RecvByteBufAllocator plainReceive;
 
     public RespServer(Engine engine) {
         this.engine = engine;
@@ -57,6 +60,7 @@ public final class RespServer implements AutoCloseable {
         }
         transport = IoTransport.select(engine.config().ioTransport.value(), Log::warning);
         receiveSizes = LoopReceiveSizes.forTransport(transport, 4096, 16384, 65536);
+        plainReceive = LoopReceiveSizes.reusing(transport, 4096, 16384, 65536);
         var factory = transport.ioHandlerFactory();
         bossGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("spinel-accept", true), factory);
         loopThreads = new LoopThreadFactory("spinel-loop");
@@ -120,7 +124,8 @@ public final class RespServer implements AutoCloseable {
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .option(ChannelOption.AUTO_READ, !held)
                 .childOption(ChannelOption.TCP_NODELAY, true)
-                .childOption(ChannelOption.RCVBUF_ALLOCATOR, receiveSizes)
+                .childOption(ChannelOption.AUTO_READ, tls) // plain: the handler re-arms each read (ReplyFlusher.armRead)
+                .childOption(ChannelOption.RCVBUF_ALLOCATOR, tls ? receiveSizes : plainReceive)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(HELD_OUTPUT_RESUME, HELD_OUTPUT_PAUSE))
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override

@@ -96,6 +96,9 @@ class SigtermWhileBusyTest {
         assertTrue(readLog().contains("A script that wrote is still running: exiting without the final RDB snapshot"), readLog());
         Process again = startSpinel(port, "--appendonly", "yes", "--save", "");
         try (RawClient c = new RawClient(port)) {
+            // the log may still be replaying: -LOADING until it ends, as in Redis (a read faster than the replay
+            // got it; the fifth pass of docs/performance.md took that for a lost write)
+            waitFor(() -> !c.callString("DBSIZE").startsWith("-LOADING"), "the append-only log's replay to end");
             assertEquals(":200\r\n", c.callString("DBSIZE"));
             assertEquals("$4\r\nv199\r\n", c.callString("GET", "k199"));
             assertEquals("$-1\r\n", c.callString("GET", "inscript")); // nothing of the unfinished script

@@ -3,7 +3,10 @@ package dev.spinel.server.net;
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ServerConfig;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
@@ -33,6 +36,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -40,7 +45,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The receive-size handle is one per event loop on epoll and NIO (an idle connection no longer holds its own, issue
  * #15) and one per connection on io_uring, whose reads complete asynchronously; and reads stay whole when many
- * connections of one loop send large pipelines at once through the shared handle.
+ * connections of one loop send large pipelines at once through the shared handle; plain connections' reads go into
+ * the loop's one buffer.
  */
 class LoopReceiveSizesTest {
     private static final int CONNECTIONS = 8;
@@ -72,6 +78,51 @@ class LoopReceiveSizesTest {
         assertTrue(other[0] != null && other[0] != mine, "another thread has a handle of its own");
         RecvByteBufAllocator perChannel = LoopReceiveSizes.forTransport(IoTransport.IO_URING, 4096, 16384, 65536);
         assertTrue(perChannel.newHandle() != perChannel.newHandle());
+    }
+
+    /**
+     * Plain connections of a loop read into the loop's one buffer, never the channel's allocator, and a read is
+     * offered the adaptive guess's bytes (16 KiB at first, shrinking after one-byte reads to the 4 KiB minimum), as
+     * from a pooled buffer of that size.
+     */
+    @Test
+    void plainReadsOfALoopGoIntoOneBufferWithoutTheAllocator() throws Exception {
+        for (IoTransport t : new IoTransport[] {IoTransport.EPOLL, IoTransport.NIO}) {
+            if (!t.available()) {
+                continue;
+            }
+            AtomicInteger allocations = new AtomicInteger();
+            ByteBufAllocator counting = new AbstractByteBufAllocator(true) {
+                @Override
+                protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
+                    allocations.incrementAndGet();
+                    return UnpooledByteBufAllocator.DEFAULT.directBuffer(initialCapacity, maxCapacity);
+                }
+
+                @Override
+                protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
+                    allocations.incrementAndGet();
+                    return UnpooledByteBufAllocator.DEFAULT.heapBuffer(initialCapacity, maxCapacity);
+                }
+
+                @Override
+                public boolean isDirectBufferPooled() {
+                    return false;
+                }
+            };
+            Set<Object> buffers = Collections.newSetFromMap(new IdentityHashMap<>());
+            List<Integer> offered = new ArrayList<>();
+            recordReads(t, LoopReceiveSizes.reusing(t, 4096, 16384, 65536), counting, (buf, handle) -> {
+                synchronized (buffers) {
+                    buffers.add(buf);
+                    offered.add(buf.capacity() - buf.readerIndex());
+                }
+            });
+            assertEquals(1, buffers.size(), t.word() + ": one buffer for the loop's " + CONNECTIONS + " connections");
+            assertEquals(0, allocations.get(), t.word() + ": reads took no buffer from the allocator");
+            assertEquals(16384, offered.get(0), t.word() + ": the first read is offered the initial guess");
+            assertTrue(offered.stream().allMatch(n -> n >= 4096 && n <= 16384), t.word() + ": " + offered);
+        }
     }
 
     @Test
@@ -124,6 +175,21 @@ class LoopReceiveSizesTest {
     private static Set<Object> handlesOfConnections(IoTransport t) throws Exception {
         Set<Object> handles = Collections.newSetFromMap(new IdentityHashMap<>());
         ConcurrentLinkedQueue<Object> seen = new ConcurrentLinkedQueue<>();
+        recordReads(t, LoopReceiveSizes.forTransport(t, 4096, 16384, 65536), ByteBufAllocator.DEFAULT,
+                (buf, handle) -> seen.add(handle));
+        for (Object h : seen) {
+            handles.add(unwrap(h));
+        }
+        return handles;
+    }
+
+    /**
+     * Connects {@link #CONNECTIONS} clients to a one-loop server whose connections read with {@code sizes} and
+     * {@code alloc}, each sending one byte, and hands each read (before its release) and the channel's receive
+     * handle to {@code reads}.
+     */
+    private static void recordReads(IoTransport t, RecvByteBufAllocator sizes, ByteBufAllocator alloc,
+                                    BiConsumer<ByteBuf, Object> reads) throws Exception {
         CountDownLatch read = new CountDownLatch(CONNECTIONS);
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, t.ioHandlerFactory());
         try {
@@ -131,13 +197,14 @@ class LoopReceiveSizesTest {
             class Recorder extends ChannelInboundHandlerAdapter {
                 @Override
                 public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                    reads.accept((ByteBuf) msg, ctx.channel().unsafe().recvBufAllocHandle());
                     ((ByteBuf) msg).release();
-                    seen.add(ctx.channel().unsafe().recvBufAllocHandle());
                     read.countDown();
                 }
             }
             Channel listener = new ServerBootstrap().group(group).channel(t.serverChannel())
-                    .childOption(ChannelOption.RCVBUF_ALLOCATOR, LoopReceiveSizes.forTransport(t, 4096, 16384, 65536))
+                    .childOption(ChannelOption.RCVBUF_ALLOCATOR, sizes)
+                    .childOption(ChannelOption.ALLOCATOR, alloc)
                     .childHandler(new Recorder())
                     .bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
             List<Socket> clients = new ArrayList<>();
@@ -157,10 +224,6 @@ class LoopReceiveSizesTest {
         } finally {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
         }
-        for (Object h : seen) {
-            handles.add(unwrap(h));
-        }
-        return handles;
     }
 
     /** epoll wraps the allocator's handle in a delegating one of its own per channel; the shared part is the one it wraps. */

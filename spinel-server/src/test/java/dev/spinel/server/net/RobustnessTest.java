@@ -251,6 +251,9 @@ class RobustnessTest {
                     got += n;
                 }
                 assertEquals(expected, got);
+                // and its reads resume (plain connections re-arm them by hand: ManualReadsTest)
+                Sockets.send(slow, "*1\r\n$4\r\nPING\r\n");
+                assertEquals("+PONG\r\n", new String(slow.getInputStream().readNBytes(7), StandardCharsets.US_ASCII));
             }
         }
     }
