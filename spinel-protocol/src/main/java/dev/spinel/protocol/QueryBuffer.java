@@ -125,15 +125,14 @@ public final class QueryBuffer {
     }
 
     /**
-     * The bytes still to come of a large argument in progress (its length was sent, its data is arriving); 0
-     * otherwise. Growth is still by what arrived (doubling at most): a claimed length alone allocates nothing.
+     * The bytes still to come of a large argument in progress (its length was sent, its data is arriving, its CRLF
+     * included); 0 otherwise. Growth is still by what arrived (doubling at most): a claimed length alone allocates nothing.
      */
     private long bigArgumentWanted() {
-        if (parser == null) {
+        if (parser == null || parser.bulkInProgress() < BIG_ARG) {
             return 0;
         }
-        long wanted = parser.bytesWanted();
-        return wanted >= BIG_ARG ? wanted : 0;
+        return parser.bytesWanted(); // also its last few bytes: the array ends where the argument does
     }
 
     private void shiftToFront(byte[] target) {
