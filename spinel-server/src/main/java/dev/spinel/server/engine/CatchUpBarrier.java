@@ -6,6 +6,7 @@ import dev.spinel.server.engine.pubsub.PubSub;
 
 import java.util.HashSet;
 import java.util.Set;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -91,9 +92,14 @@ final class CatchUpBarrier {
             }
         };
         AtomicInteger left = new AtomicInteger(via.size());
+        Future<?>[] timer = new Future<?>[1]; // read racily: a timer not seen cancelled fires later and finds it released
         Runnable arrived = () -> {
             if (left.decrementAndGet() == 0) {
                 release.run();
+                Future<?> t = timer[0];
+                if (t != null) {
+                    t.cancel(false); // not kept queued for its second by every INFO of a client that polls
+                }
             }
         };
         for (ClientConnection c : via) {
@@ -102,7 +108,7 @@ final class CatchUpBarrier {
             c.execute(() -> c.schedule(arrived, 0));
         }
         if (cmd.catchUp == EVERY_LOOP) {
-            own.schedule(release, EVERY_LOOP_WAIT_MS);
+            timer[0] = own.schedule(release, EVERY_LOOP_WAIT_MS);
         }
         return true;
     }

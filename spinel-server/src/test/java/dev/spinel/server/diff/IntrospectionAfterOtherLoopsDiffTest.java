@@ -2,6 +2,7 @@ package dev.spinel.server.diff;
 
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.testing.Await;
 import dev.spinel.server.testing.RawClient;
 import dev.spinel.server.testing.RedisServerProcess;
 import org.junit.jupiter.api.AfterAll;
@@ -59,6 +60,25 @@ class IntrospectionAfterOtherLoopsDiffTest {
     void clientListShowsANameSetBeforeIt() throws Exception {
         assertTrue(nameSeen(redis.port()));
         assertTrue(nameSeen(spinel.port()), "CLIENT LIST did not show the name set just before it");
+    }
+
+    @Test
+    @Timeout(30)
+    void aLoopBusyWithALongCommandHoldsInfoBackOnlyForASecond() throws Exception {
+        // Spinel's own bound (Redis, on one thread, answers after the command): two adjacent connections are on
+        // different loops
+        try (RawClient busy = new RawClient(spinel.port()); RawClient asker = new RawClient(spinel.port())) {
+            accepted(busy, asker);
+            busy.send(bytes("DEBUG", "SLEEP", "3"));
+            Await.waitFor(() -> new String(asker.call("CLIENT", "LIST"), StandardCharsets.UTF_8).contains("cmd=debug"),
+                    "the sleep running");
+            long start = System.nanoTime();
+            String info = new String(asker.call("INFO", "clients"), StandardCharsets.UTF_8);
+            long millis = (System.nanoTime() - start) / 1_000_000;
+            assertTrue(info.contains("connected_clients:"), info);
+            assertTrue(millis < 2500, "INFO took " + millis + " ms");
+            busy.readReply();
+        }
     }
 
     private static String blockedClients(int port) throws IOException {
