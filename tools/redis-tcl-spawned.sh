@@ -14,6 +14,10 @@
 #   PORTCOUNT   how many ports from BASEPORT the suite may use (default 800; cluster units also use each
 #               server's port + 10000 as its bus port)
 #   UNIT_TIMEOUT seconds per unit (default 1800)
+#   TLS         1: the suite's --tls mode (servers listen on tls-port only, clients connect with TLS; needs Tcl's tls
+#               package, Debian's tcl-tls): the test certificates are made in SUITE_DIR/tests/tls as Redis's
+#               utils/gen-test-certs.sh makes them, and the wrapper drops tls-dh-params-file and tls-cluster (the
+#               JDK picks its DH groups; Spinel's cluster bus has no TLS), logging each, as it drops unixsocket
 # Tests listed in tools/redis-tcl-spawned.skip (with the reason each cannot run with Spinel in place of
 # redis-server, e.g. they read the BGSAVE child process Spinel has not) are skipped (the suite's --skipfile).
 # The checkout is built (mvn package of spinel-grpc) and its bin/ and spinel-grpc/target/ copied into
@@ -32,6 +36,7 @@ suite=${SUITE_DIR:-/tmp/redis-tcl-spawned}
 baseport=${BASEPORT:-25100}
 portcount=${PORTCOUNT:-800}
 unit_timeout=${UNIT_TIMEOUT:-1800}
+tls=${TLS:-0}
 [ -f "$src/tests/test_helper.tcl" ] || { echo "no suite in $src: run tools/redis-tcl-suite.sh unit/printver first" >&2; exit 2; }
 [ $# -ge 1 ] || { echo "usage: $0 integration/<unit> | unit/<unit> ..." >&2; exit 2; }
 
@@ -52,7 +57,7 @@ rm -f "$suite/src/redis-server"
 cat > "$suite/src/redis-server" <<WRAPPER
 #!/usr/bin/env bash
 # Written by tools/redis-tcl-spawned.sh: Spinel in place of redis-server for Redis's Tcl suite.
-drop='^(unixsocket|unixsocketperm)\$'
+drop='^(unixsocket|unixsocketperm|tls-dh-params-file|tls-cluster)\$'
 args=("\$@")
 sock=
 if [ \$# -ge 1 ] && [ -f "\$1" ]; then
@@ -71,6 +76,12 @@ if [ \$# -ge 1 ] && [ -f "\$1" ]; then
   mv "\$conf" "\$1"
 fi
 port=\$(awk 'tolower(\$1)=="port"{p=\$2} END{print p}' "\${args[0]}" 2>/dev/null)
+tlsping=()
+tlsport=\$(awk 'tolower(\$1)=="tls-port"{p=\$2} END{print p}' "\${args[0]}" 2>/dev/null)
+if [ -n "\$tlsport" ] && [ "\$tlsport" != 0 ] && [ "\$port" = 0 ]; then
+  port=\$tlsport
+  tlsping=(--tls --cacert "$suite/tests/tls/ca.crt" --cert "$suite/tests/tls/client.crt" --key "$suite/tests/tls/client.key")
+fi
 for ((i = 1; i < \${#args[@]}; i++)); do [ "\${args[\$i]}" = "--port" ] && port=\${args[\$((i+1))]}; done
 [ -n "\$sock" ] && [ -n "\$port" ] && echo "\$port" > "\$sock.spinel-port"
 pid=\$\$
@@ -82,7 +93,7 @@ alive() { local st; st=\$(awk '/^State:/{print \$2}' /proc/\$1/status 2>/dev/nul
   before=\$( [ -f "\$out" ] && wc -l < "\$out" || echo 0)
   for _ in \$(seq 1 1200); do
     alive "\$pid" || break
-    if [ -n "\$port" ] && [ "\$port" != 0 ] && redis-cli -p "\$port" ping 2>/dev/null | grep -q -e PONG -e NOAUTH -e LOADING; then break; fi
+    if [ -n "\$port" ] && [ "\$port" != 0 ] && redis-cli "\${tlsping[@]}" -p "\$port" ping 2>/dev/null | grep -q -e PONG -e NOAUTH -e LOADING; then break; fi
     sleep 0.1
   done
   logo="                _._ Spinel under Redis's test suite  PID: \$pid"
@@ -130,10 +141,34 @@ done
 # (written above; comments dropped here). It used to replace them, so corrupt-dump's crash tests were not skipped.
 grep -v -e '^#' -e '^[[:space:]]*$' "$root/tools/redis-tcl-spawned.skip" >> "$suite/skip.txt"
 
+tlsarg=()
+if [ "$tls" = 1 ]; then
+  tlsarg=(--tls)
+  certs="$suite/tests/tls"
+  if [ ! -f "$certs/redis.key" ]; then
+    # as Redis's utils/gen-test-certs.sh: a CA, and a server-only, a client-only and a generic certificate it signed
+    mkdir -p "$certs"
+    printf '[ server_cert ]\nkeyUsage = digitalSignature, keyEncipherment\nnsCertType = server\n[ client_cert ]\nkeyUsage = digitalSignature, keyEncipherment\nnsCertType = client\n' > "$certs/openssl.cnf"
+    openssl genrsa -out "$certs/ca.key" 4096 2>/dev/null
+    openssl req -x509 -new -nodes -sha256 -key "$certs/ca.key" -days 3650 -subj '/O=Redis Test/CN=Certificate Authority' -out "$certs/ca.crt"
+    for name in server client; do
+      openssl genrsa -out "$certs/$name.key" 2048 2>/dev/null
+      openssl req -new -sha256 -subj "/O=Redis Test/CN=$name" -key "$certs/$name.key" \
+        | openssl x509 -req -sha256 -CA "$certs/ca.crt" -CAkey "$certs/ca.key" -CAserial "$certs/ca.txt" -CAcreateserial \
+            -days 365 -extfile "$certs/openssl.cnf" -extensions "${name}_cert" -out "$certs/$name.crt" 2>/dev/null
+    done
+    openssl genrsa -out "$certs/redis.key" 2048 2>/dev/null
+    openssl req -new -sha256 -subj "/O=Redis Test/CN=Generic-cert" -key "$certs/redis.key" \
+      | openssl x509 -req -sha256 -CA "$certs/ca.crt" -CAkey "$certs/ca.key" -CAserial "$certs/ca.txt" -CAcreateserial \
+          -days 365 -out "$certs/redis.crt" 2>/dev/null
+    chmod a+r "$certs"/*.key
+  fi
+fi
+
 status=0
 for u in "$@"; do
   log="$suite/logs/$(echo "$u" | tr / _).txt"
-  (cd "$suite" && timeout "$unit_timeout" tclsh tests/test_helper.tcl --single "$u" --clients 1 \
+  (cd "$suite" && timeout "$unit_timeout" tclsh tests/test_helper.tcl --single "$u" --clients 1 "${tlsarg[@]}" \
       --baseport "$baseport" --portcount "$portcount" --skipfile "$suite/skip.txt" > "$log" 2>&1)
   rc=$?
   plain=$(sed 's/\x1b\[[0-9;]*m//g' "$log")

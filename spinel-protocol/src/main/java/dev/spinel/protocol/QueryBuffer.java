@@ -10,6 +10,12 @@ public final class QueryBuffer {
     // Small at first: an idle connection costs little (10k idle clients are a target); busy ones grow once.
     private static final int INITIAL = 512;
     private static final int SHRINK_ABOVE = 256 * 1024;
+    /**
+     * Redis's PROTO_MBULK_BIG_ARG: from this size an argument in progress bounds the buffer's growth to its end,
+     * so a client holding a large partial argument holds about its size (Redis sizes its buffer to the argument:
+     * CLIENT LIST's qbuf-free and tot-mem, which maxmemory-clients evicts by). Smaller ones double as usual.
+     */
+    static final int BIG_ARG = 32 * 1024;
 
     byte[] data;
     int readPos;
@@ -56,7 +62,9 @@ public final class QueryBuffer {
             shiftToFront(data);
             return;
         }
-        long want = Math.max((long) data.length * 2, (long) live + n);
+        long wanted = bigArgumentWanted();
+        long doubled = wanted > 0 ? Math.min((long) data.length * 2, (long) live + wanted) : (long) data.length * 2;
+        long want = Math.max(doubled, (long) live + n);
         if (want > Integer.MAX_VALUE - 16) {
             want = Integer.MAX_VALUE - 16;
         }
@@ -111,7 +119,20 @@ public final class QueryBuffer {
 
     /** A private array for {@link #moveTo}: the pending bytes with some room, no smaller than a fresh buffer. */
     public byte[] privateCopyTarget() {
-        return new byte[Math.max(INITIAL, pending() + pending() / 2)];
+        long wanted = bigArgumentWanted();
+        long room = wanted > 0 ? Math.min(pending() / 2, wanted) : pending() / 2;
+        return new byte[(int) Math.max(INITIAL, pending() + room)];
+    }
+
+    /**
+     * The bytes still to come of a large argument in progress (its length was sent, its data is arriving, its CRLF
+     * included); 0 otherwise. Growth is still by what arrived (doubling at most): a claimed length alone allocates nothing.
+     */
+    private long bigArgumentWanted() {
+        if (parser == null || parser.bulkInProgress() < BIG_ARG) {
+            return 0;
+        }
+        return parser.bytesWanted(); // also its last few bytes: the array ends where the argument does
     }
 
     private void shiftToFront(byte[] target) {

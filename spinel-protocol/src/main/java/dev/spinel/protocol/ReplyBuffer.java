@@ -48,7 +48,8 @@ public final class ReplyBuffer {
      * connection can check its output limit while a command is still writing a large reply.
      */
     public interface GrowthListener {
-        void growing(ReplyBuffer out);
+        /** {@code adding}: the bytes about to be written, which the array cannot take without growing. */
+        void growing(ReplyBuffer out, int adding);
     }
 
     public void growthListener(GrowthListener listener) {
@@ -387,7 +388,7 @@ public final class ReplyBuffer {
 
     private void grow(int n) {
         if (growthListener != null && !discarding && buf.length > 0) { // the first array is no growth of the reply
-            growthListener.growing(this);
+            growthListener.growing(this, n);
         }
         if (discarding) {
             pos = 0; // the array is never shrunk here: a caller's saved mark stays within it

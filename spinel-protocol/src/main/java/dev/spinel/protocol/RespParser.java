@@ -148,6 +148,11 @@ public final class RespParser {
         return in.writePos - (inMultibulk ? scan : in.readPos);
     }
 
+    /** The length of the argument whose bytes are arriving, or -1 when none is (no multibulk, or between arguments). */
+    public long bulkInProgress() {
+        return inMultibulk ? bulkLength : -1;
+    }
+
     /** How many more bytes the request in progress needs at least (a hint for read sizing). */
     public long bytesWanted() {
         if (!inMultibulk || bulkLength < 0) {

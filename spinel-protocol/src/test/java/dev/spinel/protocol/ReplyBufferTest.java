@@ -98,7 +98,7 @@ class ReplyBufferTest {
     void growthListenerAndDiscard() {
         ReplyBuffer b = new ReplyBuffer();
         int[] calls = {0};
-        b.growthListener(out -> {
+        b.growthListener((out, adding) -> {
             calls[0]++;
             if (out.size() > 10_000) {
                 out.discard();

@@ -312,6 +312,41 @@ class RespParserTest {
     }
 
     @Test
+    void aLargeArgumentInProgressHoldsAboutItsSize() throws ProtocolException {
+        // Redis sizes its query buffer to a large argument (CLIENT LIST tot-mem, maxmemory-clients); doubling past
+        // its end held up to twice it, also when its last bytes (under 32 KB) arrived into a full array
+        for (int size : new int[] {314_572, 3 * 1024 * 1024}) {
+            QueryBuffer q = new QueryBuffer();
+            Args a = new Args();
+            RespParser p = new RespParser(q, a);
+            byte[] header = bytes("*2\r\n$" + size + "\r\n");
+            q.append(header, 0, header.length);
+            assertFalse(p.next());
+            byte[] chunk = new byte[16 * 1024];
+            for (int sent = 0; sent < size; sent += chunk.length) {
+                int n = Math.min(chunk.length, size - sent);
+                q.ensureWritable(n);
+                q.append(chunk, 0, n);
+                assertFalse(p.next());
+            }
+            assertTrue(q.array().length <= header.length + size + 2, size + ": array " + q.array().length);
+        }
+        // an array full a few bytes before the argument's end (moved off a large first read): its last bytes
+        // make it grow to the end, not double
+        int size = 3 * 1024 * 1024;
+        byte[] header = bytes("*2\r\n$" + size + "\r\n");
+        int first = header.length + size - 1000;
+        QueryBuffer q = new QueryBuffer(new byte[first]);
+        RespParser p = new RespParser(q, new Args());
+        byte[] start = new byte[first];
+        System.arraycopy(header, 0, start, 0, header.length);
+        q.append(start, 0, first);
+        assertFalse(p.next());
+        q.ensureWritable(1002);
+        assertEquals(header.length + size + 2, q.array().length);
+    }
+
+    @Test
     void unparsedBytesCountsOnlyTheArgumentInProgress() throws ProtocolException {
         QueryBuffer q = new QueryBuffer();
         Args a = new Args();

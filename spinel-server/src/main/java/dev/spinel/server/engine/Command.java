@@ -45,8 +45,8 @@ public final class Command implements CommandChain.Timed {
      * commands their scripts run decide), as Redis's call().
      */
     final boolean tracksReads;
-    /** PUBLISH: held back until subscribers on other loops caught up ({@link PublishBarrier}). */
-    final boolean publish;
+    /** PUBLISH, INFO, CLIENT LIST: held back until other loops caught up ({@link CatchUpBarrier}'s kinds). */
+    final byte catchUp;
     /** The spec's flags that {@link CommandFlag} names, as its bits: tested per call instead of the spec's set. */
     private final long flags;
     /** EXEC, which dispatch checks with the flags of the commands it queued. */
@@ -79,7 +79,7 @@ public final class Command implements CommandChain.Timed {
             default -> null;
         };
         this.scriptMayReplicate = n.equals("eval") || n.equals("evalsha") || n.equals("fcall");
-        this.publish = n.equals("publish");
+        this.catchUp = CatchUpBarrier.of(n);
         this.tracksReads = spec.has("readonly") && !n.equals("eval_ro") && !n.equals("evalsha_ro") && !n.equals("fcall_ro");
     }
 

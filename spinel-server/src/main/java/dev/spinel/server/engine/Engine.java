@@ -421,8 +421,8 @@ public final class Engine {
         if (script.running() && refusals.waitForScript(session, cmd)) { // one volatile read when no script runs
             return null;
         }
-        if (cmd.publish && session.transaction() == null && PublishBarrier.holdBack(session, args, pubSub)) {
-            return null; // runs again once the subscribers' loops have read what they had received
+        if (cmd.catchUp != CatchUpBarrier.NONE && session.transaction() == null && CatchUpBarrier.holdBack(session, cmd, args, pubSub)) {
+            return null; // runs again once the other loops have read what they had received
         }
         if (session.transaction() != null && !DispatchRules.runsInsideMulti(cmd)) {
             session.beginCommand(System.currentTimeMillis(), cmd.name()); // a queued command is CLIENT LIST's cmd=, as in Redis

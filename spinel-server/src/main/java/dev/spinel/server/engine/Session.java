@@ -344,7 +344,7 @@ public final class Session extends CommandScope implements TrackedClient {
         return read;
     }
 
-    /** Set when this client's held-back PUBLISH may run (see {@link PublishBarrier}); used up by it. */
+    /** Set when this client's held-back PUBLISH may run (see {@link CatchUpBarrier}); used up by it. */
     private boolean passBarrier;
 
     /** Whether the request about to run already waited for the other loops (and may not wait again). */

@@ -134,10 +134,15 @@ abstract class ReplyFlusher extends ChannelInboundHandlerAdapter implements Repl
      * A subscriber's output is held to the pubsub class instead, by {@link PubSub}.
      */
     boolean overOutputLimit(Limit limit) {
+        return overOutputLimit(limit, 0);
+    }
+
+    /** {@code adding}: bytes a reply is about to add (checked before the array grows for them, as Redis checks as it adds). */
+    private boolean overOutputLimit(Limit limit, int adding) {
         if (outputLimitReached) {
             return true;
         }
-        long pending = session.out().size() + pendingOutputBytes();
+        long pending = session.out().size() + adding + pendingOutputBytes();
         if (pending == 0 || session.hasSubscriptions() || !OutputLimits.exceeded(session, pending, limit)) {
             return false;
         }
@@ -145,15 +150,20 @@ abstract class ReplyFlusher extends ChannelInboundHandlerAdapter implements Repl
         closeAfterReply = true;
         OutputLimits.logClosing(session);
         session.out().discard();
+        // Gone at once, as Redis's CLIENT_CLOSE_ASAP client: not listed, and its replies no longer count for
+        // maxmemory-clients (else they evicted other clients while this one closed)
+        session.kill();
         return true;
     }
 
     @Override
-    public void growing(ReplyBuffer out) {
+    public void growing(ReplyBuffer out, int adding) {
         if (!outputLimitReached && session != null) {
             Limit limit = engine.outputLimits().normal();
             if (limit != null) {
-                overOutputLimit(limit);
+                // before the array grows: a reply that takes the client past its limit is not held at all, so
+                // nothing (the cron's client eviction pass) counts it meanwhile
+                overOutputLimit(limit, adding);
             }
         }
     }

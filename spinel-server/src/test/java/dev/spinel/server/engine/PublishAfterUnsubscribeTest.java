@@ -18,7 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * UNSUBSCRIBE without waiting for its answer, then another connection publishes and must count no receiver,
  * as Redis (one thread) executes the UNSUBSCRIBE that reached it first. With the two connections on
  * different event loops the PUBLISH used to run first about one time in three on a busy machine
- * ({@link PublishBarrier}).
+ * ({@link CatchUpBarrier}).
  */
 class PublishAfterUnsubscribeTest {
     private static final int TRIES = 300;

@@ -72,8 +72,8 @@ public final class ClientEviction {
     /** A client's input or output just grew: evicts (possibly this client) if the clients are now over the limit. */
     public void check(Session s) {
         long limit = limit();
-        if (limit == 0 || !eligible(s)) {
-            return;
+        if (limit == 0 || !eligible(s) || s.killed()) {
+            return; // a killed client (e.g. closed at its output limit) no longer counts, as in evictAll
         }
         ClientConnection c = s.connection();
         long mine = ClientMemory.of(s, 0);
