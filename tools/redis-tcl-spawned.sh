@@ -18,6 +18,13 @@
 #               package, Debian's tcl-tls): the test certificates are made in SUITE_DIR/tests/tls as Redis's
 #               utils/gen-test-certs.sh makes them, and the wrapper drops tls-dh-params-file and tls-cluster (the
 #               JDK picks its DH groups; Spinel's cluster bus has no TLS), logging each, as it drops unixsocket
+#   MIXED       mixed pairs, Spinel beside the real /usr/bin/redis-server (default: every server is Spinel):
+#               master-redis   a server started while no other server of the unit runs (the outermost start_server,
+#                              the master of most tests) is redis-server, the servers nested in it are Spinel;
+#               master-spinel  the reverse: the outermost is Spinel, the nested ones redis-server.
+#               A server keeps its kind across restart_server (recorded beside its config file as <conf>.mixed-kind);
+#               each server's stderr starts with a "[mixed] <kind>" line. Tests that swap roles (e.g. the nested
+#               server becomes the master) run with the other pairing, so the two modes cover both directions.
 # Tests listed in tools/redis-tcl-spawned.skip (with the reason each cannot run with Spinel in place of
 # redis-server, e.g. they read the BGSAVE child process Spinel has not) are skipped (the suite's --skipfile).
 # The checkout is built (mvn package of spinel-grpc) and its bin/ and spinel-grpc/target/ copied into
@@ -37,6 +44,9 @@ baseport=${BASEPORT:-25100}
 portcount=${PORTCOUNT:-800}
 unit_timeout=${UNIT_TIMEOUT:-1800}
 tls=${TLS:-0}
+mixed=${MIXED:-}
+case "$mixed" in ''|master-redis|master-spinel) ;; *) echo "MIXED must be master-redis or master-spinel" >&2; exit 2;; esac
+[ -z "$mixed" ] || [ -x /usr/bin/redis-server ] || { echo "MIXED needs /usr/bin/redis-server" >&2; exit 2; }
 [ -f "$src/tests/test_helper.tcl" ] || { echo "no suite in $src: run tools/redis-tcl-suite.sh unit/printver first" >&2; exit 2; }
 [ $# -ge 1 ] || { echo "usage: $0 integration/<unit> | unit/<unit> ..." >&2; exit 2; }
 
@@ -59,6 +69,30 @@ cat > "$suite/src/redis-server" <<WRAPPER
 # Written by tools/redis-tcl-spawned.sh: Spinel in place of redis-server for Redis's Tcl suite.
 drop='^(unixsocket|unixsocketperm|tls-dh-params-file|tls-cluster)\$'
 args=("\$@")
+# alive: running, not a zombie (a server that exited at once, e.g. on a refused --user, stays a zombie until the
+# suite's exec has read all its output, which this watcher's copy of stdout would hold open)
+alive() { local st; st=\$(awk '/^State:/{print \$2}' /proc/\$1/status 2>/dev/null); [ -n "\$st" ] && [ "\$st" != Z ]; }
+mixed='$mixed'
+if [ -n "\$mixed" ]; then
+  # MIXED (tools/redis-tcl-spawned.sh): the outermost server (none of the unit's others running) is one kind, the
+  # nested ones the other; a restarted server (same config file) keeps the kind it was given
+  kindf=; [ \$# -ge 1 ] && [ -f "\$1" ] && kindf="\$1.mixed-kind"
+  if [ -n "\$kindf" ] && [ -f "\$kindf" ]; then
+    kind=\$(cat "\$kindf")
+  else
+    live=0
+    for f in "$suite/mixed-live"/*; do
+      [ -e "\$f" ] || continue
+      if alive "\${f##*/}"; then live=\$((live + 1)); else rm -f "\$f"; fi
+    done
+    outer=spinel; inner=redis; [ "\$mixed" = master-redis ] && { outer=redis; inner=spinel; }
+    kind=\$inner; [ \$live -eq 0 ] && kind=\$outer
+    [ -n "\$kindf" ] && echo "\$kind" > "\$kindf"
+  fi
+  touch "$suite/mixed-live/\$\$"
+  echo "[mixed] \$kind (MIXED=\$mixed)" >&2
+  [ "\$kind" = redis ] && exec /usr/bin/redis-server "\$@"
+fi
 sock=
 if [ \$# -ge 1 ] && [ -f "\$1" ]; then
   # the unix socket the suite asked for: its TCP port, for the redis-benchmark / redis-cli wrappers (-s <path>)
@@ -85,9 +119,6 @@ fi
 for ((i = 1; i < \${#args[@]}; i++)); do [ "\${args[\$i]}" = "--port" ] && port=\${args[\$((i+1))]}; done
 [ -n "\$sock" ] && [ -n "\$port" ] && echo "\$port" > "\$sock.spinel-port"
 pid=\$\$
-# alive: running, not a zombie (a server that exited at once, e.g. on a refused --user, stays a zombie until the
-# suite's exec has read all its output, which this watcher's copy of stdout would hold open)
-alive() { local st; st=\$(awk '/^State:/{print \$2}' /proc/\$1/status 2>/dev/null); [ -n "\$st" ] && [ "\$st" != Z ]; }
 (
   out=\$(readlink /proc/\$\$/fd/1) # the server's stdout (in \$(...) \$BASHPID would be the pipe's)
   before=\$( [ -f "\$out" ] && wc -l < "\$out" || echo 0)
@@ -167,7 +198,8 @@ fi
 
 status=0
 for u in "$@"; do
-  log="$suite/logs/$(echo "$u" | tr / _).txt"
+  log="$suite/logs/$(echo "$u" | tr / _)${mixed:+.$mixed}.txt"
+  rm -rf "$suite/mixed-live" && mkdir -p "$suite/mixed-live"
   (cd "$suite" && timeout "$unit_timeout" tclsh tests/test_helper.tcl --single "$u" --clients 1 "${tlsarg[@]}" \
       --baseport "$baseport" --portcount "$portcount" --skipfile "$suite/skip.txt" > "$log" 2>&1)
   rc=$?
@@ -177,10 +209,10 @@ for u in "$@"; do
   skipped=$(grep -c '^\[skip\]' <<< "$plain")
   exc=$(grep -c '^\[exception\]' <<< "$plain")
   if [ $rc -eq 0 ] && grep -q "All tests passed" <<< "$plain"; then
-    echo "$u: passes whole ($ok tests, $skipped skipped)"
+    echo "$u${mixed:+ (MIXED=$mixed)}: passes whole ($ok tests, $skipped skipped)"
   else
     status=1
-    echo "$u: $ok ok, $err failed, $exc exception(s), exit $rc; failed: $(grep -E '^\[(err|exception)\]' <<< "$plain" | cut -c1-200 | tr '\n' ';') (log $log)"
+    echo "$u${mixed:+ (MIXED=$mixed)}: $ok ok, $err failed, $exc exception(s), exit $rc; failed: $(grep -E '^\[(err|exception)\]' <<< "$plain" | cut -c1-200 | tr '\n' ';') (log $log)"
   fi
 done
 exit $status

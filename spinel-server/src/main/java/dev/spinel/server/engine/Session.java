@@ -198,6 +198,21 @@ public final class Session extends CommandScope implements TrackedClient {
      * itself closes on the client's own loop. Safe from any thread.
      */
     public void kill() {
+        cutOff();
+        connection.kill();
+    }
+
+    /**
+     * As {@link #kill}, but the socket closes only after {@code killer}'s command has replied (Redis's
+     * freeClientAsync): a replica killed inside an EXEC gets none of the stream the EXEC writes after the kill, and
+     * reconnects only once the EXEC has run whole, as with Redis. Call on {@code killer}'s loop while it executes.
+     */
+    public void killAfterReplyOf(Session killer) {
+        cutOff();
+        killer.afterReply(connection::kill);
+    }
+
+    private void cutOff() {
         killed = true;
         engine.clients().remove(this);
         engine.blocking().disconnected(this);
@@ -207,7 +222,6 @@ public final class Session extends CommandScope implements TrackedClient {
             // mem_clients_slaves read right after CLIENT KILL TYPE SLAVE no longer counts it, as Redis frees it at once
             detach.accept(this);
         }
-        connection.kill();
     }
 
     /** True once {@link #kill} was called: nothing more is executed or sent for this client. */

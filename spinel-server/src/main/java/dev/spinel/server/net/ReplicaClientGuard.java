@@ -33,9 +33,12 @@ final class ReplicaClientGuard {
             c = sub != null ? sub : c;
         }
         if (c != null && (c.has(CommandFlag.READONLY) || c.has(CommandFlag.WRITE) || c.has(CommandFlag.MAY_REPLICATE))) {
-            disconnect(s, c.name());
+            // both lines before the disconnect, in Redis's order: a peer that sees the link close may read the log
+            // at once (replication.tcl does), and the CRITICAL line came after the close under load
+            Log.warning(generatedReply(s, c.name()));
             Log.warning("== CRITICAL == This master is sending an error to its replica: '" + KEYSPACE
                     + "' after processing the command '" + c.name() + "'");
+            s.kill();
             return false;
         }
         ReplyBuffer out = s.out();
@@ -50,7 +53,11 @@ final class ReplicaClientGuard {
     }
 
     private static void disconnect(Session s, String command) {
-        Log.warning("Replica generated a reply to command '" + command + "', disconnecting it: " + ClientInfo.line(s));
+        Log.warning(generatedReply(s, command));
         s.kill();
+    }
+
+    private static String generatedReply(Session s, String command) {
+        return "Replica generated a reply to command '" + command + "', disconnecting it: " + ClientInfo.line(s);
     }
 }

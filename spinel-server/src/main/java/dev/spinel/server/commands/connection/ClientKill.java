@@ -95,6 +95,10 @@ final class ClientKill {
             }
             if (c == s) {
                 killSelf = true;
+            } else if (c.attachedReplica() && !s.connection().lent()) {
+                // detached now, its socket closed after this command (an EXEC around it) has run whole: a replica
+                // reconnecting at once (redis-server) must not PSYNC before the EXEC's writes are in the stream
+                c.killAfterReplyOf(s);
             } else {
                 c.kill(); // runs nothing more from now on, before this command's reply leaves
             }
