@@ -39,6 +39,11 @@ if [ ! -d "$suite/tests" ]; then
   mkdir -p "$suite" && cp -a "$src/tests" "$src/src" "$suite/"
 fi
 mkdir -p "$suite/logs"
+# The suite waits for " PID: <pid>" anywhere in a server's stdout, which a restarted server in the same directory
+# shares with the servers before it: once the kernel's PIDs wrap (pid_max 32768; every JVM thread takes one), a new
+# server's short PID can be the prefix of an earlier one's (PID 307 matched "PID: 30785") and the suite connects
+# before the new server listens ("couldn't open socket: connection refused"). The copy matches whole numbers only.
+sed -i 's/regexp -- " PID: \$pid" /regexp -- " PID: $pid\\\\M" /' "$suite/tests/support/server.tcl"
 # Tests that cannot apply to Spinel, each with its reason, in tools/redis-tcl-suite.skip (comments dropped here).
 grep -v -e '^#' -e '^[[:space:]]*$' "$root/tools/redis-tcl-suite.skip" > "$suite/skip.txt"
 export JAVA_HOME=${JAVA_HOME:-$("$root/bin/find-java")}

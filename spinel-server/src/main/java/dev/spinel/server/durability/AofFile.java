@@ -404,6 +404,13 @@ final class AofFile implements AutoCloseable {
         }
     }
 
+    /** The file was renamed (the log's temporary first file, once the rewrite that started the log is complete). */
+    void renamedTo(Path p) {
+        synchronized (lock) {
+            path = p;
+        }
+    }
+
     /**
      * Continues the log in {@code next} (an AOF rewrite). The caller holds every stripe, so no append
      * can arrive; this waits until everything appended is written, fsyncs the old file, and switches.
