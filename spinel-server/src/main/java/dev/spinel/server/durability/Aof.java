@@ -229,6 +229,7 @@ public final class Aof implements AutoCloseable {
             throw e;
         }
         AofFile writer = file;
+        writtenAtBase = writer.written(); // the size counts from here (baseSize 0) until the base is written
         startJob(snap, functions, before, newIncr, temp, writer, ended);
     }
 

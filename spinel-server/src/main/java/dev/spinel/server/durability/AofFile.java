@@ -14,6 +14,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -69,6 +70,13 @@ final class AofFile implements AutoCloseable {
     private final Thread writer;
     private final Thread fsyncer;
 
+    /**
+     * The end of every log file closed in this process. A new file's positions continue from it, so a position a
+     * client got from an earlier file (the log switched off and on, a failed start given up) is never ahead of the new
+     * file: otherwise that client's replies would wait until the new file reached it.
+     */
+    private static final AtomicLong POSITIONS_END = new AtomicLong();
+
     private record Waiter(long position, Runnable task) {
     }
 
@@ -95,6 +103,10 @@ final class AofFile implements AutoCloseable {
         this.fsyncs = fsyncs;
         this.path = path;
         this.channel = opener.open(path);
+        long start = POSITIONS_END.get();
+        appended = start;
+        written = start;
+        synced = start;
         writer = new Thread(this::writeLoop, "spinel-aof-write");
         writer.setDaemon(true);
         writer.start();
@@ -103,7 +115,7 @@ final class AofFile implements AutoCloseable {
         fsyncer.start();
     }
 
-    /** Bytes written to the log files since this object was created. */
+    /** The position written to the log files (bytes, counted from where the previous log file of the process ended). */
     long written() {
         return written;
     }
@@ -473,6 +485,7 @@ final class AofFile implements AutoCloseable {
     @Override
     public void close() {
         synchronized (lock) {
+            POSITIONS_END.accumulateAndGet(appended, Math::max);
             closed = true;
             lock.notifyAll();
         }
