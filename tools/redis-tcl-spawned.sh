@@ -82,7 +82,10 @@ pid=\$\$
 # alive: running, not a zombie (a server that exited at once, e.g. on a refused --user, stays a zombie until the
 # suite's exec has read all its output, which this watcher's copy of stdout would hold open)
 alive() { local st; st=\$(awk '/^State:/{print \$2}' /proc/\$1/status 2>/dev/null); [ -n "\$st" ] && [ "\$st" != Z ]; }
-(
+# The watcher is started as a grandchild (the subshell that forks it exits at once and is reaped here), so it is
+# never a child of the server: a finished child the JVM does not reap stays a zombie that pgrep -P lists, and the
+# suite's get_child_pid (the first of pgrep -P <server>) would find it instead of the save's child process.
+( (
   out=\$(readlink /proc/\$\$/fd/1) # the server's stdout (in \$(...) \$BASHPID would be the pipe's)
   before=\$( [ -f "\$out" ] && wc -l < "\$out" || echo 0)
   for _ in \$(seq 1 1200); do
@@ -106,7 +109,7 @@ alive() { local st; st=\$(awk '/^State:/{print \$2}' /proc/\$1/status 2>/dev/nul
   if ! alive "\$pid" && [ -f "\$out" ] && grep -q "Address already in use" "\$out"; then
     echo "Failed listening on port \$port (TCP), aborting."
   fi
-) &
+) & )
 exec "$suite/spinel/bin/spinel-server" "\${args[@]}" --grpc-port 0
 WRAPPER
 chmod +x "$suite/src/redis-server"
