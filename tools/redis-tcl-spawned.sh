@@ -88,9 +88,13 @@ alive() { local st; st=\$(awk '/^State:/{print \$2}' /proc/\$1/status 2>/dev/nul
 ( (
   out=\$(readlink /proc/\$\$/fd/1) # the server's stdout (in \$(...) \$BASHPID would be the pipe's)
   before=\$( [ -f "\$out" ] && wc -l < "\$out" || echo 0)
+  loading=
   for _ in \$(seq 1 1200); do
     alive "\$pid" || break
-    if [ -n "\$port" ] && [ "\$port" != 0 ] && redis-cli -p "\$port" ping 2>/dev/null | grep -q -e PONG -e NOAUTH -e LOADING; then break; fi
+    n=\$(wc -l < "\$out" 2>/dev/null || echo 0)
+    reply=\$( [ -n "\$port" ] && [ "\$port" != 0 ] && redis-cli -p "\$port" ping 2>/dev/null)
+    if grep -q -e PONG -e NOAUTH <<< "\$reply"; then break; fi
+    if grep -q LOADING <<< "\$reply"; then loading=\$n; break; fi
     sleep 0.1
   done
   logo="                _._ Spinel under Redis's test suite  PID: \$pid"
@@ -105,6 +109,20 @@ alive() { local st; st=\$(awk '/^State:/{print \$2}' /proc/\$1/status 2>/dev/nul
     rm -f "\$tmp"
   else
     echo "\$logo"
+    if [ -n "\$loading" ]; then
+      # it answered -LOADING (Spinel listens while it loads): if the load then fails, the reason must still end the
+      # log, after the PID line, as Redis's does; the PID line is moved back to where the log was when it answered
+      while alive "\$pid" && redis-cli -p "\$port" ping 2>/dev/null | grep -q LOADING; do sleep 0.2; done
+      if ! redis-cli -p "\$port" ping 2>/dev/null | grep -q -e PONG -e NOAUTH; then # not up: exiting?
+        for _ in \$(seq 1 100); do alive "\$pid" || break; sleep 0.1; done
+      fi
+      if ! alive "\$pid" && [ -f "\$out" ]; then
+        tmp=\$(mktemp)
+        grep -vxF "\$logo" "\$out" | awk -v n="\$loading" -v logo="\$logo" 'NR == n + 1 { print logo } { print } END { if (NR <= n) print logo }' > "\$tmp"
+        cat "\$tmp" > "\$out"
+        rm -f "\$tmp"
+      fi
+    fi
   fi
   if ! alive "\$pid" && [ -f "\$out" ] && grep -q "Address already in use" "\$out"; then
     echo "Failed listening on port \$port (TCP), aborting."
