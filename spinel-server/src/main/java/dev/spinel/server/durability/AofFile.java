@@ -70,11 +70,7 @@ final class AofFile implements AutoCloseable {
     private final Thread writer;
     private final Thread fsyncer;
 
-    /**
-     * The end of every log file closed in this process. A new file's positions continue from it, so a position a
-     * client got from an earlier file (the log switched off and on, a failed start given up) is never ahead of the new
-     * file: otherwise that client's replies would wait until the new file reached it.
-     */
+    /** The end of every file closed: a new file's positions go on from it (a client's older position is never ahead). */
     private static final AtomicLong POSITIONS_END = new AtomicLong();
 
     private record Waiter(long position, Runnable task) {
@@ -103,10 +99,7 @@ final class AofFile implements AutoCloseable {
         this.fsyncs = fsyncs;
         this.path = path;
         this.channel = opener.open(path);
-        long start = POSITIONS_END.get();
-        appended = start;
-        written = start;
-        synced = start;
+        written = synced = appended = POSITIONS_END.get();
         writer = new Thread(this::writeLoop, "spinel-aof-write");
         writer.setDaemon(true);
         writer.start();
@@ -416,7 +409,7 @@ final class AofFile implements AutoCloseable {
         }
     }
 
-    /** The file was renamed (the log's temporary first file, once the rewrite that started the log is complete). */
+    /** The log's temporary first file was renamed (the rewrite that started the log is complete). */
     void renamedTo(Path p) {
         synchronized (lock) {
             path = p;
