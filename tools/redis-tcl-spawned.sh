@@ -54,6 +54,11 @@ if [ ! -d "$suite/tests" ]; then
   mkdir -p "$suite" && cp -a "$src/tests" "$src/src" "$suite/"
 fi
 mkdir -p "$suite/logs"
+# The suite waits for " PID: <pid>" anywhere in a server's stdout, which a restarted server in the same directory
+# shares with the servers before it: once the kernel's PIDs wrap (pid_max 32768; every JVM thread takes one), a new
+# server's short PID can be the prefix of an earlier one's (PID 307 matched "PID: 30785") and the suite connects
+# before the new server listens ("couldn't open socket: connection refused"). The copy matches whole numbers only.
+sed -i 's/regexp -- " PID: \$pid" /regexp -- " PID: $pid\\\\M" /' "$suite/tests/support/server.tcl"
 # Tests that cannot apply to Spinel, each with its reason, in tools/redis-tcl-suite.skip (comments dropped here).
 grep -v -e '^#' -e '^[[:space:]]*$' "$root/tools/redis-tcl-suite.skip" > "$suite/skip.txt"
 export JAVA_HOME=${JAVA_HOME:-$("$root/bin/find-java")}
@@ -119,12 +124,22 @@ fi
 for ((i = 1; i < \${#args[@]}; i++)); do [ "\${args[\$i]}" = "--port" ] && port=\${args[\$((i+1))]}; done
 [ -n "\$sock" ] && [ -n "\$port" ] && echo "\$port" > "\$sock.spinel-port"
 pid=\$\$
-(
+# alive: running, not a zombie (a server that exited at once, e.g. on a refused --user, stays a zombie until the
+# suite's exec has read all its output, which this watcher's copy of stdout would hold open)
+alive() { local st; st=\$(awk '/^State:/{print \$2}' /proc/\$1/status 2>/dev/null); [ -n "\$st" ] && [ "\$st" != Z ]; }
+# The watcher is started as a grandchild (the subshell that forks it exits at once and is reaped here), so it is
+# never a child of the server: a finished child the JVM does not reap stays a zombie that pgrep -P lists, and the
+# suite's get_child_pid (the first of pgrep -P <server>) would find it instead of the save's child process.
+( (
   out=\$(readlink /proc/\$\$/fd/1) # the server's stdout (in \$(...) \$BASHPID would be the pipe's)
   before=\$( [ -f "\$out" ] && wc -l < "\$out" || echo 0)
+  loading=
   for _ in \$(seq 1 1200); do
     alive "\$pid" || break
-    if [ -n "\$port" ] && [ "\$port" != 0 ] && redis-cli "\${tlsping[@]}" -p "\$port" ping 2>/dev/null | grep -q -e PONG -e NOAUTH -e LOADING; then break; fi
+    n=\$(wc -l < "\$out" 2>/dev/null || echo 0)
+    reply=\$( [ -n "\$port" ] && [ "\$port" != 0 ] && redis-cli "\${tlsping[@]}" -p "\$port" ping 2>/dev/null)
+    if grep -q -e PONG -e NOAUTH <<< "\$reply"; then break; fi
+    if grep -q LOADING <<< "\$reply"; then loading=\$n; break; fi
     sleep 0.1
   done
   logo="                _._ Spinel under Redis's test suite  PID: \$pid"
@@ -139,11 +154,25 @@ pid=\$\$
     rm -f "\$tmp"
   else
     echo "\$logo"
+    if [ -n "\$loading" ]; then
+      # it answered -LOADING (Spinel listens while it loads): if the load then fails, the reason must still end the
+      # log, after the PID line, as Redis's does; the PID line is moved back to where the log was when it answered
+      while alive "\$pid" && redis-cli -p "\$port" ping 2>/dev/null | grep -q LOADING; do sleep 0.2; done
+      if ! redis-cli -p "\$port" ping 2>/dev/null | grep -q -e PONG -e NOAUTH; then # not up: exiting?
+        for _ in \$(seq 1 100); do alive "\$pid" || break; sleep 0.1; done
+      fi
+      if ! alive "\$pid" && [ -f "\$out" ]; then
+        tmp=\$(mktemp)
+        grep -vxF "\$logo" "\$out" | awk -v n="\$loading" -v logo="\$logo" 'NR == n + 1 { print logo } { print } END { if (NR <= n) print logo }' > "\$tmp"
+        cat "\$tmp" > "\$out"
+        rm -f "\$tmp"
+      fi
+    fi
   fi
   if ! alive "\$pid" && [ -f "\$out" ] && grep -q "Address already in use" "\$out"; then
     echo "Failed listening on port \$port (TCP), aborting."
   fi
-) &
+) & )
 exec "$suite/spinel/bin/spinel-server" "\${args[@]}" --grpc-port 0
 WRAPPER
 chmod +x "$suite/src/redis-server"

@@ -42,7 +42,6 @@ final class CompatParams {
         c.add(new Params.Bool("aof-rewrite-incremental-fsync", true, true, null));
         c.add(new Params.Bool("rdb-save-incremental-fsync", true, true, null));
         c.add(new Params.Bool("rdb-del-sync-files", true, false, null));
-        c.add(new Params.Bool("aof-disable-auto-gc", true, false, null));
         c.add(new Params.Enum("sanitize-dump-payload", true, "no", List.of("no", "yes", "clients"), null));
         // Process, logging, shutdown.
         c.add(new Params.Bool("always-show-logo", false, false, null));

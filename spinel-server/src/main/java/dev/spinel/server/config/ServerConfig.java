@@ -96,6 +96,8 @@ public final class ServerConfig {
     public final Params.Bool aofLoadTruncated = add(new Params.Bool("aof-load-truncated", true, true, null));
     public final Params.Bool aofUseRdbPreamble = add(new Params.Bool("aof-use-rdb-preamble", true, true, null));
     public final Params.Bool aofTimestampEnabled = add(new Params.Bool("aof-timestamp-enabled", true, false, null));
+    /** Keeps the files a rewrite replaces, listed as history ('h') in the manifest, until set back to no. */
+    public final Params.Bool aofDisableAutoGc = add(new Params.Bool("aof-disable-auto-gc", true, false, null));
     public final Params.Memory maxmemory = add(Params.Memory.unsigned("maxmemory", true, 0));
     public final Params.Enum maxmemoryPolicy = add(new Params.Enum("maxmemory-policy", true, "noeviction",
             List.of("volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl", "allkeys-lru", "allkeys-lfu",

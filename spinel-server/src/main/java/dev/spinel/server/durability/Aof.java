@@ -22,6 +22,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 
 /**
  * The append-only log in Redis 7.0's multi-part layout, under {@code dir/appenddirname}:
@@ -44,6 +45,8 @@ public final class Aof implements AutoCloseable {
     private final Engine engine;
     /** The function libraries, loaded with the keys and written into a rewrite's preamble. */
     private final FunctionLibraries functions;
+    /** The server's rewrite outcomes (shared by every log it starts). */
+    private final AofRewrites outcome;
     private AofFile file;
 
     /**
@@ -54,7 +57,8 @@ public final class Aof implements AutoCloseable {
         return new AofPropagator(null, engine);
     }
 
-    public Aof(ServerConfig config, Engine engine, FunctionLibraries functions) {
+    Aof(ServerConfig config, Engine engine, FunctionLibraries functions, AofRewrites outcome) {
+        this.outcome = outcome;
         this.functions = functions;
         this.config = config;
         this.engine = engine;
@@ -186,16 +190,18 @@ public final class Aof implements AutoCloseable {
 
     /**
      * CONFIG SET appendonly yes: starts logging from the dataset in memory. Under every stripe, a
-     * snapshot of the dataset is armed, a new empty incremental file is opened and the log hook installed, so every
-     * later write is in the new incremental file and none is in the capture; the new base is written
-     * in the background and the manifest then lists exactly the new base and incremental file (older
-     * files of a previous log are deleted).
+     * snapshot of the dataset is armed, a temporary incremental file ({@code temp-<appendfilename>.incr}, as Redis's)
+     * is opened and the log hook installed, so every later write is in that file and none is in the capture; the new
+     * base is written in the background, the temporary file renamed to the new incremental file, and the manifest then
+     * lists exactly the new base and incremental file (older files of a previous log become history).
+     * {@code ended} is told whether that rewrite succeeded; on failure the caller gives the start up ({@link #abandonStart}).
      */
-    public void startFromMemory() throws IOException {
+    void startFromMemory(Consumer<Boolean> ended) throws IOException {
         Files.createDirectories(dir());
         AofManifest before = exists() ? AofManifest.read(manifestPath()) : new AofManifest(List.of());
         long incrSeq = 1 + before.incrementals().stream().mapToLong(AofManifest.Part::seq).max().orElse(0);
         AofManifest.Part newIncr = new AofManifest.Part(config.appendfilename.value() + "." + incrSeq + ".incr.aof", incrSeq, 'i');
+        Path temp = tempIncr();
         if (!rewriting.compareAndSet(false, true)) {
             throw new IOException("a rewrite is already running");
         }
@@ -208,8 +214,8 @@ public final class Aof implements AutoCloseable {
                 snap = new RdbWriter(ValueCodecs.standard()).arm(ks, RdbWriter.Access.NONE);
                 functions = this.functions.codes(); // with the keys: changed under every stripe
                 try {
-                    Files.deleteIfExists(dir().resolve(newIncr.file()));
-                    file = new AofFile(config, dir().resolve(newIncr.file()), engine.stats().aofFsync);
+                    Files.deleteIfExists(temp);
+                    file = new AofFile(config, temp, engine.stats().aofFsync);
                 } catch (IOException | RuntimeException e) {
                     snap.cancel();
                     throw e;
@@ -222,11 +228,51 @@ public final class Aof implements AutoCloseable {
             rewriting.set(false);
             throw e;
         }
-        rewriteSnapshot = snap;
-        Thread t = new Thread(() -> finishRewrite(snap, functions, before, newIncr), "spinel-aof-rewrite");
-        t.setDaemon(true);
-        rewriteThread = t;
-        t.start();
+        AofFile writer = file;
+        writtenAtBase = writer.written(); // the size counts from here (baseSize 0) until the base is written
+        startJob(snap, functions, before, newIncr, temp, writer, ended);
+    }
+
+    /** The log's temporary first file while it is switched on (Redis's getTempIncrAofName). */
+    private Path tempIncr() {
+        return dir().resolve("temp-" + config.appendfilename.value() + ".incr");
+    }
+
+    /**
+     * The rewrite that switched the log on failed: the log stops and its temporary file is deleted (the writes it
+     * holds are in memory; the next attempt's base captures them), as Redis's aofDelTempIncrAofFile.
+     */
+    void abandonStart() {
+        closeLog();
+        Log.notice("Removing the temp incr aof file " + tempIncr().getFileName() + " in background");
+        try {
+            Files.deleteIfExists(tempIncr());
+        } catch (IOException e) {
+            Log.warning("Can't remove the temp incr aof file: " + e.getMessage());
+        }
+    }
+
+    private void startJob(RdbWriter.Snapshot snap, List<byte[]> functions, AofManifest before, AofManifest.Part newIncr,
+                          Path temp, AofFile tempWriter, Consumer<Boolean> ended) {
+        AofRewriteJob j = new AofRewriteJob(config, dir(), manifestPath(), snap, functions, before, newIncr, temp, tempWriter,
+                outcome, ok -> {
+                    if (ok && newIncr != null) {
+                        measure();
+                    }
+                    rewriting.set(false);
+                    if (ended != null) {
+                        ended.accept(ok);
+                    }
+                });
+        job = j;
+        j.start(engine.stats());
+    }
+
+    /** aof-disable-auto-gc set back to no: the history files go now (a rewrite running meanwhile drops them when it ends). */
+    void deleteHistory() {
+        if (!rewriting.get() && exists()) {
+            AofRewriteJob.deleteHistory(dir(), manifestPath());
+        }
     }
 
     /** Opens the last incremental file for appending, creating the layout first if there is none. */
@@ -263,12 +309,8 @@ public final class Aof implements AutoCloseable {
     }
 
     private final AtomicBoolean rewriting = new AtomicBoolean();
-    /** The last rewrite started, which {@link #close} lets finish (it writes into the log's directory). */
-    private volatile Thread rewriteThread;
-    /** The snapshot the last rewrite writes, which {@link #stop} aborts. */
-    private volatile RdbWriter.Snapshot rewriteSnapshot;
-    private volatile boolean lastRewriteOk = true;
-    private volatile long rewrites;
+    /** The last rewrite started, which {@link #stop} and {@link #close} stop and wait for. */
+    private volatile AofRewriteJob job;
 
     /** Log size when the last rewrite finished (or at start-up), and the write counter then. */
     private volatile long baseSize;
@@ -308,7 +350,7 @@ public final class Aof implements AutoCloseable {
      */
     public void autoRewrite() {
         long pct = config.autoAofRewritePercentage.value();
-        if (file == null || pct <= 0 || rewriting.get()) {
+        if (file == null || pct <= 0 || rewriting.get() || outcome.limited()) {
             return;
         }
         long size = currentSize();
@@ -327,13 +369,6 @@ public final class Aof implements AutoCloseable {
         return rewriting.get();
     }
 
-    public boolean lastRewriteOk() {
-        return lastRewriteOk;
-    }
-
-    public long rewrites() {
-        return rewrites;
-    }
 
     /**
      * BGREWRITEAOF: replaces the base and the incremental files by a new base holding the current
@@ -375,14 +410,10 @@ public final class Aof implements AutoCloseable {
             }
         } catch (IOException | RuntimeException e) {
             rewriting.set(false);
-            lastRewriteOk = false;
+            outcome.notStarted();
             throw e;
         }
-        rewriteSnapshot = snap;
-        Thread t = new Thread(() -> finishRewrite(snap, functions, before, newIncr), "spinel-aof-rewrite");
-        t.setDaemon(true);
-        rewriteThread = t;
-        t.start();
+        startJob(snap, functions, before, newIncr, null, null, null);
         return true;
     }
 
@@ -404,39 +435,8 @@ public final class Aof implements AutoCloseable {
         }
         List<byte[]> functions = this.functions.codes();
         RdbWriter.Snapshot snap = new RdbWriter(ValueCodecs.standard()).snapshot(engine.keyspace(), RdbWriter.Access.NONE);
-        rewriteSnapshot = snap;
-        Thread t = new Thread(() -> finishRewrite(snap, functions, before, null), "spinel-aof-rewrite");
-        t.setDaemon(true);
-        rewriteThread = t;
-        t.start();
+        startJob(snap, functions, before, null, null, null, null);
         return true;
-    }
-
-    /** Writes the new base (an RDB or commands, {@link AofBase}) and then the manifest naming it. */
-    private void finishRewrite(RdbWriter.Snapshot snap, List<byte[]> functions, AofManifest before, AofManifest.Part newIncr) {
-        try {
-            long baseSeq = 1 + (before.base() == null ? 0 : before.base().seq());
-            AofManifest.Part base = AofBase.part(config, baseSeq);
-            AofBase.write(config, snap, functions, dir(), base);
-            new AofManifest(newIncr == null ? List.of(base) : List.of(base, newIncr)).write(manifestPath());
-            for (AofManifest.Part old : before.parts()) {
-                if (!old.file().equals(base.file()) && (newIncr == null || !old.file().equals(newIncr.file()))) {
-                    Files.deleteIfExists(dir().resolve(old.file()));
-                }
-            }
-            lastRewriteOk = true;
-            rewrites++;
-            if (newIncr != null) {
-                measure();
-            }
-            Log.notice("Background AOF rewrite finished successfully");
-        } catch (IOException | RuntimeException e) {
-            snap.cancel();
-            lastRewriteOk = false;
-            Log.warning("Background AOF rewrite failed: " + e);
-        } finally {
-            rewriting.set(false);
-        }
     }
 
     public boolean lastWriteOk() {
@@ -454,17 +454,15 @@ public final class Aof implements AutoCloseable {
      * used) before the log is closed.
      */
     public void stop() {
-        abortRewrite("Killing running AOF rewrite child: ");
+        abortRewrite(false);
         closeLog();
     }
 
-    /** Stops a rewrite in progress, logging {@code why} and the thread's id; its base is never used. */
-    private void abortRewrite(String why) {
-        Thread t = rewriteThread;
-        RdbWriter.Snapshot snap = rewriteSnapshot;
-        if (t != null && t.isAlive() && snap != null) {
-            Log.notice(why + t.threadId());
-            snap.abort("AOF rewrite stopped");
+    /** Stops a rewrite in progress (logged as Redis logs killing its child); its base is never used. */
+    private void abortRewrite(boolean shutdown) {
+        AofRewriteJob j = job;
+        if (j != null) {
+            j.stop(shutdown);
         }
     }
 
@@ -475,14 +473,15 @@ public final class Aof implements AutoCloseable {
      */
     @Override
     public void close() {
-        abortRewrite("There is a child rewriting the AOF. Killing it! Thread ");
+        abortRewrite(true);
         closeLog();
     }
 
     /** Waits for the (stopped) rewrite thread, which must not write files after the log is closed, then closes the log. */
     private void closeLog() {
-        Thread t = rewriteThread;
-        if (t != null) {
+        AofRewriteJob j = job;
+        Thread t = j == null ? null : j.thread();
+        if (t != null && t != Thread.currentThread()) {
             try {
                 t.join(60_000);
             } catch (InterruptedException e) {

@@ -14,6 +14,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -69,6 +70,9 @@ final class AofFile implements AutoCloseable {
     private final Thread writer;
     private final Thread fsyncer;
 
+    /** The end of every file closed: a new file's positions go on from it (a client's older position is never ahead). */
+    private static final AtomicLong POSITIONS_END = new AtomicLong();
+
     private record Waiter(long position, Runnable task) {
     }
 
@@ -95,6 +99,7 @@ final class AofFile implements AutoCloseable {
         this.fsyncs = fsyncs;
         this.path = path;
         this.channel = opener.open(path);
+        written = synced = appended = POSITIONS_END.get();
         writer = new Thread(this::writeLoop, "spinel-aof-write");
         writer.setDaemon(true);
         writer.start();
@@ -103,7 +108,7 @@ final class AofFile implements AutoCloseable {
         fsyncer.start();
     }
 
-    /** Bytes written to the log files since this object was created. */
+    /** The position written to the log files (bytes, counted from where the previous log file of the process ended). */
     long written() {
         return written;
     }
@@ -404,6 +409,13 @@ final class AofFile implements AutoCloseable {
         }
     }
 
+    /** The log's temporary first file was renamed (the rewrite that started the log is complete). */
+    void renamedTo(Path p) {
+        synchronized (lock) {
+            path = p;
+        }
+    }
+
     /**
      * Continues the log in {@code next} (an AOF rewrite). The caller holds every stripe, so no append
      * can arrive; this waits until everything appended is written, fsyncs the old file, and switches.
@@ -466,6 +478,7 @@ final class AofFile implements AutoCloseable {
     @Override
     public void close() {
         synchronized (lock) {
+            POSITIONS_END.accumulateAndGet(appended, Math::max);
             closed = true;
             lock.notifyAll();
         }

@@ -41,6 +41,8 @@ public final class Persistence {
     private final DatasetLoads loads;
     /** The AUX fields of the RDB loaded at start-up (empty when none was). */
     private volatile Map<String, String> loadedAux = Map.of();
+    /** The outcome of every log rewrite of this server (status, count, consecutive failures and their limit). */
+    private final AofRewrites rewrites = new AofRewrites();
 
     public Persistence(ServerConfig config, Keyspace keyspace, ServerStats stats, FunctionLibraries functions) {
         this.config = config;
@@ -136,12 +138,19 @@ public final class Persistence {
      */
     public void loadAtStartup(Engine engine, KeyspaceLoader.ExpiredKeys expired) {
         loads.loading(engine.replicaRole().loading());
-        this.offlineRewriter = new Aof(config, engine, functions);
+        this.engine = engine;
+        this.offlineRewriter = new Aof(config, engine, functions, rewrites);
         config.appendonly.listen(on -> appendonlyChanged(engine, on));
+        config.aofDisableAutoGc.listen(keep -> {
+            Aof rw = rewriter();
+            if (!keep && rw != null) {
+                rw.deleteHistory();
+            }
+        });
         engine.hooks().diskError(this::writeRefusal);
         engine.hooks().flushAllListener(saver::abortBackground);
         if (config.appendonly.value()) {
-            Aof a = new Aof(config, engine, functions);
+            Aof a = new Aof(config, engine, functions, rewrites);
             try {
                 a.upgradeIfNeeded();
                 if (a.exists()) {
@@ -176,30 +185,70 @@ public final class Persistence {
         return null;
     }
 
-    /** CONFIG SET appendonly: starts the log from memory, or stops it. */
+    /**
+     * CONFIG SET appendonly: starts the log from memory, or stops it. During a BGSAVE the start waits for the save
+     * to end (Redis's startAppendOnly schedules its rewrite while another child runs); writes meanwhile reach no log,
+     * the base made at the start captures them.
+     */
     private synchronized void appendonlyChanged(Engine engine, boolean on) {
         Aof a = aof;
-        if (on && a == null) {
-            Aof started = new Aof(config, engine, functions);
-            try {
-                started.startFromMemory();
-            } catch (IOException e) {
-                Log.warning("Redis needs to enable the AOF but can't trigger a background AOF rewrite operation: " + e.getMessage());
+        if (on && a == null && !enablePending) {
+            if (bgsaveInProgress()) {
+                enablePending = true;
+                Log.warning("AOF was enabled but there is already another background operation. An AOF background was "
+                        + "scheduled to start when possible.");
                 return;
             }
-            initialRewrites = started.rewrites();
-            initialAof = started;
-            aof = started;
-            Log.notice("Background append only file rewriting started");
-        } else if (!on && a != null) {
-            aof = null;
-            a.stop();
+            startLog();
+        } else if (!on) {
+            enablePending = false;
+            if (a != null) {
+                aof = null;
+                a.stop();
+            }
         }
     }
 
-    /** The log CONFIG SET appendonly yes started from memory, and its count of rewrites then (Redis's AOF_WAIT_REWRITE). */
-    private volatile Aof initialAof;
-    private volatile long initialRewrites;
+    private volatile Engine engine;
+    /** CONFIG SET appendonly yes came during a BGSAVE, or the rewrite that started the log failed: the cron retries. */
+    private volatile boolean enablePending;
+    /** The log whose first rewrite runs (Redis's AOF_WAIT_REWRITE), or null. */
+    private volatile Aof starting;
+
+    /** Starts the log and its first rewrite; the caller holds this object's monitor. */
+    private void startLog() {
+        Aof offline = offlineRewriter;
+        if (offline.rewriting()) { // a BGREWRITEAOF made while the log was off: its base would miss the log's writes
+            offline.stop();
+        }
+        Aof started = new Aof(config, engine, functions, rewrites);
+        starting = started;
+        try {
+            started.startFromMemory(ok -> initialRewriteEnded(started, ok));
+        } catch (IOException e) {
+            starting = null;
+            Log.warning("Redis needs to enable the AOF but can't trigger a background AOF rewrite operation: " + e.getMessage());
+            return;
+        }
+        aof = started;
+        Log.notice("Background append only file rewriting started");
+    }
+
+    /**
+     * The first rewrite of a log switched on at run time ended (on its thread; not under this object's monitor, which
+     * CONFIG SET appendonly no holds while it waits for that thread): on failure the log is given up and the cron
+     * starts it again, as Redis reschedules its rewrite in AOF_WAIT_REWRITE.
+     */
+    private void initialRewriteEnded(Aof started, boolean ok) {
+        if (starting == started) {
+            starting = null;
+        }
+        if (!ok && aof == started) {
+            aof = null;
+            started.abandonStart();
+            enablePending = config.appendonly.value();
+        }
+    }
 
     /**
      * Whether the log switched on at run time still writes its first base (Redis's AOF_WAIT_REWRITE): until it
@@ -207,7 +256,7 @@ public final class Persistence {
      */
     public boolean writingInitialAof() {
         Aof a = aof;
-        return a != null && a == initialAof && a.rewriting() && a.rewrites() == initialRewrites;
+        return enablePending || (a != null && a == starting);
     }
 
     /** Stops the append-only log (pending writes written and fsynced) and lets a rewrite in progress finish. */
@@ -337,7 +386,15 @@ public final class Persistence {
 
     /** Called by the server cron: the log's automatic rewrite, then a scheduled BGSAVE or one due by the {@code save} points. */
     public void cron() {
-        if (rewriteScheduled && !bgsaveInProgress() && !rewriteInProgress()) {
+        if (enablePending && !bgsaveInProgress() && !rewriteInProgress() && !rewrites.limited()) {
+            synchronized (this) {
+                if (enablePending && aof == null) {
+                    enablePending = false;
+                    startLog();
+                }
+            }
+        }
+        if (rewriteScheduled && !bgsaveInProgress() && !rewriteInProgress() && !rewrites.limited()) {
             rewriteScheduled = false;
             try {
                 rewriteAof();
@@ -371,15 +428,15 @@ public final class Persistence {
     /** The INFO {@code persistence} section body after {@code loading}/{@code async_loading}, Redis 7.0's fields in its order. */
     public void appendInfo(StringBuilder sb) {
         saver.appendInfo(sb);
-        line(sb, "aof_enabled", aof != null ? 1 : 0);
+        line(sb, "aof_enabled", aof != null || enablePending ? 1 : 0);
         Aof rw = rewriter();
         line(sb, "aof_rewrite_in_progress", rw != null && rw.rewriting() ? 1 : 0);
-        line(sb, "aof_rewrite_scheduled", rewriteScheduled ? 1 : 0);
+        line(sb, "aof_rewrite_scheduled", rewriteScheduled || enablePending ? 1 : 0);
         line(sb, "aof_last_rewrite_time_sec", -1);
         line(sb, "aof_current_rewrite_time_sec", -1);
-        sb.append("aof_last_bgrewrite_status:").append(rw == null || rw.lastRewriteOk() ? "ok" : "err").append("\r\n");
-        line(sb, "aof_rewrites", rw == null ? 0 : rw.rewrites());
-        line(sb, "aof_rewrites_consecutive_failures", 0);
+        sb.append("aof_last_bgrewrite_status:").append(rewrites.lastOk() ? "ok" : "err").append("\r\n");
+        line(sb, "aof_rewrites", rewrites.done());
+        line(sb, "aof_rewrites_consecutive_failures", rewrites.consecutiveFailures());
         sb.append("aof_last_write_status:").append(aof == null || aof.lastWriteOk() ? "ok" : "err").append("\r\n");
         line(sb, "aof_last_cow_size", 0);
         line(sb, "module_fork_in_progress", 0);

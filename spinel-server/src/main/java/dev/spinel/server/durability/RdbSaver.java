@@ -50,6 +50,8 @@ final class RdbSaver {
     private volatile RdbWriter.Snapshot backgroundSnapshot;
     /** Set by {@link #abortBackground} for the BGSAVE it stopped. */
     private volatile boolean backgroundAborted;
+    /** The signal that killed the running BGSAVE's {@link BackgroundChild}, or 0. */
+    private volatile int killedBy;
     private volatile boolean bgsaveScheduled;
     private volatile long lastSaveSeconds = System.currentTimeMillis() / 1000;
     private volatile long lastBgsaveTrySeconds;
@@ -236,10 +238,26 @@ final class RdbSaver {
         // never in the image (armed on the save's thread, the first writes after the reply could be).
         saves++;
         Armed armed = arm(true, 0);
+        stats.totalForks.increment();
+        killedBy = 0;
+        // killing the stand-in of Redis's child stops the save and fails it (a kill by FLUSHALL's abort is no failure)
+        BackgroundChild child = BackgroundChild.start(signal -> {
+            killedBy = signal;
+            RdbWriter.Snapshot snap = backgroundSnapshot;
+            if (snap != null) {
+                snap.abort("the background save's child was killed");
+            }
+        });
         Thread t = new Thread(() -> {
             try {
                 boolean ok = armed != null && write(armed, true);
-                if (!ok && backgroundAborted) {
+                if (child != null) {
+                    child.end();
+                }
+                if (!ok && killedBy != 0) {
+                    lastBgsaveOk = false;
+                    Log.warning("Background saving terminated by signal " + killedBy);
+                } else if (!ok && backgroundAborted) {
                     // as Redis's child killed with SIGUSR1 by killRDBChild: not an error (no MISCONF)
                     Log.warning("Background saving terminated: stopped by FLUSHALL");
                 } else {
@@ -340,7 +358,7 @@ final class RdbSaver {
             return true;
         } catch (IOException | RuntimeException e) {
             snap.cancel();
-            if (background && backgroundAborted) {
+            if (background && (backgroundAborted || killedBy != 0)) {
                 return false;
             }
             Log.warning("Failed opening the temp RDB file or writing it (in server root dir " + config.dir.value() + "): " + e);

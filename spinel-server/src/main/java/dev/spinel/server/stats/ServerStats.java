@@ -35,6 +35,8 @@ public final class ServerStats {
     public final LongAdder syncPartialOk = new LongAdder();
     public final LongAdder syncPartialErr = new LongAdder();
     public final LongAdder dirty = new LongAdder();
+    /** Background saves and log rewrites started (Redis's fork children: INFO's total_forks). */
+    public final LongAdder totalForks = new LongAdder();
     /** Clients currently parked in a blocking command; blocking commands add 1 on park and -1 on wake. */
     public final LongAdder blockedClients = new LongAdder();
     /** Rates for INFO (instantaneous_ops_per_sec, ...), sampled by the server cron. */
@@ -71,5 +73,6 @@ public final class ServerStats {
         syncFull.reset();
         syncPartialOk.reset();
         syncPartialErr.reset();
+        totalForks.reset();
     }
 }

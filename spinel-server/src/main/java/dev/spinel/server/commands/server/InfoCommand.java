@@ -284,7 +284,7 @@ final class InfoCommand {
         field(sb, "pubsub_patterns", pubSub.patternCount());
         field(sb, "pubsubshard_channels", pubSub.channels(PubSub.Kind.SHARD, null).size());
         field(sb, "latest_fork_usec", 0);
-        field(sb, "total_forks", 0);
+        field(sb, "total_forks", st.totalForks.sum());
         field(sb, "migrate_cached_sockets", server.migrateSockets().size());
         field(sb, "slave_expires_tracked_keys", e.replicaRole().keysWithExpire().size());
         field(sb, "active_defrag_hits", 0);
