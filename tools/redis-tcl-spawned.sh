@@ -124,9 +124,6 @@ fi
 for ((i = 1; i < \${#args[@]}; i++)); do [ "\${args[\$i]}" = "--port" ] && port=\${args[\$((i+1))]}; done
 [ -n "\$sock" ] && [ -n "\$port" ] && echo "\$port" > "\$sock.spinel-port"
 pid=\$\$
-# alive: running, not a zombie (a server that exited at once, e.g. on a refused --user, stays a zombie until the
-# suite's exec has read all its output, which this watcher's copy of stdout would hold open)
-alive() { local st; st=\$(awk '/^State:/{print \$2}' /proc/\$1/status 2>/dev/null); [ -n "\$st" ] && [ "\$st" != Z ]; }
 # The watcher is started as a grandchild (the subshell that forks it exits at once and is reaped here), so it is
 # never a child of the server: a finished child the JVM does not reap stays a zombie that pgrep -P lists, and the
 # suite's get_child_pid (the first of pgrep -P <server>) would find it instead of the save's child process.
