@@ -28,6 +28,11 @@ public final class Command implements CommandChain.Timed {
      * replay stores the same bytes). Decided once here, not by name per command.
      */
     private final boolean logged;
+    /**
+     * MOVE and COPY, whose second database is not in their keys: a logged run of them holds every stripe of every
+     * database ({@link CommandRunner}).
+     */
+    final boolean locksEveryDatabase;
     /** Index in the ACL users' command bitsets ({@link CommandIds}). */
     private final int aclId;
     private final boolean noAuth;
@@ -66,6 +71,7 @@ public final class Command implements CommandChain.Timed {
         this.flags = CommandFlag.mask(spec.flags());
         this.exec = n.equals("exec");
         this.logged = spec.has("write") || n.equals("pfcount");
+        this.locksEveryDatabase = n.equals("move") || n.equals("copy");
         this.aclId = CommandIds.id(n);
         this.noAuth = spec.has("no_auth");
         this.runsScript = switch (n) {
