@@ -20,6 +20,20 @@ public interface ClusterTopology extends AutoCloseable {
     /** The topology after the last change applied here. */
     Topology current();
 
+    /**
+     * The position of {@link #current()} in the one order of changes (Raft's log index of the change that made it;
+     * 0 before any). During a listener's call: the position of the topology it is told of.
+     */
+    long currentIndex();
+
+    /**
+     * Waits until node {@code nodeId} has applied the change at position {@code index} (see {@link #currentIndex}),
+     * at most {@code timeoutMs}: e.g. a node that handed a slot over learns when the new owner knows it.
+     *
+     * @return false if it did not within the time (or cannot be asked)
+     */
+    boolean awaitApplied(String nodeId, long index, long timeoutMs) throws InterruptedException;
+
     /** Adds a listener told of every topology applied here from now on. */
     void listen(Consumer<Topology> listener);
 

@@ -4,7 +4,6 @@ import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
-import org.apache.ratis.proto.RaftProtos.ServerRpcProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
@@ -25,7 +24,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -65,6 +63,9 @@ public final class RaftTopology implements ClusterTopology {
     });
     private volatile RaftGroupId active;
     private volatile Topology current;
+    /** The log index of {@link #current}'s change (see {@link #currentIndex}). */
+    private volatile long currentIndex;
+    private final PeerApplied peerApplied;
     private volatile RaftClient client;
     private RaftGroupId clientGroup;
     /** See {@link #joining}; guarded by this object's monitor. */
@@ -86,6 +87,7 @@ public final class RaftTopology implements ClusterTopology {
         this.ownGroup = RaftGroupId.valueOf(UUID.nameUUIDFromBytes(myId.getBytes(StandardCharsets.US_ASCII)));
         this.current = seed;
         this.props = new RaftProperties();
+        this.peerApplied = new PeerApplied(props);
         RaftServerConfigKeys.setStorageDir(props, List.of(storage.toFile()));
         GrpcConfigKeys.Server.setHost(props, raftHost); // the announced address only (loopback unless cluster-announce-ip)
         GrpcConfigKeys.Server.setPort(props, busPort);
@@ -98,7 +100,7 @@ public final class RaftTopology implements ClusterTopology {
         boolean fresh = !Files.isDirectory(storage) || isEmpty(storage);
         RaftServer.Builder b = RaftServer.newBuilder().setServerId(me.getId()).setProperties(props)
                 .setStateMachineRegistry(gid -> machines.computeIfAbsent(gid,
-                        g -> new TopologyStateMachine((sm, t) -> applied(g, t))));
+                        g -> new TopologyStateMachine((sm, t) -> applied(g, sm.applyingIndex(), t))));
         if (fresh) {
             b.setGroup(RaftGroup.valueOf(ownGroup, me)).setOption(RaftStorage.StartupOption.FORMAT);
         } else {
@@ -165,24 +167,25 @@ public final class RaftTopology implements ClusterTopology {
     }
 
     /** A change applied by the state machine of {@code gid}: published if it is the active group's. */
-    private void applied(RaftGroupId gid, Topology t) {
+    private void applied(RaftGroupId gid, long index, Topology t) {
         RaftGroupId a = active;
         if (gid.equals(a)) {
-            publish(t);
+            publish(t, index);
             return;
         }
         boolean mine = t.node(myId) != null;
         if (mine && (a == null || (a.equals(ownGroup) && !gid.equals(ownGroup)))) {
             // This node was brought into another group (MEET): that group's topology is now the one.
             active = gid;
-            publish(t);
+            publish(t, index);
             if (a != null && a.equals(ownGroup)) {
                 housekeeping.execute(this::dropOwnGroup);
             }
         }
     }
 
-    private void publish(Topology t) {
+    private void publish(Topology t, long index) {
+        currentIndex = index;
         current = t;
         for (Consumer<Topology> l : listeners) {
             l.accept(t);
@@ -207,6 +210,24 @@ public final class RaftTopology implements ClusterTopology {
     @Override
     public Topology current() {
         return current;
+    }
+
+    @Override
+    public long currentIndex() {
+        return currentIndex;
+    }
+
+    @Override
+    public boolean awaitApplied(String nodeId, long index, long timeoutMs) throws InterruptedException {
+        RaftGroupId a = active;
+        if (a == null) {
+            return false;
+        }
+        try {
+            return peerApplied.await(server.getDivision(a).getGroup(), nodeId, index, timeoutMs);
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     @Override
@@ -435,21 +456,7 @@ public final class RaftTopology implements ClusterTopology {
         } catch (IOException | RuntimeException e) {
             return Long.MAX_VALUE;
         }
-        if (role.hasLeaderInfo()) {
-            // The leader itself is one of the majority: it needs members / 2 followers' answers.
-            int needed = members / 2;
-            if (needed == 0) {
-                return 0;
-            }
-            long[] ages = role.getLeaderInfo().getFollowerInfoList().stream()
-                    .mapToLong(ServerRpcProto::getLastRpcElapsedTimeMs).sorted().toArray();
-            return ages.length < needed ? Long.MAX_VALUE : ages[needed - 1];
-        }
-        if (role.hasFollowerInfo() && role.getFollowerInfo().hasLeaderInfo()
-                && !role.getFollowerInfo().getLeaderInfo().getId().getId().isEmpty()) {
-            return role.getFollowerInfo().getLeaderInfo().getLastRpcElapsedTimeMs();
-        }
-        return Long.MAX_VALUE;
+        return RaftContact.majorityContactAgeMs(role, members);
     }
 
     @Override
@@ -464,19 +471,13 @@ public final class RaftTopology implements ClusterTopology {
         } catch (IOException | RuntimeException e) {
             return Map.of();
         }
-        if (!role.hasLeaderInfo()) {
-            return Map.of();
-        }
-        Map<String, Long> out = new HashMap<>();
-        for (ServerRpcProto f : role.getLeaderInfo().getFollowerInfoList()) {
-            out.put(f.getId().getId().toStringUtf8(), f.getLastRpcElapsedTimeMs());
-        }
-        return out;
+        return RaftContact.peerSilenceMs(role);
     }
 
     @Override
     public void close() {
         housekeeping.shutdownNow();
+        peerApplied.close();
         try {
             RaftClient c = client;
             if (c != null) {

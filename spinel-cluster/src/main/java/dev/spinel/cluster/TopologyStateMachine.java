@@ -27,6 +27,8 @@ final class TopologyStateMachine extends BaseStateMachine {
     private final Object appliedSignal = new Object();
     /** Written by Ratis's apply thread only. */
     private volatile long changesApplied;
+    /** The log index of the entry being applied (or last applied); written by Ratis's apply thread only. */
+    private volatile long applying;
 
     TopologyStateMachine(BiConsumer<TopologyStateMachine, Topology> applied) {
         this.applied = applied;
@@ -38,6 +40,11 @@ final class TopologyStateMachine extends BaseStateMachine {
 
     long changesApplied() {
         return changesApplied;
+    }
+
+    /** During a listener's call, the log index of the change it is told of. */
+    long applyingIndex() {
+        return applying;
     }
 
     long appliedIndex() {
@@ -76,6 +83,7 @@ final class TopologyStateMachine extends BaseStateMachine {
     @Override
     public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
         LogEntryProto entry = trx.getLogEntry();
+        applying = entry.getIndex();
         String text = entry.getStateMachineLogEntry().getLogData().toString(StandardCharsets.UTF_8);
         String reply = "OK";
         Topology next = topology;

@@ -87,6 +87,8 @@ public final class ClusterMode implements AutoCloseable {
     private final PublishBus publishBus;
     /** This node's suspicions of the others (Redis's PFAIL, {@code fail?}). */
     private final PeerWatch peerWatch;
+    /** Slots just handed to another primary, answered with -ASK to it until it has applied the change. */
+    private final Handovers handovers;
     /** Ends the waits of clients blocked on slots this node no longer serves (set before the cron starts). */
     private volatile BlockedRedirects blockedRedirects;
 
@@ -100,6 +102,8 @@ public final class ClusterMode implements AutoCloseable {
         this.failovers = new Failovers(() -> topology, replication, meetings);
         this.peerWatch = new PeerWatch(() -> topology.current(), this::busCredentials);
         this.publishBus = new PublishBus(() -> topology.current(), () -> topology.myId(), this::busCredentials);
+        this.handovers = new Handovers(() -> topology,
+                () -> 2 * Math.max(MIN_NODE_TIMEOUT_MS, config.clusterNodeTimeout.value()), this::reroute);
     }
 
     /**
@@ -233,7 +237,8 @@ public final class ClusterMode implements AutoCloseable {
     }
 
     private synchronized void reroute() {
-        routing = new SlotRouting(topology.current(), topology.myId(), config.clusterRequireFullCoverage.value(), cutOff);
+        routing = new SlotRouting(topology.current(), topology.myId(), config.clusterRequireFullCoverage.value(), cutOff,
+                handovers.snapshot());
     }
 
     /** Starts Raft for {@code self} (its log under dir/cluster-raft, or a new group when that is empty). */
@@ -299,7 +304,8 @@ public final class ClusterMode implements AutoCloseable {
                 }
             });
         }
-        routing = new SlotRouting(t, myId, config.clusterRequireFullCoverage.value(), cutOff);
+        handovers.update(before, t, myId, topology.currentIndex()); // before the routing that no longer has the slot
+        routing = new SlotRouting(t, myId, config.clusterRequireFullCoverage.value(), cutOff, handovers.snapshot());
         try {
             NodesFile.write(nodesFile, t, myId);
         } catch (IOException e) {
@@ -323,6 +329,11 @@ public final class ClusterMode implements AutoCloseable {
 
     SlotRouting routing() {
         return routing;
+    }
+
+    /** The topology itself (tests hold a node's apply back through a listener of their own). */
+    ClusterTopology clusterTopology() {
+        return topology;
     }
 
     /** Whether this node has not heard from node {@code id} for the node timeout (CLUSTER NODES' {@code fail?}). */
@@ -465,6 +476,7 @@ public final class ClusterMode implements AutoCloseable {
     @Override
     public void close() {
         engine.hooks().clusterPublish(null);
+        handovers.close();
         publishBus.close();
         peerWatch.close();
         cron.shutdownNow();

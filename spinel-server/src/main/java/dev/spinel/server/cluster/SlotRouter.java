@@ -223,7 +223,11 @@ final class SlotRouter implements Engine.SlotRouter {
         if ((readOnly || shard) && !write && r.myPrimary != null && r.myPrimary.id().equals(n.id())) {
             return null;
         }
-        return r.mine[slot] ? null : redirect("MOVED", slot, n);
+        if (r.mine[slot]) {
+            return null;
+        }
+        ClusterNode handedTo = r.askTo == null ? null : r.askTo[slot];
+        return handedTo != null ? redirect("ASK", slot, handedTo) : redirect("MOVED", slot, n);
     }
 
     static String redirect(String kind, int slot, ClusterNode n) {

@@ -4,6 +4,8 @@ import dev.spinel.cluster.ClusterNode;
 import dev.spinel.cluster.SlotMove;
 import dev.spinel.cluster.Topology;
 
+import java.util.Map;
+
 /**
  * What dispatch needs to know of the topology, per slot, as this node sees it: who serves the slot,
  * whether this node migrates it away or imports it, whether the cluster is up, and this node's primary
@@ -33,9 +35,25 @@ final class SlotRouting {
     final boolean[] servedHere = new boolean[Topology.SLOTS];
     /** This node's primary when it is a replica, else null. */
     final ClusterNode myPrimary;
+    /**
+     * Per slot, the node this one just handed the slot to and answers {@code -ASK} for instead of {@code -MOVED}
+     * until it confirms ({@link Handovers}); null when there is none.
+     */
+    final ClusterNode[] askTo;
 
-    SlotRouting(Topology t, String myId, boolean requireFullCoverage, boolean cutOff) {
+    SlotRouting(Topology t, String myId, boolean requireFullCoverage, boolean cutOff, Map<Integer, String> handedOver) {
         this.myId = myId;
+        ClusterNode[] ask = null;
+        for (Map.Entry<Integer, String> h : handedOver.entrySet()) {
+            ClusterNode to = t.node(h.getValue());
+            if (to != null) {
+                if (ask == null) {
+                    ask = new ClusterNode[Topology.SLOTS];
+                }
+                ask[h.getKey()] = to;
+            }
+        }
+        this.askTo = ask;
         int served = 0;
         for (int s = 0; s < Topology.SLOTS; s++) {
             String o = t.owner(s);

@@ -2,8 +2,10 @@ package dev.spinel.server.cluster;
 
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.testing.Await;
 import dev.spinel.server.testing.RawClient;
 import dev.spinel.server.testing.RedisServerProcess;
+import dev.spinel.store.KeySlot;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -16,6 +18,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -143,6 +147,75 @@ class ClusterReshardTest {
             ClusterNodes.awaitWholeCluster(22208, 2);
             ClusterNodes.awaitWholeCluster(22207, 2);
             assertEquals(migrationTranscript(22207, 22208, slot), spinel);
+        }
+    }
+
+    /**
+     * Issue #20's reshard under load met a -MOVED ping-pong: the slot's source had applied SETSLOT NODE (the slot is
+     * the target's) while the target, a Raft follower, had not yet, and still sent the slot's clients back to the
+     * source, as an importing node does. Here the target's apply is held back (a listener of its topology blocks) while
+     * the source applies SETSLOT NODE: the source must answer -ASK to the target, which serves the key after ASKING,
+     * and -MOVED to it only once the target has applied the change.
+     */
+    @Test
+    void sourceAnswersAskUntilTheNewOwnerAppliedTheHandover() throws Exception {
+        // the target must be a Raft follower: the leader's own apply answers every commit, so it cannot be held back
+        int target = -1;
+        for (int i = 0; i < cluster.length; i++) {
+            if (cluster[i].cluster().clusterTopology().peerSilenceMs().isEmpty()) {
+                target = i;
+            }
+        }
+        assertTrue(target >= 0, "no Raft follower");
+        int source = (target + 1) % cluster.length;
+        String sourceId = myId(PORTS[source]);
+        String targetId = myId(PORTS[target]);
+        String key = null;
+        int slot = -1;
+        for (int i = 0; key == null; i++) {
+            int s = KeySlot.of(("handover:" + i).getBytes(StandardCharsets.UTF_8));
+            // not slots 0-99 (the reshard test's) nor 12182 (the scripts test's)
+            if (s >= 100 && s != 12182 && sourceId.equals(cluster[source].cluster().topology().owner(s))) {
+                key = "handover:" + i;
+                slot = s;
+            }
+        }
+        int heldSlot = slot;
+        String heldKey = key;
+        CountDownLatch release = new CountDownLatch(1);
+        cluster[target].cluster().clusterTopology().listen(t -> {
+            if (release.getCount() > 0 && t.migrating(heldSlot) != null) {
+                try {
+                    release.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        });
+        String at = Integer.toString(slot);
+        try (RawClient src = new RawClient(PORTS[source]); RawClient dst = new RawClient(PORTS[target])) {
+            try {
+                assertEquals("+OK\r\n", dst.callString("CLUSTER", "SETSLOT", at, "IMPORTING", sourceId));
+                assertEquals("+OK\r\n", src.callString("CLUSTER", "SETSLOT", at, "MIGRATING", targetId));
+                // the target applies nothing from here on; the source's SETSLOT NODE is committed by the others
+                assertEquals("+OK\r\n", src.callString("CLUSTER", "SETSLOT", at, "NODE", targetId));
+                assertEquals("-MOVED " + slot + " 127.0.0.1:" + PORTS[source] + "\r\n", dst.callString("SET", key, "v"));
+                assertEquals("-ASK " + slot + " 127.0.0.1:" + PORTS[target] + "\r\n", src.callString("SET", key, "v"));
+                assertEquals("+OK\r\n", dst.callString("ASKING"));
+                assertEquals("+OK\r\n", dst.callString("SET", key, "v"));
+            } finally {
+                release.countDown();
+            }
+            String moved = "-MOVED " + slot + " 127.0.0.1:" + PORTS[target] + "\r\n";
+            Await.waitFor(() -> src.callString("GET", heldKey).equals(moved), "the source's -MOVED once the target applied");
+            assertEquals("$1\r\nv\r\n", dst.callString("GET", key));
+            assertEquals("+OK\r\n", dst.callString("CLUSTER", "SETSLOT", at, "NODE", targetId));
+            // back to the source, for the other tests
+            assertEquals(":1\r\n", dst.callString("DEL", key));
+            assertEquals("+OK\r\n", dst.callString("CLUSTER", "SETSLOT", at, "NODE", sourceId));
+        }
+        for (SpinelServer node : cluster) {
+            Await.waitFor(() -> sourceId.equals(node.cluster().topology().owner(heldSlot)), "slot back at its source");
         }
     }
 

@@ -1,0 +1,49 @@
+package dev.spinel.cluster;
+
+import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
+import org.apache.ratis.proto.RaftProtos.ServerRpcProto;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * What a Raft member's role info says of its contact with the others: the fencing's "last in contact with a
+ * majority" and the leader's per-follower silence, read from Ratis's {@link RoleInfoProto}.
+ *
+ * <p>Thread-safety: stateless.
+ */
+final class RaftContact {
+    private RaftContact() {
+    }
+
+    /** See {@link ClusterTopology#majorityContactAgeMs()}; {@code members} counts the group's voters. */
+    static long majorityContactAgeMs(RoleInfoProto role, int members) {
+        if (role.hasLeaderInfo()) {
+            // The leader itself is one of the majority: it needs members / 2 followers' answers.
+            int needed = members / 2;
+            if (needed == 0) {
+                return 0;
+            }
+            long[] ages = role.getLeaderInfo().getFollowerInfoList().stream()
+                    .mapToLong(ServerRpcProto::getLastRpcElapsedTimeMs).sorted().toArray();
+            return ages.length < needed ? Long.MAX_VALUE : ages[needed - 1];
+        }
+        if (role.hasFollowerInfo() && role.getFollowerInfo().hasLeaderInfo()
+                && !role.getFollowerInfo().getLeaderInfo().getId().getId().isEmpty()) {
+            return role.getFollowerInfo().getLeaderInfo().getLastRpcElapsedTimeMs();
+        }
+        return Long.MAX_VALUE;
+    }
+
+    /** See {@link ClusterTopology#peerSilenceMs()}. */
+    static Map<String, Long> peerSilenceMs(RoleInfoProto role) {
+        if (!role.hasLeaderInfo()) {
+            return Map.of();
+        }
+        Map<String, Long> out = new HashMap<>();
+        for (ServerRpcProto f : role.getLeaderInfo().getFollowerInfoList()) {
+            out.put(f.getId().getId().toStringUtf8(), f.getLastRpcElapsedTimeMs());
+        }
+        return out;
+    }
+}
