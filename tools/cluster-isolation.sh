@@ -7,8 +7,9 @@
 #   - one of its replicas takes over (CLUSTER NODES on the majority side);
 #   - the first successful write on the new primary comes < 5 s after the cut;
 #   - the isolated old primary, written to from inside its own namespace every 50 ms, accepts no write after the
-#     fencing time (half the node timeout, plus FENCE_SLACK_MS for its 50 ms check and the probe) nor after the
-#     majority promoted its replica (no split brain);
+#     fencing time (Spinel's: half the node timeout, plus FENCE_SLACK_MS for its 50 ms check; not checked for
+#     redis-server, whose minority side stops after about the node timeout) nor after the majority promoted its
+#     replica (no split brain);
 # then the link comes back: the old primary follows the new one (a replica, its writes redirected), the writes are
 # WAIT-acknowledged again, and every write WAIT acknowledged before, during or after the fault is read back.
 # SIGSTOP and kill -9 of a primary are ClusterFailoverTest's. Needs root (ip netns, veth, bridge). ~1-2 minutes.
@@ -18,7 +19,8 @@
 #
 # Environment: SERVER (spinel|redis), PORT (21000: every node's port, each in its own namespace; bus PORT+10000),
 # NET (10.77.0: the nodes are NET.1-6, the bridge NET.254), NAME (spx: prefix of the namespaces, bridge and veths),
-# TIMEOUT (2000), FENCE_SLACK_MS (250), OUT (logs; default a temporary directory), NO_BUILD=1.
+# TIMEOUT (2000), FENCE_SLACK_MS (250), SPINEL_JAVA_OPTS (the nodes' JVM options), OUT (logs; default a temporary
+# directory), NO_BUILD=1.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 SERVER=${SERVER:-spinel}
@@ -39,6 +41,8 @@ if [ "$SERVER" = spinel ] && [ "${NO_BUILD:-0}" != 1 ]; then
 fi
 
 N=6
+# Six JVMs start at once on a small machine: C1 only and the serial collector spare the CPU the Raft heartbeats need.
+JAVA_OPTS=${SPINEL_JAVA_OPTS:--XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xmx512m}
 PIDS=()
 BG=()
 cleanup() {
@@ -72,7 +76,7 @@ for i in $(seq 1 $N); do
   if [ "$SERVER" = redis ]; then
     (cd "$dir" && exec ip netns exec "$NAME-n$i" redis-server "${common[@]}" --logfile "$dir/log") &
   else
-    (cd "$dir" && exec ip netns exec "$NAME-n$i" "$root/bin/spinel-server" "${common[@]}" --grpc-port 0 > "$dir/log" 2>&1) &
+    (cd "$dir" && SPINEL_JAVA_OPTS=$JAVA_OPTS exec ip netns exec "$NAME-n$i" "$root/bin/spinel-server" "${common[@]}" --grpc-port 0 > "$dir/log" 2>&1) &
   fi
   PIDS+=("$!")
 done
@@ -86,16 +90,17 @@ done
 nodes=()
 for i in $(seq 1 $N); do nodes+=("$NET.$i:$PORT"); done
 echo "== create (3 primaries, 3 replicas)"
-redis-cli --cluster create "${nodes[@]}" --cluster-replicas 1 --cluster-yes > "$OUT/create.log" 2>&1 \
+timeout 300 redis-cli --cluster create "${nodes[@]}" --cluster-replicas 1 --cluster-yes > "$OUT/create.log" 2>&1 \
   || { cat "$OUT/create.log"; echo "create failed" >&2; exit 1; }
 for _ in $(seq 1 300); do
   out=$(redis-cli --cluster check "$NET.1:$PORT" 2>&1 | sed 's/\x1b\[[0-9;]*m//g' || true)
-  if grep -q '\[OK\] All 16384 slots covered' <<< "$out" && ! grep -q -e '\[ERR\]' -e '\[WARNING\]' <<< "$out"; then
+  if grep -q '\[OK\] All 16384 slots covered' <<< "$out" && ! grep -q -e '\[ERR\]' -e '\[WARNING\]' <<< "$out" \
+      && [ "$(grep -c '^M: ' <<< "$out")" = 3 ] && [ "$(grep -c '^S: ' <<< "$out")" = 3 ]; then
     break
   fi
   sleep 0.2
 done
-grep -q '\[OK\] All 16384 slots covered' <<< "$out" || { echo "$out"; echo "--cluster check not clean" >&2; exit 1; }
+[ "$(grep -c '^S: ' <<< "$out")" = 3 ] || { echo "$out"; echo "--cluster check not clean" >&2; exit 1; }
 # The primary to isolate: the one serving slot 0. Wait until each primary's replica is in sync (WAIT acknowledges).
 victim=$(redis-cli -h "$NET.1" -p "$PORT" CLUSTER NODES | awk '$3 ~ /master/ && $9 ~ /^0-/ {sub(/:.*/, "", $2); print $2}')
 [ "$(redis-cli -h "$NET.1" -p "$PORT" CLUSTER KEYSLOT '{06S}:probe')" = 0 ] || { echo "probe key not in slot 0" >&2; exit 1; }
@@ -106,7 +111,7 @@ for _ in $(seq 1 300); do
   ok=0
   for i in $(seq 1 $N); do
     [ "$(redis-cli -h "$NET.$i" -p "$PORT" ROLE | head -1)" = master ] || continue
-    [ "$(redis-cli -h "$NET.$i" -p "$PORT" WAIT 1 100)" -ge 1 ] && ok=$((ok + 1))
+    [[ "$(redis-cli -h "$NET.$i" -p "$PORT" WAIT 1 100)" =~ ^[1-9] ]] && ok=$((ok + 1))
   done
   [ "$ok" = 3 ] && break
   sleep 0.2
@@ -277,7 +282,7 @@ BG=()
 redis-cli -h "$witness" -p "$PORT" CLUSTER NODES > "$OUT/nodes-after.txt"
 
 echo "== checks"
-python3 - "$OUT" "$cut" "$promoted" "$healed" "$new" "$PORT" "$TIMEOUT" "$FENCE_SLACK_MS" "$role" "$NET" "$N" <<'PY'
+SERVER=$SERVER python3 - "$OUT" "$cut" "$promoted" "$healed" "$new" "$PORT" "$TIMEOUT" "$FENCE_SLACK_MS" "$role" "$NET" "$N" <<'PY'
 import os, sys
 sys.path.insert(0, sys.argv[1])
 from resp import Conn, Error, slot
@@ -310,7 +315,7 @@ last = int(accepted[-1][0]) - cut if accepted else None
 print('   isolated primary: last write accepted %s after the cut; then refused %d times (%s)' % (
     '%d ms' % last if last is not None else 'none', len(refused), ', '.join(sorted(set(p[1] for p in refused)))))
 fence = timeout // 2
-if last is not None and last > fence + slack:
+if last is not None and last > fence + slack and os.environ.get('SERVER', 'spinel') == 'spinel':
     failed.append('the isolated primary accepted a write %d ms after the cut (fencing time %d ms + %d)' % (last, fence, slack))
 if last is not None and cut + last >= promoted:
     failed.append('split brain: the isolated primary accepted a write after its replica was promoted')
