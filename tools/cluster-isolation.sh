@@ -56,6 +56,8 @@ trap cleanup EXIT
 trap "exit 130" INT TERM
 
 echo "== network: $N namespaces on bridge $NAME-br ($NET.0/24)"
+# A previous run's veths go away with its namespaces, asynchronously.
+for _ in $(seq 1 100); do ip link show "$NAME-v1" >/dev/null 2>&1 || break; sleep 0.1; done
 ip link add "$NAME-br" type bridge
 ip addr add "$NET.254/24" dev "$NAME-br"
 ip link set "$NAME-br" up
@@ -246,7 +248,13 @@ python3 "$OUT/writer.py" "$NET" "$PORT" "$N" "$OUT/writes.log" "$OUT/stop" > "$O
 BG+=("$!")
 ip netns exec "$NAME-n$vi" python3 "$OUT/probe.py" 127.0.0.1 "$PORT" "$OUT/probe.log" "$OUT/stop" > "$OUT/probe.err" 2>&1 &
 BG+=("$!")
-sleep 3
+# Cut only once the victim takes the probe's writes and the writer has some WAIT-acknowledged writes.
+for _ in $(seq 1 600); do
+  if [ "$(tail -1 "$OUT/probe.log" 2>/dev/null | awk '{print $2}')" = OK ] \
+      && [ "$(awk '$4 == "OK" && $5 ~ /^[1-9]/' "$OUT/writes.log" 2>/dev/null | wc -l)" -ge 500 ]; then break; fi
+  sleep 0.1
+done
+sleep 1
 victim_id=$(redis-cli -h "$victim" -p "$PORT" CLUSTER MYID)
 cut=$(python3 -c 'import time; print(int(time.time()*1000))')
 ip link set "$NAME-v$vi" down
@@ -275,18 +283,29 @@ for _ in $(seq 1 300); do
   sleep 0.1
 done
 echo "   old primary's role: $role ($(( $(python3 -c 'import time; print(int(time.time()*1000))') - healed )) ms after the link came back)"
-sleep 3
+# The old primary's cluster state: settled on ok (ok for 5 s in a row) within 60 s; each change is printed (it
+# has been seen to turn ok, fail again ~1 s later and ok again some seconds after: see docs/cluster.md).
+state=""; last=""; since=0
+for _ in $(seq 1 600); do
+  state=$(redis-cli -h "$victim" -p "$PORT" CLUSTER INFO 2>/dev/null | tr -d '\r' | grep cluster_state || true)
+  t=$(( $(python3 -c 'import time; print(int(time.time()*1000))') - healed ))
+  [ "$state" = "$last" ] || { echo "   old primary's $state ($t ms after the link came back)"; since=$t; }
+  last=$state
+  [ "$state" = cluster_state:ok ] && [ $((t - since)) -ge 5000 ] && break
+  sleep 0.1
+done
+[ "$state" = cluster_state:ok ] && [ $((t - since)) -ge 5000 ] || state="$state (not settled on ok within 60 s)"
 touch "$OUT/stop"
 for p in "${BG[@]}"; do wait "$p" || true; done
 BG=()
 redis-cli -h "$witness" -p "$PORT" CLUSTER NODES > "$OUT/nodes-after.txt"
 
 echo "== checks"
-SERVER=$SERVER python3 - "$OUT" "$cut" "$promoted" "$healed" "$new" "$PORT" "$TIMEOUT" "$FENCE_SLACK_MS" "$role" "$NET" "$N" <<'PY'
+SERVER=$SERVER python3 - "$OUT" "$cut" "$promoted" "$healed" "$new" "$PORT" "$TIMEOUT" "$FENCE_SLACK_MS" "$role" "$NET" "$N" "$state" "$witness" <<'PY'
 import os, sys
 sys.path.insert(0, sys.argv[1])
 from resp import Conn, Error, slot
-out, cut, promoted, healed, new, port, timeout, slack, role, net, n = sys.argv[1:12]
+out, cut, promoted, healed, new, port, timeout, slack, role, net, n, state, witness = sys.argv[1:14]
 cut, promoted, healed, port, timeout, slack = int(cut), int(promoted), int(healed), int(port), int(timeout), int(slack)
 failed = []
 writes = [l.split() for l in open(os.path.join(out, 'writes.log'))]
@@ -323,10 +342,11 @@ if not refused: failed.append('the isolated primary never refused a write')
 after = [p for p in probe if int(p[0]) > healed + 2000]
 print('   isolated primary after the link came back: %s' % (after[-1][1] if after else 'no probe'))
 if role != 'slave': failed.append('the old primary is not a replica after the link came back (%s)' % role)
+if state != 'cluster_state:ok': failed.append('the old primary did not settle on cluster_state:ok (%s)' % state)
 # read every acknowledged write back, through the redirections
 conns = {}
 def get(key):
-    addr = (net + '.1', port)
+    addr = (witness, port)
     for _ in range(5):
         c = conns.get(addr) or conns.setdefault(addr, Conn(addr, 5))
         r = c.call('GET', key)

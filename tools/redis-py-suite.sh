@@ -4,7 +4,7 @@
 # Needs python3 with pytest, pip, redis-server. Usage: tools/redis-py-suite.sh   (REDIS_PY=5.0.8 by default)
 # CLUSTER=1: the cluster tests (`-m onlycluster`, tests/test_cluster.py among them) against 3 Spinel primaries and
 # against 3 redis-server primaries (ports 21100-21102 and 21110-21112, bus ports +10000), each made one cluster by
-# `redis-cli --cluster create`.
+# `redis-cli --cluster create`. CLUSTER=1 REPLICAS=1: 3 primaries + 3 replicas each (ports 21100-21105, 21110-21115).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 version=${REDIS_PY:-5.0.8}
@@ -22,29 +22,30 @@ mark=()
 if [ "${CLUSTER:-0}" = 1 ]; then
   spinel_port=21100
   redis_port=21110
+  count=$((3 * (1 + ${REPLICAS:-0})))
   for base in $spinel_port $redis_port; do
     nodes=()
-    for port in $base $((base + 1)) $((base + 2)); do
+    for port in $(seq $base $((base + count - 1))); do
       mkdir -p "$work/$port"
       if [ $base = $spinel_port ]; then
         (cd "$work/$port" && exec "$root/bin/spinel-server" --port $port --grpc-port 0 --save "" --cluster-enabled yes \
-          --enable-debug-command yes --dir "$work/$port" > "$work/$port/log" 2>&1) &
+          --enable-debug-command yes --repl-diskless-sync-delay 0 --dir "$work/$port" > "$work/$port/log" 2>&1) &
       else
         (cd "$work/$port" && exec redis-server --port $port --save "" --cluster-enabled yes --enable-debug-command yes \
-          --dir "$work/$port" > "$work/$port/log" 2>&1) &
+          --repl-diskless-sync-delay 0 --dir "$work/$port" > "$work/$port/log" 2>&1) &
       fi
       pids+=($!)
       nodes+=("127.0.0.1:$port")
     done
-    for port in $base $((base + 1)) $((base + 2)); do await_ping $port; done
-    redis-cli --cluster create "${nodes[@]}" --cluster-yes > "$work/create-$base.log" 2>&1 \
+    for port in $(seq $base $((base + count - 1))); do await_ping $port; done
+    redis-cli --cluster create "${nodes[@]}" --cluster-replicas "${REPLICAS:-0}" --cluster-yes > "$work/create-$base.log" 2>&1 \
       || { cat "$work/create-$base.log"; exit 1; }
     for _ in $(seq 1 300); do
       [ "$(redis-cli -p $base CLUSTER INFO | tr -d '\r' | grep cluster_state)" = cluster_state:ok ] && break
       sleep 0.1
     done
   done
-  mark=(-m onlycluster --redis-cluster-nodes 3)
+  mark=(-m onlycluster --redis-cluster-nodes $count)
 else
   "$root/bin/spinel-server" --port $spinel_port --grpc-port 0 --save "" --enable-debug-command yes > "$work/spinel.log" 2>&1 &
   pids+=($!)
