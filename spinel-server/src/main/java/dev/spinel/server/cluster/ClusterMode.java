@@ -21,6 +21,8 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.Comparator;
 import java.util.HexFormat;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -82,6 +84,8 @@ public final class ClusterMode implements AutoCloseable {
 
     /** The extra MEET argument of a lone node asking the node it met to bring it in. */
     public static final String JOIN = Meeting.JOIN;
+    /** Join requests (host:port) queued on the meeting thread and not started yet. */
+    private final Set<String> queuedJoins = ConcurrentHashMap.newKeySet();
     /** The extra MEET argument of another node's link that carries its PUBLISHes ({@link PublishBus}). */
     public static final String BUS_LINK = PublishBus.LINK;
     private final PublishBus publishBus;
@@ -444,7 +448,14 @@ public final class ClusterMode implements AutoCloseable {
      * in the background (Redis's handshake is asynchronous too); failures are logged.
      */
     public void meet(String host, int port, int bus, boolean joinRequest) {
+        String joiner = host + ":" + port;
+        if (joinRequest && !queuedJoins.add(joiner)) {
+            return; // a lone node asking again while its request still waits: one is enough
+        }
         meetings.execute(() -> {
+            if (joinRequest) {
+                queuedJoins.remove(joiner);
+            }
             try {
                 Meeting.meet(topology, topology.current().node(myId()).port(), host, port, bus, joinRequest);
             } catch (IOException | TopologyException | RuntimeException e) {

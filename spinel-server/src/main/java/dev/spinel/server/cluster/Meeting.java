@@ -18,6 +18,15 @@ import java.util.List;
  */
 final class Meeting {
     private static final int TIMEOUT_MS = 5000;
+    /** How long a lone node waits to be brought in, asking again every {@link #ASK_AGAIN_MS}. */
+    private static final int JOIN_WAIT_MS = 180_000;
+    /**
+     * The other node's join may fail (a Raft commit timing out on a loaded machine, after which its AddNode may
+     * still be applied): as Redis's handshake is retried until it succeeds, the request is repeated (joining is
+     * idempotent on the other side, which keeps one request per node queued). Joins are done one at a time, so
+     * on a loaded machine the last of six nodes redis-cli meets at once waited more than a minute.
+     */
+    static final int ASK_AGAIN_MS = 5000;
 
     private Meeting() {
     }
@@ -54,10 +63,10 @@ final class Meeting {
             if (other == null) {
                 throw new IOException("no myself line in the CLUSTER NODES of " + host + ":" + port);
             }
-            if (knowsMe) {
-                return; // already in one cluster
-            }
             boolean alone = topology.current().nodes().size() == 1;
+            if (knowsMe && !alone) {
+                return; // already in one cluster (a lone node it knows was not brought in: ask again, below)
+            }
             if (joinRequest || (!alone && otherNodes == 1)) {
                 if (otherNodes != 1) {
                     throw new IOException(host + ":" + port + " is already in a cluster of " + otherNodes + " nodes");
@@ -80,17 +89,22 @@ final class Meeting {
             ClusterNode me = topology.current().node(topology.myId());
             topology.joining(true);
             try {
-                String reply = peer.call("CLUSTER", "MEET", localAddress, Integer.toString(myPort),
-                        Integer.toString(me.busPort()), JOIN);
-                if (!reply.startsWith("+")) {
-                    throw new IOException("asking " + host + ":" + port + " to bring this node in: " + reply);
-                }
                 // Wait to be brought in, so that this node is in one group before it meets another.
                 String otherId = other[0];
-                long deadline = System.currentTimeMillis() + 4 * TIMEOUT_MS;
+                long deadline = System.currentTimeMillis() + JOIN_WAIT_MS;
+                long askAt = 0;
                 while (topology.current().node(otherId) == null) {
-                    if (System.currentTimeMillis() > deadline) {
+                    long now = System.currentTimeMillis();
+                    if (now > deadline) {
                         throw new IOException(host + ":" + port + " did not bring this node in");
+                    }
+                    if (now >= askAt) {
+                        String reply = peer.call("CLUSTER", "MEET", localAddress, Integer.toString(myPort),
+                                Integer.toString(me.busPort()), JOIN);
+                        if (!reply.startsWith("+")) {
+                            throw new IOException("asking " + host + ":" + port + " to bring this node in: " + reply);
+                        }
+                        askAt = now + ASK_AGAIN_MS;
                     }
                     try {
                         Thread.sleep(20);
