@@ -453,9 +453,7 @@ public final class ClusterMode implements AutoCloseable {
             return; // a lone node asking again while its request still waits: one is enough
         }
         meetings.execute(() -> {
-            if (joinRequest) {
-                queuedJoins.remove(joiner);
-            }
+            queuedJoins.remove(joiner); // started: a later ask may queue again (a plain MEET never queued it)
             try {
                 Meeting.meet(topology, topology.current().node(myId()).port(), host, port, bus, joinRequest);
             } catch (IOException | TopologyException | RuntimeException e) {
