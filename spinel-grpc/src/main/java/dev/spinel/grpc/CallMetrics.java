@@ -35,6 +35,26 @@ final class CallMetrics implements ServerInterceptor {
                 .labelNames("method", "code").register(registry);
     }
 
+    /**
+     * Counts a call of {@code method} served outside grpc-java's call machinery (the fast unary path,
+     * {@link FastUnaryCalls}) in {@code row}, that method's own row (from {@link #newRow}): the same series as a
+     * call through {@link #interceptCall}.
+     */
+    void count(CounterDataPoint[] row, String method, Status.Code code) {
+        int c = code.ordinal();
+        CounterDataPoint point = row[c];
+        if (point == null) {
+            point = calls.labelValues(method, code.name());
+            row[c] = point;
+        }
+        point.inc();
+    }
+
+    /** An empty row for {@link #count}. */
+    static CounterDataPoint[] newRow() {
+        return new CounterDataPoint[CODES.length];
+    }
+
     @Override
     public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
         MethodDescriptor<Q, R> method = call.getMethodDescriptor();
