@@ -31,8 +31,10 @@ final class CallMetrics implements ServerInterceptor {
     private final ConcurrentHashMap<MethodDescriptor<?, ?>, CounterDataPoint[]> rows = new ConcurrentHashMap<>();
 
     CallMetrics(PrometheusRegistry registry) {
+        // No exemplars: Spinel has no tracing to link them to, and sampling one cost each call a clock read and a
+        // scheduler check (~3 % of the event loop's samples in a profile of unary Gets).
         this.calls = Counter.builder().name("spinel_grpc_calls").help("gRPC calls handled, by method and status code")
-                .labelNames("method", "code").register(registry);
+                .labelNames("method", "code").withoutExemplars().register(registry);
     }
 
     /**
