@@ -33,15 +33,18 @@ public final class GrpcFrontEnd implements SpinelExtension {
         private final int port;
         /** Closed after the server: the loop of a service fed by {@link GrpcOnFirstConnection}; else null. */
         private final EventLoopGroup acceptLoop;
+        /** The fast unary path's calls (tests count what it served); null when it is off. */
+        final FastUnaryCalls fast;
 
         Running(Server server, HealthStatusManager health, SpinelServer spinel, KvStore store, int port,
-                EventLoopGroup acceptLoop) {
+                EventLoopGroup acceptLoop, FastUnaryCalls fast) {
             this.server = server;
             this.health = health;
             this.spinel = spinel;
             this.store = store;
             this.port = port;
             this.acceptLoop = acceptLoop;
+            this.fast = fast;
         }
 
         public int port() {

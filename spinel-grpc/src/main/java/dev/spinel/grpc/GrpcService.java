@@ -39,15 +39,26 @@ final class GrpcService {
     record Fed(ServerChannel acceptor, GrpcFrontEnd.Running running) {
     }
 
+    /**
+     * Whether unary KV calls take the fast path ({@link FastUnaryListener}): on unless the JVM runs with
+     * {@code -Dspinel.grpc.fast-unary=false} (for comparing both paths in one build).
+     */
+    static final boolean FAST_UNARY = !"false".equals(System.getProperty("spinel.grpc.fast-unary"));
+
     /** Starts the service listening on {@code address} (port 0 there: an ephemeral port). */
     static GrpcFrontEnd.Running start(SpinelServer spinel, InetSocketAddress address) throws IOException {
-        Parts p = new Parts(spinel);
+        return start(spinel, address, FAST_UNARY);
+    }
+
+    /** {@link #start(SpinelServer, InetSocketAddress)} with the fast unary path on or off (tests compare both). */
+    static GrpcFrontEnd.Running start(SpinelServer spinel, InetSocketAddress address, boolean fastUnary) throws IOException {
+        Parts p = new Parts(spinel, fastUnary);
         Server server = p.configure(NettyServerBuilder.forAddress(address)
                 .bossEventLoopGroup(spinel.eventLoops())
                 .channelType(spinel.transport().serverChannel())).build().start();
         spinel.engine().hooks().keyObserver(new ChangeFeed(p.store));
         Log.notice("gRPC service (spinel.kv.v1.KV) listening on " + address.getHostString() + ":" + server.getPort());
-        return new GrpcFrontEnd.Running(server, p.health, spinel, p.store, server.getPort(), null);
+        return new GrpcFrontEnd.Running(server, p.health, spinel, p.store, server.getPort(), null, p.fast);
     }
 
     /**
@@ -57,7 +68,7 @@ final class GrpcService {
      * a connection gRPC had accepted. Its accept "loop" is one thread that only ever runs those hand-overs.
      */
     static Fed startFed(SpinelServer spinel, int port) throws IOException {
-        Parts p = new Parts(spinel);
+        Parts p = new Parts(spinel, FAST_UNARY);
         DefaultEventLoopGroup acceptLoop = new DefaultEventLoopGroup(1, new DefaultThreadFactory("spinel-grpc-accept", true));
         LocalServerChannel[] made = new LocalServerChannel[1];
         Server server;
@@ -70,7 +81,7 @@ final class GrpcService {
             throw e;
         }
         spinel.engine().hooks().keyObserver(new ChangeFeed(p.store));
-        return new Fed(made[0], new GrpcFrontEnd.Running(server, p.health, spinel, p.store, port, acceptLoop));
+        return new Fed(made[0], new GrpcFrontEnd.Running(server, p.health, spinel, p.store, port, acceptLoop, p.fast));
     }
 
     /** What both ways share: the store, health, and the builder's services and settings. */
@@ -78,9 +89,13 @@ final class GrpcService {
         final SpinelServer spinel;
         final KvStore store;
         final HealthStatusManager health = new HealthStatusManager();
+        final boolean fastUnary;
+        /** The fast unary path's calls, once configured with it; else null. */
+        FastUnaryCalls fast;
 
-        Parts(SpinelServer spinel) {
+        Parts(SpinelServer spinel, boolean fastUnary) {
             this.spinel = spinel;
+            this.fastUnary = fastUnary;
             this.store = new KvStore(spinel.engine(), new KeyVersions(), new WatchHub());
             store.client().onAclChange(store.hub()::aclChanged); // open Watch streams lose what the ACL no longer allows
             health.setStatus("spinel.kv.v1.KV", HealthCheckResponse.ServingStatus.SERVING);
@@ -88,9 +103,14 @@ final class GrpcService {
 
         NettyServerBuilder configure(NettyServerBuilder b) {
             ServerConfig config = spinel.config();
+            int maxMessage = (int) config.grpcMaxMessageSize.value();
+            if (fastUnary) { // plaintext, as without it (the service has no TLS), with the fast path on each connection
+                fast = new FastUnaryCalls(store, callMetrics(spinel), maxMessage);
+                b.protocolNegotiator(new FastUnaryNegotiator(fast));
+            }
             return b.workerEventLoopGroup(spinel.eventLoops())
                     .directExecutor()
-                    .maxInboundMessageSize((int) config.grpcMaxMessageSize.value())
+                    .maxInboundMessageSize(maxMessage)
                     .addService(ServerInterceptors.intercept(MalformedRequests.guard(new KvService(store, spinel.eventLoops()).bindService()),
                             new AuthInterceptor(store.client())))
                     .addService(health.getHealthService())

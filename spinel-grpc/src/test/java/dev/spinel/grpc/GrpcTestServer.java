@@ -22,12 +22,17 @@ final class GrpcTestServer implements AutoCloseable {
     final ManagedChannel channel;
 
     GrpcTestServer(String... config) throws Exception {
+        this(GrpcService.FAST_UNARY, config);
+    }
+
+    /** A server whose unary KV calls take the fast path ({@link FastUnaryListener}) or only grpc-java's. */
+    GrpcTestServer(boolean fastUnary, String... config) throws Exception {
         ServerConfig c = ServerConfig.defaults().with("port", "0").with("grpc-port", "0");
         for (int i = 0; i + 1 < config.length; i += 2) {
             c = c.with(config[i], config[i + 1]);
         }
         spinel = SpinelServer.start(c);
-        grpc = GrpcFrontEnd.start(spinel, new InetSocketAddress("127.0.0.1", 0));
+        grpc = GrpcService.start(spinel, new InetSocketAddress("127.0.0.1", 0), fastUnary);
         channel = NettyChannelBuilder.forAddress("127.0.0.1", grpc.port()).usePlaintext()
                 .maxInboundMessageSize(64 << 20).build();
     }
