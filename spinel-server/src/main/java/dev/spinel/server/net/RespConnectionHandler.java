@@ -319,6 +319,13 @@ final class RespConnectionHandler extends ReadBatch implements ClientConnection 
         if (!ctx.channel().isActive()) {
             return;
         }
+        if (ctx.executor().isShuttingDown()) {
+            // The server stopped without this loop (busy past its bounded wait) and aborted the script at the end of
+            // its stop: the caller gets no answer, neither the abort's error nor its pipelined requests, as Redis's
+            // exit from SHUTDOWN NOSAVE leaves it.
+            ctx.close();
+            return;
+        }
         runHeld(null); // drains the deliveries that waited, then runs what the client pipelined
     }
 

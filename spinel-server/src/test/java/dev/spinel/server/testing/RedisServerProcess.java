@@ -26,11 +26,22 @@ public final class RedisServerProcess implements AutoCloseable {
         this.dir = dir;
     }
 
+    /**
+     * On a free port. The port is free when {@link #freePort} returns, not necessarily when redis-server binds it
+     * (another process, e.g. the other surefire fork, may take it meanwhile): redis-server then exits saying so, and
+     * the start is tried again on another port.
+     */
     public static RedisServerProcess start(String... extraArgs) {
-        try {
-            return startOn(freePort(), extraArgs);
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return startOn(freePort(), extraArgs);
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            } catch (IllegalStateException e) {
+                if (attempt == 3 || e.getMessage() == null || !e.getMessage().contains("Address already in use")) {
+                    throw e;
+                }
+            }
         }
     }
 
