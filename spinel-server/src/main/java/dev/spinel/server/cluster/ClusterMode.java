@@ -103,7 +103,7 @@ public final class ClusterMode implements AutoCloseable {
         this.replication = replication;
         this.nodesFile = nodesFile;
         this.loaded = loaded;
-        this.failovers = new Failovers(() -> topology, replication, meetings);
+        this.failovers = new Failovers(() -> topology, replication, config, meetings);
         this.peerWatch = new PeerWatch(() -> topology.current(), this::busCredentials);
         this.publishBus = new PublishBus(() -> topology.current(), () -> topology.myId(), this::busCredentials);
         this.handovers = new Handovers(() -> topology,
