@@ -192,6 +192,13 @@ class ClusterModeDiffTest {
             st.call("CONFIG", "GET", "cluster-announce-hostname");
             st.call("CONFIG", "SET", "cluster-announce-hostname", "?.com");
             st.call("CONFIG", "SET", "cluster-announce-hostname", "x".repeat(256));
+            // scripts and functions flagged no-cluster (00-base of the legacy suite)
+            st.call("EVAL", "#!lua flags=no-cluster\nreturn 1", "0");
+            st.call("EVAL", "#!lua flags=no-writes\nreturn 1", "0");
+            st.call("FUNCTION", "LOAD", "REPLACE", "#!lua name=nc\nredis.register_function{function_name='nc1', "
+                    + "callback=function() return 'hello' end, flags={'no-cluster'}}");
+            st.call("FCALL", "nc1", "0");
+            st.call("FUNCTION", "DELETE", "nc");
             st.call("DEBUG", "DROP-CLUSTER-PACKET-FILTER", "-1");
             st.call("DEBUG", "DROP-CLUSTER-PACKET-FILTER", "x");
             st.call("SET", "foo", "1");
