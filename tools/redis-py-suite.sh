@@ -5,6 +5,7 @@
 # CLUSTER=1: the cluster tests (`-m onlycluster`, tests/test_cluster.py among them) against 3 Spinel primaries and
 # against 3 redis-server primaries (ports 21100-21102 and 21110-21112, bus ports +10000), each made one cluster by
 # `redis-cli --cluster create`. CLUSTER=1 REPLICAS=1: 3 primaries + 3 replicas each (ports 21100-21105, 21110-21115).
+# CLUSTER_PORT: the first of those ports (default 21100; Spinel's nodes from it, redis-server's from it + 10).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 version=${REDIS_PY:-5.0.8}
@@ -20,8 +21,8 @@ await_ping() {
 }
 mark=()
 if [ "${CLUSTER:-0}" = 1 ]; then
-  spinel_port=21100
-  redis_port=21110
+  spinel_port=${CLUSTER_PORT:-21100}
+  redis_port=$((spinel_port + 10))
   count=$((3 * (1 + ${REPLICAS:-0})))
   for base in $spinel_port $redis_port; do
     nodes=()

@@ -97,6 +97,10 @@ public final class RaftTopology implements ClusterTopology {
         // and a follower learns an entry is committed only from the next one: a SETSLOT on a follower waited for
         // both. Topology changes come one at a time (a reshard's SETSLOTs), there is nothing to batch.
         RaftServerConfigKeys.Log.Appender.setWaitTimeMin(props, TimeDuration.ZERO);
+        // catchUp's query is a read index (Raft 6.4): the leader confirms it still leads before answering. By default a
+        // leader answers from its own state at once, and an old leader just resumed (SIGSTOP, a pause) still believes it
+        // leads: its fenced node would have served again on the stale topology (its failover not applied yet).
+        RaftServerConfigKeys.Read.setOption(props, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
         boolean fresh = !Files.isDirectory(storage) || isEmpty(storage);
         RaftServer.Builder b = RaftServer.newBuilder().setServerId(me.getId()).setProperties(props)
                 .setStateMachineRegistry(gid -> machines.computeIfAbsent(gid,
@@ -431,7 +435,8 @@ public final class RaftTopology implements ClusterTopology {
         RaftClientReply reply;
         // A client of its own: the shared one belongs to the synchronized methods (they may replace and close it).
         try (RaftClient c = newClient(server.getDivision(group))) {
-            reply = c.io().sendReadOnly(Message.valueOf("applied"));
+            // to this node itself: it asks the leader for the read index and answers once it has applied up to it
+            reply = c.io().sendReadOnly(Message.valueOf("applied"), me.getId());
         } catch (IOException | RuntimeException e) {
             throw new TopologyException("ERR the cluster leader could not be asked: " + e);
         }

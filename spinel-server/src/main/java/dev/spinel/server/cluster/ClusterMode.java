@@ -74,7 +74,7 @@ public final class ClusterMode implements AutoCloseable {
     static final long MIN_NODE_TIMEOUT_MS = 1000;
     private final Failovers failovers;
     /** When (System.nanoTime() ms) this node last knew itself in contact with the Raft majority. */
-    private long lastContactMs = System.nanoTime() / 1_000_000;
+    private final ContactClock contact = new ContactClock(System.nanoTime() / 1_000_000);
     /** Cut off from the majority for more than half the node timeout: serves nothing (cluster_state:fail). */
     private volatile boolean cutOff;
     /** A {@link #rejoin} is under way (set and cleared on the cron thread and the meeting thread). */
@@ -103,7 +103,7 @@ public final class ClusterMode implements AutoCloseable {
         this.replication = replication;
         this.nodesFile = nodesFile;
         this.loaded = loaded;
-        this.failovers = new Failovers(() -> topology, replication, meetings);
+        this.failovers = new Failovers(() -> topology, replication, config, meetings);
         this.peerWatch = new PeerWatch(() -> topology.current(), this::busCredentials);
         this.publishBus = new PublishBus(() -> topology.current(), () -> topology.myId(), this::busCredentials);
         this.handovers = new Handovers(() -> topology,
@@ -198,14 +198,10 @@ public final class ClusterMode implements AutoCloseable {
             // timeout (the Tcl units use 1 and 500 ms) would fence and flag nodes that are up.
             long timeout = Math.max(MIN_NODE_TIMEOUT_MS, config.clusterNodeTimeout.value());
             long now = System.nanoTime() / 1_000_000;
-            long age = t.majorityContactAgeMs();
-            if (age != Long.MAX_VALUE) {
-                lastContactMs = Math.max(lastContactMs, now - age);
-            }
-            boolean off = now - lastContactMs > timeout / 2;
+            boolean off = contact.cutOff(now, t.majorityContactAgeMs(), timeout);
             if (off && !cutOff) {
                 cutOff = true;
-                Log.warning("Cluster state changed: fail (no contact with the majority for " + (now - lastContactMs) + " ms)");
+                Log.warning("Cluster state changed: fail (no contact with the majority for " + contact.sinceContact(now) + " ms)");
                 reroute();
             } else if (!off && cutOff && !resyncing) {
                 resyncing = true;
@@ -333,6 +329,11 @@ public final class ClusterMode implements AutoCloseable {
 
     SlotRouting routing() {
         return routing;
+    }
+
+    /** Keys are served only until then (System.nanoTime in ms; {@link ContactClock}). */
+    long leaseUntilMs() {
+        return contact.leaseUntilMs();
     }
 
     /** The topology itself (tests hold a node's apply back through a listener of their own). */

@@ -5,6 +5,7 @@ import dev.spinel.cluster.ClusterTopology;
 import dev.spinel.cluster.Topology;
 import dev.spinel.cluster.TopologyChange;
 import dev.spinel.cluster.TopologyException;
+import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.log.Log;
 import dev.spinel.server.replication.Replication;
 
@@ -20,7 +21,8 @@ import java.util.function.Supplier;
  * <ul>
  *   <li>automatic: the Raft leader sees which members stopped answering it; a primary serving slots that
  *   has been silent longer than {@code cluster-node-timeout} is replaced by its live replica with the
- *   highest replication offset (asked over the replicas' client ports), committed as one
+ *   highest replication offset (asked over the replicas' client ports) whose data is not too old
+ *   ({@link ReplicaValidity}, Redis's {@code cluster-replica-validity-factor}), committed as one
  *   {@link TopologyChange.Failover} (a new config epoch). The commit needs a majority, so a leader cut
  *   off from the others cannot promote anyone;</li>
  *   <li>CLUSTER FAILOVER on a replica: by default as Redis's manual failover (the primary's writes paused,
@@ -40,12 +42,16 @@ final class Failovers {
 
     private final Supplier<ClusterTopology> topology;
     private final Replication replication;
+    private final ServerConfig config;
     private final ExecutorService worker;
     private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
+    /** When each reason a failover cannot happen was last logged: the leader retries every tick, Redis relogs every 10 s. */
+    private final Map<String, Long> logged = new ConcurrentHashMap<>();
 
-    Failovers(Supplier<ClusterTopology> topology, Replication replication, ExecutorService worker) {
+    Failovers(Supplier<ClusterTopology> topology, Replication replication, ServerConfig config, ExecutorService worker) {
         this.topology = topology;
         this.replication = replication;
+        this.config = config;
         this.worker = worker;
     }
 
@@ -130,6 +136,13 @@ final class Failovers {
         for (ClusterNode r : ct.current().replicasOf(failed.id())) {
             long offset;
             if (r.id().equals(ct.myId())) {
+                StringBuilder info = new StringBuilder();
+                replication.appendInfo(info);
+                if (ReplicaValidity.tooOld(ReplicaValidity.dataAgeMs(info.toString()), config.clusterNodeTimeout.value(),
+                        config.clusterReplicaValidityFactor.value(), config.replPingReplicaPeriod.value())) {
+                    logRarely("Failover of " + failed.id() + ": this replica's data is too old (cluster-replica-validity-factor)");
+                    continue;
+                }
                 offset = replication.offset();
             } else {
                 Long quiet = silence.get(r.id());
@@ -149,7 +162,7 @@ final class Failovers {
             }
         }
         if (best == null) {
-            Log.warning("Failover of " + failed.id() + ": no replica can take over");
+            logRarely("Failover of " + failed.id() + ": no replica can take over");
             return;
         }
         try {
@@ -163,13 +176,30 @@ final class Failovers {
         }
     }
 
-    private static long offsetOf(ClusterNode n) throws IOException {
+    /** The replica's replication offset, or -1 when its data is too old to take over ({@link ReplicaValidity}). */
+    private long offsetOf(ClusterNode n) throws IOException {
         try (PeerCall c = new PeerCall(n.host(), n.port(), PROBE_TIMEOUT_MS)) {
-            String v = PeerCall.infoField(c.bulk("INFO", "replication"), "master_repl_offset");
+            String info = c.bulk("INFO", "replication");
+            String v = PeerCall.infoField(info, "master_repl_offset");
             if (v == null) {
                 throw new IOException("no master_repl_offset in its INFO");
             }
+            if (ReplicaValidity.tooOld(ReplicaValidity.dataAgeMs(info), Long.parseLong(c.config("cluster-node-timeout")),
+                    Long.parseLong(c.config("cluster-replica-validity-factor")),
+                    Long.parseLong(c.config("repl-ping-replica-period")))) {
+                logRarely("Replica " + n.id() + " cannot take over: its data is too old (cluster-replica-validity-factor)");
+                return -1;
+            }
             return Long.parseLong(v);
+        }
+    }
+
+    private void logRarely(String message) {
+        long now = System.currentTimeMillis();
+        Long last = logged.get(message);
+        if (last == null || now - last >= 10_000) {
+            logged.put(message, now);
+            Log.warning(message);
         }
     }
 

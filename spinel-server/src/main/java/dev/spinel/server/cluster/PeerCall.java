@@ -66,6 +66,33 @@ final class PeerCall implements AutoCloseable {
         return r;
     }
 
+    /** A configuration parameter's value (CONFIG GET of one exact name); an error or no such parameter: IOException. */
+    String config(String name) throws IOException {
+        String head = call("CONFIG", "GET", name);
+        if (!head.equals("*2") && !head.equals("%1")) {
+            throw new IOException("CONFIG GET " + name + " answered " + head);
+        }
+        String key = bulkAfter(readLine());
+        String value = bulkAfter(readLine());
+        if (!key.equalsIgnoreCase(name)) {
+            throw new IOException("CONFIG GET " + name + " answered " + key);
+        }
+        return value;
+    }
+
+    /** The contents of the bulk string whose header line is {@code head}. */
+    private String bulkAfter(String head) throws IOException {
+        if (!head.startsWith("$")) {
+            throw new IOException("expected a bulk string, got " + head);
+        }
+        int len = Integer.parseInt(head.substring(1));
+        byte[] b = in.readNBytes(len + 2);
+        if (b.length < len + 2) {
+            throw new IOException("connection closed");
+        }
+        return new String(b, 0, len, StandardCharsets.UTF_8);
+    }
+
     /** The value of {@code field} in an INFO text, or null. */
     static String infoField(String info, String field) {
         for (String line : info.split("\r\n")) {

@@ -85,7 +85,8 @@ final class SlotRouter implements Engine.SlotRouter {
             // would let it run here, so it is settled without the general walk's key array. (Scripts go through
             // route: they need the slot recorded.)
             SlotRouting r = mode.routing();
-            if (r != null && r.servedHere[KeySlot.of(args.buffer(), args.offset(single), args.length(single))]) {
+            if (r != null && r.servedHere[KeySlot.of(args.buffer(), args.offset(single), args.length(single))]
+                    && System.nanoTime() / 1_000_000 <= mode.leaseUntilMs()) { // a clock read, not the session's last
                 return null;
             }
         }
@@ -194,7 +195,7 @@ final class SlotRouter implements Engine.SlotRouter {
             return null;
         }
         boolean write = cmd.has(CommandFlag.WRITE) || (isExec && anyWrites(tx));
-        if (!r.ok) {
+        if (!r.ok || System.nanoTime() / 1_000_000 > mode.leaseUntilMs()) { // the lease: contact known recent enough
             if (shard) {
                 if (!config.clusterAllowPubsubshardWhenDown.value()) {
                     return DOWN;

@@ -217,6 +217,12 @@ public final class ServerConfig {
     public final Params.Text clusterAnnounceIp = add(new Params.Text("cluster-announce-ip", true, "", null, null));
     /** A primary left without slots by a reshard becomes a replica of the node that took them (Redis's default yes). */
     public final Params.Bool clusterAllowReplicaMigration = add(new Params.Bool("cluster-allow-replica-migration", true, true, null));
+    /** How old a replica's data may be for it to replace its primary automatically (cluster/ReplicaValidity; 0: no limit). */
+    public final Params.Int clusterReplicaValidityFactor = add(new Params.Int("cluster-replica-validity-factor", true, 10, 0,
+            Integer.MAX_VALUE, null, "cluster-slave-validity-factor"));
+    /** Redis 7.0's announced hostname: Spinel announces none, so only Redis's default, empty, is accepted. */
+    public final Params.Text clusterAnnounceHostname = add(new Params.Text("cluster-announce-hostname", true, "",
+            ServerConfig::announcedHostname, null));
     /** The client port this node gives others (0: the port it listens on), as Redis's. */
     public final Params.Int clusterAnnouncePort = add(new Params.Int("cluster-announce-port", true, 0, 0, 65535, null));
     /** Redis's announced TLS port, used only with tls-cluster, which Spinel has not: kept for CONFIG, not shown. */
@@ -439,6 +445,25 @@ public final class ServerConfig {
     /** The {@code user} directives of the configuration, in order (each: name, then rules). */
     public List<List<String>> userDirectives() {
         return userDirectives;
+    }
+
+    /**
+     * Redis's checks of an announced hostname (isValidAnnouncedHostname), then Spinel's own: CLUSTER SLOTS, SHARDS
+     * and MOVED would have to carry the name, which the topology does not hold, so a name is refused, not ignored.
+     */
+    private static void announcedHostname(String v) throws ConfigException {
+        if (v.length() >= 256) {
+            throw new ConfigException("Hostnames must be less than 256 characters");
+        }
+        for (int i = 0; i < v.length(); i++) {
+            char c = v.charAt(i);
+            if (!(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.')) {
+                throw new ConfigException("Hostnames may only contain alphanumeric characters, hyphens or dots");
+            }
+        }
+        if (!v.isEmpty()) {
+            throw new ConfigException("Spinel does not announce hostnames: cluster-announce-hostname must be empty");
+        }
     }
 
     private static void baseName(String v, String error) throws ConfigException {

@@ -30,7 +30,7 @@ public final class ScriptCache {
      * with {@code allow-cross-slot-keys}).
      */
     public record Script(String sha, byte[] body, Prototype proto, boolean shebang, boolean readOnly, boolean allowOom,
-                         boolean allowCrossSlot) {
+                         boolean allowCrossSlot, boolean noCluster) {
     }
 
     private final ConcurrentHashMap<String, Script> scripts = new ConcurrentHashMap<>();
@@ -114,7 +114,8 @@ public final class ScriptCache {
                     case "no-writes" -> flags |= FunctionLibraries.NO_WRITES;
                     case "allow-oom" -> flags |= FunctionLibraries.ALLOW_OOM;
                     case "allow-cross-slot-keys" -> flags |= FunctionLibraries.ALLOW_CROSS_SLOT_KEYS;
-                    case "allow-stale", "no-cluster", "" -> { }
+                    case "no-cluster" -> flags |= FunctionLibraries.NO_CLUSTER;
+                    case "allow-stale", "" -> { }
                     default -> throw new RedisError("ERR Unexpected flag in script shebang: " + f);
                 }
             }
@@ -127,6 +128,7 @@ public final class ScriptCache {
         boolean readOnly = false;
         boolean allowOom = false;
         boolean allowCrossSlot = true;
+        boolean noCluster = false;
         byte[] source = body;
         if (body.length >= 2 && body[0] == '#' && body[1] == '!') {
             int eol = 0;
@@ -137,6 +139,7 @@ public final class ScriptCache {
             readOnly = (flags & FunctionLibraries.NO_WRITES) != 0;
             allowOom = (flags & FunctionLibraries.ALLOW_OOM) != 0;
             allowCrossSlot = (flags & FunctionLibraries.ALLOW_CROSS_SLOT_KEYS) != 0;
+            noCluster = (flags & FunctionLibraries.NO_CLUSTER) != 0;
             shebang = true;
             source = Arrays.copyOf(body, body.length);
             Arrays.fill(source, 0, eol, (byte) ' '); // compiled without the shebang, line numbers kept
@@ -144,7 +147,7 @@ public final class ScriptCache {
         try {
             Prototype p = LuaC.instance.compile(new ByteArrayInputStream(source), "@user_script");
             noTailCalls(p);
-            return new Script(sha, body, p, shebang, readOnly, allowOom, allowCrossSlot);
+            return new Script(sha, body, p, shebang, readOnly, allowOom, allowCrossSlot, noCluster);
         } catch (LuaError e) {
             throw new RedisError("ERR Error compiling script (new function): " + LuaErrors.luaText(e.getMessage())
                     .replace("unexpected symbol 286 (\u011e)", "unexpected symbol near '<eof>'"));

@@ -123,6 +123,9 @@ public final class Scripting implements BusyScript, ScriptFlags {
             if (f == null) {
                 throw new RedisError("ERR Function not found");
             }
+            if ((f.flags() & FunctionLibraries.NO_CLUSTER) != 0 && caller.engine().config().clusterEnabled.value()) {
+                throw new RedisError("ERR Can not run script on cluster, 'no-cluster' flag is set.");
+            }
             if ((f.flags() & FunctionLibraries.NO_WRITES) == 0) {
                 // Redis 7.0's scriptPrepareForRun for a function that may write.
                 if (readOnly) {

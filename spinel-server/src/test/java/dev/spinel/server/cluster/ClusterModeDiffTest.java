@@ -36,11 +36,12 @@ class ClusterModeDiffTest {
 
     @BeforeAll
     static void start() throws Exception {
-        redis = RedisServerProcess.startOn(REDIS_PORT, "--cluster-enabled", "yes", "--cluster-port", Integer.toString(REDIS_BUS));
+        redis = RedisServerProcess.startOn(REDIS_PORT, "--cluster-enabled", "yes", "--cluster-port", Integer.toString(REDIS_BUS),
+                "--enable-debug-command", "yes");
         dir = Files.createTempDirectory("spinel-cluster");
         spinel = SpinelServer.start(ServerConfig.defaults().with("port", Integer.toString(SPINEL_PORT))
                 .with("cluster-enabled", "yes").with("cluster-port", Integer.toString(SPINEL_BUS))
-                .with("dir", dir.toString()));
+                .with("enable-debug-command", "yes").with("dir", dir.toString()));
         // Redis keeps its first cluster state (fail, cluster_size 1) for 2 s after start; Spinel does not
         // (docs/cluster.md): compare after that, once Redis has computed its state (a slotless node: size 0).
         try (RawClient c = new RawClient(REDIS_PORT)) {
@@ -181,6 +182,25 @@ class ClusterModeDiffTest {
             st.call("CONFIG", "SET", "cluster-announce-bus-port", "0");
             st.call("CONFIG", "SET", "cluster-announce-tls-port", "0");
             st.call("CLUSTER", "NODES");
+            // what the init of Redis's legacy cluster suite sets on every node (tests/cluster/tests/includes/init-tests.tcl)
+            st.call("CONFIG", "SET", "cluster-slave-validity-factor", "10");
+            st.call("CONFIG", "SET", "cluster-replica-validity-factor", "-1");
+            st.call("CONFIG", "SET", "cluster-replica-validity-factor", "2");
+            st.call("CONFIG", "GET", "cluster-slave-validity-factor");
+            st.call("CONFIG", "SET", "cluster-replica-validity-factor", "10");
+            st.call("CONFIG", "SET", "cluster-announce-hostname", "");
+            st.call("CONFIG", "GET", "cluster-announce-hostname");
+            st.call("CONFIG", "SET", "cluster-announce-hostname", "?.com");
+            st.call("CONFIG", "SET", "cluster-announce-hostname", "x".repeat(256));
+            // scripts and functions flagged no-cluster (00-base of the legacy suite)
+            st.call("EVAL", "#!lua flags=no-cluster\nreturn 1", "0");
+            st.call("EVAL", "#!lua flags=no-writes\nreturn 1", "0");
+            st.call("FUNCTION", "LOAD", "REPLACE", "#!lua name=nc\nredis.register_function{function_name='nc1', "
+                    + "callback=function() return 'hello' end, flags={'no-cluster'}}");
+            st.call("FCALL", "nc1", "0");
+            st.call("FUNCTION", "DELETE", "nc");
+            st.call("DEBUG", "DROP-CLUSTER-PACKET-FILTER", "-1");
+            st.call("DEBUG", "DROP-CLUSTER-PACKET-FILTER", "x");
             st.call("SET", "foo", "1");
             st.call("GET", "foo");
             st.call("MSET", "{t}a", "1", "{t}b", "2");

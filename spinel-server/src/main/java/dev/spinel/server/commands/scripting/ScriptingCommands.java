@@ -66,6 +66,9 @@ public final class ScriptingCommands {
         if (script == null) {
             throw NOSCRIPT;
         }
+        if (script.noCluster() && s.engine().config().clusterEnabled.value()) { // scriptPrepareForRun's first check
+            throw new RedisError(NO_CLUSTER);
+        }
         if (script.shebang() && !script.readOnly()) {
             // A script that declares flags and may write (Redis 7.0's scriptPrepareForRun).
             if (readOnly) {
@@ -80,6 +83,9 @@ public final class ScriptingCommands {
         byte[][] argv = copies(a, 3 + k, a.count() - 3 - k);
         scripting.run(s, script, keys, argv, readOnly);
     }
+
+    /** Redis 7.0's refusal of a script or function flagged no-cluster on a cluster node. */
+    public static final String NO_CLUSTER = "ERR Can not run script on cluster, 'no-cluster' flag is set.";
 
     // SCRIPT LOAD script
     private static void load(Scripting scripting, Session s, Args a) {

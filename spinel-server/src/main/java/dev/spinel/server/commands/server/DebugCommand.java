@@ -6,6 +6,7 @@ import java.util.Arrays;
 
 import dev.spinel.protocol.Args;
 import dev.spinel.server.commands.common.Help;
+import dev.spinel.server.commands.common.NumberArgs;
 import dev.spinel.server.config.ConfigException;
 import dev.spinel.server.config.Params;
 import dev.spinel.server.durability.Persistence;
@@ -187,6 +188,13 @@ final class DebugCommand {
             s.out().ok();
         } else if (a.count() == 3 && a.is(1, "SET-SKIP-CHECKSUM-VALIDATION")) {
             s.engine().config().skipChecksumValidation = switchValue(a); // tests feed hand-made RESTORE payloads
+            s.out().ok();
+        } else if (a.count() == 3 && a.is(1, "DROP-CLUSTER-PACKET-FILTER")) {
+            // Redis drops received cluster bus packets of this type (-1, or any negative type: none). Spinel has no bus
+            // packets (the topology travels over Raft): "drop none" is what it does; a type to drop is refused.
+            if (NumberArgs.parseLong(a, 2) >= 0) {
+                throw new RedisError("ERR DROP-CLUSTER-PACKET-FILTER: Spinel's cluster has no bus packets to drop");
+            }
             s.out().ok();
         } else if (a.count() == 3 && a.is(1, "PAUSE-CRON")) {
             s.engine().debug().cronPaused(switchValue(a));
