@@ -39,6 +39,14 @@
 # Spinel's Batch stream; ops/s, p50/p99 and ops per server CPU-second (GRPC_* settings: see that script;
 # in QUICK mode 1 round of 3 s after a 5 s warm-up: a smoke run, the JIT is still compiling Spinel's gRPC path).
 # E.g. PARTS=grpc bench/compare.sh
+# "perkey" (not in the default set; PERKEY_ROUNDS rounds, default 1, servers alternating first): issue #15's key
+# cases, each on a fresh server started with --save '' (no save point during the loads): memtier_benchmark
+# --ratio=1:0 --key-pattern=P:P -n allkeys -d 32 with MEM_KEYS (1000000) keys, the same with a TTL on each key
+# (--expiry-range=36000-36000), and with BIG_KEYS (10000000) keys, RSS 2 s and SETTLE_SECONDS + 2 s after each
+# load; then a BGSAVE of the BIG_KEYS keys sampled by bench/bgsave_rss.py (peak RSS and PSS of the server and its
+# forked child). Reports the per-key slope (RSS(BIG_KEYS) - RSS(MEM_KEYS)) / (BIG_KEYS - MEM_KEYS) for both
+# servers, and for Spinel writes `jcmd GC.heap_info` and the class histogram's top after the save to OUT.
+# E.g. PARTS=perkey PORT_BASE=25000 PORT_SPAN=1000 bench/compare.sh
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -81,6 +89,8 @@ IDLE_CONNS=${IDLE_CONNS:-10000}
 MEM_ROUNDS=${MEM_ROUNDS:-$ROUNDS}
 MEM_CONNS=${MEM_CONNS:-9000}
 MEM_KEYS=${MEM_KEYS:-1000000}
+BIG_KEYS=${BIG_KEYS:-10000000}
+PERKEY_ROUNDS=${PERKEY_ROUNDS:-1}
 EMPTY_WAIT=${EMPTY_WAIT:-10}
 if has_part memory && [ "$(ulimit -n)" -le $((MEM_CONNS + 200)) ]; then
   ulimit -n $((MEM_CONNS + 1000)) 2>/dev/null || {
@@ -117,12 +127,12 @@ start_server() {
     SERVER_PORT=$(free_port)
     if [ "$1" = redis ]; then
       redis-server --port "$SERVER_PORT" --bind 127.0.0.1 --save "" --appendonly no --daemonize no --maxclients 10100 \
-        --logfile "$OUT/redis-$SERVER_PORT.log" &
+        --logfile "$OUT/redis-$SERVER_PORT.log" ${SERVER_DIR:+--dir "$SERVER_DIR"} &
     else
       # the gRPC service (on by default) on a free port too, so that a server already on its default port 50051
       # does not stop this one from starting
       "$root/bin/spinel-server" --port "$SERVER_PORT" --bind 127.0.0.1 --maxclients 10100 --grpc-port "$(free_port)" \
-        ${SPINEL_ARGS:-} > "$OUT/spinel-$SERVER_PORT.log" 2>&1 &
+        ${SERVER_DIR:+--dir "$SERVER_DIR" --save ""} ${SPINEL_ARGS:-} > "$OUT/spinel-$SERVER_PORT.log" 2>&1 &
     fi
     SERVER_PID=$!
     PIDS+=("$SERVER_PID")
@@ -292,6 +302,47 @@ memory_keys() {
   stop_server "$pid"
 }
 
+# perkey_load SERVER ROUND CASE KEYS [MEMTIER ARGS...]: a fresh server loaded by memtier; leaves it running
+# (PERKEY_PID, PERKEY_PORT) and appends "server case round rss0 rss1 rss2" to $OUT/perkey.tsv
+perkey_load() {
+  local server=$1 round=$2 case=$3 keys=$4 rss0 rss1 rss2 n; shift 4
+  SERVER_DIR="$OUT/dir-$server-$case-$round"; mkdir -p "$SERVER_DIR"
+  start_server "$server"
+  SERVER_DIR=""
+  PERKEY_PID=$SERVER_PID; PERKEY_PORT=$SERVER_PORT
+  sleep 1
+  rss0=$(rss_kb "$PERKEY_PID")
+  "$MEMTIER" -s 127.0.0.1 -p "$PERKEY_PORT" --ratio=1:0 --key-pattern=P:P --key-maximum="$keys" -n allkeys -d 32 \
+    --hide-histogram "$@" > "$OUT/memtier-$case-$server-$round.log" 2>&1
+  n=$(redis-cli -p "$PERKEY_PORT" DBSIZE)
+  [ "$n" -ge "$keys" ] || { echo "compare.sh: memtier loaded $n keys into $server, not $keys" >&2; exit 1; }
+  sleep 2
+  rss1=$(rss_kb "$PERKEY_PID")
+  sleep "$SETTLE_SECONDS"
+  rss2=$(rss_kb "$PERKEY_PID")
+  printf '%s\t%s\t%s\t%d\t%d\t%d\n' "$server" "$case" "$round" "$rss0" "$rss1" "$rss2" >> "$OUT/perkey.tsv"
+}
+
+# perkey_round SERVER ROUND: the three loads, and BGSAVE's peak after the largest
+perkey_round() {
+  local server=$1 round=$2 line
+  perkey_load "$server" "$round" keys "$MEM_KEYS"; stop_server "$PERKEY_PID"
+  perkey_load "$server" "$round" ttl "$MEM_KEYS" --expiry-range=36000-36000; stop_server "$PERKEY_PID"
+  perkey_load "$server" "$round" big "$BIG_KEYS"
+  line=$(python3 "$root/bench/bgsave_rss.py" "$PERKEY_PID" "$PERKEY_PORT")
+  echo "$server round $round, $BIG_KEYS keys: $line" >> "$OUT/perkey-bgsave.txt"
+  # "before: rss A MB pss B MB; during BGSAVE (...): peak main rss C MB, peak rss main+child D MB, peak pss main+child E MB"
+  echo "$line" | awk -v s="$server" -v r="$round" '{ for (i = 1; i <= NF; i++) if ($i ~ /^MB/) v[++k] = $(i - 1);
+    printf "%s\tbgsave\t%s\t%d\t%d\t%d\n", s, r, v[1] * 1024, v[4] * 1024, v[5] * 1024 }' >> "$OUT/perkey.tsv"
+  if [ "$server" = spinel ]; then
+    local jcmd; jcmd="$("$root/bin/find-java")/bin/jcmd"
+    { "$jcmd" "$PERKEY_PID" GC.heap_info; "$jcmd" "$PERKEY_PID" GC.class_histogram | head -12; sleep 4
+      echo "RSS 4 s after the histogram's full collection: $(rss_kb "$PERKEY_PID") kB"; } \
+      > "$OUT/perkey-heap-$round.txt" 2>&1 || true
+  fi
+  stop_server "$PERKEY_PID"
+}
+
 echo "Results in $OUT (ROUNDS=$ROUNDS, N_PIPE=$N_PIPE, N_PLAIN=$N_PLAIN, N_CONN=$N_CONN, KEYS=$KEYS)" >&2
 
 # The gRPC part first: it starts its own Spinel and etcd, and the RESP servers below are not running yet.
@@ -363,6 +414,15 @@ for round in $(seq 1 "$MEM_ROUNDS"); do
     echo "round $round: memory (empty, $MEM_CONNS idle connections, $MEM_KEYS keys) $s" >&2
     memory_empty_idle $s "$round"
     memory_keys $s "$round"
+  done
+done
+
+for round in $(seq 1 "$PERKEY_ROUNDS"); do
+  has_part perkey || break
+  if [ $((round % 2)) = 1 ]; then order="redis spinel"; else order="spinel redis"; fi
+  for s in $order; do
+    echo "round $round: per-key memory ($MEM_KEYS keys, with a TTL, $BIG_KEYS keys and BGSAVE) $s" >&2
+    perkey_round $s "$round"
   done
 done
 
@@ -490,6 +550,31 @@ if [ -s "$OUT/mem.tsv" ]; then
       row("the same " settle + 2 " s after (bytes)", median(g2["redis"]), median(g2["spinel"]), 1, "%.0f")
     }' "$OUT/mem.tsv"
 fi
+if [ -s "$OUT/perkey.tsv" ]; then
+  echo
+  echo "per-key memory (fresh servers, memtier -d 32, 14-byte keys; medians of $PERKEY_ROUNDS rounds; MB = 2^20 bytes)"
+  echo
+  echo "| what | Redis | Spinel | ratio |"
+  echo "|---|---:|---:|---:|"
+  awk -F'\t' -v keys="$MEM_KEYS" -v big="$BIG_KEYS" -v settle="$SETTLE_SECONDS" "$AWK_MEDIAN"'
+    { a[$1, $2, 1] = a[$1, $2, 1] " " $5; a[$1, $2, 2] = a[$1, $2, 2] " " $6; a[$1, $2, 0] = a[$1, $2, 0] " " $4 }
+    function row(label, c, i, scale, fmt,   r, s) { r = median(a["redis", c, i]); s = median(a["spinel", c, i]);
+      printf "| %s | " fmt " | " fmt " | %.2f |\n", label, r / scale, s / scale, (r > 0 ? s / r : 0) }
+    function slope(s, i) { return (median(a[s, "big", i]) - median(a[s, "keys", i])) * 1024 / (big - keys) }
+    END {
+      row("RSS after " keys " keys, 2 s after (MB)", "keys", 1, 1024, "%.1f");
+      row("the same " settle + 2 " s after (MB)", "keys", 2, 1024, "%.1f");
+      row("RSS after " keys " keys with a TTL each, 2 s after (MB)", "ttl", 1, 1024, "%.1f");
+      row("the same " settle + 2 " s after (MB)", "ttl", 2, 1024, "%.1f");
+      row("RSS after " big " keys, 2 s after (MB)", "big", 1, 1024, "%.1f");
+      row("the same " settle + 2 " s after (MB)", "big", 2, 1024, "%.1f");
+      r = slope("redis", 2); s = slope("spinel", 2);
+      printf "| bytes per key, (RSS(%d) - RSS(%d)) / %d, settled | %.1f | %.1f | %.2f |\n", big, keys, big - keys, r, s, (r > 0 ? s / r : 0);
+      row("BGSAVE of " big " keys: RSS before (MB)", "bgsave", 0, 1024, "%.1f");
+      row("peak RSS during it, server + forked child (MB)", "bgsave", 1, 1024, "%.1f");
+      row("peak PSS during it, server + forked child (MB)", "bgsave", 2, 1024, "%.1f")
+    }' "$OUT/perkey.tsv"
+fi
 if [ -s "$OUT/memory.tsv" ]; then
 echo
 echo "| memory ($KEYS keys, 14-byte keys, 32-byte values) | Redis | Spinel | ratio |"
@@ -521,4 +606,4 @@ cat "$OUT/grpc-report.md"
 echo
 echo "Spinel JVM options: ${SPINEL_JAVA_OPTS:-the default of bin/spinel-server}"
 echo "Spinel arguments: ${SPINEL_ARGS:-(none)}; $(grep -h -o 'transport=[a-z_]*' "$OUT"/spinel-*.log 2>/dev/null | sort -u | tr '\n' ' ')"
-echo "Raw results: $OUT/memtier.tsv, $RESULTS, $OUT/load.tsv, $OUT/mem.tsv and $OUT/memory.tsv"
+echo "Raw results: $OUT/memtier.tsv, $RESULTS, $OUT/load.tsv, $OUT/mem.tsv, $OUT/memory.tsv and $OUT/perkey.tsv"

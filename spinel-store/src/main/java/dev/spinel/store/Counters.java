@@ -2,7 +2,7 @@ package dev.spinel.store;
 
 /**
  * INCR and DECR's counters read and written without an intermediate array: the stored string is parsed where it is
- * (in the entry's own fields for a short key, {@link InlineStringEntry}), and the new value's digits are packed
+ * (in the entry's own fields for a key of up to 27 bytes, {@link InlineStringEntry}), and the new value's digits are packed
  * straight into the new entry's words, so a counter update allocates that entry and nothing else (it took a copy of
  * the old digits and an array of the new ones as well).
  *
@@ -63,17 +63,17 @@ public final class Counters {
      * {@link Segment#replaceValue} does; returns the entry now holding the key.
      */
     public static Entry replace(Segment seg, Entry e, long v) {
-        if (e instanceof InlineKeyEntry k && k.keyLength() <= InlineKeyEntry.BASE_LENGTH) {
-            return seg.swapString(e, entry(k.k0, k.k1, k.k2, v, e.expireAt()));
+        if (e instanceof InlineKeyEntry k) {
+            return seg.swapString(e, entry(k.k0, k.k1, k.k2, k.k3(), v, e.expireAt()));
         }
         return seg.replaceValue(e, digits(v));
     }
 
     /** Inserts the absent key {@code buf[off, off + len)} with the decimal digits of {@code v}, no time to live. */
     public static Entry insert(Segment seg, byte[] buf, int off, int len, int hash, long v) {
-        if (len <= InlineKeyEntry.BASE_LENGTH) {
+        if (len <= InlineKeyEntry.MAX_LENGTH) {
             return seg.addNew(entry(InlineKeyEntry.pack0(buf, off, len), InlineKeyEntry.pack1(buf, off, len),
-                    InlineKeyEntry.pack2(buf, off, len), v, -1), hash, -1);
+                    InlineKeyEntry.pack2(buf, off, len), InlineKeyEntry.pack3(buf, off, len), v, -1), hash, -1);
         }
         return seg.insert(buf, off, len, hash, digits(v), -1);
     }
@@ -101,7 +101,7 @@ public final class Counters {
     }
 
     /** An entry holding the digits of {@code v} in its words: byte {@code i} of the string is byte {@code i % 8} of word {@code i / 8}. */
-    private static InlineStringEntry entry(long k0, long k1, int k2, long v, long expireAt) {
+    private static InlineStringEntry entry(long k0, long k1, int k2, long k3, long v, long expireAt) {
         int len = length(v);
         long w0 = 0;
         long w1 = 0;
@@ -121,6 +121,9 @@ public final class Counters {
                 case 1 -> w1 |= shifted;
                 default -> w2 |= shifted;
             }
+        }
+        if (((k2 & InlineKeyEntry.KEY_BITS) >>> 24) > InlineKeyEntry.BASE_LENGTH) { // a wide key's last word first
+            return InlineStringEntry.of(k0, k1, k2, len, k3, w0, w1, w2, 0, 0, expireAt);
         }
         return InlineStringEntry.of(k0, k1, k2, len, w0, w1, w2, 0, 0, 0, expireAt);
     }

@@ -11,7 +11,7 @@ import java.nio.ByteOrder;
  * object headers the key part is 40 bytes (header 8, next 8, access stamp 4, key int 4, key longs 16), no padding.
  * Two families extend it: {@link Ref} refers to its value (48 bytes; keys of up to {@value #MAX_LENGTH}
  * bytes add bytes 19-26 in one more long, {@link WideKeyEntry}, 56 bytes), {@link InlineStringEntry} holds a short
- * string in its own fields and has no value reference. A lookup packs the probe key the same way once
+ * string in its own fields (and a wide key's bytes 19-26 in its first word) and has no value reference. A lookup packs the probe key the same way once
  * ({@link #pack0} .. {@link #pack3}) and compares three or four words per entry of the chain, length included,
  * without touching another object.
  *
@@ -75,53 +75,62 @@ abstract sealed class InlineKeyEntry extends Entry permits InlineKeyEntry.Ref, I
         return word(b, off, len, BASE_LENGTH);
     }
 
-    /** An entry for a key of at most {@link #MAX_LENGTH} bytes (a {@link WideKeyEntry} past {@link #BASE_LENGTH}). */
+    /** An entry for a key of at most {@link #MAX_LENGTH} bytes. */
     static InlineKeyEntry of(byte[] b, int off, int len, Object value, long expireAt) {
-        long k0 = pack0(b, off, len);
-        long k1 = pack1(b, off, len);
-        int k2 = pack2(b, off, len);
-        if (len > BASE_LENGTH) {
-            long k3 = pack3(b, off, len);
-            return expireAt >= 0 ? new WideKeyEntry.Volatile(k0, k1, k2, k3, value, expireAt)
-                    : new WideKeyEntry(k0, k1, k2, k3, value);
-        }
-        return of(k0, k1, k2, value, expireAt);
+        return of(pack0(b, off, len), pack1(b, off, len), pack2(b, off, len), pack3(b, off, len), value, expireAt);
     }
 
     /**
-     * An entry for a key of at most {@link #BASE_LENGTH} bytes, packed: an {@link InlineStringEntry} when the
-     * value is a string short enough to be held in the entry too, else an {@link Ref}.
+     * An entry for a packed key ({@code k3} is read only for a wide key): an {@link InlineStringEntry} when the
+     * value is a string short enough to be held in the entry too, else a {@link WideKeyEntry} for a wide key and a
+     * {@link Ref} for a shorter one.
      */
-    static InlineKeyEntry of(long k0, long k1, int k2, Object value, long expireAt) {
-        if (value instanceof byte[] v && InlineStringEntry.fits(v.length)) {
-            return InlineStringEntry.of(k0, k1, k2, v, 0, v.length, expireAt);
+    static InlineKeyEntry of(long k0, long k1, int k2, long k3, Object value, long expireAt) {
+        int len = (k2 & KEY_BITS) >>> 24;
+        if (value instanceof byte[] v && InlineStringEntry.fits(len, v.length)) {
+            return InlineStringEntry.of(k0, k1, k2, k3, v, 0, v.length, expireAt);
+        }
+        if (len > BASE_LENGTH) {
+            return expireAt >= 0 ? new WideKeyEntry.Volatile(k0, k1, k2, k3, value, expireAt)
+                    : new WideKeyEntry(k0, k1, k2, k3, value);
         }
         return Ref.of(k0, k1, k2, value, expireAt);
     }
 
-    /** True when this entry's kind would hold {@code value} in its own fields (a short key and a short string). */
+    /** True when this entry's kind would hold {@code value} in its own fields (a short enough string). */
     final boolean holdsInline(Object value) {
-        return keyLength() <= BASE_LENGTH && value instanceof byte[] v && InlineStringEntry.fits(v.length);
+        return value instanceof byte[] v && InlineStringEntry.fits(keyLength(), v.length);
     }
 
     /**
-     * A new entry for this key (of at most {@link #BASE_LENGTH} bytes) with {@code value} and this entry's
-     * expiry and access stamp: how a value changes for an entry whose layout depends on it.
+     * A new entry for this key with {@code value} and this entry's expiry and access stamp: how a value changes
+     * for an entry whose layout depends on it.
      */
     final InlineKeyEntry withValue(Object value) {
-        InlineKeyEntry n = of(k0, k1, k2 & KEY_BITS, value, expireAt());
+        InlineKeyEntry n = of(k0, k1, k2 & KEY_BITS, k3(), value, expireAt());
         n.access = access;
         return n;
     }
 
+    /**
+     * The key's bytes 19-26 (zero for a key of at most {@link #BASE_LENGTH} bytes): a {@link WideKeyEntry}'s
+     * {@code k3}, or an {@link InlineStringEntry}'s first word. Class tests, not a virtual call, as {@link #ref()}.
+     */
+    final long k3() {
+        if (((k2 & KEY_BITS) >>> 24) <= BASE_LENGTH) {
+            return 0;
+        }
+        return this instanceof InlineStringEntry ? ((InlineStringEntry.S1) this).v0 : ((WideKeyEntry) this).k3;
+    }
+
     /** Equal first three words mean equal lengths, so a probe longer than {@link #BASE_LENGTH} meets only wide entries. */
     final boolean keyIs(long p0, long p1, int p2, long p3) {
-        return k0 == p0 && k1 == p1 && (k2 & KEY_BITS) == p2 && ((p2 >>> 24) <= BASE_LENGTH || ((WideKeyEntry) this).k3 == p3);
+        return k0 == p0 && k1 == p1 && (k2 & KEY_BITS) == p2 && ((p2 >>> 24) <= BASE_LENGTH || k3() == p3);
     }
 
     private int byteAt(int i) {
         if (i >= BASE_LENGTH) {
-            return (int) (((WideKeyEntry) this).k3 >>> ((i - BASE_LENGTH) << 3)) & 0xff;
+            return (int) (k3() >>> ((i - BASE_LENGTH) << 3)) & 0xff;
         }
         long w = i < 8 ? k0 : i < 16 ? k1 : k2;
         return (int) (w >>> ((i & 7) << 3)) & 0xff;
@@ -163,7 +172,7 @@ abstract sealed class InlineKeyEntry extends Entry permits InlineKeyEntry.Ref, I
                 h = KeyHash.step(h, k1);
                 i = 16;
                 if (len >= 24) { // bytes 16-18 from the int, 19-23 from the wide entry's last long
-                    h = KeyHash.step(h, (k2 & 0xFFFFFFL) | (((WideKeyEntry) this).k3 << 24));
+                    h = KeyHash.step(h, (k2 & 0xFFFFFFL) | (k3() << 24));
                     i = 24;
                 }
             }
@@ -177,8 +186,8 @@ abstract sealed class InlineKeyEntry extends Entry permits InlineKeyEntry.Ref, I
 
     /**
      * An {@link InlineKeyEntry} that refers to its value: a collection, a string too long (or too short: the empty
-     * string) to be held in an {@link InlineStringEntry}, a {@link GrowableString}, or any value of a
-     * {@link WideKeyEntry}'s key. 48 bytes with compact object headers (the key part and the reference), 56 with a
+     * string) to be held in an {@link InlineStringEntry}, or a {@link GrowableString}; for a wide key, a
+     * {@link WideKeyEntry}. 48 bytes with compact object headers (the key part and the reference), 56 with a
      * time to live ({@link Volatile}). The reference lives here and in {@link ArrayKeyEntry}, not in {@link Entry},
      * so that an entry holding its string in its own fields carries none.
      *

@@ -212,15 +212,14 @@ public class Segment extends CopyOnWriteTable {
 
     /**
      * {@link #insert(byte[], int, int, int, Object, long)} of the string {@code vbuf[voff, voff + vlen)} (SET's
-     * path): a short string of a short key is packed into the entry straight from the request, with no array of
-     * its own; any other is copied to one.
+     * path): a short string of a key of up to {@link InlineKeyEntry#MAX_LENGTH} bytes is packed into the entry
+     * straight from the request, with no array of its own; any other is copied to one.
      */
     public Entry insertString(byte[] buf, int off, int len, int hash, byte[] vbuf, int voff, int vlen, long expireAt) {
-        if (len > InlineKeyEntry.BASE_LENGTH || !InlineStringEntry.fits(vlen)) {
+        if (!InlineStringEntry.fits(len, vlen)) {
             return insert(buf, off, len, hash, Arrays.copyOfRange(vbuf, voff, voff + vlen), expireAt);
         }
-        return addNew(InlineStringEntry.of(InlineKeyEntry.pack0(buf, off, len), InlineKeyEntry.pack1(buf, off, len),
-                InlineKeyEntry.pack2(buf, off, len), vbuf, voff, vlen, expireAt), hash, expireAt);
+        return addNew(InlineStringEntry.of(buf, off, len, vbuf, voff, vlen, expireAt), hash, expireAt);
     }
 
     /** Links a new entry made outside this class (its key not present), as {@link #insert} does. */
@@ -280,8 +279,8 @@ public class Segment extends CopyOnWriteTable {
      * straight from the request when it is held inline, else copied to an array of its own.
      */
     public Entry replaceString(Entry e, byte[] vbuf, int voff, int vlen) {
-        if (e instanceof InlineKeyEntry k && k.keyLength() <= InlineKeyEntry.BASE_LENGTH && InlineStringEntry.fits(vlen)) {
-            return swapString(e, InlineStringEntry.of(k.k0, k.k1, k.k2, vbuf, voff, vlen, e.expireAt()));
+        if (e instanceof InlineKeyEntry k && InlineStringEntry.fits(k.keyLength(), vlen)) {
+            return swapString(e, InlineStringEntry.of(k.k0, k.k1, k.k2, k.k3(), vbuf, voff, vlen, e.expireAt()));
         }
         return replaceValue(e, Arrays.copyOfRange(vbuf, voff, voff + vlen));
     }

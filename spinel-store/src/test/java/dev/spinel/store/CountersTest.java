@@ -94,7 +94,7 @@ class CountersTest {
                     assertEquals(777, n.expireAt());
                     assertEquals(-31, n.access());
                     assertSame(n, s.find(k, 0, klen, h));
-                    assertEquals(klen <= InlineKeyEntry.BASE_LENGTH, n instanceof InlineStringEntry);
+                    assertEquals(klen <= InlineKeyEntry.MAX_LENGTH, n instanceof InlineStringEntry);
                     assertEquals(Segment.SLOT_OVERHEAD + n.footprint() + n.valueFootprint(), s.memory());
                     e = n;
                 }

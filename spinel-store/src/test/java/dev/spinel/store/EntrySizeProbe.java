@@ -32,6 +32,10 @@ final class EntrySizeProbe {
                 byte[] value = new byte[vlen];
                 probe("string key=14 value=" + vlen + " ttl=" + (at >= 0), i -> InlineKeyEntry.of(longKey, 0, 14, value, at), 0);
             }
+            for (int vlen = 8; vlen <= InlineStringEntry.MAX_WIDE_LENGTH; vlen += 8) {
+                byte[] value = new byte[vlen];
+                probe("string key=22 value=" + vlen + " ttl=" + (at >= 0), i -> InlineKeyEntry.of(longKey, 0, 22, value, at), 0);
+            }
         }
     }
 

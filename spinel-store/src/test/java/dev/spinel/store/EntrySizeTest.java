@@ -42,8 +42,12 @@ class EntrySizeTest {
             assertEquals(Long.parseLong(m.group(4)), Long.parseLong(m.group(3)), line);
             seen.add(m.group(1) + " " + m.group(3));
         }
-        assertEquals(4 + 2 + 2 * 6, seen.size(), out);
+        assertEquals(4 + 2 + 2 * 6 + 2 * 5, seen.size(), out);
         assertTrue(seen.contains("string key=14 value=32 ttl=false 72"), out);
+        // a wide key's string in the entry (round 9): 80 B where a WideKeyEntry and its value array took 56 + 48
+        assertTrue(seen.contains("string key=22 value=32 ttl=false 80"), out);
+        assertTrue(seen.contains("string key=22 value=32 ttl=true 88"), out);
+        assertTrue(seen.contains("string key=22 value=40 ttl=false 88"), out);
         assertTrue(seen.contains("string key=14 value=32 ttl=true 80"), out);
         assertTrue(seen.contains("ref key=14 ttl=false 48"), out);
     }

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -57,11 +58,14 @@ class InlineStringEntryTest {
                     }
                     long at = n == 3 ? 1234 : -1;
                     Entry e = InlineKeyEntry.of(key, 0, klen, value, at);
-                    boolean inline = klen <= InlineKeyEntry.BASE_LENGTH && vlen >= 1 && vlen <= InlineStringEntry.MAX_LENGTH;
+                    boolean wide = klen > InlineKeyEntry.BASE_LENGTH;
+                    boolean inline = vlen >= 1 && vlen <= (wide ? InlineStringEntry.MAX_WIDE_LENGTH : InlineStringEntry.MAX_LENGTH);
                     assertEquals(inline, e instanceof InlineStringEntry, klen + "/" + vlen);
+                    assertEquals(wide && !inline, e instanceof WideKeyEntry, klen + "/" + vlen);
                     if (inline) {
-                        assertEquals((vlen + 7) / 8, ((InlineStringEntry) e).words());
-                        assertEquals(InlineKeyEntry.SIZE + 8 * ((vlen + 7) / 8) + (at >= 0 ? 8 : 0), e.footprint());
+                        int words = (vlen + 7) / 8 + (wide ? 1 : 0); // a wide key's bytes 19-26 are word 0
+                        assertEquals(words, ((InlineStringEntry) e).words());
+                        assertEquals(InlineKeyEntry.SIZE + 8 * words + (at >= 0 ? 8 : 0), e.footprint());
                         assertEquals(0, e.valueFootprint());
                         assertSame(e, e.storedValue());
                         assertSame(ValueType.STRING, ValueType.of(e.storedValue()));
@@ -129,6 +133,51 @@ class InlineStringEntryTest {
             assertSame(list, c.value());
             assertEquals(Segment.SLOT_OVERHEAD + InlineKeyEntry.Ref.SIZE + 100, s.memory());
             s.removeEntry(c);
+            assertEquals(0, s.memory());
+        } finally {
+            s.unlock();
+        }
+    }
+
+    @Test
+    void aWideKeysStringIsHeldInItsEntryAfterTheKeysLastWord() {
+        Keyspace ks = new Keyspace(1);
+        Segment s = ks.db(0).segmentAt(0);
+        s.lock();
+        try {
+            byte[] k = "user:session:12345678".getBytes(); // 21 bytes: bytes 19-26 in the first word
+            int h = KeyHash.hash(k);
+            byte[] v1 = bytes(32);
+            Entry e = s.insertString(k, 0, k.length, h, v1, 0, v1.length, -1);
+            assertInstanceOf(InlineStringEntry.S5.class, e); // 40 + 8 (key) + 32: 80 B, was 56 + a 48-byte array
+            assertEquals(80, e.footprint());
+            assertValue(v1, e);
+            assertArrayEquals(k, e.key());
+            assertSame(e, s.find(k, 0, k.length, h));
+            Entry t = s.setExpire(e, 9000);
+            assertInstanceOf(InlineStringEntry.S5.Volatile.class, t);
+            assertArrayEquals(k, t.key());
+            assertValue(v1, t);
+            byte[] v2 = bytes(40); // the longest a wide key holds
+            Entry n = s.replaceString(t, v2, 0, v2.length);
+            assertInstanceOf(InlineStringEntry.S6.Volatile.class, n);
+            assertValue(v2, n);
+            assertValue(v1, t); // the old entry keeps its value for a snapshot
+            byte[] v3 = bytes(41); // one more byte: a reference
+            Entry r = s.replaceValue(n, v3);
+            assertEquals(WideKeyEntry.Volatile.class, r.getClass());
+            assertSame(v3, r.value());
+            Entry back = s.replaceValue(r, v1);
+            assertInstanceOf(InlineStringEntry.S5.Volatile.class, back);
+            assertValue(v1, back);
+            assertEquals(9000, back.expireAt());
+            assertSame(back, s.find(k, 0, k.length, h));
+            assertEquals(Segment.SLOT_OVERHEAD + 88, s.memory());
+            // a key differing only in its last byte is another key
+            byte[] k2 = k.clone();
+            k2[20]++;
+            assertNull(s.find(k2, 0, k2.length, KeyHash.hash(k2)));
+            s.removeEntry(back);
             assertEquals(0, s.memory());
         } finally {
             s.unlock();
