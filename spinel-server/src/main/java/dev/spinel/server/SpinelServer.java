@@ -145,7 +145,7 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
         if (cluster == null) {
             // Loading from before the first connection: a client that came between the bind and the load's start
             // found an empty keyspace and a PONG (CrashRecoveryTest read acknowledged writes as missing so)
-            engine.replicaRole().loading().begin(false);
+            engine.replicaRole().loading().beginStartup(); // ended by this start: after closing when it fails
             resp.hold(); // and accepted once the loader knows the sizes INFO shows (its first key), or has ended
             engine.replicaRole().loading().whenKnown(resp::release);
         }
@@ -158,11 +158,11 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
             this.tlsPort = Math.max(0, resp.bind(boundAddresses, requestedTlsPort, true));
             if (cluster == null) { // as Redis: listening first, clients get -LOADING while the files load (INFO loading:1)
                 persistence.loadAtStartup(engine, expiredAtLoad);
-                engine.replicaRole().loading().end(); // also when there was no file to load
+                engine.replicaRole().loading().endStartup(); // also when there was no file to load
             }
         } catch (RuntimeException | InterruptedException e) {
-            engine.replicaRole().loading().end();
-            resp.close();
+            resp.close(); // before the load ends: a failed load serves no client (Redis exits unserved)
+            engine.replicaRole().loading().endStartup();
             if (closing) {
                 throw new StartCancelled(); // SHUTDOWN during the load stopped it
             }

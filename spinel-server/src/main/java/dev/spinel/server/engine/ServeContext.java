@@ -79,9 +79,11 @@ public final class ServeContext {
      */
     public void propagate(byte[]... parts) {
         Session s = waiter.session;
-        // The popped key (and LMOVE's destination) changed: WATCH, tracking and observers hear of it here.
+        // The popped key (and the destination of LMOVE, or of RPOPLPUSH: a served BRPOPLPUSH) changed: WATCH,
+        // tracking and observers hear of it here.
         s.engine().keyEvents().modifiedBy(s, waiter.db.index(), parts[1]);
-        if (parts.length > 2 && "LMOVE".equalsIgnoreCase(new String(parts[0], StandardCharsets.US_ASCII))) {
+        String name = new String(parts[0], StandardCharsets.US_ASCII);
+        if (parts.length > 2 && ("LMOVE".equalsIgnoreCase(name) || "RPOPLPUSH".equalsIgnoreCase(name))) {
             s.engine().keyEvents().modifiedBy(s, waiter.db.index(), parts[2]);
         }
         Propagator p = s.engine().hooks().propagator();

@@ -28,6 +28,8 @@ public final class DatasetLoading {
     private volatile long loadedBytes;
     private volatile long rdbUsedMem;
     private volatile boolean abandoned;
+    /** Between {@link #beginStartup} and {@link #endStartup}. */
+    private volatile boolean startup;
     /** Run once by {@link #known}, then forgotten (see {@link #whenKnown}). */
     private volatile Runnable onKnown;
 
@@ -62,10 +64,29 @@ public final class DatasetLoading {
         rdbUsedMem = bytes;
     }
 
-    /** The load ended (loaded, or failed). */
+    /** The load ended (loaded, or failed); during the start-up's load the start itself ends it ({@link #endStartup}). */
     public void end() {
-        state = NONE;
+        if (!startup) {
+            state = NONE;
+        }
         known();
+    }
+
+    /**
+     * The start-up's load begins: the loaders' own {@link #end} (run when their file is read, or has failed) leaves
+     * the server loading until the start calls {@link #endStartup}, after a failure only once it has closed the
+     * port and the event loops. Redis exits right after logging why its load failed; a PING in between must not get
+     * a PONG from the empty keyspace (nor a write an OK) of a server about to exit.
+     */
+    public void beginStartup() {
+        startup = true;
+        begin(false);
+    }
+
+    /** The start-up's load is over (see {@link #beginStartup}). */
+    public void endStartup() {
+        startup = false;
+        end();
     }
 
     /**
