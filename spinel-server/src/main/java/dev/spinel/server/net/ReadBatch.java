@@ -44,8 +44,8 @@ abstract class ReadBatch extends ReplyFlusher {
     private RespParser parser;
     /** {@link #query}, {@link #args} and {@link #parser} are this connection's own, not the loop's. */
     private boolean ownInput;
-    /** The capacity of the receive buffer this connection's last read went into ({@link ClientFigures#queryBufferFree}). */
-    private int lastReadCapacity;
+    /** The receive-buffer size this connection would read into on its own ({@link ClientFigures#queryBufferFree}). */
+    private int receiveSize = OwnReceiveSize.INITIAL;
     /** The loop thread's command timing (null on a thread without one): one clock read per command of a batch. */
     private CommandChain chain;
     // Suspension (CLIENT PAUSE, blocking commands): input is buffered but not executed until resume.
@@ -77,7 +77,7 @@ abstract class ReadBatch extends ReplyFlusher {
                     parser = loop.parser;
                 }
                 int n = in.readableBytes();
-                lastReadCapacity = in.capacity() - in.readerIndex(); // the loop's buffer offers only its tail (LoopReceiveSizes)
+                receiveSize = OwnReceiveSize.next(receiveSize, n, in.capacity() - in.readerIndex()); // the loop's buffer offers only its tail (LoopReceiveSizes)
                 engine.stats().netInputBytes.add(n);
                 engine.stats().readsProcessed.add(1);
                 query.ensureWritable(n);
@@ -324,7 +324,7 @@ abstract class ReadBatch extends ReplyFlusher {
     }
 
     public long queryBufferFree() {
-        return ClientFigures.queryBufferFree(ownInput ? query : null, queryBufferLength(), lastReadCapacity, session);
+        return ClientFigures.queryBufferFree(ownInput ? query : null, queryBufferLength(), receiveSize, session);
     }
 
     private static Args copy(Args a) {

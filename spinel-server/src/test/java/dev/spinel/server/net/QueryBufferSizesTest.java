@@ -1,6 +1,7 @@
 package dev.spinel.server.net;
 
 import dev.spinel.server.SpinelServer;
+import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.testing.RawClient;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -18,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * 16 KiB and under 32 KiB after small requests, 0 once the client has been idle for more than 2 s (Redis's
  * cron frees the buffer); above 32 KiB after a large request, shrinking but not to 0 as small ones follow.
  * Spinel holds no buffer between reads: the size shown is that of the receive buffer the client's last read
- * went into, sized by the connection's own adaptive guess.
+ * would go into if the connection had one of its own ({@link OwnReceiveSize}), not the loop's shared one.
  */
 class QueryBufferSizesTest {
     private static final Pattern QBUF = Pattern.compile(" qbuf=(\\d+) qbuf-free=(\\d+) ");
@@ -67,6 +68,26 @@ class QueryBufferSizesTest {
                 now = queryBuffer(admin, "test_client");
             }
             assertTrue(now > 0 && now < orig, "after small requests: " + now + ", was " + orig);
+        }
+    }
+
+    @Test
+    @Timeout(30)
+    void aFreshClientShowsItsOwnSizeBesideSmallReadersOnItsLoop() throws Exception {
+        // one loop: the other clients' small reads bring the loop's shared receive size to its 4 KiB floor
+        ServerConfig config = ServerConfig.defaults().with("port", "0").with("event-loop-threads", "1");
+        try (SpinelServer server = SpinelServer.start(config); RawClient busy = new RawClient(server.port());
+             RawClient admin = new RawClient(server.port())) {
+            for (int i = 0; i < 200; i++) {
+                assertEquals("+PONG\r\n", busy.callString("PING"));
+                assertEquals("+PONG\r\n", admin.callString("PING"));
+            }
+            try (RawClient c = new RawClient(server.port())) {
+                assertEquals("+OK\r\n", c.callString("SELECT", "9"));
+                assertEquals("+OK\r\n", c.callString("CLIENT", "SETNAME", "test_client"));
+                long size = queryBuffer(admin, "test_client");
+                assertTrue(size >= 16384 && size < 32768, "a fresh client beside small readers: " + size);
+            }
         }
     }
 
