@@ -42,10 +42,14 @@ final class ReplicationStream implements ReplicationFeed {
         this.configured = backlog.capacity();
     }
 
-    /** Appends to the ring, first growing it when the bytes would overwrite some an attached replica still needs. */
+    /**
+     * Appends to the ring, first growing it when the bytes would overwrite some an attached replica still needs.
+     * Without an attached replica nothing grows it (a replica's own backlog, fed by its master's stream, has no one
+     * to keep a large write for: it keeps its last repl-backlog-size bytes, as Redis's).
+     */
     private void put(byte[] b, int off, int len) { // under this
         long need = backlog.offset() + len - keepFrom() + 1;
-        if (need > backlog.capacity() && need <= Integer.MAX_VALUE - 64) {
+        if (links.length > 0 && need > backlog.capacity() && need <= Integer.MAX_VALUE - 64) {
             backlog.resize((int) Math.min(Integer.MAX_VALUE - 64, Math.max(need, 2L * backlog.capacity())));
             oversized = true;
         }
