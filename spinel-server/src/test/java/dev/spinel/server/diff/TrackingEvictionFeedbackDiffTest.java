@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Redis's unit/maxmemory "client tracking don't cause eviction feedback loop": ten RESP3 tracking clients have
@@ -24,10 +25,15 @@ class TrackingEvictionFeedbackDiffTest {
 
     @Test
     void invalidationsOfEvictedKeysDoNotEvictMore() throws Exception {
-        assertEquals(transcript(SERVERS.redis().port()), transcript(SERVERS.spinel().port()));
+        assertEquals(transcript(SERVERS.redis().port(), false), transcript(SERVERS.spinel().port(), true));
     }
 
-    private static List<String> transcript(int port) throws Exception {
+    /**
+     * {@code boundClients}: whether the clients' memory growth is part of the transcript. Only Spinel's is: under a
+     * loaded machine redis-server's own mem_clients_normal sometimes grew past 64 KB here (a CI run, 2026-11-28),
+     * so that figure is Spinel's bound, not a compared reply.
+     */
+    private static List<String> transcript(int port, boolean boundClients) throws Exception {
         List<String> out = new ArrayList<>();
         List<RawClient> trackers = new ArrayList<>();
         try (RawClient r = new RawClient(port)) {
@@ -61,7 +67,9 @@ class TrackingEvictionFeedbackDiffTest {
             // ~80 there); compared is what made Spinel drain the database: the clients' memory once the
             // invalidations were sent, which grew by the reply arrays the tracking clients kept.
             long grown = field(r, "mem_clients_normal") - clientsBefore;
-            out.add("clients' memory grew by less than 64 KB: " + (grown < 64 * 1024));
+            if (boundClients) {
+                assertTrue(grown < 64 * 1024, "clients' memory grew by " + grown + " B");
+            }
             out.add(text(r.call("SET", "after", "x")));
             out.add("dbsize in [200,300]: " + inRange(r.call("DBSIZE"), 200, 300));
             r.call("CONFIG", "SET", "maxmemory", "0");
