@@ -110,9 +110,10 @@ final class MasterLink {
         return "connected".equals(state);
     }
 
-    /** ROLE's state word (connect, connecting, sync, connected). */
+    /** ROLE's state word (connect, connecting, sync, connected): connect once the master's close has arrived. */
     String stateName() {
-        return state;
+        String st = state;
+        return st.equals("connected") && PeerClose.arrived(socket) ? "connect" : st;
     }
 
     long processedOffset() {
@@ -467,13 +468,15 @@ final class MasterLink {
     void appendInfo(StringBuilder sb, long now) {
         f(sb, "master_host", host);
         f(sb, "master_port", port);
-        f(sb, "master_link_status", connected() ? "up" : "down");
-        f(sb, "master_last_io_seconds_ago", connected() ? (now - lastIo) / 1000 : -1);
+        boolean connected = connected();
+        boolean up = connected && !PeerClose.arrived(socket); // as Redis, down once the master's close is here
+        f(sb, "master_link_status", up ? "up" : "down");
+        f(sb, "master_last_io_seconds_ago", up ? (now - lastIo) / 1000 : -1);
         f(sb, "master_sync_in_progress", syncInProgress ? 1 : 0);
         f(sb, "slave_read_repl_offset", processed);
         f(sb, "slave_repl_offset", processed);
-        if (!connected()) {
-            f(sb, "master_link_down_since_seconds", (now - linkDownSince) / 1000);
+        if (!up) { // 0 while our thread has yet to read the close: it just went down
+            f(sb, "master_link_down_since_seconds", connected ? 0 : (now - linkDownSince) / 1000);
         }
         f(sb, "slave_priority", replication.config().replicaPriority.value());
         f(sb, "slave_read_only", replication.config().replicaReadOnly.value() ? 1 : 0);
