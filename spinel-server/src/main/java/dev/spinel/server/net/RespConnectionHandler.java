@@ -5,13 +5,17 @@ import dev.spinel.server.engine.Session;
 import dev.spinel.server.engine.ports.ClientConnection;
 import dev.spinel.server.log.Log;
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.unix.Socket;
 import io.netty.channel.unix.UnixChannel;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.AttributeKey;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
@@ -240,10 +244,24 @@ final class RespConnectionHandler extends ReadBatch implements ClientConnection 
         }
     }
 
+    /**
+     * Closes the connection. From another loop's thread (CLIENT KILL of a client on another loop) the close runs
+     * later on the connection's own loop, so the FIN is sent here first: Redis closes the socket inside the
+     * killing command, and its peer (a killed replica) sees the close before the killer's reply can lead to its
+     * next request (replication.tcl asks the replica for master_link_status right after the EXEC around the kill).
+     */
     @Override
     public void kill() {
         if (ctx != null) {
-            ctx.channel().close();
+            Channel ch = ctx.channel();
+            if (!ch.eventLoop().inEventLoop() && ch instanceof EpollSocketChannel ep && ep.fd() instanceof Socket fd) {
+                try {
+                    fd.shutdown(false, true);
+                } catch (IOException alreadyGone) {
+                    // closed meanwhile: the close below has nothing left to do
+                }
+            }
+            ch.close();
         }
     }
 

@@ -4,13 +4,10 @@ import dev.spinel.server.acl.Acl;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.engine.clock.CommandChain;
-import dev.spinel.server.durability.LoadDelay;
 import dev.spinel.server.log.Log;
 import dev.spinel.server.net.ServerTls;
-import dev.spinel.store.Keyspace;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -57,6 +54,10 @@ final class MasterLink {
      */
     private volatile Session applier;
     private final ApplierConnection connection;
+    /** The link this one replaces, until its thread has ended and this one took its history; then null. */
+    private volatile MasterLink predecessor;
+    /** Notified by {@link #close}: the wait between two connection attempts ends at once. */
+    private final Object retryWait = new Object();
 
     /**
      * @param continueId the history to ask the master to continue (PSYNC continueId continueFrom+1), or null
@@ -69,6 +70,21 @@ final class MasterLink {
         this.port = port;
         this.connection = new ApplierConnection(host + ":" + port, () -> socket);
         this.applier = newApplier(0);
+        continueFrom(continueId, continueFrom, streamDb);
+    }
+
+    /**
+     * A link to a new master that continues where {@code predecessor}, the link to the old one (closed by the
+     * caller), stops. Its history is read on this link's thread once the old link's thread has ended: until then
+     * the old one may be applying a batch whose offset it has not published, and asking the new master for bytes
+     * after the earlier offset would apply them twice (an INCR counted twice). REPLICAOF's caller does not wait.
+     */
+    MasterLink(Replication replication, String host, int port, MasterLink predecessor) {
+        this(replication, host, port, predecessor.masterReplid, predecessor.processed, 0); // for INFO meanwhile
+        this.predecessor = predecessor;
+    }
+
+    private void continueFrom(String continueId, long continueFrom, int streamDb) {
         if (continueId != null && continueFrom >= 0) {
             this.masterReplid = continueId;
             this.processed = continueFrom;
@@ -110,9 +126,10 @@ final class MasterLink {
         return "connected".equals(state);
     }
 
-    /** ROLE's state word (connect, connecting, sync, connected). */
+    /** ROLE's state word (connect, connecting, sync, connected): connect once the master's close has arrived. */
     String stateName() {
-        return state;
+        String st = state;
+        return st.equals("connected") && PeerClose.arrived(socket) ? "connect" : st;
     }
 
     long processedOffset() {
@@ -126,6 +143,9 @@ final class MasterLink {
 
     void close() {
         closed = true;
+        synchronized (retryWait) {
+            retryWait.notifyAll(); // a successor waits for this thread's end: not for the retry's second
+        }
         Socket s = socket;
         if (s != null) {
             try {
@@ -137,6 +157,16 @@ final class MasterLink {
     }
 
     private void run() {
+        MasterLink before = predecessor;
+        if (before != null) {
+            try {
+                before.thread.join(); // closed: it ends after the command it applies, having published its offset
+            } catch (InterruptedException e) {
+                return;
+            }
+            continueFrom(before.masterReplid, before.processed, before.streamDb());
+            predecessor = null;
+        }
         while (!closed) {
             String lost = null;
             try {
@@ -166,11 +196,13 @@ final class MasterLink {
             if (lost != null) {
                 Log.warning(lost);
             }
-            if (!closed) {
-                try {
-                    Thread.sleep(1000);
-                } catch (InterruptedException e) {
-                    return;
+            synchronized (retryWait) {
+                if (!closed) {
+                    try {
+                        retryWait.wait(1000);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
                 }
             }
         }
@@ -255,7 +287,7 @@ final class MasterLink {
             long offset = Long.parseLong(parts[2]);
             Log.notice("Full resync from master: " + newId + ":" + offset);
             syncInProgress = true;
-            int db = loadRdb(in, newId);
+            int db = ReplicaRdbLoad.fromMaster(in, engine, replication, newId.equals(masterReplid), () -> lastIo = System.currentTimeMillis());
             syncInProgress = false;
             applyLock.lock();
             try {
@@ -293,40 +325,6 @@ final class MasterLink {
         } finally {
             engine.clients().remove(listed);
         }
-    }
-
-    /**
-     * Reads the RDB, disk-style {@code $<len>\r\n<rdb>} or diskless-style {@code $EOF:<40-byte mark>\r\n<rdb><mark>}
-     * (newlines before it are the master's keepalives), and loads it; returns its repl-stream-db. As
-     * Redis's replica, keys already past their expiry are kept (the master's DELs will come).
-     */
-    private int loadRdb(StreamReader in, String newId) throws IOException {
-        String header;
-        do {
-            header = in.line();
-            lastIo = System.currentTimeMillis();
-        } while (header.isEmpty());
-        if (!header.startsWith("$")) {
-            throw new IOException("Bad protocol from MASTER, the first byte is not '$' (we received '" + header + "')");
-        }
-        Keyspace ks = engine.keyspace();
-        byte[] mark = ReplicaRdbLoad.eofMark(header);
-        LoadDelay delay = new LoadDelay(replication.config());
-        if (ReplicaRdbLoad.loadsAside(ks, replication.config().replDisklessLoad.value())) {
-            InputStream payload = mark != null ? in.payloadUntilMark(mark) : in.payload(Long.parseLong(header.substring(1)));
-            boolean async = replication.config().replDisklessLoad.value().equals("swapdb") && newId.equals(masterReplid);
-            return ReplicaRdbLoad.loadAside(engine, async, payload, replication.functions(), delay, () -> lastIo = System.currentTimeMillis());
-        }
-        byte[] rdb;
-        if (mark != null) {
-            rdb = in.readUntilMark(mark);
-            Log.notice("MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF to disk");
-        } else {
-            rdb = new byte[Integer.parseInt(header.substring(1))];
-            in.readFully(rdb);
-            Log.notice("MASTER <-> REPLICA sync: receiving " + rdb.length + " bytes from master to disk");
-        }
-        return ReplicaRdbLoad.load(engine, replication.functions(), rdb, delay);
     }
 
     /** CLIENT PAUSE holds the stream: waits up to 100 ms for its end (the applier's thread). */
@@ -467,13 +465,15 @@ final class MasterLink {
     void appendInfo(StringBuilder sb, long now) {
         f(sb, "master_host", host);
         f(sb, "master_port", port);
-        f(sb, "master_link_status", connected() ? "up" : "down");
-        f(sb, "master_last_io_seconds_ago", connected() ? (now - lastIo) / 1000 : -1);
+        boolean connected = connected();
+        boolean up = connected && !PeerClose.arrived(socket); // as Redis, down once the master's close is here
+        f(sb, "master_link_status", up ? "up" : "down");
+        f(sb, "master_last_io_seconds_ago", up ? (now - lastIo) / 1000 : -1);
         f(sb, "master_sync_in_progress", syncInProgress ? 1 : 0);
         f(sb, "slave_read_repl_offset", processed);
         f(sb, "slave_repl_offset", processed);
-        if (!connected()) {
-            f(sb, "master_link_down_since_seconds", (now - linkDownSince) / 1000);
+        if (!up) { // 0 while our thread has yet to read the close: it just went down
+            f(sb, "master_link_down_since_seconds", connected ? 0 : (now - linkDownSince) / 1000);
         }
         f(sb, "slave_priority", replication.config().replicaPriority.value());
         f(sb, "slave_read_only", replication.config().replicaReadOnly.value() ? 1 : 0);

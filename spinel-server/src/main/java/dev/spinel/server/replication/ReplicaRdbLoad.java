@@ -34,6 +34,41 @@ final class ReplicaRdbLoad {
     private ReplicaRdbLoad() {
     }
 
+    /**
+     * Reads a full resync's RDB from the master, disk-style {@code $<len>\r\n<rdb>} or diskless-style
+     * {@code $EOF:<40-byte mark>\r\n<rdb><mark>} (newlines before it are the master's keepalives), and loads it;
+     * returns its repl-stream-db. {@code sameHistory}: the master's ID is the one we had (swapdb then loads
+     * asynchronously, as Redis's async_loading); {@code reading} is called as bytes arrive (the link's last I/O).
+     */
+    static int fromMaster(StreamReader in, Engine engine, Replication replication, boolean sameHistory, Runnable reading)
+            throws IOException {
+        String header;
+        do {
+            header = in.line();
+            reading.run();
+        } while (header.isEmpty());
+        if (!header.startsWith("$")) {
+            throw new IOException("Bad protocol from MASTER, the first byte is not '$' (we received '" + header + "')");
+        }
+        byte[] mark = eofMark(header);
+        LoadDelay delay = new LoadDelay(replication.config());
+        String mode = replication.config().replDisklessLoad.value();
+        if (loadsAside(engine.keyspace(), mode)) {
+            InputStream payload = mark != null ? in.payloadUntilMark(mark) : in.payload(Long.parseLong(header.substring(1)));
+            return loadAside(engine, mode.equals("swapdb") && sameHistory, payload, replication.functions(), delay, reading);
+        }
+        byte[] rdb;
+        if (mark != null) {
+            rdb = in.readUntilMark(mark);
+            Log.notice("MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF to disk");
+        } else {
+            rdb = new byte[Integer.parseInt(header.substring(1))];
+            in.readFully(rdb);
+            Log.notice("MASTER <-> REPLICA sync: receiving " + rdb.length + " bytes from master to disk");
+        }
+        return load(engine, replication.functions(), rdb, delay);
+    }
+
     /** The 40-byte mark of a diskless payload's header ({@code $EOF:<mark>}), or null for a {@code $<length>} one. */
     static byte[] eofMark(String header) throws IOException {
         if (!header.startsWith("$EOF:")) {

@@ -329,14 +329,11 @@ public final class Replication {
         if (old != null && old.host().equalsIgnoreCase(host) && old.port() == port) {
             return;
         }
-        String continueId = old != null ? old.masterReplid() : history.replid();
-        long continueFrom = old != null ? old.processedOffset() : offset();
-        int db = old != null ? old.streamDb() : 0;
-        replicaOf(host, port, continueId, continueFrom, db);
+        // a new master continues our history; a link to another master where the old link stops (MasterLink)
+        connect(old != null ? new MasterLink(this, host, port, old) : new MasterLink(this, host, port, history.replid(), offset(), 0));
     }
 
-    /** Connects to a master, asking it to continue {@code continueId} after {@code continueFrom} (null id: PSYNC ? -1). */
-    private synchronized void replicaOf(String host, int port, String continueId, long continueFrom, int db) {
+    private synchronized void connect(MasterLink ml) {
         MasterLink old = masterLink;
         if (old != null) {
             old.close();
@@ -345,13 +342,12 @@ public final class Replication {
         }
         dropReplicas("the master changed");
         engine.blocking().disconnectAll(); // not to be served by the master's stream (Redis's replicationSetMaster)
-        MasterLink ml = new MasterLink(this, host, port, continueId, continueFrom, db);
         masterLink = ml;
         refusals.install(engine);
         engine.replicaRole().active(true);
         engine.keyspace().lazyExpiry(false);
         ml.start();
-        Log.notice("Connecting to MASTER " + host + ":" + port);
+        Log.notice("Connecting to MASTER " + ml.host() + ":" + ml.port());
     }
 
     private void dropReplicas(String why) {
@@ -438,7 +434,7 @@ public final class Replication {
             String[] hp = v.split("\\s+");
             RestoredHistory h = restored;
             // as Redis: without replication info in the loaded RDB, the first PSYNC is "? -1"
-            replicaOf(hp[0], Integer.parseInt(hp[1]), h != null ? h.id : null, h != null ? h.offset : -1, h != null ? h.db : 0);
+            connect(new MasterLink(this, hp[0], Integer.parseInt(hp[1]), h != null ? h.id : null, h != null ? h.offset : -1, h != null ? h.db : 0));
         }
     }
 

@@ -1,0 +1,63 @@
+package dev.spinel.server.replication;
+
+import dev.spinel.server.SpinelServer;
+import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.testing.RawClient;
+import dev.spinel.server.testing.RedisServerProcess;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+
+import static dev.spinel.server.testing.Await.waitFor;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A replica killed inside MULTI/EXEC sees its link closed by the time the killer has the EXEC's reply, as with a
+ * redis-server master (its freeClient closes the socket inside the command): a redis-server replica asked for INFO
+ * right after the EXEC says {@code master_link_status:down}. replication.tcl's "Diskless load swapdb (async_loading):
+ * new database is exposed after swapping" (a Spinel master, a redis-server replica) read {@code up} there and then
+ * the old data: Spinel's close of a connection on another event loop ran later, on that loop. Made certain here: a
+ * client on the other loop holds it with DEBUG SLEEP while the killer kills the replica. Two loops, two clients opened
+ * one after the other (so on different loops); each round's reconnect moves the replica to the other loop, so the
+ * rounds put the sleeper on the replica's loop and off it.
+ */
+class ReplicaKillCloseTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    @Timeout(120)
+    void theKilledReplicaSeesTheCloseBeforeTheExecReplies() throws Exception {
+        try (SpinelServer master = SpinelServer.start(ServerConfig.defaults().with("port", "0").with("dir", dir.toString())
+                .with("event-loop-threads", "2").with("enable-debug-command", "yes").with("repl-diskless-sync-delay", "0"));
+             RedisServerProcess replica = RedisServerProcess.start("--replicaof", "127.0.0.1", Integer.toString(master.port()));
+             RawClient a = new RawClient(master.port());
+             RawClient b = new RawClient(master.port());
+             RawClient r = new RawClient(replica.port())) {
+            for (RawClient[] killerSleeper : List.of(new RawClient[] {a, b}, new RawClient[] {a, b},
+                    new RawClient[] {b, a}, new RawClient[] {b, a})) {
+                RawClient killer = killerSleeper[0];
+                RawClient sleeper = killerSleeper[1];
+                waitFor(() -> r.callString("INFO", "replication").contains("master_link_status:up")
+                        && killer.callString("INFO", "replication").contains("connected_slaves:1"), "the replica online");
+                sleeper.send(List.of(b("DEBUG"), b("SLEEP"), b("1")));
+                Thread.sleep(200); // the sleeper's loop is now in the sleep (nothing to observe from outside)
+                assertEquals("+OK\r\n", killer.callString("MULTI"));
+                killer.call("CLIENT", "KILL", "TYPE", "replica");
+                assertTrue(killer.callString("EXEC").startsWith("*1\r\n:1\r\n"), "one replica killed");
+                String info = r.callString("INFO", "replication");
+                assertTrue(info.contains("master_link_status:down"), info);
+                assertEquals("+OK\r\n", new String(sleeper.readReply(), StandardCharsets.US_ASCII));
+            }
+        }
+    }
+
+    private static byte[] b(String s) {
+        return s.getBytes(StandardCharsets.US_ASCII);
+    }
+}
