@@ -324,7 +324,7 @@ abstract class ReadBatch extends ReplyFlusher {
     }
 
     public long queryBufferFree() {
-        return ClientFigures.queryBufferFree(ownInput ? query : null, queryBufferLength(), receiveSize, session);
+        return ClientFigures.queryBufferFree(ownInput ? query : null, queryBufferLength(), OwnReceiveSize.bytes(receiveSize), session);
     }
 
     private static Args copy(Args a) {

@@ -207,7 +207,9 @@ class StartupLoadingDiffTest {
     @Test
     void aClusterNodeNeverServesItsKeyspaceBeforeTheLoadEnds() throws Exception {
         Path dir = dirWithDump();
-        int port = 29310; // fixed, as the other cluster tests: its bus port (+10000) must be a port too
+        // fixed, as the other cluster tests (each its own): its bus port (+10000) must be a port too, and below the
+        // kernel's ephemeral range (32768-60999), where any outgoing connection of a parallel test JVM may hold it
+        int port = 22671;
         CompletableFuture<SpinelServer> starting = CompletableFuture.supplyAsync(() -> SpinelServer.start(ServerConfig.defaults()
                 .with("port", String.valueOf(port)).with("dir", dir.toString()).with("cluster-enabled", "yes")
                 .with("key-load-delay", "300")), r -> new Thread(r, "cluster-start").start()); // Raft's futures need the common pool
