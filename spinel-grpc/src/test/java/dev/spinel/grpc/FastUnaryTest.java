@@ -33,11 +33,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import redis.clients.jedis.Jedis;
 
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -65,22 +63,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * what the fast path gathers, cancellation, flow control under volume, shutdown) behave as grpc-java's path does.
  */
 class FastUnaryTest {
-    /** Raw bytes as a request (a malformed one) or a reply. */
-    private static final MethodDescriptor.Marshaller<byte[]> RAW = new MethodDescriptor.Marshaller<>() {
-        @Override
-        public InputStream stream(byte[] value) {
-            return new ByteArrayInputStream(value);
-        }
-
-        @Override
-        public byte[] parse(InputStream stream) {
-            try {
-                return stream.readAllBytes();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-    };
+    private static final MethodDescriptor.Marshaller<byte[]> RAW = RawBytes.MARSHALLER;
 
     /** A call's outcome as the client sees it, versions cleared, with the response headers and trailers. */
     private static String outcome(Channel channel, Function<KVGrpc.KVBlockingStub, Message> call) {

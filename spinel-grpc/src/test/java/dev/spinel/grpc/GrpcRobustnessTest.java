@@ -17,10 +17,7 @@ import io.grpc.stub.ClientCalls;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.concurrent.ThreadLocalRandom;
@@ -40,22 +37,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * ops, and a Batch message of 10,000 ops.
  */
 class GrpcRobustnessTest {
-    /** Sends raw bytes as the request of {@code method}: what a broken or hostile client may send. */
-    private static final MethodDescriptor.Marshaller<byte[]> RAW = new MethodDescriptor.Marshaller<>() {
-        @Override
-        public InputStream stream(byte[] value) {
-            return new ByteArrayInputStream(value);
-        }
-
-        @Override
-        public byte[] parse(InputStream stream) {
-            try {
-                return stream.readAllBytes();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-    };
+    private static final MethodDescriptor.Marshaller<byte[]> RAW = RawBytes.MARSHALLER;
 
     private static Status.Code code(Runnable call) {
         return assertThrows(StatusRuntimeException.class, call::run).getStatus().getCode();
