@@ -40,6 +40,9 @@ public enum IoTransport {
      */
     private static final IoTransport[] AUTO_ORDER = {EPOLL, IO_URING, NIO};
 
+    /** The system property that, when set, replaces {@code auto} (a transport's word). */
+    static final String AUTO_PROPERTY = "spinel.io-transport";
+
     private final String word;
 
     IoTransport(String word) {
@@ -135,6 +138,10 @@ public enum IoTransport {
      */
     public static IoTransport select(String directive, Consumer<String> fallback) {
         String wanted = directive.toLowerCase(Locale.ROOT);
+        if (wanted.equals("auto")) {
+            // what auto means in this JVM: lets a whole test run use another transport (-Dspinel.io-transport=io_uring)
+            wanted = System.getProperty(AUTO_PROPERTY, "auto").toLowerCase(Locale.ROOT);
+        }
         for (IoTransport t : values()) {
             if (t.word.equals(wanted)) {
                 if (t.available()) {
