@@ -241,6 +241,11 @@ public final class ServerConfig {
     /** Spinel's own: the network transport (dev.spinel.server.net.IoTransport); unavailable ones fall back. */
     public final Params.Enum ioTransport = add(new Params.Enum("io-transport", false, "auto",
             List.of("auto", "epoll", "io_uring", "nio"), null));
+    /**
+     * Spinel's own: on io_uring, replies leave as one send queued from the loop (dev.spinel.server.net.UringSend)
+     * rather than through Netty's write path; no effect on the other transports.
+     */
+    public final Params.Bool ioUringDirectSend = add(new Params.Bool("io-uring-direct-send", false, true, null));
 
     /** The encoding thresholds as the store's types read them (live: CONFIG SET applies to the next write). */
     public final CollectionSettings collectionSettings = new CollectionSettings() {

@@ -80,7 +80,7 @@ final class RespConnectionHandler extends ReadBatch implements ClientConnection 
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-        bindOutput(ctx, DirectSend.socketOf(ctx.channel(), tls));
+        bindOutput(ctx, DirectSend.of(ctx.channel(), tls, engine.config().ioUringDirectSend.value()));
         bindInput();
         if (handshaking || admit()) {
             armRead(); // the first read (plain connections; Netty's head asks for it only under AUTO_READ)
