@@ -246,6 +246,8 @@ public final class ServerConfig {
      * rather than through Netty's write path; no effect on the other transports.
      */
     public final Params.Bool ioUringDirectSend = add(new Params.Bool("io-uring-direct-send", false, true, null));
+    /** Spinel's own: io_uring rings set up for their loop's thread alone (SINGLE_ISSUER, DEFER_TASKRUN). */
+    public final Params.Bool ioUringSingleIssuer = add(new Params.Bool("io-uring-single-issuer", false, true, null));
 
     /** The encoding thresholds as the store's types read them (live: CONFIG SET applies to the next write). */
     public final CollectionSettings collectionSettings = new CollectionSettings() {

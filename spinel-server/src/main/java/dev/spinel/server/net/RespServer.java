@@ -61,7 +61,7 @@ public final class RespServer implements AutoCloseable {
         transport = IoTransport.select(engine.config().ioTransport.value(), Log::warning);
         receiveSizes = LoopReceiveSizes.forTransport(transport, 4096, 16384, 65536);
         plainReceive = LoopReceiveSizes.reusing(transport, 4096, 16384, 65536);
-        var factory = transport.ioHandlerFactory();
+        var factory = transport.ioHandlerFactory(engine.config().ioUringSingleIssuer.value());
         bossGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("spinel-accept", true), factory);
         loopThreads = new LoopThreadFactory("spinel-loop");
         workerGroup = new MultiThreadIoEventLoopGroup(threads, loopThreads, factory);

@@ -52,6 +52,23 @@ class UringSendTest {
     }
 
     @Test
+    void bothRingSetupsServe() throws Exception {
+        for (String singleIssuer : new String[] {"yes", "no"}) {
+            try (SpinelServer server = SpinelServer.start(ServerConfig.defaults().with("port", "0")
+                    .with("io-transport", "io_uring").with("io-uring-single-issuer", singleIssuer));
+                 RawClient c = new RawClient(server.port())) {
+                assertEquals(IoTransport.IO_URING, server.transport());
+                for (int i = 0; i < 100; i++) {
+                    assertEquals("+OK\r\n", c.callString("SET", "k", "v" + i));
+                }
+                assertEquals("$3\r\nv99\r\n", c.callString("GET", "k"));
+                assertTrue(c.callString("CONFIG", "SET", "io-uring-single-issuer", "no").startsWith("-ERR"),
+                        "fixed at start: the rings are set up once");
+            }
+        }
+    }
+
+    @Test
     void directiveOffLeavesRepliesToNetty() throws Exception {
         try (SpinelServer server = start("no"); RawClient c = new RawClient(server.port())) {
             for (int i = 0; i < 50; i++) {
