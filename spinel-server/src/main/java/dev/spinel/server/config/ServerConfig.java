@@ -397,7 +397,8 @@ public final class ServerConfig {
 
     /** Spinel's own start-time parameters, which Redis has not (event loops, transport, gRPC). */
     public boolean isSpinelOwn(Param p) {
-        return p == eventLoopThreads || p == ioTransport || p == grpcPort || p == grpcBind || p == grpcMaxMessageSize;
+        return p == eventLoopThreads || p == ioTransport || p == ioUringDirectSend || p == ioUringSingleIssuer
+                || p == grpcPort || p == grpcBind || p == grpcMaxMessageSize;
     }
 
     /** Parameters CONFIG SET refuses with -LOADING while a replica loads its master's dataset (Redis's DENY_LOADING_CONFIG). */
