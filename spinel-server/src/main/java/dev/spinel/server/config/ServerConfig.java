@@ -241,6 +241,13 @@ public final class ServerConfig {
     /** Spinel's own: the network transport (dev.spinel.server.net.IoTransport); unavailable ones fall back. */
     public final Params.Enum ioTransport = add(new Params.Enum("io-transport", false, "auto",
             List.of("auto", "epoll", "io_uring", "nio"), null));
+    /**
+     * Spinel's own: on io_uring, replies leave as one send queued from the loop (dev.spinel.server.net.UringSend)
+     * rather than through Netty's write path; no effect on the other transports.
+     */
+    public final Params.Bool ioUringDirectSend = add(new Params.Bool("io-uring-direct-send", false, true, null));
+    /** Spinel's own: io_uring rings set up for their loop's thread alone (SINGLE_ISSUER, DEFER_TASKRUN). */
+    public final Params.Bool ioUringSingleIssuer = add(new Params.Bool("io-uring-single-issuer", false, true, null));
 
     /** The encoding thresholds as the store's types read them (live: CONFIG SET applies to the next write). */
     public final CollectionSettings collectionSettings = new CollectionSettings() {
@@ -390,7 +397,8 @@ public final class ServerConfig {
 
     /** Spinel's own start-time parameters, which Redis has not (event loops, transport, gRPC). */
     public boolean isSpinelOwn(Param p) {
-        return p == eventLoopThreads || p == ioTransport || p == grpcPort || p == grpcBind || p == grpcMaxMessageSize;
+        return p == eventLoopThreads || p == ioTransport || p == ioUringDirectSend || p == ioUringSingleIssuer
+                || p == grpcPort || p == grpcBind || p == grpcMaxMessageSize;
     }
 
     /** Parameters CONFIG SET refuses with -LOADING while a replica loads its master's dataset (Redis's DENY_LOADING_CONFIG). */

@@ -6,6 +6,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.unix.Socket;
+import io.netty.channel.uring.IoUringSocketChannel;
 import io.netty.util.concurrent.FastThreadLocal;
 
 import java.io.IOException;
@@ -38,9 +39,19 @@ final class DirectSend {
     private DirectSend() {
     }
 
-    /** The socket replies can be sent on directly (epoll, plain TCP), or null where Netty's path is the only one. */
-    static Socket socketOf(Channel channel, boolean tls) {
-        return !tls && channel instanceof EpollSocketChannel ch && ch.fd() instanceof Socket fd ? fd : null;
+    /**
+     * How replies can leave {@code channel} without Netty's write path (plain TCP only): its epoll {@link Socket},
+     * the loop's {@link UringSend} on io_uring (unless {@code uring} is off: {@code io-uring-direct-send no}), or
+     * null where Netty's path is the only one. On the channel's loop.
+     */
+    static Object of(Channel channel, boolean tls, boolean uring) {
+        if (tls) {
+            return null;
+        }
+        if (channel instanceof EpollSocketChannel ch && ch.fd() instanceof Socket fd) {
+            return fd;
+        }
+        return uring && channel instanceof IoUringSocketChannel ? UringSend.forLoop(channel.eventLoop()) : null;
     }
 
     /**

@@ -200,7 +200,7 @@ abstract class ReadBatch extends ReplyFlusher {
                 if (chain != null) {
                     chain.open(); // the write is no command's time
                 }
-                if (!ctx.channel().isWritable()) {
+                if (!canWriteMore()) {
                     paused = true;
                     stopReading();
                     if (limit != null && limit.softBytes() > 0) {
@@ -260,12 +260,13 @@ abstract class ReadBatch extends ReplyFlusher {
     }
 
     /** The socket takes output again: the input that paused runs, and reading resumes once it all ran. */
+    @Override
     void writable() {
         if (paused && session != null) {
             paused = false;
             runHeld(null);
         }
-        if (!paused && ctx.channel().isWritable()) {
+        if (!paused && canWriteMore()) {
             resumeReading();
         }
     }

@@ -17,7 +17,8 @@ import io.netty.channel.unix.Socket;
 /**
  * The output side of one RESP connection: the session's replies go into the loop's scratch array during a read
  * batch ({@link #borrowReply}), and leave once per batch ({@link #flush}), straight to the socket when it takes
- * them ({@link DirectSend}), else through Netty's write path, with reading paused while the socket is full.
+ * them ({@link DirectSend}; on io_uring queued as one send from the loop, {@link UringSend}), else through Netty's
+ * write path, with reading paused while the socket is full.
  * Replies that acknowledge writes wait until the append-only log holds them (log before reply).
  *
  * <p>{@code client-output-buffer-limit normal}: when set, the client's unsent output (its reply buffer
@@ -39,8 +40,13 @@ abstract class ReplyFlusher extends ChannelInboundHandlerAdapter implements Repl
     final Engine engine;
     ChannelHandlerContext ctx;
     Session session;
-    /** The socket replies are sent on directly ({@link DirectSend}); null where Netty's write path is the only one. */
-    private Socket socket;
+    /**
+     * How replies leave besides Netty's write path: the epoll {@link Socket} they are sent on directly
+     * ({@link DirectSend}); on io_uring the loop's {@link UringSend}, or while a send is in flight that
+     * {@link UringSend.Send} (one field for the three states: a field more per connection would take the handler
+     * past its 136 bytes); null where Netty's write path is the only one (TLS, NIO).
+     */
+    private Object direct;
     /** The session is lent to the script thread: the loop leaves it and its reply buffer alone. */
     boolean lent;
     /** A flush waits for the append-only log (see {@link #flush}). */
@@ -96,10 +102,21 @@ abstract class ReplyFlusher extends ChannelInboundHandlerAdapter implements Repl
     }
 
     /** On channel activation. */
-    void bindOutput(ChannelHandlerContext ctx, Socket socket) {
+    void bindOutput(ChannelHandlerContext ctx, Object direct) {
         this.ctx = ctx;
-        this.socket = socket;
+        this.direct = direct;
     }
+
+    /**
+     * The input may go on producing replies: no send in flight (replies made meanwhile wait for it in the reply
+     * buffer) and Netty's outbound buffer below its high-water mark. On the loop.
+     */
+    final boolean canWriteMore() {
+        return !(direct instanceof UringSend.Send) && ctx.channel().isWritable();
+    }
+
+    /** Reading and the held input resume once the output drains (the input half's). On the loop. */
+    abstract void writable();
 
     /** Once the client is admitted: its replies are watched for the output limit as they grow. */
     void admitted(Session session) {
@@ -202,11 +219,14 @@ abstract class ReplyFlusher extends ChannelInboundHandlerAdapter implements Repl
             }
             return;
         }
+        if (direct instanceof UringSend.Send) {
+            return; // a send is in flight: these replies (or the close) follow at its completion (uringSent)
+        }
         boolean closeAfterReply = this.closeAfterReply;
         if (size > 0) {
             engine.stats().netOutputBytes.add(size);
             engine.stats().writesProcessed.add(1);
-            int sent = closeAfterReply ? 0 : DirectSend.send(socket, ctx.channel(), out.array(), size);
+            int sent = closeAfterReply ? 0 : sendDirect(out.array(), size);
             if (sent < 0) {
                 out.clear();
                 ctx.close(); // the peer is gone (reset, broken pipe), as Netty closes on a failed write
@@ -232,6 +252,59 @@ abstract class ReplyFlusher extends ChannelInboundHandlerAdapter implements Repl
         }
     }
 
+    /** How many bytes of {@code bytes[0, size)} left (or, on io_uring, are in flight) without Netty; -1: the peer is gone. */
+    private int sendDirect(byte[] bytes, int size) {
+        Object d = direct;
+        if (d instanceof Socket socket) {
+            return DirectSend.send(socket, ctx.channel(), bytes, size);
+        }
+        if (d instanceof UringSend u) {
+            UringSend.Send s = u.send(this, ctx.channel(), bytes, size);
+            if (s != null) {
+                direct = s;
+                return size;
+            }
+        }
+        return 0;
+    }
+
+    /**
+     * The io_uring send {@code s} completed with {@code res} (bytes the socket took, or a negative errno): what it
+     * did not take goes through Netty's write path, then the replies made meanwhile, then reading resumes if the
+     * input paused for it. On the loop, before {@code s}'s buffer is reused.
+     */
+    final void uringSent(UringSend.Send s, int res) {
+        direct = s.sender;
+        if (!ctx.channel().isActive()) {
+            return;
+        }
+        if (res < 0 && res != -11) { // not EAGAIN: reset, broken pipe...
+            if (session != null) {
+                session.out().clear();
+            }
+            ctx.close(); // the peer is gone, as Netty closes on a failed write
+            return;
+        }
+        int taken = Math.max(res, 0);
+        if (taken < s.length) {
+            ByteBuf b = ctx.alloc().ioBuffer(s.length - taken);
+            s.copyRest(taken, b);
+            if (closeAfterReply && !lent && (session == null || session.out().size() == 0)) {
+                ctx.writeAndFlush(b).addListener(ChannelFutureListener.CLOSE);
+                return;
+            }
+            ctx.writeAndFlush(b, ctx.voidPromise());
+        }
+        if (session != null && !lent && (session.out().size() > 0 || closeAfterReply)) {
+            flush(); // through Netty if the rest went there: it stays in order behind it
+        }
+        if (!ctx.channel().isWritable()) {
+            stopReading();
+        } else if (!(direct instanceof UringSend.Send)) {
+            writable();
+        }
+    }
+
     /**
      * See {@link #flush}: the log written by this loop, or else by the log's thread (one fsync covers every
      * connection's batch). Made on first use: most clients never wait for the log.
@@ -251,9 +324,10 @@ abstract class ReplyFlusher extends ChannelInboundHandlerAdapter implements Repl
         }));
     }
 
-    /** The bytes Netty's outbound buffer still holds for this connection ({@code ClientConnection}'s). */
+    /** The bytes the socket has not taken yet: an io_uring send in flight, then Netty's outbound buffer ({@code ClientConnection}'s). */
     public long pendingOutputBytes() {
-        return ctx == null ? 0 : ctx.channel().unsafe().outboundBuffer() == null ? 0
-                : ctx.channel().unsafe().outboundBuffer().totalPendingWriteBytes();
+        long inFlight = direct instanceof UringSend.Send s ? s.length : 0;
+        return ctx == null ? 0 : ctx.channel().unsafe().outboundBuffer() == null ? inFlight
+                : inFlight + ctx.channel().unsafe().outboundBuffer().totalPendingWriteBytes();
     }
 }

@@ -9,7 +9,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.WriteBufferWaterMark;
-import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.unix.Socket;
 import io.netty.channel.unix.UnixChannel;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
@@ -80,7 +80,7 @@ final class RespConnectionHandler extends ReadBatch implements ClientConnection 
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-        bindOutput(ctx, DirectSend.socketOf(ctx.channel(), tls));
+        bindOutput(ctx, DirectSend.of(ctx.channel(), tls, engine.config().ioUringDirectSend.value()));
         bindInput();
         if (handshaking || admit()) {
             armRead(); // the first read (plain connections; Netty's head asks for it only under AUTO_READ)
@@ -104,6 +104,13 @@ final class RespConnectionHandler extends ReadBatch implements ClientConnection 
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt == ChannelInputShutdownEvent.INSTANCE) {
+            // io_uring (RespServer allows half-closure there): the client's end came in the same read loop as its last
+            // requests, which ran in channelRead; their replies leave at the read-complete that follows, then the
+            // connection closes, as Redis answers before it reads the end. With half-closure off, Netty's io_uring
+            // channel closed before that read-complete and the replies were lost.
+            closeAfterReply();
+        }
         if (evt instanceof SslHandshakeCompletionEvent done && handshaking) {
             handshaking = false;
             if (done.isSuccess()) {
@@ -254,7 +261,7 @@ final class RespConnectionHandler extends ReadBatch implements ClientConnection 
     public void kill() {
         if (ctx != null) {
             Channel ch = ctx.channel();
-            if (!ch.eventLoop().inEventLoop() && ch instanceof EpollSocketChannel ep && ep.fd() instanceof Socket fd) {
+            if (!ch.eventLoop().inEventLoop() && ch instanceof UnixChannel u && u.fd() instanceof Socket fd) {
                 try {
                     fd.shutdown(false, true);
                 } catch (IOException alreadyGone) {

@@ -61,7 +61,7 @@ public final class RespServer implements AutoCloseable {
         transport = IoTransport.select(engine.config().ioTransport.value(), Log::warning);
         receiveSizes = LoopReceiveSizes.forTransport(transport, 4096, 16384, 65536);
         plainReceive = LoopReceiveSizes.reusing(transport, 4096, 16384, 65536);
-        var factory = transport.ioHandlerFactory();
+        var factory = transport.ioHandlerFactory(engine.config().ioUringSingleIssuer.value());
         bossGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("spinel-accept", true), factory);
         loopThreads = new LoopThreadFactory("spinel-loop");
         workerGroup = new MultiThreadIoEventLoopGroup(threads, loopThreads, factory);
@@ -125,6 +125,9 @@ public final class RespServer implements AutoCloseable {
                 .option(ChannelOption.AUTO_READ, !held)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.AUTO_READ, tls) // plain: the handler re-arms each read (ReplyFlusher.armRead)
+                // io_uring closes at a client's end before the read-complete of the requests that came with it:
+                // half-closure lets the handler answer them first (RespConnectionHandler.userEventTriggered)
+                .childOption(ChannelOption.ALLOW_HALF_CLOSURE, !tls && transport == IoTransport.IO_URING)
                 .childOption(ChannelOption.RCVBUF_ALLOCATOR, tls ? receiveSizes : plainReceive)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(HELD_OUTPUT_RESUME, HELD_OUTPUT_PAUSE))
                 .childHandler(new ChannelInitializer<SocketChannel>() {

@@ -87,6 +87,10 @@ class ConfigApplyTest {
                     c.callString("CONFIG", "GET", "event-loop-threads").split("\r\n")[4]));
             assertEquals("-ERR CONFIG SET failed (possibly related to argument 'event-loop-threads') - can't set immutable config\r\n",
                     c.callString("CONFIG", "SET", "event-loop-threads", "77"));
+            // the io_uring switches too (Redis's "CONFIG sanity" sets back every parameter CONFIG GET * lists)
+            assertEquals("+OK\r\n", c.callString("CONFIG", "SET", "io-uring-direct-send", "yes", "io-uring-single-issuer", "yes"));
+            assertEquals("-ERR CONFIG SET failed (possibly related to argument 'io-uring-single-issuer') - can't set immutable config\r\n",
+                    c.callString("CONFIG", "SET", "io-uring-single-issuer", "no"));
         }
     }
 }

@@ -1,9 +1,11 @@
 package dev.spinel.server.net;
 
 import dev.spinel.server.SpinelServer;
+import dev.spinel.server.config.ServerConfig;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -19,17 +21,25 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * outbound buffer keep their order: a client that pauses reading while it pipelines replies larger than the
  * socket takes at once (the rest queued in Netty, the next batch's replies behind it) gets every byte, in order.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class DirectSendTest {
-    private static SpinelServer server;
+    private SpinelServer server;
+
+    /** The server these cases run on (subclasses: other transports). */
+    ServerConfig config() {
+        return ServerConfig.defaults().with("port", "0");
+    }
 
     @BeforeAll
-    static void start() {
-        server = SpinelServer.startEphemeral();
+    void start() {
+        server = SpinelServer.start(config());
     }
 
     @AfterAll
-    static void stop() {
-        server.close();
+    void stop() {
+        if (server != null) {
+            server.close();
+        }
     }
 
     @Test
@@ -42,7 +52,7 @@ class DirectSendTest {
         repliesInOrder(60_000); // sent directly while the socket takes them, then partly, then queued
     }
 
-    private static void repliesInOrder(int size) throws Exception {
+    private void repliesInOrder(int size) throws Exception {
         byte[] big = new byte[size];
         for (int i = 0; i < big.length; i++) {
             big[i] = (byte) ('a' + i % 26);
