@@ -169,6 +169,7 @@ final class MasterLink {
         }
         while (!closed) {
             String lost = null;
+            boolean wasConnected = false;
             try {
                 session();
             } catch (IOException | RuntimeException e) {
@@ -189,11 +190,15 @@ final class MasterLink {
                     }
                 }
                 if (connected()) {
+                    wasConnected = true;
                     linkDownSince = System.currentTimeMillis();
                 }
                 state = "connect"; // before the log line: INFO says the link is down as soon as it is noticed
             }
             if (lost != null) {
+                if (wasConnected) {
+                    Log.notice("Connection with master lost."); // Redis's words, which tests and operators grep for
+                }
                 Log.warning(lost);
             }
             synchronized (retryWait) {

@@ -319,8 +319,8 @@ public final class Replication {
     }
 
     /**
-     * REPLICAOF host port: (re)connects to a new master. Our own replicas are disconnected (they resync
-     * with us afterwards); as Redis's replicationCacheMasterUsingMyself, a master that becomes a replica
+     * REPLICAOF host port: (re)connects to a new master. Our own replicas stay connected until our ID
+     * changes (as Redis 7.0); as Redis's replicationCacheMasterUsingMyself, a master that becomes a replica
      * asks its new master to continue its own history (PSYNC with its ID and offset), so a promoted
      * replica of ours answers +CONTINUE.
      */
@@ -340,7 +340,8 @@ public final class Replication {
         } else {
             feed.stop(); // the stream (if any) now gets the new master's bytes
         }
-        dropReplicas("the master changed");
+        // our replicas stay (Redis 7.0's replicationSetMaster): they resync only if the new master changes our ID
+        // (continued) or sends a full resync (fullSyncFrom), so a PSYNC the new master accepts costs them nothing
         engine.blocking().disconnectAll(); // not to be served by the master's stream (Redis's replicationSetMaster)
         masterLink = ml;
         refusals.install(engine);
