@@ -4,7 +4,9 @@
 # the server's CPU seconds (--server-pid).
 #   bench/grpc-bench.sh [--target spinel|etcd] [--call put|get|batch] --port P [--server-pid PID]
 #                       [--seconds 10] [--warmup 2] [--inflight 100] [--keys 10000] [--value-size 32]
-#                       [--batch-size 100] [--serializable]
+#                       [--batch-size 100] [--serializable] [--client grpc-java|raw]
+# --client raw: put/get through RawUnaryBench (raw HTTP/2 frames, ~2 µs of client CPU per call; batch stays on
+# the grpc-java client).
 # Builds spinel-bench first unless NO_BUILD=1 (and it has been built before). The client JVM gets one event
 # loop, the C1 compiler only (C2 would spend seconds of the shared cores compiling the client during a short
 # run) and a small heap (GRPC_BENCH_JAVA_OPTS overrides), so that it leaves the server the cores.

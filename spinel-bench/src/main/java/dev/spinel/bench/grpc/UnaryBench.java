@@ -38,8 +38,10 @@ import java.util.concurrent.atomic.LongAdder;
  * <pre>
  * bench/grpc-bench.sh [--target spinel|etcd] [--call put|get|batch] [--host 127.0.0.1] --port P
  *     [--seconds 10] [--warmup 2] [--inflight 100] [--keys 10000] [--value-size 32] [--batch-size 100]
- *     [--serializable] [--server-pid PID]
+ *     [--serializable] [--server-pid PID] [--client grpc-java|raw]
  * </pre>
+ * {@code --client raw} drives put and get with {@link RawUnaryBench} (raw HTTP/2 frames, a fraction of this
+ * client's CPU per call) instead; batch always runs here.
  * put: Put (etcd: Put) of random keys among {@code keys}; get: Get (etcd: Range, linearizable unless
  * {@code --serializable}) of those keys, which a put run must have written first; batch (Spinel only): one
  * Batch stream, {@code inflight} messages of {@code batch-size} Puts in flight. Prints one line of
@@ -78,6 +80,15 @@ public final class UnaryBench {
     private int batchSize = 100;
     private boolean serializable;
     private long serverPid;
+    private String client = "grpc-java";
+
+    /** What {@link RawUnaryBench} needs of the options. */
+    record Options(String target, String call, String host, int port, int seconds, int warmup, int inflight,
+                   int valueSize, long serverPid) {
+        boolean etcd() {
+            return target.equals("etcd");
+        }
+    }
 
     private final Recorder latency = new Recorder(3_600_000_000L, 3);
     private final LongAdder calls = new LongAdder();
@@ -108,6 +119,7 @@ public final class UnaryBench {
                 case "--batch-size" -> batchSize = Integer.parseInt(args[++i]);
                 case "--serializable" -> serializable = true;
                 case "--server-pid" -> serverPid = Long.parseLong(args[++i]);
+                case "--client" -> client = args[++i];
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
@@ -116,6 +128,13 @@ public final class UnaryBench {
             case "etcd" -> true;
             default -> throw new IllegalArgumentException("--target spinel or etcd");
         };
+        if (client.equals("raw") && !call.equals("batch")) {
+            RawUnaryBench.run(new Options(target, call, host, port, seconds, warmup, inflight, valueSize, serverPid),
+                    putRequests(), getRequests());
+            return;
+        } else if (!client.equals("grpc-java") && !client.equals("raw")) {
+            throw new IllegalArgumentException("--client grpc-java or raw");
+        }
         ManagedChannel ch = NettyChannelBuilder.forAddress(host, port).usePlaintext().directExecutor().build();
         try {
             Window w = switch (call) {
@@ -213,7 +232,7 @@ public final class UnaryBench {
         return Long.parseLong(f[11]) + Long.parseLong(f[12]); // fields 14 and 15 of stat(5)
     }
 
-    private static double clockTicksPerSecond() {
+    static double clockTicksPerSecond() {
         String hz = System.getenv("CLK_TCK");
         return hz == null ? 100 : Double.parseDouble(hz);
     }
