@@ -95,7 +95,8 @@ final class CommandEffects {
                     tracking.keyRead(session, args.copy(k));
                 }
             }
-            if (!cmd.name().equals("client|caching")) {
+            // Redis's resetClient keeps the flag after any CLIENT subcommand (CLIENT ID, CLIENT REPLY SKIP...)
+            if (!cmd.name().startsWith("client|")) {
                 ts.caching(null);
             }
         } else if (cmd.tracksReads && session.scriptCaller() != null && session.scriptCaller().tracking() != null) {
