@@ -169,7 +169,9 @@ public final class Blocking {
     private void expire(Waiter w) {
         if (w.state.compareAndSet(Waiter.WAITING, Waiter.GONE)) {
             remove(w); // not logged in the slow log: Redis 7.0 logs a blocked command only when it is served
-            w.op.timeoutReply(w.session.out());
+            if (!w.replyDropped) {
+                w.op.timeoutReply(w.session.out());
+            }
             w.session.resume();
         }
     }
@@ -286,7 +288,9 @@ public final class Blocking {
             w.reply = Arrays.copyOf(out.array(), out.size());
             try {
                 w.session.connection().execute(() -> {
-                    w.session.out().raw(w.reply);
+                    if (!w.replyDropped) {
+                        w.session.out().raw(w.reply);
+                    }
                     w.session.closeAfterReply();
                     w.session.resume();
                 });
@@ -330,7 +334,9 @@ public final class Blocking {
     private void deliver(Waiter w) {
         try {
             w.session.connection().execute(() -> {
-                w.session.out().raw(w.reply);
+                if (!w.replyDropped) {
+                    w.session.out().raw(w.reply);
+                }
                 Outbox.runAfterServedReply(w.session.outbox); // its own keys' invalidations, after its reply
                 w.session.resume();
             });

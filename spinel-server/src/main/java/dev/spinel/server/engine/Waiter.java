@@ -23,6 +23,12 @@ public final class Waiter {
     final boolean resp3;
     /** The blocking command as the client sent it, for the slow log when it is served or times out. */
     final Args command;
+    /**
+     * The command blocked under CLIENT REPLY OFF or SKIP: its eventual reply (served, timed out, unblocked) is
+     * dropped, as Redis's addReply drops it for such a client. Taken now: the session's mode has moved on
+     * (SKIP back to ON) by the time the reply is written.
+     */
+    final boolean replyDropped;
     /** The reply produced by a serving thread, handed to the client's loop. */
     byte[] reply;
     final AtomicInteger state = new AtomicInteger(WAITING);
@@ -35,5 +41,7 @@ public final class Waiter {
         this.op = op;
         this.resp3 = session.protocol() == 3;
         this.command = session.blockedCommand();
+        Session.ReplyMode mode = session.replyMode();
+        this.replyDropped = mode == Session.ReplyMode.OFF || mode == Session.ReplyMode.SKIP;
     }
 }

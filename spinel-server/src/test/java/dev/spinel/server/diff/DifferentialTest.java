@@ -135,6 +135,12 @@ class DifferentialTest {
                             compare(where, Mode.EXACT, s, r);
                             return;
                         }
+                        case "send" -> { // raw bytes that get no reply (CLIENT REPLY OFF, a command that blocks)
+                            byte[] bytes = toBytes(List.of(Quoting.split("\"" + rest + "\"").getFirst())).getFirst();
+                            current[0].sendRaw(bytes);
+                            current[1].sendRaw(bytes);
+                            return;
+                        }
                         case "slow" -> {
                             slow(where, rest);
                             return;
