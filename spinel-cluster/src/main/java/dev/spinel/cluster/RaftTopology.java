@@ -10,6 +10,7 @@ import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.AlreadyExistsException;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.server.RaftServer;
@@ -360,16 +361,34 @@ public final class RaftTopology implements ClusterTopology {
     public synchronized void join(ClusterNode other, int[] slots) throws TopologyException {
         commit(new TopologyChange.AddNode(other, slots));
         try {
+            RaftGroup g = server.getDivision(active).getGroup();
             RaftPeer peer = RaftPeer.newBuilder().setId(RaftPeerId.valueOf(other.id()))
                     .setAddress((other.host().isEmpty() ? "127.0.0.1" : other.host()) + ":" + other.busPort()).build();
-            GroupJoin.bringIn(peer, () -> server.getDivision(active).getGroup(), this::client, props, RETRY);
-        } catch (IOException e) {
+            List<RaftPeer> peers = new ArrayList<>();
+            for (RaftPeer p : g.getPeers()) {
+                if (!p.getId().equals(peer.getId())) {
+                    peers.add(p);
+                }
+            }
+            peers.add(peer);
+            try (RaftClient c = RaftClient.newBuilder().setProperties(props).setRetryPolicy(RETRY)
+                    .setRaftGroup(RaftGroup.valueOf(g.getGroupId(), peer)).build()) {
+                c.getGroupManagementApi(peer.getId()).add(RaftGroup.valueOf(g.getGroupId(), peers));
+            } catch (AlreadyExistsException already) {
+                // joined before (a repeated MEET): only the configuration may be missing
+            }
+            RaftClientReply r = client().admin().setConfiguration(peers);
+            if (!r.isSuccess()) {
+                throw new TopologyException("ERR the new node could not join the Raft group: " + r.getException());
+            }
+        } catch (IOException | TopologyException e) {
             try {
                 commit(new TopologyChange.Forget(myId, other.id())); // as a failed handshake, the node is dropped
             } catch (TopologyException rollback) {
                 e.addSuppressed(rollback);
             }
-            throw new TopologyException("ERR the new node could not join the Raft group: " + e);
+            throw e instanceof TopologyException t ? t
+                    : new TopologyException("ERR the new node could not join the Raft group: " + e);
         }
     }
 

@@ -4,7 +4,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -69,40 +68,6 @@ class RaftTopologyTest {
             assertNull(c.current().owner(5));
             a.commit(new TopologyChange.AddSlots(A, new int[]{5}));
             await(() -> A.equals(c.current().owner(5)));
-        }
-    }
-
-    /**
-     * A join whose new node's Raft server does not answer for longer than a Ratis client's retries (~10 s; on a
-     * loaded machine: a node still starting, or starved) is tried again until it answers, not rolled back with a
-     * FORGET (before: "the new node could not join the Raft group" after 10 s, and redis-cli --cluster create then
-     * waited for ever for the nodes to agree).
-     */
-    @Test
-    void joinWaitsForANewNodeThatAnswersLate() throws Exception {
-        CompletableFuture<RaftTopology> late = new CompletableFuture<>();
-        try (RaftTopology a = start(A, 29301, "a")) {
-            Thread starter = new Thread(() -> {
-                try {
-                    Thread.sleep(13_000);
-                    late.complete(start(B, 29302, "b"));
-                } catch (Exception e) {
-                    late.completeExceptionally(e);
-                }
-            });
-            starter.start();
-            try {
-                a.join(node(B, 29302), new int[0]);
-                RaftTopology b = late.get(30, TimeUnit.SECONDS);
-                await(() -> b.current().nodes().size() == 2 && b.current().equals(a.current()));
-                b.commit(new TopologyChange.AddSlots(B, new int[]{9}));
-                await(() -> B.equals(a.current().owner(9)));
-            } finally {
-                starter.join();
-                if (!late.isCompletedExceptionally()) {
-                    late.join().close();
-                }
-            }
         }
     }
 
