@@ -28,9 +28,8 @@ for i in 0 1 2; do
   [ "$i" -gt 0 ] && args+=(--replicaof "127.0.0.1 $base")
   "$root/bin/spinel-server" "${args[@]}" > "$work/node$i.log" 2>&1 &
   pids+=($!)
-done
-for i in 0 1 2; do
-  for _ in $(seq 1 300); do redis-cli -p $((base + i)) ping >/dev/null 2>&1 && break; sleep 0.2; done
+  # one at a time: the first start may build the checkout (bin/spinel-server), which must not run three times at once
+  for _ in $(seq 1 900); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.2; done
 done
 for _ in $(seq 1 100); do
   [ "$(redis-cli -p "$base" info replication | grep -c 'state=online')" = 2 ] && break; sleep 0.2
