@@ -93,4 +93,20 @@ public abstract sealed class CommandScope extends CommandWrites permits Session 
     public void replaying(boolean r) {
         this.replaying = r;
     }
+
+    /** CLIENT REPLY's state (kept here, beside the other per-command flags, for Session's size). */
+    Session.ReplyMode replyMode = Session.ReplyMode.ON;
+
+    public Session.ReplyMode replyMode() {
+        return replyMode;
+    }
+
+    public void replyMode(Session.ReplyMode mode) {
+        this.replyMode = mode;
+    }
+
+    /** What is sent now is dropped: CLIENT REPLY OFF, or SKIP before the next command (Client's contract). */
+    public boolean repliesDropped() {
+        return replyMode == Session.ReplyMode.OFF || replyMode == Session.ReplyMode.SKIP;
+    }
 }

@@ -53,7 +53,6 @@ public final class Session extends CommandScope implements TrackedClient {
     private volatile boolean noEvict;
     private volatile boolean noTouch;
     private volatile boolean attachedReplica;
-    private ReplyMode replyMode = ReplyMode.ON;
     /** The thread running one of this client's commands now, or null (see {@link #executingOn()}). */
     private Thread executingOn;
     private Subscriptions subscriptions;
@@ -311,14 +310,6 @@ public final class Session extends CommandScope implements TrackedClient {
         if (executingOn == Thread.currentThread()) {
             replyStart = out.size();
         }
-    }
-
-    public ReplyMode replyMode() {
-        return replyMode;
-    }
-
-    public void replyMode(ReplyMode mode) {
-        this.replyMode = mode;
     }
 
     /**

@@ -30,4 +30,12 @@ public interface Client {
 
     /** Runs {@code write} (which writes into {@link #out}) on the client's own event loop, then sends it. */
     void deliver(Runnable write);
+
+    /**
+     * Whether what the server sends it now is dropped (CLIENT REPLY OFF, or SKIP before its next command), as Redis's
+     * prepareClientToWrite refuses such a client: MONITOR's lines too. On the client's own event loop.
+     */
+    default boolean repliesDropped() {
+        return false;
+    }
 }

@@ -54,7 +54,11 @@ public final class Monitors {
             if (m == s) {
                 continue;
             }
-            m.deliver(() -> m.out().simple(line));
+            m.deliver(() -> {
+                if (!m.repliesDropped()) { // a monitor under CLIENT REPLY OFF gets no lines, as in Redis
+                    m.out().simple(line);
+                }
+            });
         }
     }
 }
