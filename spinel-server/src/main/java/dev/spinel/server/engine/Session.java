@@ -299,7 +299,7 @@ public final class Session extends CommandScope implements TrackedClient {
      * Call {@link #endPush} after it. On the session's loop only.
      */
     public void beginPush() {
-        if ((replyMode == ReplyMode.OFF || replyMode == ReplyMode.SKIP) && executingOn == Thread.currentThread()
+        if (repliesDropped() && executingOn == Thread.currentThread()
                 && replyStart <= out.size()) {
             out.truncate(replyStart);
         }

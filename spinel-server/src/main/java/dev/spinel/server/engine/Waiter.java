@@ -41,7 +41,6 @@ public final class Waiter {
         this.op = op;
         this.resp3 = session.protocol() == 3;
         this.command = session.blockedCommand();
-        Session.ReplyMode mode = session.replyMode();
-        this.replyDropped = mode == Session.ReplyMode.OFF || mode == Session.ReplyMode.SKIP;
+        this.replyDropped = session.repliesDropped();
     }
 }
