@@ -67,10 +67,13 @@ public final class Main {
             System.exit(1);
             return;
         }
-        Log.configure(config.logfile.value(), config.loglevel.value());
+        // Relative names are under `dir`, as Redis's: it chdir()s there while reading its configuration, and the JVM
+        // cannot (DirParam), so a relative logfile or pidfile is resolved against `dir` here.
+        String logfile = config.logfile.value();
+        Log.configure(logfile.isEmpty() ? logfile : config.dir.path().resolve(logfile).toString(), config.loglevel.value());
         Log.notice("Spinel " + Version.SPINEL + " (Redis " + Version.REDIS + " compatible) starting, pid="
                 + ProcessHandle.current().pid());
-        Path pidfile = writePidfile(config.pidfile.value()); // before the load, as Redis
+        Path pidfile = writePidfile(config.dir.path(), config.pidfile.value()); // before the load, as Redis
         SpinelServer server;
         try {
             server = SpinelServer.start(config, true);
@@ -113,11 +116,11 @@ public final class Main {
     }
 
     /** Writes the pid file when one is configured; a failure is logged, not fatal (as in Redis). */
-    private static Path writePidfile(String file) {
+    private static Path writePidfile(Path dir, String file) {
         if (file.isEmpty()) {
             return null;
         }
-        Path p = Path.of(file);
+        Path p = dir.resolve(file);
         try {
             Files.writeString(p, ProcessHandle.current().pid() + "\n");
             return p;
