@@ -4,11 +4,9 @@ import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.durability.Persistence;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.Session;
-import dev.spinel.server.errors.RedisError;
 import dev.spinel.server.log.Log;
 import dev.spinel.server.scripting.FunctionLibraries;
 
-import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -33,8 +31,6 @@ import java.util.concurrent.locks.Lock;
  * role change are serialized on {@code this}; per-replica state lives in its link.
  */
 public final class Replication {
-    private static final byte[] GETACK = "*3\r\n$8\r\nREPLCONF\r\n$6\r\nGETACK\r\n$1\r\n*\r\n".getBytes(StandardCharsets.US_ASCII);
-
     private final Engine engine;
     private final ServerConfig config;
     /** The function libraries: sent with a full resync, replaced by the master's on the replica side. */
@@ -218,20 +214,9 @@ public final class Replication {
         waits.acked();
     }
 
-    // ---- WAIT ----
-
-    /** WAIT numreplicas timeout: replicas whose acknowledged offset reached this client's writes. */
-    void waitForReplicas(Session s, long wanted, long timeout) {
-        if (masterLink != null) {
-            throw new RedisError("ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated.");
-        }
-        if (!waits.await(s, offset(), wanted, timeout)) {
-            return; // answered at once
-        }
-        ReplicationStream st = stream;
-        if (st != null && !replicas.isEmpty()) {
-            st.appendRaw(GETACK); // as Redis's replicationRequestAckFromSlaves
-        }
+    /** The clients blocked in WAIT. */
+    ReplicaWaits waits() {
+        return waits;
     }
 
     // ---- cron ----
@@ -373,6 +358,27 @@ public final class Replication {
             return;
         }
         old.close();
+        Lock batch = old.applyLock();
+        boolean ended = BatchEnd.await(this, batch, engine.keyspace());
+        boolean quiesce;
+        try {
+            if (masterLink != old) {
+                return; // another REPLICAOF or promotion came while we waited: the later one stands
+            }
+            quiesce = becomeMaster();
+        } finally {
+            if (ended) {
+                batch.unlock(); // before the quiesce: a SAVE on a loop takes it (Replication.applyLock)
+            }
+        }
+        if (quiesce) {
+            feed.quiesce();
+        }
+        Log.notice("MASTER MODE enabled (" + why + ")");
+    }
+
+    /** The role change of a promotion; true when the event loops must be quiesced for the new feed. */
+    private boolean becomeMaster() {
         masterLink = null;
         engine.replicaRole().active(false);
         engine.keyspace().lazyExpiry(true);
@@ -384,10 +390,7 @@ public final class Replication {
             feed.start(st);
         }
         refusals.install(engine);
-        if (st != null && feed.installed()) {
-            feed.quiesce();
-        }
-        Log.notice("MASTER MODE enabled (" + why + ")");
+        return st != null && feed.installed();
     }
 
     /**

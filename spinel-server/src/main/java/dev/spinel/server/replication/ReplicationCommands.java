@@ -5,6 +5,7 @@ import dev.spinel.server.config.ConfigException;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.errors.RedisError;
+import java.nio.charset.StandardCharsets;
 
 /**
  * The replication commands: ROLE, WAIT, REPLICAOF/SLAVEOF, FAILOVER, and the master side's SYNC, PSYNC and
@@ -73,7 +74,9 @@ public final class ReplicationCommands {
         }
     }
 
-    // WAIT numreplicas timeout
+    private static final byte[] GETACK = "*3\r\n$8\r\nREPLCONF\r\n$6\r\nGETACK\r\n$1\r\n*\r\n".getBytes(StandardCharsets.US_ASCII);
+
+    // WAIT numreplicas timeout: replicas whose acknowledged offset reached this client's writes
     private static void waitForReplicas(Replication r, Session s, Args a) {
         long wanted;
         try {
@@ -90,6 +93,15 @@ public final class ReplicationCommands {
         if (timeout < 0) {
             throw TIMEOUT_NEGATIVE;
         }
-        r.waitForReplicas(s, wanted, timeout);
+        if (r.isReplica()) {
+            throw new RedisError("ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated.");
+        }
+        if (!r.waits().await(s, r.offset(), wanted, timeout)) {
+            return; // answered at once
+        }
+        ReplicationStream st = r.stream();
+        if (st != null && !r.replicas().isEmpty()) {
+            st.appendRaw(GETACK); // as Redis's replicationRequestAckFromSlaves
+        }
     }
 }
