@@ -112,6 +112,10 @@ class DifferentialTest {
                             Thread.sleep(Long.parseLong(rest));
                             return;
                         }
+                        case "second-start" -> { // 200 ms into a wall-clock second (Redis's LRU clock counts seconds)
+                            Thread.sleep((1200 - System.currentTimeMillis() % 1000) % 1000);
+                            return;
+                        }
                         case "conn" -> {
                             current = conn(Integer.parseInt(rest));
                             return;
