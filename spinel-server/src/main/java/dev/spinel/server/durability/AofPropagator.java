@@ -30,11 +30,14 @@ import java.util.List;
  *   <li>EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT → {@code PEXPIREAT key <ms>}, or {@code DEL key} when the
  *       time was in the past and the key was deleted;</li>
  *   <li>GETEX with an expiry option → {@code PEXPIREAT}, with PERSIST → {@code PERSIST};</li>
- *   <li>RESTORE → {@code RESTORE key <abs ms|0> payload ABSTTL REPLACE}, or {@code DEL} when the TTL had
- *       already passed;</li>
+ *   <li>RESTORE with a relative TTL → its arguments with the TTL absolute and {@code ABSTTL} appended (with
+ *       TTL 0 or ABSTTL: verbatim), or {@code DEL} when the TTL had already passed;</li>
  *   <li>INCRBYFLOAT → {@code SET key <new value> KEEPTTL}; HINCRBYFLOAT → {@code HSET key field <new value>};</li>
  *   <li>commands that said what to log ({@link Session#propagateAs}): SPOP → {@code SREM} of the members
- *       popped, BLPOP/BRPOP → {@code LPOP/RPOP}, BLMOVE/BRPOPLPUSH → {@code LMOVE}, BLMPOP → {@code LPOP/RPOP key count};</li>
+ *       popped (a {@code DEL} when it took the whole set), GETDEL → {@code DEL} (UNLINK under
+ *       lazyfree-lazy-user-del), BLPOP/BRPOP → {@code LPOP/RPOP}, BLMOVE/BRPOPLPUSH → {@code LMOVE}/{@code RPOPLPUSH},
+ *       LMPOP/BLMPOP → {@code LPOP/RPOP key <count popped>}, ZMPOP/BZMPOP → {@code ZPOPMIN/ZPOPMAX key <count popped>},
+ *       BZPOPMIN/BZPOPMAX → {@code ZPOPMIN/ZPOPMAX key};</li>
  *   <li>blocked clients served by another client's push ({@link #propagateEffect}): their non-blocking pop/move;
  *       a served XREADGROUP ({@link #propagateServed}): its XCLAIMs, in MULTI/EXEC when several;</li>
  *   <li>streams (said by the commands, as Redis 7.0 propagates them): XADD with its generated ID and an
@@ -186,7 +189,6 @@ final class AofPropagator implements Propagator {
     private static final byte[] PERSIST = b("PERSIST");
     private static final byte[] KEEPTTL = b("KEEPTTL");
     private static final byte[] ABSTTL = b("ABSTTL");
-    private static final byte[] REPLACE = b("REPLACE");
     private static final byte[] HSET = b("HSET");
     private static final byte[] MULTI = b("MULTI");
     private static final byte[] EXEC = b("EXEC");
@@ -278,18 +280,30 @@ final class AofPropagator implements Propagator {
                 }
             }
             case "restore", "restore-asking" -> {
+                // as Redis 7.0's restoreCommand: the client's arguments, a relative TTL made absolute with ABSTTL
+                // appended; a key already expired by its TTL is propagated as a DEL
                 Entry en = entry(s, a, 1);
                 if (en == null) {
                     delete(a, e);
                     return;
                 }
-                e.begin(6);
-                e.arg(a, 0);
-                e.arg(a, 1);
-                e.number(Math.max(0, en.expireAt()));
-                e.arg(a, 3);
+                boolean absttl = false;
+                for (int i = 4; i < a.count(); i++) {
+                    absttl |= a.is(i, "ABSTTL");
+                }
+                if (absttl || en.expireAt() < 0) {
+                    verbatim(a, e);
+                    return;
+                }
+                e.begin(a.count() + 1);
+                for (int i = 0; i < a.count(); i++) {
+                    if (i == 2) {
+                        e.number(en.expireAt());
+                    } else {
+                        e.arg(a, i);
+                    }
+                }
                 e.bulk(ABSTTL);
-                e.bulk(REPLACE);
             }
             case "incrbyfloat" -> {
                 Entry en = entry(s, a, 1);

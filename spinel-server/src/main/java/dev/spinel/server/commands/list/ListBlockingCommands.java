@@ -29,8 +29,9 @@ public final class ListBlockingCommands {
     private static final byte[] LPOP = "LPOP".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] RPOP = "RPOP".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] LMOVE = "LMOVE".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] LEFT = "LEFT".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] RIGHT = "RIGHT".getBytes(StandardCharsets.US_ASCII);
+    /** Redis's shared.left and shared.right: how a served BLMOVE names its sides in the LMOVE it propagates. */
+    private static final byte[] LEFT = "left".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] RIGHT = "right".getBytes(StandardCharsets.US_ASCII);
 
     private ListBlockingCommands() {
     }
@@ -107,8 +108,7 @@ public final class ListBlockingCommands {
                 if (rpoplpush) {
                     s.propagateAs(RPOPLPUSH, src, dst);
                 } else {
-                    s.propagateAs(ListMoveCommands.LMOVE, src, dst, fromHead ? ListMoveCommands.LEFT : ListMoveCommands.RIGHT,
-                            toHead ? ListMoveCommands.LEFT : ListMoveCommands.RIGHT);
+                    s.propagateAs(ListMoveCommands.LMOVE, src, dst, a.copy(3), a.copy(4)); // the client's words, as Redis 7.0
                 }
             } else {
                 s.engine().blocking().block(s, db, new byte[][] {src}, timeout, new MoveWaiter(dst, fromHead, toHead, rpoplpush));
@@ -133,11 +133,11 @@ public final class ListBlockingCommands {
             byte[][] keys = new byte[m.numKeys()][];
             for (int i = 0; i < m.numKeys(); i++) {
                 keys[i] = a.copy(m.firstKey() + i);
-                if (ListMoveCommands.popFirst(s.engine(), s.out(), db, keys[i], m.head(), m.count(), s.now(), false, null)) {
+                int n = ListMoveCommands.popFirst(s.engine(), s.out(), db, keys[i], m.head(), m.count(), s.now(), false, null);
+                if (n > 0) {
                     s.onlyKeyChanged(m.firstKey() + i, m.firstKey(), m.firstKey() + m.numKeys());
                     s.dirty(1);
-                    s.propagateAs(m.head() ? ListMoveCommands.LPOP : ListMoveCommands.RPOP, keys[i],
-                            Long.toString(m.count()).getBytes(StandardCharsets.US_ASCII));
+                    s.propagateAs(m.head() ? ListMoveCommands.LPOP : ListMoveCommands.RPOP, keys[i], ListMoveCommands.count(n));
                     return;
                 }
             }
@@ -155,10 +155,11 @@ public final class ListBlockingCommands {
             ctx.locks().add(ctx.db(), key, 0, key.length).lock();
             Engine eng = ctx.session().engine();
             if (count > 0) {
-                if (!ListMoveCommands.popFirst(eng, ctx.out(), ctx.db(), key, head, count, ctx.now(), true, ctx)) {
+                int n = ListMoveCommands.popFirst(eng, ctx.out(), ctx.db(), key, head, count, ctx.now(), true, ctx);
+                if (n == 0) {
                     return false;
                 }
-                ctx.propagate(head ? LPOP : RPOP, key, Long.toString(count).getBytes(StandardCharsets.US_ASCII));
+                ctx.propagate(head ? LPOP : RPOP, key, ListMoveCommands.count(n)); // the count popped, as Redis 7.0
                 return true;
             }
             int h = KeyHash.hash(key);

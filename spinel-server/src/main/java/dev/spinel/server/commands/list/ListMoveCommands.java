@@ -28,8 +28,11 @@ public final class ListMoveCommands {
     static final byte[] LMOVE = "LMOVE".getBytes(StandardCharsets.US_ASCII);
     static final byte[] LPOP = "LPOP".getBytes(StandardCharsets.US_ASCII);
     static final byte[] RPOP = "RPOP".getBytes(StandardCharsets.US_ASCII);
-    static final byte[] LEFT = "LEFT".getBytes(StandardCharsets.US_ASCII);
-    static final byte[] RIGHT = "RIGHT".getBytes(StandardCharsets.US_ASCII);
+
+    /** A count as the argument of a propagated command. */
+    static byte[] count(long n) {
+        return Long.toString(n).getBytes(StandardCharsets.US_ASCII);
+    }
     static final RedisError NUMKEYS = new RedisError("ERR numkeys should be greater than 0");
     static final RedisError COUNT_POSITIVE = new RedisError("ERR count should be greater than 0");
 
@@ -173,9 +176,12 @@ public final class ListMoveCommands {
         try {
             for (int i = 0; i < m.numKeys(); i++) {
                 int k = m.firstKey() + i;
-                if (popFirst(s.engine(), s.out(), db, a.copy(k), m.head(), m.count(), s.now(), false, null)) {
+                byte[] key = a.copy(k);
+                int n = popFirst(s.engine(), s.out(), db, key, m.head(), m.count(), s.now(), false, null);
+                if (n > 0) {
                     s.onlyKeyChanged(k, m.firstKey(), m.firstKey() + m.numKeys());
                     s.dirty(1);
+                    s.propagateAs(m.head() ? LPOP : RPOP, key, count(n)); // as Redis 7.0: the count popped
                     return;
                 }
             }
@@ -187,20 +193,20 @@ public final class ListMoveCommands {
 
     /**
      * Pops up to {@code count} elements from the list at {@code key} (stripe held) and writes
-     * {@code [key, [elements]]}; returns false, writing nothing, when the key is absent or empty.
+     * {@code [key, [elements]]}; returns how many it popped: 0, writing nothing, when the key is absent or empty.
      * WRONGTYPE is thrown (or, when serving, the key is skipped).
      */
-    static boolean popFirst(Engine eng, ReplyBuffer out, Database db, byte[] key, boolean head, long count,
+    static int popFirst(Engine eng, ReplyBuffer out, Database db, byte[] key, boolean head, long count,
                             long now, boolean serving, ServeContext claim) {
         int h = KeyHash.hash(key);
         Segment seg = db.segment(h);
         Entry e = seg.get(key, 0, key.length, h, now);
         if (e == null || (serving && !(e.value() instanceof ListValue))) {
-            return false;
+            return 0;
         }
         ListValue l = Lists.list(e);
         if (l.length() == 0 || (claim != null && !claim.claim())) {
-            return false;
+            return 0;
         }
         out.array(2);
         out.bulk(key);
@@ -220,6 +226,6 @@ public final class ListMoveCommands {
             seg.removeEntry(e);
             nt.notify(Notifications.GENERIC, "del", key, db.index());
         }
-        return true;
+        return n;
     }
 }

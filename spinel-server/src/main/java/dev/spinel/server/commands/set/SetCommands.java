@@ -148,6 +148,7 @@ public final class SetCommands {
     }
 
     private static final byte[] SREM = "SREM".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] DEL = "DEL".getBytes(StandardCharsets.US_ASCII);
 
     /** Redis's SPOP_MOVE_STRATEGY_MUL: with count, case 3 (build the rest anew) once the rest times this <= count. */
     private static final long SPOP_MOVE_STRATEGY_MUL = 5;
@@ -189,7 +190,7 @@ public final class SetCommands {
             if (count >= 0) {
                 out.set((int) n);
             }
-            byte[][] srem = new byte[(int) n + 2][]; // logged as SREM of the members popped (Redis 7.0)
+            byte[][] srem = new byte[count >= set.size() ? 2 : (int) n + 2][]; // logged as SREM of the members popped (Redis 7.0)
             srem[0] = SREM;
             srem[1] = a.copy(1);
             if (count >= set.size()) {
@@ -199,13 +200,11 @@ public final class SetCommands {
                 for (int p = set.first(); p >= 0; p = set.next(p)) {
                     whole.add(set.member(p), limits);
                 }
-                int k = 2;
                 for (int p = whole.first(); p >= 0; p = whole.next(p)) {
                     replyMember(out, whole, p);
-                    srem[k++] = whole.member(p).clone();
                 }
                 s.dirty(n);
-                s.propagateAs(srem);
+                s.propagateAs(DEL, srem[1]); // Redis's case 1 propagates a DEL of the key, not an SREM
                 seg.removeEntry(e);
                 Keys.serverDeleted(s, whole); // Redis frees its SUNION's temporary set
                 Keys.serverDeleted(s, set); // and the deleted key's set, lazily under lazyfree-lazy-server-del

@@ -205,11 +205,16 @@ public final class StringCommands {
                 seg.removeEntry(e);
                 s.dirty(1);
                 s.notify(Notifications.GENERIC, "del", a, 1);
+                // as Redis 7.0's getdelCommand: propagated as the delete it is
+                s.propagateAs(s.engine().config().lazyfreeLazyUserDel.value() ? UNLINK : DEL, a.copy(1));
             }
         } finally {
             seg.unlock();
         }
     }
+
+    private static final byte[] DEL = "DEL".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    private static final byte[] UNLINK = "UNLINK".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     // GETEX key [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | PERSIST]
     static void getex(Session s, Args a) {

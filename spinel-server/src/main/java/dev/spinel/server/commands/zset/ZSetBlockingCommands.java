@@ -85,7 +85,11 @@ public final class ZSetBlockingCommands {
             Engine eng = ctx.session().engine();
             long n = ZSetPopCommands.pop(eng, ctx.out(), ctx.db().index(), seg, e, z, max, count, shape);
             eng.stats().dirty.add(n);
-            ctx.propagate(max ? ZPOPMAX : ZPOPMIN, key, Long.toString(count).getBytes(StandardCharsets.US_ASCII));
+            if (shape == ZSetPopCommands.Reply.KEY_FLAT) { // BZPOPMIN/BZPOPMAX: no count, as Redis 7.0's serve
+                ctx.propagate(max ? ZPOPMAX : ZPOPMIN, key);
+            } else {
+                ctx.propagate(max ? ZPOPMAX : ZPOPMIN, key, Long.toString(n).getBytes(StandardCharsets.US_ASCII));
+            }
             return true;
         }
 

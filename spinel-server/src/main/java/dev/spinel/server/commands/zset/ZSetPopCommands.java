@@ -14,6 +14,8 @@ import dev.spinel.store.Entry;
 import dev.spinel.store.Segment;
 import dev.spinel.store.types.ZSetValue;
 
+import java.nio.charset.StandardCharsets;
+
 /**
  * ZPOPMIN, ZPOPMAX and ZMPOP (Redis's genericZpopCommand). The pop itself is {@link #pop}, shared with
  * the blocking forms (BZPOPMIN, BZPOPMAX, BZMPOP), which call it once a key they wait on has elements.
@@ -36,6 +38,9 @@ public final class ZSetPopCommands {
 
     private ZSetPopCommands() {
     }
+
+    static final byte[] ZPOPMIN = "ZPOPMIN".getBytes(StandardCharsets.US_ASCII);
+    static final byte[] ZPOPMAX = "ZPOPMAX".getBytes(StandardCharsets.US_ASCII);
 
     static void register(CommandTable t) {
         t.register("zpopmin", (s, a) -> zpop(s, a, false));
@@ -195,7 +200,9 @@ public final class ZSetPopCommands {
 
     /**
      * Pops from the first non-empty sorted set among key arguments [from, to) (stripes locked by the
-     * caller); WRONGTYPE on the first key of another type met before it. False when all are empty.
+     * caller); WRONGTYPE on the first key of another type met before it. False when all are empty. Propagated
+     * as Redis 7.0 does: a ZPOPMIN/ZPOPMAX of that key, with the count popped unless it is BZPOPMIN/BZPOPMAX's
+     * single element ({@link Reply#KEY_FLAT}).
      */
     static boolean popFirst(Session s, Args a, int from, int to, boolean max, long count, Reply shape) {
         for (int i = from; i < to; i++) {
@@ -205,7 +212,13 @@ public final class ZSetPopCommands {
             }
             ZSetValue z = SetKeys.zset(e);
             s.onlyKeyChanged(i, from, to);
-            pop(s, s.db().segment(Keys.hash(a, i)), e, z, max, count, shape);
+            long n = pop(s, s.db().segment(Keys.hash(a, i)), e, z, max, count, shape);
+            byte[] key = a.copy(i);
+            if (shape == Reply.KEY_FLAT) {
+                s.propagateAs(max ? ZPOPMAX : ZPOPMIN, key);
+            } else {
+                s.propagateAs(max ? ZPOPMAX : ZPOPMIN, key, Long.toString(n).getBytes(StandardCharsets.US_ASCII));
+            }
             return true;
         }
         return false;
