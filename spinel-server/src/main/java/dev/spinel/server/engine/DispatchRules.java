@@ -55,6 +55,14 @@ final class DispatchRules {
     }
 
     /**
+     * Redis's is_denystale_command: refused on a stale replica (link down, replica-serve-stale-data no) unless it
+     * has the {@code stale} flag; an EXEC when any command it queued lacks it.
+     */
+    static boolean deniedWhenStale(Session session, Command cmd) {
+        return !cmd.has(CommandFlag.STALE) || (cmd.exec && session.transaction() != null && session.transaction().anyLacks(CommandFlag.STALE));
+    }
+
+    /**
      * The refusal of a client's command during a load (start-up, DEBUG RELOAD, a replica's full resync), or null: a blocking load
      * refuses what lacks Redis's {@code loading} flag (for EXEC: any queued command that lacks it), an async one
      * what has {@code no_async_loading} (for EXEC: any queued command that has it), as Redis's processCommand.
