@@ -16,7 +16,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 /**
  * MONITOR's feed against redis-server (timestamps and client addresses aside): scripts appear before the
  * commands they call, MULTI/EXEC in order, AUTH and HELLO AUTH credentials as "(redacted)" (in SLOWLOG too),
- * arguments quoted as Redis's sdscatrepr quotes every byte.
+ * arguments quoted as Redis's sdscatrepr quotes every byte; CONFIG SET's values of masterauth, masteruser and
+ * requirepass too.
  */
 class MonitorDiffTest {
     @RegisterExtension
@@ -49,7 +50,13 @@ class MonitorDiffTest {
             c.call("AUTH", "someone", "secret");
             c.call("HELLO", "2", "AUTH", "someone", "secret", "SETNAME", "n");
             c.call("GET", "x");
-            RespValue log = new RespReader(c.call("SLOWLOG", "GET", "3")).read();
+            c.call("CONFIG", "SET", "masterauth", ""); // CONFIG SET's sensitive values (multi.tcl, slowlog.tcl)
+            c.call("CONFIG", "SET", "maxmemory-samples", "5", "MASTERUSER", "u", "masterauth", "p");
+            c.call("CONFIG", "SET", "requirepass", "s3cret", "maxmemory-samples");
+            c.call("CONFIG", "SET", "requirepass", "");
+            c.call("CONFIG", "SET", "masteruser", "");
+            c.call("CONFIG", "SET", "masterauth", "");
+            RespValue log = new RespReader(c.call("SLOWLOG", "GET", "9")).read();
             c.call("CONFIG", "SET", "slowlog-log-slower-than", "10000");
             List<String> out = new ArrayList<>();
             for (RespValue entry : ((RespValue.Array) log).items()) {

@@ -51,13 +51,21 @@ public final class SlowLog {
 
     private static final byte[] REDACTED = "(redacted)".getBytes(StandardCharsets.US_ASCII);
 
-    /** Secrets Redis hides from the slow log and MONITOR: AUTH's arguments, HELLO's AUTH pair, ACL SETUSER's arguments. */
+    /**
+     * Secrets Redis hides from the slow log and MONITOR: AUTH's arguments, HELLO's AUTH pair, ACL SETUSER's arguments,
+     * MIGRATE's AUTH/AUTH2 credentials, CONFIG SET's values of masterauth, masteruser and requirepass.
+     */
     static boolean redacted(Args a, int i) {
         if (a.is(0, "AUTH")) {
             return i >= 1 && a.count() <= 3; // AUTH with more arguments fails its syntax check before redacting
         }
         if (a.is(0, "ACL")) {
             return i >= 2 && a.is(1, "SETUSER");
+        }
+        if (a.is(0, "CONFIG")) {
+            // Redis 7.0's configSetCommand: the values of its SENSITIVE_CONFIG parameters, when the pairs are whole
+            return a.is(1, "SET") && (a.count() & 1) == 0 && i >= 3 && (i & 1) == 1
+                    && (a.is(i - 1, "MASTERAUTH") || a.is(i - 1, "MASTERUSER") || a.is(i - 1, "REQUIREPASS"));
         }
         if (a.is(0, "MIGRATE")) {
             // Redis 7.0 hides AUTH's password and AUTH2's username and password, up to KEYS
