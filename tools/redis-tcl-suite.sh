@@ -11,7 +11,7 @@
 #                 Debian bookworm's in /etc/apt/sources.list.d/redis-tcl-suite-src.sources, as root or via sudo)
 #   PORT          Spinel's port (default 25000; the suite also uses a few ports above it)
 #   UNIT_TIMEOUT  seconds before a unit is stopped (default 900)
-#   TAGS          extra tag filters for the suite (default "-needs:repl": Spinel has no replication stream)
+#   TAGS          extra tag filters for the suite (default none: the needs:repl tests read Spinel's replication stream too)
 #   LOOPS         Spinel's event-loop-threads for every unit (default: 1 for the units in $ordered_units below,
 #                 the server's default, one per core, for the others)
 #   SPINEL_SERVER the start script to run (default bin/spinel-server of this checkout, which rebuilds when
@@ -25,7 +25,7 @@ server=${SPINEL_SERVER:-$root/bin/spinel-server}   # another build of Spinel to 
 suite=${SUITE_DIR:-/tmp/redis-tcl-suite}
 port=${PORT:-25000}
 unit_timeout=${UNIT_TIMEOUT:-900}
-tags=${TAGS:--needs:repl}
+tags=${TAGS-}
 
 all_units="unit/printver unit/dump unit/auth unit/protocol unit/keyspace unit/scan unit/info unit/info-command
   unit/type/string unit/type/incr unit/type/list unit/type/list-2 unit/type/list-3 unit/type/set unit/type/zset
