@@ -63,6 +63,21 @@ final class DispatchRules {
     }
 
     /**
+     * Refusals checked after the replication gate, in Redis 7.0's processCommand order: a load's ({@link
+     * #loadingRefusal}), then a MONITOR client's command that reads, writes or may replicate (a monitor is a
+     * CLIENT_SLAVE in Redis: "Replica can't interact with the keyspace"; for EXEC, the commands it queued).
+     */
+    static String lateRefusal(DatasetLoading loading, Session session, Command cmd) {
+        String refused = loadingRefusal(loading, session, cmd);
+        if (refused == null && session.monitoring() && (cmd.has(CommandFlag.READONLY) || cmd.has(CommandFlag.WRITE)
+                || cmd.has(CommandFlag.MAY_REPLICATE) || execHas(session, cmd, CommandFlag.READONLY)
+                || execHas(session, cmd, CommandFlag.WRITE) || execHas(session, cmd, CommandFlag.MAY_REPLICATE))) {
+            return "ERR Replica can't interact with the keyspace";
+        }
+        return refused;
+    }
+
+    /**
      * The refusal of a client's command during a load (start-up, DEBUG RELOAD, a replica's full resync), or null: a blocking load
      * refuses what lacks Redis's {@code loading} flag (for EXEC: any queued command that lacks it), an async one
      * what has {@code no_async_loading} (for EXEC: any queued command that has it), as Redis's processCommand.

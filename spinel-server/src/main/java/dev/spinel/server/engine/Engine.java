@@ -389,7 +389,7 @@ public final class Engine {
             applyReplyMode(session);
             return null;
         }
-        String loadingRefused = DispatchRules.loadingRefusal(replicaRole.loading(), session, cmd); // one volatile read
+        String loadingRefused = DispatchRules.lateRefusal(replicaRole.loading(), session, cmd); // two volatile reads
         if (loadingRefused != null) {
             refusals.reject(session, cmd, loadingRefused);
             applyReplyMode(session);

@@ -53,6 +53,7 @@ public final class Session extends CommandScope implements TrackedClient {
     private volatile boolean noEvict;
     private volatile boolean noTouch;
     private volatile boolean attachedReplica;
+    private volatile boolean monitoring; // MONITOR: its keyspace commands are refused (DispatchRules.lateRefusal)
     /** The thread running one of this client's commands now, or null (see {@link #executingOn()}). */
     private Thread executingOn;
     private Subscriptions subscriptions;
@@ -261,6 +262,14 @@ public final class Session extends CommandScope implements TrackedClient {
         this.attachedReplica = on;
     }
 
+    public boolean monitoring() {
+        return monitoring;
+    }
+
+    public void monitoring(boolean on) {
+        this.monitoring = on;
+    }
+
     public void noTouch(boolean on) {
         this.noTouch = on;
     }
@@ -447,6 +456,7 @@ public final class Session extends CommandScope implements TrackedClient {
         engine.pubSub().unsubscribeAll(this);
         engine.tracking().disable(this);
         engine.monitors().remove(this);
+        monitoring = false;
         select(0);
         protocol(2);
         name = "";

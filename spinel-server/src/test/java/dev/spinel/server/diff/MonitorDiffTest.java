@@ -38,6 +38,40 @@ class MonitorDiffTest {
         assertEquals(feed(SERVERS.redis().port()), feed(SERVERS.spinel().port()));
     }
 
+    /**
+     * A monitor's own commands: shown to it after their replies (Redis feeds every monitor, itself included), and
+     * refused when they touch the keyspace (a monitor is a CLIENT_SLAVE in Redis: "Replica can't interact with the
+     * keyspace"), EXEC of such commands too; RESET ends the monitoring.
+     */
+    @Test
+    void aMonitorsOwnCommandsAsRedis() throws Exception {
+        assertEquals(ownCommands(SERVERS.redis().port()), ownCommands(SERVERS.spinel().port()));
+    }
+
+    private static List<String> ownCommands(int port) throws Exception {
+        try (RawClient m = new RawClient(port)) {
+            m.call("MONITOR");
+            List<String> out = new ArrayList<>();
+            for (String[] cmd : List.of(new String[]{"SET", "a", "1"}, new String[]{"GET", "a"},
+                    new String[]{"PUBLISH", "ch", "x"}, new String[]{"ECHO", "hi"}, new String[]{"MULTI"},
+                    new String[]{"GET", "a"}, new String[]{"EXEC"}, new String[]{"PING"})) {
+                out.add(normalized(m.call(cmd)));
+                if (!out.getLast().startsWith("-")) {
+                    out.add(normalized(m.readReply())); // its own line
+                }
+            }
+            out.add(normalized(m.call("RESET")));
+            out.add(normalized(m.call("SET", "a", "2")));
+            out.add(normalized(m.call("GET", "a")));
+            return out;
+        }
+    }
+
+    private static String normalized(byte[] reply) {
+        return new String(reply, StandardCharsets.UTF_8).trim().replaceFirst("^\\+\\d+\\.\\d+ ", "+TS ")
+                .replaceFirst("\\[(\\d+) [0-9.:]+\\]", "[$1 ADDR]");
+    }
+
     @Test
     void slowLogRedactsCredentialsAsRedis() throws Exception {
         assertEquals(slowLogArgs(SERVERS.redis().port()), slowLogArgs(SERVERS.spinel().port()));

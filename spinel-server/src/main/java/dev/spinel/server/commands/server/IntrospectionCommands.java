@@ -60,6 +60,7 @@ public final class IntrospectionCommands {
         if (s.executingTransaction()) {
             throw new RedisError("ERR MONITOR isn't allowed for DENY BLOCKING client");
         }
+        s.monitoring(true);
         s.engine().monitors().add(s);
         s.out().ok();
     }

@@ -33,7 +33,7 @@ public final class Monitors {
         return monitors.contains(s);
     }
 
-    /** Feeds one executed command to every monitor (not to the session that ran it if it monitors). */
+    /** Feeds one executed command to every monitor, the session that ran it included if it monitors. */
     public void feed(Client s, Args a) {
         Instant now = Instant.now();
         StringBuilder sb = new StringBuilder(64);
@@ -50,10 +50,7 @@ public final class Monitors {
             Repr.append(sb, a.buffer(), a.offset(i), a.length(i));
         }
         String line = sb.toString();
-        for (Client m : monitors) {
-            if (m == s) {
-                continue;
-            }
+        for (Client m : monitors) { // the monitor that ran it too, as Redis's replicationFeedMonitors
             m.deliver(() -> {
                 if (!m.repliesDropped()) { // a monitor under CLIENT REPLY OFF gets no lines, as in Redis
                     m.out().simple(line);
