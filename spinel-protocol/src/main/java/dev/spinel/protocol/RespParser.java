@@ -13,6 +13,14 @@ package dev.spinel.protocol;
  */
 public final class RespParser {
     public static final int INLINE_MAX = 64 * 1024;
+    /**
+     * The longest inline line accepted, newline included: Redis refuses one when its query buffer holds more than
+     * {@link #INLINE_MAX} without a newline, and it reads 16 KiB at a time, so a line that arrived whole is refused
+     * when its newline is not in the first 80 KiB (a 70 KB line passes, a 90 KB one does not). A read of Spinel's
+     * may bring more than 16 KiB, so a line whose newline it brought is refused past this length too. (A read that
+     * stops between 64 and 80 KiB of a line without its newline refuses it, as Redis does when its read stops there.)
+     */
+    static final int INLINE_LINE_MAX = INLINE_MAX + 16 * 1024;
 
     private final QueryBuffer in;
     private final Args args;
@@ -173,10 +181,10 @@ public final class RespParser {
                 break; // Redis's strchr stops at NUL: the line never completes
             }
         }
+        if (nl < 0 ? end - p > INLINE_MAX : nl - p >= INLINE_LINE_MAX) {
+            throw new ProtocolException("Protocol error: too big inline request");
+        }
         if (nl < 0) {
-            if (end - p > INLINE_MAX) {
-                throw new ProtocolException("Protocol error: too big inline request");
-            }
             return false;
         }
         int lineEnd = nl > p && d[nl - 1] == '\r' ? nl - 1 : nl;

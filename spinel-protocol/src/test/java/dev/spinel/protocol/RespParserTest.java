@@ -181,6 +181,20 @@ class RespParserTest {
         assertEquals("Protocol error: too big inline request", h.error);
         // exactly the limit without a newline still waits
         assertNull(ParserHarness.whole(Arrays.copyOf(line, RespParser.INLINE_MAX)).error);
+        // a line that came whole: Redis, reading 16 KiB at a time, finds a newline within 80 KiB, not one past it
+        byte[] whole = Arrays.copyOf(bytes("SET k "), 70_002);
+        Arrays.fill(whole, 6, 70_000, (byte) 'a');
+        whole[70_000] = '\r';
+        whole[70_001] = '\n';
+        ParserHarness ok = ParserHarness.whole(whole);
+        assertNull(ok.error);
+        assertEquals(1, ok.requests.size());
+        byte[] past = Arrays.copyOf(line, RespParser.INLINE_LINE_MAX + 1);
+        Arrays.fill(past, (byte) 'a');
+        past[past.length - 1] = '\n';
+        assertEquals("Protocol error: too big inline request", ParserHarness.whole(past).error);
+        past[past.length - 2] = '\n';
+        assertNull(ParserHarness.whole(Arrays.copyOf(past, past.length - 1)).error, "a newline within 80 KiB");
     }
 
     @Test
