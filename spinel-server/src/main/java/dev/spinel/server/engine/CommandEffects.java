@@ -82,15 +82,15 @@ final class CommandEffects {
     }
 
     /**
-     * After any command of a tracking client: the keys it read are remembered for invalidation (a script that
-     * read anything tracks the keys it declared, as Redis: EVAL's own keys, not the reads'), and CLIENT CACHING's
-     * one-command setting is used up; a script's read is noted for its tracking caller.
+     * After any command of a tracking client: the keys it read are remembered for invalidation, and CLIENT
+     * CACHING's one-command setting is used up. A read inside a script tracks, for its caller, the keys the script
+     * declared (EVAL's own keys, not the read's), at that read, as Redis 7.0's call(): a write of such a key later
+     * in the same script then invalidates it, and the caller gets that invalidation after the script's reply.
      */
     void trackReads(Session session, Command cmd, Args args) {
         TrackingState ts = session.tracking();
         if (ts != null) {
-            // A script that read anything tracks the keys it declared, as Redis (EVAL's own keys, not the reads')
-            if (session.takeReadByScript() || cmd.tracksReads) {
+            if (cmd.tracksReads) {
                 for (int k : keysOf(cmd, args)) {
                     tracking.keyRead(session, args.copy(k));
                 }
@@ -99,8 +99,10 @@ final class CommandEffects {
             if (!cmd.name().startsWith("client|")) {
                 ts.caching(null);
             }
-        } else if (cmd.tracksReads && session.scriptCaller() != null && session.scriptCaller().tracking() != null) {
-            session.scriptCaller().readByScript();
+        } else if (cmd.tracksReads && session.declaredKeys() != null) {
+            for (byte[] key : session.declaredKeys()) {
+                tracking.keyRead(session.scriptCaller(), key);
+            }
         }
     }
 

@@ -456,9 +456,9 @@ public final class Engine {
         return scriptCalls.newSession();
     }
 
-    /** Before a script of {@code caller} runs; see {@link ScriptCalls#begin}. */
-    public void beginScript(Session caller, Session script) {
-        scriptCalls.begin(caller, script);
+    /** Before a script of {@code caller}, which declared {@code keys}, runs; see {@link ScriptCalls#begin}. */
+    public void beginScript(Session caller, Session script, byte[][] keys) {
+        scriptCalls.begin(caller, script, keys);
     }
 
     /** After a script: its writes are logged; see {@link ScriptCalls#end}. */

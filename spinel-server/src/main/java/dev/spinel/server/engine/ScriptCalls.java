@@ -38,9 +38,10 @@ final class ScriptCalls {
      * the script's writes as one transaction (Redis 7's effects replication: the writes executed, in
      * MULTI/EXEC when there are several). Blocking commands answer at once, as inside MULTI.
      */
-    void begin(Session caller, Session script) {
+    void begin(Session caller, Session script, byte[][] keys) {
         script.user(caller.user());
         script.scriptCaller(caller);
+        script.declaredKeys(caller.tracking() != null && keys.length > 0 ? keys : null);
         script.select(caller.dbIndex());
         script.protocol(2);
         script.logPosition(0);
@@ -56,6 +57,7 @@ final class ScriptCalls {
             }
         } finally {
             script.executingTransaction(false);
+            script.declaredKeys(null);
         }
         if (script.logPosition() > caller.logPosition()) {
             caller.logPosition(script.logPosition());

@@ -344,18 +344,15 @@ public final class Session extends CommandScope implements TrackedClient {
         return o != null ? o : Outbox.create(this, connection);
     }
 
-    /** A script of this (tracking) client ran a read-only command: the script's declared keys are tracked. */
-    private boolean readByScript;
+    /** A script's session: the keys its tracking caller declared, tracked for it at each read the script makes. */
+    private byte[][] declaredKeys;
 
-    void readByScript() {
-        readByScript = true;
+    void declaredKeys(byte[][] keys) {
+        declaredKeys = keys;
     }
 
-    /** Whether the command that just ran was a script that read (see {@link #readByScript}); clears it. */
-    boolean takeReadByScript() {
-        boolean read = readByScript;
-        readByScript = false;
-        return read;
+    byte[][] declaredKeys() {
+        return declaredKeys;
     }
 
     /** Set when this client's held-back PUBLISH may run (see {@link CatchUpBarrier}); used up by it. */

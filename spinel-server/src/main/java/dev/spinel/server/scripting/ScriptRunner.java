@@ -87,7 +87,7 @@ final class ScriptRunner {
         this.resp = 2;
         this.sha = script.sha();
         this.slowLogged = false;
-        engine.beginScript(caller, session);
+        engine.beginScript(caller, session, keys);
         this.dirtyAtStart = session.dirtyCount();
         sandbox.keysAndArgs(strings(keys), strings(argv));
         LuaValue result;
@@ -131,7 +131,7 @@ final class ScriptRunner {
         this.resp = 2;
         this.sha = f.name();
         this.slowLogged = false;
-        engine.beginScript(caller, session);
+        engine.beginScript(caller, session, keys);
         this.dirtyAtStart = session.dirtyCount();
         LuaValue result;
         try {
