@@ -172,14 +172,15 @@ final class KvStore {
 
     /**
      * A refusal or error reply of the engine as the RPC's status, with Redis's text as description:
-     * OOM → RESOURCE_EXHAUSTED, MISCONF (persistence failing) → UNAVAILABLE, WRONGTYPE →
-     * FAILED_PRECONDITION, anything else → INTERNAL.
+     * OOM → RESOURCE_EXHAUSTED, MISCONF (persistence failing), NOREPLICAS (min-replicas-to-write) and MASTERDOWN (a
+     * stale replica) → UNAVAILABLE, WRONGTYPE and READONLY (a write to a replica) → FAILED_PRECONDITION, anything
+     * else → INTERNAL.
      */
     static StatusRuntimeException refused(RedisError e) {
         Status s = switch (e.code()) {
             case "OOM" -> Status.RESOURCE_EXHAUSTED;
-            case "MISCONF" -> Status.UNAVAILABLE;
-            case "WRONGTYPE" -> Status.FAILED_PRECONDITION;
+            case "MISCONF", "NOREPLICAS", "MASTERDOWN" -> Status.UNAVAILABLE;
+            case "WRONGTYPE", "READONLY" -> Status.FAILED_PRECONDITION;
             default -> Status.INTERNAL;
         };
         return Failure.of(s.withDescription(e.getMessage()));

@@ -10,6 +10,7 @@ import dev.spinel.server.acl.UserRules;
 import dev.spinel.server.engine.clients.ClientPause;
 import dev.spinel.server.engine.ports.InternalConnection;
 import dev.spinel.server.engine.ports.KeyObserver;
+import dev.spinel.server.engine.ports.ReplicationGate;
 import dev.spinel.server.errors.Errors;
 import dev.spinel.server.errors.RedisError;
 import dev.spinel.store.Database;
@@ -248,9 +249,18 @@ public final class EmbeddedClient {
     /**
      * Runs {@code unit} atomically with the stripes of {@code keys} (of database {@code db}) held.
      *
-     * @throws RedisError the refusal (OOM, MISCONF) when the unit may not write now; nothing ran
+     * @throws RedisError the refusal (OOM, MISCONF; READONLY, NOREPLICAS or MASTERDOWN from replication) when the
+     *                    unit may not run now; nothing ran
      */
     public <T> Done<T> run(int db, List<byte[]> keys, Access access, Unit<T> unit) {
+        ReplicationGate gate = engine.hooks().replicationGate(); // null on a plain master: one volatile read
+        if (gate != null) {
+            // as a RESP client's command: a replica refuses writes (READONLY), a stale one reads too (MASTERDOWN)
+            String refused = gate.refusal(false, access != Access.READ, true);
+            if (refused != null) {
+                throw new RedisError(refused);
+            }
+        }
         if (access != Access.READ) {
             ClientPause pause = engine.pause();
             if (pause.active() && pause.holds(true, System.currentTimeMillis())) {
