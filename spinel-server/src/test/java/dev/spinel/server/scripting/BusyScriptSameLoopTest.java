@@ -44,6 +44,9 @@ class BusyScriptSameLoopTest {
     private static List<String> scenario(int port) throws Exception {
         List<String> replies = new ArrayList<>();
         try (RawClient runner = new RawClient(port); RawClient early = new RawClient(port); RawClient other = new RawClient(port)) {
+            for (RawClient c : List.of(runner, early, other)) {
+                c.setReadTimeout(30_000); // a bound for a hang: a clean-clone CI run beside other load took over 10 s once
+            }
             replies.add(other.callString("SET", "k", "v"));
             // the script's caller pipelines a request behind it: answered after the script's end
             List<byte[]> pipeline = new ArrayList<>();
