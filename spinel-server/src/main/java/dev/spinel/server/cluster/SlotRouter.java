@@ -62,7 +62,7 @@ final class SlotRouter implements Engine.SlotRouter {
     }
 
     @Override
-    public String refusal(Session s, Command cmd, Args args) {
+    public String refusal(Session s, Command cmd, Args args, boolean scriptWrites) {
         Transaction tx = s.transaction();
         ClusterClientFlags flags = s.cluster();
         boolean askingNow = flags.asking();
@@ -90,7 +90,7 @@ final class SlotRouter implements Engine.SlotRouter {
                 return null;
             }
         }
-        return route(s, cmd, args, isExec ? tx : null, askingNow, flags.readOnly(), s.now());
+        return route(s, cmd, args, isExec ? tx : null, askingNow, flags.readOnly(), scriptWrites, s.now());
     }
 
     /**
@@ -106,7 +106,7 @@ final class SlotRouter implements Engine.SlotRouter {
         ClusterClientFlags mine = script.cluster();
         ClusterClientFlags callers = caller.cluster();
         mine.slot(-1);
-        String refused = route(script, cmd, args, null, callers.askingCommand(), callers.readOnly(), caller.now());
+        String refused = route(script, cmd, args, null, callers.askingCommand(), callers.readOnly(), false, caller.now());
         if (refused != null) {
             return switch (refused) {
                 case DOWN -> "ERR Script attempted to execute a command while the cluster is down";
@@ -130,7 +130,8 @@ final class SlotRouter implements Engine.SlotRouter {
      * else the error. Once the keys' slot is known and the cluster state allows the command, it is recorded in
      * {@code s}'s cluster flags.
      */
-    private String route(Session s, Command cmd, Args args, Transaction tx, boolean askingNow, boolean readOnly, long now) {
+    private String route(Session s, Command cmd, Args args, Transaction tx, boolean askingNow, boolean readOnly,
+                         boolean scriptWrites, long now) {
         boolean isExec = tx != null;
         SlotRouting r = mode.routing();
         if (r == null) {
@@ -194,7 +195,7 @@ final class SlotRouter implements Engine.SlotRouter {
         if (n == null) {
             return null;
         }
-        boolean write = cmd.has(CommandFlag.WRITE) || (isExec && anyWrites(tx));
+        boolean write = cmd.has(CommandFlag.WRITE) || scriptWrites || (isExec && tx.queuesWrite());
         if (!r.ok || System.nanoTime() / 1_000_000 > mode.leaseUntilMs()) { // the lease: contact known recent enough
             if (shard) {
                 if (!config.clusterAllowPubsubshardWhenDown.value()) {
@@ -239,14 +240,6 @@ final class SlotRouter implements Engine.SlotRouter {
         return KeyPositions.hasKeySpecs(cmd.spec());
     }
 
-    private static boolean anyWrites(Transaction tx) {
-        for (int i = 0; i < tx.size(); i++) {
-            if (tx.command(i).has(CommandFlag.WRITE)) {
-                return true;
-            }
-        }
-        return false;
-    }
 
     /** Whether db 0 holds the key, unexpired, without touching it (Redis's LOOKUP_NOTOUCH|NOEXPIRE). */
     private boolean exists(byte[] buf, int off, int len, long now) {

@@ -116,10 +116,10 @@ public final class Engine {
      * Cluster mode's check of a request against the slots this node serves (Redis's getNodeByQuery):
      * null to run it here, else the redirection or error to answer. Installed once before the server
      * listens (the event loops start after it, so they see it); null outside cluster mode, where dispatch
-     * pays one field read.
+     * pays one field read. {@code scriptWrites}: a script whose declared flags lack no-writes (a write).
      */
     public interface SlotRouter {
-        String refusal(Session session, Command cmd, Args args);
+        String refusal(Session session, Command cmd, Args args, boolean scriptWrites);
 
         /**
          * A command a script of {@code caller} calls (Redis's scriptVerifyClusterState): null when it may run
@@ -352,7 +352,7 @@ public final class Engine {
         }
         SlotRouter router = hooks.slotRouter();
         if (router != null && !session.isReplicationApplier()) {
-            String redirect = router.refusal(session, cmd, args);
+            String redirect = router.refusal(session, cmd, args, DispatchRules.declaresWrites(scriptFlags, cmd, args));
             if (redirect != null) {
                 refusals.redirect(session, cmd, redirect);
                 applyReplyMode(session);

@@ -96,6 +96,11 @@ public final class Transaction {
         return false;
     }
 
+    /** Whether a queued command writes, its script's declared flags included (Redis's mstate.cmd_flags & CMD_WRITE). */
+    public boolean queuesWrite() {
+        return anyHas(CommandFlag.WRITE);
+    }
+
     /** Whether a queued command lacks this flag (Redis's mstate.cmd_inv_flags: EXEC during a load checks loading). */
     boolean anyLacks(CommandFlag flag) {
         for (Queued q : queued) {

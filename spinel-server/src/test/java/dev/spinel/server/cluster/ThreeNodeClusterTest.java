@@ -120,6 +120,12 @@ class ThreeNodeClusterTest {
             // a write sent to the replica is redirected to the primary, even with READONLY
             String write = new String(r.call("SET", key, "x"), StandardCharsets.UTF_8);
             assertTrue(write.startsWith("-MOVED "), write);
+            // so is a script whose shebang declares no no-writes flag (a write to Redis's getNodeByQuery), where one
+            // declared no-writes reads here (Redis's tests/cluster 16-transactions-on-replica)
+            String script = new String(r.call("EVAL", "#!lua\nreturn redis.call('del', KEYS[1])", "1", key), StandardCharsets.UTF_8);
+            assertTrue(script.startsWith("-MOVED "), script);
+            assertEquals("$10\r\nreplicated\r\n", new String(r.call("EVAL", "#!lua flags=no-writes\nreturn redis.call('get', KEYS[1])",
+                    "1", key), StandardCharsets.UTF_8));
             // forgotten, it leaves the topology and the Raft group
             assertEquals("+OK\r\n", new String(primary.call("CLUSTER", "FORGET",
                     new String(r.call("CLUSTER", "MYID"), StandardCharsets.UTF_8).split("\r\n")[1]), StandardCharsets.UTF_8));
