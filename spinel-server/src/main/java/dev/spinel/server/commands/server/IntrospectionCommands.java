@@ -60,6 +60,9 @@ public final class IntrospectionCommands {
         if (s.executingTransaction()) {
             throw new RedisError("ERR MONITOR isn't allowed for DENY BLOCKING client");
         }
+        if (s.monitoring()) {
+            return; // Redis ignores MONITOR from a monitor (it is flagged a replica already): no reply at all
+        }
         s.monitoring(true);
         s.engine().monitors().add(s);
         s.out().ok();

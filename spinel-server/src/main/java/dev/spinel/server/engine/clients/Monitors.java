@@ -12,7 +12,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code +<unix seconds>.<micros> [<db> <ip:port>] "arg" "arg"...}, delivered on each monitor's
  * own event loop. When no client monitors, the cost per command is one {@code isEmpty()}.
  *
- * <p>Thread-safety: a concurrent set; deliveries are tasks on the monitors' loops.
+ * <p>Thread-safety: a concurrent set; deliveries are tasks on the monitors' loops, except the line of a monitor's own
+ * command, written by the thread running it (its own).
  */
 public final class Monitors {
     private final Set<Client> monitors = ConcurrentHashMap.newKeySet();
@@ -51,6 +52,14 @@ public final class Monitors {
         }
         String line = sb.toString();
         for (Client m : monitors) { // the monitor that ran it too, as Redis's replicationFeedMonitors
+            if (m == s) {
+                // on its own thread, right after the command's reply (Redis adds the line to the same buffer); a
+                // delivery would wait for the end of the read batch and come after the pipeline's later replies
+                if (!s.repliesDropped()) {
+                    s.out().simple(line);
+                }
+                continue;
+            }
             m.deliver(() -> {
                 if (!m.repliesDropped()) { // a monitor under CLIENT REPLY OFF gets no lines, as in Redis
                     m.out().simple(line);
