@@ -170,6 +170,14 @@ pid=\$\$
     echo "Failed listening on port \$port (TCP), aborting."
   fi
 ) & )
+# --grpc-port 0 where redis-server's grammar reads it as a line of its own: before the options when they start with
+# "--" (after the config file); else last (appended after an option given without a value, it would be read as that
+# option's values: "--port --grpc-port 0" is port "--grpc-port" "0"; before a bare word, that word would be its value)
+file=(); rest=("\${args[@]}")
+if [ \${#args[@]} -gt 0 ] && [ "\${args[0]#-}" = "\${args[0]}" ]; then file=("\${args[0]}"); rest=("\${args[@]:1}"); fi
+if [ \${#rest[@]} -eq 0 ] || [ "\${rest[0]#--}" != "\${rest[0]}" ]; then
+  exec "$suite/spinel/bin/spinel-server" "\${file[@]}" --grpc-port 0 "\${rest[@]}"
+fi
 exec "$suite/spinel/bin/spinel-server" "\${args[@]}" --grpc-port 0
 WRAPPER
 chmod +x "$suite/src/redis-server"

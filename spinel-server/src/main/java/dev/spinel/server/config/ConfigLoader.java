@@ -44,25 +44,45 @@ final class ConfigLoader {
             }
             i = 1;
         }
+        c.load(fileText + "\n" + commandLineOptions(args, i));
+        return c;
+    }
+
+    /**
+     * The options after the config file as config text, by redis-server 7.0.15's rules (server.c main): an argument
+     * starting with {@code --} opens a line, unless the option before it has no value yet: then it is that option's
+     * value ({@code --port --loglevel verbose} is {@code port "--loglevel" "verbose"}); {@code "--name value"} in one
+     * argument is a whole line; {@code --save} followed by an option or by nothing is {@code save ""}.
+     */
+    static String commandLineOptions(String[] args, int from) {
         StringBuilder options = new StringBuilder();
-        for (; i < args.length; i++) {
+        boolean lastHasValue = true;
+        for (int i = from; i < args.length; i++) {
             String a = args[i];
-            if (a.startsWith("--") && a.length() > 2) {
+            if (lastHasValue && a.startsWith("--")) {
                 if (!options.isEmpty()) {
                     options.append('\n');
                 }
                 options.append(a.substring(2)).append(' ');
-                // "--save" followed by another option (or nothing) means save "", as in Redis 7.0.
-                boolean noValue = i == args.length - 1 || args[i + 1].startsWith("--");
-                if (noValue && a.equalsIgnoreCase("--save")) {
-                    options.append("\"\"");
+                List<String> words = Quoting.split(a);
+                if (words != null && words.size() == 1) { // an option name alone: what follows is its value
+                    lastHasValue = false;
+                    boolean nextIsOption = i != args.length - 1 && args[i + 1].startsWith("--");
+                    if (a.equalsIgnoreCase("--save") && (nextIsOption || i == args.length - 1)) {
+                        options.append("\"\"");
+                        lastHasValue = nextIsOption;
+                    } else if (a.equalsIgnoreCase("--sentinel") && nextIsOption) {
+                        lastHasValue = true; // a pseudo option without a value
+                    }
+                } else {
+                    lastHasValue = true;
                 }
             } else {
                 options.append(Quoting.repr(a)).append(' ');
+                lastHasValue = true;
             }
         }
-        c.load(fileText + "\n" + options);
-        return c;
+        return options.toString();
     }
 
     /** Applies redis.conf-syntax text, {@code depth} includes deep. */
@@ -129,9 +149,13 @@ final class ConfigLoader {
         }
         List<String> values = words.subList(1, words.size());
         // Multi-argument parameters take their words joined by spaces; every other one takes exactly one.
-        boolean multi = p == config.save || p == config.bind || p == config.clientOutputBufferLimit || p == config.replicaof;
+        boolean multi = p == config.save || p == config.bind || p == config.clientOutputBufferLimit || p == config.replicaof
+                || p.name().equals("shutdown-on-sigint") || p.name().equals("shutdown-on-sigterm")
+                || p.name().equals("oom-score-adj-values"); // Redis's MULTI_ARG_CONFIGs
         if (values.isEmpty() && p == config.save) {
             values = List.of(""); // a bare "save" line empties the save points, as in Redis (Tcl writes save "" so)
+        } else if (values.isEmpty() && (p.name().equals("shutdown-on-sigint") || p.name().equals("shutdown-on-sigterm"))) {
+            values = List.of(""); // Redis's MULTI_ARG flags check their own count: its "must be one of" error
         } else if (values.isEmpty() || (!multi && values.size() != 1)) {
             return "wrong number of arguments";
         }

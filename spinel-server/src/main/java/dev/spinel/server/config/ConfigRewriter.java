@@ -41,6 +41,14 @@ public final class ConfigRewriter {
      * drops every {@code user} line, as Redis.
      */
     public static void rewrite(ServerConfig config, Path file, List<String> userLines) throws IOException {
+        rewrite(config, file, userLines, false);
+    }
+
+    /**
+     * As {@link #rewrite(ServerConfig, Path, List)}; with {@code forceAll} every parameter is written, defaults too
+     * (Redis's DEBUG CONFIG-REWRITE-FORCE-ALL: the file must then start the server with the same values).
+     */
+    public static void rewrite(ServerConfig config, Path file, List<String> userLines, boolean forceAll) throws IOException {
         List<String> old;
         try {
             old = Files.readAllLines(file, StandardCharsets.UTF_8);
@@ -69,7 +77,7 @@ public final class ConfigRewriter {
         List<String> appended = new ArrayList<>();
         for (Param p : config.params()) {
             List<Integer> at = positions.getOrDefault(p, List.of());
-            boolean force = p instanceof SaveParam || !p.get().equals(p.defaultValue());
+            boolean force = forceAll || p instanceof SaveParam || !p.get().equals(p.defaultValue());
             if (at.isEmpty() && !force) {
                 continue;
             }

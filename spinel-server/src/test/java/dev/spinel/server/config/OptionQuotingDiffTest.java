@@ -34,6 +34,40 @@ class OptionQuotingDiffTest {
         }
     }
 
+    /** Redis 7.0.15's command-line grammar (introspection.tcl "redis-server command line arguments"): the error cases. */
+    @Test
+    void commandLineErrorsAsRedis() throws Exception {
+        for (String[] args : List.of(new String[]{"--port"}, new String[]{"--port", "6380", "--loglevel"},
+                new String[]{"--port", "6379", "6380"}, new String[]{"--port", "--loglevel", "verbose"},
+                new String[]{"--port", "--bla", "--loglevel", "verbose"},
+                new String[]{"--logfile", "--my--log--file", "--loglevel", "--bla"},
+                new String[]{"--shutdown-on-sigint"}, new String[]{"--shutdown-on-sigint", "now force", "--shutdown-on-sigterm"})) {
+            ConfigException e = assertThrows(ConfigException.class, () -> ServerConfig.fromArgs(args), String.join(" ", args));
+            assertEquals(redisFatalError(args), e.getMessage().strip(), String.join(" ", args));
+        }
+    }
+
+    /** ... and what it accepts: a value starting with "--" after an option without one, name and value in one argument. */
+    @Test
+    void commandLineValuesAsRedis() throws Exception {
+        ServerConfig c = ServerConfig.fromArgs(new String[]{"--proc-title-template", "--my--title--template", "--loglevel", "verbose"});
+        assertEquals("--my--title--template", c.param("proc-title-template").get());
+        assertEquals("verbose", c.param("loglevel").get());
+        c = ServerConfig.fromArgs(new String[]{"--maxmemory 700mb", "--maxmemory-policy volatile-lru", "--save", "--loglevel", "debug"});
+        assertEquals("734003200", c.param("maxmemory").get());
+        assertEquals("volatile-lru", c.param("maxmemory-policy").get());
+        assertEquals("", c.param("save").get());
+        assertEquals("debug", c.param("loglevel").get());
+        c = ServerConfig.fromArgs(new String[]{"--loglevel", "verbose", "--save"});
+        assertEquals("", c.param("save").get());
+        // Redis's MULTI_ARG configs take several words, or one argument with spaces
+        c = ServerConfig.fromArgs(new String[]{"--shutdown-on-sigint", "nosave", "force", "now", "--shutdown-on-sigterm", "nosave force",
+            "--oom-score-adj-values", "0", "200", "800"});
+        assertEquals("nosave now force", c.param("shutdown-on-sigint").get());
+        assertEquals("nosave force", c.param("shutdown-on-sigterm").get());
+        assertEquals("0 200 800", c.param("oom-score-adj-values").get());
+    }
+
     @Test
     void valuesReadBackAsGiven() throws Exception {
         for (String value : List.of("é.rdb", "a b\"c\\d'.rdb", "日本.rdb", "x\u007f.rdb")) {

@@ -206,6 +206,12 @@ public final class ConfigCommands {
         if (file == null) {
             throw new RedisError("ERR The server is running without a config file");
         }
+        rewrite(s, config, file, false);
+        s.out().ok();
+    }
+
+    /** Rewrites the config file (every parameter when {@code forceAll}, as DEBUG CONFIG-REWRITE-FORCE-ALL). */
+    static void rewrite(Session s, ServerConfig config, Path file, boolean forceAll) {
         synchronized (config) {
             try {
                 List<String> users = null; // with an ACL file, users are not in the config file
@@ -215,12 +221,11 @@ public final class ConfigCommands {
                         users.add(Acl.describe(u));
                     }
                 }
-                ConfigRewriter.rewrite(config, file, users);
+                ConfigRewriter.rewrite(config, file, users, forceAll);
             } catch (IOException e) {
                 throw new RedisError("ERR Rewriting config file: " + e.getMessage());
             }
         }
-        s.out().ok();
     }
 
     // CONFIG HELP

@@ -21,7 +21,8 @@ import dev.spinel.store.KeyHash;
 import dev.spinel.store.Segment;
 
 /**
- * DEBUG ERROR / LOG / SLEEP / POPULATE / OBJECT / RELOAD / LOADAOF / DIGEST / DIGEST-VALUE / PROTOCOL / REPLICATE / HELP and the two switches of the cron Redis's
+ * DEBUG ERROR / LOG / SLEEP / POPULATE / OBJECT / RELOAD / LOADAOF / DIGEST / DIGEST-VALUE / PROTOCOL / REPLICATE /
+ * CONFIG-REWRITE-FORCE-ALL / HELP and the two switches of the cron Redis's
  * own suites use (SET-ACTIVE-EXPIRE: active expiry on or off; PAUSE-CRON: the cron's ticks skipped or not;
  * SET-DISABLE-DENY-SCRIPTS: scripts may call noscript commands or not),
  * allowed as the immutable {@code enable-debug-command} says (no, yes, local), with Redis 7.0's refusal
@@ -195,6 +196,14 @@ final class DebugCommand {
             if (NumberArgs.parseLong(a, 2) >= 0) {
                 throw new RedisError("ERR DROP-CLUSTER-PACKET-FILTER: Spinel's cluster has no bus packets to drop");
             }
+            s.out().ok();
+        } else if (a.count() == 2 && a.is(1, "CONFIG-REWRITE-FORCE-ALL")) {
+            // every parameter written, defaults too: Redis's suite restarts from the file and expects the same values
+            java.nio.file.Path file = s.engine().config().configFile();
+            if (file == null) {
+                throw new RedisError("ERR CONFIG-REWRITE-FORCE-ALL failed: the server is running without a config file");
+            }
+            ConfigCommands.rewrite(s, s.engine().config(), file, true);
             s.out().ok();
         } else if (a.count() == 3 && a.is(1, "PAUSE-CRON")) {
             s.engine().debug().cronPaused(switchValue(a));
