@@ -2,6 +2,7 @@ package dev.spinel.server.commands.server;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.Arrays;
 
 import dev.spinel.protocol.Args;
@@ -199,7 +200,7 @@ final class DebugCommand {
             s.out().ok();
         } else if (a.count() == 2 && a.is(1, "CONFIG-REWRITE-FORCE-ALL")) {
             // every parameter written, defaults too: Redis's suite restarts from the file and expects the same values
-            java.nio.file.Path file = s.engine().config().configFile();
+            Path file = s.engine().config().configFile();
             if (file == null) {
                 throw new RedisError("ERR CONFIG-REWRITE-FORCE-ALL failed: the server is running without a config file");
             }

@@ -10,6 +10,8 @@ import dev.spinel.server.errors.Errors;
 import dev.spinel.store.Entry;
 import dev.spinel.store.Segment;
 
+import java.nio.charset.StandardCharsets;
+
 /**
  * String commands (Redis's t_string.c): GET, SET and its variants, GETEX/GETDEL/GETSET. The rest of
  * the family lives beside it: {@link MultiStringCommands} (MGET, MSET, MSETNX), {@link
@@ -213,8 +215,8 @@ public final class StringCommands {
         }
     }
 
-    private static final byte[] DEL = "DEL".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-    private static final byte[] UNLINK = "UNLINK".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    private static final byte[] DEL = "DEL".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] UNLINK = "UNLINK".getBytes(StandardCharsets.US_ASCII);
 
     // GETEX key [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | PERSIST]
     static void getex(Session s, Args a) {
