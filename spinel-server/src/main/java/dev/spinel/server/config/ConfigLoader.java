@@ -149,12 +149,12 @@ final class ConfigLoader {
         }
         List<String> values = words.subList(1, words.size());
         // Multi-argument parameters take their words joined by spaces; every other one takes exactly one.
+        boolean shutdownFlags = p.name().equals("shutdown-on-sigint") || p.name().equals("shutdown-on-sigterm");
         boolean multi = p == config.save || p == config.bind || p == config.clientOutputBufferLimit || p == config.replicaof
-                || p.name().equals("shutdown-on-sigint") || p.name().equals("shutdown-on-sigterm")
-                || p.name().equals("oom-score-adj-values"); // Redis's MULTI_ARG_CONFIGs
+                || shutdownFlags || p.name().equals("oom-score-adj-values"); // Redis's MULTI_ARG_CONFIGs
         if (values.isEmpty() && p == config.save) {
             values = List.of(""); // a bare "save" line empties the save points, as in Redis (Tcl writes save "" so)
-        } else if (values.isEmpty() && (p.name().equals("shutdown-on-sigint") || p.name().equals("shutdown-on-sigterm"))) {
+        } else if (values.isEmpty() && shutdownFlags) {
             values = List.of(""); // Redis's MULTI_ARG flags check their own count: its "must be one of" error
         } else if (values.isEmpty() || (!multi && values.size() != 1)) {
             return "wrong number of arguments";
