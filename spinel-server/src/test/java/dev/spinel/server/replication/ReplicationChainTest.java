@@ -7,6 +7,8 @@ import dev.spinel.server.testing.RedisServerProcess;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
@@ -33,27 +35,38 @@ class ReplicationChainTest {
      */
     private static void assertSameHistory(RawClient... chain) throws Exception {
         long deadline = System.nanoTime() + 10_000_000_000L;
-        while (System.nanoTime() < deadline && !sameOffsets(chain)) {
+        List<Map<String, String>> reading = read(chain);
+        while (System.nanoTime() < deadline && !agree(reading)) {
             Thread.sleep(50);
+            reading = read(chain);
         }
-        Map<String, String> top = info(chain[0]);
+        Map<String, String> top = reading.getFirst();
         for (int i = 1; i < chain.length; i++) {
-            Map<String, String> n = info(chain[i]);
+            Map<String, String> n = reading.get(i);
             assertEquals(top.get("master_replid"), n.get("master_replid"), "node " + i);
             assertEquals(top.get("master_repl_offset"), n.get("master_repl_offset"), "node " + i);
             assertEquals(top.get("master_repl_offset"), n.get("slave_repl_offset"), "node " + i);
         }
     }
 
-    private static boolean sameOffsets(RawClient... chain) throws Exception {
-        String offset = info(chain[0]).get("master_repl_offset");
-        for (int i = 1; i < chain.length; i++) {
-            Map<String, String> n = info(chain[i]);
+    /** One reading of every node's INFO, the top first. */
+    private static List<Map<String, String>> read(RawClient... chain) throws Exception {
+        List<Map<String, String>> out = new ArrayList<>();
+        for (RawClient c : chain) {
+            out.add(info(c));
+        }
+        return out;
+    }
+
+    private static boolean agree(List<Map<String, String>> reading) {
+        String offset = reading.getFirst().get("master_repl_offset");
+        for (int i = 1; i < reading.size(); i++) {
+            Map<String, String> n = reading.get(i);
             if (!offset.equals(n.get("master_repl_offset")) || !offset.equals(n.get("slave_repl_offset"))) {
                 return false;
             }
         }
-        return offset.equals(info(chain[0]).get("master_repl_offset"));
+        return true;
     }
 
     @Test
