@@ -29,7 +29,11 @@ final class GrpcTestServer implements AutoCloseable {
     GrpcTestServer(boolean fastUnary, String... config) throws Exception {
         ServerConfig c = ServerConfig.defaults().with("port", "0").with("grpc-port", "0");
         for (int i = 0; i + 1 < config.length; i += 2) {
-            c = c.with(config[i], config[i + 1]);
+            if (config[i].equals("rename-command")) { // a directive, not a parameter: "from to" as a config line
+                c.load("rename-command " + config[i + 1]);
+            } else {
+                c = c.with(config[i], config[i + 1]);
+            }
         }
         spinel = SpinelServer.start(c);
         grpc = GrpcService.start(spinel, new InetSocketAddress("127.0.0.1", 0), fastUnary);

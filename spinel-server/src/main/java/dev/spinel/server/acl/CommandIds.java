@@ -137,7 +137,11 @@ public final class CommandIds {
      * its subcommand), as Redis's lookupCommand; -1 when Redis does not know it.
      */
     public static int resolve(Args a, int base) {
-        String name = new String(a.copy(base), StandardCharsets.ISO_8859_1);
+        return resolve(new String(a.copy(base), StandardCharsets.ISO_8859_1), a, base);
+    }
+
+    /** As {@link #resolve(Args, int)} for the command whose own name is {@code name} (the client may call it another). */
+    public static int resolve(String name, Args a, int base) {
         if (name.indexOf('|') >= 0) {
             return -1;
         }

@@ -32,6 +32,8 @@ import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.replication.ReplicationCommands;
 import dev.spinel.store.types.SetLimits;
 
+import java.util.List;
+
 /**
  * Registers every command family. To find a command, look in the family file named after its type
  * or area: {@code SET} is in {@link StringCommands}, {@code EXPIRE} in {@link KeyCommands}, {@code CLIENT}
@@ -44,7 +46,7 @@ public final class Commands {
     /**
      * Registers every family, each given only what it uses: most need nothing beyond the table (their
      * handlers reach the keyspace through the session), the collection families the size limits, the
-     * admin ones a {@link ServerControl}.
+     * admin ones a {@link ServerControl}. Then the configuration's {@code rename-command} lines.
      */
     public static void registerAll(CommandTable t, ServerControl server) {
         SetLimits limits = server.config().setLimits;
@@ -76,5 +78,8 @@ public final class Commands {
         ModuleCommands.register(t);
         LolwutCommand.register(t);
         ClusterCommands.register(t, server.cluster());
+        for (List<String> rename : server.config().commandRenames()) { // after every family: names any of them
+            t.rename(rename.get(0), rename.get(1));
+        }
     }
 }

@@ -1,5 +1,6 @@
 package dev.spinel.server.config;
 
+import dev.spinel.protocol.CommandMetadata;
 import dev.spinel.server.acl.Acl;
 
 import java.io.IOException;
@@ -9,7 +10,10 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 
 /**
  * Reading a {@link ServerConfig} as {@code redis-server} reads its configuration: the command line (a config
@@ -20,6 +24,8 @@ import java.util.List;
  */
 final class ConfigLoader {
     private final ServerConfig config;
+    /** The names clients would call commands by after the {@code rename-command} lines read so far (made on the first). */
+    private Map<String, String> commandNames;
 
     ConfigLoader(ServerConfig config) {
         this.config = config;
@@ -143,6 +149,9 @@ final class ConfigLoader {
             }
             return err;
         }
+        if (words.getFirst().equalsIgnoreCase("rename-command") && words.size() == 3) {
+            return rename(words.get(1), words.get(2));
+        }
         Param p = config.param(words.getFirst());
         if (p == null) {
             return "Bad directive or wrong number of arguments";
@@ -169,5 +178,29 @@ final class ConfigLoader {
         } catch (ConfigException e) {
             return e.getMessage();
         }
+    }
+
+    /**
+     * Checks a {@code rename-command} line as Redis's config loader does against its command table (Spinel has every
+     * command of Redis 7.0's, so its metadata stands in for the table, which is built later) and keeps it for
+     * {@code CommandTable.rename}.
+     */
+    private String rename(String from, String to) {
+        if (commandNames == null) {
+            commandNames = new HashMap<>();
+            CommandMetadata.all().keySet().forEach(name -> commandNames.put(name, name));
+            for (List<String> done : config.commandRenames()) { // an earlier load of the same configuration
+                commandNames.put(done.get(1).toLowerCase(Locale.ROOT), commandNames.remove(done.get(0).toLowerCase(Locale.ROOT)));
+            }
+        }
+        String command = commandNames.remove(from.toLowerCase(Locale.ROOT));
+        if (command == null) {
+            return "No such command in rename-command";
+        }
+        if (!to.isEmpty() && commandNames.putIfAbsent(to.toLowerCase(Locale.ROOT), command) != null) {
+            return "Target command name already exists";
+        }
+        config.commandRenames().add(List.of(from, to));
+        return null;
     }
 }

@@ -55,6 +55,8 @@ public final class ServerConfig {
     public final Params.Int acllogMaxLen = add(new Params.Int("acllog-max-len", true, 128, 0, Long.MAX_VALUE, null));
     /** The config file's {@code user <name> <rules...>} lines, checked when read and applied at the start. */
     private final List<List<String>> userDirectives = new ArrayList<>();
+    /** The config's {@code rename-command from to} lines, checked when read and applied to the command table. */
+    private final List<List<String>> commandRenames = new ArrayList<>();
     /**
      * Redis's hidden test knob: microseconds slept per key written by a save (BGSAVE, SAVE, an AOF rewrite's
      * base), so tests can keep a save running; negative: 1 µs with probability 1/|value|. Read when a save
@@ -448,6 +450,11 @@ public final class ServerConfig {
     /** Applies redis.conf-syntax text; the first bad line stops loading with its number and reason. */
     public void load(String text) throws ConfigException {
         new ConfigLoader(this).load(text, 0);
+    }
+
+    /** The {@code rename-command} directives of the configuration, in order (each: the name, the new name). */
+    public List<List<String>> commandRenames() {
+        return commandRenames;
     }
 
     /** The {@code user} directives of the configuration, in order (each: name, then rules). */

@@ -64,7 +64,7 @@ final class AofLoader {
                     return new Result(commands, multiAt >= 0, multiAt >= 0 ? multiAt : start);
                 }
                 Args args = Args.of(argv.toArray(new byte[0][]));
-                if (engine.commands().lookup(args) == null) {
+                if (engine.commands().lookup(args) == null && engine.commands().lookupOriginal(args) == null) {
                     throw new CorruptAof("Unknown command '" + args.string(0) + "' reading the append only file " + file.getFileName());
                 }
                 if (args.is(0, "MULTI")) {

@@ -112,7 +112,7 @@ public final class EmbeddedClient {
             return;
         }
         Args args = Args.of(argv);
-        Command cmd = engine.commands().lookup(args);
+        Command cmd = engine.commands().lookupOriginal(args);
         if (cmd == null) {
             throw new IllegalArgumentException("unknown command " + args.string(0));
         }
@@ -167,7 +167,7 @@ public final class EmbeddedClient {
             return null;
         }
         Args args = Args.of(argv);
-        Command cmd = engine.commands().lookup(args);
+        Command cmd = engine.commands().lookupOriginal(args);
         long denied = Acl.check(rules, cmd.aclId(), cmd.spec(), cmd.noAuth(), args, 0);
         if (denied == 0) {
             return null;
@@ -195,7 +195,7 @@ public final class EmbeddedClient {
     }
 
     private Command getCommand() {
-        return engine.commands().lookup(Args.of(GET));
+        return engine.commands().lookupOriginal(Args.of(GET));
     }
 
     /** Logs a denial of {@code args} in ACL LOG and throws Redis's NOPERM text for it. */
@@ -438,7 +438,7 @@ public final class EmbeddedClient {
                 throw new IllegalStateException("a reading unit cannot write");
             }
             Args args = Args.of(argv);
-            Command cmd = engine.commands().lookup(args);
+            Command cmd = engine.commands().lookupOriginal(args);
             if (cmd == null || !cmd.spec().arityAccepts(args.count()) || cmd.hasSubcommands()) {
                 throw new IllegalArgumentException("not a plain command: " + args.string(0));
             }

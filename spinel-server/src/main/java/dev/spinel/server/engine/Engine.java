@@ -311,7 +311,7 @@ public final class Engine {
     private Command dispatch(Session session, Args args) {
         session.replyStart(session.out().size());
         Command cmd = commands.lookup(args);
-        if (cmd == null) {
+        if (cmd == null && (cmd = commands.replayed(session, args)) == null) {
             refusals.rejectUnknown(session, args);
             applyReplyMode(session);
             return null;

@@ -29,6 +29,7 @@ final class ErrorsToMaster {
         }
         String error = new String(reply, 1, Math.min(end - 1, 4096), StandardCharsets.UTF_8);
         Command c = engine.commands().lookup(args);
+        c = c != null ? c : engine.commands().lookupOriginal(args); // as the applier found it (Engine.dispatch)
         if (c != null && c.hasSubcommands() && args.count() > 1) {
             Command sub = c.subcommand(args.string(1).toLowerCase(Locale.ROOT));
             c = sub != null ? sub : c;

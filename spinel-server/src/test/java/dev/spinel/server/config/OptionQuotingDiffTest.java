@@ -86,7 +86,7 @@ class OptionQuotingDiffTest {
     }
 
     /** redis-server's output for options it refuses at start-up (it exits at once, before listening). */
-    private static String redisFatalError(String[] options) throws IOException, InterruptedException {
+    static String redisFatalError(String[] options) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>();
         cmd.add(RedisServerProcess.executable());
         cmd.addAll(List.of(options));

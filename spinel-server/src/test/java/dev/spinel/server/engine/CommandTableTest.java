@@ -62,10 +62,10 @@ class CommandTableTest {
             }
         }
         // letters only change case: the bytes just outside 'A'..'Z' are not letters
-        assertEquals(0x7A61L, CommandTable.pack(bytes("AZ"), 0, 2));
-        assertEquals(0x7B605B40L, CommandTable.pack(bytes("@[`{"), 0, 4));
-        assertEquals(0xC161L, CommandTable.pack(bytes("A\u00c1"), 0, 2), "a byte >= 0x80 is no letter");
-        assertEquals(CommandTable.pack(bytes("xxGETxxxxxxx"), 2, 3), CommandTable.pack(bytes("get"), 0, 3));
+        assertEquals(0x7A61L, CommandTable.NameIndex.pack(bytes("AZ"), 0, 2));
+        assertEquals(0x7B605B40L, CommandTable.NameIndex.pack(bytes("@[`{"), 0, 4));
+        assertEquals(0xC161L, CommandTable.NameIndex.pack(bytes("A\u00c1"), 0, 2), "a byte >= 0x80 is no letter");
+        assertEquals(CommandTable.NameIndex.pack(bytes("xxGETxxxxxxx"), 2, 3), CommandTable.NameIndex.pack(bytes("get"), 0, 3));
         assertNull(t.lookup(Args.of("`ET")), "'`' is not 'G' + 32 - 32");
     }
 

@@ -12,6 +12,7 @@ import dev.spinel.server.acl.UserRules;
 import dev.spinel.server.commands.common.Help;
 import dev.spinel.server.commands.connection.ClientInfo;
 import dev.spinel.store.ByteKey;
+import dev.spinel.server.engine.Command;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.pubsub.PubSub;
@@ -301,7 +302,8 @@ public final class AclCommands {
         if (u == null) {
             throw new RedisError("ERR User '" + a.cString(2) + "' not found");
         }
-        int id = CommandIds.resolve(a, 3);
+        Command named = s.engine().commands().visible(text(a, 3)); // the name a client calls it by (rename-command)
+        int id = named == null || text(a, 3).indexOf('|') >= 0 ? -1 : CommandIds.resolve(named.name(), a, 3);
         if (id < 0) {
             throw new RedisError("ERR Command '" + a.cString(3) + "' not found");
         }

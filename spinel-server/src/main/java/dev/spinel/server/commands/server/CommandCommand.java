@@ -133,7 +133,7 @@ final class CommandCommand {
 
     // COMMAND GETKEYS command [arg [arg ...]]  /  COMMAND GETKEYSANDFLAGS command [arg [arg ...]]
     static void getkeys(Session s, Args a, boolean withFlags) {
-        Command c = s.engine().commands().get(a.string(2));
+        Command c = s.engine().commands().visible(a.string(2));
         if (c != null && c.hasSubcommands() && a.count() > 3) {
             c = c.subcommand(a.string(3).toLowerCase(Locale.ROOT));
         }
@@ -183,9 +183,9 @@ final class CommandCommand {
     private static Command find(Session s, String name) {
         int bar = name.indexOf('|');
         if (bar < 0) {
-            return s.engine().commands().get(name);
+            return s.engine().commands().visible(name);
         }
-        Command parent = s.engine().commands().get(name.substring(0, bar));
+        Command parent = s.engine().commands().visible(name.substring(0, bar));
         return parent == null ? null : parent.subcommand(name.substring(bar + 1).toLowerCase(Locale.ROOT));
     }
 

@@ -71,9 +71,9 @@ final class LatencyReports {
     private static Command lookup(Session s, String name) {
         int bar = name.indexOf('|');
         if (bar < 0) {
-            return s.engine().commands().get(name);
+            return s.engine().commands().visible(name);
         }
-        Command container = s.engine().commands().get(name.substring(0, bar));
+        Command container = s.engine().commands().visible(name.substring(0, bar));
         return container == null ? null : container.subcommand(name.substring(bar + 1).toLowerCase(Locale.ROOT));
     }
 
