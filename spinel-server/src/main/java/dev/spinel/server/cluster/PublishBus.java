@@ -2,6 +2,7 @@ package dev.spinel.server.cluster;
 
 import dev.spinel.cluster.ClusterNode;
 import dev.spinel.cluster.Topology;
+import dev.spinel.server.engine.EngineHooks;
 import dev.spinel.server.log.Log;
 
 import java.io.BufferedInputStream;
@@ -19,23 +20,23 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
 /**
  * What Redis's cluster bus does for PUBLISH: a message published on one node reaches the subscribers of
- * every node. Each other node gets a link to its client port, which introduces itself as a bus link
+ * every node; and for SPUBLISH on a replica: the message reaches the subscribers of its shard's other nodes (its
+ * primary's and the primary's other replicas'; a primary's SPUBLISH reaches its replicas by the replication stream). Each other node gets a link to its client port, which introduces itself as a bus link
  * ({@code CLUSTER MEET <ip> <port> <bus-port> SPINEL-BUS}: the receiving session publishes what arrives
- * without passing it on again), then carries {@code PUBLISH channel message} commands. Messages go out in
+ * without passing it on again), then carries {@code PUBLISH} and {@code SPUBLISH channel message} commands. Messages go out in
  * publish order per node; while a node cannot be reached they are dropped (at most {@link #QUEUE} wait),
  * as Redis's bus drops what it cannot send. Data and topology stay off this path: only pub/sub messages.
  * With {@code masterauth} set (as a cluster with {@code requirepass} needs for its replicas), the link
  * authenticates with it ({@code masteruser} too, when set).
  *
- * <p>Thread-safety: {@link #accept} is called on the event loops and only offers to a queue; each link
+ * <p>Thread-safety: {@link #publish} and {@link #publishShard} are called on the event loops and only offers to a queue; each link
  * has its own daemon thread that connects, writes and reads the replies.
  */
-final class PublishBus implements BiConsumer<byte[], byte[]> {
+final class PublishBus implements EngineHooks.ClusterPublish {
     /** The extra MEET argument that marks a connection as another node's bus link. */
     static final String LINK = "SPINEL-BUS";
     private static final int QUEUE = 10_000;
@@ -55,16 +56,30 @@ final class PublishBus implements BiConsumer<byte[], byte[]> {
     }
 
     @Override
-    public void accept(byte[] channel, byte[] message) {
+    public void publish(byte[] channel, byte[] message) {
+        send(PUBLISH, channel, message, null);
+    }
+
+    @Override
+    public void publishShard(byte[] channel, byte[] message) {
+        Topology t = topology.get();
+        ClusterNode me = t.node(myId.get());
+        if (me != null && !me.isPrimary()) {
+            send(SPUBLISH, channel, message, me.primaryId());
+        }
+    }
+
+    /** Queues the message for every other node, or for those of the shard whose primary is {@code shard}. */
+    private void send(byte[] command, byte[] channel, byte[] message, String shard) {
         Topology t = topology.get();
         String me = myId.get();
         byte[] frame = null;
         for (ClusterNode n : t.nodes()) {
-            if (n.id().equals(me)) {
+            if (n.id().equals(me) || (shard != null && !n.id().equals(shard) && !shard.equals(n.primaryId()))) {
                 continue;
             }
             if (frame == null) {
-                frame = frame(channel, message);
+                frame = frame(command, channel, message);
             }
             Link l = links.get(n.id());
             if (l == null && !closed) {
@@ -84,9 +99,12 @@ final class PublishBus implements BiConsumer<byte[], byte[]> {
         links.clear();
     }
 
-    private static byte[] frame(byte[] channel, byte[] message) {
+    private static final byte[] PUBLISH = "*3\r\n$7\r\nPUBLISH\r\n".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] SPUBLISH = "*3\r\n$8\r\nSPUBLISH\r\n".getBytes(StandardCharsets.US_ASCII);
+
+    private static byte[] frame(byte[] command, byte[] channel, byte[] message) {
         ByteArrayOutputStream b = new ByteArrayOutputStream(channel.length + message.length + 48);
-        b.writeBytes("*3\r\n$7\r\nPUBLISH\r\n".getBytes(StandardCharsets.US_ASCII));
+        b.writeBytes(command);
         bulk(b, channel);
         bulk(b, message);
         return b.toByteArray();

@@ -5,7 +5,6 @@ import dev.spinel.server.engine.ports.KeyObserver;
 import dev.spinel.server.engine.ports.ReplicationFeed;
 import dev.spinel.server.engine.ports.ReplicationGate;
 
-import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -44,8 +43,8 @@ public final class EngineHooks {
     /** Told after FLUSHALL emptied every database (the persistence layer stops a BGSAVE); null when none. */
     private volatile Runnable flushAllListener;
     private SlotRouter slotRouter;
-    /** Cluster mode: passes a PUBLISH on to the other nodes (channel, message); null outside cluster mode. */
-    private volatile BiConsumer<byte[], byte[]> clusterPublish;
+    /** Cluster mode: passes PUBLISH and SPUBLISH messages on to other nodes; null outside cluster mode. */
+    private volatile ClusterPublish clusterPublish;
 
     /** Client eviction's check of a client whose memory grew (maxmemory-clients); null in an engine without it. */
     private volatile Consumer<Session> clientGrew;
@@ -136,13 +135,25 @@ public final class EngineHooks {
         return slotRouter;
     }
 
-    /** Installs cluster mode's PUBLISH broadcast (Redis's bus message to every node). */
-    public void clusterPublish(BiConsumer<byte[], byte[]> bus) {
+    /** Installs cluster mode's messages to other nodes (Redis's bus PUBLISH and PUBLISHSHARD messages). */
+    public void clusterPublish(ClusterPublish bus) {
         this.clusterPublish = bus;
     }
 
-    public BiConsumer<byte[], byte[]> clusterPublish() {
+    public ClusterPublish clusterPublish() {
         return clusterPublish;
+    }
+
+    /** What cluster mode's bus carries for pub/sub; called on event loops, so it must not block. */
+    public interface ClusterPublish {
+        /** PUBLISH: to every other node's subscribers. */
+        void publish(byte[] channel, byte[] message);
+
+        /**
+         * SPUBLISH on this node when it is a replica: to its primary's and the primary's other replicas' subscribers
+         * (a primary's reach its replicas through the replication stream).
+         */
+        void publishShard(byte[] channel, byte[] message);
     }
 
     /** Installs the listener told of every closed session (one listener: replication's). */

@@ -97,7 +97,10 @@ class ClusterReshardTest {
         assertEquals(KEYS + 3, total);
     }
 
-    /** A shard channel's message published on a primary reaches its replica's subscribers (Redis sends it over its bus). */
+    /**
+     * A shard channel's message published on a primary reaches its replica's subscribers, and one published on the
+     * replica its primary's (Redis sends both over its bus), each once.
+     */
     @Test
     void spublishReachesTheShardsReplica() throws Exception {
         Path dir = Files.createTempDirectory("spinel-reshard-replica");
@@ -125,6 +128,21 @@ class ClusterReshardTest {
                 assertEquals(":0\r\n", new String(primary.call("SPUBLISH", "foo", "shard-news"), StandardCharsets.UTF_8));
                 assertEquals("*3\r\n$8\r\nsmessage\r\n$3\r\nfoo\r\n$10\r\nshard-news\r\n",
                         new String(sub.readReply(), StandardCharsets.UTF_8));
+                // published on the replica: its own subscriber and the primary's get it once each (Redis's bus
+                // PUBLISHSHARD to the shard's other nodes), a replica needs no READONLY for it
+                try (RawClient primarySub = new RawClient(PORTS[2]); RawClient publisher = new RawClient(22204)) {
+                    confirm = new String(primarySub.call("SSUBSCRIBE", "foo"), StandardCharsets.UTF_8);
+                    assertTrue(confirm.startsWith("*3\r\n$10\r\nssubscribe\r\n"), confirm);
+                    assertEquals(":1\r\n", new String(publisher.call("SPUBLISH", "foo", "from-replica"), StandardCharsets.UTF_8));
+                    String fromReplica = "*3\r\n$8\r\nsmessage\r\n$3\r\nfoo\r\n$12\r\nfrom-replica\r\n";
+                    assertEquals(fromReplica, new String(primarySub.readReply(), StandardCharsets.UTF_8));
+                    assertEquals(fromReplica, new String(sub.readReply(), StandardCharsets.UTF_8));
+                    // and once only: the next message each reads is the primary's next one
+                    assertEquals(":1\r\n", new String(primary.call("SPUBLISH", "foo", "next"), StandardCharsets.UTF_8));
+                    String next = "*3\r\n$8\r\nsmessage\r\n$3\r\nfoo\r\n$4\r\nnext\r\n";
+                    assertEquals(next, new String(primarySub.readReply(), StandardCharsets.UTF_8));
+                    assertEquals(next, new String(sub.readReply(), StandardCharsets.UTF_8));
+                }
             }
             primary.call("DEL", "foo");
             assertEquals("+OK\r\n", new String(primary.call("CLUSTER", "FORGET", myId(22204)), StandardCharsets.UTF_8));

@@ -7,6 +7,7 @@ import dev.spinel.store.ByteKey;
 import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.pubsub.PubSub;
 import dev.spinel.server.engine.pubsub.PubSub.Kind;
+import dev.spinel.server.engine.EngineHooks;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.engine.ports.ReplicationFeed;
 import dev.spinel.server.errors.RedisError;
@@ -14,7 +15,6 @@ import dev.spinel.server.errors.RedisError;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.function.BiConsumer;
 
 /**
  * Publish/subscribe commands (Redis's pubsub.c). Subscription confirmations are push frames in
@@ -110,18 +110,27 @@ public final class PubSubCommands {
             return;
         }
         // In a cluster every node's subscribers get it, through the bus (the replication stream does not carry it)
-        BiConsumer<byte[], byte[]> bus = s.engine().hooks().clusterPublish();
+        EngineHooks.ClusterPublish bus = s.engine().hooks().clusterPublish();
         if (bus != null && !s.cluster().busLink()) {
-            bus.accept(channel, message);
+            bus.publish(channel, message);
         }
     }
 
     // SPUBLISH shardchannel message
     static void spublish(Session s, Args a) {
-        s.out().integer(s.engine().pubSub().publishShard(a.copy(1), a.copy(2)));
+        byte[] channel = a.copy(1);
+        byte[] message = a.copy(2);
+        s.out().integer(s.engine().pubSub().publishShard(channel, message));
+        EngineHooks.ClusterPublish bus = s.engine().hooks().clusterPublish();
+        if (bus != null && s.cluster().busLink()) {
+            return; // a message from a node of the shard (Redis's bus PUBLISHSHARD): for this node's subscribers only
+        }
         // Outside cluster mode as Redis 7.0 (the replication stream); in cluster mode the stream stands for Redis's
-        // bus message to the shard's other nodes: the primary's replicas publish it to their own subscribers.
+        // bus message from a primary to its replicas, and a replica sends its own to the shard's other nodes.
         replicate(s, a);
+        if (bus != null && !s.isReplicationApplier()) {
+            bus.publishShard(channel, message);
+        }
     }
 
     /**
