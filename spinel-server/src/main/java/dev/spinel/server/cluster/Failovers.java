@@ -22,7 +22,8 @@ import java.util.function.Supplier;
  *   <li>automatic: the Raft leader sees which members stopped answering it; a primary serving slots that
  *   has been silent longer than {@code cluster-node-timeout} is replaced by its live replica with the
  *   highest replication offset (asked over the replicas' client ports) whose data is not too old
- *   ({@link ReplicaValidity}, Redis's {@code cluster-replica-validity-factor}), committed as one
+ *   ({@link ReplicaValidity}, Redis's {@code cluster-replica-validity-factor}) and that is not set not to take over
+ *   ({@code cluster-replica-no-failover}), committed as one
  *   {@link TopologyChange.Failover} (a new config epoch). The commit needs a majority, so a leader cut
  *   off from the others cannot promote anyone;</li>
  *   <li>CLUSTER FAILOVER on a replica: by default as Redis's manual failover (the primary's writes paused,
@@ -136,6 +137,10 @@ final class Failovers {
         for (ClusterNode r : ct.current().replicasOf(failed.id())) {
             long offset;
             if (r.id().equals(ct.myId())) {
+                if (config.clusterReplicaNoFailover.value()) {
+                    logRarely("Failover of " + failed.id() + ": this replica is set not to take over (cluster-replica-no-failover)");
+                    continue;
+                }
                 StringBuilder info = new StringBuilder();
                 replication.appendInfo(info);
                 if (ReplicaValidity.tooOld(ReplicaValidity.dataAgeMs(info.toString()), config.clusterNodeTimeout.value(),
@@ -176,9 +181,16 @@ final class Failovers {
         }
     }
 
-    /** The replica's replication offset, or -1 when its data is too old to take over ({@link ReplicaValidity}). */
+    /**
+     * The replica's replication offset, or -1 when it may not take over: its data is too old ({@link ReplicaValidity})
+     * or it is set not to ({@code cluster-replica-no-failover}).
+     */
     private long offsetOf(ClusterNode n) throws IOException {
         try (PeerCall c = new PeerCall(n.host(), n.port(), PROBE_TIMEOUT_MS)) {
+            if (c.config("cluster-replica-no-failover").equals("yes")) {
+                logRarely("Replica " + n.id() + " cannot take over: it is set not to (cluster-replica-no-failover)");
+                return -1;
+            }
             String info = c.bulk("INFO", "replication");
             String v = PeerCall.infoField(info, "master_repl_offset");
             if (v == null) {

@@ -222,6 +222,9 @@ public final class ServerConfig {
     /** How old a replica's data may be for it to replace its primary automatically (cluster/ReplicaValidity; 0: no limit). */
     public final Params.Int clusterReplicaValidityFactor = add(new Params.Int("cluster-replica-validity-factor", true, 10, 0,
             Integer.MAX_VALUE, null, "cluster-slave-validity-factor"));
+    /** A replica with this set never replaces its failed primary automatically (CLUSTER FAILOVER still does), as Redis's. */
+    public final Params.Bool clusterReplicaNoFailover = add(new Params.Bool("cluster-replica-no-failover", true, false, null,
+            "cluster-slave-no-failover"));
     /** Redis 7.0's announced hostname: Spinel announces none, so only Redis's default, empty, is accepted. */
     public final Params.Text clusterAnnounceHostname = add(new Params.Text("cluster-announce-hostname", true, "",
             ServerConfig::announcedHostname, null));

@@ -1,0 +1,111 @@
+package dev.spinel.server.cluster;
+
+import dev.spinel.server.SpinelServer;
+import dev.spinel.server.config.ServerConfig;
+import dev.spinel.server.testing.RawClient;
+import dev.spinel.server.testing.SpinelProcess;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Redis's {@code cluster-replica-no-failover} (legacy cluster test 11-manual-takeover sets it): primary A (a separate
+ * JVM, to be killed), primary B and A's replica C with the setting on. After kill -9 of A, C does not take over
+ * though A is flagged failed; once the setting is off, it does.
+ */
+class ReplicaNoFailoverTest {
+    private static final int A = 22561;
+    private static final int B = 22562;
+    private static final int C = 22563;
+    private static final String TIMEOUT = "1000";
+
+    private Process a;
+    private SpinelServer b;
+    private SpinelServer c;
+
+    @AfterEach
+    void tearDown() {
+        if (a != null) {
+            a.destroyForcibly();
+        }
+        ClusterNodes.closeAll(new SpinelServer[]{b, c});
+    }
+
+    private static Process startChild(int port, Path dir) throws Exception {
+        List<String> cmd = SpinelProcess.command(List.of("-Xmx256m"), "--port", Integer.toString(port), "--dir", dir.toString(),
+                "--save", "", "--grpc-port", "0", "--cluster-enabled", "yes", "--cluster-node-timeout", TIMEOUT);
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("spinel.log").toFile())).start();
+        await("spinel did not start; see " + dir.resolve("spinel.log"), 60_000, () -> call(port, "CLUSTER", "MYID").startsWith("$"));
+        return p;
+    }
+
+    private static SpinelServer startNode(int port, boolean noFailover) throws IOException {
+        return SpinelServer.start(ServerConfig.defaults().with("port", Integer.toString(port))
+                .with("cluster-enabled", "yes").with("cluster-node-timeout", TIMEOUT).with("repl-diskless-sync-delay", "0")
+                .with("cluster-slave-no-failover", noFailover ? "yes" : "no")
+                .with("dir", Files.createTempDirectory("spinel-no-failover").toString()));
+    }
+
+    private static String call(int port, String... args) {
+        try (RawClient r = new RawClient(port)) {
+            return r.callString(args);
+        } catch (IOException down) {
+            return "";
+        }
+    }
+
+    private static void await(String what, long ms, Check check) throws Exception {
+        long deadline = System.currentTimeMillis() + ms;
+        while (!check.ok()) {
+            assertTrue(System.currentTimeMillis() < deadline, what);
+            Thread.sleep(20);
+        }
+    }
+
+    interface Check {
+        boolean ok() throws Exception;
+    }
+
+    @Test
+    @Timeout(180)
+    void aReplicaSetNotToTakeOverStaysAReplica() throws Exception {
+        a = startChild(A, Files.createTempDirectory("spinel-no-failover-a"));
+        b = startNode(B, false);
+        c = startNode(C, true);
+        assertEquals("*2\r\n$27\r\ncluster-replica-no-failover\r\n$3\r\nyes\r\n", call(C, "CONFIG", "GET", "cluster-replica-no-failover"));
+        assertEquals("+OK\r\n", call(A, "CLUSTER", "ADDSLOTSRANGE", "0", "8191"));
+        assertEquals("+OK\r\n", call(B, "CLUSTER", "ADDSLOTSRANGE", "8192", "16383"));
+        assertEquals("+OK\r\n", call(B, "CLUSTER", "MEET", "127.0.0.1", Integer.toString(A)));
+        await("B never joined", 60_000, () -> call(B, "CLUSTER", "INFO").contains("cluster_known_nodes:2"));
+        assertEquals("+OK\r\n", call(C, "CLUSTER", "MEET", "127.0.0.1", Integer.toString(A)));
+        for (int port : new int[]{A, B, C}) {
+            await("node " + port + " never saw the whole cluster", 60_000, () -> {
+                String info = call(port, "CLUSTER", "INFO");
+                return info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:3");
+            });
+        }
+        String idA = call(A, "CLUSTER", "MYID").split("\r\n")[1];
+        assertEquals("+OK\r\n", call(C, "CLUSTER", "REPLICATE", idA));
+        await("C never replicated A", 20_000, () -> call(C, "INFO", "replication").contains("master_link_status:up"));
+
+        a.destroyForcibly();
+        a.waitFor(10, TimeUnit.SECONDS);
+        await("A never flagged failed", 20_000, () -> call(B, "CLUSTER", "NODES").contains(" master,fail "));
+        Thread.sleep(4000); // four node timeouts after the verdict: a failover would have been committed by now
+        assertTrue(call(C, "INFO", "replication").contains("role:slave\r\n"), "C took over though set not to");
+        assertTrue(call(B, "CLUSTER", "NODES").contains(" master,fail - "), call(B, "CLUSTER", "NODES"));
+
+        assertEquals("+OK\r\n", call(C, "CONFIG", "SET", "cluster-replica-no-failover", "no"));
+        await("C never took over once allowed to", 20_000, () -> call(C, "INFO", "replication").contains("role:master\r\n"));
+    }
+}
