@@ -6,10 +6,10 @@ import java.util.Locale;
 
 /**
  * Redis 7.0 parameters that tune subsystems Spinel does not have (active defragmentation, jemalloc, the
- * process title, syslog, OOM-score adjustment, the ACL log, ...). They are
+ * process title, syslog, OOM-score adjustment, the ACL log, thread CPU affinity, ...). They are
  * accepted with Redis's names, defaults, validation and error texts, so that configuration files, CONFIG GET
  * and CONFIG SET written for Redis work unchanged; setting them changes nothing else. Replication and cluster
- * parameters are left out on purpose: Spinel has neither.
+ * parameters are not here: those Spinel implements are in {@link ServerConfig} with their subsystems.
  *
  * <p>Thread-safety: as {@link Params}: values are volatile.
  */
@@ -68,6 +68,11 @@ final class CompatParams {
         c.add(new Params.Int("socket-mark-id", false, 0, 0, INT_MAX, null));
         c.add(new Params.Int("unixsocketperm", false, 0, 0, 0777, null));
         c.add(new Params.Text("bind-source-addr", true, "", null, null));
+        // Redis's CPU affinity of its main, background-I/O, AOF-rewrite and BGSAVE threads (config file only, empty:
+        // not pinned). Spinel's threads are the JVM's and are not pinned; `taskset` pins the whole process.
+        for (String cpulist : List.of("server_cpulist", "bio_cpulist", "aof_rewrite_cpulist", "bgsave_cpulist")) {
+            c.add(new Params.Text(cpulist, false, "", null, null));
+        }
     }
 
     /** A parameter whose value is checked and put in canonical form by one function (Redis's special configs). */
