@@ -160,7 +160,8 @@ final class ConfigLoader {
         // Multi-argument parameters take their words joined by spaces; every other one takes exactly one.
         boolean shutdownFlags = p.name().equals("shutdown-on-sigint") || p.name().equals("shutdown-on-sigterm");
         boolean multi = p == config.save || p == config.bind || p == config.clientOutputBufferLimit || p == config.replicaof
-                || shutdownFlags || p.name().equals("oom-score-adj-values"); // Redis's MULTI_ARG_CONFIGs
+                || shutdownFlags || p.name().equals("oom-score-adj-values")
+                || p.name().equals("latency-tracking-info-percentiles"); // Redis's MULTI_ARG_CONFIGs
         if (values.isEmpty() && p == config.save) {
             values = List.of(""); // a bare "save" line empties the save points, as in Redis (Tcl writes save "" so)
         } else if (values.isEmpty() && shutdownFlags) {

@@ -136,6 +136,13 @@ public final class ServerConfig {
     public final Params.Memory hllSparseMaxBytes = add(new Params.Memory("hll-sparse-max-bytes", true, 3000, Long.MAX_VALUE, null));
     public final OutputBufferLimitsParam clientOutputBufferLimit = add(new OutputBufferLimitsParam());
     public final Params.Bool replicaReadOnly = add(new Params.Bool("replica-read-only", true, true, null, "slave-read-only"));
+    /** A full resync's connection to its replica sends without TCP_NODELAY (fewer packets, more delay), as Redis's. */
+    public final Params.Bool replDisableTcpNodelay = add(new Params.Bool("repl-disable-tcp-nodelay", true, false, null));
+    /** A replica's full resync counts the keys it drops as freed in the background (INFO lazyfreed_objects), as Redis's. */
+    public final Params.Bool replicaLazyFlush = add(new Params.Bool("replica-lazy-flush", true, false, null, "slave-lazy-flush"));
+    /** A replica evicts nothing for maxmemory (its master's DELs keep it an exact copy) unless this is off, as Redis's. */
+    public final Params.Bool replicaIgnoreMaxmemory = add(new Params.Bool("replica-ignore-maxmemory", true, true, null,
+            "slave-ignore-maxmemory"));
     // Replication (docs/replication.md)
     /** {@code replicaof <host> <port>} at start ("" for a master); REPLICAOF changes the role at run time. */
     public final Params.Text replicaof = add(new Params.Text("replicaof", false, "", v -> {

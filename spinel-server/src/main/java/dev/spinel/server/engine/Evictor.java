@@ -59,10 +59,14 @@ public final class Evictor {
         return memory.usedForEviction();
     }
 
-    /** Evicts as needed; false when still over the limit (the caller answers {@link #OOM}). */
+    /**
+     * Evicts as needed; false when still over the limit (the caller answers {@link #OOM}). A replica does neither
+     * while {@code replica-ignore-maxmemory} is on (Redis's default, its isSafeToPerformEvictions): keys it evicted on
+     * its own would be missing from its copy of the master's data.
+     */
     boolean makeRoom() {
         long max = config.maxmemory.value();
-        if (max <= 0) {
+        if (max <= 0 || (engine.replicaRole().active() && config.replicaIgnoreMaxmemory.value())) {
             return true;
         }
         String policy = config.maxmemoryPolicy.value();

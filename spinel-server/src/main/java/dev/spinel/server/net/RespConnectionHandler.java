@@ -8,6 +8,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.unix.Socket;
@@ -309,6 +310,11 @@ final class RespConnectionHandler extends ReadBatch implements ClientConnection 
     @Override
     public boolean suspended() {
         return suspended;
+    }
+
+    @Override
+    public void noDelay(boolean on) {
+        ctx.channel().config().setOption(ChannelOption.TCP_NODELAY, on); // not critical when refused, as Redis's
     }
 
     @Override

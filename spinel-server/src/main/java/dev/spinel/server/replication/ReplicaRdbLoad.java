@@ -113,6 +113,7 @@ final class ReplicaRdbLoad {
      */
     static int load(Engine engine, FunctionLibraries functions, byte[] rdb, LoadDelay delay) throws IOException {
         engine.replicaRole().keysWithExpire().clear(); // as Redis's emptyData before the load
+        engine.stats().lazyfreedObjects.add(lazilyFlushed(engine));
         boolean seen = rdb.length >= EVENTS_INTERVAL_BYTES || delay.active();
         if (seen) {
             engine.replicaRole().loading().begin(false);
@@ -124,6 +125,21 @@ final class ReplicaRdbLoad {
                 engine.replicaRole().loading().end();
             }
         }
+    }
+
+    /**
+     * The keys a full resync drops, when {@code replica-lazy-flush} has Redis empty the dataset asynchronously (its
+     * emptyData with EMPTYDB_ASYNC counts every key in lazyfreed_objects), else 0. Spinel's GC frees them either way.
+     */
+    private static long lazilyFlushed(Engine engine) {
+        if (!engine.config().replicaLazyFlush.value()) {
+            return 0;
+        }
+        long keys = 0;
+        for (int i = 0; i < engine.keyspace().databases(); i++) {
+            keys += engine.keyspace().db(i).size();
+        }
+        return keys;
     }
 
     private static int load(Keyspace ks, FunctionLibraries functions, byte[] rdb, LoadDelay delay) throws IOException {
@@ -162,7 +178,9 @@ final class ReplicaRdbLoad {
             Runnable reading) throws IOException {
         engine.replicaRole().loading().begin(async);
         try {
+            long dropped = lazilyFlushed(engine);
             int db = loadAside(payload, engine.keyspace(), functions, delay, reading);
+            engine.stats().lazyfreedObjects.add(dropped); // the old dataset, once swapped out
             engine.replicaRole().keysWithExpire().clear(); // the dataset they were in is gone, as Redis's swapMainDbWithTempDb
             return db;
         } finally {

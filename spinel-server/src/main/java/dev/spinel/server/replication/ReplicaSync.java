@@ -136,6 +136,9 @@ final class ReplicaSync {
         replicas.put(s, link);
         s.attachedReplica(true); // its commands may not reply from now on (ReplicaClientGuard)
         syncFull.increment();
+        if (repl.config().replDisableTcpNodelay.value()) {
+            s.connection().noDelay(false); // fewer, larger packets to the replica, as Redis's syncCommand
+        }
         boolean eof = an != null && an.eof && (repl.config().replDisklessSync.value() || filter != RdbFilter.ALL);
         link.diskless(eof);
         if (eof && psync && filter == RdbFilter.ALL

@@ -109,6 +109,13 @@ public interface ClientConnection {
      * Whether this connection can lend its session to another thread ({@link #lend}): true for event-loop
      * connections (RESP), whose scripts then run on the script thread while their loop serves the others.
      */
+    /**
+     * Sets the socket's TCP_NODELAY (on for every client; {@code repl-disable-tcp-nodelay} turns it off for a replica).
+     * A connection without a socket has nothing to set.
+     */
+    default void noDelay(boolean on) {
+    }
+
     default boolean lendable() {
         return false;
     }
