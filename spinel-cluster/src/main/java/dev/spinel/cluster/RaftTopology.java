@@ -33,7 +33,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import java.util.stream.Stream;
 
 /**
  * The topology as a replicated state machine on Apache Ratis: every node runs a Raft server on its bus
@@ -66,6 +65,7 @@ public final class RaftTopology implements ClusterTopology {
     /** The log index of {@link #current}'s change (see {@link #currentIndex}). */
     private volatile long currentIndex;
     private final PeerApplied peerApplied;
+    private final ReplayWatch replay = new ReplayWatch();
     private volatile RaftClient client;
     private RaftGroupId clientGroup;
     /** See {@link #joining}; guarded by this object's monitor. */
@@ -101,7 +101,7 @@ public final class RaftTopology implements ClusterTopology {
         // leader answers from its own state at once, and an old leader just resumed (SIGSTOP, a pause) still believes it
         // leads: its fenced node would have served again on the stale topology (its failover not applied yet).
         RaftServerConfigKeys.Read.setOption(props, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
-        boolean fresh = !Files.isDirectory(storage) || isEmpty(storage);
+        boolean fresh = ReplayWatch.fresh(storage);
         RaftServer.Builder b = RaftServer.newBuilder().setServerId(me.getId()).setProperties(props)
                 .setStateMachineRegistry(gid -> machines.computeIfAbsent(gid,
                         g -> new TopologyStateMachine((sm, t) -> applied(g, sm.applyingIndex(), t))));
@@ -124,7 +124,7 @@ public final class RaftTopology implements ClusterTopology {
     public static RaftTopology start(ClusterNode self, String raftHost, Path storage, Topology seed)
             throws IOException, TopologyException {
         Files.createDirectories(storage);
-        boolean fresh = isEmpty(storage);
+        boolean fresh = ReplayWatch.fresh(storage);
         RaftTopology t = new RaftTopology(self.id(), raftHost, self.busPort(), storage, seed);
         try {
             t.server.start();
@@ -136,6 +136,9 @@ public final class RaftTopology implements ClusterTopology {
             }
             throw new IOException("the Raft server did not start on port " + self.busPort() + ": " + e.getMessage()
                     + (root == e ? "" : " (" + root + ")"), e);
+        }
+        if (!fresh) {
+            t.replay.recovered(t.server);
         }
         if (fresh) {
             try {
@@ -159,15 +162,6 @@ public final class RaftTopology implements ClusterTopology {
             }
         }
         return out.stream().mapToInt(Integer::intValue).toArray();
-    }
-
-    private static boolean isEmpty(Path dir) throws IOException {
-        if (!Files.isDirectory(dir)) {
-            return true;
-        }
-        try (Stream<Path> s = Files.list(dir)) {
-            return s.findAny().isEmpty();
-        }
     }
 
     /** A change applied by the state machine of {@code gid}: published if it is the active group's. */
@@ -232,6 +226,12 @@ public final class RaftTopology implements ClusterTopology {
         } catch (IOException e) {
             return false;
         }
+    }
+
+    @Override
+    public boolean replaying() {
+        RaftGroupId a = active;
+        return replay.replaying(a, a == null ? null : machines.get(a));
     }
 
     @Override
