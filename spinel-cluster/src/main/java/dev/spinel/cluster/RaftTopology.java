@@ -71,6 +71,7 @@ public final class RaftTopology implements ClusterTopology {
     /** See {@link #joining}; guarded by this object's monitor. */
     private boolean joining;
     private RaftPeerId clientLeader;
+    private boolean clientFailed; // a failed async request closes the client's ordered window for good (AlreadyClosed)
     /** Clients give up after about {@link #TIMEOUT_MS} (Ratis's default retries for ever: a dead peer would hang MEET). */
     private static final RetryPolicy RETRY = RetryPolicies.retryUpToMaximumCountWithFixedSleep(
             (int) (TIMEOUT_MS / 100), TimeDuration.valueOf(100, TimeUnit.MILLISECONDS));
@@ -252,7 +253,7 @@ public final class RaftTopology implements ClusterTopology {
         }
         RaftServer.Division d = server.getDivision(a);
         RaftPeerId leader = d.getInfo().getLeaderId();
-        if (client == null || !a.equals(clientGroup) || (leader != null && !leader.equals(clientLeader))) {
+        if (client == null || clientFailed || !a.equals(clientGroup) || (leader != null && !leader.equals(clientLeader))) {
             RaftClient stale = client;
             if (stale != null) {
                 // In the background: closing waits on its channels, one of which may be to a peer that hangs.
@@ -265,6 +266,7 @@ public final class RaftTopology implements ClusterTopology {
                 });
             }
             client = newClient(d);
+            clientFailed = false;
             clientGroup = a;
             clientLeader = leader;
         }
@@ -318,6 +320,7 @@ public final class RaftTopology implements ClusterTopology {
         try {
             reply = client().async().send(Message.valueOf(change.encode())).get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
         } catch (Exception e) {
+            clientFailed = true;
             throw new TopologyException("ERR the topology change could not be committed: " + e);
         }
         if (!reply.isSuccess()) {
