@@ -15,9 +15,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * A cluster replica restarted from its RDB is a replica from the start (its nodes.conf says so, as Redis's
  * loadDataFromDisk asks clusterNodeIsSlave(myself)): it continues its primary's history, so it resumes with a
- * partial resync. It had taken the RDB's replication ID as a master would (replid2, a new ID of its own), so its
- * PSYNC named an unknown history and every restart cost a full resync, and a full resync of the same history with
- * {@code repl-diskless-load swapdb} did not load asynchronously (Redis's legacy cluster test 17-diskless-load-swapdb).
+ * partial resync. It had taken the RDB's replication ID as a master would (replid2, a new ID of its own), and the
+ * replay of its recovered Raft log promoted it on the way, so its PSYNC named an unknown history and every restart
+ * cost a full resync (seen in Redis's legacy cluster test 17-diskless-load-swapdb).
  */
 class ReplicaRestartPsyncTest {
     private static final int[] PRIMARIES = {22301, 22302, 22303};
