@@ -34,6 +34,14 @@ public interface ClusterTopology extends AutoCloseable {
      */
     boolean awaitApplied(String nodeId, long index, long timeoutMs) throws InterruptedException;
 
+    /**
+     * Whether {@link #current()} is still an old topology replayed from the log recovered at start (until the replay
+     * reaches where the node stopped): the server acts on no role change it shows (see {@code ReplayWatch}).
+     */
+    default boolean replaying() {
+        return false;
+    }
+
     /** Adds a listener told of every topology applied here from now on. */
     void listen(Consumer<Topology> listener);
 

@@ -33,7 +33,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import java.util.stream.Stream;
 
 /**
  * The topology as a replicated state machine on Apache Ratis: every node runs a Raft server on its bus
@@ -66,11 +65,13 @@ public final class RaftTopology implements ClusterTopology {
     /** The log index of {@link #current}'s change (see {@link #currentIndex}). */
     private volatile long currentIndex;
     private final PeerApplied peerApplied;
+    private final ReplayWatch replay = new ReplayWatch();
     private volatile RaftClient client;
     private RaftGroupId clientGroup;
     /** See {@link #joining}; guarded by this object's monitor. */
     private boolean joining;
     private RaftPeerId clientLeader;
+    private boolean clientFailed; // a failed async request closes the client's ordered window for good (AlreadyClosed)
     /** Clients give up after about {@link #TIMEOUT_MS} (Ratis's default retries for ever: a dead peer would hang MEET). */
     private static final RetryPolicy RETRY = RetryPolicies.retryUpToMaximumCountWithFixedSleep(
             (int) (TIMEOUT_MS / 100), TimeDuration.valueOf(100, TimeUnit.MILLISECONDS));
@@ -101,7 +102,7 @@ public final class RaftTopology implements ClusterTopology {
         // leader answers from its own state at once, and an old leader just resumed (SIGSTOP, a pause) still believes it
         // leads: its fenced node would have served again on the stale topology (its failover not applied yet).
         RaftServerConfigKeys.Read.setOption(props, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
-        boolean fresh = !Files.isDirectory(storage) || isEmpty(storage);
+        boolean fresh = ReplayWatch.fresh(storage);
         RaftServer.Builder b = RaftServer.newBuilder().setServerId(me.getId()).setProperties(props)
                 .setStateMachineRegistry(gid -> machines.computeIfAbsent(gid,
                         g -> new TopologyStateMachine((sm, t) -> applied(g, sm.applyingIndex(), t))));
@@ -124,7 +125,7 @@ public final class RaftTopology implements ClusterTopology {
     public static RaftTopology start(ClusterNode self, String raftHost, Path storage, Topology seed)
             throws IOException, TopologyException {
         Files.createDirectories(storage);
-        boolean fresh = isEmpty(storage);
+        boolean fresh = ReplayWatch.fresh(storage);
         RaftTopology t = new RaftTopology(self.id(), raftHost, self.busPort(), storage, seed);
         try {
             t.server.start();
@@ -136,6 +137,9 @@ public final class RaftTopology implements ClusterTopology {
             }
             throw new IOException("the Raft server did not start on port " + self.busPort() + ": " + e.getMessage()
                     + (root == e ? "" : " (" + root + ")"), e);
+        }
+        if (!fresh) {
+            t.replay.recovered(t.server);
         }
         if (fresh) {
             try {
@@ -159,15 +163,6 @@ public final class RaftTopology implements ClusterTopology {
             }
         }
         return out.stream().mapToInt(Integer::intValue).toArray();
-    }
-
-    private static boolean isEmpty(Path dir) throws IOException {
-        if (!Files.isDirectory(dir)) {
-            return true;
-        }
-        try (Stream<Path> s = Files.list(dir)) {
-            return s.findAny().isEmpty();
-        }
     }
 
     /** A change applied by the state machine of {@code gid}: published if it is the active group's. */
@@ -235,6 +230,12 @@ public final class RaftTopology implements ClusterTopology {
     }
 
     @Override
+    public boolean replaying() {
+        RaftGroupId a = active;
+        return replay.replaying(a, a == null ? null : machines.get(a));
+    }
+
+    @Override
     public void listen(Consumer<Topology> listener) {
         listeners.add(listener);
     }
@@ -252,7 +253,7 @@ public final class RaftTopology implements ClusterTopology {
         }
         RaftServer.Division d = server.getDivision(a);
         RaftPeerId leader = d.getInfo().getLeaderId();
-        if (client == null || !a.equals(clientGroup) || (leader != null && !leader.equals(clientLeader))) {
+        if (client == null || clientFailed || !a.equals(clientGroup) || (leader != null && !leader.equals(clientLeader))) {
             RaftClient stale = client;
             if (stale != null) {
                 // In the background: closing waits on its channels, one of which may be to a peer that hangs.
@@ -265,6 +266,7 @@ public final class RaftTopology implements ClusterTopology {
                 });
             }
             client = newClient(d);
+            clientFailed = false;
             clientGroup = a;
             clientLeader = leader;
         }
@@ -318,6 +320,7 @@ public final class RaftTopology implements ClusterTopology {
         try {
             reply = client().async().send(Message.valueOf(change.encode())).get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
         } catch (Exception e) {
+            clientFailed = true;
             throw new TopologyException("ERR the topology change could not be committed: " + e);
         }
         if (!reply.isSuccess()) {

@@ -173,15 +173,6 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
                 resp.close(); // the close may still be under way on its thread: the port is free when the start fails
                 throw new StartCancelled();
             }
-            if (cluster != null) {
-                try {
-                    cluster.start(port);
-                } catch (RuntimeException e) {
-                    resp.close(); // the port is free again for a next try
-                    throw e;
-                }
-                resp.release();
-            }
             this.crons = new ServerCrons(new ServerCron(engine, () -> {
                 clientEviction.evictAll();
                 signals.tick(); // a SIGTERM or SIGINT's shutdown, as Redis's serverCron runs it
@@ -203,11 +194,20 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
             if (aux.containsKey("repl-id") && aux.containsKey("repl-offset")) {
                 // the loaded RDB's replication info: a partial resync after this restart (Redis 7.0's loadDataFromDisk)
                 replication.restore(new Replication.RestoredHistory(aux.get("repl-id"), Long.parseLong(aux.get("repl-offset")),
-                        Integer.parseInt(aux.getOrDefault("repl-stream-db", "0"))));
+                        Integer.parseInt(aux.getOrDefault("repl-stream-db", "0"))), cluster != null && cluster.loadedAsReplica());
             }
             expiredAtLoad.feed(replication); // the DELs of the keys the RDB had past their expiry, into the restored backlog
             persistence.replication(replication::saveInfo, replication::applyLock);
             replication.startFromConfig(); // the replicaof directive
+            if (cluster != null) { // after the restored history: a replica's first PSYNC names it
+                try {
+                    cluster.start(port);
+                } catch (RuntimeException e) {
+                    resp.close(); // the port is free again for a next try
+                    throw e;
+                }
+                resp.release();
+            }
             this.metrics = new MetricsEndpoint(engine, this::port, persistence::changesSinceLastSave, resp::loopThreads,
                     engine.stats().aofFsync);
             try {

@@ -16,10 +16,8 @@ import dev.spinel.server.replication.Replication;
 import dev.spinel.store.SlotIndex;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
-import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -27,7 +25,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * A node in cluster mode ({@code cluster-enabled yes}): its topology ({@link ClusterTopology}, on Raft:
@@ -95,6 +92,8 @@ public final class ClusterMode implements AutoCloseable {
     private final Handovers handovers;
     /** Ends the waits of clients blocked on slots this node no longer serves (set before the cron starts). */
     private volatile BlockedRedirects blockedRedirects;
+    /** The last topology applied was one of the recovered log's replay: its roles are to be acted on at the end. */
+    private volatile boolean replayDeferred;
 
     private ClusterMode(ServerConfig config, Engine engine, Replication replication, Path nodesFile,
                         NodesFile.Loaded loaded) {
@@ -104,8 +103,8 @@ public final class ClusterMode implements AutoCloseable {
         this.nodesFile = nodesFile;
         this.loaded = loaded;
         this.failovers = new Failovers(() -> topology, replication, config, meetings);
-        this.peerWatch = new PeerWatch(() -> topology.current(), this::busCredentials);
-        this.publishBus = new PublishBus(() -> topology.current(), () -> topology.myId(), this::busCredentials);
+        this.peerWatch = new PeerWatch(() -> topology.current(), () -> PeerCall.credentials(config));
+        this.publishBus = new PublishBus(() -> topology.current(), () -> topology.myId(), () -> PeerCall.credentials(config));
         this.handovers = new Handovers(() -> topology,
                 () -> 2 * Math.max(MIN_NODE_TIMEOUT_MS, config.clusterNodeTimeout.value()), this::reroute);
     }
@@ -117,6 +116,14 @@ public final class ClusterMode implements AutoCloseable {
     public static ClusterMode create(ServerConfig config, Engine engine, Replication replication) throws IOException {
         Path file = Path.of(config.dir.value()).resolve(config.clusterConfigFile.value());
         return new ClusterMode(config, engine, replication, file, NodesFile.read(file));
+    }
+
+    /**
+     * Whether nodes.conf, read at start, names this node a replica: the RDB loaded then continues its primary's
+     * history (PSYNC with its ID), as Redis's loadDataFromDisk asks clusterNodeIsSlave(myself).
+     */
+    public boolean loadedAsReplica() {
+        return loaded != null && !loaded.topology().node(loaded.myId()).isPrimary();
     }
 
     /**
@@ -211,6 +218,9 @@ public final class ClusterMode implements AutoCloseable {
             if (redirects != null) {
                 redirects.sweep(routing, now);
             }
+            if (replayDeferred && !t.replaying()) {
+                applied(t.current()); // the recovered log's replay ended on an entry that published no topology
+            }
             failovers.detect(timeout);
             peerWatch.watch(t.current(), t.myId(), timeout);
         } catch (RuntimeException e) {
@@ -259,7 +269,7 @@ public final class ClusterMode implements AutoCloseable {
                 try {
                     Thread.sleep(100);
                     if (wipeOnRetry) {
-                        deleteTree(nodesFile.resolveSibling("cluster-raft"));
+                        RaftStorageDir.deleteTree(nodesFile.resolveSibling("cluster-raft"));
                     }
                 } catch (IOException ie) {
                     e.addSuppressed(ie);
@@ -274,13 +284,6 @@ public final class ClusterMode implements AutoCloseable {
         applied(t.current());
     }
 
-    /** AUTH's arguments for the PUBLISH links: none without masterauth, else [masteruser] masterauth. */
-    private String[] busCredentials() {
-        String pass = config.masterauth.value();
-        String user = config.masteruser.value();
-        return pass.isEmpty() ? new String[0] : user.isEmpty() ? new String[]{pass} : new String[]{user, pass};
-    }
-
     /** 40 random hex characters, as Redis's node names. */
     static String newNodeId() {
         byte[] b = new byte[20];
@@ -292,7 +295,9 @@ public final class ClusterMode implements AutoCloseable {
         String myId = topology.myId();
         Topology before = lastApplied;
         lastApplied = t;
-        String follow = before == null ? null
+        boolean replay = topology.replaying(); // an old topology: no role acted on (ReplayWatch); tick() takes the last
+        replayDeferred = replay;
+        String follow = before == null || replay ? null
                 : SlotLoss.newPrimary(before, t, myId, config.clusterAllowReplicaMigration.value());
         if (follow != null) {
             Log.notice("Configuration change detected. Reconfiguring myself as a replica of " + follow);
@@ -306,6 +311,9 @@ public final class ClusterMode implements AutoCloseable {
         }
         handovers.update(before, t, myId, topology.currentIndex()); // before the routing that no longer has the slot
         routing = new SlotRouting(t, myId, config.clusterRequireFullCoverage.value(), cutOff, handovers.snapshot());
+        if (replay) {
+            return;
+        }
         try {
             NodesFile.write(nodesFile, t, myId);
         } catch (IOException e) {
@@ -422,24 +430,13 @@ public final class ClusterMode implements AutoCloseable {
                     me == null ? 0 : me.port(), busPort, null, hard || me == null ? 0 : me.configEpoch());
             Path raftDir = nodesFile.resolveSibling("cluster-raft");
             try {
-                deleteTree(raftDir);
+                RaftStorageDir.deleteTree(raftDir);
             } catch (IOException e) {
                 throw new RedisError("ERR CLUSTER RESET could not clear " + raftDir + ": " + e.getMessage());
             }
             startTopology(self, Topology.of(self), true);
             if (hard) {
                 Log.notice("Node hard reset, now I'm " + self.id());
-            }
-        }
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> all = Files.walk(dir)) {
-            for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
             }
         }
     }

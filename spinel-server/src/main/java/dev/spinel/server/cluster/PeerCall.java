@@ -1,5 +1,7 @@
 package dev.spinel.server.cluster;
 
+import dev.spinel.server.config.ServerConfig;
+
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -31,6 +33,13 @@ final class PeerCall implements AutoCloseable {
             socket.close();
             throw e;
         }
+    }
+
+    /** AUTH's arguments for the links to other nodes: none without masterauth, else [masteruser] masterauth. */
+    static String[] credentials(ServerConfig config) {
+        String pass = config.masterauth.value();
+        String user = config.masteruser.value();
+        return pass.isEmpty() ? new String[0] : user.isEmpty() ? new String[]{pass} : new String[]{user, pass};
     }
 
     /** This end's address (how the other node sees this one). */

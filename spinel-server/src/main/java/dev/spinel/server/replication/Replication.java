@@ -452,10 +452,12 @@ public final class Replication {
      * At start-up, the replication info of the loaded RDB (Redis 7.0's loadDataFromDisk): a replica
      * continues its master's history from it (PSYNC id offset+1, then +CONTINUE); a master keeps it as
      * replid2 with a backlog at that offset, so its replicas continue with +CONTINUE after its restart.
+     * A replica is one by {@code replicaof} or, {@code clusterReplica}, by its nodes.conf (its primary's link comes
+     * from the topology: it then PSYNCs with this ID, and a full resync of the same history loads asynchronously).
      */
-    public synchronized void restore(RestoredHistory h) {
+    public synchronized void restore(RestoredHistory h, boolean clusterReplica) {
         restored = h;
-        if (!config.replicaof.value().trim().isEmpty()) {
+        if (clusterReplica || !config.replicaof.value().trim().isEmpty()) {
             history.continueAs(h.id);
             idleOffset = h.offset;
             return;
