@@ -51,7 +51,8 @@ class ClusterFailoverTest {
         ClusterNodes.closeAll(new SpinelServer[]{b, c});
     }
 
-    private static Process startChild(int port, Path dir) throws Exception {
+    /** A Spinel cluster node in a JVM of its own (so that a test can stop and kill it), node timeout 2000 ms. */
+    static Process startChild(int port, Path dir) throws Exception {
         List<String> cmd = SpinelProcess.command(List.of("-Xmx256m"), "--port", Integer.toString(port), "--dir", dir.toString(), "--save", "", "--grpc-port", "0",
                 "--cluster-enabled", "yes", "--cluster-node-timeout", TIMEOUT, "--repl-diskless-sync-delay", "0");
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
@@ -87,7 +88,7 @@ class ClusterFailoverTest {
         return reply.substring(reply.indexOf("\r\n") + 2);
     }
 
-    private static void await(String what, long ms, Check check) throws Exception {
+    static void await(String what, long ms, Check check) throws Exception {
         long deadline = System.currentTimeMillis() + ms;
         while (!check.ok()) {
             assertTrue(System.currentTimeMillis() < deadline, what);

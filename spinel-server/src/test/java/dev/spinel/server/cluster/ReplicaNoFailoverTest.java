@@ -3,17 +3,15 @@ package dev.spinel.server.cluster;
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.testing.RawClient;
-import dev.spinel.server.testing.SpinelProcess;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import static dev.spinel.server.cluster.ClusterFailoverTest.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -26,7 +24,7 @@ class ReplicaNoFailoverTest {
     private static final int A = 22561;
     private static final int B = 22562;
     private static final int C = 22563;
-    private static final String TIMEOUT = "1000";
+    private static final String TIMEOUT = "2000"; // as ClusterFailoverTest.startChild's
 
     private Process a;
     private SpinelServer b;
@@ -38,15 +36,6 @@ class ReplicaNoFailoverTest {
             a.destroyForcibly();
         }
         ClusterNodes.closeAll(new SpinelServer[]{b, c});
-    }
-
-    private static Process startChild(int port, Path dir) throws Exception {
-        List<String> cmd = SpinelProcess.command(List.of("-Xmx256m"), "--port", Integer.toString(port), "--dir", dir.toString(),
-                "--save", "", "--grpc-port", "0", "--cluster-enabled", "yes", "--cluster-node-timeout", TIMEOUT);
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("spinel.log").toFile())).start();
-        await("spinel did not start; see " + dir.resolve("spinel.log"), 60_000, () -> call(port, "CLUSTER", "MYID").startsWith("$"));
-        return p;
     }
 
     private static SpinelServer startNode(int port, boolean noFailover) throws IOException {
@@ -64,22 +53,10 @@ class ReplicaNoFailoverTest {
         }
     }
 
-    private static void await(String what, long ms, Check check) throws Exception {
-        long deadline = System.currentTimeMillis() + ms;
-        while (!check.ok()) {
-            assertTrue(System.currentTimeMillis() < deadline, what);
-            Thread.sleep(20);
-        }
-    }
-
-    interface Check {
-        boolean ok() throws Exception;
-    }
-
     @Test
     @Timeout(180)
     void aReplicaSetNotToTakeOverStaysAReplica() throws Exception {
-        a = startChild(A, Files.createTempDirectory("spinel-no-failover-a"));
+        a = ClusterFailoverTest.startChild(A, Files.createTempDirectory("spinel-no-failover-a"));
         b = startNode(B, false);
         c = startNode(C, true);
         assertEquals("*2\r\n$27\r\ncluster-replica-no-failover\r\n$3\r\nyes\r\n", call(C, "CONFIG", "GET", "cluster-replica-no-failover"));
@@ -101,7 +78,7 @@ class ReplicaNoFailoverTest {
         a.destroyForcibly();
         a.waitFor(10, TimeUnit.SECONDS);
         await("A never flagged failed", 20_000, () -> call(B, "CLUSTER", "NODES").contains(" master,fail "));
-        Thread.sleep(4000); // four node timeouts after the verdict: a failover would have been committed by now
+        Thread.sleep(6000); // three node timeouts after the verdict: a failover would have been committed by now
         assertTrue(call(C, "INFO", "replication").contains("role:slave\r\n"), "C took over though set not to");
         assertTrue(call(B, "CLUSTER", "NODES").contains(" master,fail - "), call(B, "CLUSTER", "NODES"));
 
