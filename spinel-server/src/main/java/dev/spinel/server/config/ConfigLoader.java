@@ -191,7 +191,10 @@ final class ConfigLoader {
             commandNames = new HashMap<>();
             CommandMetadata.all().keySet().forEach(name -> commandNames.put(name, name));
             for (List<String> done : config.commandRenames()) { // an earlier load of the same configuration
-                commandNames.put(done.get(1).toLowerCase(Locale.ROOT), commandNames.remove(done.get(0).toLowerCase(Locale.ROOT)));
+                String command = commandNames.remove(done.get(0).toLowerCase(Locale.ROOT));
+                if (!done.get(1).isEmpty()) {
+                    commandNames.put(done.get(1).toLowerCase(Locale.ROOT), command);
+                }
             }
         }
         String command = commandNames.remove(from.toLowerCase(Locale.ROOT));

@@ -105,6 +105,12 @@ class RenameCommandDiffTest {
         ServerConfig c = ServerConfig.fromArgs(new String[]{f.toString()});
         assertEquals(List.of(List.of("flushall", ""), List.of("flushdb", "wipe"), List.of("WIPE", "flushall"),
                 List.of("keys", "flushdb")), c.commandRenames());
+        // a later load of the same configuration continues from the names the first one left
+        for (String line : List.of("rename-command \"\" x", "rename-command wipe x", "rename-command keys x")) {
+            ConfigException later = assertThrows(ConfigException.class, () -> c.load(line), line);
+            assertEquals("No such command in rename-command", later.getMessage().strip().lines().reduce((a, b) -> b).orElse(""), line);
+        }
+        c.load("rename-command flushdb keys");
         Files.writeString(f, "rename-command flushall \"\"\nrename-command flushdb flushall\nrename-command keys flushall\n");
         ConfigException e = assertThrows(ConfigException.class, () -> ServerConfig.fromArgs(new String[]{f.toString()}));
         assertEquals("*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\nReading the configuration file, at line 3\n"
