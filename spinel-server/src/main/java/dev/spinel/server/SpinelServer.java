@@ -484,6 +484,7 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
     /** Asks the server to stop from a command (SHUTDOWN); returns at once, the stop happens on another thread. */
     @Override
     public void shutdownAsync() {
+        resp.stopAccepting(); // before the SHUTDOWN client's connection closes: a reconnect is refused at once
         Thread t = new Thread(this::close, "spinel-shutdown");
         t.start();
     }

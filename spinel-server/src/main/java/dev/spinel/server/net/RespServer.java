@@ -184,6 +184,16 @@ public final class RespServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Closes the listening sockets (plain and TLS): a client that connects afterwards is refused. SHUTDOWN calls it
+     * before its own connection closes, as Redis's exit does: a client that sees that close and reconnects at once
+     * must be refused, not accepted by a server about to stop (Redis's "SHUTDOWN NOSAVE can kill a timedout script").
+     */
+    public void stopAccepting() {
+        closeListeners(false);
+        closeListeners(true);
+    }
+
     /** Synchronized as bind: SHUTDOWN during the start-up load closes the server while the start closes it too. */
     private synchronized void closeListeners(boolean tls) {
         List<Channel> kind = listeners.get(tls ? 1 : 0);
@@ -208,8 +218,7 @@ public final class RespServer implements AutoCloseable {
 
     @Override
     public void close() {
-        closeListeners(false);
-        closeListeners(true);
+        stopAccepting();
         bossGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         // Bounded: a loop stuck in a command (a KEYS that does not end) is left behind, the shutdown goes on.
         if (!workerGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(LOOP_STOP_WAIT_SECONDS,
