@@ -144,10 +144,9 @@ final class AofFile implements AutoCloseable {
         }
     }
 
-    /** Appends a transaction's commands, wrapped in MULTI/EXEC when there is more than one. */
-    long appendTransaction(List<int[]> dbs, List<byte[]> cmds) {
+    /** Appends a transaction's commands, wrapped in MULTI/EXEC when {@code wrap} (when there is more than one). */
+    long appendTransaction(List<int[]> dbs, List<byte[]> cmds, boolean wrap) {
         synchronized (lock) {
-            boolean wrap = cmds.size() > 1;
             annotateTimeIfNeeded();
             for (int i = 0; i < cmds.size(); i++) {
                 selectIfNeeded(dbs.get(i)[0]);

@@ -108,8 +108,12 @@ final class AofPropagator implements Propagator {
             return;
         }
         if (s.executingTransaction()) {
+            int targets = s.propagateTargets();
+            if (targets == 0) {
+                return; // a script's redis.set_repl(REPL_NONE): Redis does not even queue the write
+            }
             scratch.txCommands.add(e.frame());
-            scratch.txDbs.add(new int[] {s.dbIndex()});
+            scratch.txDbs.add(new int[] {s.dbIndex(), targets});
             return;
         }
         s.logPosition(append(s.dbIndex(), e.buf, 0, e.len)); // copied into the log's buffer: no frame of its own
@@ -153,14 +157,65 @@ final class AofPropagator implements Propagator {
             return;
         }
         ReplicationFeed r = engine.hooks().replicationFeed();
-        if (r != null) {
-            r.appendTransaction(scratch.txDbs, cmds);
-        }
-        if (file != null) {
-            s.logPosition(file.appendTransaction(scratch.txDbs, cmds));
+        if (everyTarget(scratch.txDbs)) {
+            boolean wrap = cmds.size() > 1;
+            if (r != null) {
+                r.appendTransaction(scratch.txDbs, cmds, wrap);
+            }
+            if (file != null) {
+                s.logPosition(file.appendTransaction(scratch.txDbs, cmds, wrap));
+            }
+        } else {
+            appendSelectively(s, scratch.txDbs, cmds, r);
         }
         cmds.clear();
         scratch.txDbs.clear();
+    }
+
+    private static boolean everyTarget(List<int[]> dbs) {
+        for (int[] d : dbs) {
+            if (d[1] != TO_ALL) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * A script that called {@code redis.set_repl}: each write goes to its own targets. As Redis's
+     * propagatePendingCommands, the block is wrapped in MULTI/EXEC when more than one write goes anywhere, and
+     * then on each side that gets any (Redis would also send an empty MULTI/EXEC to a side that gets none:
+     * it changes nothing there, so Spinel leaves it out).
+     */
+    private void appendSelectively(Session s, List<int[]> dbs, List<byte[]> cmds, ReplicationFeed r) {
+        List<int[]> logDbs = new ArrayList<>();
+        List<byte[]> logCmds = new ArrayList<>();
+        List<int[]> replicaDbs = new ArrayList<>();
+        List<byte[]> replicaCmds = new ArrayList<>();
+        int going = 0;
+        for (int i = 0; i < cmds.size(); i++) {
+            int[] d = dbs.get(i);
+            boolean toLog = file != null && (d[1] & TO_AOF) != 0;
+            boolean toReplicas = r != null && (d[1] & TO_REPLICAS) != 0;
+            if (toLog) {
+                logDbs.add(d);
+                logCmds.add(cmds.get(i));
+            }
+            if (toReplicas) {
+                replicaDbs.add(d);
+                replicaCmds.add(cmds.get(i));
+            }
+            if (toLog || toReplicas) {
+                going++;
+            }
+        }
+        boolean wrap = going > 1;
+        if (!replicaCmds.isEmpty()) {
+            r.appendTransaction(replicaDbs, replicaCmds, wrap);
+        }
+        if (!logCmds.isEmpty()) {
+            s.logPosition(file.appendTransaction(logDbs, logCmds, wrap));
+        }
     }
 
     @Override

@@ -19,6 +19,8 @@ public abstract sealed class CommandScope extends CommandWrites permits Session 
     private boolean replicationApplier;
     /** The session replaying the append-only log (see {@link #replaying()}). */
     private boolean replaying;
+    /** Where this session's writes go (see {@link #propagateTargets()}). */
+    private int propagateTargets = Propagator.TO_ALL;
 
     CommandScope(Engine engine) {
         super(engine);
@@ -32,6 +34,20 @@ public abstract sealed class CommandScope extends CommandWrites permits Session 
     /** The running command's writes (the engine's view): the session itself. */
     CommandWrites writes() {
         return this;
+    }
+
+    /**
+     * Where the writes of this session's commands are propagated: {@link Propagator#TO_AOF},
+     * {@link Propagator#TO_REPLICAS}, both ({@link Propagator#TO_ALL}, always but in a script that called
+     * {@code redis.set_repl}) or neither. Honoured for the writes collected as one block (EXEC, scripts).
+     */
+    public int propagateTargets() {
+        return propagateTargets;
+    }
+
+    /** A script's {@code redis.set_repl(flags)}: the targets of its following writes (see {@link #propagateTargets()}). */
+    public void propagateTargets(int targets) {
+        this.propagateTargets = targets;
     }
 
     /** True while EXEC runs this session's queued commands (blocking commands must not block then). */

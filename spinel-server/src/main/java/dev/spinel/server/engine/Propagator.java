@@ -17,6 +17,11 @@ import dev.spinel.protocol.Args;
  * <p>Thread-safety: called from every event loop concurrently.
  */
 public interface Propagator {
+    /** A write's targets ({@link Session#propagateTargets()}), Redis's PROPAGATE_AOF and PROPAGATE_REPL. */
+    int TO_AOF = 1;
+    int TO_REPLICAS = 2;
+    int TO_ALL = TO_AOF | TO_REPLICAS;
+
     void propagate(Session session, Command cmd, Args args);
 
     /**

@@ -45,6 +45,7 @@ final class ScriptCalls {
         script.select(caller.dbIndex());
         script.protocol(2);
         script.logPosition(0);
+        script.propagateTargets(Propagator.TO_ALL); // until the script's redis.set_repl
         script.executingTransaction(true);
     }
 

@@ -88,9 +88,8 @@ final class ReplicationStream implements ReplicationFeed {
     }
 
     @Override
-    public void appendTransaction(List<int[]> dbs, List<byte[]> frames) {
+    public void appendTransaction(List<int[]> dbs, List<byte[]> frames, boolean wrap) {
         synchronized (this) {
-            boolean wrap = frames.size() > 1;
             for (int i = 0; i < frames.size(); i++) {
                 selectIfNeeded(dbs.get(i)[0]);
                 if (wrap && i == 0) {

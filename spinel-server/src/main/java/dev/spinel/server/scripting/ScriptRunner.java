@@ -9,6 +9,7 @@ import dev.spinel.protocol.Version;
 import dev.spinel.server.acl.Acl;
 import dev.spinel.server.acl.CommandIds;
 import dev.spinel.server.engine.Engine;
+import dev.spinel.server.engine.Propagator;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.errors.RedisError;
 import dev.spinel.server.log.Log;
@@ -26,8 +27,9 @@ import java.util.Arrays;
 /**
  * Runs scripts: one Lua state ({@link LuaSandbox}) and one script session (Redis's Lua client) per
  * server, and the {@code redis} library: {@code call}, {@code pcall}, {@code error_reply},
- * {@code status_reply}, {@code sha1hex}, {@code log}, {@code setresp} and the compatibility no-ops of
- * Redis 7.0 ({@code replicate_commands}, {@code set_repl}, {@code breakpoint}, {@code debug}).
+ * {@code status_reply}, {@code sha1hex}, {@code log}, {@code setresp}, {@code set_repl} (where the next writes
+ * are propagated), and what Redis 7.0 does outside a debugging session for {@code replicate_commands} (always on),
+ * {@code breakpoint} (false) and {@code debug} (nothing).
  * Commands called by a script go through the engine's dispatch ({@link Engine#runFromScript}), so
  * replies, errors, keyspace events, WATCH invalidation and the append-only log are those of the same
  * commands sent by a client.
@@ -289,7 +291,17 @@ final class ScriptRunner {
             return LuaValue.NIL;
         }));
         r.rawset("replicate_commands", fn(a -> LuaValue.TRUE)); // always on in Redis 7 (effects replication)
-        r.rawset("set_repl", fn(a -> LuaValue.NIL));
+        r.rawset("set_repl", fn(a -> { // Redis's luaRedisSetReplCommand: where the script's next writes go
+            if (a.narg() != 1) {
+                throw new LuaError(LuaErrors.plain("redis.set_repl() requires two arguments."));
+            }
+            int flags = a.arg1().isnumber() ? (int) a.arg1().todouble() : 0; // lua_tonumber: 0 when not a number
+            if ((flags & ~Propagator.TO_ALL) != 0) {
+                throw new LuaError(LuaErrors.plain("Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE."));
+            }
+            session.propagateTargets(flags);
+            return LuaValue.NIL;
+        }));
         r.rawset("breakpoint", fn(a -> LuaValue.FALSE));
         r.rawset("debug", fn(a -> LuaValue.NIL));
         r.rawset("REPL_NONE", LuaValue.valueOf(0));

@@ -17,6 +17,6 @@ public interface ReplicationFeed {
     /** DEBUG REPLICATE: a command for the replicas only (not the log), with no SELECT (the stream's database). */
     void appendUnlogged(byte[] frame);
 
-    /** A transaction's commands, each with its database; wrapped in MULTI/EXEC when more than one. */
-    void appendTransaction(List<int[]> dbs, List<byte[]> frames);
+    /** A transaction's commands, each with its database ({@code dbs[i][0]}); wrapped in MULTI/EXEC when {@code wrap}. */
+    void appendTransaction(List<int[]> dbs, List<byte[]> frames, boolean wrap);
 }
