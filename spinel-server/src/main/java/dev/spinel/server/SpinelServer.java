@@ -15,6 +15,8 @@ import dev.spinel.server.log.Log;
 import dev.spinel.server.metrics.MetricsEndpoint;
 import dev.spinel.server.migrate.MigrateSockets;
 import dev.spinel.server.net.IoTransport;
+import dev.spinel.server.net.Listeners;
+import dev.spinel.server.net.LoopHold;
 import dev.spinel.server.net.RespServer;
 import dev.spinel.server.net.ServerTls;
 import dev.spinel.server.replication.ExpiredAtLoad;
@@ -27,7 +29,6 @@ import dev.spinel.store.Keyspace;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
@@ -150,8 +151,8 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
             engine.replicaRole().loading().whenKnown(resp::release);
         }
         try {
-            this.boundAddresses = bindAddresses();
-            int[] wanted = wantedPorts();
+            this.boundAddresses = Listeners.bindAddresses(config);
+            int[] wanted = Listeners.wantedPorts(config);
             this.requestedPort = wanted[0];
             this.requestedTlsPort = wanted[1];
             this.port = Math.max(0, resp.bind(boundAddresses, requestedPort, false));
@@ -275,18 +276,9 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
         return resp.workerGroup();
     }
 
-    private List<String> bindAddresses() {
-        return Arrays.stream(config.bind.value().trim().split("\\s+")).filter(s -> !s.isEmpty()).toList();
-    }
-
-    /**
-     * The plain and TLS ports to listen on, -1 for none. {@code port 0} means "no plain listener" while
-     * {@code tls-port} is set (Redis's meaning), and "any free port" otherwise (for embedding).
-     */
-    private int[] wantedPorts() {
-        int plain = (int) config.port.value();
-        int tls = (int) config.tlsPort.value();
-        return new int[]{plain == 0 && tls != 0 ? -1 : plain, tls == 0 ? -1 : tls};
+    @Override
+    public Runnable holdOtherLoops(Object callerLoop, long maxMillis) {
+        return LoopHold.holdOthers(resp.workerGroup(), callerLoop, maxMillis);
     }
 
     /** The TLS context from the current tls-* values; a failure is logged with its reason, as Redis does. */
@@ -304,8 +296,8 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
      * yet); on failure every listener is back as it was.
      */
     private synchronized void rebind(String error) throws ConfigException {
-        List<String> addresses = bindAddresses();
-        int[] wanted = wantedPorts();
+        List<String> addresses = Listeners.bindAddresses(config);
+        int[] wanted = Listeners.wantedPorts(config);
         if (wanted[1] >= 0 && resp.tls() == null) { // as Redis: TLS is configured when first needed, then kept
             resp.tls(configureTls());
         }

@@ -2,7 +2,7 @@ package dev.spinel.server.diff;
 
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ServerConfig;
-import dev.spinel.server.testing.Await;
+import dev.spinel.server.testing.LoopHolder;
 import dev.spinel.server.testing.RawClient;
 import dev.spinel.server.testing.RedisServerProcess;
 import org.junit.jupiter.api.AfterAll;
@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -69,14 +70,14 @@ class IntrospectionAfterOtherLoopsDiffTest {
         // different loops
         try (RawClient busy = new RawClient(spinel.port()); RawClient asker = new RawClient(spinel.port())) {
             accepted(busy, asker);
-            busy.send(bytes("DEBUG", "SLEEP", "3"));
-            Await.waitFor(() -> new String(asker.call("CLIENT", "LIST"), StandardCharsets.UTF_8).contains("cmd=debug"),
-                    "the sleep running");
+            CountDownLatch held = LoopHolder.hold(spinel, busy, 3000); // a long command there (DEBUG SLEEP holds every loop)
+            busy.send(bytes("PING")); // read by its loop only after the hold
             long start = System.nanoTime();
             String info = new String(asker.call("INFO", "clients"), StandardCharsets.UTF_8);
             long millis = (System.nanoTime() - start) / 1_000_000;
             assertTrue(info.contains("connected_clients:"), info);
             assertTrue(millis < 2500, "INFO took " + millis + " ms");
+            held.await();
             busy.readReply();
         }
     }

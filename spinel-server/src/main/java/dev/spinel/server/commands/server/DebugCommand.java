@@ -57,12 +57,13 @@ final class DebugCommand {
 
     private static final byte[] CRLF = {'\r', '\n'};
 
-    static void register(CommandTable t, Persistence persistence) {
-        t.register("debug", (s, a) -> debug(s, a, persistence));
+    static void register(CommandTable t, ServerControl server) {
+        t.register("debug", (s, a) -> debug(s, a, server));
     }
 
     // DEBUG subcommand [argument ...]
-    static void debug(Session s, Args a, Persistence persistence) {
+    static void debug(Session s, Args a, ServerControl server) {
+        Persistence persistence = server.persistence();
         switch (s.engine().config().enableDebugCommand.value()) {
             case "yes" -> { }
             case "local" -> {
@@ -141,7 +142,7 @@ final class DebugCommand {
             Log.warning("DEBUG LOG: " + a.string(2));
             s.out().ok();
         } else if (a.count() == 3 && a.is(1, "SLEEP")) {
-            debugSleep(s, a.string(2));
+            debugSleep(s, a.string(2), server);
         } else if (a.count() >= 3 && a.count() <= 5 && a.is(1, "POPULATE")) {
             populate(s, a);
         } else if (a.count() == 3 && a.is(1, "OBJECT")) {
@@ -332,18 +333,21 @@ final class DebugCommand {
     }
 
     /**
-     * DEBUG SLEEP blocks the whole server in Redis; here it blocks the calling client's event loop
-     * (and the clients that share it), never the other loops. The argument is read like C's strtod:
-     * a leading number, anything unparsable counting as 0.
+     * DEBUG SLEEP blocks the whole server, as in Redis (whose one thread sleeps): the caller's event loop sleeps
+     * and every other loop is held meanwhile, so no client is answered (Redis's tests and clients' timeout tests
+     * rely on it). The argument is read like C's strtod: a leading number, anything unparsable counting as 0.
      */
-    private static void debugSleep(Session s, String arg) {
+    private static void debugSleep(Session s, String arg, ServerControl server) {
         double seconds = leadingDouble(arg);
         long micros = (long) (seconds * 1_000_000);
         if (micros > 0) {
+            Runnable release = server.holdOtherLoops(s.connection().loop(), micros / 1000 + 1);
             try {
                 Thread.sleep(micros / 1000, (int) (micros % 1000) * 1000);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+            } finally {
+                release.run();
             }
         }
         s.out().ok();

@@ -23,7 +23,7 @@ public final class ServerCommands {
     public static void register(CommandTable t, ServerControl server) {
         t.register("time", ServerCommands::time);
         t.register("shutdown", (s, a) -> shutdown(server, s, a));
-        DebugCommand.register(t, server.persistence());
+        DebugCommand.register(t, server);
         MemoryCommands.register(t, server.scripting());
         InfoCommand.register(t, server);
         CommandCommand.register(t);

@@ -45,6 +45,12 @@ public interface ServerControl {
     /** SHUTDOWN's wait for the replicas (shutdown-timeout) and SHUTDOWN ABORT. */
     ShutdownWait shutdownWait();
 
+    /**
+     * DEBUG SLEEP: holds every event loop but {@code callerLoop} (the server answers no one, as Redis while it
+     * sleeps) for at most {@code maxMillis}; returns once they are held, with the action that releases them.
+     */
+    Runnable holdOtherLoops(Object callerLoop, long maxMillis);
+
     /** Stops the server from a command (SHUTDOWN); returns at once. */
     void shutdownAsync();
 }
