@@ -1,6 +1,7 @@
 package dev.spinel.server.engine;
 
 import dev.spinel.protocol.Args;
+import dev.spinel.server.engine.ports.ReplicationGate;
 import dev.spinel.server.engine.ports.ScriptFlags;
 import dev.spinel.server.engine.replica.DatasetLoading;
 
@@ -56,9 +57,20 @@ final class DispatchRules {
 
     /**
      * Redis's is_denystale_command: refused on a stale replica (link down, replica-serve-stale-data no) unless it
-     * has the {@code stale} flag; an EXEC when any command it queued lacks it.
+     * has the {@code stale} flag; an EXEC when any command it queued lacks it. A script command takes its flags
+     * from its script (looked up only while the replica is stale): one that declares flags runs only with
+     * {@code allow-stale}, one that declares none (EVAL's compatibility mode) never, as Redis's
+     * scriptFlagsToCmdFlags and scriptPrepareForRun decide (same MASTERDOWN text); an unknown script or function
+     * goes on to its own error (NOSCRIPT...).
      */
-    static boolean deniedWhenStale(Session session, Command cmd) {
+    static boolean deniedWhenStale(ReplicationGate gate, ScriptFlags scriptFlags, Session session, Command cmd, Args args) {
+        if (cmd.scriptKind != null && gate.stale()) {
+            int declared = scriptFlags.declared(cmd.scriptKind, args);
+            if (declared != ScriptFlags.UNDECLARED) {
+                return (declared & ScriptFlags.ALLOW_STALE) == 0;
+            }
+            return scriptFlags.known(cmd.scriptKind, args);
+        }
         return !cmd.has(CommandFlag.STALE) || (cmd.exec && session.transaction() != null && session.transaction().anyLacks(CommandFlag.STALE));
     }
 

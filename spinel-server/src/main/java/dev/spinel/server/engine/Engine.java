@@ -376,7 +376,7 @@ public final class Engine {
         if (gate != null) {
             String refused = gate.refusal(session.isReplicationApplier(), cmd.has(CommandFlag.WRITE)
                     || DispatchRules.execHas(session, cmd, CommandFlag.WRITE) || DispatchRules.declaresWrites(scriptFlags, cmd, args),
-                    DispatchRules.deniedWhenStale(session, cmd));
+                    DispatchRules.deniedWhenStale(gate, scriptFlags, session, cmd, args));
             if (refused != null) {
                 refusals.reject(session, cmd, refused);
                 applyReplyMode(session);

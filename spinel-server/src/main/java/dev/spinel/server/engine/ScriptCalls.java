@@ -5,6 +5,7 @@ import dev.spinel.server.acl.Acl;
 import dev.spinel.server.acl.AclLog;
 import dev.spinel.server.acl.UserRules;
 import dev.spinel.server.engine.ports.InternalConnection;
+import dev.spinel.server.engine.ports.ReplicationGate;
 
 /**
  * The path of a script's {@code redis.call}: the script's own session (Redis's Lua client), the checks
@@ -101,6 +102,10 @@ final class ScriptCalls {
         }
         if (cmd.has(CommandFlag.NOSCRIPT) && !engine.debug().scriptsMayCallNoscript()) {
             return "ERR This Redis command is not allowed from script";
+        }
+        ReplicationGate gate = engine.hooks().replicationGate();
+        if (!cmd.has(CommandFlag.STALE) && gate != null && gate.stale()) { // Redis's scriptVerifyAllowStale
+            return "ERR Can not execute the command on a stale replica";
         }
         UserRules rules = script.user().rules();
         if (!rules.unrestricted()) { // the script runs with its caller's permissions

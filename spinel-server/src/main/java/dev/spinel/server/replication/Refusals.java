@@ -75,4 +75,10 @@ final class Refusals implements ReplicationGate {
         }
         return null;
     }
+
+    @Override
+    public boolean stale() {
+        MasterLink ml = replication.masterLink();
+        return ml != null && !ml.connected() && !config.replicaServeStaleData.value();
+    }
 }

@@ -30,7 +30,7 @@ public final class ScriptCache {
      * with {@code allow-cross-slot-keys}).
      */
     public record Script(String sha, byte[] body, Prototype proto, boolean shebang, boolean readOnly, boolean allowOom,
-                         boolean allowCrossSlot, boolean noCluster) {
+                         boolean allowCrossSlot, boolean noCluster, boolean allowStale) {
     }
 
     private final ConcurrentHashMap<String, Script> scripts = new ConcurrentHashMap<>();
@@ -115,7 +115,8 @@ public final class ScriptCache {
                     case "allow-oom" -> flags |= FunctionLibraries.ALLOW_OOM;
                     case "allow-cross-slot-keys" -> flags |= FunctionLibraries.ALLOW_CROSS_SLOT_KEYS;
                     case "no-cluster" -> flags |= FunctionLibraries.NO_CLUSTER;
-                    case "allow-stale", "" -> { }
+                    case "allow-stale" -> flags |= FunctionLibraries.ALLOW_STALE;
+                    case "" -> { }
                     default -> throw new RedisError("ERR Unexpected flag in script shebang: " + f);
                 }
             }
@@ -129,6 +130,7 @@ public final class ScriptCache {
         boolean allowOom = false;
         boolean allowCrossSlot = true;
         boolean noCluster = false;
+        boolean allowStale = false;
         byte[] source = body;
         if (body.length >= 2 && body[0] == '#' && body[1] == '!') {
             int eol = 0;
@@ -140,6 +142,7 @@ public final class ScriptCache {
             allowOom = (flags & FunctionLibraries.ALLOW_OOM) != 0;
             allowCrossSlot = (flags & FunctionLibraries.ALLOW_CROSS_SLOT_KEYS) != 0;
             noCluster = (flags & FunctionLibraries.NO_CLUSTER) != 0;
+            allowStale = (flags & FunctionLibraries.ALLOW_STALE) != 0;
             shebang = true;
             source = Arrays.copyOf(body, body.length);
             Arrays.fill(source, 0, eol, (byte) ' '); // compiled without the shebang, line numbers kept
@@ -147,7 +150,7 @@ public final class ScriptCache {
         try {
             Prototype p = LuaC.instance.compile(new ByteArrayInputStream(source), "@user_script");
             noTailCalls(p);
-            return new Script(sha, body, p, shebang, readOnly, allowOom, allowCrossSlot, noCluster);
+            return new Script(sha, body, p, shebang, readOnly, allowOom, allowCrossSlot, noCluster, allowStale);
         } catch (LuaError e) {
             throw new RedisError("ERR Error compiling script (new function): " + LuaErrors.luaText(e.getMessage())
                     .replace("unexpected symbol 286 (\u011e)", "unexpected symbol near '<eof>'"));

@@ -78,12 +78,22 @@ public final class Scripting implements BusyScript, ScriptFlags {
                 if (script == null || !script.shebang()) {
                     yield UNDECLARED;
                 }
-                yield (script.readOnly() ? NO_WRITES : 0) | (script.allowOom() ? ALLOW_OOM : 0);
+                yield (script.readOnly() ? NO_WRITES : 0) | (script.allowOom() ? ALLOW_OOM : 0)
+                        | (script.allowStale() ? ALLOW_STALE : 0);
             }
             case FUNCTION -> {
                 int f = functions.declaredFlags(args.string(1));
-                yield f < 0 ? UNDECLARED : f & (NO_WRITES | ALLOW_OOM);
+                yield f < 0 ? UNDECLARED : f & (NO_WRITES | ALLOW_OOM | ALLOW_STALE);
             }
+        };
+    }
+
+    @Override
+    public boolean known(ScriptKind kind, Args args) {
+        return switch (kind) {
+            case BODY -> true;
+            case SHA -> args.length(1) == 40 && cache.get(args.string(1)) != null;
+            case FUNCTION -> functions.declaredFlags(args.string(1)) >= 0;
         };
     }
 

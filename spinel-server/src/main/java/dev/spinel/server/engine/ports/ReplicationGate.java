@@ -18,4 +18,7 @@ public interface ReplicationGate {
      * @param denyStale the command lacks Redis's {@code stale} flag (it may not run on a stale replica)
      */
     String refusal(boolean fromMaster, boolean write, boolean denyStale);
+
+    /** Whether this is a replica whose link is down while {@code replica-serve-stale-data} is no. */
+    boolean stale();
 }

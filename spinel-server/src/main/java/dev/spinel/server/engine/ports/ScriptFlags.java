@@ -16,12 +16,19 @@ public interface ScriptFlags {
     int NO_WRITES = 1;
     /** Declared {@code allow-oom}. */
     int ALLOW_OOM = 2;
+    /** Declared {@code allow-stale}. */
+    int ALLOW_STALE = 4;
 
     /** No scripting (embedded engines): every script is undeclared. */
     ScriptFlags NONE = (kind, args) -> UNDECLARED;
 
     /** What {@code args} (EVAL's body, EVALSHA's SHA1, FCALL's function name at index 1) declares. */
     int declared(ScriptKind kind, Args args);
+
+    /** Whether the script or function {@code args} names exists (EVAL's body always does). */
+    default boolean known(ScriptKind kind, Args args) {
+        return true;
+    }
 
     /** How a script command names its script. */
     enum ScriptKind {
