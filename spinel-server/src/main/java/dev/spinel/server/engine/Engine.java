@@ -351,7 +351,7 @@ public final class Engine {
             }
         }
         SlotRouter router = hooks.slotRouter();
-        if (router != null && !session.isReplicationApplier()) {
+        if (router != null && !session.isReplicationApplier() && !session.replaying()) { // Redis's mustObeyClient
             String redirect = router.refusal(session, cmd, args, DispatchRules.declaresWrites(scriptFlags, cmd, args));
             if (redirect != null) {
                 refusals.redirect(session, cmd, redirect);
@@ -366,7 +366,7 @@ public final class Engine {
             return null;
         }
         String refusal = hooks.diskRefusal();
-        if (refusal != null && (cmd.has(CommandFlag.WRITE) || cmd.name().equals("ping")
+        if (refusal != null && !session.replaying() && !session.isReplicationApplier() && (cmd.has(CommandFlag.WRITE) || cmd.name().equals("ping")
                 || DispatchRules.execHas(session, cmd, CommandFlag.WRITE) || DispatchRules.declaresWrites(scriptFlags, cmd, args))) {
             refusals.reject(session, cmd, refusal);
             applyReplyMode(session);
@@ -374,7 +374,7 @@ public final class Engine {
         }
         ReplicationGate gate = hooks.replicationGate(); // one volatile read; null on a plain master
         if (gate != null) {
-            String refused = gate.refusal(session.isReplicationApplier(), cmd.has(CommandFlag.WRITE)
+            String refused = gate.refusal(session.isReplicationApplier() || session.replaying(), cmd.has(CommandFlag.WRITE)
                     || DispatchRules.execHas(session, cmd, CommandFlag.WRITE) || DispatchRules.declaresWrites(scriptFlags, cmd, args),
                     DispatchRules.deniedWhenStale(gate, scriptFlags, session, cmd, args));
             if (refused != null) {

@@ -13,7 +13,8 @@ public interface ReplicationGate {
     /**
      * The error text (without its '-') refusing a client's command, or null to let it run.
      *
-     * @param fromMaster the client is this replica's link to its master (whose stream is never refused)
+     * @param fromMaster the client is this replica's link to its master, or the replay of the append-only log (neither is
+     *                   ever refused, as Redis's master and AOF clients)
      * @param write     the command writes (for EXEC: one of its queued commands does)
      * @param denyStale the command lacks Redis's {@code stale} flag (it may not run on a stale replica)
      */
