@@ -199,6 +199,11 @@ public final class Persistence {
                         + "scheduled to start when possible.");
                 return;
             }
+            if (inTransactionHere(engine)) { // the rewrite's snapshot would split the transaction: the cron starts it
+                enablePending = true;
+                Log.warning("AOF was enabled during a transaction. An AOF background was scheduled to start when possible.");
+                return;
+            }
             startLog();
         } else if (!on) {
             enablePending = false;
@@ -209,8 +214,19 @@ public final class Persistence {
         }
     }
 
+    /** Whether the calling thread runs a client's EXEC (or script): CONFIG SET inside it (Redis's server.in_exec). */
+    private static boolean inTransactionHere(Engine engine) {
+        Thread me = Thread.currentThread();
+        for (var c : engine.clients().all()) {
+            if (c.executingOn() == me && c.executingTransaction()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private volatile Engine engine;
-    /** CONFIG SET appendonly yes came during a BGSAVE, or the rewrite that started the log failed: the cron retries. */
+    /** CONFIG SET appendonly yes came during a BGSAVE, or in a transaction, or the rewrite that started the log failed: the cron retries. */
     private volatile boolean enablePending;
     /** The log whose first rewrite runs (Redis's AOF_WAIT_REWRITE), or null. */
     private volatile Aof starting;
