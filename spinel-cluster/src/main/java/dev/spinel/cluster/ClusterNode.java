@@ -37,4 +37,17 @@ public record ClusterNode(String id, String host, int port, int busPort, String 
     public ClusterNode withSettings(String name, boolean noTakeover) {
         return new ClusterNode(id, host, port, busPort, primaryId, configEpoch, name, noTakeover);
     }
+
+    /**
+     * The address of this node a client is given (CLUSTER SLOTS's first field, SHARDS' endpoint, MOVED and ASK), as
+     * Redis 7.0's getPreferredEndpoint: the IP; the hostname ({@code ?} when it announces none); or, for
+     * {@link EndpointType#UNKNOWN_ENDPOINT}, the empty string (the client is to use the address it already has).
+     */
+    public String endpoint(EndpointType type) {
+        return switch (type) {
+            case IP -> host;
+            case HOSTNAME -> hostname.isEmpty() ? "?" : hostname;
+            case UNKNOWN_ENDPOINT -> "";
+        };
+    }
 }

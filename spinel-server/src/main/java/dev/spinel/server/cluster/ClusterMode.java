@@ -2,6 +2,7 @@ package dev.spinel.server.cluster;
 
 import dev.spinel.cluster.ClusterNode;
 import dev.spinel.cluster.ClusterTopology;
+import dev.spinel.cluster.EndpointType;
 import dev.spinel.cluster.NodesFile;
 import dev.spinel.cluster.RaftTopology;
 import dev.spinel.cluster.Topology;
@@ -135,7 +136,7 @@ public final class ClusterMode implements AutoCloseable {
      */
     public void installRouter(CommandTable table) {
         engine.hooks().slotRouter(new SlotRouter(this, config, engine.keyspace().db(0), table));
-        blockedRedirects = new BlockedRedirects(engine.blocking(), table);
+        blockedRedirects = new BlockedRedirects(engine.blocking(), table, this::endpointType);
     }
 
     /**
@@ -351,6 +352,11 @@ public final class ClusterMode implements AutoCloseable {
 
     public int busPort() {
         return busPort;
+    }
+
+    /** Which address of a node clients are given (cluster-preferred-endpoint-type). */
+    public EndpointType endpointType() {
+        return EndpointType.of(config.clusterPreferredEndpointType.value());
     }
 
     /** This node's keys by slot (db 0, the only one in cluster mode). */

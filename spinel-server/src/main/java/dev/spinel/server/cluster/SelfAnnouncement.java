@@ -45,6 +45,7 @@ final class SelfAnnouncement {
         config.clusterAnnouncePort.listen(v -> ports());
         config.clusterAnnounceBusPort.listen(v -> ports());
         config.onApply(config.clusterReplicaNoFailover, this::settings);
+        config.onApply(config.clusterAnnounceHostname, this::settings);
         if (config.clusterAnnouncePort.value() != 0 || config.clusterAnnounceBusPort.value() != 0) {
             worker.execute(this::ports); // a restarted node's commit may wait for the others to be back
         }

@@ -1,5 +1,7 @@
 package dev.spinel.server.config;
 
+import java.util.List;
+
 /**
  * Cluster mode's parameters (docs/cluster.md), declared apart from {@link ServerConfig}, which extends this class
  * so that they are read as every other parameter is ({@code config.clusterNodeTimeout}).
@@ -27,9 +29,15 @@ public abstract sealed class ClusterParams extends ConfigRegistry permits Server
     /** A replica with this set never replaces its failed primary automatically (CLUSTER FAILOVER still does), as Redis's. */
     public final Params.Bool clusterReplicaNoFailover = add(new Params.Bool("cluster-replica-no-failover", true, false, null,
             "cluster-slave-no-failover"));
-    /** Redis 7.0's announced hostname: Spinel announces none, so only Redis's default, empty, is accepted. */
+    /** The hostname every node shows for this one (CLUSTER NODES, SLOTS, SHARDS; MOVED by preference); empty: none. */
     public final Params.Text clusterAnnounceHostname = add(new Params.Text("cluster-announce-hostname", true, "",
             ClusterParams::announcedHostname, null));
+    /**
+     * Which address of a node this one gives clients in CLUSTER SLOTS, SHARDS' endpoint, MOVED and ASK: its IP, its
+     * announced hostname ({@code ?} when it has none) or none ({@code unknown-endpoint}: an empty one), as Redis 7.0.
+     */
+    public final Params.Enum clusterPreferredEndpointType = add(new Params.Enum("cluster-preferred-endpoint-type", true,
+            "ip", List.of("ip", "hostname", "unknown-endpoint"), null));
     /** The client port this node gives others (0: the port it listens on), as Redis's. */
     public final Params.Int clusterAnnouncePort = add(new Params.Int("cluster-announce-port", true, 0, 0, 65535, null));
     /** Redis's announced TLS port, used only with tls-cluster, which Spinel has not: kept for CONFIG, not shown. */
@@ -40,10 +48,7 @@ public abstract sealed class ClusterParams extends ConfigRegistry permits Server
     ClusterParams() {
     }
 
-    /**
-     * Redis's checks of an announced hostname (isValidAnnouncedHostname), then Spinel's own: CLUSTER SLOTS, SHARDS
-     * and MOVED would have to carry the name, which the topology does not hold, so a name is refused, not ignored.
-     */
+    /** Redis's checks of an announced hostname (isValidAnnouncedHostname), with its error texts. */
     private static void announcedHostname(String v) throws ConfigException {
         if (v.length() >= 256) {
             throw new ConfigException("Hostnames must be less than 256 characters");
@@ -53,9 +58,6 @@ public abstract sealed class ClusterParams extends ConfigRegistry permits Server
             if (!(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.')) {
                 throw new ConfigException("Hostnames may only contain alphanumeric characters, hyphens or dots");
             }
-        }
-        if (!v.isEmpty()) {
-            throw new ConfigException("Spinel does not announce hostnames: cluster-announce-hostname must be empty");
         }
     }
 }
