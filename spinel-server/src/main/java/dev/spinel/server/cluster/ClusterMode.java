@@ -304,6 +304,9 @@ public final class ClusterMode implements AutoCloseable {
         if (me.isPrimary()) {
             if (replication.isReplica()) {
                 replication.promote();
+            } else if (engine.replicaRole().active()) { // the role a replica by nodes.conf loaded with (Persistence)
+                engine.replicaRole().active(false);
+                engine.keyspace().lazyExpiry(true);
             }
         } else {
             ClusterNode primary = t.node(me.primaryId());
