@@ -20,6 +20,13 @@ class ReplicaExpiredKeysRestartTest {
     private static final int[] PRIMARIES = {22641, 22642, 22643};
     private static final int REPLICA = 22644;
 
+    private static final int LONE = 22645;
+
+    private static SpinelServer startLone(Path dir) {
+        return SpinelServer.start(ServerConfig.defaults().with("port", Integer.toString(LONE)).with("cluster-enabled", "yes")
+                .with("dir", dir.toString()));
+    }
+
     private static SpinelServer startReplica(Path dir) {
         return SpinelServer.start(ServerConfig.defaults().with("port", Integer.toString(REPLICA)).with("cluster-enabled", "yes")
                 .with("dir", dir.toString()));
@@ -61,6 +68,35 @@ class ReplicaExpiredKeysRestartTest {
                 replica.close();
             }
             ClusterNodes.closeAll(nodes);
+        }
+    }
+
+    /**
+     * A node whose nodes.conf says replica while its topology (the recovered Raft log) says primary drops the replica
+     * role it loaded with: its expired keys are then expired as a primary's (they stayed for good before the fix).
+     */
+    @Test
+    void aNodeTheTopologyMakesAPrimaryExpiresItsKeysAgain() throws Exception {
+        Path dir = Files.createTempDirectory("spinel-expired-restart-lone");
+        SpinelServer node = startLone(dir);
+        try {
+            assertEquals("+OK\r\n", ClusterNodes.call(LONE, "CLUSTER", "ADDSLOTSRANGE", "0", "16383"));
+            await("the cluster never came up", 10_000, () -> ClusterNodes.call(LONE, "CLUSTER", "INFO").contains("cluster_state:ok"));
+            assertEquals("+OK\r\n", ClusterNodes.call(LONE, "SET", "k", "v", "PX", "1500"));
+            assertEquals("+OK\r\n", ClusterNodes.call(LONE, "SAVE"));
+            node.close();
+            node = null;
+            Path conf = dir.resolve("nodes.conf");
+            String text = Files.readString(conf);
+            Files.writeString(conf, text.replace(" myself,master - ", " myself,slave " + "f".repeat(40) + " "));
+            Thread.sleep(2000); // past the key's expiry
+            node = startLone(dir);
+            await("the key past its expiry never expired", 10_000, () -> ClusterNodes.call(LONE, "DBSIZE").equals(":0\r\n"));
+            assertEquals("master", ClusterNodes.call(LONE, "ROLE").split("\r\n")[2]);
+        } finally {
+            if (node != null) {
+                node.close();
+            }
         }
     }
 }
