@@ -111,8 +111,9 @@ public final class NodesFile {
             String addr = f[1];
             int comma = addr.indexOf(',');
             String hostname = "";
-            if (comma >= 0) {
-                hostname = addr.substring(comma + 1);
+            if (comma >= 0) { // ip:port@cport,hostname (Redis 7.2 adds ,key=value fields after it, not read here)
+                int end = addr.indexOf(',', comma + 1);
+                hostname = addr.substring(comma + 1, end < 0 ? addr.length() : end);
                 addr = addr.substring(0, comma);
             }
             int at = addr.lastIndexOf('@');

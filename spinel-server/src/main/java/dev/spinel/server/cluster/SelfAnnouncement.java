@@ -17,7 +17,7 @@ import java.util.function.Supplier;
  * to the topology: the ports others show for it ({@code cluster-announce-port}, {@code cluster-announce-bus-port}),
  * its hostname ({@code cluster-announce-hostname}) and its {@code nofailover} flag
  * ({@code cluster-replica-no-failover}). A CONFIG SET of one commits it there and then (the command answers once
- * every node has it). The hostname and the flag are also committed again whenever an applied topology shows this
+ * it is committed). The hostname and the flag are also committed again whenever an applied topology shows this
  * node otherwise than its settings say: a node brought into a group is known there as its MEET saw it, and a node
  * restarted with a changed config file starts from the topology it had.
  *
