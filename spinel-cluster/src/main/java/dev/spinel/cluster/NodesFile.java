@@ -6,13 +6,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.Predicate;
 
 /**
  * Redis's node description lines, for CLUSTER NODES and the {@code nodes.conf} file Redis keeps
  * (the same lines, then {@code vars currentEpoch N lastVoteEpoch 0}): {@code <id> <ip:port@cport>
- * <flags> <primary|-> <ping-sent> <pong-recv> <config-epoch> <link-state> <slots...>}, with this node's
+ * <flags> <primary|-> <ping-sent> <pong-recv> <config-epoch> <link-state> <slots...>} ({@code ip:port@cport,hostname}
+ * when the node announces a hostname), with this node's
  * open migrations as {@code [slot->-id]} / {@code [slot-<-id]}.
  *
  * <p>Stateless and thread-safe.
@@ -34,9 +36,14 @@ public final class NodesFile {
         StringBuilder b = new StringBuilder();
         for (ClusterNode n : t.nodes()) {
             boolean me = n.id().equals(myId);
-            b.append(n.id()).append(' ').append(n.host()).append(':').append(n.port()).append('@').append(n.busPort())
-                    .append(' ').append(me ? "myself," : "").append(n.isPrimary() ? "master" : "slave")
-                    .append(t.isFailed(n.id()) ? ",fail " : !me && suspected.test(n.id()) ? ",fail? " : " ")
+            b.append(n.id()).append(' ').append(n.host()).append(':').append(n.port()).append('@').append(n.busPort());
+            if (!n.hostname().isEmpty()) {
+                b.append(',').append(n.hostname());
+            }
+            // Redis's flags, in the order of its redisNodeFlagsTable
+            b.append(' ').append(me ? "myself," : "").append(n.isPrimary() ? "master" : "slave")
+                    .append(t.isFailed(n.id()) ? ",fail" : !me && suspected.test(n.id()) ? ",fail?" : "")
+                    .append(n.noFailover() ? ",nofailover " : " ")
                     .append(n.isPrimary() ? "-" : n.primaryId()).append(" 0 ").append(me ? 0 : pong).append(' ');
             ClusterNode primary = n.isPrimary() ? n : t.node(n.primaryId());
             // Redis's link column: its bus link to a failed node is down (myself is always "connected")
@@ -103,7 +110,10 @@ public final class NodesFile {
             }
             String addr = f[1];
             int comma = addr.indexOf(',');
-            if (comma >= 0) {
+            String hostname = "";
+            if (comma >= 0) { // ip:port@cport,hostname (Redis 7.2 adds ,key=value fields after it, not read here)
+                int end = addr.indexOf(',', comma + 1);
+                hostname = addr.substring(comma + 1, end < 0 ? addr.length() : end);
                 addr = addr.substring(0, comma);
             }
             int at = addr.lastIndexOf('@');
@@ -115,7 +125,14 @@ public final class NodesFile {
                 myId = f[0];
             }
             enc.append("node ").append(f[0]).append(' ').append(host.isEmpty() ? "-" : host).append(' ').append(port)
-                    .append(' ').append(bus).append(' ').append(f[3]).append(' ').append(f[6]).append('\n');
+                    .append(' ').append(bus).append(' ').append(f[3]).append(' ').append(f[6]);
+            if (!hostname.isEmpty()) {
+                enc.append(' ').append(Topology.HOSTNAME).append(hostname);
+            }
+            if (Arrays.asList(f[2].split(",")).contains(Topology.NOFAILOVER)) {
+                enc.append(' ').append(Topology.NOFAILOVER);
+            }
+            enc.append('\n');
             for (int i = 8; i < f.length; i++) {
                 String s = f[i];
                 if (s.startsWith("[")) {

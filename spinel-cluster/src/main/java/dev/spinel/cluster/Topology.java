@@ -174,6 +174,21 @@ public final class Topology {
 
     // ------------------------------------------------------------------ text form
 
+    /** The token of a node line (and of {@link TopologyChange.NodeSettings}) that carries its announced hostname. */
+    static final String HOSTNAME = "hostname=";
+    /** The token of a node line (and of {@link TopologyChange.NodeSettings}) of a node set not to take over. */
+    static final String NOFAILOVER = "nofailover";
+
+    /** The hostname among the tokens of {@code f} from {@code from} on (empty when none). */
+    static String announcedHostname(String[] f, int from) {
+        for (int i = from; i < f.length; i++) {
+            if (f[i].startsWith(HOSTNAME)) {
+                return f[i].substring(HOSTNAME.length());
+            }
+        }
+        return "";
+    }
+
     /** One line per fact; see {@link #decode}. */
     public String encode() {
         StringBuilder b = new StringBuilder();
@@ -181,7 +196,15 @@ public final class Topology {
         for (ClusterNode n : nodes.values()) {
             b.append("node ").append(n.id()).append(' ').append(n.host().isEmpty() ? "-" : n.host()).append(' ')
                     .append(n.port()).append(' ').append(n.busPort()).append(' ')
-                    .append(n.primaryId() == null ? "-" : n.primaryId()).append(' ').append(n.configEpoch()).append('\n');
+                    .append(n.primaryId() == null ? "-" : n.primaryId()).append(' ').append(n.configEpoch());
+            // what a node announces of itself, only when set (the lines of a topology without any are unchanged)
+            if (!n.hostname().isEmpty()) {
+                b.append(' ').append(HOSTNAME).append(n.hostname());
+            }
+            if (n.noFailover()) {
+                b.append(' ').append(NOFAILOVER);
+            }
+            b.append('\n');
             for (int[] r : slotRanges(n.id())) {
                 b.append("slots ").append(n.id()).append(' ').append(r[0]).append(' ').append(r[1]).append('\n');
             }
@@ -218,7 +241,7 @@ public final class Topology {
                 case "epoch" -> epoch = Long.parseLong(f[1]);
                 case "node" -> nodes.put(f[1], new ClusterNode(f[1], f[2].equals("-") ? "" : f[2],
                         Integer.parseInt(f[3]), Integer.parseInt(f[4]), f[5].equals("-") ? null : f[5],
-                        Long.parseLong(f[6])));
+                        Long.parseLong(f[6]), announcedHostname(f, 7), Arrays.asList(f).subList(7, f.length).contains(NOFAILOVER)));
                 case "slots" -> Arrays.fill(owners, Integer.parseInt(f[2]), Integer.parseInt(f[3]) + 1, f[1]);
                 case "migrating" -> mig[Integer.parseInt(f[1])] = new SlotMove(f[2], f[3]);
                 case "importing" -> imp[Integer.parseInt(f[1])] = new SlotMove(f[2], f[3]);

@@ -46,6 +46,8 @@ public sealed interface TopologyChange {
             case "failover" -> new Failover(f[1], f[2]);
             case "leave" -> new Leave(f[1]);
             case "health" -> new Health(f[1], f[2].equals("fail"));
+            case "settings" -> new NodeSettings(f[1], Topology.announcedHostname(f, 2),
+                    Arrays.asList(f).subList(2, f.length).contains(Topology.NOFAILOVER));
             default -> throw new IllegalArgumentException("unknown topology change: " + line);
         };
     }
@@ -136,6 +138,29 @@ public sealed interface TopologyChange {
         @Override
         public String encode() {
             return "address " + by + " " + host + " " + port + " " + busPort;
+        }
+    }
+
+    /**
+     * What node {@code by} announces of itself, as Redis gossips it in every ping: its hostname
+     * ({@code cluster-announce-hostname}, empty for none) and whether it is set never to take over
+     * ({@code cluster-replica-no-failover}, Redis's {@code nofailover} flag).
+     */
+    record NodeSettings(String by, String hostname, boolean noFailover) implements TopologyChange {
+        @Override
+        public boolean inEffect(Topology t) {
+            ClusterNode n = t.node(by);
+            return n != null && n.hostname().equals(hostname) && n.noFailover() == noFailover;
+        }
+
+        @Override
+        public void apply(Topology.Builder t) throws TopologyException {
+            t.nodes.put(by, known(t, by, "ERR Unknown node ").withSettings(hostname, noFailover));
+        }
+
+        @Override
+        public String encode() {
+            return "settings " + by + " " + Topology.HOSTNAME + hostname + (noFailover ? " " + Topology.NOFAILOVER : "");
         }
     }
 

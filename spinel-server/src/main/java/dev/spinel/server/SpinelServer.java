@@ -135,7 +135,7 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
                 Path.of(config.dir.value()).resolve(config.aclfile.value()));
         ExpiredAtLoad expiredAtLoad = new ExpiredAtLoad();
         if (cluster != null) { // cluster mode loads before listening (the topology waits for the data), a bad file stops the start
-            persistence.loadAtStartup(engine, expiredAtLoad);
+            persistence.loadAtStartup(engine, expiredAtLoad, cluster.loadedAsReplica());
             cluster.installRouter(table); // after loading (the log's writes are not routed), before listening
         }
         this.resp = new RespServer(engine);
@@ -158,7 +158,7 @@ public final class SpinelServer implements AutoCloseable, ServerControl {
             this.port = Math.max(0, resp.bind(boundAddresses, requestedPort, false));
             this.tlsPort = Math.max(0, resp.bind(boundAddresses, requestedTlsPort, true));
             if (cluster == null) { // as Redis: listening first, clients get -LOADING while the files load (INFO loading:1)
-                persistence.loadAtStartup(engine, expiredAtLoad);
+                persistence.loadAtStartup(engine, expiredAtLoad, false);
                 engine.replicaRole().loading().endStartup(); // also when there was no file to load
             }
         } catch (RuntimeException | InterruptedException e) {

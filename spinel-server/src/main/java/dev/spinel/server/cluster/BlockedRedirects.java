@@ -1,6 +1,7 @@
 package dev.spinel.server.cluster;
 
 import dev.spinel.cluster.ClusterNode;
+import dev.spinel.cluster.EndpointType;
 import dev.spinel.protocol.Args;
 import dev.spinel.server.engine.Blocking;
 import dev.spinel.server.engine.Command;
@@ -9,9 +10,11 @@ import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Session;
 import dev.spinel.store.KeySlot;
 
+import java.util.function.Supplier;
+
 /**
  * Clients blocked on keys (BLPOP, BLMOVE, BZPOPMIN, XREAD BLOCK ...; not WAIT) whose slot this node no longer
- * serves, as Redis 7.0's clusterRedirectBlockedClientIfNeeded: the wait ends with {@code -MOVED <slot> <ip>:<port>}
+ * serves, as Redis 7.0's clusterRedirectBlockedClientIfNeeded: the wait ends with {@code -MOVED <slot> <endpoint>:<port>}
  * when another node serves the slot (SETSLOT NODE, a reshard), {@code -CLUSTERDOWN Hash slot not served} when
  * nobody does, {@code -CLUSTERDOWN The cluster is down} when the cluster is down. A slot this node imports keeps
  * its waiters; a READONLY client's read (XREAD) on a replica of the slot's primary keeps waiting. The client stays
@@ -27,15 +30,17 @@ final class BlockedRedirects implements Blocking.KeyWaitCheck {
 
     private final Blocking blocking;
     private final CommandTable table;
+    private final Supplier<EndpointType> endpoint;
     /** The routing the waiters were last checked against, and when (ms). */
     private SlotRouting checked;
     private long checkedAtMs;
     /** The routing of the sweep under way. */
     private SlotRouting current;
 
-    BlockedRedirects(Blocking blocking, CommandTable table) {
+    BlockedRedirects(Blocking blocking, CommandTable table, Supplier<EndpointType> endpoint) {
         this.blocking = blocking;
         this.table = table;
+        this.endpoint = endpoint;
     }
 
     /** Ends the waits the routing {@code r} no longer allows, if it changed or a second has passed. */
@@ -67,7 +72,7 @@ final class BlockedRedirects implements Blocking.KeyWaitCheck {
                 && !isWrite(command)) {
             return null;
         }
-        return SlotRouter.redirect("MOVED", slot, owner);
+        return SlotRouter.redirect("MOVED", slot, owner, endpoint.get());
     }
 
     private boolean isWrite(Args command) {

@@ -2,6 +2,7 @@ package dev.spinel.server.cluster;
 
 import dev.spinel.cluster.ClusterNode;
 import dev.spinel.cluster.ClusterTopology;
+import dev.spinel.cluster.EndpointType;
 import dev.spinel.cluster.NodesFile;
 import dev.spinel.cluster.RaftTopology;
 import dev.spinel.cluster.Topology;
@@ -94,6 +95,8 @@ public final class ClusterMode implements AutoCloseable {
     private volatile BlockedRedirects blockedRedirects;
     /** The last topology applied was one of the recovered log's replay: its roles are to be acted on at the end. */
     private volatile boolean replayDeferred;
+    /** What this node announces of itself (ports, hostname, nofailover), committed to the topology. */
+    private final SelfAnnouncement announcement;
 
     private ClusterMode(ServerConfig config, Engine engine, Replication replication, Path nodesFile,
                         NodesFile.Loaded loaded) {
@@ -105,6 +108,7 @@ public final class ClusterMode implements AutoCloseable {
         this.failovers = new Failovers(() -> topology, replication, config, meetings);
         this.peerWatch = new PeerWatch(() -> topology.current(), () -> PeerCall.credentials(config));
         this.publishBus = new PublishBus(() -> topology.current(), () -> topology.myId(), () -> PeerCall.credentials(config));
+        this.announcement = new SelfAnnouncement(config, () -> topology, meetings);
         this.handovers = new Handovers(() -> topology,
                 () -> 2 * Math.max(MIN_NODE_TIMEOUT_MS, config.clusterNodeTimeout.value()), this::reroute);
     }
@@ -132,7 +136,7 @@ public final class ClusterMode implements AutoCloseable {
      */
     public void installRouter(CommandTable table) {
         engine.hooks().slotRouter(new SlotRouter(this, config, engine.keyspace().db(0), table));
-        blockedRedirects = new BlockedRedirects(engine.blocking(), table);
+        blockedRedirects = new BlockedRedirects(engine.blocking(), table, this::endpointType);
     }
 
     /**
@@ -160,35 +164,8 @@ public final class ClusterMode implements AutoCloseable {
         }
         startTopology(initial.node(myId), initial, loaded == null); // a new node's half-made Raft storage is wiped
         engine.hooks().clusterPublish(publishBus);
-        config.clusterAnnouncePort.listen(v -> announce());
-        config.clusterAnnounceBusPort.listen(v -> announce());
-        if (config.clusterAnnouncePort.value() != 0 || config.clusterAnnounceBusPort.value() != 0) {
-            meetings.execute(this::announce); // a restarted node's commit may wait for the others to be back
-        }
+        announcement.start(port, bus);
         cron.scheduleWithFixedDelay(this::tick, CRON_MS, CRON_MS, TimeUnit.MILLISECONDS);
-    }
-
-    /**
-     * cluster-announce-port / cluster-announce-bus-port: the ports every node shows for this one (CLUSTER NODES,
-     * SLOTS, SHARDS, MOVED), committed like any change, as Redis's gossip spreads them. The Raft server keeps
-     * listening on the real bus port. Runs in CONFIG SET (which then answers once every node has it) or at start.
-     */
-    private void announce() {
-        ClusterTopology t = topology;
-        ClusterNode me = t.current().node(t.myId());
-        if (me == null) {
-            return;
-        }
-        int port = config.clusterAnnouncePort.value() != 0 ? (int) config.clusterAnnouncePort.value() : clientPort;
-        int bus = config.clusterAnnounceBusPort.value() != 0 ? (int) config.clusterAnnounceBusPort.value() : busPort;
-        if (me.port() == port && me.busPort() == bus) {
-            return;
-        }
-        try {
-            t.commit(new TopologyChange.SetAddress(me.id(), me.host(), port, bus));
-        } catch (TopologyException e) {
-            Log.warning("Could not announce ports " + port + "/" + bus + ": " + e.getMessage());
-        }
     }
 
     /**
@@ -319,6 +296,7 @@ public final class ClusterMode implements AutoCloseable {
         } catch (IOException e) {
             Log.warning("Could not write the cluster config file " + nodesFile + ": " + e.getMessage());
         }
+        announcement.applied(t, myId);
         ClusterNode me = t.node(myId);
         if (me == null) {
             return;
@@ -326,6 +304,9 @@ public final class ClusterMode implements AutoCloseable {
         if (me.isPrimary()) {
             if (replication.isReplica()) {
                 replication.promote();
+            } else if (engine.replicaRole().active()) { // the role a replica by nodes.conf loaded with (Persistence)
+                engine.replicaRole().active(false);
+                engine.keyspace().lazyExpiry(true);
             }
         } else {
             ClusterNode primary = t.node(me.primaryId());
@@ -374,6 +355,11 @@ public final class ClusterMode implements AutoCloseable {
 
     public int busPort() {
         return busPort;
+    }
+
+    /** Which address of a node clients are given (cluster-preferred-endpoint-type). */
+    public EndpointType endpointType() {
+        return EndpointType.of(config.clusterPreferredEndpointType.value());
     }
 
     /** This node's keys by slot (db 0, the only one in cluster mode). */

@@ -136,6 +136,10 @@ final class Failovers {
         long bestOffset = -1;
         for (ClusterNode r : ct.current().replicasOf(failed.id())) {
             long offset;
+            if (r.noFailover()) { // the committed flag (CLUSTER NODES' nofailover); the checks below cover a newer setting
+                logRarely("Replica " + r.id() + " cannot take over: it is set not to (cluster-replica-no-failover)");
+                continue;
+            }
             if (r.id().equals(ct.myId())) {
                 if (config.clusterReplicaNoFailover.value()) {
                     logRarely("Failover of " + failed.id() + ": this replica is set not to take over (cluster-replica-no-failover)");

@@ -1,6 +1,7 @@
 package dev.spinel.server.cluster;
 
 import dev.spinel.cluster.ClusterNode;
+import dev.spinel.cluster.EndpointType;
 import dev.spinel.protocol.Args;
 import dev.spinel.protocol.KeyPositions;
 import dev.spinel.server.config.ServerConfig;
@@ -217,7 +218,7 @@ final class SlotRouter implements Engine.SlotRouter {
             }
             // Asked to itself (a slot migrating to this very node) the request runs here, as in Redis.
             ClusterNode to = r.migratingTo[slot];
-            return to.id().equals(r.myId) ? null : redirect("ASK", slot, to);
+            return to.id().equals(r.myId) ? null : redirect("ASK", slot, to, mode.endpointType());
         }
         if (importing && (askingNow || cmd.has(CommandFlag.ASKING))) {
             return multipleKeys && missing > 0 ? TRYAGAIN : null;
@@ -229,11 +230,13 @@ final class SlotRouter implements Engine.SlotRouter {
             return null;
         }
         ClusterNode handedTo = r.askTo == null ? null : r.askTo[slot];
-        return handedTo != null ? redirect("ASK", slot, handedTo) : redirect("MOVED", slot, n);
+        return handedTo != null ? redirect("ASK", slot, handedTo, mode.endpointType())
+                : redirect("MOVED", slot, n, mode.endpointType());
     }
 
-    static String redirect(String kind, int slot, ClusterNode n) {
-        return kind + " " + slot + " " + n.host() + ":" + n.port();
+    /** {@code MOVED|ASK <slot> <endpoint>:<port>}, the endpoint as cluster-preferred-endpoint-type says. */
+    static String redirect(String kind, int slot, ClusterNode n, EndpointType endpoint) {
+        return kind + " " + slot + " " + n.endpoint(endpoint) + ":" + n.port();
     }
 
     private static boolean hasKeySpecs(Command cmd) {

@@ -7,10 +7,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collection;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -19,12 +16,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * may change it. Built from a redis.conf-syntax file and/or redis-server style arguments
  * ({@code --port 7000}); in code, {@code ServerConfig.defaults().set("port", "0")}.
  *
+ * The parameters are declared by role: the registry ({@link ConfigRegistry}), cluster mode's ({@link ClusterParams}),
+ * the rest here.
+ *
  * <p>Thread-safety: parameters are registered at construction; values are volatile, so readers on
  * any thread see a CONFIG SET at once.
  */
-public final class ServerConfig {
-    private final Map<String, Param> byName = new LinkedHashMap<>();
-    private final Map<String, Param> byAlias = new LinkedHashMap<>();
+public final class ServerConfig extends ClusterParams {
     private Path configFile;
     private final Map<Param, Applier> appliers = new ConcurrentHashMap<>();
 
@@ -212,35 +210,6 @@ public final class ServerConfig {
     public final Params.Text pidfile = add(new Params.Text("pidfile", false, "", null, null));
     /** Only "" can start: Spinel listens on TCP only. */
     public final Params.Text unixsocket = add(new Params.Text("unixsocket", false, "", null, null));
-    /** Redis Cluster mode (docs/cluster.md): slots, redirections, CLUSTER commands, the topology on Raft. */
-    public final Params.Bool clusterEnabled = add(new Params.Bool("cluster-enabled", false, false, null));
-    /** Where the node's view of the cluster is written, in Redis's format (relative to dir). */
-    public final Params.Text clusterConfigFile = add(new Params.Text("cluster-config-file", false, "nodes.conf", null, null));
-    /** The cluster bus port, here the Raft port (0: port + 10000, as Redis). */
-    public final Params.Int clusterPort = add(new Params.Int("cluster-port", false, 0, 0, 65535, null));
-    public final Params.Int clusterNodeTimeout = add(new Params.Int("cluster-node-timeout", true, 15000, 0, Long.MAX_VALUE, null));
-    public final Params.Bool clusterRequireFullCoverage = add(new Params.Bool("cluster-require-full-coverage", true, true, null));
-    public final Params.Bool clusterAllowReadsWhenDown = add(new Params.Bool("cluster-allow-reads-when-down", true, false, null));
-    public final Params.Bool clusterAllowPubsubshardWhenDown = add(new Params.Bool("cluster-allow-pubsubshard-when-down", true, true, null));
-    /** The address this node gives others (empty: learnt from the first peer met, as Redis). */
-    public final Params.Text clusterAnnounceIp = add(new Params.Text("cluster-announce-ip", true, "", null, null));
-    /** A primary left without slots by a reshard becomes a replica of the node that took them (Redis's default yes). */
-    public final Params.Bool clusterAllowReplicaMigration = add(new Params.Bool("cluster-allow-replica-migration", true, true, null));
-    /** How old a replica's data may be for it to replace its primary automatically (cluster/ReplicaValidity; 0: no limit). */
-    public final Params.Int clusterReplicaValidityFactor = add(new Params.Int("cluster-replica-validity-factor", true, 10, 0,
-            Integer.MAX_VALUE, null, "cluster-slave-validity-factor"));
-    /** A replica with this set never replaces its failed primary automatically (CLUSTER FAILOVER still does), as Redis's. */
-    public final Params.Bool clusterReplicaNoFailover = add(new Params.Bool("cluster-replica-no-failover", true, false, null,
-            "cluster-slave-no-failover"));
-    /** Redis 7.0's announced hostname: Spinel announces none, so only Redis's default, empty, is accepted. */
-    public final Params.Text clusterAnnounceHostname = add(new Params.Text("cluster-announce-hostname", true, "",
-            ServerConfig::announcedHostname, null));
-    /** The client port this node gives others (0: the port it listens on), as Redis's. */
-    public final Params.Int clusterAnnouncePort = add(new Params.Int("cluster-announce-port", true, 0, 0, 65535, null));
-    /** Redis's announced TLS port, used only with tls-cluster, which Spinel has not: kept for CONFIG, not shown. */
-    public final Params.Int clusterAnnounceTlsPort = add(new Params.Int("cluster-announce-tls-port", true, 0, 0, 65535, null));
-    /** The bus (Raft) port this node gives others (0: the one it listens on). */
-    public final Params.Int clusterAnnounceBusPort = add(new Params.Int("cluster-announce-bus-port", true, 0, 0, 65535, null));
     public final Params.Enum enableProtectedConfigs = add(new Params.Enum("enable-protected-configs", false, "no",
             List.of("no", "yes", "local"), null));
     public final Params.Enum enableDebugCommand = add(new Params.Enum("enable-debug-command", false, "no",
@@ -349,26 +318,6 @@ public final class ServerConfig {
         return new ServerConfig();
     }
 
-    /** Registers a parameter (used by subsystems that own their parameters). */
-    public <P extends Param> P add(P p) {
-        byName.put(p.name(), p);
-        for (String a : p.aliases()) {
-            byAlias.put(a, p);
-        }
-        return p;
-    }
-
-    /** The parameter with this name or alias (any case), or {@code null}. */
-    public Param param(String name) {
-        String n = name.toLowerCase(Locale.ROOT);
-        Param p = byName.get(n);
-        return p != null ? p : byAlias.get(n);
-    }
-
-    public Collection<Param> params() {
-        return byName.values();
-    }
-
     /** Sets a parameter by name, as a config-file directive or CONFIG SET would. */
     public ServerConfig set(String name, String value) throws ConfigException {
         Param p = param(name);
@@ -470,25 +419,6 @@ public final class ServerConfig {
     /** The {@code user} directives of the configuration, in order (each: name, then rules). */
     public List<List<String>> userDirectives() {
         return userDirectives;
-    }
-
-    /**
-     * Redis's checks of an announced hostname (isValidAnnouncedHostname), then Spinel's own: CLUSTER SLOTS, SHARDS
-     * and MOVED would have to carry the name, which the topology does not hold, so a name is refused, not ignored.
-     */
-    private static void announcedHostname(String v) throws ConfigException {
-        if (v.length() >= 256) {
-            throw new ConfigException("Hostnames must be less than 256 characters");
-        }
-        for (int i = 0; i < v.length(); i++) {
-            char c = v.charAt(i);
-            if (!(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.')) {
-                throw new ConfigException("Hostnames may only contain alphanumeric characters, hyphens or dots");
-            }
-        }
-        if (!v.isEmpty()) {
-            throw new ConfigException("Spinel does not announce hostnames: cluster-announce-hostname must be empty");
-        }
     }
 
     private static void baseName(String v, String error) throws ConfigException {

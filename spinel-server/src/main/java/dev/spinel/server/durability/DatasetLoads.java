@@ -30,6 +30,7 @@ final class DatasetLoads {
     private final FunctionLibraries functions;
     /** The server's loading state, the engine's once {@link #loading(DatasetLoading)} set it (at start-up). */
     private volatile DatasetLoading loading = new DatasetLoading();
+    private volatile boolean keepExpired;
 
     DatasetLoads(Persistence persistence, ServerConfig config, Keyspace keyspace, FunctionLibraries functions) {
         this.persistence = persistence;
@@ -40,6 +41,11 @@ final class DatasetLoads {
 
     void loading(DatasetLoading l) {
         this.loading = l;
+    }
+
+    /** Whether the start-up RDB load keeps keys already expired (a replica's: its master will send their DELs). */
+    void keepExpired(boolean keep) {
+        this.keepExpired = keep;
     }
 
     /**
@@ -57,6 +63,9 @@ final class DatasetLoads {
         KeyspaceLoader loader = new KeyspaceLoader(keyspace, System.currentTimeMillis(), Persistence.functionLoader(functions))
                 .perKey(progress).onExpired(expired)
                 .onEmptyKey(key -> Log.warning("rdbLoadObject skipping empty key: " + new String(key, StandardCharsets.UTF_8)));
+        if (keepExpired) {
+            loader.keepExpired();
+        }
         boolean found;
         progress.begin(size(file));
         try {

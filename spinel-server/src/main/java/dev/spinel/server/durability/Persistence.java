@@ -133,11 +133,19 @@ public final class Persistence {
     /**
      * Loads the dataset at start-up and opens the append-only log when {@code appendonly yes}: the AOF
      * when it exists and is enabled, otherwise {@code dir/dbfilename} ({@code expired} gets the keys it skips as
-     * already expired). Throws {@link RdbException} (the message says which file, what and where) when a file
+     * already expired). A cluster {@code replica} (by its nodes.conf) loads as Redis's loadDataFromDisk on a node that
+     * is not iAmMaster(): with the engine's replica role taken first, the load keeps the keys its file has already
+     * expired and neither active nor lazy expiry deletes them (its primary's DELs do; cluster mode drops the role if
+     * the topology makes the node a primary). Throws {@link RdbException} (the message says which file, what and where) when a file
      * exists but cannot be loaded.
      */
-    public void loadAtStartup(Engine engine, KeyspaceLoader.ExpiredKeys expired) {
+    public void loadAtStartup(Engine engine, KeyspaceLoader.ExpiredKeys expired, boolean replica) {
         loads.loading(engine.replicaRole().loading());
+        loads.keepExpired(replica);
+        if (replica) {
+            engine.replicaRole().active(true);
+            engine.keyspace().lazyExpiry(false);
+        }
         this.engine = engine;
         this.offlineRewriter = new Aof(config, engine, functions, rewrites);
         config.appendonly.listen(on -> appendonlyChanged(engine, on));

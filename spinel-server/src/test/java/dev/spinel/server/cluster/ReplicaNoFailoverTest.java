@@ -18,7 +18,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Redis's {@code cluster-replica-no-failover} (legacy cluster test 11-manual-takeover sets it): primary A (a separate
  * JVM, to be killed), primary B and A's replica C with the setting on. After kill -9 of A, C does not take over
- * though A is flagged failed; once the setting is off, it does.
+ * though A is flagged failed; once the setting is off, it does. Every node shows the setting as Redis's {@code nofailover}
+ * flag in CLUSTER NODES (legacy cluster test 13-no-failover-option).
  */
 class ReplicaNoFailoverTest {
     private static final int A = 22561;
@@ -74,6 +75,14 @@ class ReplicaNoFailoverTest {
         String idA = call(A, "CLUSTER", "MYID").split("\r\n")[1];
         assertEquals("+OK\r\n", call(C, "CLUSTER", "REPLICATE", idA));
         await("C never replicated A", 20_000, () -> call(C, "INFO", "replication").contains("master_link_status:up"));
+        // Redis's nofailover flag, on every node (C was set so before it joined: it announces it again once in)
+        String idC = call(C, "CLUSTER", "MYID").split("\r\n")[1];
+        for (int port : new int[]{A, B, C}) {
+            String myself = port == C ? "myself," : "";
+            await("node " + port + " never showed C's nofailover flag", 20_000,
+                    () -> call(port, "CLUSTER", "NODES").contains(idC + " 127.0.0.1:" + C + "@" + (C + 10000) + " "
+                            + myself + "slave,nofailover " + idA + " "));
+        }
 
         a.destroyForcibly();
         a.waitFor(10, TimeUnit.SECONDS);
@@ -83,6 +92,7 @@ class ReplicaNoFailoverTest {
         assertTrue(call(B, "CLUSTER", "NODES").contains(" master,fail - "), call(B, "CLUSTER", "NODES"));
 
         assertEquals("+OK\r\n", call(C, "CONFIG", "SET", "cluster-replica-no-failover", "no"));
+        await("B still shows C's nofailover flag", 20_000, () -> !call(B, "CLUSTER", "NODES").contains("nofailover"));
         await("C never took over once allowed to", 20_000, () -> call(C, "INFO", "replication").contains("role:master\r\n"));
     }
 }

@@ -1,6 +1,7 @@
 package dev.spinel.server.commands.server;
 
 import dev.spinel.cluster.ClusterNode;
+import dev.spinel.cluster.EndpointType;
 import dev.spinel.cluster.Topology;
 import dev.spinel.protocol.ReplyBuffer;
 import dev.spinel.server.cluster.ClusterMode;
@@ -11,7 +12,7 @@ import java.util.List;
 
 /**
  * The replies of CLUSTER INFO, SLOTS and SHARDS, built from one topology snapshot as Redis 7.0 builds
- * them (cluster-preferred-endpoint-type ip, no TLS cluster ports, no hostnames).
+ * them (with cluster-preferred-endpoint-type's endpoints and the nodes' announced hostnames; no TLS cluster ports).
  *
  * <p>Stateless.
  */
@@ -83,15 +84,35 @@ final class ClusterReplies {
                 }
             }
             out.array(3 + replicas.size()).integer(ranges.get(r)[0]).integer(ranges.get(r)[1]);
-            node(out, p);
+            EndpointType type = m.endpointType();
+            node(out, p, type);
             for (ClusterNode rep : replicas) {
-                node(out, rep);
+                node(out, rep, type);
             }
         }
     }
 
-    private static void node(ReplyBuffer out, ClusterNode n) {
-        out.array(4).bulk(n.host()).integer(n.port()).bulk(n.id()).map(0);
+    /**
+     * As Redis 7.0's addNodeToNodeReply: the preferred endpoint (null for unknown-endpoint), the port, the id, then
+     * the node's other addresses: its IP unless that is the endpoint, its hostname unless none or the endpoint.
+     */
+    private static void node(ReplyBuffer out, ClusterNode n, EndpointType type) {
+        out.array(4);
+        if (type == EndpointType.UNKNOWN_ENDPOINT) {
+            out.nullBulk();
+        } else {
+            out.bulk(n.endpoint(type));
+        }
+        out.integer(n.port()).bulk(n.id());
+        boolean ip = type != EndpointType.IP;
+        boolean hostname = type != EndpointType.HOSTNAME && !n.hostname().isEmpty();
+        out.map((ip ? 1 : 0) + (hostname ? 1 : 0));
+        if (ip) {
+            out.bulk("ip").bulk(n.host());
+        }
+        if (hostname) {
+            out.bulk("hostname").bulk(n.hostname());
+        }
     }
 
     static void shards(ClusterMode m, Session s) {
@@ -116,10 +137,16 @@ final class ClusterReplies {
             members.add(p);
             members.addAll(t.replicasOf(p.id()));
             out.array(members.size());
+            EndpointType type = m.endpointType();
             for (ClusterNode n : members) {
                 long off = offset(m, n);
-                out.map(7).bulk("id").bulk(n.id()).bulk("port").integer(n.port()).bulk("ip").bulk(n.host())
-                        .bulk("endpoint").bulk(n.host()).bulk("role").bulk(n.isPrimary() ? "master" : "replica")
+                boolean hostname = !n.hostname().isEmpty(); // as Redis 7.0.15: the field only for a node that has one
+                out.map(hostname ? 8 : 7).bulk("id").bulk(n.id()).bulk("port").integer(n.port()).bulk("ip").bulk(n.host())
+                        .bulk("endpoint").bulk(n.endpoint(type));
+                if (hostname) {
+                    out.bulk("hostname").bulk(n.hostname());
+                }
+                out.bulk("role").bulk(n.isPrimary() ? "master" : "replica")
                         .bulk("replication-offset").integer(off)
                         .bulk("health").bulk(t.isFailed(n.id()) ? "fail" : !n.isPrimary() && off == 0 ? "loading" : "online");
             }
