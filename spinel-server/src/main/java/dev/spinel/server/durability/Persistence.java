@@ -7,6 +7,7 @@ import dev.spinel.persistence.RdbWriter;
 import dev.spinel.persistence.ValueCodecs;
 import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.engine.Engine;
+import dev.spinel.server.engine.Session;
 import dev.spinel.server.log.Log;
 import dev.spinel.server.scripting.FunctionError;
 import dev.spinel.server.scripting.FunctionLibraries;
@@ -156,7 +157,7 @@ public final class Persistence {
             }
         });
         engine.hooks().diskError(this::writeRefusal);
-        engine.hooks().flushAllListener(saver::abortBackground);
+        engine.hooks().flushAllListener(this::flushedAll);
         if (config.appendonly.value()) {
             Aof a = new Aof(config, engine, functions, rewrites);
             try {
@@ -362,6 +363,26 @@ public final class Persistence {
         return stats.dirty.sum();
     }
 
+    /**
+     * FLUSHALL (Redis's flushAllDataAndResetRDB): a running BGSAVE is stopped (its file would bring the keys back),
+     * and with save points set the emptied dataset is saved at once, which resets the change counter as Redis's
+     * rdbSave does. The save runs once the command has let go of the stripes (before the client's next command);
+     * not during the log's replay, which would write a file of a half-loaded dataset.
+     */
+    private void flushedAll(Session s) {
+        saver.abortBackground();
+        if (savePointsSet() && !s.replaying()) {
+            Session client = s.scriptCaller() != null ? s.scriptCaller() : s;
+            client.afterReply(() -> {
+                try {
+                    saver.save();
+                } catch (IllegalStateException busy) { // the stopped BGSAVE has not ended yet: its cron save follows
+                    Log.warning("FLUSHALL could not save the empty dataset: " + busy.getMessage());
+                }
+            });
+        }
+    }
+
     /** Whether {@code save} points are configured (Redis keeps a replicas' RDB child then, even with no replica left). */
     public boolean savePointsSet() {
         return !SavePoints.parseOrNone(config.save.get()).isEmpty();
@@ -413,8 +434,8 @@ public final class Persistence {
         if (enablePending && !bgsaveInProgress() && !rewriteInProgress() && !rewrites.limited()) {
             synchronized (this) {
                 if (enablePending && aof == null) {
-                    enablePending = false;
                     startLog();
+                    enablePending = false; // only now: INFO never shows the rewrite neither scheduled nor running
                 }
             }
         }

@@ -41,7 +41,7 @@ public final class EngineHooks {
      */
     private volatile Supplier<String> diskError;
     /** Told after FLUSHALL emptied every database (the persistence layer stops a BGSAVE); null when none. */
-    private volatile Runnable flushAllListener;
+    private volatile Consumer<Session> flushAllListener;
     private SlotRouter slotRouter;
     /** Cluster mode: passes PUBLISH and SPUBLISH messages on to other nodes; null outside cluster mode. */
     private volatile ClusterPublish clusterPublish;
@@ -70,16 +70,16 @@ public final class EngineHooks {
         return disk == null ? null : disk.get();
     }
 
-    /** Installs the listener told after each FLUSHALL (one listener: persistence's). */
-    public void flushAllListener(Runnable r) {
+    /** Installs the listener told after each FLUSHALL, with the session that ran it (one listener: persistence's). */
+    public void flushAllListener(Consumer<Session> r) {
         this.flushAllListener = r;
     }
 
-    /** FLUSHALL emptied every database. */
-    public void flushedAll() {
-        Runnable r = flushAllListener;
+    /** FLUSHALL, run by {@code s}, emptied every database (its stripes still held). */
+    public void flushedAll(Session s) {
+        Consumer<Session> r = flushAllListener;
         if (r != null) {
-            r.run();
+            r.accept(s);
         }
     }
 

@@ -83,7 +83,6 @@ final class DatabaseCommands {
     // FLUSHALL [ASYNC | SYNC]
     static void flushall(Session s, Args a) {
         boolean async = flushAsync(s, a);
-        // Redis counts one more change so that even an empty FLUSHALL reaches the log and replicas.
         var ks = s.engine().keyspace();
         ks.clearAll(() -> {
             for (int i = 0; i < ks.databases(); i++) {
@@ -91,12 +90,12 @@ final class DatabaseCommands {
             }
         }, removed -> {
             s.engine().replicaRole().keysWithExpire().clear(); // as Redis's emptyData
-            s.dirty(removed + 1);
+            s.dirty(Math.max(removed, 1)); // the keys removed, as Redis; at least one, so that an empty FLUSHALL is logged
             if (async) {
                 s.engine().stats().lazyfreedObjects.add(removed);
             }
         });
-        s.engine().hooks().flushedAll(); // a running BGSAVE would bring the keys back: stopped, as Redis kills its child
+        s.engine().hooks().flushedAll(s); // a running BGSAVE stopped, then the empty dataset saved (save points set)
         s.out().ok();
     }
 
