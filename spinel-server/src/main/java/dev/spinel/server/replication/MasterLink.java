@@ -41,6 +41,8 @@ final class MasterLink {
     private volatile OutputStream out;
     /** Offset of the last stream byte applied (Redis's master_repl_offset on a replica). */
     private volatile long processed = -1;
+    /** The offset of the last byte read from the master's stream (slave_read_repl_offset), -1 outside a stream. */
+    private volatile long readOffset = -1;
     private volatile String masterReplid;
     /** Held while one command of the stream is applied and forwarded: snapshots fall between two commands. */
     private final ReentrantLock applyLock = new ReentrantLock();
@@ -328,6 +330,7 @@ final class MasterLink {
         try {
             new StreamApplier(this, engine, replication, connection).run(in);
         } finally {
+            readOffset = -1;
             engine.clients().remove(listed);
         }
     }
@@ -352,6 +355,11 @@ final class MasterLink {
 
     Session applier() {
         return applier;
+    }
+
+    /** The offset of the last byte read from the master's stream (the applier's thread). */
+    void readOffset(long offset) {
+        readOffset = offset;
     }
 
     /** The offset of the last byte processed; under {@link #applyLock}. */
@@ -475,7 +483,7 @@ final class MasterLink {
         f(sb, "master_link_status", up ? "up" : "down");
         f(sb, "master_last_io_seconds_ago", up ? (now - lastIo) / 1000 : -1);
         f(sb, "master_sync_in_progress", syncInProgress ? 1 : 0);
-        f(sb, "slave_read_repl_offset", processed);
+        f(sb, "slave_read_repl_offset", Math.max(processed, readOffset));
         f(sb, "slave_repl_offset", processed);
         if (!up) { // 0 while our thread has yet to read the close: it just went down
             f(sb, "master_link_down_since_seconds", connected ? 0 : (now - linkDownSince) / 1000);

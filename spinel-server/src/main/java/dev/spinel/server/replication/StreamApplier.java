@@ -9,6 +9,7 @@ import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.engine.clock.CommandChain;
 
+import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -51,6 +52,11 @@ final class StreamApplier {
     /** The batch's first byte, and the end of its last command counted, in the query buffer's array. */
     private int batchStart;
     private int counted;
+    /** The master's socket, and the offset of the last byte read from it (Redis's read_reploff). */
+    private InputStream in;
+    private long received;
+    /** Read while CLIENT PAUSE held the stream (the query buffer may not move during a batch): applied after it. */
+    private final ByteArrayOutputStream readWhilePaused = new ByteArrayOutputStream();
 
     StreamApplier(MasterLink link, Engine engine, Replication replication, ApplierConnection connection) {
         this.link = link;
@@ -67,9 +73,20 @@ final class StreamApplier {
     void run(StreamReader reader) throws IOException {
         offset = link.processedOffset();
         reader.drainTo(query);
-        InputStream in = reader.source();
+        in = reader.source();
+        received = offset + query.pending();
+        link.readOffset(received);
         applyBatch();
         while (!link.closed()) {
+            if (readWhilePaused.size() > 0) { // what came during a pause, in the order it came
+                byte[] b = readWhilePaused.toByteArray();
+                readWhilePaused.reset();
+                query.ensureWritable(b.length);
+                System.arraycopy(b, 0, query.array(), query.writePos(), b.length);
+                query.advanceWrite(b.length);
+                applyBatch();
+                continue;
+            }
             query.ensureWritable(READ_MIN);
             byte[] d = query.array();
             int n = in.read(d, query.writePos(), d.length - query.writePos());
@@ -77,6 +94,8 @@ final class StreamApplier {
                 throw new EOFException("connection lost");
             }
             query.advanceWrite(n);
+            received += n;
+            link.readOffset(received);
             link.touched(System.currentTimeMillis());
             applyBatch();
         }
@@ -165,7 +184,25 @@ final class StreamApplier {
         heldLen += len;
     }
 
-    private void apply(Session applier, CommandChain chain) {
+    /**
+     * While CLIENT PAUSE holds the stream, what the master sends is still read, as Redis reads its master client's
+     * socket into the query buffer: slave_read_repl_offset moves, slave_repl_offset does not until the pause ends.
+     */
+    private void readDuringPause() throws IOException {
+        int available = in.available();
+        if (available > 0) {
+            byte[] b = new byte[Math.min(available, READ_MIN)];
+            int n = in.read(b);
+            if (n > 0) {
+                readWhilePaused.write(b, 0, n);
+                received += n;
+                link.readOffset(received);
+                link.touched(System.currentTimeMillis());
+            }
+        }
+    }
+
+    private void apply(Session applier, CommandChain chain) throws IOException {
         if (args.is(0, "REPLCONF") && args.count() > 1 && args.is(1, "GETACK")) {
             link.processed(countedOffset()); // the offset before the GETACK itself, as Redis 7.0 answers
             if (chain != null) {
@@ -187,6 +224,7 @@ final class StreamApplier {
         }
         while (again != null && !link.closed()) {
             link.sleepWhilePaused(); // CLIENT PAUSE: the stream waits, nothing is lost (the buffer stays as it is)
+            readDuringPause();
             connection.resume();
             engine.execute(applier, again);
             again = connection.takePostponed();
