@@ -273,9 +273,10 @@ final class RespConnectionHandler extends ReadBatch implements ClientConnection 
         }
     }
 
+    /** A closed connection counts as writable (what is written to it is dropped), as {@link #whenWritable} treats it. */
     @Override
     public boolean outputWritable() {
-        return ctx.channel().isWritable();
+        return ctx.channel().isWritable() || !ctx.channel().isActive();
     }
 
     @Override
