@@ -1,10 +1,8 @@
 package dev.spinel.server.durability;
 
-import dev.spinel.server.SpinelServer;
-import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.testing.Await;
 import dev.spinel.server.testing.RawClient;
-import dev.spinel.server.testing.RedisServerProcess;
+import dev.spinel.server.testing.SideBySide;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,15 +24,8 @@ class AofEnabledInExecDiffTest {
     @Test
     @Timeout(60)
     void theFirstRewriteWaitsForTheTransactionsEnd(@TempDir Path dir) throws Exception {
-        List<String> expected;
-        try (RedisServerProcess redis = RedisServerProcess.start("--enable-debug-command", "yes"); RawClient c = new RawClient(redis.port())) {
-            expected = transcript(c);
-        }
-        try (SpinelServer spinel = SpinelServer.start(ServerConfig.defaults().with("port", "0").with("dir", dir.toString())
-                .with("enable-debug-command", "yes"));
-             RawClient c = new RawClient(spinel.port())) {
-            assertEquals(expected, transcript(c));
-        }
+        List<List<String>> both = SideBySide.transcripts(dir, AofEnabledInExecDiffTest::transcript, "enable-debug-command", "yes");
+        assertEquals(both.get(0), both.get(1));
     }
 
     private static List<String> transcript(RawClient c) throws Exception {

@@ -1,9 +1,7 @@
 package dev.spinel.server.durability;
 
-import dev.spinel.server.SpinelServer;
-import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.testing.RawClient;
-import dev.spinel.server.testing.RedisServerProcess;
+import dev.spinel.server.testing.SideBySide;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,16 +23,8 @@ class FlushallSaveDiffTest {
     @Test
     @Timeout(60)
     void flushallSavesTheEmptyDatasetWhenSavePointsAreSet(@TempDir Path dir) throws Exception {
-        List<String> expected;
-        try (RedisServerProcess redis = RedisServerProcess.start("--enable-debug-command", "yes");
-             RawClient c = new RawClient(redis.port())) {
-            expected = transcript(c);
-        }
-        try (SpinelServer spinel = SpinelServer.start(ServerConfig.defaults().with("port", "0").with("dir", dir.toString())
-                .with("enable-debug-command", "yes"));
-             RawClient c = new RawClient(spinel.port())) {
-            assertEquals(expected, transcript(c));
-        }
+        List<List<String>> both = SideBySide.transcripts(dir, FlushallSaveDiffTest::transcript, "enable-debug-command", "yes");
+        assertEquals(both.get(0), both.get(1));
     }
 
     private static List<String> transcript(RawClient c) throws Exception {

@@ -6,6 +6,9 @@ import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
+import java.nio.file.Path;
+import java.util.List;
+
 /**
  * An embedded Spinel and a real redis-server, started once for a test class and stopped after it,
  * for differential tests: {@code @RegisterExtension static final SideBySide servers = new SideBySide();}
@@ -48,6 +51,33 @@ public final class SideBySide implements BeforeAllCallback, AfterAllCallback {
         }
         if (redis != null) {
             redis.close();
+        }
+    }
+
+    /** What a test does over one connection, as the lines it records to compare. */
+    @FunctionalInterface
+    public interface Transcript {
+        List<String> of(RawClient c) throws Exception;
+    }
+
+    /**
+     * Runs {@code t} against a fresh redis-server, then against a fresh Spinel writing its files under
+     * {@code spinelDir}, both started with {@code settings} (name/value pairs): the two transcripts, Redis's first.
+     */
+    public static List<List<String>> transcripts(Path spinelDir, Transcript t, String... settings) throws Exception {
+        String[] redisArgs = new String[settings.length];
+        ServerConfig config = ServerConfig.defaults().with("port", "0").with("dir", spinelDir.toString());
+        for (int i = 0; i < settings.length; i += 2) {
+            redisArgs[i] = "--" + settings[i];
+            redisArgs[i + 1] = settings[i + 1];
+            config = config.with(settings[i], settings[i + 1]);
+        }
+        List<String> redisLines;
+        try (RedisServerProcess redis = RedisServerProcess.start(redisArgs); RawClient c = new RawClient(redis.port())) {
+            redisLines = t.of(c);
+        }
+        try (SpinelServer spinel = SpinelServer.start(config); RawClient c = new RawClient(spinel.port())) {
+            return List.of(redisLines, t.of(c));
         }
     }
 
