@@ -32,59 +32,16 @@ file_timeout=${FILE_TIMEOUT:-7200}
 [ -f "$src/tests/cluster/run.tcl" ] || { echo "no legacy cluster suite in $src (tests/cluster/run.tcl)" >&2; exit 2; }
 
 rm -rf "$suite" && mkdir -p "$suite/logs" && cp -a "$src/tests" "$src/src" "$suite/"
+. "$root/tools/lib/tcl-instances.sh"
 inst="$suite/tests/instances.tcl"
-sed -i -e "s/^set ::redis_base_port 30000\$/set ::redis_base_port $baseport/" \
-       -e "s/^set ::redis_port_count 1024\$/set ::redis_port_count $portcount/" \
-       -e 's/server_is_up \$::host \$port 100\]/server_is_up $::host $port 1200]/' \
-       -e 's/server_is_up 127.0.0.1 \$port 100\]/server_is_up 127.0.0.1 $port 1200]/' "$inst"
+instances_patch "$inst" "$baseport" "$portcount"
 sed -i "s/^set ::instances_count 20 /set ::instances_count $instances /" "$suite/tests/cluster/run.tcl"
-# the skip list: a test whose name is listed is reported SKIPPED and not run
-python3 - "$inst" <<'PY'
-import sys
-p = sys.argv[1]
-s = open(p).read()
-old = 'proc test {descr code} {\n    set ts [clock format [clock seconds] -format %H:%M:%S]\n'
-assert old in s, "instances.tcl: test proc not found"
-new = old + ('    if {[info exists ::skip_tests] && [lsearch -exact $::skip_tests $descr] != -1} {\n'
-             '        puts "$ts> $descr: SKIPPED (tools/redis-cluster-legacy.skip)"\n'
-             '        return\n'
-             '    }\n')
-s = s.replace(old, new, 1)
-open(p, 'w').write(s)
-PY
-grep -c 'server_is_up [^ ]* \$port 1200\]' "$inst" | grep -qx 3 || { echo "instances.tcl: PING waits not patched" >&2; exit 2; }
-grep -q "^set ::redis_base_port $baseport\$" "$inst" || { echo "instances.tcl: base port not patched" >&2; exit 2; }
-
 skipfile="$root/tools/redis-cluster-legacy.skip"
 skip_lines=$(grep -v -e '^#' -e '^[[:space:]]*$' "$skipfile")
-{
-  echo "set ::skip_tests {}"
-  while IFS= read -r line; do
-    [[ "$line" == *.tcl ]] && continue
-    printf 'lappend ::skip_tests {%s}\n' "$line"
-  done <<< "$skip_lines"
-} > "$suite/tests/cluster/skip-tests.tcl"
+instances_skip "$inst" "$skipfile" "$suite/tests/cluster/skip-tests.tcl"
 sed -i 's|^source ../../support/cluster.tcl ; # Redis Cluster client.$|&\nsource ../skip-tests.tcl|' "$suite/tests/cluster/run.tcl"
 grep -q "^source ../skip-tests.tcl$" "$suite/tests/cluster/run.tcl" || { echo "run.tcl: skip list not sourced" >&2; exit 2; }
-
-export JAVA_HOME=${JAVA_HOME:-$("$root/bin/find-java")}
-if [ "${NO_BUILD:-0}" != 1 ]; then
-  (cd "$root" && MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow" mvn -q -B -o -DskipTests -pl spinel-grpc -am package) >&2 \
-    || { echo "build failed" >&2; exit 2; }
-fi
-mkdir -p "$suite/spinel/spinel-grpc"
-cp -a "$root/bin" "$suite/spinel/" && cp -a "$root/spinel-grpc/target" "$suite/spinel/spinel-grpc/"
-touch "$suite/spinel/spinel-grpc/target/.built-by-bin-spinel-server"
-java_opts=${SPINEL_JAVA_OPTS:--XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xms16m -Xmx512m -XX:+UseCompactObjectHeaders}
-rm -f "$suite/src/redis-server"
-cat > "$suite/src/redis-server" <<WRAPPER
-#!/usr/bin/env bash
-# Written by tools/redis-cluster-legacy.sh: Spinel in place of redis-server for Redis's legacy cluster suite.
-export SPINEL_JAVA_OPTS='$java_opts'
-exec "$suite/spinel/bin/spinel-server" "\$@" --grpc-port 0
-WRAPPER
-chmod +x "$suite/src/redis-server"
-[ -x "$suite/src/redis-cli" ] || cp "$(command -v redis-cli)" "$suite/src/redis-cli"
+instances_spinel "$root" "$suite" "${SPINEL_JAVA_OPTS:--XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xms16m -Xmx512m -XX:+UseCompactObjectHeaders}"
 
 if [ $# -eq 0 ]; then
   set -- $(cd "$suite/tests/cluster/tests" && ls *.tcl | sed 's/\.tcl$//')
@@ -105,24 +62,4 @@ done
 [ ${#run[@]} -gt 0 ] || exit 0
 log="$suite/logs/run.txt"
 (cd "$suite" && timeout "$file_timeout" tclsh tests/cluster/run.tcl "${singles[@]}" > "$log" 2>&1)
-rc=$?
-plain=$(sed 's/\x1b\[[0-9;]*m//g' "$log")
-status=$rc
-for f in "${run[@]}"; do
-  part=$(awk -v u="Testing unit: $f.tcl" 'index($0, "Testing unit: ") { on = (index($0, u) > 0) } on' <<< "$plain")
-  ok=$(grep -c ': OK$' <<< "$part")
-  skipped=$(grep -c ': SKIPPED (' <<< "$part")
-  first=$(grep -m1 -E 'FAILED|caught an error|exception' <<< "$part" | cut -c1-300)
-  if [ -z "$part" ]; then
-    echo "$f: not reached (exit $rc; log $log)"
-    status=1
-  elif [ -z "$first" ] && [ "$ok" = 0 ] && [ "$skipped" = 0 ]; then
-    echo "$f: no test ran (the file's tests are disabled in the suite itself)"
-  elif [ -z "$first" ]; then
-    echo "$f: passes whole ($ok tests, $skipped skipped)"
-  else
-    status=1
-    echo "$f: $ok ok, $skipped skipped; first failure: $first (log $log)"
-  fi
-done
-exit $status
+instances_report "$log" $? "${run[@]}"
