@@ -13,6 +13,7 @@ import dev.spinel.server.engine.CommandTable;
 import dev.spinel.server.engine.Engine;
 import dev.spinel.server.errors.RedisError;
 import dev.spinel.server.log.Log;
+import dev.spinel.server.replication.GossipOffset;
 import dev.spinel.server.replication.Replication;
 import dev.spinel.store.SlotIndex;
 
@@ -367,9 +368,12 @@ public final class ClusterMode implements AutoCloseable {
         return engine.keyspace().db(0).slotIndex();
     }
 
-    /** This node's replication offset (CLUSTER SHARDS). */
-    public long replicationOffset() {
-        return replication.offset();
+    /**
+     * The replication offset of node {@code id} as this node knows it (CLUSTER SHARDS, SLOTS): its own as it tells
+     * the others ({@link GossipOffset}), another's as that node last told it ({@link PeerWatch}).
+     */
+    public long offsetOf(String id) {
+        return id.equals(myId()) ? GossipOffset.of(replication) : peerWatch.offset(id);
     }
 
     /** Commits a change; a refusal becomes the Redis error the client gets. */

@@ -2,6 +2,7 @@ package dev.spinel.server.cluster;
 
 import dev.spinel.cluster.ClusterNode;
 import dev.spinel.cluster.Topology;
+import dev.spinel.server.replication.GossipOffset;
 
 import java.io.IOException;
 import java.util.Map;
@@ -9,19 +10,23 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 /**
- * This node's own view of the others' liveness, Redis's PFAIL: each other node's client port is sent a PING every
- * quarter of the node timeout (Redis pings each node over its bus at least every half timeout), and a node that has
- * not answered for longer than the node timeout is suspected, shown {@code fail?} in this node's CLUSTER NODES until
- * it answers again or the cluster's verdict (the committed {@code fail}, decided by the Raft leader) replaces it.
- * The Raft heartbeats cannot serve: a follower hears only from the leader.
+ * This node's own view of the others' liveness, Redis's PFAIL, and of their replication offsets: each other node's
+ * client port is asked its offset ({@code INFO spinel-gossip}, {@link GossipOffset}) every quarter of the node timeout
+ * (at most every second; Redis pings each node over its bus at least every half timeout, its offset in every ping),
+ * and a node that has not answered for longer than the node timeout is suspected, shown {@code fail?} in this node's
+ * CLUSTER NODES until it answers again or the cluster's verdict (the committed {@code fail}, decided by the Raft
+ * leader) replaces it. The Raft heartbeats cannot serve: a follower hears only from the leader, and data (offsets
+ * included) never goes through Raft. The last offset a node told is kept, as Redis keeps a node's until its next
+ * ping (0 until it has told one); an answer without an offset ({@code -NOAUTH}, {@code -NOPERM}) proves it alive
+ * and leaves its offset as it was.
  *
  * <p>Thread-safety: {@link #watch} is called by the cluster cron thread; each watched node has one virtual thread
- * that pings it and publishes the time of its last answer through a volatile field, read by {@link #suspected}
- * from any thread.
+ * that asks it and publishes the time of its last answer and its offset through volatile fields, read by
+ * {@link #suspected} and {@link #offset} from any thread.
  */
 final class PeerWatch {
     private final Supplier<Topology> topology;
-    /** masteruser/masterauth, as the PUBLISH links: with requirepass each PING would otherwise count a NOAUTH error. */
+    /** masteruser/masterauth, as the PUBLISH links: with requirepass each question would otherwise count a NOAUTH error. */
     private final Supplier<String[]> auth;
     private final Map<String, Probe> probes = new ConcurrentHashMap<>();
     private volatile long timeoutMs = Long.MAX_VALUE;
@@ -58,6 +63,12 @@ final class PeerWatch {
         return p != null && nowMs() - p.lastAnswerMs > timeoutMs;
     }
 
+    /** The replication offset node {@code id} last told this one (0 before it told any). */
+    long offset(String id) {
+        Probe p = probes.get(id);
+        return p == null ? 0 : p.offset;
+    }
+
     void close() {
         closed = true;
         probes.values().forEach(p -> p.thread.interrupt());
@@ -68,11 +79,13 @@ final class PeerWatch {
         return System.nanoTime() / 1_000_000;
     }
 
-    /** One watched node: a connection kept open, a PING, its answer's time, a pause, again. */
+    /** One watched node: a connection kept open, a question, its answer's time and offset, a pause, again. */
     private final class Probe {
         final String nodeId;
         /** When the node last answered (any reply: -NOAUTH too), or when the watch began. */
         volatile long lastAnswerMs = nowMs();
+        /** The replication offset the node told last. */
+        volatile long offset;
         final Thread thread;
 
         Probe(String nodeId) {
@@ -91,7 +104,7 @@ final class PeerWatch {
                         if (n == null) {
                             return;
                         }
-                        // a stopped node's kernel still accepts and holds the PING: the read gives up after the
+                        // a stopped node's kernel still accepts and holds the question: the read gives up after the
                         // timeout and the next round connects again
                         call = new PeerCall(n.host(), n.port(), (int) Math.min(Integer.MAX_VALUE, 2 * timeoutMs));
                         String[] credentials = auth.get();
@@ -99,10 +112,10 @@ final class PeerWatch {
                             String[] cmd = new String[credentials.length + 1];
                             cmd[0] = "AUTH";
                             System.arraycopy(credentials, 0, cmd, 1, credentials.length);
-                            call.call(cmd); // any answer: a refused AUTH still leaves PING its -NOAUTH reply
+                            call.call(cmd); // any answer: a refused AUTH still leaves the question its -NOAUTH reply
                         }
                     }
-                    call.call("PING");
+                    offset(call.call("INFO", GossipOffset.SECTION));
                     lastAnswerMs = nowMs();
                 } catch (IOException | RuntimeException e) {
                     call = close(call);
@@ -114,6 +127,21 @@ final class PeerWatch {
                 }
             }
             close(call);
+        }
+
+        /** Keeps the offset an answer tells (any answer proves the node alive; see the class comment). */
+        private void offset(String answer) {
+            if (answer == null) {
+                return;
+            }
+            String v = PeerCall.infoField(answer, GossipOffset.FIELD);
+            if (v != null) {
+                try {
+                    offset = Long.parseLong(v);
+                } catch (NumberFormatException ignored) {
+                    // not a number: not an offset
+                }
+            }
         }
 
         private static PeerCall close(PeerCall call) {

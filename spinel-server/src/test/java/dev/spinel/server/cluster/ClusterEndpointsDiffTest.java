@@ -184,7 +184,7 @@ class ClusterEndpointsDiffTest {
     }
 
     /** A reply as text: one line per top-level element of an array (CLUSTER SHARDS' shards), nested ones in brackets. */
-    private static String text(byte[] reply) {
+    static String text(byte[] reply) {
         int[] pos = {0};
         String s = new String(reply, StandardCharsets.UTF_8);
         if (s.charAt(0) == '*') {

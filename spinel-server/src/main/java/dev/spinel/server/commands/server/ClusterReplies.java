@@ -45,12 +45,17 @@ final class ClusterReplies {
                 + "total_cluster_links_buffer_limit_exceeded:0\r\n";
     }
 
-    /**
-     * The replication offset of a node: this node's own; others' are not exchanged (no gossip), so 0,
-     * which makes CLUSTER SHARDS show them "loading" by Redis's rule.
-     */
+    /** The replication offset of a node as this one knows it (its own, or as the node last told it). */
     private static long offset(ClusterMode m, ClusterNode n) {
-        return n.id().equals(m.myId()) ? m.replicationOffset() : 0;
+        return m.offsetOf(n.id());
+    }
+
+    /**
+     * Redis's isReplicaAvailable: CLUSTER SLOTS lists a replica neither failed nor at offset 0 (not synced yet, or
+     * loading a full resync). Once the nodes have asked each other's offsets, every node answers alike.
+     */
+    private static boolean available(ClusterMode m, Topology t, ClusterNode replica) {
+        return !t.isFailed(replica.id()) && offset(m, replica) != 0;
     }
 
     static void slots(ClusterMode m, Session s) {
@@ -75,11 +80,9 @@ final class ClusterReplies {
         out.array(ranges.size());
         for (int r = 0; r < ranges.size(); r++) {
             ClusterNode p = owners.get(r);
-            // Redis leaves out a replica whose offset it knows to be 0 (not synced yet); offsets are not exchanged
-            // here, so that rule would make every node answer differently (each lists only itself): all are listed.
             List<ClusterNode> replicas = new ArrayList<>();
             for (ClusterNode rep : t.replicasOf(p.id())) {
-                if (!t.isFailed(rep.id())) { // as Redis: a failed replica is left out
+                if (available(m, t, rep)) {
                     replicas.add(rep);
                 }
             }

@@ -9,6 +9,7 @@ import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.clients.MemoryAccounting;
 import dev.spinel.server.engine.pubsub.PubSub;
 import dev.spinel.server.engine.Session;
+import dev.spinel.server.replication.GossipOffset;
 import dev.spinel.server.stats.LatencyHistogram;
 import dev.spinel.server.stats.ServerStats;
 import dev.spinel.store.Database;
@@ -62,6 +63,10 @@ final class InfoCommand {
 
     // INFO [section [section ...]]
     private void info(Session s, Args a) {
+        if (a.count() == 2 && a.string(1).equalsIgnoreCase(GossipOffset.SECTION)) { // the other cluster nodes ask it
+            s.out().verbatim(GossipOffset.FIELD + ":" + GossipOffset.of(server.replication()) + "\r\n");
+            return;
+        }
         Set<String> wanted = new LinkedHashSet<>();
         if (a.count() == 1) {
             wanted.addAll(DEFAULT);
