@@ -40,11 +40,13 @@ final class LuaSandbox {
     final Rand48 rand = new Rand48();
     /** The configuration of the {@code cjson} library (kept in the Lua state, as lua-cjson does). */
     final CjsonLib cjson = new CjsonLib();
+    private final InstructionHook hook;
 
     LuaSandbox(LuaTable redis, Runnable check) {
         // The instruction hook (LuaJ calls a Globals' debuglib on every instruction of the closures whose
         // environment it is, and of the functions they create): SCRIPT KILL and the busy threshold.
         InstructionHook hook = new InstructionHook(check, globals);
+        this.hook = hook;
         ((Globals) env).debuglib = hook;
         globals.debuglib = hook; // chunks made by load/loadstring run with the real globals
         globals.load(new BaseLib());
@@ -206,6 +208,11 @@ final class LuaSandbox {
         return proxy;
     }
 
+    /** Installs (or, null, removes) the debugger of a SCRIPT DEBUG session: the hook then calls it on every instruction. */
+    void debugger(LuaDebugger d) {
+        hook.debugger = d;
+    }
+
     /** Sets KEYS and ARGV for the next run (Redis sets them as globals before each call). */
     void keysAndArgs(LuaTable keys, LuaTable argv) {
         globals.rawset("KEYS", keys);
@@ -229,6 +236,8 @@ final class LuaSandbox {
         private final Globals running;
         private int count;
         private boolean every;
+        /** A SCRIPT DEBUG session's debugger, null otherwise (the normal path pays one field read). */
+        LuaDebugger debugger;
 
         /** {@code globals}: the Globals whose {@code running} field names the coroutine that runs. */
         InstructionHook(Runnable check, Globals globals) {
@@ -268,8 +277,14 @@ final class LuaSandbox {
         @Override
         public void onInstruction(int pc, Varargs v, int top) {
             LuaFrames f = frames();
+            int previous = -1;
             if (f.depth > 0) {
+                previous = f.pcs[f.depth - 1];
                 f.pcs[f.depth - 1] = pc;
+            }
+            LuaDebugger d = debugger;
+            if (d != null && f.depth > 0 && f.functions[f.depth - 1] instanceof LuaClosure c) {
+                d.instruction(c, pc, previous, f);
             }
             if ((++count & 0xff) == 0 || every) {
                 every = true;
