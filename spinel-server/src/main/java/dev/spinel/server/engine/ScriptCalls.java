@@ -13,11 +13,17 @@ import dev.spinel.server.engine.ports.ReplicationGate;
  * ACL permissions, read-only scripts, MISCONF, OOM before the first write, cluster mode's slots), and the
  * collection of the script's writes into one logged block.
  *
- * <p>Thread-safety: stateless; its sessions are used only by the thread running the script, which holds
- * every stripe meanwhile.
+ * <p>Thread-safety: its state (whether the running script called a write) and its sessions are used only by
+ * the thread running the script, which holds every stripe meanwhile.
  */
 final class ScriptCalls {
     private final Engine engine;
+    /**
+     * Redis's SCRIPT_WRITE_DIRTY: the running script called a write command that passed the checks; from then on
+     * the server's state (READONLY, MISCONF, NOREPLICAS) no longer refuses its writes, as Redis does not stop a
+     * script half-way through its changes.
+     */
+    private boolean writeCalled;
 
     ScriptCalls(Engine engine) {
         this.engine = engine;
@@ -48,6 +54,7 @@ final class ScriptCalls {
         script.logPosition(0);
         script.propagateTargets(Propagator.TO_ALL); // until the script's redis.set_repl
         script.executingTransaction(true);
+        writeCalled = false;
     }
 
     /** After a script: its writes are logged (into the caller's EXEC block when inside one). */
@@ -128,6 +135,8 @@ final class ScriptCalls {
             if (readOnly) {
                 return "ERR Write commands are not allowed from read-only scripts.";
             }
+        }
+        if (cmd.has(CommandFlag.WRITE) && !writeCalled) {
             String refusal = engine.hooks().diskRefusal();
             if (refusal != null) {
                 return refusal;
@@ -140,6 +149,9 @@ final class ScriptCalls {
         }
         if (!wrote && cmd.has(CommandFlag.DENYOOM) && engine.outOfMemory()) {
             return Evictor.OOM.getMessage();
+        }
+        if (cmd.has(CommandFlag.WRITE)) {
+            writeCalled = true; // before the cluster checks, as in Redis's scriptCall
         }
         Engine.SlotRouter router = engine.hooks().slotRouter();
         Session caller = script.scriptCaller();

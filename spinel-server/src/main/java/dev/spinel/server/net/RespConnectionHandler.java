@@ -5,6 +5,7 @@ import dev.spinel.server.engine.Session;
 import dev.spinel.server.engine.ports.ClientConnection;
 import dev.spinel.server.log.Log;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -53,6 +54,8 @@ final class RespConnectionHandler extends ReadBatch implements ClientConnection 
     private boolean handshaking;
     /** The peer went away while lent: the session is closed when given back. */
     private boolean closedWhileLent;
+    /** While lent to a debugging script: where the peer's bytes go instead of the query buffer ({@link #tapInput}). */
+    private volatile Consumer<byte[]> tap;
     /** Formatted on first use (CLIENT LIST, logs): the channel keeps the addresses themselves. */
     private volatile String remote;
     private volatile String local;
@@ -141,6 +144,11 @@ final class RespConnectionHandler extends ReadBatch implements ClientConnection 
         if (!lent) {
             giveBackReply();
         }
+        Consumer<byte[]> t = tap;
+        if (t != null) {
+            tap = null;
+            t.accept(null); // the debugger stops waiting for commands: the script runs to its end
+        }
         if (session != null && lent) {
             closedWhileLent = true; // the script thread still uses the session: closed when given back
         } else if (session != null) {
@@ -152,6 +160,15 @@ final class RespConnectionHandler extends ReadBatch implements ClientConnection 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         ByteBuf in = (ByteBuf) msg;
+        Consumer<byte[]> t = tap;
+        if (t != null) {
+            byte[] b = new byte[in.readableBytes()];
+            in.readBytes(b);
+            in.release();
+            engine.stats().netInputBytes.add(b.length);
+            t.accept(b);
+            return;
+        }
         if ((session == null && !handshaking) || closeAfterReply) {
             in.release();
             return;
@@ -359,6 +376,28 @@ final class RespConnectionHandler extends ReadBatch implements ClientConnection 
             return;
         }
         runHeld(null); // drains the deliveries that waited, then runs what the client pipelined
+    }
+
+    @Override
+    public boolean tapInput(Consumer<byte[]> sink) {
+        ctx.executor().execute(() -> { // on the loop, ordered with channelInactive: a peer already gone is seen
+            tap = sink;
+            if (sink != null && !ctx.channel().isActive()) {
+                tap = null;
+                sink.accept(null);
+            }
+        });
+        return true;
+    }
+
+    @Override
+    public void sendRaw(byte[] bytes) {
+        ctx.executor().execute(() -> { // through the loop: ahead of the reply that givenBack sends later
+            if (ctx.channel().isActive()) {
+                engine.stats().netOutputBytes.add(bytes.length);
+                ctx.writeAndFlush(Unpooled.wrappedBuffer(bytes), ctx.voidPromise());
+            }
+        });
     }
 
     @Override

@@ -134,6 +134,24 @@ final class Lua51TypeErrors {
     }
 
     /** Lua's getobjname: "local 'x'", "global 'x'", "field 'x'", "upvalue 'x'", "method 'x'", or null. */
+    /**
+     * The name Lua 5.1's getfuncname gives the function that the call at {@code pc} of {@code p} runs ("f" for a
+     * local, global, field, method or upvalue named f), or null: the debugger's backtrace.
+     */
+    static String calledName(Prototype p, int pc) {
+        if (pc < 0 || pc >= p.code.length) {
+            return null;
+        }
+        int i = p.code[pc];
+        int op = Lua.GET_OPCODE(i);
+        if (op != Lua.OP_CALL && op != Lua.OP_TAILCALL) {
+            return null;
+        }
+        String n = objectName(p, pc, Lua.GETARG_A(i));
+        int q = n == null ? -1 : n.indexOf('\'');
+        return q < 0 ? null : n.substring(q + 1, n.length() - 1);
+    }
+
     private static String objectName(Prototype p, int pc, int reg) {
         LuaString local = p.getlocalname(reg + 1, pc);
         if (local != null) {

@@ -40,11 +40,13 @@ final class LuaSandbox {
     final Rand48 rand = new Rand48();
     /** The configuration of the {@code cjson} library (kept in the Lua state, as lua-cjson does). */
     final CjsonLib cjson = new CjsonLib();
+    private final InstructionHook hook;
 
     LuaSandbox(LuaTable redis, Runnable check) {
         // The instruction hook (LuaJ calls a Globals' debuglib on every instruction of the closures whose
         // environment it is, and of the functions they create): SCRIPT KILL and the busy threshold.
         InstructionHook hook = new InstructionHook(check, globals);
+        this.hook = hook;
         ((Globals) env).debuglib = hook;
         globals.debuglib = hook; // chunks made by load/loadstring run with the real globals
         globals.load(new BaseLib());
@@ -206,6 +208,37 @@ final class LuaSandbox {
         return proxy;
     }
 
+    /**
+     * Installs (or, null, removes) the debugger of a SCRIPT DEBUG session: a hook of its own then runs, which calls it
+     * on every instruction; the normal hook has no debugger code at all (a check of one field cost ~20 % of a
+     * CPU-bound script's time, measured with the check inside it).
+     */
+    void debugger(LuaDebugger d) {
+        InstructionHook h = d == null ? hook : new DebuggingHook(hook.check, globals, d);
+        ((Globals) env).debuglib = h;
+        globals.debuglib = h;
+    }
+
+    /** The hook of a debugging session: the normal one's work, then the debugger's (luaLdbLineHook). */
+    private static final class DebuggingHook extends InstructionHook {
+        private final LuaDebugger debugger;
+
+        DebuggingHook(Runnable check, Globals globals, LuaDebugger debugger) {
+            super(check, globals);
+            this.debugger = debugger;
+        }
+
+        @Override
+        public void onInstruction(int pc, Varargs v, int top) {
+            LuaFrames f = frames();
+            int previous = f.depth > 0 ? f.pcs[f.depth - 1] : -1;
+            super.onInstruction(pc, v, top);
+            if (f.depth > 0 && f.functions[f.depth - 1] instanceof LuaClosure c) {
+                debugger.instruction(c, pc, previous, f);
+            }
+        }
+    }
+
     /** Sets KEYS and ARGV for the next run (Redis sets them as globals before each call). */
     void keysAndArgs(LuaTable keys, LuaTable argv) {
         globals.rawset("KEYS", keys);
@@ -224,8 +257,8 @@ final class LuaSandbox {
      * top, and gets {@link LuaErrors#LUA51_TEXT} followed by Lua 5.1's text, which {@link LuaErrors#chomp}
      * puts in place of LuaJ's. Each coroutine (a Java thread of its own in LuaJ) has its own frames.
      */
-    private static final class InstructionHook extends org.luaj.vm2.lib.DebugLib {
-        private final Runnable check;
+    private static class InstructionHook extends org.luaj.vm2.lib.DebugLib {
+        final Runnable check;
         private final Globals running;
         private int count;
         private boolean every;
@@ -240,7 +273,7 @@ final class LuaSandbox {
          * The frames of the Lua thread (the script's main one or a coroutine) that runs now, kept in the
          * thread's {@code callstack} field, which only LuaJ's own DebugLib (replaced by this hook) would use.
          */
-        private LuaFrames frames() {
+        final LuaFrames frames() {
             LuaThread t = running.running;
             if (t.callstack instanceof LuaFrames f) {
                 return f;

@@ -28,8 +28,8 @@ import java.util.Arrays;
  * Runs scripts: one Lua state ({@link LuaSandbox}) and one script session (Redis's Lua client) per
  * server, and the {@code redis} library: {@code call}, {@code pcall}, {@code error_reply},
  * {@code status_reply}, {@code sha1hex}, {@code log}, {@code setresp}, {@code set_repl} (where the next writes
- * are propagated), and what Redis 7.0 does outside a debugging session for {@code replicate_commands} (always on),
- * {@code breakpoint} (false) and {@code debug} (nothing).
+ * are propagated), {@code replicate_commands} (always on, as in Redis 7.0), {@code breakpoint} and {@code debug}
+ * (which act only in a SCRIPT DEBUG session, {@link LuaDebugger}; false and nothing outside one).
  * Commands called by a script go through the engine's dispatch ({@link Engine#runFromScript}), so
  * replies, errors, keyspace events, WATCH invalidation and the append-only log are those of the same
  * commands sent by a client.
@@ -50,6 +50,8 @@ final class ScriptRunner {
 
     private final Scripting owner;
     private boolean slowLogged;
+    /** The SCRIPT DEBUG session of the run in progress, or null (see {@link #debugger(LuaDebugger)}). */
+    private LuaDebugger debugger;
 
     ScriptRunner(Engine engine, Scripting owner) {
         this.engine = engine;
@@ -163,13 +165,17 @@ final class ScriptRunner {
     private LuaValue call(Varargs args, boolean raise) {
         int n = args.narg();
         if (n == 0) {
-            return fail(raise, LuaErrors.plain("Please specify at least one argument for this redis lib call"));
+            return fail(raise, logged(LuaErrors.plain("Please specify at least one argument for this redis lib call")));
         }
         byte[][] argv = argv(args);
         if (argv == null) {
-            return fail(raise, LuaErrors.plain("Lua redis lib command arguments must be strings or integers"));
+            return fail(raise, logged(LuaErrors.plain("Lua redis lib command arguments must be strings or integers")));
         }
         check();
+        LuaDebugger d = debugger;
+        if (d != null && d.stepping()) {
+            d.logCommand(argv);
+        }
         ReplyBuffer out = session.out();
         out.clear();
         session.protocol(resp);
@@ -177,7 +183,14 @@ final class ScriptRunner {
         String refused = engine.runFromScript(session, Args.of(argv), readOnly, wrote, allowCrossSlot);
         if (refused != null) {
             out.clear();
+            if (d != null && d.stepping()) {
+                // as Redis's scriptCall words it: its own refusals without a code, shared error replies as sent
+                d.log("<error> " + (refused.startsWith("ERR ") ? refused.substring(4) : "-" + refused + "\r\n"));
+            }
             return fail(raise, LuaErrors.fromCommand(refused));
+        }
+        if (d != null && d.stepping()) {
+            d.logReply(out.array(), out.size());
         }
         if (session.dirtyCount() != dirtyAtStart) {
             owner.wrote();
@@ -228,6 +241,27 @@ final class ScriptRunner {
         CommandSpec spec = CommandIds.spec(id);
         return LuaValue.valueOf(Acl.check(session.user().rules(), id, spec,
                 spec.has("no_auth"), a, 0) == 0);
+    }
+
+    /** An error of redis.call itself, logged by a debugging session that steps (Redis's luaPushErrorBuff). */
+    private LuaTable logged(LuaTable error) {
+        LuaDebugger d = debugger;
+        if (d != null && d.stepping()) {
+            d.log("<error> " + error.rawget("err").tojstring().substring(4));
+        }
+        return error;
+    }
+
+    /**
+     * Starts (or, null, ends) a SCRIPT DEBUG session for the next run: the sandbox's hook calls the debugger,
+     * redis.call logs to it, redis.debug and redis.breakpoint act.
+     */
+    void debugger(LuaDebugger d) {
+        debugger = d;
+        sandbox.debugger(d);
+        if (d != null) {
+            d.attach(sandbox.env, a -> call(a, true));
+        }
     }
 
     private static LuaValue fail(boolean raise, LuaTable error) {
@@ -302,8 +336,21 @@ final class ScriptRunner {
             session.propagateTargets(flags);
             return LuaValue.NIL;
         }));
-        r.rawset("breakpoint", fn(a -> LuaValue.FALSE));
-        r.rawset("debug", fn(a -> LuaValue.NIL));
+        r.rawset("breakpoint", fn(a -> { // stops at the next line of a debugging session; false outside one
+            LuaDebugger d = debugger;
+            if (d == null) {
+                return LuaValue.FALSE;
+            }
+            d.luabp = true;
+            return LuaValue.TRUE;
+        }));
+        r.rawset("debug", fn(a -> { // logs to a debugging session's console; nothing outside one
+            LuaDebugger d = debugger;
+            if (d != null) {
+                d.debug(a);
+            }
+            return LuaValue.NONE;
+        }));
         r.rawset("REPL_NONE", LuaValue.valueOf(0));
         r.rawset("REPL_AOF", LuaValue.valueOf(1));
         r.rawset("REPL_SLAVE", LuaValue.valueOf(2));

@@ -8,6 +8,8 @@ import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.Session;
 import dev.spinel.protocol.Args;
 import dev.spinel.server.engine.ports.BusyScript;
+import dev.spinel.server.engine.ports.ClientConnection;
+import dev.spinel.server.log.Log;
 import dev.spinel.server.engine.ports.ScriptFlags;
 import dev.spinel.server.errors.RedisError;
 import dev.spinel.store.Keyspace;
@@ -120,7 +122,71 @@ public final class Scripting implements BusyScript, ScriptFlags {
 
     /** Runs a cached script for {@code caller}; its reply (or a RedisError) as the caller's reply. */
     public void run(Session caller, ScriptCache.Script script, byte[][] keys, byte[][] argv, boolean readOnly) {
-        atomically(caller, r -> r.run(caller, script, keys, argv, readOnly));
+        LuaDebugger d = debugging;
+        debugging = null; // the session's own script only, not one its redis commands would run
+        atomically(caller, r -> {
+            r.debugger(d);
+            try {
+                r.run(caller, script, keys, argv, readOnly);
+            } finally {
+                r.debugger(null);
+            }
+        });
+    }
+
+    /** The clients that asked for SCRIPT DEBUG SYNC (weak: a client gone is forgotten). */
+    private final java.util.Map<Session, Boolean> debugClients = java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
+    /** How many clients asked for it: EVAL looks them up only when some did. */
+    private volatile int debugClientCount;
+    /** The session whose EVAL is starting, between {@link #debugSession} and {@link #run}; the script thread's. */
+    private LuaDebugger debugging;
+
+    /** SCRIPT DEBUG SYNC (true) or NO (false) for {@code caller}'s next EVALs. */
+    public void debugMode(Session caller, boolean sync) {
+        synchronized (debugClients) {
+            if (sync) {
+                debugClients.put(caller, Boolean.TRUE);
+            } else {
+                debugClients.remove(caller);
+            }
+            debugClientCount = debugClients.size();
+        }
+    }
+
+    /** Whether {@code caller}'s EVALs run in a debugging session (SCRIPT DEBUG SYNC). */
+    public boolean debugMode(Session caller) {
+        return debugClientCount != 0 && debugClients.containsKey(caller);
+    }
+
+    /**
+     * EVAL in a debugging session (Redis's evalGenericCommandWithDebugging in sync mode): {@code eval} runs with the
+     * debugger of {@code source} installed, reading the caller's debugger commands from its connection (lent to the
+     * script thread) and writing the session's log to it; whatever happens, the session then ends with its
+     * {@code <endsession>} mark, and the connection closes after the EVAL's reply (or error).
+     */
+    public void debugSession(Session caller, byte[] source, Runnable eval) {
+        ClientConnection conn = caller.connection();
+        LuaDebugger d = new LuaDebugger(conn, source, () -> caller.engine().config().busyReplyThreshold.value(), () -> {
+            if (killRequested) { // shutdown while the script waits for the caller
+                throw new org.luaj.vm2.LuaError(LuaErrors.plain("Script killed by user with SCRIPT KILL..."));
+            }
+        }, stopped -> {
+            // While the script waits for the caller, its clock stands still, as Redis (blocked in the debugger's read)
+            // serves no one: other clients wait rather than get BUSY; it restarts when the script resumes, as Redis's.
+            startedAt = stopped ? 0 : Math.max(1, System.nanoTime());
+        });
+        conn.tapInput(d::received);
+        Log.warning("Redis synchronous debugging eval session started");
+        debugging = d;
+        try {
+            eval.run();
+        } finally {
+            debugging = null;
+            d.end();
+            conn.tapInput(null);
+            Log.warning("Redis synchronous debugging eval session ended");
+            caller.closeAfterReply();
+        }
     }
 
     /**

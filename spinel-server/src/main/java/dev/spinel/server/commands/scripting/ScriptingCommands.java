@@ -12,7 +12,8 @@ import dev.spinel.server.scripting.Scripting;
 /**
  * EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT LOAD / EXISTS / FLUSH / HELP, with Redis 7.0's
  * argument checks and error texts. Running a script is {@link Scripting}'s
- * job (atomic: every stripe held). SCRIPT DEBUG is not implemented (unregistered).
+ * job (atomic: every stripe held). SCRIPT DEBUG SYNC runs a client's next EVALs in a debugging session
+ * ({@link Scripting#debugSession}); SCRIPT DEBUG YES, which needs Redis's fork, is refused.
  *
  * <p>Thread-safety: stateless; the scripts cache is concurrent.
  */
@@ -43,12 +44,24 @@ public final class ScriptingCommands {
         t.registerSub("script", "flush", (s, a) -> flush(scripting, s, a));
         t.registerSub("script", "help", ScriptingCommands::help);
         t.registerSub("script", "kill", (s, a) -> kill(scripting, s, a));
+        t.registerSub("script", "debug", (s, a) -> debug(scripting, s, a));
     }
 
     private static void eval(Scripting scripting, Session s, Args a, boolean bySha, boolean readOnly) {
         if (bySha && a.length(1) != 40) {
             throw NOSCRIPT;
         }
+        if (scripting.debugMode(s)) { // SCRIPT DEBUG SYNC: the whole EVAL, its argument errors included, in a session
+            if (bySha) {
+                throw new RedisError("ERR Please use EVAL instead of EVALSHA for debugging");
+            }
+            scripting.debugSession(s, a.copy(1), () -> evalNow(scripting, s, a, false, readOnly));
+            return;
+        }
+        evalNow(scripting, s, a, bySha, readOnly);
+    }
+
+    private static void evalNow(Scripting scripting, Session s, Args a, boolean bySha, boolean readOnly) {
         long numkeys;
         try {
             numkeys = a.parseLong(2);
@@ -107,6 +120,30 @@ public final class ScriptingCommands {
             throw new RedisError("ERR SCRIPT FLUSH only support SYNC|ASYNC option");
         }
         scripting.flush();
+        s.out().ok();
+    }
+
+    /** SCRIPT DEBUG YES: Redis forks a child whose changes are thrown away; Spinel cannot, and says so. */
+    static final String DEBUG_YES_REFUSED = "ERR SCRIPT DEBUG YES is not supported: it needs a fork() to roll the script's "
+            + "changes back, which Spinel cannot do. Use SCRIPT DEBUG SYNC (changes are kept)";
+
+    // SCRIPT DEBUG YES|SYNC|NO
+    private static void debug(Scripting scripting, Session s, Args a) {
+        if (s.out().size() > 0 || s.connection().pendingOutputBytes() > 0) { // Redis's clientHasPendingReplies
+            throw new RedisError("ERR SCRIPT DEBUG must be called outside a pipeline");
+        }
+        if (a.is(2, "NO")) {
+            scripting.debugMode(s, false);
+        } else if (a.is(2, "YES")) {
+            throw new RedisError(DEBUG_YES_REFUSED);
+        } else if (a.is(2, "SYNC")) {
+            if (!s.connection().lendable() || !s.connection().tapInput(null)) {
+                throw new RedisError("ERR SCRIPT DEBUG SYNC needs a network client: this connection cannot be debugged");
+            }
+            scripting.debugMode(s, true);
+        } else {
+            throw new RedisError("ERR Use SCRIPT DEBUG YES/SYNC/NO");
+        }
         s.out().ok();
     }
 

@@ -138,6 +138,23 @@ public interface ClientConnection {
         throw new UnsupportedOperationException("not lendable");
     }
 
+    /**
+     * While lent, hands what the peer sends to {@code sink} (on the connection's loop) instead of queueing it as
+     * requests: the Lua debugger (SCRIPT DEBUG SYNC) reads its commands as raw bytes, as Redis reads the socket.
+     * {@code sink} gets {@code null} once the peer is gone (at once if it already is); a null sink ends the tap.
+     * False when the transport cannot (then nothing is tapped).
+     */
+    default boolean tapInput(java.util.function.Consumer<byte[]> sink) {
+        return false;
+    }
+
+    /**
+     * Sends {@code bytes} to the peer now, from any thread, ahead of the replies written after this call (the
+     * debugger's output while the script is stopped). A no-op once the peer is gone.
+     */
+    default void sendRaw(byte[] bytes) {
+    }
+
     /** True while lent ({@link #lend}); read on the connection's loop. */
     default boolean lent() {
         return false;
