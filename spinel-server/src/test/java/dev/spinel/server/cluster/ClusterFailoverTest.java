@@ -24,8 +24,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Failover with {@code cluster-node-timeout 2000} (issue #20's acceptance 4), in one scenario on three nodes:
- * primary A (a separate JVM, so that it can be stopped and killed), primary B and A's replica C. A client
+ * Failover with {@code cluster-node-timeout 2000} (issue #20's acceptance 4), in one scenario on four nodes:
+ * primary A (a separate JVM, so that it can be stopped and killed), primaries B and D and A's replica C (three
+ * primaries: as in Redis, a failover needs a majority of the primaries serving slots, so two would not do). A client
  * writes to A's slot under {@code WAIT 1 100} throughout. SIGSTOP of A for twice the node timeout: C takes
  * over (first write on it within 5 s of the fault) and A, resumed, is C's replica and redirects writes;
  * CLUSTER FAILOVER on A gives it back its slots; kill -9 of A: C takes over again. No write that WAIT
@@ -35,11 +36,13 @@ class ClusterFailoverTest {
     private static final int A = 22541;
     private static final int B = 22542;
     private static final int C = 22543;
+    private static final int D = 22544;
     private static final String TIMEOUT = "2000";
 
     private Process a;
     private SpinelServer b;
     private SpinelServer c;
+    private SpinelServer d;
     private final AtomicBoolean stop = new AtomicBoolean();
 
     @AfterEach
@@ -48,7 +51,7 @@ class ClusterFailoverTest {
         if (a != null) {
             a.destroyForcibly();
         }
-        ClusterNodes.closeAll(new SpinelServer[]{b, c});
+        ClusterNodes.closeAll(new SpinelServer[]{b, c, d});
     }
 
     /** A Spinel cluster node in a JVM of its own (so that a test can stop and kill it), node timeout 2000 ms. */
@@ -174,13 +177,18 @@ class ClusterFailoverTest {
         a = startChild(A, dirA);
         b = startNode(B);
         c = startNode(C);
+        d = startNode(D);
         assertEquals("+OK\r\n", call(A, "CLUSTER", "ADDSLOTSRANGE", "0", "8191"));
-        assertEquals("+OK\r\n", call(B, "CLUSTER", "ADDSLOTSRANGE", "8192", "16383"));
+        assertEquals("+OK\r\n", call(B, "CLUSTER", "ADDSLOTSRANGE", "8192", "12287"));
+        assertEquals("+OK\r\n", call(D, "CLUSTER", "ADDSLOTSRANGE", "12288", "16383"));
+        // the slots are all served only once every primary joined: until then each join is awaited by its node count
         assertEquals("+OK\r\n", call(B, "CLUSTER", "MEET", "127.0.0.1", Integer.toString(A)));
-        awaitKnown(B, 2);
+        await("B never joined", 60_000, () -> bulk(B, "CLUSTER", "INFO").contains("cluster_known_nodes:2"));
+        assertEquals("+OK\r\n", call(D, "CLUSTER", "MEET", "127.0.0.1", Integer.toString(A)));
+        await("D never joined", 60_000, () -> bulk(D, "CLUSTER", "INFO").contains("cluster_known_nodes:3"));
         assertEquals("+OK\r\n", call(C, "CLUSTER", "MEET", "127.0.0.1", Integer.toString(A)));
-        for (int port : new int[]{A, B, C}) {
-            awaitKnown(port, 3);
+        for (int port : new int[]{A, B, C, D}) {
+            awaitKnown(port, 4);
         }
         String idA = bulk(A, "CLUSTER", "MYID").trim();
         String idC = bulk(C, "CLUSTER", "MYID").trim();
@@ -191,7 +199,8 @@ class ClusterFailoverTest {
         assertEquals(":1\r\n", call(A, "INCR", "{b}counter"));
         await("the nodes never agreed on CLUSTER SLOTS with C listed", 20_000, () -> {
             String slots = call(A, "CLUSTER", "SLOTS");
-            return slots.contains(idC) && slots.equals(call(B, "CLUSTER", "SLOTS")) && slots.equals(call(C, "CLUSTER", "SLOTS"));
+            return slots.contains(idC) && slots.equals(call(B, "CLUSTER", "SLOTS")) && slots.equals(call(C, "CLUSTER", "SLOTS"))
+                    && slots.equals(call(D, "CLUSTER", "SLOTS"));
         });
         assertEquals(":3300\r\n", call(A, "CLUSTER", "KEYSLOT", "{b}"));
         assertEquals("-ERR You should send CLUSTER FAILOVER to a replica\r\n", call(B, "CLUSTER", "FAILOVER"));

@@ -25,18 +25,21 @@ class ReplicaNoFailoverTest {
     private static final int A = 22561;
     private static final int B = 22562;
     private static final int C = 22563;
+    /** A third primary: a failover needs a majority of the primaries serving slots (2 of 3), as in Redis. */
+    private static final int D = 22564;
     private static final String TIMEOUT = "2000"; // as ClusterFailoverTest.startChild's
 
     private Process a;
     private SpinelServer b;
     private SpinelServer c;
+    private SpinelServer d;
 
     @AfterEach
     void tearDown() {
         if (a != null) {
             a.destroyForcibly();
         }
-        ClusterNodes.closeAll(new SpinelServer[]{b, c});
+        ClusterNodes.closeAll(new SpinelServer[]{b, c, d});
     }
 
     private static SpinelServer startNode(int port, boolean noFailover) throws IOException {
@@ -60,16 +63,20 @@ class ReplicaNoFailoverTest {
         a = ClusterFailoverTest.startChild(A, Files.createTempDirectory("spinel-no-failover-a"));
         b = startNode(B, false);
         c = startNode(C, true);
+        d = startNode(D, false);
         assertEquals("*2\r\n$27\r\ncluster-replica-no-failover\r\n$3\r\nyes\r\n", call(C, "CONFIG", "GET", "cluster-replica-no-failover"));
         assertEquals("+OK\r\n", call(A, "CLUSTER", "ADDSLOTSRANGE", "0", "8191"));
-        assertEquals("+OK\r\n", call(B, "CLUSTER", "ADDSLOTSRANGE", "8192", "16383"));
+        assertEquals("+OK\r\n", call(B, "CLUSTER", "ADDSLOTSRANGE", "8192", "12287"));
+        assertEquals("+OK\r\n", call(D, "CLUSTER", "ADDSLOTSRANGE", "12288", "16383"));
         assertEquals("+OK\r\n", call(B, "CLUSTER", "MEET", "127.0.0.1", Integer.toString(A)));
         await("B never joined", 60_000, () -> call(B, "CLUSTER", "INFO").contains("cluster_known_nodes:2"));
+        assertEquals("+OK\r\n", call(D, "CLUSTER", "MEET", "127.0.0.1", Integer.toString(A)));
+        await("D never joined", 60_000, () -> call(D, "CLUSTER", "INFO").contains("cluster_known_nodes:3"));
         assertEquals("+OK\r\n", call(C, "CLUSTER", "MEET", "127.0.0.1", Integer.toString(A)));
-        for (int port : new int[]{A, B, C}) {
+        for (int port : new int[]{A, B, C, D}) {
             await("node " + port + " never saw the whole cluster", 60_000, () -> {
                 String info = call(port, "CLUSTER", "INFO");
-                return info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:3");
+                return info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:4");
             });
         }
         String idA = call(A, "CLUSTER", "MYID").split("\r\n")[1];
