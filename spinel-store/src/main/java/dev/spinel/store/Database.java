@@ -154,10 +154,20 @@ public final class Database {
         return true;
     }
 
-    /** Exchanges all keys with another database; the caller holds every stripe of both. */
+    /**
+     * Exchanges all keys with another database, their slot indexes too (both have one or neither: a slot-indexed
+     * database's segments report to its own index, so the keys and the index must change hands together); the
+     * caller holds every stripe of both.
+     */
     void swapWith(Database other) {
+        if ((slots == null) != (other.slots == null)) {
+            throw new IllegalStateException("a slot-indexed database can only be swapped with another");
+        }
         for (int i = 0; i < SEGMENTS; i++) {
             segments[i].swapContents(other.segments[i]);
+        }
+        if (slots != null) {
+            slots.swapWith(other.slots);
         }
     }
 

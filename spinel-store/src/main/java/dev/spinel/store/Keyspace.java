@@ -155,14 +155,11 @@ public final class Keyspace {
 
     /**
      * An empty keyspace of the same shape with the same access clock and settings, to load a dataset aside
-     * and then take it with {@link #swapContents} (a replica's {@code repl-diskless-load swapdb}). Not for
-     * cluster mode (its slot index is not swapped).
+     * and then take it with {@link #swapContents} (a replica's {@code repl-diskless-load swapdb}); slot-indexed as
+     * this one is (cluster mode), so the keys loaded aside come with their own slot index.
      */
     public Keyspace emptySibling() {
-        if (dbs.length > 0 && dbs[0].slotIndex() != null) {
-            throw new IllegalStateException("a slot-indexed keyspace cannot be swapped");
-        }
-        Keyspace k = new Keyspace(dbs.length, false, startSeconds);
+        Keyspace k = new Keyspace(dbs.length, dbs.length > 0 && dbs[0].slotIndex() != null, startSeconds);
         k.lfu = lfu;
         k.sharedIntegers = sharedIntegers;
         k.lazyExpiry = lazyExpiry;
@@ -171,8 +168,8 @@ public final class Keyspace {
 
     /**
      * Exchanges every database's contents with {@code other}'s, holding every stripe of both (this keyspace's
-     * first); {@code whileLocked} runs after the exchange, before they are released. Clients see the old
-     * dataset, then the new one, never a mix.
+     * first), slot indexes included; {@code whileLocked} runs after the exchange, before they are released. Clients
+     * see the old dataset, then the new one, never a mix.
      */
     public void swapContents(Keyspace other, Runnable whileLocked) {
         if (other.dbs.length != dbs.length) {

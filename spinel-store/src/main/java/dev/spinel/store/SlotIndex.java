@@ -11,14 +11,15 @@ import java.util.List;
  * a keyspace built without it has no index and pays nothing per write.
  *
  * <p>Thread-safety: each slot's set is guarded by its own monitor, taken after (inside) the key's
- * segment lock and never while taking another lock, so it cannot deadlock.
+ * segment lock and never while taking another lock (but by {@link #swapWith}, which holds every stripe), so it
+ * cannot deadlock.
  */
 public final class SlotIndex {
     private final SlotKeys[] slots = new SlotKeys[KeySlot.SLOTS];
 
-    /** One slot's keys, in insertion order. */
+    /** One slot's keys, in insertion order; the set is replaced only by {@link #swapWith}, under this monitor. */
     private static final class SlotKeys {
-        final LinkedHashSet<ByteKey> keys = new LinkedHashSet<>();
+        LinkedHashSet<ByteKey> keys = new LinkedHashSet<>();
     }
 
     SlotIndex() {
@@ -38,6 +39,26 @@ public final class SlotIndex {
         SlotKeys s = slots[KeySlot.of(key)];
         synchronized (s) {
             s.keys.remove(new ByteKey(key));
+        }
+    }
+
+    /**
+     * Exchanges every slot's keys with {@code other}'s, as their databases exchange their segments' contents
+     * ({@link Database#swapWith}, a replica's {@code repl-diskless-load swapdb} in cluster mode); the caller holds
+     * every stripe of both databases, so no key is added or removed meanwhile. Each slot's two monitors are taken
+     * together, this index's first: a reader takes one monitor and nothing else, so no order can deadlock.
+     */
+    void swapWith(SlotIndex other) {
+        for (int i = 0; i < slots.length; i++) {
+            SlotKeys mine = slots[i];
+            SlotKeys theirs = other.slots[i];
+            synchronized (mine) {
+                synchronized (theirs) {
+                    LinkedHashSet<ByteKey> k = mine.keys;
+                    mine.keys = theirs.keys;
+                    theirs.keys = k;
+                }
+            }
         }
     }
 

@@ -11,6 +11,8 @@ import java.util.Set;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The per-slot key index of cluster mode follows every way a key enters or leaves a segment; a keyspace
@@ -83,6 +85,59 @@ class SlotIndexTest {
         assertEquals(1, idx.keys(slot, 1).size());
         db.clear();
         assertEquals(0, idx.count(slot));
+    }
+
+    private static void put(Database db, String k) {
+        byte[] key = b(k);
+        int h = KeyHash.hash(key);
+        Segment s = db.segment(h);
+        s.lock();
+        try {
+            s.put(key, h, "v", -1);
+        } finally {
+            s.unlock();
+        }
+    }
+
+    /**
+     * A replica's {@code repl-diskless-load swapdb} in cluster mode: the keyspace loaded aside is slot-indexed too and
+     * its index changes hands with its keys; later writes keep each index in step with its keys.
+     */
+    @Test
+    void aSiblingLoadedAsideSwapsItsSlotIndexWithItsKeys() {
+        Keyspace main = new Keyspace(1, true);
+        SlotIndex idx = main.db(0).slotIndex();
+        put(main.db(0), "06S"); // slot 0
+        put(main.db(0), "{t}old");
+        Keyspace aside = main.emptySibling();
+        SlotIndex asideIdx = aside.db(0).slotIndex();
+        assertSame(SlotIndexedSegment.class, aside.db(0).segmentAt(0).getClass());
+        put(aside.db(0), "{t}new");
+        put(aside.db(0), "{u}x");
+        int t = KeySlot.of(b("{t}"));
+        int u = KeySlot.of(b("{u}"));
+        assertEquals(Set.of("{t}old"), keys(idx, t)); // the load aside does not show before the swap
+        assertEquals(0, idx.count(u));
+        boolean[] ran = {false};
+        main.swapContents(aside, () -> ran[0] = true);
+        assertTrue(ran[0]);
+        assertSame(idx, main.db(0).slotIndex()); // the same index object, the loaded keys in it
+        assertEquals(Set.of("{t}new"), keys(idx, t));
+        assertEquals(Set.of("{u}x"), keys(idx, u));
+        assertEquals(0, idx.count(0));
+        assertEquals(2, main.db(0).size());
+        assertEquals(Set.of("06S"), keys(asideIdx, 0));
+        assertEquals(Set.of("{t}old"), keys(asideIdx, t));
+        // the swapped segments report to the index their database owns: a write after the swap lands in main's
+        put(main.db(0), "{u}y");
+        assertEquals(Set.of("{u}x", "{u}y"), keys(idx, u));
+        assertEquals(0, asideIdx.count(u));
+        main.db(0).clear();
+        assertEquals(0, idx.count(t));
+        assertEquals(0, idx.count(u));
+        assertEquals(1, asideIdx.count(0));
+        // keys and index must change hands together: a standalone keyspace is not swapped with a slot-indexed one
+        assertThrows(IllegalStateException.class, () -> main.swapContents(new Keyspace(1), () -> { }));
     }
 
     @Test

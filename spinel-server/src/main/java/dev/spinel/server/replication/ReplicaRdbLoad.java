@@ -83,12 +83,10 @@ final class ReplicaRdbLoad {
 
     /**
      * Whether {@code repl-diskless-load} ({@code mode}) loads aside ({@link #loadAside}): swapdb, or on-empty-db
-     * while no database holds a key; never in cluster mode (a slot-indexed keyspace cannot be swapped).
+     * while no database holds a key; in cluster mode too (the keyspace loaded aside has a slot index of its own,
+     * swapped with the keys).
      */
     static boolean loadsAside(Keyspace ks, String mode) {
-        if (ks.db(0).slotIndex() != null) {
-            return false;
-        }
         if (mode.equals("swapdb")) {
             return true;
         }
