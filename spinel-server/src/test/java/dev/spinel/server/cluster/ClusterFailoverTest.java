@@ -54,10 +54,11 @@ class ClusterFailoverTest {
         ClusterNodes.closeAll(new SpinelServer[]{b, c, d});
     }
 
-    /** A Spinel cluster node in a JVM of its own (so that a test can stop and kill it), node timeout 2000 ms. */
+    /** A Spinel cluster node in a JVM of its own (so that a test can stop and kill it), node timeout 2000 ms, DEBUG allowed. */
     static Process startChild(int port, Path dir) throws Exception {
         List<String> cmd = SpinelProcess.command(List.of("-Xmx256m"), "--port", Integer.toString(port), "--dir", dir.toString(), "--save", "", "--grpc-port", "0",
-                "--cluster-enabled", "yes", "--cluster-node-timeout", TIMEOUT, "--repl-diskless-sync-delay", "0");
+                "--cluster-enabled", "yes", "--cluster-node-timeout", TIMEOUT, "--repl-diskless-sync-delay", "0",
+                "--enable-debug-command", "local");
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("spinel.log").toFile())).start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);

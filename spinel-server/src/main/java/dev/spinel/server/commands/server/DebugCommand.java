@@ -335,11 +335,16 @@ final class DebugCommand {
     /**
      * DEBUG SLEEP blocks the whole server, as in Redis (whose one thread sleeps): the caller's event loop sleeps
      * and every other loop is held meanwhile, so no client is answered (Redis's tests and clients' timeout tests
-     * rely on it). The argument is read like C's strtod: a leading number, anything unparsable counting as 0.
+     * rely on it). In cluster mode the whole process stops instead ({@link DebugSleep}). The argument is read like
+     * C's strtod: a leading number, anything unparsable counting as 0.
      */
     private static void debugSleep(Session s, String arg, ServerControl server) {
         double seconds = leadingDouble(arg);
         long micros = (long) (seconds * 1_000_000);
+        if (micros > 0 && s.engine().config().clusterEnabled.value() && DebugSleep.stopProcess(micros)) {
+            s.out().ok(); // the whole process was stopped: the cluster saw it silent (DebugSleep)
+            return;
+        }
         if (micros > 0) {
             Runnable release = server.holdOtherLoops(s.connection().loop(), micros / 1000 + 1);
             try {
