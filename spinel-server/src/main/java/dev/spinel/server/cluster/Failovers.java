@@ -25,7 +25,7 @@ import java.util.function.Supplier;
  *   ({@link ReplicaValidity}, Redis's {@code cluster-replica-validity-factor}) and that is not set not to take over
  *   ({@code cluster-replica-no-failover}), committed as one
  *   {@link TopologyChange.Failover} (a new config epoch), while a majority of the primaries serving slots is
- *   reachable (Redis's vote, {@link #primariesAgree}). The commit needs a Raft majority too, so a leader cut
+ *   reachable (Redis's vote, {@link PrimaryQuorum}). The commit needs a Raft majority too, so a leader cut
  *   off from the others cannot promote anyone;</li>
  *   <li>CLUSTER FAILOVER on a replica: by default as Redis's manual failover (the primary's writes paused,
  *   the replica waits until it has processed the primary's whole stream, then takes over); FORCE and
@@ -122,7 +122,7 @@ final class Failovers {
     }
 
     /** Whether the node answers PING (any reply: -NOAUTH too) on its client port within {@code timeoutMs}. */
-    private static boolean answers(ClusterNode n, long timeoutMs) {
+    static boolean answers(ClusterNode n, long timeoutMs) {
         try (PeerCall c = new PeerCall(n.host().isEmpty() ? "127.0.0.1" : n.host(), n.port(), (int) timeoutMs)) {
             c.call("PING");
             return true;
@@ -133,8 +133,10 @@ final class Failovers {
 
     private void promoteBestReplica(ClusterTopology ct, ClusterNode failed, long nodeTimeoutMs) {
         Map<String, Long> silence = ct.peerSilenceMs();
-        if (!primariesAgree(ct, failed, silence, nodeTimeoutMs)) {
-            return; // retried on the next tick: the failed primary is still silent
+        PrimaryQuorum quorum = PrimaryQuorum.count(ct, failed, silence, nodeTimeoutMs, PROBE_TIMEOUT_MS);
+        if (!quorum.reached()) {
+            logRarely("Currently unable to fail over " + failed.id() + ": " + quorum + " (retried while it is silent)");
+            return;
         }
         ClusterNode best = null;
         long bestOffset = -1;
@@ -187,41 +189,6 @@ final class Failovers {
         } catch (TopologyException e) {
             Log.warning("Failover of " + failed.id() + " not committed: " + e.getMessage());
         }
-    }
-
-    /**
-     * Redis's rule for an automatic failover (clusterHandleSlaveFailover's needed_quorum): a majority of the primaries
-     * serving slots, the failed one counted, must take part. In Redis they vote; here a primary takes part when it is
-     * reachable: this node, one that answered the Raft leader within half the node timeout (the window after which a
-     * node without contact fences itself), or, silent for longer but not yet for the node timeout, one that answers a
-     * PING on its client port (a heartbeat late on a loaded machine). The Raft commit alone would let a majority of
-     * all nodes, replicas included, promote the replicas of a majority of the primaries (legacy test 11). CLUSTER
-     * FAILOVER, FORCE and TAKEOVER included, does not ask.
-     */
-    private boolean primariesAgree(ClusterTopology ct, ClusterNode failed, Map<String, Long> silence, long nodeTimeoutMs) {
-        Topology t = ct.current();
-        int size = 0;
-        int reachable = 0;
-        for (ClusterNode p : t.nodes()) {
-            if (!p.isPrimary() || t.slotCount(p.id()) == 0) {
-                continue;
-            }
-            size++;
-            if (p.id().equals(failed.id())) {
-                continue;
-            }
-            Long quiet = p.id().equals(ct.myId()) ? Long.valueOf(0) : silence.get(p.id());
-            if (quiet != null && (quiet <= nodeTimeoutMs / 2 || quiet <= nodeTimeoutMs && answers(p, PROBE_TIMEOUT_MS))) {
-                reachable++;
-            }
-        }
-        int needed = size / 2 + 1;
-        if (reachable < needed) {
-            logRarely("Currently unable to fail over " + failed.id() + ": " + reachable + " of the " + size
-                    + " primaries serving slots are reachable, a majority (" + needed + ") is needed");
-            return false;
-        }
-        return true;
     }
 
     /**
