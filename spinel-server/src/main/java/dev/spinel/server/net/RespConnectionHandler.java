@@ -19,6 +19,8 @@ import io.netty.util.AttributeKey;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -54,8 +56,12 @@ final class RespConnectionHandler extends ReadBatch implements ClientConnection 
     private boolean handshaking;
     /** The peer went away while lent: the session is closed when given back. */
     private boolean closedWhileLent;
-    /** While lent to a debugging script: where the peer's bytes go instead of the query buffer ({@link #tapInput}). */
-    private volatile Consumer<byte[]> tap;
+    /**
+     * Connections lent to a debugging script: where their peer's bytes go instead of the query buffer ({@link
+     * #tapInput}). A map, not a field: debugging sessions are rare and every idle connection would carry the field
+     * (OneHandlerObjectTest's budget); a read looks here only while the map is not empty.
+     */
+    private static final Map<RespConnectionHandler, Consumer<byte[]>> TAPS = new ConcurrentHashMap<>();
     /** Formatted on first use (CLIENT LIST, logs): the channel keeps the addresses themselves. */
     private volatile String remote;
     private volatile String local;
@@ -144,9 +150,8 @@ final class RespConnectionHandler extends ReadBatch implements ClientConnection 
         if (!lent) {
             giveBackReply();
         }
-        Consumer<byte[]> t = tap;
+        Consumer<byte[]> t = TAPS.isEmpty() ? null : TAPS.remove(this);
         if (t != null) {
-            tap = null;
             t.accept(null); // the debugger stops waiting for commands: the script runs to its end
         }
         if (session != null && lent) {
@@ -160,7 +165,7 @@ final class RespConnectionHandler extends ReadBatch implements ClientConnection 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         ByteBuf in = (ByteBuf) msg;
-        Consumer<byte[]> t = tap;
+        Consumer<byte[]> t = TAPS.isEmpty() ? null : TAPS.get(this);
         if (t != null) {
             byte[] b = new byte[in.readableBytes()];
             in.readBytes(b);
@@ -381,10 +386,12 @@ final class RespConnectionHandler extends ReadBatch implements ClientConnection 
     @Override
     public boolean tapInput(Consumer<byte[]> sink) {
         ctx.executor().execute(() -> { // on the loop, ordered with channelInactive: a peer already gone is seen
-            tap = sink;
-            if (sink != null && !ctx.channel().isActive()) {
-                tap = null;
+            if (sink == null) {
+                TAPS.remove(this);
+            } else if (!ctx.channel().isActive()) {
                 sink.accept(null);
+            } else {
+                TAPS.put(this, sink);
             }
         });
         return true;
