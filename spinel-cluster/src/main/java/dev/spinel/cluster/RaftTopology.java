@@ -10,7 +10,6 @@ import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
-import org.apache.ratis.protocol.exceptions.AlreadyExistsException;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.server.RaftServer;
@@ -38,9 +37,10 @@ import java.util.function.Consumer;
  * The topology as a replicated state machine on Apache Ratis: every node runs a Raft server on its bus
  * port (peer id = node id); a node starts alone in a group of its own, and CLUSTER MEET brings the met
  * node into the meeting node's group (its node record committed first, then the Raft group added on it
- * and the configuration changed to include it). A node that finds itself in another group's topology
- * makes that group its active one and drops its own. Every change is a log entry, so all nodes apply the
- * same changes in the same order; data never goes through Raft.
+ * and the configuration changed to include it). A node that finds itself in the topology of a group that
+ * comes before its active one ({@link GroupOrder}) makes it its active one and drops those it was in before;
+ * {@link #listenMoves} listeners are told of the group it left. Every change is a log entry, so all nodes
+ * apply the same changes in the same order; data never goes through Raft.
  *
  * <p>Thread-safety: {@link #commit} and {@link #join} are serialized by this object's monitor; the state
  * machines apply on Ratis's threads and publish through a volatile field; listeners are called on them.
@@ -55,6 +55,11 @@ public final class RaftTopology implements ClusterTopology {
     private final RaftServer server;
     private final Map<RaftGroupId, TopologyStateMachine> machines = new ConcurrentHashMap<>();
     private final List<Consumer<Topology>> listeners = new CopyOnWriteArrayList<>();
+    private final List<Consumer<Topology>> moveListeners = new CopyOnWriteArrayList<>();
+    /** How this node enters groups and leaves those it was moved out of. */
+    private final RaftGroups groups;
+    /** Serializes the choice of the active group (applies of different groups run on different threads). */
+    private final Object adoption = new Object();
     private final ExecutorService housekeeping = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "cluster-raft-housekeeping");
         t.setDaemon(true);
@@ -88,6 +93,7 @@ public final class RaftTopology implements ClusterTopology {
         this.ownGroup = RaftGroupId.valueOf(UUID.nameUUIDFromBytes(myId.getBytes(StandardCharsets.US_ASCII)));
         this.current = seed;
         this.props = new RaftProperties();
+        this.groups = new RaftGroups(props, RETRY, me);
         this.peerApplied = new PeerApplied(props);
         RaftServerConfigKeys.setStorageDir(props, List.of(storage.toFile()));
         GrpcConfigKeys.Server.setHost(props, raftHost); // the announced address only (loopback unless cluster-announce-ip)
@@ -167,20 +173,33 @@ public final class RaftTopology implements ClusterTopology {
 
     /** A change applied by the state machine of {@code gid}: published if it is the active group's. */
     private void applied(RaftGroupId gid, long index, Topology t) {
-        RaftGroupId a = active;
-        if (gid.equals(a)) {
-            publish(t, index);
-            return;
-        }
-        boolean mine = t.node(myId) != null;
-        if (mine && (a == null || (a.equals(ownGroup) && !gid.equals(ownGroup)))) {
-            // This node was brought into another group (MEET): that group's topology is now the one.
+        Topology left;
+        synchronized (adoption) {
+            RaftGroupId a = active;
+            if (gid.equals(a)) {
+                publish(t, index);
+                return;
+            }
+            if (t.node(myId) == null || (a != null && GroupOrder.of(t, gid.toString()).compareTo(GroupOrder.of(current, a.toString())) >= 0)) {
+                return; // not (or not yet) a member, or a group that comes after this node's one
+            }
+            // brought into another group (MEET, or its group merged into another): the older groups are dropped
             active = gid;
+            left = a == null ? null : current;
             publish(t, index);
-            if (a != null && a.equals(ownGroup)) {
-                housekeeping.execute(this::dropOwnGroup);
+            housekeeping.execute(() -> groups.drop(server, g -> !g.equals(active) && wasIn(g), machines::remove));
+        }
+        if (left != null) {
+            for (Consumer<Topology> l : moveListeners) {
+                l.accept(left);
             }
         }
+    }
+
+    /** Whether this node is in the last topology it applied of group {@code g}. */
+    private boolean wasIn(RaftGroupId g) {
+        TopologyStateMachine sm = machines.get(g);
+        return sm != null && sm.topology().node(myId) != null;
     }
 
     private void publish(Topology t, long index) {
@@ -188,16 +207,6 @@ public final class RaftTopology implements ClusterTopology {
         current = t;
         for (Consumer<Topology> l : listeners) {
             l.accept(t);
-        }
-    }
-
-    private void dropOwnGroup() {
-        try (RaftClient c = RaftClient.newBuilder().setProperties(props).setRetryPolicy(RETRY).setRaftGroup(RaftGroup.valueOf(ownGroup, me)).build()) {
-            c.getGroupManagementApi(me.getId()).remove(ownGroup, true, false);
-            machines.remove(ownGroup);
-        } catch (IOException | RuntimeException e) {
-            System.getLogger(RaftTopology.class.getName()).log(System.Logger.Level.WARNING,
-                    "could not remove this node's former Raft group: " + e);
         }
     }
 
@@ -238,6 +247,17 @@ public final class RaftTopology implements ClusterTopology {
     @Override
     public void listen(Consumer<Topology> listener) {
         listeners.add(listener);
+    }
+
+    @Override
+    public void listenMoves(Consumer<Topology> listener) {
+        moveListeners.add(listener);
+    }
+
+    @Override
+    public String groupId() {
+        RaftGroupId a = active;
+        return a == null ? "" : a.toString();
     }
 
     /**
@@ -362,28 +382,16 @@ public final class RaftTopology implements ClusterTopology {
 
     @Override
     public synchronized void join(ClusterNode other, int[] slots) throws TopologyException {
+        RaftGroupId into = active;
         commit(new TopologyChange.AddNode(other, slots));
+        if (into == null || !into.equals(active)) {
+            // moved into another group meanwhile (its own merge into another): the record went to the group it left
+            throw new TopologyException("ERR this node moved to another Raft group while bringing a node in");
+        }
         try {
-            RaftGroup g = server.getDivision(active).getGroup();
             RaftPeer peer = RaftPeer.newBuilder().setId(RaftPeerId.valueOf(other.id()))
                     .setAddress((other.host().isEmpty() ? "127.0.0.1" : other.host()) + ":" + other.busPort()).build();
-            List<RaftPeer> peers = new ArrayList<>();
-            for (RaftPeer p : g.getPeers()) {
-                if (!p.getId().equals(peer.getId())) {
-                    peers.add(p);
-                }
-            }
-            peers.add(peer);
-            try (RaftClient c = RaftClient.newBuilder().setProperties(props).setRetryPolicy(RETRY)
-                    .setRaftGroup(RaftGroup.valueOf(g.getGroupId(), peer)).build()) {
-                c.getGroupManagementApi(peer.getId()).add(RaftGroup.valueOf(g.getGroupId(), peers));
-            } catch (AlreadyExistsException already) {
-                // joined before (a repeated MEET): only the configuration may be missing
-            }
-            RaftClientReply r = client().admin().setConfiguration(peers);
-            if (!r.isSuccess()) {
-                throw new TopologyException("ERR the new node could not join the Raft group: " + r.getException());
-            }
+            groups.add(server.getDivision(into).getGroup(), peer, client());
         } catch (IOException | TopologyException e) {
             try {
                 commit(new TopologyChange.Forget(myId, other.id())); // as a failed handshake, the node is dropped
@@ -398,19 +406,7 @@ public final class RaftTopology implements ClusterTopology {
     /** A forgotten node stops voting: the Raft configuration drops it too. */
     private void leaveGroup(String nodeId) throws TopologyException {
         try {
-            RaftGroup g = server.getDivision(active).getGroup();
-            List<RaftPeer> peers = new ArrayList<>();
-            for (RaftPeer p : g.getPeers()) {
-                if (!p.getId().toString().equals(nodeId)) {
-                    peers.add(p);
-                }
-            }
-            if (peers.size() < g.getPeers().size()) {
-                RaftClientReply r = client().admin().setConfiguration(peers);
-                if (!r.isSuccess()) {
-                    throw new TopologyException("ERR the node was forgotten but is still in the Raft group: " + r.getException());
-                }
-            }
+            RaftGroups.remove(server.getDivision(active).getGroup(), nodeId, client());
         } catch (IOException e) {
             throw new TopologyException("ERR the node was forgotten but is still in the Raft group: " + e);
         }
