@@ -6,14 +6,18 @@ import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.SetConfigurationRequest;
 import org.apache.ratis.protocol.exceptions.AlreadyExistsException;
+import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.util.TimeDuration;
 
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 
@@ -29,6 +33,9 @@ final class RaftGroups {
     private final RaftProperties props;
     private final RetryPolicy retry;
     private final RaftPeer me;
+    /** A configuration change is retried for about a minute (see {@link #add}). */
+    private static final RetryPolicy RECONFIGURE = RetryPolicies.retryUpToMaximumCountWithFixedSleep(
+            300, TimeDuration.valueOf(200, TimeUnit.MILLISECONDS));
 
     RaftGroups(RaftProperties props, RetryPolicy retry, RaftPeer me) {
         this.props = props;
@@ -57,16 +64,20 @@ final class RaftGroups {
 
     /**
      * Brings {@code peer} into group {@code g}: the group made on the peer's server (already there: a repeated MEET),
-     * then the configuration changed through {@code client}, a client of {@code g}.
+     * then the configuration changed (the group's leader is {@code leader}, if known).
      */
-    void add(RaftGroup g, RaftPeer peer, RaftClient client) throws IOException, TopologyException {
+    void add(RaftGroup g, RaftPeer peer, RaftPeerId leader) throws IOException, TopologyException {
         List<RaftPeer> peers = new ArrayList<>();
         for (RaftPeer p : g.getPeers()) {
             if (!p.getId().equals(peer.getId())) {
                 peers.add(p);
             }
         }
-        peers.add(peer);
+        // Made with the group's members without the new one: a division whose configuration does not list itself
+        // starts in Ratis's initializing state and waits for the leader. Listed, it would start an election timer
+        // and, if the configuration change came later than its timeout (a loaded machine, or another change in
+        // progress), ask the members for a vote; a member answers a candidate missing from the configuration with
+        // a shutdown, which closes the division for good, and the change then waits for it in vain.
         try (RaftClient c = RaftClient.newBuilder().setProperties(props).setRetryPolicy(retry)
                 .setRaftGroup(RaftGroup.valueOf(g.getGroupId(), peer)).build()) {
             c.getGroupManagementApi(peer.getId()).add(RaftGroup.valueOf(g.getGroupId(), peers));
@@ -75,11 +86,18 @@ final class RaftGroups {
         }
         // ADD, not the whole list: another member may be bringing a node in at the same time (two groups being
         // merged), and a list read before its change would drop that node again. Ratis refuses a change while
-        // another is in progress; the client retries it.
-        RaftClientReply r = client.admin().setConfiguration(SetConfigurationRequest.Arguments.newBuilder()
-                .setServersInNewConf(List.of(peer)).setMode(SetConfigurationRequest.Mode.ADD).build());
-        if (!r.isSuccess()) {
-            throw new TopologyException("ERR the new node could not join the Raft group: " + r.getException());
+        // another is in progress, and each waits for its new member to catch up: when ten nodes merge, members
+        // bring nodes in at once, so this client retries for longer than a commit's.
+        RaftClient.Builder b = RaftClient.newBuilder().setProperties(props).setRetryPolicy(RECONFIGURE).setRaftGroup(g);
+        if (leader != null) {
+            b.setLeaderId(leader);
+        }
+        try (RaftClient c = b.build()) {
+            RaftClientReply r = c.admin().setConfiguration(SetConfigurationRequest.Arguments.newBuilder()
+                    .setServersInNewConf(List.of(peer)).setMode(SetConfigurationRequest.Mode.ADD).build());
+            if (!r.isSuccess()) {
+                throw new TopologyException("ERR the new node could not join the Raft group: " + r.getException());
+            }
         }
     }
 
@@ -97,5 +115,15 @@ final class RaftGroups {
                 throw new TopologyException("ERR the node was forgotten but is still in the Raft group: " + r.getException());
             }
         }
+    }
+
+    /** Whether node {@code nodeId} is in the configuration of group {@code g}. */
+    static boolean has(RaftGroup g, String nodeId) {
+        for (RaftPeer p : g.getPeers()) {
+            if (p.getId().toString().equals(nodeId)) {
+                return true;
+            }
+        }
+        return false;
     }
 }

@@ -26,6 +26,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
@@ -47,6 +48,8 @@ import java.util.function.Consumer;
  */
 public final class RaftTopology implements ClusterTopology {
     private static final long TIMEOUT_MS = 10_000;
+    /** How long a group this node was moved out of is kept (see {@link #applied}). */
+    private static final long DROP_AFTER_S = 60;
 
     private final String myId;
     private final RaftPeer me;
@@ -183,23 +186,20 @@ public final class RaftTopology implements ClusterTopology {
             if (t.node(myId) == null || (a != null && GroupOrder.of(t, gid.toString()).compareTo(GroupOrder.of(current, a.toString())) >= 0)) {
                 return; // not (or not yet) a member, or a group that comes after this node's one
             }
-            // brought into another group (MEET, or its group merged into another): the older groups are dropped
-            active = gid;
+            active = gid; // brought into another group (MEET, or its group merged into another)
             left = a == null ? null : current;
             publish(t, index);
-            housekeeping.execute(() -> groups.drop(server, g -> !g.equals(active) && wasIn(g), machines::remove));
+            // The groups it was in are dropped later: while merges go on, one may bring it back, and Ratis cannot
+            // add a group again on a server that removed it a moment ago (the division stays CLOSED).
+            CompletableFuture.runAsync(() -> groups.drop(server, g -> !g.equals(active) && machines.containsKey(g)
+                    && machines.get(g).topology().node(myId) != null, machines::remove),
+                    CompletableFuture.delayedExecutor(DROP_AFTER_S, TimeUnit.SECONDS, housekeeping));
         }
         if (left != null) {
             for (Consumer<Topology> l : moveListeners) {
                 l.accept(left);
             }
         }
-    }
-
-    /** Whether this node is in the last topology it applied of group {@code g}. */
-    private boolean wasIn(RaftGroupId g) {
-        TopologyStateMachine sm = machines.get(g);
-        return sm != null && sm.topology().node(myId) != null;
     }
 
     private void publish(Topology t, long index) {
@@ -391,11 +391,14 @@ public final class RaftTopology implements ClusterTopology {
         try {
             RaftPeer peer = RaftPeer.newBuilder().setId(RaftPeerId.valueOf(other.id()))
                     .setAddress((other.host().isEmpty() ? "127.0.0.1" : other.host()) + ":" + other.busPort()).build();
-            groups.add(server.getDivision(into).getGroup(), peer, client());
+            RaftServer.Division d = server.getDivision(into);
+            groups.add(d.getGroup(), peer, d.getInfo().getLeaderId());
         } catch (IOException | TopologyException e) {
-            try {
-                commit(new TopologyChange.Forget(myId, other.id())); // as a failed handshake, the node is dropped
-            } catch (TopologyException rollback) {
+            try { // as a failed handshake, the node is dropped (unless another member brought it in meanwhile)
+                if (!RaftGroups.has(server.getDivision(into).getGroup(), other.id())) {
+                    commit(new TopologyChange.Forget(myId, other.id()));
+                }
+            } catch (IOException | TopologyException rollback) {
                 e.addSuppressed(rollback);
             }
             throw e instanceof TopologyException t ? t

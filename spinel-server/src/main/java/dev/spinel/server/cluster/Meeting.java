@@ -52,7 +52,7 @@ final class Meeting {
     /** How often a meeting reads the other node's CLUSTER NODES again while the groups are not one yet. */
     private static final int POLL_MS = 100;
     /** A moved node leaves the node that moved it time to bring the rest of its former group along first. */
-    private static final int FOLLOW_DELAY_MS = 2000;
+    private static final int FOLLOW_DELAY_MS = 5000;
 
     private final Supplier<ClusterTopology> topology;
     private final ExecutorService thread;
@@ -77,7 +77,7 @@ final class Meeting {
         thread.execute(() -> {
             queuedJoins.remove(key); // started: a later ask may queue again (a plain MEET never queued it)
             try {
-                run(topology.get(), host, port, bus, joinRequest);
+                run(topology.get(), topology, host, port, bus, joinRequest);
             } catch (IOException | TopologyException | RuntimeException e) {
                 Log.warning("CLUSTER MEET " + key + " failed: " + e.getMessage());
             }
@@ -87,14 +87,17 @@ final class Meeting {
     /** This node was moved out of the group whose last topology is {@code left}: its other members follow. */
     void follow(Topology left) {
         Log.notice("Moved into another cluster's Raft group; " + (left.nodes().size() - 1) + " other node(s) of the former one follow");
+        ClusterTopology t = topology.get();
         CompletableFuture.runAsync(() -> {
-            ClusterTopology t = topology.get();
             for (ClusterNode n : left.nodes()) {
+                if (topology.get() != t) {
+                    return; // CLUSTER RESET meanwhile: that group is no concern of the node any more
+                }
                 if (t.current().node(n.id()) != null) {
                     continue;
                 }
                 try {
-                    run(t, n.host(), n.port(), n.busPort(), false);
+                    run(t, topology, n.host(), n.port(), n.busPort(), false);
                 } catch (IOException | TopologyException | RuntimeException e) {
                     Log.warning("Could not bring node " + n.id() + " of this node's former group along: " + e.getMessage());
                 }
@@ -104,15 +107,18 @@ final class Meeting {
 
     /**
      * One meeting, until this node and the other are in one group (a join request: one step, the asking node
-     * checks the outcome itself).
+     * checks the outcome itself), or until {@code live} is no longer {@code t} (a CLUSTER RESET started a new one).
      */
-    private static void run(ClusterTopology t, String host, int port, int bus, boolean joinRequest)
-            throws IOException, TopologyException {
+    private static void run(ClusterTopology t, Supplier<ClusterTopology> live, String host, int port, int bus,
+                            boolean joinRequest) throws IOException, TopologyException {
         long deadline = System.currentTimeMillis() + JOIN_WAIT_MS;
         long askAt = 0;
         long rejoinAt = System.currentTimeMillis() + ASK_AGAIN_MS;
         try (PeerCall peer = new PeerCall(host, port, TIMEOUT_MS)) {
             while (true) {
+                if (live.get() != t) {
+                    return; // CLUSTER RESET meanwhile: this node left the cluster the meeting was for
+                }
                 Group other = Group.read(peer, host, bus);
                 Topology mine = t.current();
                 String myGroup = t.groupId();
