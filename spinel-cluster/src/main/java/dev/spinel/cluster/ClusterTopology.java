@@ -46,6 +46,17 @@ public interface ClusterTopology extends AutoCloseable {
     void listen(Consumer<Topology> listener);
 
     /**
+     * Adds a listener told, when this node has been moved into another group (a node of that group brought it
+     * in), of the last topology of the group it left: the other members of that group are to follow it (Redis's
+     * MEET is transitive through gossip). Called on the implementation's thread, after the new topology's
+     * listeners.
+     */
+    void listenMoves(Consumer<Topology> listener);
+
+    /** The id of the Raft group this node is in ("" while it is not known yet, at a restart). */
+    String groupId();
+
+    /**
      * Commits {@code change} and waits until it is applied here; returns the topology after it.
      *
      * @throws TopologyException with Redis's error text when the change is refused, or when it could not

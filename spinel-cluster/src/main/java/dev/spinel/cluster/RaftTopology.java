@@ -10,7 +10,6 @@ import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
-import org.apache.ratis.protocol.exceptions.AlreadyExistsException;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.server.RaftServer;
@@ -27,6 +26,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
@@ -38,15 +38,18 @@ import java.util.function.Consumer;
  * The topology as a replicated state machine on Apache Ratis: every node runs a Raft server on its bus
  * port (peer id = node id); a node starts alone in a group of its own, and CLUSTER MEET brings the met
  * node into the meeting node's group (its node record committed first, then the Raft group added on it
- * and the configuration changed to include it). A node that finds itself in another group's topology
- * makes that group its active one and drops its own. Every change is a log entry, so all nodes apply the
- * same changes in the same order; data never goes through Raft.
+ * and the configuration changed to include it). A node that finds itself in the topology of a group that
+ * comes before its active one ({@link GroupOrder}) makes it its active one and drops those it was in before;
+ * {@link #listenMoves} listeners are told of the group it left. Every change is a log entry, so all nodes
+ * apply the same changes in the same order; data never goes through Raft.
  *
  * <p>Thread-safety: {@link #commit} and {@link #join} are serialized by this object's monitor; the state
  * machines apply on Ratis's threads and publish through a volatile field; listeners are called on them.
  */
 public final class RaftTopology implements ClusterTopology {
     private static final long TIMEOUT_MS = 10_000;
+    /** How long a group this node was moved out of is kept (see {@link #applied}). */
+    private static final long DROP_AFTER_S = 60;
 
     private final String myId;
     private final RaftPeer me;
@@ -55,6 +58,11 @@ public final class RaftTopology implements ClusterTopology {
     private final RaftServer server;
     private final Map<RaftGroupId, TopologyStateMachine> machines = new ConcurrentHashMap<>();
     private final List<Consumer<Topology>> listeners = new CopyOnWriteArrayList<>();
+    private final List<Consumer<Topology>> moveListeners = new CopyOnWriteArrayList<>();
+    /** How this node enters groups and leaves those it was moved out of. */
+    private final RaftGroups groups;
+    /** Serializes the choice of the active group (applies of different groups run on different threads). */
+    private final Object adoption = new Object();
     private final ExecutorService housekeeping = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "cluster-raft-housekeeping");
         t.setDaemon(true);
@@ -88,6 +96,7 @@ public final class RaftTopology implements ClusterTopology {
         this.ownGroup = RaftGroupId.valueOf(UUID.nameUUIDFromBytes(myId.getBytes(StandardCharsets.US_ASCII)));
         this.current = seed;
         this.props = new RaftProperties();
+        this.groups = new RaftGroups(props, RETRY, me);
         this.peerApplied = new PeerApplied(props);
         RaftServerConfigKeys.setStorageDir(props, List.of(storage.toFile()));
         GrpcConfigKeys.Server.setHost(props, raftHost); // the announced address only (loopback unless cluster-announce-ip)
@@ -167,18 +176,28 @@ public final class RaftTopology implements ClusterTopology {
 
     /** A change applied by the state machine of {@code gid}: published if it is the active group's. */
     private void applied(RaftGroupId gid, long index, Topology t) {
-        RaftGroupId a = active;
-        if (gid.equals(a)) {
+        Topology left;
+        synchronized (adoption) {
+            RaftGroupId a = active;
+            if (gid.equals(a)) {
+                publish(t, index);
+                return;
+            }
+            if (t.node(myId) == null || (a != null && GroupOrder.of(t, gid.toString()).compareTo(GroupOrder.of(current, a.toString())) >= 0)) {
+                return; // not (or not yet) a member, or a group that comes after this node's one
+            }
+            active = gid; // brought into another group (MEET, or its group merged into another)
+            left = a == null ? null : current;
             publish(t, index);
-            return;
+            // The groups it was in are dropped later: while merges go on, one may bring it back, and Ratis cannot
+            // add a group again on a server that removed it a moment ago (the division stays CLOSED).
+            CompletableFuture.runAsync(() -> groups.drop(server, g -> !g.equals(active) && machines.containsKey(g)
+                    && machines.get(g).topology().node(myId) != null, machines::remove),
+                    CompletableFuture.delayedExecutor(DROP_AFTER_S, TimeUnit.SECONDS, housekeeping));
         }
-        boolean mine = t.node(myId) != null;
-        if (mine && (a == null || (a.equals(ownGroup) && !gid.equals(ownGroup)))) {
-            // This node was brought into another group (MEET): that group's topology is now the one.
-            active = gid;
-            publish(t, index);
-            if (a != null && a.equals(ownGroup)) {
-                housekeeping.execute(this::dropOwnGroup);
+        if (left != null) {
+            for (Consumer<Topology> l : moveListeners) {
+                l.accept(left);
             }
         }
     }
@@ -188,16 +207,6 @@ public final class RaftTopology implements ClusterTopology {
         current = t;
         for (Consumer<Topology> l : listeners) {
             l.accept(t);
-        }
-    }
-
-    private void dropOwnGroup() {
-        try (RaftClient c = RaftClient.newBuilder().setProperties(props).setRetryPolicy(RETRY).setRaftGroup(RaftGroup.valueOf(ownGroup, me)).build()) {
-            c.getGroupManagementApi(me.getId()).remove(ownGroup, true, false);
-            machines.remove(ownGroup);
-        } catch (IOException | RuntimeException e) {
-            System.getLogger(RaftTopology.class.getName()).log(System.Logger.Level.WARNING,
-                    "could not remove this node's former Raft group: " + e);
         }
     }
 
@@ -238,6 +247,17 @@ public final class RaftTopology implements ClusterTopology {
     @Override
     public void listen(Consumer<Topology> listener) {
         listeners.add(listener);
+    }
+
+    @Override
+    public void listenMoves(Consumer<Topology> listener) {
+        moveListeners.add(listener);
+    }
+
+    @Override
+    public String groupId() {
+        RaftGroupId a = active;
+        return a == null ? "" : a.toString();
     }
 
     /**
@@ -362,32 +382,23 @@ public final class RaftTopology implements ClusterTopology {
 
     @Override
     public synchronized void join(ClusterNode other, int[] slots) throws TopologyException {
+        RaftGroupId into = active;
         commit(new TopologyChange.AddNode(other, slots));
+        if (into == null || !into.equals(active)) {
+            // moved into another group meanwhile (its own merge into another): the record went to the group it left
+            throw new TopologyException("ERR this node moved to another Raft group while bringing a node in");
+        }
         try {
-            RaftGroup g = server.getDivision(active).getGroup();
             RaftPeer peer = RaftPeer.newBuilder().setId(RaftPeerId.valueOf(other.id()))
                     .setAddress((other.host().isEmpty() ? "127.0.0.1" : other.host()) + ":" + other.busPort()).build();
-            List<RaftPeer> peers = new ArrayList<>();
-            for (RaftPeer p : g.getPeers()) {
-                if (!p.getId().equals(peer.getId())) {
-                    peers.add(p);
-                }
-            }
-            peers.add(peer);
-            try (RaftClient c = RaftClient.newBuilder().setProperties(props).setRetryPolicy(RETRY)
-                    .setRaftGroup(RaftGroup.valueOf(g.getGroupId(), peer)).build()) {
-                c.getGroupManagementApi(peer.getId()).add(RaftGroup.valueOf(g.getGroupId(), peers));
-            } catch (AlreadyExistsException already) {
-                // joined before (a repeated MEET): only the configuration may be missing
-            }
-            RaftClientReply r = client().admin().setConfiguration(peers);
-            if (!r.isSuccess()) {
-                throw new TopologyException("ERR the new node could not join the Raft group: " + r.getException());
-            }
+            RaftServer.Division d = server.getDivision(into);
+            groups.add(d.getGroup(), peer, d.getInfo().getLeaderId());
         } catch (IOException | TopologyException e) {
-            try {
-                commit(new TopologyChange.Forget(myId, other.id())); // as a failed handshake, the node is dropped
-            } catch (TopologyException rollback) {
+            try { // as a failed handshake, the node is dropped (unless another member brought it in meanwhile)
+                if (!RaftGroups.has(server.getDivision(into).getGroup(), other.id())) {
+                    commit(new TopologyChange.Forget(myId, other.id()));
+                }
+            } catch (IOException | TopologyException rollback) {
                 e.addSuppressed(rollback);
             }
             throw e instanceof TopologyException t ? t
@@ -398,19 +409,7 @@ public final class RaftTopology implements ClusterTopology {
     /** A forgotten node stops voting: the Raft configuration drops it too. */
     private void leaveGroup(String nodeId) throws TopologyException {
         try {
-            RaftGroup g = server.getDivision(active).getGroup();
-            List<RaftPeer> peers = new ArrayList<>();
-            for (RaftPeer p : g.getPeers()) {
-                if (!p.getId().toString().equals(nodeId)) {
-                    peers.add(p);
-                }
-            }
-            if (peers.size() < g.getPeers().size()) {
-                RaftClientReply r = client().admin().setConfiguration(peers);
-                if (!r.isSuccess()) {
-                    throw new TopologyException("ERR the node was forgotten but is still in the Raft group: " + r.getException());
-                }
-            }
+            RaftGroups.remove(server.getDivision(active).getGroup(), nodeId, client());
         } catch (IOException e) {
             throw new TopologyException("ERR the node was forgotten but is still in the Raft group: " + e);
         }

@@ -21,8 +21,6 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.HexFormat;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -81,10 +79,11 @@ public final class ClusterMode implements AutoCloseable {
     /** One CLUSTER RESET at a time (not the monitor: topology listeners take that one). */
     private final Object resetLock = new Object();
 
-    /** The extra MEET argument of a lone node asking the node it met to bring it in. */
+    /** The extra MEET argument of a node asking the node it met to bring its group in. */
     public static final String JOIN = Meeting.JOIN;
-    /** Join requests (host:port) queued on the meeting thread and not started yet. */
-    private final Set<String> queuedJoins = ConcurrentHashMap.newKeySet();
+    /** The extra MEET argument of a node asking for this one's Raft group id ({@link #raftGroup}). */
+    public static final String GROUP = Meeting.GROUP;
+    private final Meeting meeting;
     /** The extra MEET argument of another node's link that carries its PUBLISHes ({@link PublishBus}). */
     public static final String BUS_LINK = PublishBus.LINK;
     private final PublishBus publishBus;
@@ -107,6 +106,7 @@ public final class ClusterMode implements AutoCloseable {
         this.nodesFile = nodesFile;
         this.loaded = loaded;
         this.failovers = new Failovers(() -> topology, replication, config, meetings);
+        this.meeting = new Meeting(() -> topology, meetings);
         this.peerWatch = new PeerWatch(() -> topology.current(), () -> PeerCall.credentials(config));
         this.publishBus = new PublishBus(() -> topology.current(), () -> topology.myId(), () -> PeerCall.credentials(config));
         this.announcement = new SelfAnnouncement(config, () -> topology, meetings);
@@ -259,6 +259,7 @@ public final class ClusterMode implements AutoCloseable {
         }
         this.topology = t;
         t.listen(this::applied);
+        t.listenMoves(meeting::follow);
         applied(t.current());
     }
 
@@ -338,6 +339,11 @@ public final class ClusterMode implements AutoCloseable {
 
     public String myId() {
         return topology.myId();
+    }
+
+    /** The id of the Raft group this node is in (two nodes are in one cluster when it is the same). */
+    public String raftGroup() {
+        return topology.groupId();
     }
 
     public Topology topology() {
@@ -432,22 +438,11 @@ public final class ClusterMode implements AutoCloseable {
     }
 
     /**
-     * CLUSTER MEET: asks the node at host:port for its own description and brings it into this cluster,
-     * in the background (Redis's handshake is asynchronous too); failures are logged.
+     * CLUSTER MEET: makes this node's cluster and the one of the node at host:port one cluster, in the background
+     * (Redis's handshake is asynchronous too; {@link Meeting}); failures are logged.
      */
     public void meet(String host, int port, int bus, boolean joinRequest) {
-        String joiner = host + ":" + port;
-        if (joinRequest && !queuedJoins.add(joiner)) {
-            return; // a lone node asking again while its request still waits: one is enough
-        }
-        meetings.execute(() -> {
-            queuedJoins.remove(joiner); // started: a later ask may queue again (a plain MEET never queued it)
-            try {
-                Meeting.meet(topology, topology.current().node(myId()).port(), host, port, bus, joinRequest);
-            } catch (IOException | TopologyException | RuntimeException e) {
-                Log.warning("CLUSTER MEET " + host + ":" + port + " failed: " + e.getMessage());
-            }
-        });
+        meeting.meet(host, port, bus, joinRequest);
     }
 
     /**

@@ -2,136 +2,290 @@ package dev.spinel.server.cluster;
 
 import dev.spinel.cluster.ClusterNode;
 import dev.spinel.cluster.ClusterTopology;
+import dev.spinel.cluster.GroupOrder;
+import dev.spinel.cluster.Topology;
 import dev.spinel.cluster.TopologyChange;
 import dev.spinel.cluster.TopologyException;
+import dev.spinel.server.log.Log;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
- * CLUSTER MEET's work: asks the other node, over its client port, for CLUSTER NODES, takes its "myself"
- * line (id, bus port, epoch, slots) and joins it to this node's topology. A node that has no address yet
- * learns it here from the connection, as Redis's node learns its IP from the peer it meets.
+ * CLUSTER MEET's work: makes this node's Raft group and the met node's one. In Redis a MEET is transitive through
+ * gossip: whatever order N nodes meet in, each ends knowing all N. Here two groups merge into one, always the same
+ * way whichever side meets the other ({@link GroupOrder}: the larger, else the one with the smallest node id, takes
+ * every node of the other in, one at a time, primaries first), so two nodes meeting each other at once, or a
+ * chain of MEETs sent without waiting (Redis's legacy cluster suite), cannot each wait for the other. A node whose
+ * group comes second asks the other to do it (a CLUSTER MEET back with {@link #JOIN}) and waits until it is in,
+ * asking again every {@link #ASK_AGAIN_MS}; until then a lone node's own changes wait too (ADDSLOTS right after
+ * MEET belongs in the group it is about to join). A node moved into another group meets, in turn, the members of
+ * the group it left that the new one lacks ({@link #follow}): a node brought into that group after the merge had
+ * read its members would otherwise stay behind in a group the others have left, without a majority. A node that
+ * has no address yet learns it here from the connection, as Redis's node learns its IP from the peer it meets.
  *
- * <p>Stateless; runs on ClusterMode's meeting thread.
+ * <p>Thread-safety: every meeting runs on the one meeting thread given; {@link #meet} and {@link #follow} may be
+ * called from any thread.
  */
 final class Meeting {
+    /** The extra argument of the MEET a node sends to the node it met, asking it to bring this node's group in. */
+    static final String JOIN = "SPINEL-JOIN";
+    /** The extra argument of a MEET that only asks for the id of the node's Raft group (a bulk reply). */
+    static final String GROUP = "SPINEL-GROUP";
     private static final int TIMEOUT_MS = 5000;
-    /** How long a lone node waits to be brought in, asking again every {@link #ASK_AGAIN_MS}. */
+    /** How long a MEET tries before the two nodes are in one group. */
     private static final int JOIN_WAIT_MS = 180_000;
     /**
      * The other node's join may fail (a Raft commit timing out on a loaded machine, after which its AddNode may
      * still be applied): as Redis's handshake is retried until it succeeds, the request is repeated (joining is
-     * idempotent on the other side, which keeps one request per node queued). Joins are done one at a time, so
-     * on a loaded machine the last of six nodes redis-cli meets at once waited more than a minute.
+     * idempotent on the other side, which keeps one request per node queued).
      */
     static final int ASK_AGAIN_MS = 5000;
+    /** How often a meeting reads the other node's CLUSTER NODES again while the groups are not one yet. */
+    private static final int POLL_MS = 100;
+    /** A moved node leaves the node that moved it time to bring the rest of its former group along first. */
+    private static final int FOLLOW_DELAY_MS = 5000;
 
-    private Meeting() {
+    private final Supplier<ClusterTopology> topology;
+    private final ExecutorService thread;
+    /** Join requests (host:port) queued on the meeting thread and not started yet. */
+    private final Set<String> queuedJoins = ConcurrentHashMap.newKeySet();
+
+    Meeting(Supplier<ClusterTopology> topology, ExecutorService thread) {
+        this.topology = topology;
+        this.thread = thread;
     }
 
-    /** The extra argument of the MEET a lone node sends to the node it met, asking to be brought in. */
-    static final String JOIN = "SPINEL-JOIN";
-
     /**
-     * Meets the node at host:port. Who brings whom into its Raft group: a node that is alone asks the other
-     * to bring it in (CLUSTER MEET back, with {@link #JOIN}: so that nodes met by several lone nodes at
-     * once, as redis-cli --cluster create does, take them in one at a time on their own meeting thread);
-     * a node with peers brings a lone node in; two nodes that both have peers are not merged.
+     * Meets the node at host:port in the background (Redis's handshake is asynchronous too); failures are logged.
      *
-     * @param joinRequest the other node asked to be brought in (its MEET carried {@link #JOIN})
+     * @param joinRequest the other node asked this one to bring its group in (its MEET carried {@link #JOIN})
      */
-    static void meet(ClusterTopology topology, int myPort, String host, int port, int bus, boolean joinRequest)
-            throws IOException, TopologyException {
-        try (PeerCall peer = new PeerCall(host, port, TIMEOUT_MS)) {
-            String localAddress = peer.localAddress();
-            String[] other = null;
-            int otherNodes = 0;
-            boolean knowsMe = false;
-            for (String line : peer.bulk("CLUSTER", "NODES").split("\n")) {
-                String[] f = line.trim().split(" ");
-                if (f.length < 8) {
+    void meet(String host, int port, int bus, boolean joinRequest) {
+        String key = host + ":" + port;
+        if (joinRequest && !queuedJoins.add(key)) {
+            return; // a node asking again while its request still waits: one is enough
+        }
+        thread.execute(() -> {
+            queuedJoins.remove(key); // started: a later ask may queue again (a plain MEET never queued it)
+            try {
+                run(topology.get(), topology, host, port, bus, joinRequest);
+            } catch (IOException | TopologyException | RuntimeException e) {
+                Log.warning("CLUSTER MEET " + key + " failed: " + e.getMessage());
+            }
+        });
+    }
+
+    /** This node was moved out of the group whose last topology is {@code left}: its other members follow. */
+    void follow(Topology left) {
+        Log.notice("Moved into another cluster's Raft group; " + (left.nodes().size() - 1) + " other node(s) of the former one follow");
+        ClusterTopology t = topology.get();
+        CompletableFuture.runAsync(() -> {
+            for (ClusterNode n : left.nodes()) {
+                if (topology.get() != t) {
+                    return; // CLUSTER RESET meanwhile: that group is no concern of the node any more
+                }
+                if (t.current().node(n.id()) != null) {
                     continue;
                 }
-                otherNodes++;
-                knowsMe |= f[0].equals(topology.myId());
-                if (f[2].contains("myself")) {
-                    other = f;
+                try {
+                    run(t, topology, n.host(), n.port(), n.busPort(), false);
+                } catch (IOException | TopologyException | RuntimeException e) {
+                    Log.warning("Could not bring node " + n.id() + " of this node's former group along: " + e.getMessage());
                 }
             }
-            if (other == null) {
-                throw new IOException("no myself line in the CLUSTER NODES of " + host + ":" + port);
-            }
-            boolean alone = topology.current().nodes().size() == 1;
-            if (knowsMe && !alone) {
-                return; // already in one cluster (a lone node it knows was not brought in: ask again, below)
-            }
-            if (joinRequest || (!alone && otherNodes == 1)) {
-                if (otherNodes != 1) {
-                    throw new IOException(host + ":" + port + " is already in a cluster of " + otherNodes + " nodes");
+        }, CompletableFuture.delayedExecutor(FOLLOW_DELAY_MS, TimeUnit.MILLISECONDS, thread));
+    }
+
+    /**
+     * One meeting, until this node and the other are in one group (a join request: one step, the asking node
+     * checks the outcome itself), or until {@code live} is no longer {@code t} (a CLUSTER RESET started a new one).
+     */
+    private static void run(ClusterTopology t, Supplier<ClusterTopology> live, String host, int port, int bus,
+                            boolean joinRequest) throws IOException, TopologyException {
+        long deadline = System.currentTimeMillis() + JOIN_WAIT_MS;
+        long askAt = 0;
+        long rejoinAt = System.currentTimeMillis() + ASK_AGAIN_MS;
+        try (PeerCall peer = new PeerCall(host, port, TIMEOUT_MS)) {
+            while (true) {
+                if (live.get() != t) {
+                    return; // CLUSTER RESET meanwhile: this node left the cluster the meeting was for
                 }
-                ClusterNode me = topology.current().node(topology.myId());
-                if (me != null && me.host().isEmpty()) {
-                    topology.commit(new TopologyChange.SetAddress(me.id(), localAddress, me.port(), me.busPort()));
+                Group other = Group.read(peer, host, bus);
+                Topology mine = t.current();
+                String myGroup = t.groupId();
+                if (other.group().equals(myGroup) && other.sameNodes(mine)) {
+                    // One group (not merely knowing each other: a node still lists the members of a group it left)
+                    return;
                 }
-                // The bus port the node announces (Redis learns it from the handshake; MEET's is a guess).
-                int at = other[1].lastIndexOf('@');
-                int comma = other[1].indexOf(',', at);
-                int otherBus = at < 0 ? bus : Integer.parseInt(other[1].substring(at + 1, comma < 0 ? other[1].length() : comma));
-                topology.join(new ClusterNode(other[0], host, port, otherBus, null, Long.parseLong(other[6])), slots(other));
-                return;
-            }
-            if (!alone) {
-                throw new IOException("this node and " + host + ":" + port + " are both in clusters of several nodes: "
-                        + "merging two clusters is not supported");
-            }
-            ClusterNode me = topology.current().node(topology.myId());
-            topology.joining(true);
-            try {
-                // Wait to be brought in, so that this node is in one group before it meets another.
-                String otherId = other[0];
-                long deadline = System.currentTimeMillis() + JOIN_WAIT_MS;
-                long askAt = 0;
-                while (topology.current().node(otherId) == null) {
-                    long now = System.currentTimeMillis();
-                    if (now > deadline) {
-                        throw new IOException(host + ":" + port + " did not bring this node in");
+                long now = System.currentTimeMillis();
+                if (GroupOrder.of(mine, myGroup).compareTo(other.order()) <= 0) {
+                    t.joining(false);
+                    try {
+                        bringIn(t, other, peer.localAddress());
+                        if (mine.node(other.id()) != null && !other.group().equals(myGroup) && now >= rejoinAt) {
+                            // Listed here but in another group: it went to a group that brought it in at the same time,
+                            // and dropped this one (or its join failed half-way): joined again (idempotent).
+                            rejoinAt = now + ASK_AGAIN_MS;
+                            Log.notice("Node " + other.id() + " is listed but in another Raft group: joining it again");
+                            t.join(other.member(other.id()).node(), other.member(other.id()).slots());
+                        }
+                    } catch (TopologyException e) {
+                        if (joinRequest || now > deadline) {
+                            throw e;
+                        }
+                        Log.warning("CLUSTER MEET " + host + ":" + port + ": " + e.getMessage() + " (trying again)");
+                        sleep(ASK_AGAIN_MS / 5);
                     }
+                } else if (joinRequest) {
+                    return; // the asking node's group comes first: its own meeting brings this node in
+                } else {
+                    t.joining(mine.nodes().size() == 1);
                     if (now >= askAt) {
-                        String reply = peer.call("CLUSTER", "MEET", localAddress, Integer.toString(myPort),
-                                Integer.toString(me.busPort()), JOIN);
+                        String reply = peer.call("CLUSTER", "MEET", peer.localAddress(), Integer.toString(myPort(t)),
+                                Integer.toString(mine.node(t.myId()).busPort()), JOIN);
                         if (!reply.startsWith("+")) {
                             throw new IOException("asking " + host + ":" + port + " to bring this node in: " + reply);
                         }
                         askAt = now + ASK_AGAIN_MS;
                     }
-                    try {
-                        Thread.sleep(20);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                        return;
-                    }
                 }
-            } finally {
-                topology.joining(false);
+                if (joinRequest) {
+                    return;
+                }
+                if (now > deadline) {
+                    throw new IOException(host + ":" + port + " and this node did not become one cluster in time");
+                }
+                if (!sleep(POLL_MS)) {
+                    return;
+                }
+            }
+        } finally {
+            t.joining(false);
+        }
+    }
+
+    private static int myPort(ClusterTopology t) {
+        return t.current().node(t.myId()).port();
+    }
+
+    /** Brings the other node's group into this one: each node this one lacks, primaries first (a replica names its primary). */
+    private static void bringIn(ClusterTopology t, Group other, String localAddress) throws TopologyException {
+        ClusterNode me = t.current().node(t.myId());
+        if (me != null && me.host().isEmpty()) {
+            t.commit(new TopologyChange.SetAddress(me.id(), localAddress, me.port(), me.busPort()));
+        }
+        List<Member> members = new ArrayList<>(other.members());
+        members.sort(Comparator.comparing(m -> m.node().isPrimary() ? 0 : 1));
+        for (Member m : members) {
+            if (t.current().node(m.node().id()) == null) {
+                Log.verbose("Bringing node " + m.node().id() + " (" + m.node().host() + ":" + m.node().port() + ") into this cluster");
+                t.join(m.node(), m.slots());
             }
         }
     }
 
-    private static int[] slots(String[] f) {
-        List<Integer> slots = new ArrayList<>();
-        for (int i = 8; i < f.length; i++) {
-            if (f[i].startsWith("[")) {
-                continue;
-            }
-            int dash = f[i].indexOf('-');
-            int a = Integer.parseInt(dash < 0 ? f[i] : f[i].substring(0, dash));
-            int z = dash < 0 ? a : Integer.parseInt(f[i].substring(dash + 1));
-            for (int x = a; x <= z; x++) {
-                slots.add(x);
-            }
+    private static boolean sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         }
-        return slots.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /** A node of the other group as its CLUSTER NODES line describes it, with the slots it serves. */
+    private record Member(ClusterNode node, int[] slots) {
+    }
+
+    /** The other node's group as its CLUSTER NODES shows it; {@code id} is that node's own, {@code group} its Raft group's. */
+    private record Group(String id, String group, List<Member> members) {
+        GroupOrder order() {
+            String min = "";
+            for (Member m : members) {
+                if (min.isEmpty() || m.node().id().compareTo(min) < 0) {
+                    min = m.node().id();
+                }
+            }
+            return new GroupOrder(members.size(), min, group);
+        }
+
+        boolean sameNodes(Topology t) {
+            if (t.nodes().size() != members.size()) {
+                return false;
+            }
+            for (Member m : members) {
+                if (t.node(m.node().id()) == null) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        Member member(String nodeId) {
+            for (Member m : members) {
+                if (m.node().id().equals(nodeId)) {
+                    return m;
+                }
+            }
+            return null;
+        }
+
+        /**
+         * Reads the CLUSTER NODES of the node met at host (whose own line may show no address yet: it is the one
+         * this node reached it at; {@code bus}, MEET's guess, serves only when the line shows none).
+         */
+        static Group read(PeerCall peer, String host, int bus) throws IOException {
+            String myself = null;
+            List<Member> members = new ArrayList<>();
+            for (String line : peer.bulk("CLUSTER", "NODES").split("\n")) {
+                String[] f = line.trim().split(" ");
+                if (f.length < 8) {
+                    continue;
+                }
+                boolean self = f[2].contains("myself");
+                String addr = f[1];
+                int at = addr.lastIndexOf('@');
+                int colon = addr.lastIndexOf(':', at < 0 ? addr.length() : at);
+                int comma = at < 0 ? -1 : addr.indexOf(',', at);
+                String ip = self || colon <= 0 ? host : addr.substring(0, colon);
+                int port = Integer.parseInt(addr.substring(colon + 1, at < 0 ? addr.length() : at));
+                int nodeBus = at < 0 ? bus : Integer.parseInt(addr.substring(at + 1, comma < 0 ? addr.length() : comma));
+                ClusterNode n = new ClusterNode(f[0], ip, port, nodeBus, f[3].equals("-") ? null : f[3], Long.parseLong(f[6]));
+                members.add(new Member(n, slots(f)));
+                if (self) {
+                    myself = f[0];
+                }
+            }
+            if (myself == null) {
+                throw new IOException("no myself line in the CLUSTER NODES of " + host);
+            }
+            return new Group(myself, peer.bulk("CLUSTER", "MEET", peer.localAddress(), "0", "0", GROUP), members);
+        }
+
+        private static int[] slots(String[] f) {
+            List<Integer> slots = new ArrayList<>();
+            for (int i = 8; i < f.length; i++) {
+                if (f[i].startsWith("[")) {
+                    continue;
+                }
+                int dash = f[i].indexOf('-');
+                int a = Integer.parseInt(dash < 0 ? f[i] : f[i].substring(0, dash));
+                int z = dash < 0 ? a : Integer.parseInt(f[i].substring(dash + 1));
+                for (int x = a; x <= z; x++) {
+                    slots.add(x);
+                }
+            }
+            return slots.stream().mapToInt(Integer::intValue).toArray();
+        }
     }
 }

@@ -70,7 +70,8 @@ class MeetRetryTest {
         }
         fake = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         int fakePort = fake.getLocalPort();
-        String nodes = "f".repeat(40) + " 127.0.0.1:" + fakePort + "@" + (fakePort + 1) + " myself,master - 0 0 1 connected\n"
+        // the smallest id there is: the fake's group comes first, so the node asks to be brought in
+        String nodes = "0".repeat(40) + " 127.0.0.1:" + fakePort + "@" + (fakePort + 1) + " myself,master - 0 0 1 connected\n"
                 + (listsTheNode ? myId + " 127.0.0.1:" + PORT + "@" + (PORT + 10000) + " master - 0 0 0 connected\n" : "");
         AtomicInteger joins = new AtomicInteger();
         Thread.ofVirtual().start(() -> {
@@ -100,6 +101,8 @@ class MeetRetryTest {
                 if (cmd.size() == 2 && cmd.get(1).equalsIgnoreCase("NODES")) {
                     byte[] b = nodes.getBytes(StandardCharsets.US_ASCII);
                     reply = "$" + b.length + "\r\n" + nodes + "\r\n";
+                } else if (cmd.size() == 6 && cmd.get(5).equals(ClusterMode.GROUP)) {
+                    reply = "$10\r\nfake-group\r\n";
                 } else if (cmd.size() == 6 && cmd.get(5).equals(ClusterMode.JOIN)) {
                     joins.incrementAndGet();
                     reply = "+OK\r\n";

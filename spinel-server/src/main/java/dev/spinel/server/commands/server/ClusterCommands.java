@@ -232,7 +232,11 @@ public final class ClusterCommands {
             s.out().ok();
             return;
         }
-        // A sixth argument is Spinel's own: a lone node asking to be brought in (see ClusterMode.meet).
+        if (a.count() == 6 && a.string(5).equals(ClusterMode.GROUP)) {
+            s.out().bulk(m.raftGroup()); // a meeting node asks whether the two are in one Raft group yet
+            return;
+        }
+        // A sixth argument is Spinel's own: a node asking to have its group brought in (see ClusterMode.meet).
         boolean join = a.count() == 6 && a.string(5).equals(ClusterMode.JOIN);
         if (a.count() != 4 && a.count() != 5 && !join) {
             throw new RedisError("ERR unknown subcommand or wrong number of arguments for '" + a.cString(1) + "'. Try CLUSTER HELP.");
