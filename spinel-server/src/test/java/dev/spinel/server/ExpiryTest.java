@@ -97,9 +97,14 @@ class ExpiryTest {
         ServerCron cron = new ServerCron(engine);
         cron.run(); // warm-up
         long before = total(keyspace);
-        long start = System.nanoTime();
-        cron.run();
-        long tookMs = (System.nanoTime() - start) / 1_000_000;
+        // The shortest of three ticks: one may include a GC pause or a JIT compilation (CI saw a 177 ms tick once);
+        // a tick that ignored its budget would take far longer every time (a million keys).
+        long tookMs = Long.MAX_VALUE;
+        for (int i = 0; i < 3; i++) {
+            long start = System.nanoTime();
+            cron.run();
+            tookMs = Math.min(tookMs, (System.nanoTime() - start) / 1_000_000);
+        }
         long after = total(keyspace);
         assertTrue(after < before, "a tick deletes expired keys");
         assertTrue(after > 0, "a tick stops at its budget instead of deleting everything");
