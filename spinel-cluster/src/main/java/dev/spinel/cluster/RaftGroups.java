@@ -126,4 +126,22 @@ final class RaftGroups {
         }
         return false;
     }
+
+    /**
+     * Whether {@code server} has a group besides {@code own} (recovered from disk): a node moved out of its own first
+     * group keeps it 60 s; recovered then, that group would show the node alone, a primary, until the cluster's group
+     * applied (a replica by nodes.conf then dropped its role for that moment: seen in CI).
+     */
+    static boolean hasOtherThan(RaftServer server, RaftGroupId own) {
+        try {
+            for (RaftGroupId g : server.getGroupIds()) {
+                if (!g.equals(own)) {
+                    return true;
+                }
+            }
+        } catch (RuntimeException e) {
+            return false; // not started yet: no other group known
+        }
+        return false;
+    }
 }

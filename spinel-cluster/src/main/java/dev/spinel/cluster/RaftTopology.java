@@ -81,8 +81,7 @@ public final class RaftTopology implements ClusterTopology {
     private RaftPeerId clientLeader;
     private boolean clientFailed; // a failed async request closes the client's ordered window for good (AlreadyClosed)
     /** Clients give up after about {@link #TIMEOUT_MS} (Ratis's default retries for ever: a dead peer would hang MEET). */
-    private static final RetryPolicy RETRY = RetryPolicies.retryUpToMaximumCountWithFixedSleep(
-            (int) (TIMEOUT_MS / 100), TimeDuration.valueOf(100, TimeUnit.MILLISECONDS));
+    private static final RetryPolicy RETRY = RetryPolicies.retryUpToMaximumCountWithFixedSleep((int) (TIMEOUT_MS / 100), TimeDuration.valueOf(100, TimeUnit.MILLISECONDS));
 
     static {
         // Ratis ends the JVM (System.exit) on what it deems fatal, e.g. a log write failing while a server closes;
@@ -182,6 +181,9 @@ public final class RaftTopology implements ClusterTopology {
             if (gid.equals(a)) {
                 publish(t, index);
                 return;
+            }
+            if (a == null && gid.equals(ownGroup) && RaftGroups.hasOtherThan(server, ownGroup)) {
+                return; // recovering: its own first group, which it was moved out of (kept 60 s), is not adopted
             }
             if (t.node(myId) == null || (a != null && GroupOrder.of(t, gid.toString()).compareTo(GroupOrder.of(current, a.toString())) >= 0)) {
                 return; // not (or not yet) a member, or a group that comes after this node's one
