@@ -293,6 +293,7 @@ public final class ClusterMode implements AutoCloseable {
         if (replay) {
             return;
         }
+        ShardChannelRelease.apply(before, t, myId, engine.pubSub());
         try {
             NodesFile.write(nodesFile, t, myId);
         } catch (IOException e) {
@@ -430,7 +431,9 @@ public final class ClusterMode implements AutoCloseable {
             } catch (IOException e) {
                 throw new RedisError("ERR CLUSTER RESET could not clear " + raftDir + ": " + e.getMessage());
             }
-            startTopology(self, Topology.of(self), true);
+            Topology alone = Topology.of(self);
+            ShardChannelRelease.apply(t, alone, old.myId(), engine.pubSub()); // its new topology's apply has no before
+            startTopology(self, alone, true);
             if (hard) {
                 Log.notice("Node hard reset, now I'm " + self.id());
             }

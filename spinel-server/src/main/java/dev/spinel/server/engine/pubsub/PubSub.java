@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /**
  * The publish/subscribe registry: channel, pattern and shard-channel subscribers across all
@@ -26,6 +27,7 @@ public final class PubSub<S extends Subscriber> {
     private static final byte[] MESSAGE = "message".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] PMESSAGE = "pmessage".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] SMESSAGE = "smessage".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] SUNSUBSCRIBE = "sunsubscribe".getBytes(StandardCharsets.US_ASCII);
 
     private final Map<ByteKey, Set<S>> channels = new ConcurrentHashMap<>();
     private final Map<ByteKey, Set<S>> patterns = new ConcurrentHashMap<>();
@@ -88,6 +90,35 @@ public final class PubSub<S extends Subscriber> {
         for (Kind kind : Kind.values()) {
             for (ByteKey name : List.copyOf(s.subscriptions().set(kind))) {
                 unsubscribe(kind, name, s);
+            }
+        }
+    }
+
+    /**
+     * Ends every shard-channel subscription whose channel {@code dropped} accepts, as Redis 7.0's
+     * removeChannelsInSlot when this node's shard stops serving the channel's slot: each subscriber gets a
+     * {@code sunsubscribe} push with its remaining shard-channel count, written on its own loop (its subscription
+     * set is that loop's), and stays connected.
+     */
+    public void dropShardChannels(Predicate<byte[]> dropped) {
+        for (Map.Entry<ByteKey, Set<S>> e : shardChannels.entrySet()) {
+            ByteKey name = e.getKey();
+            if (!dropped.test(name.bytes())) {
+                continue;
+            }
+            for (S s : e.getValue()) {
+                s.deliver(() -> {
+                    if (!unsubscribe(Kind.SHARD, name, s)) {
+                        return; // the client unsubscribed meanwhile: it has had its reply
+                    }
+                    ReplyBuffer out = s.out();
+                    s.beginPush();
+                    out.push(3);
+                    out.bulk(SUNSUBSCRIBE);
+                    out.bulk(name.bytes());
+                    out.integer(s.subscriptions().shardCount());
+                    s.endPush();
+                });
             }
         }
     }
