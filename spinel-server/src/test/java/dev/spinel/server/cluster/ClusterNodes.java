@@ -63,6 +63,15 @@ final class ClusterNodes {
         }
     }
 
+    /** As {@link #call}, but "" when the node does not answer (killed, stopped): for polls across a failover. */
+    static String callOrEmpty(int port, String... args) {
+        try {
+            return call(port, args);
+        } catch (IOException down) {
+            return "";
+        }
+    }
+
     /** Runs redis-cli with {@code args}; its output, once it exited with 0 within 120 s. */
     static String redisCli(String... args) throws Exception {
         List<String> cmd = new ArrayList<>(List.of("redis-cli"));

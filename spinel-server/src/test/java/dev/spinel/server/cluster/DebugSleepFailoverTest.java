@@ -7,7 +7,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.util.List;
 
@@ -41,11 +40,7 @@ class DebugSleepFailoverTest {
     }
 
     private static String call(int port, String... args) {
-        try {
-            return ClusterNodes.call(port, args);
-        } catch (IOException down) {
-            return "";
-        }
+        return ClusterNodes.callOrEmpty(port, args);
     }
 
     @Test

@@ -2,7 +2,6 @@ package dev.spinel.server.cluster;
 
 import dev.spinel.server.SpinelServer;
 import dev.spinel.server.config.ServerConfig;
-import dev.spinel.server.testing.RawClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -50,11 +49,7 @@ class ReplicaNoFailoverTest {
     }
 
     private static String call(int port, String... args) {
-        try (RawClient r = new RawClient(port)) {
-            return r.callString(args);
-        } catch (IOException down) {
-            return "";
-        }
+        return ClusterNodes.callOrEmpty(port, args);
     }
 
     @Test
