@@ -8,7 +8,6 @@ import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.function.Predicate;
 
 /**
  * Redis's node description lines, for CLUSTER NODES and the {@code nodes.conf} file Redis keeps
@@ -25,14 +24,15 @@ public final class NodesFile {
 
     /** The CLUSTER NODES text of {@code t} as node {@code myId} sees it; {@code pong} is the pong-recv of others. */
     public static String describe(Topology t, String myId, long pong) {
-        return describe(t, myId, pong, id -> false);
+        return describe(t, myId, PeerView.fixed(pong));
     }
 
     /**
-     * As {@link #describe(Topology, String, long)}, a node that is not failed but {@code suspected} by this one
-     * flagged {@code fail?} (Redis's PFAIL: its link still shown connected, as Redis shows it).
+     * The CLUSTER NODES text of {@code t} as node {@code myId} sees it, with its {@code peers}' ping and pong times; a
+     * node that is not failed but suspected by this one is flagged {@code fail?} (Redis's PFAIL: its link still shown
+     * connected, as Redis shows it).
      */
-    public static String describe(Topology t, String myId, long pong, Predicate<String> suspected) {
+    public static String describe(Topology t, String myId, PeerView peers) {
         StringBuilder b = new StringBuilder();
         for (ClusterNode n : t.nodes()) {
             boolean me = n.id().equals(myId);
@@ -42,9 +42,10 @@ public final class NodesFile {
             }
             // Redis's flags, in the order of its redisNodeFlagsTable
             b.append(' ').append(me ? "myself," : "").append(n.isPrimary() ? "master" : "slave")
-                    .append(t.isFailed(n.id()) ? ",fail" : !me && suspected.test(n.id()) ? ",fail?" : "")
+                    .append(t.isFailed(n.id()) ? ",fail" : !me && peers.suspected(n.id()) ? ",fail?" : "")
                     .append(n.noFailover() ? ",nofailover " : " ")
-                    .append(n.isPrimary() ? "-" : n.primaryId()).append(" 0 ").append(me ? 0 : pong).append(' ');
+                    .append(n.isPrimary() ? "-" : n.primaryId()).append(' ').append(me ? 0 : peers.pingSent(n.id()))
+                    .append(' ').append(me ? 0 : peers.pongReceived(n.id())).append(' ');
             ClusterNode primary = n.isPrimary() ? n : t.node(n.primaryId());
             // Redis's link column: its bus link to a failed node is down (myself is always "connected")
             b.append(primary == null ? n.configEpoch() : primary.configEpoch())

@@ -43,7 +43,7 @@ class NodeSettingsTest {
         new TopologyChange.Health(R, true).apply(failed);
         assertTrue(NodesFile.describe(failed.build(), P, 5).contains(" slave,fail,nofailover " + P + " "),
                 NodesFile.describe(failed.build(), P, 5));
-        assertTrue(NodesFile.describe(t, P, 5, id -> true).contains(" slave,fail?,nofailover " + P + " "));
+        assertTrue(NodesFile.describe(t, P, suspectingAll()).contains(" slave,fail?,nofailover " + P + " "));
 
         Topology cleared = apply(t, new TopologyChange.NodeSettings(R, "", false));
         assertEquals(twoNodes(), cleared);
@@ -65,5 +65,24 @@ class NodeSettingsTest {
         // Redis 7.2's aux fields after the hostname are not part of it
         Files.writeString(file, Files.readString(file).replace(",replica.example ", ",replica.example,shard-id=abc "));
         assertEquals(t.node(R), NodesFile.read(file).topology().node(R));
+    }
+
+    private static PeerView suspectingAll() {
+        return new PeerView() {
+            @Override
+            public boolean suspected(String id) {
+                return true;
+            }
+
+            @Override
+            public long pingSent(String id) {
+                return 0;
+            }
+
+            @Override
+            public long pongReceived(String id) {
+                return 5;
+            }
+        };
     }
 }

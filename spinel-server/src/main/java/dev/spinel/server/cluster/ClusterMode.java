@@ -1,6 +1,7 @@
 package dev.spinel.server.cluster;
 
 import dev.spinel.cluster.ClusterNode;
+import dev.spinel.cluster.PeerView;
 import dev.spinel.cluster.ClusterTopology;
 import dev.spinel.cluster.EndpointType;
 import dev.spinel.cluster.NodesFile;
@@ -333,9 +334,9 @@ public final class ClusterMode implements AutoCloseable {
         return topology;
     }
 
-    /** Whether this node has not heard from node {@code id} for the node timeout (CLUSTER NODES' {@code fail?}). */
-    public boolean suspected(String id) {
-        return peerWatch.suspected(id);
+    /** This node's view of the others' liveness (CLUSTER NODES' {@code fail?}, ping-sent, pong-recv). */
+    public PeerView peers() {
+        return peerWatch;
     }
 
     public String myId() {

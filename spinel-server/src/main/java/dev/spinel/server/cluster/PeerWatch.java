@@ -1,6 +1,7 @@
 package dev.spinel.server.cluster;
 
 import dev.spinel.cluster.ClusterNode;
+import dev.spinel.cluster.PeerView;
 import dev.spinel.cluster.Topology;
 import dev.spinel.server.replication.GossipOffset;
 
@@ -24,7 +25,7 @@ import java.util.function.Supplier;
  * that asks it and publishes the time of its last answer and its offset through volatile fields, read by
  * {@link #suspected} and {@link #offset} from any thread.
  */
-final class PeerWatch {
+final class PeerWatch implements PeerView {
     private final Supplier<Topology> topology;
     /** masteruser/masterauth, as the PUBLISH links: with requirepass each question would otherwise count a NOAUTH error. */
     private final Supplier<String[]> auth;
@@ -57,10 +58,22 @@ final class PeerWatch {
         });
     }
 
-    /** Whether this node has not heard from node {@code id} for longer than the node timeout. */
-    boolean suspected(String id) {
+    @Override
+    public boolean suspected(String id) {
         Probe p = probes.get(id);
         return p != null && nowMs() - p.lastAnswerMs > timeoutMs;
+    }
+
+    @Override
+    public long pingSent(String id) {
+        Probe p = probes.get(id);
+        return p == null ? 0 : p.askedAtWallMs;
+    }
+
+    @Override
+    public long pongReceived(String id) {
+        Probe p = probes.get(id);
+        return p == null ? 0 : p.answeredAtWallMs;
     }
 
     /** The replication offset node {@code id} last told this one (0 before it told any). */
@@ -86,6 +99,9 @@ final class PeerWatch {
         volatile long lastAnswerMs = nowMs();
         /** The replication offset the node told last. */
         volatile long offset;
+        /** CLUSTER NODES' ping-sent and pong-recv (Unix ms): the unanswered question's time (0: none), the last answer's. */
+        volatile long askedAtWallMs;
+        volatile long answeredAtWallMs;
         final Thread thread;
 
         Probe(String nodeId) {
@@ -115,8 +131,13 @@ final class PeerWatch {
                             call.call(cmd); // any answer: a refused AUTH still leaves the question its -NOAUTH reply
                         }
                     }
+                    if (askedAtWallMs == 0) {
+                        askedAtWallMs = System.currentTimeMillis(); // Redis keeps the first unanswered ping's time
+                    }
                     offset(call.call("INFO", GossipOffset.SECTION));
                     lastAnswerMs = nowMs();
+                    answeredAtWallMs = System.currentTimeMillis();
+                    askedAtWallMs = 0;
                 } catch (IOException | RuntimeException e) {
                     call = close(call);
                 }

@@ -16,7 +16,9 @@ import redis.clients.jedis.JedisCluster;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -65,6 +67,49 @@ class ThreeNodeClusterTest {
             }
         }
         assertEquals(1, views.size(), views.toString());
+    }
+
+    /**
+     * CLUSTER NODES' ping-sent and pong-recv columns are this node's own questions to each other node and their
+     * answers, as Redis's bus pings and pongs: myself 0 0; another node's pong-recv the Unix time in ms of its last
+     * answer, recent (the liveness check runs every quarter of the node timeout, at most every second) and the same
+     * in two CLUSTER NODES 20 ms apart (it showed the time of the request before); its ping-sent 0 or recent.
+     */
+    @Test
+    void pingAndPongTimesAreThisNodesOwnChecks() throws Exception {
+        ClusterFailoverTest.await("no stable recent pong-recv for every other node", 30_000, () -> {
+            Map<String, Long> first = pongs(ClusterNodes.call(PORTS[0], "CLUSTER", "NODES"));
+            Thread.sleep(20);
+            Map<String, Long> second = pongs(ClusterNodes.call(PORTS[0], "CLUSTER", "NODES"));
+            long now = System.currentTimeMillis();
+            for (long pong : second.values()) {
+                if (pong > now || now - pong > 5_000) {
+                    return false;
+                }
+            }
+            return second.size() >= 2 && first.equals(second);
+        });
+    }
+
+    /** Other nodes' pong-recv by id; checks myself's 0 0 and that each ping-sent is 0 or recent. */
+    private static Map<String, Long> pongs(String nodes) {
+        Map<String, Long> out = new HashMap<>();
+        long now = System.currentTimeMillis();
+        for (String line : nodes.split("\n")) {
+            String[] f = line.trim().split(" ");
+            if (f.length < 8) {
+                continue;
+            }
+            long ping = Long.parseLong(f[4]);
+            long pong = Long.parseLong(f[5]);
+            if (f[2].contains("myself")) {
+                assertEquals(0, ping + pong, line);
+            } else {
+                assertTrue(ping == 0 || Math.abs(now - ping) < 60_000, line);
+                out.put(f[0], pong);
+            }
+        }
+        return out;
     }
 
     @Test
