@@ -53,6 +53,14 @@ public interface ClusterTopology extends AutoCloseable {
      */
     void listenMoves(Consumer<Topology> listener);
 
+    /**
+     * Whether this node votes in its group (listed in its Raft configuration): a node being brought into another
+     * group already applies that group's changes before it does, and never does if the change fails.
+     */
+    default boolean voting() {
+        return true;
+    }
+
     /** The id of the Raft group this node is in ("" while it is not known yet, at a restart). */
     String groupId();
 

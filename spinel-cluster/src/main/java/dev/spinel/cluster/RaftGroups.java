@@ -117,6 +117,26 @@ final class RaftGroups {
         }
     }
 
+    /**
+     * Whether {@code me} votes in group {@code g} of {@code server}: listed in its current configuration (a node being
+     * brought in is not, while the leader's configuration change waits for it to catch up, and stays out if it fails).
+     */
+    static boolean voting(RaftServer server, RaftGroupId g, RaftPeerId me) {
+        if (g == null) {
+            return false;
+        }
+        try {
+            for (RaftPeer p : server.getDivision(g).getRaftConf().getCurrentPeers()) {
+                if (p.getId().equals(me)) {
+                    return true;
+                }
+            }
+            return false;
+        } catch (IOException e) {
+            return false; // the group is gone (a CLUSTER RESET)
+        }
+    }
+
     /** Whether node {@code nodeId} is in the configuration of group {@code g}. */
     static boolean has(RaftGroup g, String nodeId) {
         for (RaftPeer p : g.getPeers()) {

@@ -2,7 +2,6 @@ package dev.spinel.cluster;
 
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.RaftProperties;
-import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
@@ -13,7 +12,6 @@ import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.server.RaftServer;
-import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.util.ExitUtils;
 import org.apache.ratis.util.TimeDuration;
@@ -97,19 +95,7 @@ public final class RaftTopology implements ClusterTopology {
         this.props = new RaftProperties();
         this.groups = new RaftGroups(props, RETRY, me);
         this.peerApplied = new PeerApplied(props);
-        RaftServerConfigKeys.setStorageDir(props, List.of(storage.toFile()));
-        GrpcConfigKeys.Server.setHost(props, raftHost); // the announced address only (loopback unless cluster-announce-ip)
-        GrpcConfigKeys.Server.setPort(props, busPort);
-        RaftServerConfigKeys.Rpc.setTimeoutMin(props, TimeDuration.valueOf(300, TimeUnit.MILLISECONDS));
-        RaftServerConfigKeys.Rpc.setTimeoutMax(props, TimeDuration.valueOf(600, TimeUnit.MILLISECONDS));
-        // The leader's log appender waits this long between two appendEntries to batch them (10 ms by default),
-        // and a follower learns an entry is committed only from the next one: a SETSLOT on a follower waited for
-        // both. Topology changes come one at a time (a reshard's SETSLOTs), there is nothing to batch.
-        RaftServerConfigKeys.Log.Appender.setWaitTimeMin(props, TimeDuration.ZERO);
-        // catchUp's query is a read index (Raft 6.4): the leader confirms it still leads before answering. By default a
-        // leader answers from its own state at once, and an old leader just resumed (SIGSTOP, a pause) still believes it
-        // leads: its fenced node would have served again on the stale topology (its failover not applied yet).
-        RaftServerConfigKeys.Read.setOption(props, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
+        RaftSettings.apply(props, storage, raftHost, busPort);
         boolean fresh = ReplayWatch.fresh(storage);
         RaftServer.Builder b = RaftServer.newBuilder().setServerId(me.getId()).setProperties(props)
                 .setStateMachineRegistry(gid -> machines.computeIfAbsent(gid,
@@ -254,6 +240,11 @@ public final class RaftTopology implements ClusterTopology {
     @Override
     public void listenMoves(Consumer<Topology> listener) {
         moveListeners.add(listener);
+    }
+
+    @Override
+    public boolean voting() {
+        return RaftGroups.voting(server, active, me.getId());
     }
 
     @Override

@@ -44,6 +44,7 @@ public final class ClusterMode implements AutoCloseable {
     private volatile ClusterTopology topology;
     private final Path nodesFile;
     private volatile int busPort;
+    private final SelfListing selfListing = new SelfListing();
     /** The client port this node listens on. */
     private volatile int clientPort;
     /** nodes.conf as read at start (null: a new node). */
@@ -275,6 +276,7 @@ public final class ClusterMode implements AutoCloseable {
         String myId = topology.myId();
         Topology before = lastApplied;
         lastApplied = t;
+        selfListing.applied(t, myId);
         boolean replay = topology.replaying(); // an old topology: no role acted on (ReplayWatch); tick() takes the last
         replayDeferred = replay;
         String follow = before == null || replay ? null
@@ -332,6 +334,11 @@ public final class ClusterMode implements AutoCloseable {
     /** The topology itself (tests hold a node's apply back through a listener of their own). */
     ClusterTopology clusterTopology() {
         return topology;
+    }
+
+    /** The topology as CLUSTER NODES shows it: always with a line for this node ({@link SelfListing}). */
+    public Topology nodesView() {
+        return selfListing.view(topology(), myId());
     }
 
     /** This node's view of the others' liveness (CLUSTER NODES' {@code fail?}, ping-sent, pong-recv). */

@@ -114,6 +114,7 @@ final class Meeting {
         long deadline = System.currentTimeMillis() + JOIN_WAIT_MS;
         long askAt = 0;
         long rejoinAt = System.currentTimeMillis() + ASK_AGAIN_MS;
+        ClusterNode self = t.current().node(t.myId()); // kept: a failed join can drop this node from its topology
         try (PeerCall peer = new PeerCall(host, port, TIMEOUT_MS)) {
             while (true) {
                 if (live.get() != t) {
@@ -122,15 +123,26 @@ final class Meeting {
                 Group other = Group.read(peer, host, bus);
                 Topology mine = t.current();
                 String myGroup = t.groupId();
-                if (other.group().equals(myGroup) && other.sameNodes(mine)) {
-                    // One group (not merely knowing each other: a node still lists the members of a group it left)
+                boolean listed = mine.node(t.myId()) != null;
+                self = listed ? mine.node(t.myId()) : self;
+                boolean sameGroup = other.group().equals(myGroup);
+                if (listed && sameGroup && other.sameNodes(mine) && t.voting()) {
+                    // One group (not merely knowing each other: a node still lists the members of a group it left;
+                    // nor a node being brought in, which applies the group's changes before it votes, and whose
+                    // join may still fail and be undone)
                     return;
                 }
                 long now = System.currentTimeMillis();
-                if (GroupOrder.of(mine, myGroup).compareTo(other.order()) <= 0) {
+                if (listed && (sameGroup || GroupOrder.of(mine, myGroup).compareTo(other.order()) <= 0)) {
                     t.joining(false);
                     try {
-                        bringIn(t, other, peer.localAddress());
+                        if (sameGroup) {
+                            // It is in this group's Raft group, not in its topology: its join failed after its server
+                            // had the group (a configuration change timing out under load), and was undone. Again.
+                            bringInItself(t, other);
+                        } else {
+                            bringIn(t, other, peer.localAddress());
+                        }
                         if (mine.node(other.id()) != null && !other.group().equals(myGroup) && now >= rejoinAt) {
                             // Listed here but in another group: it went to a group that brought it in at the same time,
                             // and dropped this one (or its join failed half-way): joined again (idempotent).
@@ -149,9 +161,9 @@ final class Meeting {
                     return; // the asking node's group comes first: its own meeting brings this node in
                 } else {
                     t.joining(mine.nodes().size() == 1);
-                    if (now >= askAt) {
-                        String reply = peer.call("CLUSTER", "MEET", peer.localAddress(), Integer.toString(myPort(t)),
-                                Integer.toString(mine.node(t.myId()).busPort()), JOIN);
+                    if (now >= askAt && self != null) {
+                        String reply = peer.call("CLUSTER", "MEET", peer.localAddress(), Integer.toString(self.port()),
+                                Integer.toString(self.busPort()), JOIN);
                         if (!reply.startsWith("+")) {
                             throw new IOException("asking " + host + ":" + port + " to bring this node in: " + reply);
                         }
@@ -173,8 +185,13 @@ final class Meeting {
         }
     }
 
-    private static int myPort(ClusterTopology t) {
-        return t.current().node(t.myId()).port();
+    /** Brings the other node (of this node's Raft group, missing from its topology) in again. */
+    private static void bringInItself(ClusterTopology t, Group other) throws TopologyException {
+        Member m = other.member(other.id());
+        if (m != null && t.current().node(other.id()) == null) {
+            Log.notice("Node " + other.id() + " is in this Raft group but not in the cluster (its join failed): joining it again");
+            t.join(m.node(), m.slots());
+        }
     }
 
     /** Brings the other node's group into this one: each node this one lacks, primaries first (a replica names its primary). */

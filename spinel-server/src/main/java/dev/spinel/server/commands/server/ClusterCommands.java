@@ -79,7 +79,7 @@ public final class ClusterCommands {
             case "keyslot" -> (s, a) -> s.out().integer(KeySlot.of(a.buffer(), a.offset(2), a.length(2)));
             case "countkeysinslot" -> (s, a) -> countKeys(m, s, a);
             case "getkeysinslot" -> (s, a) -> getKeys(m, s, a);
-            case "nodes" -> (s, a) -> s.out().verbatim(NodesFile.describe(m.topology(), m.myId(), m.peers()));
+            case "nodes" -> (s, a) -> s.out().verbatim(NodesFile.describe(m.nodesView(), m.myId(), m.peers()));
             case "info" -> (s, a) -> s.out().verbatim(ClusterReplies.info(m));
             case "slots" -> (s, a) -> ClusterReplies.slots(m, s);
             case "shards" -> (s, a) -> ClusterReplies.shards(m, s);
