@@ -10,14 +10,11 @@ import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
 import static dev.spinel.server.cluster.ClusterFailoverTest.await;
-import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * Announced hostnames and {@code cluster-preferred-endpoint-type} (legacy cluster test 27-endpoints), byte for byte
@@ -64,13 +61,7 @@ class ClusterEndpointsDiffTest {
     void endpointsAsRedis() throws Exception {
         List<String> r = transcript(REDIS);
         List<String> s = transcript(SPINEL);
-        Path dir = Files.createTempDirectory("cluster-endpoints");
-        Files.write(dir.resolve("transcript-redis.txt"), r);
-        Files.write(dir.resolve("transcript-spinel.txt"), s);
-        for (int i = 0; i < Math.min(r.size(), s.size()); i++) {
-            assertEquals(r.get(i), s.get(i), "step " + i + " (transcripts in " + dir + ")");
-        }
-        assertEquals(r.size(), s.size());
+        ClusterNodes.assertSameTranscripts("cluster-endpoints", r, s);
     }
 
     private static List<String> transcript(int[] ports) throws Exception {

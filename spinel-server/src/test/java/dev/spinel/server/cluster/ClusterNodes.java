@@ -5,6 +5,7 @@ import dev.spinel.server.config.ServerConfig;
 import dev.spinel.server.testing.RawClient;
 
 import java.io.IOException;
+import java.nio.file.Path;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
@@ -107,5 +108,34 @@ final class ClusterNodes {
                 s.close();
             }
         }
+    }
+
+    /**
+     * Two primaries A (slots 0-8191) and B (8192-16383) met, then C met A: the three nodes of a side-by-side
+     * cluster test, each seeing the whole cluster ok before it returns.
+     */
+    static void formThreeNodes(int[] p) throws Exception {
+        call(p[0], "CLUSTER", "ADDSLOTSRANGE", "0", "8191");
+        call(p[1], "CLUSTER", "ADDSLOTSRANGE", "8192", "16383");
+        call(p[1], "CLUSTER", "MEET", "127.0.0.1", Integer.toString(p[0]));
+        ClusterFailoverTest.await("B never joined A", 60_000, () -> call(p[1], "CLUSTER", "INFO").contains("cluster_known_nodes:2"));
+        call(p[2], "CLUSTER", "MEET", "127.0.0.1", Integer.toString(p[0]));
+        for (int port : p) {
+            ClusterFailoverTest.await("node " + port + " never saw the whole cluster", 60_000, () -> {
+                String info = call(port, "CLUSTER", "INFO");
+                return info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:3");
+            });
+        }
+    }
+
+    /** Compares two transcripts step by step (Redis's first), both kept in a temporary directory named by {@code name}. */
+    static void assertSameTranscripts(String name, List<String> redis, List<String> spinel) throws IOException {
+        Path dir = Files.createTempDirectory(name);
+        Files.write(dir.resolve("transcript-redis.txt"), redis);
+        Files.write(dir.resolve("transcript-spinel.txt"), spinel);
+        for (int i = 0; i < Math.min(redis.size(), spinel.size()); i++) {
+            assertEquals(redis.get(i), spinel.get(i), "step " + i + " (transcripts in " + dir + ")");
+        }
+        assertEquals(redis.size(), spinel.size());
     }
 }

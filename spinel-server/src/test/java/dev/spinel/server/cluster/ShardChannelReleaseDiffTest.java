@@ -10,8 +10,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -57,28 +55,12 @@ class ShardChannelReleaseDiffTest {
         }
         List<String> r = transcript(REDIS);
         List<String> s = transcript(SPINEL);
-        Path dir = Files.createTempDirectory("shard-channel-release");
-        Files.write(dir.resolve("transcript-redis.txt"), r);
-        Files.write(dir.resolve("transcript-spinel.txt"), s);
-        for (int i = 0; i < Math.min(r.size(), s.size()); i++) {
-            assertEquals(r.get(i), s.get(i), "step " + i + " (transcripts in " + dir + ")");
-        }
-        assertEquals(r.size(), s.size());
+        ClusterNodes.assertSameTranscripts("shard-channel-release", r, s);
     }
 
     private static List<String> transcript(int[] p) throws Exception {
         List<String> out = new ArrayList<>();
-        ClusterNodes.call(p[0], "CLUSTER", "ADDSLOTSRANGE", "0", "8191");
-        ClusterNodes.call(p[1], "CLUSTER", "ADDSLOTSRANGE", "8192", "16383");
-        ClusterNodes.call(p[1], "CLUSTER", "MEET", "127.0.0.1", Integer.toString(p[0]));
-        await("B never joined A", 60_000, () -> ClusterNodes.call(p[1], "CLUSTER", "INFO").contains("cluster_known_nodes:2"));
-        ClusterNodes.call(p[2], "CLUSTER", "MEET", "127.0.0.1", Integer.toString(p[0]));
-        for (int port : p) {
-            await("node " + port + " never saw the whole cluster", 60_000, () -> {
-                String info = ClusterNodes.call(port, "CLUSTER", "INFO");
-                return info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:3");
-            });
-        }
+        ClusterNodes.formThreeNodes(p);
         String a = myId(p[0]);
         String b = myId(p[1]);
         out.add(ClusterNodes.call(p[2], "CLUSTER", "REPLICATE", a));
