@@ -14,6 +14,8 @@
 # client holds one connection per primary (32 connections per server); standalone, one memtier process per server
 # with the same options, the three run at once (32 connections per server), and their ops/s are summed. memtier's
 # own CPU (one process against three) is on the same 2 cores: compare the two kinds' ratios, not only each to 0.9.
+# Beside throughput, requests per second of the three servers' own CPU (user + system from /proc/<pid>/stat over the
+# measured run): on a machine whose cores memtier shares, and whose speed varies from hour to hour, that ratio decides.
 #
 # Environment: SERVERS ("spinel redis"), ROUNDS, MEMTIER_SECONDS, WARMUP_SECONDS, MEMTIER_KEYS, BASEPORT (21300),
 # CHECK, CHECK_REQUESTS (2000 per client), OUT (raw results; default a temporary directory), NO_BUILD=1,
@@ -88,6 +90,15 @@ start_servers() {
   fi
 }
 
+# cpu_ticks: user + system CPU of the 3 servers so far, in clock ticks (/proc/<pid>/stat fields 14 and 15)
+cpu_ticks() {
+  local p total=0
+  for p in "${PIDS[@]}"; do
+    total=$((total + $(sed 's/.*) //' "/proc/$p/stat" | awk '{print $12 + $13}')))
+  done
+  echo "$total"
+}
+
 stop_servers() {
   for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
   for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
@@ -143,9 +154,11 @@ for round in $(seq 1 "$ROUNDS"); do
         "$MEMTIER" --cluster-mode -s 127.0.0.1 -p "${PORTS[0]}" "${LOAD[@]}" --test-time="$WARMUP_SECONDS" \
           > "$OUT/warmup-$kind-$mode-$round.log" 2>&1
         json="$OUT/memtier-$kind-$mode-$round.json"
+        cpu0=$(cpu_ticks)
         "$MEMTIER" --cluster-mode -s 127.0.0.1 -p "${PORTS[0]}" "${LOAD[@]}" --test-time="$MEMTIER_SECONDS" \
           --json-out-file="$json" > "$OUT/memtier-$kind-$mode-$round.log" 2>&1
-        read -r ops _ moved _ _ <<< "$(totals "$json")"
+        cpu1=$(cpu_ticks)
+        read -r ops count moved _ _ <<< "$(totals "$json")"
       else
         start_servers "$kind" no
         mt=()
@@ -156,19 +169,23 @@ for round in $(seq 1 "$ROUNDS"); do
         done
         for p in "${mt[@]}"; do wait "$p"; done
         mt=()
+        cpu0=$(cpu_ticks)
         for i in 0 1 2; do
           "$MEMTIER" -s 127.0.0.1 -p "${PORTS[$i]}" "${LOAD[@]}" --test-time="$MEMTIER_SECONDS" \
             --json-out-file="$OUT/memtier-$kind-$mode-$round-$i.json" > "$OUT/memtier-$kind-$mode-$round-$i.log" 2>&1 &
           mt+=("$!")
         done
         for p in "${mt[@]}"; do wait "$p"; done
-        ops=0; moved=0
+        cpu1=$(cpu_ticks)
+        ops=0; moved=0; count=0
         for i in 0 1 2; do
-          read -r o _ _ _ _ <<< "$(totals "$OUT/memtier-$kind-$mode-$round-$i.json")"
-          ops=$((ops + o))
+          read -r o c _ _ _ <<< "$(totals "$OUT/memtier-$kind-$mode-$round-$i.json")"
+          ops=$((ops + o)); count=$((count + c))
         done
       fi
-      printf '%s\t%s\t%s\t%s\t%s\n' "$kind" "$mode" "$round" "$ops" "$moved" >> "$OUT/cluster-memtier.tsv"
+      # requests per second of the servers' own CPU (user + system): what decides when memtier shares the cores
+      per_cpu=$(python3 -c "print('%.0f' % ($count / max(1, $cpu1 - $cpu0) * $(getconf CLK_TCK)))")
+      printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$kind" "$mode" "$round" "$ops" "$moved" "$per_cpu" >> "$OUT/cluster-memtier.tsv"
       stop_servers
     done
   done
@@ -179,10 +196,13 @@ echo "with --cluster-mode vs the same 3 servers standalone (one memtier each, su
 awk -F'\t' '
   function median(s,   a, n, i, j, t) { n = split(s, a, " "); for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
     return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
-  { ops[$1 "," $2] = ops[$1 "," $2] " " $4; if ($2 == "cluster") moved[$1] = moved[$1] " " $5; kinds[$1] = 1 }
+  { ops[$1 "," $2] = ops[$1 "," $2] " " $4; cpu[$1 "," $2] = cpu[$1 "," $2] " " $6
+    if ($2 == "cluster") moved[$1] = moved[$1] " " $5; kinds[$1] = 1 }
   END {
-    printf "| server | ops/s cluster | ops/s 3 standalone (sum) | ratio | MOVED/s in cluster runs |\n|---|---:|---:|---:|---|\n"
+    printf "| server | ops/s cluster | ops/s 3 standalone (sum) | ratio | ops/CPU-s cluster | ops/CPU-s standalone | CPU ratio | MOVED/s in cluster runs |\n"
+    printf "|---|---:|---:|---:|---:|---:|---:|---|\n"
     for (k in kinds) { c = median(ops[k ",cluster"]); s = median(ops[k ",standalone"])
-      printf "| %s | %.0f | %.0f | %.2f |%s |\n", k, c, s, (s > 0 ? c / s : 0), moved[k] }
+      cc = median(cpu[k ",cluster"]); cs = median(cpu[k ",standalone"])
+      printf "| %s | %.0f | %.0f | %.2f | %.0f | %.0f | %.2f |%s |\n", k, c, s, (s > 0 ? c / s : 0), cc, cs, (cs > 0 ? cc / cs : 0), moved[k] }
   }' "$OUT/cluster-memtier.tsv"
 echo "Raw results: $OUT/cluster-memtier.tsv"
