@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Predicate;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -125,12 +126,24 @@ class SignalShutdownDiffTest {
 
     /** The scenario on redis-server, then on Spinel, each in a dir of its own ({@code dump}: its dump.rdb at the start). */
     private void compare(String name, byte[] dump, Scenario scenario, String... extra) throws Exception {
+        compare(name, dump, scenario, seen -> true, extra);
+    }
+
+    /**
+     * As above; a redis-server run whose observations {@code referenceOk} rejects is repeated (up to three runs): what
+     * redis-server itself does only sometimes is no reference.
+     */
+    private void compare(String name, byte[] dump, Scenario scenario, Predicate<List<String>> referenceOk,
+                         String... extra) throws Exception {
         List<String> redisSeen;
         List<String> redisLines;
-        try (Server redis = new Server(false, name + "-redis", dump, extra)) {
-            redisSeen = scenario.run(redis);
-            redisLines = redis.shutdownLines();
-        }
+        int run = 0;
+        do {
+            try (Server redis = new Server(false, name + "-redis" + (run == 0 ? "" : "-" + run), dump, extra)) {
+                redisSeen = scenario.run(redis);
+                redisLines = redis.shutdownLines();
+            }
+        } while (!referenceOk.test(redisSeen) && ++run < 3);
         assertFalse(redisLines.isEmpty(), "redis-server logged " + redisLines);
         try (Server spinel = new Server(true, name + "-spinel", dump, extra)) {
             List<String> seen = scenario.run(spinel);
@@ -232,7 +245,9 @@ class SignalShutdownDiffTest {
     @Test
     @Timeout(120)
     void sigabrtWritesACrashReportAndTheProcessDiesByIt() throws Exception {
-        compare("abrt", s -> {
+        // redis-server once died by SIGSEGV inside its own crash report (exit 139, no END line) at a load of ~145 on the
+        // 2 cores (CI beside other sessions' clusters): such a run is repeated, not compared
+        compare("abrt", null, s -> {
             List<String> seen = new ArrayList<>();
             s.signal("ABRT");
             seen.add("exit " + s.awaitExit());
@@ -242,6 +257,6 @@ class SignalShutdownDiffTest {
                 seen.add(part.strip() + " " + log.contains(part));
             }
             return seen;
-        }, "--crash-memcheck-enabled", "no");
+        }, seen -> seen.get(0).equals("exit 134") && seen.get(seen.size() - 1).endsWith(" true"), "--crash-memcheck-enabled", "no");
     }
 }
