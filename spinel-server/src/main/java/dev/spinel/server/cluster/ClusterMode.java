@@ -72,6 +72,8 @@ public final class ClusterMode implements AutoCloseable {
     /** The shortest node timeout the fencing and the failure detection use (cluster-node-timeout below it is raised). */
     static final long MIN_NODE_TIMEOUT_MS = 1000;
     private final Failovers failovers;
+    /** Replicas moving to orphaned primaries (cluster-migration-barrier), primaries left without slots following. */
+    private final ReplicaMigration migration;
     /** When (System.nanoTime() ms) this node last knew itself in contact with the Raft majority. */
     private final ContactClock contact = new ContactClock(System.nanoTime() / 1_000_000);
     /** Cut off from the majority for more than half the node timeout: serves nothing (cluster_state:fail). */
@@ -108,6 +110,7 @@ public final class ClusterMode implements AutoCloseable {
         this.nodesFile = nodesFile;
         this.loaded = loaded;
         this.failovers = new Failovers(() -> topology, replication, config, meetings);
+        this.migration = new ReplicaMigration(config, () -> topology, meetings);
         this.meeting = new Meeting(() -> topology, meetings);
         this.peerWatch = new PeerWatch(() -> topology.current(), () -> PeerCall.credentials(config));
         this.publishBus = new PublishBus(() -> topology.current(), () -> topology.myId(), () -> PeerCall.credentials(config));
@@ -203,6 +206,7 @@ public final class ClusterMode implements AutoCloseable {
             }
             failovers.detect(timeout);
             peerWatch.watch(t.current(), t.myId(), timeout);
+            migration.tick(stateOk(), peerWatch::suspected, now);
         } catch (RuntimeException e) {
             Log.warning("cluster cron: " + e);
         }
@@ -279,18 +283,7 @@ public final class ClusterMode implements AutoCloseable {
         selfListing.applied(t, myId);
         boolean replay = topology.replaying(); // an old topology: no role acted on (ReplayWatch); tick() takes the last
         replayDeferred = replay;
-        String follow = before == null || replay ? null
-                : SlotLoss.newPrimary(before, t, myId, config.clusterAllowReplicaMigration.value());
-        if (follow != null) {
-            Log.notice("Configuration change detected. Reconfiguring myself as a replica of " + follow);
-            meetings.execute(() -> {
-                try {
-                    topology.commit(new TopologyChange.Replicate(myId, follow));
-                } catch (TopologyException e) {
-                    Log.warning("Could not become a replica of " + follow + ": " + e.getMessage());
-                }
-            });
-        }
+        migration.applied(before, t, myId, replay);
         handovers.update(before, t, myId, topology.currentIndex()); // before the routing that no longer has the slot
         routing = new SlotRouting(t, myId, config.clusterRequireFullCoverage.value(), cutOff, handovers.snapshot());
         if (replay) {

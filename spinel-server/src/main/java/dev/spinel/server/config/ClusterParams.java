@@ -21,8 +21,17 @@ public abstract sealed class ClusterParams extends ConfigRegistry permits Server
     public final Params.Bool clusterAllowPubsubshardWhenDown = add(new Params.Bool("cluster-allow-pubsubshard-when-down", true, true, null));
     /** The address this node gives others (empty: learnt from the first peer met, as Redis). */
     public final Params.Text clusterAnnounceIp = add(new Params.Text("cluster-announce-ip", true, "", null, null));
-    /** A primary left without slots by a reshard becomes a replica of the node that took them (Redis's default yes). */
+    /**
+     * A primary left without slots by a reshard becomes a replica of the node that took them, and replicas move to
+     * orphaned primaries (Redis's default yes).
+     */
     public final Params.Bool clusterAllowReplicaMigration = add(new Params.Bool("cluster-allow-replica-migration", true, true, null));
+    /**
+     * How many working replicas a primary keeps when one of them moves to an orphaned primary (cluster/ReplicaMigration):
+     * a replica moves only while its primary has more than this many, as Redis's.
+     */
+    public final Params.Int clusterMigrationBarrier = add(new Params.Int("cluster-migration-barrier", true, 1, 0,
+            Integer.MAX_VALUE, null));
     /** How old a replica's data may be for it to replace its primary automatically (cluster/ReplicaValidity; 0: no limit). */
     public final Params.Int clusterReplicaValidityFactor = add(new Params.Int("cluster-replica-validity-factor", true, 10, 0,
             Integer.MAX_VALUE, null, "cluster-slave-validity-factor"));

@@ -88,7 +88,7 @@ class ConfigRewriteQuotingDiffTest {
         }
         assertTrue(loaded > 140, "lines loaded: " + loaded); // 145 of redis-server 7.0.15's 154 lines
         // (watchdog-period: Redis's hidden debugging knob; lua-enable-deprecated-api: the apt package's backport)
-        Set<String> notTaken = Set.of("cluster-link-sendbuf-limit", "cluster-migration-barrier",
+        Set<String> notTaken = Set.of("cluster-link-sendbuf-limit",
                 "replica-ignore-disk-write-errors", "tls-cluster", "tls-dh-params-file", "tls-session-cache-size",
                 "tls-session-cache-timeout", "tls-session-caching", "watchdog-period", "lua-enable-deprecated-api");
         refused.removeAll(notTaken);
