@@ -9,6 +9,7 @@ import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.GroupMismatchException;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.server.RaftServer;
@@ -20,7 +21,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -31,6 +31,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.stream.IntStream;
 
 /**
  * The topology as a replicated state machine on Apache Ratis: every node runs a Raft server on its bus
@@ -150,13 +151,7 @@ public final class RaftTopology implements ClusterTopology {
     }
 
     private static int[] seedSlots(Topology seed, String id) {
-        List<Integer> out = new ArrayList<>();
-        for (int[] r : seed.slotRanges(id)) {
-            for (int s = r[0]; s <= r[1]; s++) {
-                out.add(s);
-            }
-        }
-        return out.stream().mapToInt(Integer::intValue).toArray();
+        return seed.slotRanges(id).stream().flatMapToInt(r -> IntStream.rangeClosed(r[0], r[1])).toArray();
     }
 
     /** A change applied by the state machine of {@code gid}: published if it is the active group's. */
@@ -307,10 +302,7 @@ public final class RaftTopology implements ClusterTopology {
         // Just restarted: the recovered log names the active group once replayed; a change waits for that.
         long recovering = System.currentTimeMillis() + TIMEOUT_MS;
         while (active == null && System.currentTimeMillis() < recovering) {
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+            if (!pause(10)) {
                 throw new TopologyException("ERR interrupted");
             }
         }
@@ -329,12 +321,18 @@ public final class RaftTopology implements ClusterTopology {
         if (group != null && !joining && change.inEffect(now)) {
             return now; // answered from this node's applied topology, as a read is
         }
-        RaftClientReply reply;
-        try {
-            reply = client().async().send(Message.valueOf(change.encode())).get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
-        } catch (Exception e) {
-            clientFailed = true;
-            throw new TopologyException("ERR the topology change could not be committed: " + e);
+        RaftClientReply reply = null;
+        // GroupMismatchException: the leader this node knew left and another server (its CLUSTER RESET HARD) answers on
+        // its address; no member got the change, asked again once this node knows the new leader (legacy suite's init)
+        for (long until = System.currentTimeMillis() + TIMEOUT_MS; reply == null; ) {
+            try {
+                reply = client().async().send(Message.valueOf(change.encode())).get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            } catch (Exception e) {
+                clientFailed = true;
+                if (!(e.getCause() instanceof GroupMismatchException) || System.currentTimeMillis() > until || !pause(100)) {
+                    throw new TopologyException("ERR the topology change could not be committed: " + e);
+                }
+            }
         }
         if (!reply.isSuccess()) {
             throw new TopologyException("ERR the topology change could not be committed: " + reply.getException());
@@ -348,6 +346,17 @@ public final class RaftTopology implements ClusterTopology {
             leaveGroup(f.nodeId());
         }
         return current;
+    }
+
+    /** Sleeps {@code ms}; false when interrupted (the interrupt kept). */
+    private static boolean pause(long ms) {
+        try {
+            Thread.sleep(ms);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     /** How many topology changes (log entries, refused ones too) this node applied in its active group. */
