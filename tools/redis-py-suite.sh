@@ -6,6 +6,8 @@
 # against 3 redis-server primaries (ports 21100-21102 and 21110-21112, bus ports +10000), each made one cluster by
 # `redis-cli --cluster create`. CLUSTER=1 REPLICAS=1: 3 primaries + 3 replicas each (ports 21100-21105, 21110-21115).
 # CLUSTER_PORT: the first of those ports (default 21100; Spinel's nodes from it, redis-server's from it + 10).
+# BUS_OFFSET: each node's cluster bus port is its port + BUS_OFFSET (default 10000, Redis's own offset; a smaller
+# one keeps every port of a run in one range, e.g. CLUSTER_PORT=31100 BUS_OFFSET=500).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 version=${REDIS_PY:-5.0.8}
@@ -24,16 +26,17 @@ if [ "${CLUSTER:-0}" = 1 ]; then
   spinel_port=${CLUSTER_PORT:-21100}
   redis_port=$((spinel_port + 10))
   count=$((3 * (1 + ${REPLICAS:-0})))
+  bus_offset=${BUS_OFFSET:-10000}
   for base in $spinel_port $redis_port; do
     nodes=()
     for port in $(seq $base $((base + count - 1))); do
       mkdir -p "$work/$port"
       if [ $base = $spinel_port ]; then
         (cd "$work/$port" && exec "$root/bin/spinel-server" --port $port --grpc-port 0 --save "" --cluster-enabled yes \
-          --enable-debug-command yes --repl-diskless-sync-delay 0 --dir "$work/$port" > "$work/$port/log" 2>&1) &
+          --cluster-port $((port + bus_offset)) --enable-debug-command yes --repl-diskless-sync-delay 0 --dir "$work/$port" > "$work/$port/log" 2>&1) &
       else
         (cd "$work/$port" && exec redis-server --port $port --save "" --cluster-enabled yes --enable-debug-command yes \
-          --repl-diskless-sync-delay 0 --dir "$work/$port" > "$work/$port/log" 2>&1) &
+          --cluster-port $((port + bus_offset)) --repl-diskless-sync-delay 0 --dir "$work/$port" > "$work/$port/log" 2>&1) &
       fi
       pids+=($!)
       nodes+=("127.0.0.1:$port")

@@ -30,6 +30,14 @@ final class ClusterNodes {
      * the whole cluster with every slot served.
      */
     static SpinelServer[] create(String name, int[] ports, IntFunction<ServerConfig> base) throws Exception {
+        return create(name, ports, 0, base);
+    }
+
+    /**
+     * As {@link #create(String, int[], IntFunction)}, with {@code --cluster-replicas replicas}: redis-cli makes the
+     * first {@code ports.length / (replicas + 1)} nodes primaries and the others their replicas.
+     */
+    static SpinelServer[] create(String name, int[] ports, int replicas, IntFunction<ServerConfig> base) throws Exception {
         SpinelServer[] nodes = new SpinelServer[ports.length];
         List<String> args = new ArrayList<>(List.of("--cluster", "create"));
         for (int i = 0; i < ports.length; i++) {
@@ -39,7 +47,7 @@ final class ClusterNodes {
                     .with("dir", Files.createTempDirectory("spinel-" + name + "-" + i).toString()));
             args.add("127.0.0.1:" + ports[i]);
         }
-        args.add("--cluster-yes");
+        args.addAll(List.of("--cluster-replicas", Integer.toString(replicas), "--cluster-yes"));
         String out = redisCli(args.toArray(String[]::new));
         assertTrue(out.contains("[OK] All 16384 slots covered."), out);
         for (int port : ports) {
