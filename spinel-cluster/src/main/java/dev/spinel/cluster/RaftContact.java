@@ -2,7 +2,10 @@ package dev.spinel.cluster;
 
 import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.proto.RaftProtos.ServerRpcProto;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.server.RaftServer;
 
+import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -17,6 +20,31 @@ final class RaftContact {
     }
 
     /** See {@link ClusterTopology#majorityContactAgeMs()}; {@code members} counts the group's voters. */
+    /** As below, for group {@code g} of {@code server} now ({@link Long#MAX_VALUE} when it has no such group). */
+    static long majorityContactAgeMs(RaftServer server, RaftGroupId g) {
+        if (g == null) {
+            return Long.MAX_VALUE;
+        }
+        try {
+            RaftServer.Division d = server.getDivision(g);
+            return majorityContactAgeMs(d.getInfo().getRoleInfoProto(), d.getGroup().getPeers().size());
+        } catch (IOException | RuntimeException e) {
+            return Long.MAX_VALUE;
+        }
+    }
+
+    /** As below, for group {@code g} of {@code server} now (empty when it has no such group). */
+    static Map<String, Long> peerSilenceMs(RaftServer server, RaftGroupId g) {
+        if (g == null) {
+            return Map.of();
+        }
+        try {
+            return peerSilenceMs(server.getDivision(g).getInfo().getRoleInfoProto());
+        } catch (IOException | RuntimeException e) {
+            return Map.of();
+        }
+    }
+
     static long majorityContactAgeMs(RoleInfoProto role, int members) {
         if (role.hasLeaderInfo()) {
             // The leader itself is one of the majority: it needs members / 2 followers' answers.

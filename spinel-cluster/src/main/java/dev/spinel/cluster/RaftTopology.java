@@ -2,7 +2,6 @@ package dev.spinel.cluster;
 
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.RaftProperties;
-import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
@@ -439,9 +438,14 @@ public final class RaftTopology implements ClusterTopology {
         RaftClientReply reply;
         // A client of its own: the shared one belongs to the synchronized methods (they may replace and close it).
         try (RaftClient c = newClient(server.getDivision(group))) {
-            // to this node itself: it asks the leader for the read index and answers once it has applied up to it
-            reply = c.io().sendReadOnly(Message.valueOf("applied"), me.getId());
-        } catch (IOException | RuntimeException e) {
+            // to this node itself: it asks the leader for the read index and answers once it has applied up to it. Bounded:
+            // io()'s retries of 3 s requests kept every node of a cluster fenced for minutes after a stall (load ~110);
+            // a failed catch-up is asked again at the next tick.
+            reply = c.async().sendReadOnly(Message.valueOf("applied"), me.getId()).get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        } catch (Exception e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
             throw new TopologyException("ERR the cluster leader could not be asked: " + e);
         }
         if (!reply.isSuccess()) {
@@ -452,35 +456,12 @@ public final class RaftTopology implements ClusterTopology {
 
     @Override
     public long majorityContactAgeMs() {
-        RaftGroupId a = active;
-        if (a == null) {
-            return Long.MAX_VALUE;
-        }
-        RoleInfoProto role;
-        int members;
-        try {
-            RaftServer.Division d = server.getDivision(a);
-            role = d.getInfo().getRoleInfoProto();
-            members = d.getGroup().getPeers().size();
-        } catch (IOException | RuntimeException e) {
-            return Long.MAX_VALUE;
-        }
-        return RaftContact.majorityContactAgeMs(role, members);
+        return RaftContact.majorityContactAgeMs(server, active);
     }
 
     @Override
     public Map<String, Long> peerSilenceMs() {
-        RaftGroupId a = active;
-        if (a == null) {
-            return Map.of();
-        }
-        RoleInfoProto role;
-        try {
-            role = server.getDivision(a).getInfo().getRoleInfoProto();
-        } catch (IOException | RuntimeException e) {
-            return Map.of();
-        }
-        return RaftContact.peerSilenceMs(role);
+        return RaftContact.peerSilenceMs(server, active);
     }
 
     @Override
