@@ -22,17 +22,9 @@ OUT=${OUT:-$(mktemp -d /tmp/spinel-cluster-clients.XXXXXX)}
 mkdir -p "$OUT"
 PORTS=()
 for i in 0 1 2 3 4 5; do PORTS+=("$((BASEPORT + i))"); done
-for p in "${PORTS[@]}"; do
-  for q in "$p" "$((p + BUS_OFFSET))"; do
-    if (exec 3<>"/dev/tcp/127.0.0.1/$q") 2>/dev/null; then echo "port $q is in use (set BASEPORT)" >&2; exit 2; fi
-  done
-done
-if [ "$SERVER" = spinel ] && [ "${NO_BUILD:-0}" != 1 ]; then
-  echo "Building Spinel..." >&2
-  JAVA_HOME=$("$root/bin/find-java") MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow" \
-    mvn -q -B -o -f "$root/pom.xml" -DskipTests -pl spinel-grpc -am package >&2
-  touch "$root/spinel-grpc/target/.built-by-bin-spinel-server"
-fi
+. "$root/tools/lib/six-node-script.sh"
+check_free_ports "$BUS_OFFSET"
+if [ "$SERVER" = spinel ]; then build_spinel; fi
 if [ ! -d "$OUT/redis-${REDIS_PY:-5.0.8}" ]; then
   (cd "$OUT" && pip download "redis==${REDIS_PY:-5.0.8}" --no-binary :all: --no-deps -d . -q && tar xzf "redis-${REDIS_PY:-5.0.8}.tar.gz")
 fi

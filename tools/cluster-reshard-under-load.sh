@@ -18,17 +18,9 @@ OUT=${OUT:-$(mktemp -d /tmp/spinel-reshard-load.XXXXXX)}
 mkdir -p "$OUT"
 PORTS=()
 for i in 0 1 2 3 4 5; do PORTS+=("$((BASEPORT + i))"); done
-for p in "${PORTS[@]}"; do
-  for q in "$p" "$((p + 10000))"; do
-    if (exec 3<>"/dev/tcp/127.0.0.1/$q") 2>/dev/null; then echo "port $q is in use (set BASEPORT)" >&2; exit 2; fi
-  done
-done
-if [ "$SERVER" = spinel ] && [ "${NO_BUILD:-0}" != 1 ]; then
-  echo "Building Spinel..." >&2
-  JAVA_HOME=$("$root/bin/find-java") MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow" \
-    mvn -q -B -o -f "$root/pom.xml" -DskipTests -pl spinel-grpc -am package >&2
-  touch "$root/spinel-grpc/target/.built-by-bin-spinel-server"
-fi
+. "$root/tools/lib/six-node-script.sh"
+check_free_ports 10000
+if [ "$SERVER" = spinel ]; then build_spinel; fi
 
 PIDS=()
 WRITER=""
