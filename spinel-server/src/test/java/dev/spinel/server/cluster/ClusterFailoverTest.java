@@ -103,14 +103,6 @@ class ClusterFailoverTest {
         }
     }
 
-    /** As ClusterNodes.awaitWholeCluster, with room for a loaded machine (each join is a Raft configuration change). */
-    private static void awaitKnown(int port, int nodes) throws Exception {
-        await("node " + port + " never saw the whole cluster", 60_000, () -> {
-            String info = bulk(port, "CLUSTER", "INFO");
-            return info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:" + nodes);
-        });
-    }
-
     interface Check {
         boolean ok() throws Exception;
     }
@@ -192,7 +184,7 @@ class ClusterFailoverTest {
         await("D never joined", 60_000, () -> bulk(D, "CLUSTER", "INFO").contains("cluster_known_nodes:3"));
         assertEquals("+OK\r\n", call(C, "CLUSTER", "MEET", "127.0.0.1", Integer.toString(A)));
         for (int port : new int[]{A, B, C, D}) {
-            awaitKnown(port, 4);
+            ClusterNodes.awaitWholeCluster(port, 4, 60_000);
         }
         String idA = bulk(A, "CLUSTER", "MYID").trim();
         String idC = bulk(C, "CLUSTER", "MYID").trim();

@@ -94,17 +94,18 @@ final class ClusterNodes {
 
     /** Waits (20 s at most) until the node on {@code port} reports cluster_state:ok with {@code nodes} known nodes. */
     static void awaitWholeCluster(int port, int nodes) throws Exception {
-        long deadline = System.currentTimeMillis() + 20_000;
-        try (RawClient c = new RawClient(port)) {
-            while (true) {
-                String info = new String(c.call("CLUSTER", "INFO"), StandardCharsets.UTF_8);
-                if (info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:" + nodes)) {
-                    return;
-                }
-                assertTrue(System.currentTimeMillis() < deadline, "node " + port + " never saw the whole cluster: " + info);
-                Thread.sleep(50);
-            }
-        }
+        awaitWholeCluster(port, nodes, 20_000);
+    }
+
+    /**
+     * As above, waiting up to {@code ms} (each join is a Raft configuration change: room for a loaded machine); a node
+     * not answering yet is asked again.
+     */
+    static void awaitWholeCluster(int port, int nodes, long ms) throws Exception {
+        ClusterFailoverTest.await("node " + port + " never saw the whole cluster", ms, () -> {
+            String info = callOrEmpty(port, "CLUSTER", "INFO");
+            return info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:" + nodes);
+        });
     }
 
     static void closeAll(SpinelServer[] nodes) {
@@ -129,10 +130,7 @@ final class ClusterNodes {
         ClusterFailoverTest.await("B never joined A", 60_000, () -> call(p[1], "CLUSTER", "INFO").contains("cluster_known_nodes:2"));
         call(p[2], "CLUSTER", "MEET", "127.0.0.1", Integer.toString(p[0]));
         for (int port : p) {
-            ClusterFailoverTest.await("node " + port + " never saw the whole cluster", 60_000, () -> {
-                String info = call(port, "CLUSTER", "INFO");
-                return info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:3");
-            });
+            awaitWholeCluster(port, 3, 60_000);
         }
     }
 

@@ -108,10 +108,7 @@ class ReplicaMigrationTest {
             await("node " + port + " never joined", 60_000, () -> call(port, "CLUSTER", "INFO").contains("cluster_state:ok"));
         }
         for (int port : new int[]{A, B, C, A1, A2, B1, C1}) {
-            await("node " + port + " never saw the whole cluster", 60_000, () -> {
-                String info = call(port, "CLUSTER", "INFO");
-                return info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:7");
-            });
+            ClusterNodes.awaitWholeCluster(port, 7, 60_000);
         }
         String idA = id(A);
         String idB = id(B);

@@ -69,10 +69,7 @@ class ReplicaNoFailoverTest {
         await("D never joined", 60_000, () -> call(D, "CLUSTER", "INFO").contains("cluster_known_nodes:3"));
         assertEquals("+OK\r\n", call(C, "CLUSTER", "MEET", "127.0.0.1", Integer.toString(A)));
         for (int port : new int[]{A, B, C, D}) {
-            await("node " + port + " never saw the whole cluster", 60_000, () -> {
-                String info = call(port, "CLUSTER", "INFO");
-                return info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:4");
-            });
+            ClusterNodes.awaitWholeCluster(port, 4, 60_000);
         }
         String idA = call(A, "CLUSTER", "MYID").split("\r\n")[1];
         assertEquals("+OK\r\n", call(C, "CLUSTER", "REPLICATE", idA));
