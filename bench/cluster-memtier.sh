@@ -18,7 +18,8 @@
 # measured run): on a machine whose cores memtier shares, and whose speed varies from hour to hour, that ratio decides.
 #
 # Environment: SERVERS ("spinel redis"), ROUNDS, MEMTIER_SECONDS, WARMUP_SECONDS, MEMTIER_KEYS, BASEPORT (21300),
-# CHECK, CHECK_REQUESTS (2000 per client), OUT (raw results; default a temporary directory), NO_BUILD=1,
+# CHECK, CHECK_REQUESTS (2000 per client), SPINEL_ARGS (more options for every Spinel node, e.g. "--event-loop-threads 1"),
+# MEMTIER_ARGS (more memtier options for every run, e.g. "--rate-limiting=400" to compare at one request rate), OUT (raw results; default a temporary directory), NO_BUILD=1,
 # MEMTIER (path to memtier_benchmark or its wrapper; default ../shared/tools/memtier.sh).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -65,7 +66,7 @@ start_servers() {
         --cluster-enabled "$cluster" --dir "$dir" --logfile "$dir/log") &
     else
       (cd "$dir" && exec "$root/bin/spinel-server" --port "${PORTS[$i]}" --bind 127.0.0.1 --save "" --appendonly no \
-        --cluster-enabled "$cluster" --dir "$dir" --grpc-port 0 > "$dir/log" 2>&1) &
+        --cluster-enabled "$cluster" --dir "$dir" --grpc-port 0 ${SPINEL_ARGS:-} > "$dir/log" 2>&1) &
     fi
     PIDS+=("$!")
   done
@@ -105,7 +106,8 @@ stop_servers() {
   PIDS=()
 }
 
-LOAD=(-t 2 -c 16 --pipeline=30 -d 256 --ratio=1:10 --key-pattern=R:R --key-maximum="$MEMTIER_KEYS" --hide-histogram)
+# shellcheck disable=SC2206 # MEMTIER_ARGS is a list of options
+LOAD=(-t 2 -c 16 --pipeline=30 -d 256 --ratio=1:10 --key-pattern=R:R --key-maximum="$MEMTIER_KEYS" --hide-histogram ${MEMTIER_ARGS:-})
 
 # totals JSON -> "ops/s count moved/s ask/s connection-errors"
 totals() {
