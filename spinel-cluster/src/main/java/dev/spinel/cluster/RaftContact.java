@@ -19,7 +19,6 @@ final class RaftContact {
     private RaftContact() {
     }
 
-    /** See {@link ClusterTopology#majorityContactAgeMs()}; {@code members} counts the group's voters. */
     /** As below, for group {@code g} of {@code server} now ({@link Long#MAX_VALUE} when it has no such group). */
     static long majorityContactAgeMs(RaftServer server, RaftGroupId g) {
         if (g == null) {
@@ -45,6 +44,7 @@ final class RaftContact {
         }
     }
 
+    /** See {@link ClusterTopology#majorityContactAgeMs()}; {@code members} counts the group's voters. */
     static long majorityContactAgeMs(RoleInfoProto role, int members) {
         if (role.hasLeaderInfo()) {
             // The leader itself is one of the majority: it needs members / 2 followers' answers.
