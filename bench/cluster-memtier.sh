@@ -19,7 +19,8 @@
 #
 # Environment: SERVERS ("spinel redis"), ROUNDS, MEMTIER_SECONDS, WARMUP_SECONDS, MEMTIER_KEYS, BASEPORT (21300),
 # CHECK, CHECK_REQUESTS (2000 per client), SPINEL_ARGS (more options for every Spinel node, e.g. "--event-loop-threads 1"),
-# MEMTIER_ARGS (more memtier options for every run, e.g. "--rate-limiting=400" to compare at one request rate), OUT (raw results; default a temporary directory), NO_BUILD=1,
+# MEMTIER_ARGS (more memtier options for every run, e.g. "--rate-limiting=4500" to compare at one request rate),
+# OUT (raw results; default a temporary directory), NO_BUILD=1,
 # MEMTIER (path to memtier_benchmark or its wrapper; default ../shared/tools/memtier.sh).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -193,7 +194,7 @@ for round in $(seq 1 "$ROUNDS"); do
   done
 done
 
-echo "memtier_benchmark 2.3.0 (-t 2 -c 16 --pipeline 30, SET:GET 1:10, -d 256, ${MEMTIER_SECONDS}s per run), 3 primaries"
+echo "memtier_benchmark 2.3.0 (-t 2 -c 16 --pipeline 30, SET:GET 1:10, -d 256, ${MEMTIER_SECONDS}s per run${MEMTIER_ARGS:+, $MEMTIER_ARGS}${SPINEL_ARGS:+; Spinel $SPINEL_ARGS}), 3 primaries"
 echo "with --cluster-mode vs the same 3 servers standalone (one memtier each, summed); medians of $ROUNDS rounds"
 awk -F'\t' '
   function median(s,   a, n, i, j, t) { n = split(s, a, " "); for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
