@@ -3,7 +3,7 @@
 # 3 primaries, against the summed throughput of the same 3 servers run standalone under the same load, for Spinel
 # and for redis-server side by side.
 #
-#   bench/cluster-memtier.sh           measure: ROUNDS (3) rounds, medians (about 2 minutes a round)
+#   bench/cluster-memtier.sh           measure: ROUNDS (3) rounds, medians (about 3 minutes a round)
 #   CHECK=1 bench/cluster-memtier.sh   correctness only: a short --cluster-mode run of few requests per server kind;
 #                                      fails unless every request was answered, with no MOVED and no ASK
 #
@@ -14,6 +14,12 @@
 # client holds one connection per primary (32 connections per server); standalone, one memtier process per server
 # with the same options, the three run at once (32 connections per server), and their ops/s are summed. memtier's
 # own CPU (one process against three) is on the same 2 cores: compare the two kinds' ratios, not only each to 0.9.
+# A third mode, "tagged", separates what the cluster costs the servers from what memtier's cluster mode changes in
+# the load: the same cluster, but driven as the standalone servers are (one plain memtier per node, 32 connections
+# each), every key of a node's memtier under a hash tag that node serves (--key-prefix "{t}memtier-"), so no request
+# is redirected and each node sees the standalone run's load shape. tagged/standalone is the servers' cost of
+# cluster mode (routing, the Raft group, the cluster's threads); cluster/tagged is memtier's cluster mode (its two
+# threads spread each client's pipeline over three connections).
 # Beside throughput, requests per second of the three servers' own CPU (user + system from /proc/<pid>/stat over the
 # measured run): on a machine whose cores memtier shares, and whose speed varies from hour to hour, that ratio decides.
 #
@@ -150,7 +156,7 @@ fi
 : > "$OUT/cluster-memtier.tsv"
 for round in $(seq 1 "$ROUNDS"); do
   for kind in $SERVERS; do
-    for mode in cluster standalone; do
+    for mode in cluster tagged standalone; do
       echo "round $round: $kind $mode" >&2
       if [ "$mode" = cluster ]; then
         start_servers "$kind" yes
@@ -163,10 +169,23 @@ for round in $(seq 1 "$ROUNDS"); do
         cpu1=$(cpu_ticks)
         read -r ops count moved _ _ <<< "$(totals "$json")"
       else
-        start_servers "$kind" no
+        prefix=()
+        if [ "$mode" = tagged ]; then
+          start_servers "$kind" yes
+          for i in 0 1 2; do prefix[$i]="--key-prefix=memtier-"; done
+          # a one-letter hash tag each node serves: a GET on a key under it is answered there, not with MOVED
+          for i in 0 1 2; do
+            for t in a b c d e f g h i j k l m n o p q r s t u v w x y z; do
+              if ! redis-cli -p "${PORTS[$i]}" GET "{$t}probe" | grep -q MOVED; then prefix[$i]="--key-prefix={$t}memtier-"; break; fi
+            done
+          done
+        else
+          start_servers "$kind" no
+          for i in 0 1 2; do prefix[$i]="--key-prefix=memtier-"; done
+        fi
         mt=()
         for i in 0 1 2; do
-          "$MEMTIER" -s 127.0.0.1 -p "${PORTS[$i]}" "${LOAD[@]}" --test-time="$WARMUP_SECONDS" \
+          "$MEMTIER" -s 127.0.0.1 -p "${PORTS[$i]}" "${prefix[$i]}" "${LOAD[@]}" --test-time="$WARMUP_SECONDS" \
             > "$OUT/warmup-$kind-$mode-$round-$i.log" 2>&1 &
           mt+=("$!")
         done
@@ -174,7 +193,7 @@ for round in $(seq 1 "$ROUNDS"); do
         mt=()
         cpu0=$(cpu_ticks)
         for i in 0 1 2; do
-          "$MEMTIER" -s 127.0.0.1 -p "${PORTS[$i]}" "${LOAD[@]}" --test-time="$MEMTIER_SECONDS" \
+          "$MEMTIER" -s 127.0.0.1 -p "${PORTS[$i]}" "${prefix[$i]}" "${LOAD[@]}" --test-time="$MEMTIER_SECONDS" \
             --json-out-file="$OUT/memtier-$kind-$mode-$round-$i.json" > "$OUT/memtier-$kind-$mode-$round-$i.log" 2>&1 &
           mt+=("$!")
         done
@@ -195,17 +214,19 @@ for round in $(seq 1 "$ROUNDS"); do
 done
 
 echo "memtier_benchmark 2.3.0 (-t 2 -c 16 --pipeline 30, SET:GET 1:10, -d 256, ${MEMTIER_SECONDS}s per run${MEMTIER_ARGS:+, $MEMTIER_ARGS}${SPINEL_ARGS:+; Spinel $SPINEL_ARGS}), 3 primaries"
-echo "with --cluster-mode vs the same 3 servers standalone (one memtier each, summed); medians of $ROUNDS rounds"
+echo "with --cluster-mode vs the same 3 servers standalone (one memtier each, summed); tagged: the cluster under the"
+echo "standalone load (one memtier a node, its keys under a hash tag the node serves); medians of $ROUNDS rounds"
 awk -F'\t' '
   function median(s,   a, n, i, j, t) { n = split(s, a, " "); for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
     return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
   { ops[$1 "," $2] = ops[$1 "," $2] " " $4; cpu[$1 "," $2] = cpu[$1 "," $2] " " $6
     if ($2 == "cluster") moved[$1] = moved[$1] " " $5; kinds[$1] = 1 }
   END {
-    printf "| server | ops/s cluster | ops/s 3 standalone (sum) | ratio | ops/CPU-s cluster | ops/CPU-s standalone | CPU ratio | MOVED/s in cluster runs |\n"
-    printf "|---|---:|---:|---:|---:|---:|---:|---|\n"
+    printf "| server | ops/s cluster | ops/s 3 standalone (sum) | ratio | ops/CPU-s cluster | tagged | standalone | CPU ratio | tagged/standalone | cluster/tagged | MOVED/s in cluster runs |\n"
+    printf "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n"
     for (k in kinds) { c = median(ops[k ",cluster"]); s = median(ops[k ",standalone"])
-      cc = median(cpu[k ",cluster"]); cs = median(cpu[k ",standalone"])
-      printf "| %s | %.0f | %.0f | %.2f | %.0f | %.0f | %.2f |%s |\n", k, c, s, (s > 0 ? c / s : 0), cc, cs, (cs > 0 ? cc / cs : 0), moved[k] }
+      cc = median(cpu[k ",cluster"]); ct = median(cpu[k ",tagged"]); cs = median(cpu[k ",standalone"])
+      printf "| %s | %.0f | %.0f | %.2f | %.0f | %.0f | %.0f | %.2f | %.2f | %.2f |%s |\n", k, c, s, (s > 0 ? c / s : 0), cc, ct, cs,
+        (cs > 0 ? cc / cs : 0), (cs > 0 ? ct / cs : 0), (ct > 0 ? cc / ct : 0), moved[k] }
   }' "$OUT/cluster-memtier.tsv"
 echo "Raw results: $OUT/cluster-memtier.tsv"
