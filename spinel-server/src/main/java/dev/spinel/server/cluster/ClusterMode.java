@@ -95,6 +95,7 @@ public final class ClusterMode implements AutoCloseable {
     private final PeerWatch peerWatch;
     /** Slots just handed to another primary, answered with -ASK to it until it has applied the change. */
     private final Handovers handovers;
+    private final RemovedNodes removed = new RemovedNodes();
     /** Ends the waits of clients blocked on slots this node no longer serves (set before the cron starts). */
     private volatile BlockedRedirects blockedRedirects;
     /** The last topology applied was one of the recovered log's replay: its roles are to be acted on at the end. */
@@ -280,6 +281,7 @@ public final class ClusterMode implements AutoCloseable {
         String myId = topology.myId();
         Topology before = lastApplied;
         lastApplied = t;
+        removed.applied(before, t);
         selfListing.applied(t, myId);
         boolean replay = topology.replaying(); // an old topology: no role acted on (ReplayWatch); tick() takes the last
         replayDeferred = replay;
@@ -382,6 +384,11 @@ public final class ClusterMode implements AutoCloseable {
      */
     public long offsetOf(String id) {
         return id.equals(myId()) ? GossipOffset.of(replication) : peerWatch.offset(id);
+    }
+
+    /** Whether node {@code id} left the topology within the last minute ({@link RemovedNodes}). */
+    public boolean removedRecently(String id) {
+        return removed.removedRecently(id);
     }
 
     /** Commits a change; a refusal becomes the Redis error the client gets. */

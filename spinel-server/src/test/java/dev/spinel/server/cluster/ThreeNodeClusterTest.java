@@ -172,8 +172,16 @@ class ThreeNodeClusterTest {
             assertEquals("$10\r\nreplicated\r\n", new String(r.call("EVAL", "#!lua flags=no-writes\nreturn redis.call('get', KEYS[1])",
                     "1", key), StandardCharsets.UTF_8));
             // forgotten, it leaves the topology and the Raft group
-            assertEquals("+OK\r\n", new String(primary.call("CLUSTER", "FORGET",
-                    new String(r.call("CLUSTER", "MYID"), StandardCharsets.UTF_8).split("\r\n")[1]), StandardCharsets.UTF_8));
+            String replicaId = new String(r.call("CLUSTER", "MYID"), StandardCharsets.UTF_8).split("\r\n")[1];
+            assertEquals("+OK\r\n", new String(primary.call("CLUSTER", "FORGET", replicaId), StandardCharsets.UTF_8));
+            // the FORGET redis-cli --cluster del-node sends to each other node finds it gone: +OK, as on Redis, where
+            // each node forgets on its own; a node never known is still refused with Redis's text
+            try (RawClient other = new RawClient(PORTS[2])) {
+                assertEquals("+OK\r\n", new String(other.call("CLUSTER", "FORGET", replicaId), StandardCharsets.UTF_8));
+                String unknown = "0123456789abcdef0123456789abcdef01234567";
+                assertEquals("-ERR Unknown node " + unknown + "\r\n",
+                        new String(other.call("CLUSTER", "FORGET", unknown), StandardCharsets.UTF_8));
+            }
         }
     }
 

@@ -93,10 +93,7 @@ public final class ClusterCommands {
             case "setslot" -> (s, a) -> setSlot(m, s, a);
             case "replicate" -> (s, a) -> replicate(m, s, a);
             case "replicas", "slaves" -> (s, a) -> replicas(m, s, a);
-            case "forget" -> (s, a) -> {
-                m.commit(new TopologyChange.Forget(m.myId(), a.string(2)));
-                s.out().ok();
-            };
+            case "forget" -> (s, a) -> forget(m, s, a.string(2));
             case "count-failure-reports" -> (s, a) -> {
                 known(m.topology(), a.string(2));
                 s.out().integer(0); // no failure reports: Raft, not gossip, decides who is down
@@ -203,6 +200,25 @@ public final class ClusterCommands {
             throw BAD_SLOT;
         }
         return (int) v;
+    }
+
+    /**
+     * CLUSTER FORGET, committed: the node leaves every node's topology at once. Tools send one FORGET to every node, as
+     * each Redis node forgets on its own (redis-cli's --cluster del-node, the Tcl suites after a CLUSTER RESET): a
+     * node already gone answers +OK too, when it was known here when this FORGET was sent (another FORGET, or its own
+     * reset, came first in the Raft order) or left within the last minute ({@code RemovedNodes}).
+     */
+    private static void forget(ClusterMode m, Session s, String id) {
+        boolean knownHere = m.topology().node(id) != null;
+        try {
+            m.commit(new TopologyChange.Forget(m.myId(), id));
+        } catch (RedisError e) {
+            boolean gone = e.getMessage().equals("ERR Unknown node " + id) && (knownHere || m.removedRecently(id));
+            if (!gone) {
+                throw e;
+            }
+        }
+        s.out().ok();
     }
 
     private static void countKeys(ClusterMode m, Session s, Args a) {
