@@ -23,7 +23,7 @@
 # Beside throughput, requests per second of the three servers' own CPU (user + system from /proc/<pid>/stat over the
 # measured run): on a machine whose cores memtier shares, and whose speed varies from hour to hour, that ratio decides.
 #
-# Environment: SERVERS ("spinel redis"), ROUNDS, MEMTIER_SECONDS, WARMUP_SECONDS, MEMTIER_KEYS, BASEPORT (21300),
+# Environment: SERVERS ("spinel redis"), MODES ("cluster tagged standalone"), ROUNDS, MEMTIER_SECONDS, WARMUP_SECONDS, MEMTIER_KEYS, BASEPORT (21300),
 # CHECK, CHECK_REQUESTS (2000 per client), SPINEL_ARGS (more options for every Spinel node, e.g. "--event-loop-threads 1"),
 # MEMTIER_ARGS (more memtier options for every run, e.g. "--rate-limiting=4500" to compare at one request rate),
 # OUT (raw results; default a temporary directory), NO_BUILD=1,
@@ -31,6 +31,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 SERVERS=${SERVERS:-spinel redis}
+MODES=${MODES:-cluster tagged standalone}
 ROUNDS=${ROUNDS:-3}
 MEMTIER_SECONDS=${MEMTIER_SECONDS:-10}
 WARMUP_SECONDS=${WARMUP_SECONDS:-5}
@@ -156,7 +157,7 @@ fi
 : > "$OUT/cluster-memtier.tsv"
 for round in $(seq 1 "$ROUNDS"); do
   for kind in $SERVERS; do
-    for mode in cluster tagged standalone; do
+    for mode in $MODES; do
       echo "round $round: $kind $mode" >&2
       if [ "$mode" = cluster ]; then
         start_servers "$kind" yes
