@@ -87,7 +87,8 @@ public final class RaftTopology implements ClusterTopology {
         ExitUtils.disableSystemExit();
     }
 
-    private RaftTopology(String myId, String raftHost, int busPort, Path storage, Topology seed) throws IOException {
+    private RaftTopology(String myId, String raftHost, int busPort, Path storage, Topology seed, long rpcTimeoutMinMs)
+            throws IOException {
         this.myId = myId;
         this.me = RaftPeer.newBuilder().setId(RaftPeerId.valueOf(myId)).setAddress(raftHost + ":" + busPort).build();
         this.ownGroup = RaftGroupId.valueOf(UUID.nameUUIDFromBytes(myId.getBytes(StandardCharsets.US_ASCII)));
@@ -95,7 +96,7 @@ public final class RaftTopology implements ClusterTopology {
         this.props = new RaftProperties();
         this.groups = new RaftGroups(props, RETRY, me);
         this.peerApplied = new PeerApplied(props);
-        RaftSettings.apply(props, storage, raftHost, busPort);
+        RaftSettings.apply(props, storage, raftHost, busPort, rpcTimeoutMinMs);
         boolean fresh = ReplayWatch.fresh(storage);
         RaftServer.Builder b = RaftServer.newBuilder().setServerId(me.getId()).setProperties(props)
                 .setStateMachineRegistry(gid -> machines.computeIfAbsent(gid,
@@ -114,13 +115,14 @@ public final class RaftTopology implements ClusterTopology {
     /**
      * Starts the Raft server for node {@code self} (a new node when {@code storage} is empty: its own
      * group is formed and its record committed; else its groups are recovered from {@code storage}).
-     * {@code seed} is the topology shown until the recovered log is applied ({@code nodes.conf}'s).
+     * {@code seed} is the topology shown until the recovered log is applied ({@code nodes.conf}'s). Raft's election
+     * timeout is {@code rpcTimeoutMinMs} to twice that, its heartbeats every half of it ({@link RaftSettings}).
      */
-    public static RaftTopology start(ClusterNode self, String raftHost, Path storage, Topology seed)
+    public static RaftTopology start(ClusterNode self, String raftHost, Path storage, Topology seed, long rpcTimeoutMinMs)
             throws IOException, TopologyException {
         Files.createDirectories(storage);
         boolean fresh = ReplayWatch.fresh(storage);
-        RaftTopology t = new RaftTopology(self.id(), raftHost, self.busPort(), storage, seed);
+        RaftTopology t = new RaftTopology(self.id(), raftHost, self.busPort(), storage, seed, rpcTimeoutMinMs);
         try {
             t.server.start();
         } catch (IOException | RuntimeException e) {
@@ -245,6 +247,11 @@ public final class RaftTopology implements ClusterTopology {
     public String groupId() {
         RaftGroupId a = active;
         return a == null ? "" : a.toString();
+    }
+
+    /** The shortest election timeout of this node's Raft server (its heartbeats: every half), read off a group of it. */
+    public long rpcTimeoutMinMs() throws IOException {
+        return server.getDivision(server.getGroupIds().iterator().next()).properties().minRpcTimeoutMs();
     }
 
     /**

@@ -34,7 +34,7 @@ class RaftTopologyTest {
 
     private RaftTopology start(String id, int bus, String sub) throws Exception {
         ClusterNode n = node(id, bus);
-        return RaftTopology.start(n, "127.0.0.1", dir.resolve(sub), Topology.of(n));
+        return RaftTopology.start(n, "127.0.0.1", dir.resolve(sub), Topology.of(n), 300);
     }
 
     @Test

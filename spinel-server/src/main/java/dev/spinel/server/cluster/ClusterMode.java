@@ -52,25 +52,14 @@ public final class ClusterMode implements AutoCloseable {
     private volatile SlotRouting routing;
     /** The topology last applied (guarded by this object's monitor). */
     private Topology lastApplied;
-    private final ExecutorService meetings = Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "cluster-meet");
-        t.setDaemon(true);
-        return t;
-    });
-    private final ExecutorService rejoins = Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "cluster-rejoin");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ExecutorService meetings = Executors.newSingleThreadExecutor(DaemonThreads.named("cluster-meet"));
+    private final ExecutorService rejoins = Executors.newSingleThreadExecutor(DaemonThreads.named("cluster-rejoin"));
     /** Fencing and failure detection, every {@link #CRON_MS}. */
-    private final ScheduledExecutorService cron = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "cluster-cron");
-        t.setDaemon(true);
-        return t;
-    });
-    private static final long CRON_MS = 50;
-    /** The shortest node timeout the fencing and the failure detection use (cluster-node-timeout below it is raised). */
-    static final long MIN_NODE_TIMEOUT_MS = 1000;
+    private final ScheduledExecutorService cron = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("cluster-cron"));
+    /** Redis's clusterCron pace (10 Hz); keyed commands check the lease themselves ({@link #leaseUntilMs}). */
+    private static final long CRON_MS = 100;
+    /** The pace of this node's Raft server and the node timeout it allows. */
+    private final RaftTiming raftTiming = new RaftTiming();
     private final Failovers failovers;
     /** Replicas moving to orphaned primaries (cluster-migration-barrier), primaries left without slots following. */
     private final ReplicaMigration migration;
@@ -117,7 +106,7 @@ public final class ClusterMode implements AutoCloseable {
         this.publishBus = new PublishBus(() -> topology.current(), () -> topology.myId(), () -> PeerCall.credentials(config));
         this.announcement = new SelfAnnouncement(config, () -> topology, meetings);
         this.handovers = new Handovers(() -> topology,
-                () -> 2 * Math.max(MIN_NODE_TIMEOUT_MS, config.clusterNodeTimeout.value()), this::reroute);
+                () -> 2 * raftTiming.nodeTimeoutMs(config.clusterNodeTimeout.value()), this::reroute);
     }
 
     /**
@@ -173,6 +162,19 @@ public final class ClusterMode implements AutoCloseable {
         engine.hooks().clusterPublish(publishBus);
         announcement.start(port, bus);
         cron.scheduleWithFixedDelay(this::tick, CRON_MS, CRON_MS, TimeUnit.MILLISECONDS);
+        config.onApply(config.clusterNodeTimeout, this::retime);
+    }
+
+    /** CONFIG SET cluster-node-timeout: a node alone in its cluster restarts Raft at the new pace ({@link RaftTiming}). */
+    private void retime() {
+        synchronized (resetLock) {
+            ClusterTopology old = topology;
+            Topology t = old.current();
+            if (raftTiming.differs(config.clusterNodeTimeout.value()) && t.nodes().size() == 1 && t.node(old.myId()) != null) {
+                old.close();
+                startTopology(t.node(old.myId()), t, false);
+            }
+        }
     }
 
     /**
@@ -185,11 +187,13 @@ public final class ClusterMode implements AutoCloseable {
     private void tick() {
         try {
             ClusterTopology t = topology;
-            // A Raft heartbeat comes every ~150 ms and a PING answer takes more than Redis's 1 ms on a JVM: a shorter
-            // timeout (the Tcl units use 1 and 500 ms) would fence and flag nodes that are up.
-            long timeout = Math.max(MIN_NODE_TIMEOUT_MS, config.clusterNodeTimeout.value());
+            // A Raft heartbeat comes every 150 ms or more and a PING answer takes more than Redis's 1 ms on a JVM: a
+            // shorter timeout (the Tcl units use 1 and 500 ms) would fence and flag nodes that are up (RaftTiming).
+            long timeout = raftTiming.nodeTimeoutMs(config.clusterNodeTimeout.value());
             long now = System.nanoTime() / 1_000_000;
-            boolean off = contact.cutOff(now, t.majorityContactAgeMs(), timeout);
+            Topology view = t.current(); // alone, a node is its own majority (also while its Raft server restarts)
+            boolean alone = view.nodes().size() == 1 && view.node(t.myId()) != null;
+            boolean off = contact.cutOff(now, alone ? 0 : t.majorityContactAgeMs(), timeout);
             if (off && !cutOff) {
                 cutOff = true;
                 Log.warning("Cluster state changed: fail (no contact with the majority for " + contact.sinceContact(now) + " ms)");
@@ -244,7 +248,8 @@ public final class ClusterMode implements AutoCloseable {
         // range may be held for a moment by an outgoing connection: a few tries.
         for (int attempt = 0; t == null; attempt++) {
             try {
-                t = RaftTopology.start(self, raftHost, nodesFile.resolveSibling("cluster-raft"), initial);
+                t = RaftTopology.start(self, raftHost, nodesFile.resolveSibling("cluster-raft"), initial,
+                        raftTiming.starting(config.clusterNodeTimeout.value()));
             } catch (IOException | TopologyException | RuntimeException e) {
                 Log.warning("Raft did not start (try " + (attempt + 1) + "): " + e.getMessage());
                 if (attempt >= 20) {

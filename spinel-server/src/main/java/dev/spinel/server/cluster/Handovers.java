@@ -33,11 +33,7 @@ final class Handovers implements AutoCloseable {
     }
 
     private final Map<Integer, Pending> pending = new ConcurrentHashMap<>();
-    private final ExecutorService confirmations = Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "cluster-handover");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ExecutorService confirmations = Executors.newSingleThreadExecutor(DaemonThreads.named("cluster-handover"));
     private final Supplier<ClusterTopology> topology;
     private final LongSupplier boundMs;
     /** Rebuilds the routing once a handover ended. */

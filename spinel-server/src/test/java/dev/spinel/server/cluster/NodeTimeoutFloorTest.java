@@ -44,7 +44,7 @@ class NodeTimeoutFloorTest {
         for (int port : new int[]{X, Y}) {
             Await.waitFor(() -> call(port, "CLUSTER", "INFO").contains("cluster_known_nodes:2\r\n"), port + " knowing 2 nodes");
         }
-        // the leader judges the others every 50 ms: over 1.5 s it had many chances to flag a node
+        // the leader judges the others every 100 ms: over 1.5 s it had many chances to flag a node
         long end = System.currentTimeMillis() + 1500;
         while (System.currentTimeMillis() < end) {
             for (int port : new int[]{X, Y}) {
