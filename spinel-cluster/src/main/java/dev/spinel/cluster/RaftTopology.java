@@ -22,7 +22,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -91,13 +90,13 @@ public final class RaftTopology implements ClusterTopology {
             throws IOException {
         this.myId = myId;
         this.me = RaftPeer.newBuilder().setId(RaftPeerId.valueOf(myId)).setAddress(raftHost + ":" + busPort).build();
-        this.ownGroup = RaftGroupId.valueOf(UUID.nameUUIDFromBytes(myId.getBytes(StandardCharsets.US_ASCII)));
+        boolean fresh = ReplayWatch.fresh(storage);
+        this.ownGroup = OwnGroup.of(storage, myId, fresh);
         this.current = seed;
         this.props = new RaftProperties();
         this.groups = new RaftGroups(props, RETRY, me);
         this.peerApplied = new PeerApplied(props);
         RaftSettings.apply(props, storage, raftHost, busPort, rpcTimeoutMinMs);
-        boolean fresh = ReplayWatch.fresh(storage);
         RaftServer.Builder b = RaftServer.newBuilder().setServerId(me.getId()).setProperties(props)
                 .setStateMachineRegistry(gid -> machines.computeIfAbsent(gid,
                         g -> new TopologyStateMachine((sm, t) -> applied(g, sm.applyingIndex(), t))));
@@ -140,8 +139,8 @@ public final class RaftTopology implements ClusterTopology {
         if (fresh) {
             try {
                 t.commit(new TopologyChange.AddNode(self, seedSlots(seed, self.id())));
-                if (self.configEpoch() > 0) {
-                    t.commit(new TopologyChange.SetConfigEpoch(self.id(), self.configEpoch()));
+                if (seed.currentEpoch() > self.configEpoch()) { // AddNode carries the node's own epoch
+                    t.commit(new TopologyChange.CurrentEpoch(self.id(), seed.currentEpoch()));
                 }
             } catch (TopologyException | RuntimeException e) {
                 t.close(); // else its port stays bound and every retry fails with "Address already in use"

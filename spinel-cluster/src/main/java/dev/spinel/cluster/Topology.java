@@ -57,6 +57,13 @@ public final class Topology {
         return b.build();
     }
 
+    /** {@code t} with its current epoch raised to {@code epoch} (CLUSTER RESET SOFT keeps it, as Redis). */
+    public static Topology withCurrentEpoch(Topology t, long epoch) {
+        Builder b = t.toBuilder();
+        b.currentEpoch = Math.max(b.currentEpoch, epoch);
+        return b.build();
+    }
+
     public long currentEpoch() {
         return currentEpoch;
     }

@@ -41,6 +41,7 @@ public sealed interface TopologyChange {
             case "replicate" -> new Replicate(f[1], f[2]);
             case "forget" -> new Forget(f[1], f[2]);
             case "setconfigepoch" -> new SetConfigEpoch(f[1], Long.parseLong(f[2]));
+            case "currentepoch" -> new CurrentEpoch(f[1], Long.parseLong(f[2]));
             case "address" -> new SetAddress(f[1], f[2], Integer.parseInt(f[3]), Integer.parseInt(f[4]));
             case "reset" -> new Reset(f[1]);
             case "failover" -> new Failover(f[1], f[2]);
@@ -374,6 +375,20 @@ public sealed interface TopologyChange {
         @Override
         public String encode() {
             return "setconfigepoch " + by + " " + epoch;
+        }
+    }
+
+    /** The current epoch raised to {@code epoch}: a node's new group after CLUSTER RESET SOFT keeps it, as Redis. */
+    record CurrentEpoch(String by, long epoch) implements TopologyChange {
+        @Override
+        public void apply(Topology.Builder t) throws TopologyException {
+            known(t, by, "ERR Unknown node ");
+            t.currentEpoch = Math.max(t.currentEpoch, epoch);
+        }
+
+        @Override
+        public String encode() {
+            return "currentepoch " + by + " " + epoch;
         }
     }
 

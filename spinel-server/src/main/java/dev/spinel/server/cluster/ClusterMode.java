@@ -444,7 +444,7 @@ public final class ClusterMode implements AutoCloseable {
             } catch (IOException e) {
                 throw new RedisError("ERR CLUSTER RESET could not clear " + raftDir + ": " + e.getMessage());
             }
-            Topology alone = Topology.of(self);
+            Topology alone = Topology.withCurrentEpoch(Topology.of(self), hard ? 0 : t.currentEpoch()); // SOFT keeps it
             ShardChannelRelease.apply(t, alone, old.myId(), engine.pubSub()); // its new topology's apply has no before
             startTopology(self, alone, true);
             if (hard) {

@@ -106,4 +106,34 @@ class TwoNodeClusterTest {
         awaitKnown(X, 1);
         assertEquals("$3\r\nbar\r\n", call(X, "GET", "foo"));
     }
+
+    /**
+     * Legacy test 00-base's "CLUSTER RESET SOFT test": a node with a config epoch, in a cluster, resets SOFT and keeps
+     * both its config epoch and the current epoch (Redis's clusterReset zeroes them only when HARD). Its new Raft group
+     * once started by committing its epoch a second time, refused ("Node config epoch is already non-zero"), and the
+     * reset failed after 21 tries.
+     */
+    @Test
+    @Timeout(180)
+    void aSoftResetKeepsTheEpochs() throws Exception {
+        x = start(X);
+        y = start(Y);
+        assertEquals("+OK\r\n", call(X, "CLUSTER", "SET-CONFIG-EPOCH", "1"));
+        assertEquals("+OK\r\n", call(Y, "CLUSTER", "SET-CONFIG-EPOCH", "2"));
+        assertEquals("+OK\r\n", call(Y, "CLUSTER", "MEET", "127.0.0.1", Integer.toString(X)));
+        awaitKnown(X, 2);
+        awaitKnown(Y, 2);
+        assertTrue(call(X, "CLUSTER", "INFO").contains("cluster_current_epoch:2\r\n"));
+        String idX = call(X, "CLUSTER", "MYID").split("\r\n")[1];
+
+        assertEquals("+OK\r\n", call(X, "CLUSTER", "RESET", "SOFT"));
+        assertEquals(idX, call(X, "CLUSTER", "MYID").split("\r\n")[1]);
+        String info = call(X, "CLUSTER", "INFO");
+        assertTrue(info.contains("cluster_known_nodes:1\r\n") && info.contains("cluster_current_epoch:2\r\n")
+                && info.contains("cluster_my_epoch:1\r\n"), info);
+        awaitKnown(Y, 1);
+        assertEquals("+OK\r\n", call(X, "CLUSTER", "MEET", "127.0.0.1", Integer.toString(Y))); // and it can join again
+        awaitKnown(X, 2);
+        awaitKnown(Y, 2);
+    }
 }
