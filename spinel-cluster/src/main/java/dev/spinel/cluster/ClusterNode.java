@@ -1,5 +1,8 @@
 package dev.spinel.cluster;
 
+import java.security.SecureRandom;
+import java.util.HexFormat;
+
 /**
  * One node of the cluster as the topology records it: its 40-hex-character id, the address clients
  * and peers reach it at (host may be empty until a peer has told the node its address, as in Redis),
@@ -12,6 +15,13 @@ package dev.spinel.cluster;
  */
 public record ClusterNode(String id, String host, int port, int busPort, String primaryId, long configEpoch,
                           String hostname, boolean noFailover) {
+
+    /** A new node id: 40 random hex characters, as Redis's node names. */
+    public static String newId() {
+        byte[] b = new byte[20];
+        new SecureRandom().nextBytes(b);
+        return HexFormat.of().formatHex(b);
+    }
 
     /** A node that announces no hostname and may take over (Redis's defaults). */
     public ClusterNode(String id, String host, int port, int busPort, String primaryId, long configEpoch) {

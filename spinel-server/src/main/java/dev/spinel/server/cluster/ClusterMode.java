@@ -20,8 +20,6 @@ import dev.spinel.store.SlotIndex;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.security.SecureRandom;
-import java.util.HexFormat;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -71,6 +69,7 @@ public final class ClusterMode implements AutoCloseable {
     private volatile boolean resyncing;
     /** One CLUSTER RESET at a time (not the monitor: topology listeners take that one). */
     private final Object resetLock = new Object();
+    private volatile boolean resetting;
 
     /** The extra MEET argument of a node asking the node it met to bring its group in. */
     public static final String JOIN = Meeting.JOIN;
@@ -154,7 +153,7 @@ public final class ClusterMode implements AutoCloseable {
             }
             Log.notice("Node configuration loaded, I'm " + myId.substring(0, 8));
         } else {
-            myId = newNodeId();
+            myId = ClusterNode.newId();
             initial = Topology.of(new ClusterNode(myId, config.clusterAnnounceIp.value(), port, bus, null, 0));
             Log.notice("No cluster configuration found, I'm " + myId);
         }
@@ -275,13 +274,6 @@ public final class ClusterMode implements AutoCloseable {
         applied(t.current());
     }
 
-    /** 40 random hex characters, as Redis's node names. */
-    static String newNodeId() {
-        byte[] b = new byte[20];
-        new SecureRandom().nextBytes(b);
-        return HexFormat.of().formatHex(b);
-    }
-
     private synchronized void applied(Topology t) {
         String myId = topology.myId();
         Topology before = lastApplied;
@@ -352,7 +344,7 @@ public final class ClusterMode implements AutoCloseable {
 
     /** The id of the Raft group this node is in (two nodes are in one cluster when it is the same). */
     public String raftGroup() {
-        return topology.groupId();
+        return resetting ? "" : topology.groupId(); // a MEET still running on a node this one left ends (Meeting)
     }
 
     public Topology topology() {
@@ -413,43 +405,52 @@ public final class ClusterMode implements AutoCloseable {
      */
     public void reset(boolean hard) {
         synchronized (resetLock) {
-            ClusterTopology old = topology;
-            Topology t = old.current();
-            ClusterNode me = t.node(old.myId());
-            if (me != null && !me.isPrimary()) {
-                replication.promote();
-                var ks = engine.keyspace();
-                ks.clearAll(() -> {
-                    for (int i = 0; i < ks.databases(); i++) {
-                        engine.watches().touchPresent(i, ks.db(i), null);
-                    }
-                }, removed -> {
-                });
-            }
+            resetting = true;
             try {
-                if (t.nodes().size() == 1 && !hard) {
-                    old.reset(null);
-                    return;
+                resetLocked(hard);
+            } finally {
+                resetting = false;
+            }
+        }
+    }
+
+    private void resetLocked(boolean hard) {
+        ClusterTopology old = topology;
+        Topology t = old.current();
+        ClusterNode me = t.node(old.myId());
+        if (me != null && !me.isPrimary()) {
+            replication.promote();
+            var ks = engine.keyspace();
+            ks.clearAll(() -> {
+                for (int i = 0; i < ks.databases(); i++) {
+                    engine.watches().touchPresent(i, ks.db(i), null);
                 }
-                old.leave();
-            } catch (TopologyException e) {
-                throw new RedisError(e.getMessage());
+            }, removed -> {
+            });
+        }
+        try {
+            if (t.nodes().size() == 1 && !hard) {
+                old.reset(null);
+                return;
             }
-            old.close();
-            ClusterNode self = new ClusterNode(hard ? newNodeId() : old.myId(), me == null ? "" : me.host(),
-                    me == null ? 0 : me.port(), busPort, null, hard || me == null ? 0 : me.configEpoch());
-            Path raftDir = nodesFile.resolveSibling("cluster-raft");
-            try {
-                RaftStorageDir.deleteTree(raftDir);
-            } catch (IOException e) {
-                throw new RedisError("ERR CLUSTER RESET could not clear " + raftDir + ": " + e.getMessage());
-            }
-            Topology alone = Topology.withCurrentEpoch(Topology.of(self), hard ? 0 : t.currentEpoch()); // SOFT keeps it
-            ShardChannelRelease.apply(t, alone, old.myId(), engine.pubSub()); // its new topology's apply has no before
-            startTopology(self, alone, true);
-            if (hard) {
-                Log.notice("Node hard reset, now I'm " + self.id());
-            }
+            old.leave();
+        } catch (TopologyException e) {
+            throw new RedisError(e.getMessage());
+        }
+        old.close();
+        ClusterNode self = new ClusterNode(hard ? ClusterNode.newId() : old.myId(), me == null ? "" : me.host(),
+                me == null ? 0 : me.port(), busPort, null, hard || me == null ? 0 : me.configEpoch());
+        Path raftDir = nodesFile.resolveSibling("cluster-raft");
+        try {
+            RaftStorageDir.deleteTree(raftDir);
+        } catch (IOException e) {
+            throw new RedisError("ERR CLUSTER RESET could not clear " + raftDir + ": " + e.getMessage());
+        }
+        Topology alone = Topology.withCurrentEpoch(Topology.of(self), hard ? 0 : t.currentEpoch()); // SOFT keeps it
+        ShardChannelRelease.apply(t, alone, old.myId(), engine.pubSub()); // its new topology's apply has no before
+        startTopology(self, alone, true);
+        if (hard) {
+            Log.notice("Node hard reset, now I'm " + self.id());
         }
     }
 

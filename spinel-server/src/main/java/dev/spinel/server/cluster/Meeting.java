@@ -115,6 +115,7 @@ final class Meeting {
         long askAt = 0;
         long rejoinAt = System.currentTimeMillis() + ASK_AGAIN_MS;
         ClusterNode self = t.current().node(t.myId()); // kept: a failed join can drop this node from its topology
+        boolean wasIn = false; // the node at host:port was seen in this group
         try (PeerCall peer = new PeerCall(host, port, TIMEOUT_MS)) {
             while (true) {
                 if (live.get() != t) {
@@ -126,6 +127,11 @@ final class Meeting {
                 boolean listed = mine.node(t.myId()) != null;
                 self = listed ? mine.node(t.myId()) : self;
                 boolean sameGroup = other.group().equals(myGroup);
+                boolean otherListed = mine.node(other.id()) != null;
+                wasIn |= sameGroup && otherListed;
+                if (wasIn && !sameGroup && !otherListed) {
+                    return; // it was in, then left (CLUSTER RESET, FORGET) before this loop saw it in: Redis's MEET is done
+                }
                 if (listed && sameGroup && other.sameNodes(mine) && t.voting()) {
                     // One group (not merely knowing each other: a node still lists the members of a group it left;
                     // nor a node being brought in, which applies the group's changes before it votes, and whose
