@@ -130,7 +130,7 @@ final class Meeting {
                 boolean otherListed = mine.node(other.id()) != null;
                 wasIn |= sameGroup && otherListed;
                 if (wasIn && !sameGroup && !otherListed) {
-                    return; // it was in, then left (CLUSTER RESET, FORGET) before this loop saw it in: Redis's MEET is done
+                    return; // it was in, then left (CLUSTER RESET) before this loop saw the meeting done: Redis's MEET is over
                 }
                 if (listed && sameGroup && other.sameNodes(mine) && t.voting()) {
                     // One group (not merely knowing each other: a node still lists the members of a group it left;
@@ -149,7 +149,7 @@ final class Meeting {
                         } else {
                             bringIn(t, other, peer.localAddress());
                         }
-                        if (mine.node(other.id()) != null && !other.group().equals(myGroup) && now >= rejoinAt) {
+                        if (otherListed && !sameGroup && now >= rejoinAt) {
                             // Listed here but in another group: it went to a group that brought it in at the same time,
                             // and dropped this one (or its join failed half-way): joined again (idempotent).
                             rejoinAt = now + ASK_AGAIN_MS;
