@@ -124,6 +124,7 @@ public final class RaftTopology implements ClusterTopology {
         RaftTopology t = new RaftTopology(self.id(), raftHost, self.busPort(), storage, seed, rpcTimeoutMinMs);
         try {
             t.server.start();
+            PauseMonitorOff.stop(t.server);
         } catch (IOException | RuntimeException e) {
             t.close(); // e.g. the bus port taken: the caller may try again
             Throwable root = e;
