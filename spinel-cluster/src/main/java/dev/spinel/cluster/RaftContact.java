@@ -1,5 +1,6 @@
 package dev.spinel.cluster;
 
+import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.proto.RaftProtos.ServerRpcProto;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -26,7 +27,8 @@ final class RaftContact {
         }
         try {
             RaftServer.Division d = server.getDivision(g);
-            return majorityContactAgeMs(d.getInfo().getRoleInfoProto(), d.getGroup().getPeers().size());
+            // the configuration's voters: getGroup() would build a RaftGroup (and check its peers unique) each tick
+            return majorityContactAgeMs(d.getInfo().getRoleInfoProto(), d.getRaftConf().getAllPeers(RaftPeerRole.FOLLOWER).size());
         } catch (IOException | RuntimeException e) {
             return Long.MAX_VALUE;
         }

@@ -52,10 +52,8 @@ public final class ClusterMode implements AutoCloseable {
     private Topology lastApplied;
     private final ExecutorService meetings = Executors.newSingleThreadExecutor(DaemonThreads.named("cluster-meet"));
     private final ExecutorService rejoins = Executors.newSingleThreadExecutor(DaemonThreads.named("cluster-rejoin"));
-    /** Fencing and failure detection, every {@link #CRON_MS}. */
+    /** Fencing and failure detection, every {@link RaftTiming#cronPeriodMs}; keyed commands check the lease themselves. */
     private final ScheduledExecutorService cron = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("cluster-cron"));
-    /** Redis's clusterCron pace (10 Hz); keyed commands check the lease themselves ({@link #leaseUntilMs}). */
-    private static final long CRON_MS = 100;
     /** The pace of this node's Raft server and the node timeout it allows. */
     private final RaftTiming raftTiming = new RaftTiming();
     private final Failovers failovers;
@@ -160,7 +158,7 @@ public final class ClusterMode implements AutoCloseable {
         startTopology(initial.node(myId), initial, loaded == null); // a new node's half-made Raft storage is wiped
         engine.hooks().clusterPublish(publishBus);
         announcement.start(port, bus);
-        cron.scheduleWithFixedDelay(this::tick, CRON_MS, CRON_MS, TimeUnit.MILLISECONDS);
+        cron.schedule(this::tick, raftTiming.cronPeriodMs(), TimeUnit.MILLISECONDS);
         config.onApply(config.clusterNodeTimeout, this::retime);
     }
 
@@ -213,6 +211,9 @@ public final class ClusterMode implements AutoCloseable {
             migration.tick(stateOk(), peerWatch::suspected, now);
         } catch (RuntimeException e) {
             Log.warning("cluster cron: " + e);
+        }
+        if (!cron.isShutdown()) { // the next tick at the pace of the Raft server running now
+            cron.schedule(this::tick, raftTiming.cronPeriodMs(), TimeUnit.MILLISECONDS);
         }
     }
 

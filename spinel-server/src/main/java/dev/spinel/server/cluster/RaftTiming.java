@@ -38,6 +38,17 @@ final class RaftTiming {
         return ms;
     }
 
+    /**
+     * The cluster cron's period: Redis's 10 Hz at the fastest pace, down to 4 Hz at the slowest (Redis's default node
+     * timeout). The cron renews the fencing's lease, which lasts half the node timeout (7500 ms at the default), and
+     * runs the failure detection, which waits for the whole node timeout: a tick every 250 ms is still many within
+     * either, and its work (Ratis's role information, the watched peers, blocked clients' redirects) was a sixth of an
+     * idle node's CPU at 10 Hz (docs/benchmarks.md, "Background threads").
+     */
+    long cronPeriodMs() {
+        return Math.clamp(rpcTimeoutMinMs / 6, 100, 250);
+    }
+
     /** Whether {@code nodeTimeoutMs} asks for another pace than the running server's. */
     boolean differs(long nodeTimeoutMs) {
         return rpcTimeoutMinMs(nodeTimeoutMs) != rpcTimeoutMinMs;

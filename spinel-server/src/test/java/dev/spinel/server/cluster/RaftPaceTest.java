@@ -46,6 +46,13 @@ class RaftPaceTest {
         assertEquals(300, t.starting(2000));
         assertEquals(1000, t.nodeTimeoutMs(1));
         assertEquals(2000, t.nodeTimeoutMs(2000));
+        assertEquals(100, t.cronPeriodMs()); // Redis's 10 Hz at the fastest pace
+        t.starting(15000);
+        assertEquals(250, t.cronPeriodMs());
+        t.starting(6000);
+        assertEquals(100, t.cronPeriodMs());
+        t.starting(9000);
+        assertEquals(150, t.cronPeriodMs());
     }
 
     @Test
