@@ -13,7 +13,8 @@ import java.util.function.Supplier;
 /**
  * This node's own view of the others' liveness, Redis's PFAIL, and of their replication offsets: each other node's
  * client port is asked its offset ({@code INFO spinel-gossip}, {@link GossipOffset}) every quarter of the node timeout
- * (at most every second; Redis pings each node over its bus at least every half timeout, its offset in every ping),
+ * (at most every 2 s; Redis pings each node over its bus at least every half timeout, its offset in every ping, and one
+ * node picked at random each second, so each of N others about every N-1 seconds),
  * and a node that has not answered for longer than the node timeout is suspected, shown {@code fail?} in this node's
  * CLUSTER NODES until it answers again or the cluster's verdict (the committed {@code fail}, decided by the Raft
  * leader) replaces it. The Raft heartbeats cannot serve: a follower hears only from the leader, and data (offsets
@@ -113,7 +114,7 @@ final class PeerWatch implements PeerView {
         private void run() {
             PeerCall call = null;
             while (!closed && !Thread.currentThread().isInterrupted()) {
-                long interval = Math.max(50, Math.min(timeoutMs / 4, 1000));
+                long interval = Math.max(50, Math.min(timeoutMs / 4, 2000));
                 try {
                     if (call == null) {
                         ClusterNode n = topology.get().node(nodeId);
