@@ -12,8 +12,8 @@ package dev.spinel.server.cluster;
  *
  * <p>Between two ticks the same rule holds at each request through a lease ({@link #leaseUntilMs}): keys are served
  * only until the last contact gets older than half the node timeout, checked against the clock when the request is
- * routed. A node resumed after a pause answers its first requests before its cron thread has run again; they find
- * the lease expired.
+ * routed (a read: against the loop's latest reading in its read batch, SlotRouter). A node resumed after a pause
+ * answers its first requests before its cron thread has run again; they find the lease expired.
  *
  * <p>Thread-safety: {@link #cutOff} and {@link #sinceContact} are confined to the cluster cron thread; the lease is
  * read by the command threads (volatile).

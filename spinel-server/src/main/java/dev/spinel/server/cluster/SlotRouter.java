@@ -12,6 +12,7 @@ import dev.spinel.server.engine.Engine;
 import dev.spinel.server.engine.Session;
 import dev.spinel.server.engine.Transaction;
 import dev.spinel.server.engine.clients.ClusterClientFlags;
+import dev.spinel.server.engine.clock.CommandChain;
 import dev.spinel.store.Database;
 import dev.spinel.store.Entry;
 import dev.spinel.store.KeyHash;
@@ -87,11 +88,23 @@ final class SlotRouter implements Engine.SlotRouter {
             // route: they need the slot recorded.)
             SlotRouting r = mode.routing();
             if (r != null && r.servedHere[KeySlot.of(args.buffer(), args.offset(single), args.length(single))]
-                    && System.nanoTime() / 1_000_000 <= mode.leaseUntilMs()) { // a clock read, not the session's last
+                    && leaseNanos(cmd.has(CommandFlag.WRITE) || scriptWrites) / 1_000_000 <= mode.leaseUntilMs()) {
                 return null;
             }
         }
         return route(s, cmd, args, isExec ? tx : null, askingNow, flags.readOnly(), scriptWrites, s.now());
+    }
+
+    /**
+     * The time the lease is checked against, never the session's last (which may predate a pause): for a write the
+     * clock now, so that no write is taken once the lease has run out; for a read the event loop's latest reading
+     * within this read batch ({@link CommandChain#recentNanos}: a read batch begun before a pause may still be read
+     * after it, as Redis serves a batch it has read before its cron notices), sparing the ~0.1 µs clock read per
+     * request that was a sixth of a pipelined GET's time on the loop.
+     */
+    private static long leaseNanos(boolean write) {
+        CommandChain chain = write ? null : CommandChain.current();
+        return chain != null ? chain.recentNanos() : System.nanoTime();
     }
 
     /**

@@ -118,6 +118,16 @@ public final class CommandChain {
         return open && hasLast && pending < MAX_RUN;
     }
 
+    /**
+     * A {@link System#nanoTime} reading for a check made before a command starts (cluster mode's lease for reads): the
+     * reading the chain holds (the previous command's end, or the start of the run of at most {@link #MAX_RUN} fast
+     * commands it is in), else the clock now, as for each read batch's first command. Between the reading and the
+     * check lie only the previous run's fast commands and this one's parsing, unless the process was paused there.
+     */
+    public long recentNanos() {
+        return open && hasLast ? last : System.nanoTime();
+    }
+
     /** The start of the run a joining command belongs to (its wall clock: at most {@link #MAX_RUN} commands old). */
     public long runStart() {
         return last;

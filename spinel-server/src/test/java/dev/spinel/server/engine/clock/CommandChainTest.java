@@ -25,6 +25,20 @@ class CommandChainTest {
     }
 
     @Test
+    void aRecentReadingIsTheOneHeldWithinABatchElseTheClock() {
+        CommandChain chain = new CommandChain();
+        chain.open();
+        long before = System.nanoTime();
+        assertTrue(chain.recentNanos() >= before, "a batch's first command: the clock");
+        chain.end(42);
+        assertEquals(42, chain.recentNanos()); // the previous command's end
+        assertEquals(42, chain.runStart());
+        assertEquals(42, chain.recentNanos()); // a run's start, for the commands joining it
+        chain.close();
+        assertTrue(chain.recentNanos() >= before, "between batches: the clock");
+    }
+
+    @Test
     void aClosedChainReadsTheClock() throws Exception {
         CommandChain chain = new CommandChain();
         chain.end(42); // not open: remembered nowhere
