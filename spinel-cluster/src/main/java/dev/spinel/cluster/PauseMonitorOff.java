@@ -10,11 +10,11 @@ import java.lang.reflect.Field;
  *
  * <p>Its thread wakes every 300 ms and reads every garbage collector's bean (a stream, maps, object names) before and
  * after its sleep: about 7 % of an idle node's CPU, on a 2-core machine where the cluster's background threads are
- * what cluster mode costs the servers (docs/benchmarks.md, "Background threads"). What it does is not wanted here
- * either: after a pause longer than a minute (a SIGSTOP, a suspended VM) it closes the Raft server for good, so a node
- * resumed would stay outside its cluster until restarted; after a shorter one it makes a leader step down, which the
- * others' higher term does anyway on its next heartbeat, and this node's fencing does not wait for (it counts the
- * pause as time out of contact, {@link RaftContact}).
+ * much of what cluster mode costs the servers (docs/benchmarks.md, "background threads and the router's clock read").
+ * What it does is not wanted here either: after a pause longer than a minute (a SIGSTOP, a suspended VM) it closes
+ * the Raft server for good, so a node resumed would stay outside its cluster until restarted; after a shorter one it
+ * makes a leader step down, which the others' higher term does anyway on its next heartbeat, and this node's fencing
+ * does not wait for (it counts the pause as time out of contact, {@link RaftContact}).
  *
  * <p>Ratis keeps the monitor in a private field of its server class: read by reflection (the classpath, no module
  * boundary). If a later Ratis renames it, the monitor keeps running, a warning says so, and {@code PauseMonitorOffTest}

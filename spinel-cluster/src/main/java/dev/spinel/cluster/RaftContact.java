@@ -28,7 +28,8 @@ final class RaftContact {
         try {
             RaftServer.Division d = server.getDivision(g);
             // the configuration's voters: getGroup() would build a RaftGroup (and check its peers unique) each tick
-            return majorityContactAgeMs(d.getInfo().getRoleInfoProto(), d.getRaftConf().getAllPeers(RaftPeerRole.FOLLOWER).size());
+            int voters = d.getRaftConf().getAllPeers(RaftPeerRole.FOLLOWER).size();
+            return majorityContactAgeMs(d.getInfo().getRoleInfoProto(), voters);
         } catch (IOException | RuntimeException e) {
             return Long.MAX_VALUE;
         }

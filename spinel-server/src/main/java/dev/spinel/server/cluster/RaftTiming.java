@@ -43,7 +43,7 @@ final class RaftTiming {
      * timeout). The cron renews the fencing's lease, which lasts half the node timeout (7500 ms at the default), and
      * runs the failure detection, which waits for the whole node timeout: a tick every 250 ms is still many within
      * either, and its work (Ratis's role information, the watched peers, blocked clients' redirects) was a sixth of an
-     * idle node's CPU at 10 Hz (docs/benchmarks.md, "Background threads").
+     * idle node's CPU at 10 Hz (docs/benchmarks.md, "background threads and the router's clock read").
      */
     long cronPeriodMs() {
         return Math.clamp(rpcTimeoutMinMs / 6, 100, 250);
