@@ -27,7 +27,13 @@
 # CHECK, CHECK_REQUESTS (2000 per client), SPINEL_ARGS (more options for every Spinel node, e.g. "--event-loop-threads 1"),
 # MEMTIER_ARGS (more memtier options for every run, e.g. "--rate-limiting=4500" to compare at one request rate),
 # OUT (raw results; default a temporary directory), NO_BUILD=1,
-# MEMTIER (path to memtier_benchmark or its wrapper; default ../shared/tools/memtier.sh).
+# MEMTIER (path to memtier_benchmark or its wrapper; default ../shared/tools/memtier.sh), SETTLE_SECONDS (65: a cluster's
+# measured run starts at least this long after its creation, warm-up included; see below).
+#
+# Settling: a Spinel node brought into another node's Raft group by a MEET keeps the groups it was in for 60 s (a merge
+# under way may bring it back; docs/cluster.md) and runs their heartbeats meanwhile; `--cluster create` leaves two or
+# three groups a node for that minute. The measured run waits it out, so it sees the cluster as it runs from then on;
+# redis-server's clusters wait the same.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 SERVERS=${SERVERS:-spinel redis}
@@ -39,6 +45,7 @@ MEMTIER_KEYS=${MEMTIER_KEYS:-100000}
 BASEPORT=${BASEPORT:-21300}
 CHECK=${CHECK:-0}
 CHECK_REQUESTS=${CHECK_REQUESTS:-2000}
+SETTLE_SECONDS=${SETTLE_SECONDS:-65}
 MEMTIER=${MEMTIER:-$root/../shared/tools/memtier.sh} # from a worktree under /work/wt: MEMTIER=/work/shared/tools/memtier.sh
 OUT=${OUT:-$(mktemp -d /tmp/spinel-cluster-memtier.XXXXXX)}
 mkdir -p "$OUT"
@@ -86,7 +93,9 @@ start_servers() {
     done
     echo "cluster-memtier.sh: $kind on ${PORTS[$i]} did not start (see $OUT)" >&2; exit 1
   done
+  CREATED=
   if [ "$cluster" = yes ]; then
+    CREATED=$SECONDS
     redis-cli --cluster create "127.0.0.1:${PORTS[0]}" "127.0.0.1:${PORTS[1]}" "127.0.0.1:${PORTS[2]}" --cluster-yes \
       > "$OUT/create-$kind.log" 2>&1 || { echo "cluster-memtier.sh: $kind cluster create failed (see $OUT)" >&2; exit 1; }
     for i in 0 1 2; do
@@ -106,6 +115,13 @@ cpu_ticks() {
     total=$((total + $(sed 's/.*) //' "/proc/$p/stat" | awk '{print $12 + $13}')))
   done
   echo "$total"
+}
+
+# settle: before a cluster's warm-up, so that its measured run starts SETTLE_SECONDS after its creation at the earliest
+settle() {
+  [ -n "$CREATED" ] || return 0
+  local wait=$((SETTLE_SECONDS - WARMUP_SECONDS - (SECONDS - CREATED)))
+  if [ "$wait" -gt 0 ]; then sleep "$wait"; fi
 }
 
 stop_servers() {
@@ -161,6 +177,7 @@ for round in $(seq 1 "$ROUNDS"); do
       echo "round $round: $kind $mode" >&2
       if [ "$mode" = cluster ]; then
         start_servers "$kind" yes
+        settle
         "$MEMTIER" --cluster-mode -s 127.0.0.1 -p "${PORTS[0]}" "${LOAD[@]}" --test-time="$WARMUP_SECONDS" \
           > "$OUT/warmup-$kind-$mode-$round.log" 2>&1
         json="$OUT/memtier-$kind-$mode-$round.json"
@@ -184,6 +201,7 @@ for round in $(seq 1 "$ROUNDS"); do
           start_servers "$kind" no
           for i in 0 1 2; do prefix[$i]="--key-prefix=memtier-"; done
         fi
+        settle
         mt=()
         for i in 0 1 2; do
           "$MEMTIER" -s 127.0.0.1 -p "${PORTS[$i]}" "${prefix[$i]}" "${LOAD[@]}" --test-time="$WARMUP_SECONDS" \
