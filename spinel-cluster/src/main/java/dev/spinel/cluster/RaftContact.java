@@ -41,7 +41,9 @@ final class RaftContact {
             return Map.of();
         }
         try {
-            return peerSilenceMs(server.getDivision(g).getInfo().getRoleInfoProto());
+            RaftServer.Division d = server.getDivision(g);
+            // asked every cron tick on every node: a follower answers without building its role info
+            return d.getInfo().isLeader() ? peerSilenceMs(d.getInfo().getRoleInfoProto()) : Map.of();
         } catch (IOException | RuntimeException e) {
             return Map.of();
         }
