@@ -3,7 +3,7 @@
 # 3 primaries, against the summed throughput of the same 3 servers run standalone under the same load, for Spinel
 # and for redis-server side by side.
 #
-#   bench/cluster-memtier.sh           measure: ROUNDS (3) rounds, medians (about 3 minutes a round)
+#   bench/cluster-memtier.sh           measure: ROUNDS (3) rounds, medians (about 7 minutes a round: a cluster settles first)
 #   CHECK=1 bench/cluster-memtier.sh   correctness only: a short --cluster-mode run of few requests per server kind;
 #                                      fails unless every request was answered, with no MOVED and no ASK
 #
