@@ -98,7 +98,7 @@ public final class ClusterMode implements AutoCloseable {
         this.loaded = loaded;
         this.failovers = new Failovers(() -> topology, replication, config, meetings);
         this.migration = new ReplicaMigration(config, () -> topology, meetings);
-        this.meeting = new Meeting(() -> topology, meetings);
+        this.meeting = new Meeting(() -> topology, meetings, removed);
         this.peerWatch = new PeerWatch(() -> topology.current(), () -> PeerCall.credentials(config));
         this.publishBus = new PublishBus(() -> topology.current(), () -> topology.myId(), () -> PeerCall.credentials(config));
         this.announcement = new SelfAnnouncement(config, () -> topology, meetings);

@@ -58,10 +58,13 @@ final class Meeting {
     private final ExecutorService thread;
     /** Join requests (host:port) queued on the meeting thread and not started yet. */
     private final Set<String> queuedJoins = ConcurrentHashMap.newKeySet();
+    /** The nodes that left this node's topology lately: a node met, brought in and gone again is not asked back. */
+    private final RemovedNodes removed;
 
-    Meeting(Supplier<ClusterTopology> topology, ExecutorService thread) {
+    Meeting(Supplier<ClusterTopology> topology, ExecutorService thread, RemovedNodes removed) {
         this.topology = topology;
         this.thread = thread;
+        this.removed = removed;
     }
 
     /**
@@ -77,7 +80,7 @@ final class Meeting {
         thread.execute(() -> {
             queuedJoins.remove(key); // started: a later ask may queue again (a plain MEET never queued it)
             try {
-                run(topology.get(), topology, host, port, bus, joinRequest);
+                run(topology.get(), topology, removed, host, port, bus, joinRequest);
             } catch (IOException | TopologyException | RuntimeException e) {
                 Log.warning("CLUSTER MEET " + key + " failed: " + e.getMessage());
             }
@@ -97,7 +100,7 @@ final class Meeting {
                     continue;
                 }
                 try {
-                    run(t, topology, n.host(), n.port(), n.busPort(), false);
+                    run(t, topology, removed, n.host(), n.port(), n.busPort(), false);
                 } catch (IOException | TopologyException | RuntimeException e) {
                     Log.warning("Could not bring node " + n.id() + " of this node's former group along: " + e.getMessage());
                 }
@@ -109,13 +112,14 @@ final class Meeting {
      * One meeting, until this node and the other are in one group (a join request: one step, the asking node
      * checks the outcome itself), or until {@code live} is no longer {@code t} (a CLUSTER RESET started a new one).
      */
-    private static void run(ClusterTopology t, Supplier<ClusterTopology> live, String host, int port, int bus,
-                            boolean joinRequest) throws IOException, TopologyException {
+    private static void run(ClusterTopology t, Supplier<ClusterTopology> live, RemovedNodes removed, String host, int port,
+                            int bus, boolean joinRequest) throws IOException, TopologyException {
+        long startedMs = RemovedNodes.clockMs();
         long deadline = System.currentTimeMillis() + JOIN_WAIT_MS;
         long askAt = 0;
         long rejoinAt = System.currentTimeMillis() + ASK_AGAIN_MS;
         ClusterNode self = t.current().node(t.myId()); // kept: a failed join can drop this node from its topology
-        boolean wasIn = false; // the node at host:port was seen in this group
+        boolean wasIn = false; // the node at host:port was seen in this group, or brought in by this meeting
         try (PeerCall peer = new PeerCall(host, port, TIMEOUT_MS)) {
             while (true) {
                 if (live.get() != t) {
@@ -149,6 +153,9 @@ final class Meeting {
                         } else {
                             bringIn(t, other, peer.localAddress());
                         }
+                        // Brought in (a failed join throws, and is undone): the handshake is done, and the node leaving
+                        // now (a CLUSTER RESET as soon as both list it) ends this meeting instead of being brought back.
+                        wasIn |= !otherListed;
                         if (otherListed && !sameGroup && now >= rejoinAt) {
                             // Listed here but in another group: it went to a group that brought it in at the same time,
                             // and dropped this one (or its join failed half-way): joined again (idempotent).
@@ -166,6 +173,11 @@ final class Meeting {
                 } else if (joinRequest) {
                     return; // the asking node's group comes first: its own meeting brings this node in
                 } else {
+                    if (removed.removedSince(other.id(), startedMs)) {
+                        // It brought this node in and left since (a CLUSTER RESET): not an undone join, which drops the
+                        // node brought in, not the one bringing it. Redis's MEET is over; asking again would undo the reset.
+                        return;
+                    }
                     t.joining(mine.nodes().size() == 1);
                     if (now >= askAt && self != null) {
                         String reply = peer.call("CLUSTER", "MEET", peer.localAddress(), Integer.toString(self.port()),

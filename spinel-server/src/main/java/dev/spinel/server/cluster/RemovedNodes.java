@@ -14,7 +14,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * ones would get {@code -ERR Unknown node} for a node their own FORGET would have removed. A minute, as Redis keeps
  * a forgotten node out of its gossip (CLUSTER_BLACKLIST_TTL).
  *
- * <p>Thread-safety: {@link #applied} runs under ClusterMode's monitor, {@link #removedRecently} on any thread.
+ * A MEET under way also asks it: the node it met, brought in and gone again, has reset, and is not asked back.
+ *
+ * <p>Thread-safety: {@link #applied} runs under ClusterMode's monitor, the queries on any thread.
  */
 final class RemovedNodes {
     static final long TTL_MS = 60_000;
@@ -22,7 +24,7 @@ final class RemovedNodes {
 
     /** Notes the nodes of {@code before} that {@code after} no longer has; drops those back and those noted over a minute ago. */
     void applied(Topology before, Topology after) {
-        long now = System.nanoTime() / 1_000_000;
+        long now = clockMs();
         removedAtMs.values().removeIf(at -> now - at > TTL_MS);
         removedAtMs.keySet().removeIf(id -> after.node(id) != null); // back (a soft reset node met again)
         if (before == null) {
@@ -35,9 +37,20 @@ final class RemovedNodes {
         }
     }
 
+    /** Whether node {@code id} left the topology at or after {@code sinceMs} ({@link #clockMs}), not back since. */
+    boolean removedSince(String id, long sinceMs) {
+        Long at = removedAtMs.get(id);
+        return at != null && at >= sinceMs;
+    }
+
+    /** The clock the removals are noted on. */
+    static long clockMs() {
+        return System.nanoTime() / 1_000_000;
+    }
+
     /** Whether node {@code id} left the topology within the last minute (and has not come back). */
     boolean removedRecently(String id) {
         Long at = removedAtMs.get(id);
-        return at != null && System.nanoTime() / 1_000_000 - at <= TTL_MS;
+        return at != null && clockMs() - at <= TTL_MS;
     }
 }
