@@ -469,7 +469,7 @@ public final class ClusterMode implements AutoCloseable {
      */
     public void failover(boolean force) {
         Topology t = topology.current();
-        ClusterNode me = t.node(myId());
+        ClusterNode me = nodesView().node(myId()); // listed also while a join into another group is being applied
         if (me.isPrimary()) {
             throw new RedisError("ERR You should send CLUSTER FAILOVER to a replica");
         }

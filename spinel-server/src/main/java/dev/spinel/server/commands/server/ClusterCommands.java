@@ -380,7 +380,7 @@ public final class ClusterCommands {
 
     private static void setSlot(ClusterMode m, Session s, Args a) {
         Topology t = m.topology();
-        ClusterNode me = t.node(m.myId());
+        ClusterNode me = m.nodesView().node(m.myId()); // listed also while a join into another group is being applied
         if (!me.isPrimary()) {
             throw new RedisError("ERR Please use SETSLOT only with masters.");
         }
@@ -413,7 +413,7 @@ public final class ClusterCommands {
         if (!n.isPrimary()) {
             throw new RedisError("ERR I can only replicate a master, not a replica.");
         }
-        if (t.node(m.myId()).isPrimary() && (t.slotCount(m.myId()) != 0 || s.engine().keyspace().db(0).size() != 0)) {
+        if (m.nodesView().node(m.myId()).isPrimary() && (t.slotCount(m.myId()) != 0 || s.engine().keyspace().db(0).size() != 0)) {
             throw new RedisError("ERR To set a master the node must be empty and without assigned slots.");
         }
         m.commit(new TopologyChange.Replicate(m.myId(), id));
@@ -473,7 +473,7 @@ public final class ClusterCommands {
                 throw Errors.SYNTAX;
             }
         }
-        ClusterNode me = m.topology().node(m.myId());
+        ClusterNode me = m.nodesView().node(m.myId());
         if (me.isPrimary() && s.engine().keyspace().db(0).size() != 0) {
             throw new RedisError("ERR CLUSTER RESET can't be called with master nodes containing keys");
         }

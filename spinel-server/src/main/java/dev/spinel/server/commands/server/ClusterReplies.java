@@ -21,7 +21,7 @@ final class ClusterReplies {
     }
 
     static String info(ClusterMode m) {
-        Topology t = m.topology();
+        Topology t = m.nodesView(); // with this node's line while a join into another group is being applied
         ClusterNode me = t.node(m.myId());
         ClusterNode primary = me.isPrimary() ? me : t.node(me.primaryId());
         int assigned = t.assignedSlots();
