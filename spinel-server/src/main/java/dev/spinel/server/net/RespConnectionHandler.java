@@ -234,7 +234,11 @@ final class RespConnectionHandler extends ReadBatch implements ClientConnection 
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        // Connection resets and the like: the client is gone; nothing else is affected.
+        // Connection resets and the like: the client is gone; nothing else is affected. Anything else is a bug: logged.
+        if (!(cause instanceof IOException)) {
+            StackTraceElement[] at = cause.getStackTrace();
+            Log.warning("Closing client " + remoteAddress() + " on " + cause + (at.length > 0 ? " at " + at[0] : ""));
+        }
         abandon();
         ctx.close();
     }
