@@ -9,7 +9,6 @@ import dev.spinel.server.engine.clock.CommandChain;
 import dev.spinel.server.engine.clock.CommandClock;
 import dev.spinel.server.engine.tracking.Tracking;
 import dev.spinel.server.errors.RedisError;
-import dev.spinel.server.log.Log;
 import dev.spinel.server.stats.ServerStats;
 import dev.spinel.store.Keyspace;
 import dev.spinel.store.StripeLocks;
@@ -138,17 +137,6 @@ final class CommandRunner {
             if (!e.statsCounted()) {
                 stats.error(e.code());
             }
-            cmd.failedCalls.increment();
-        } catch (RuntimeException e) {
-            // A bug, not the client's mistake: the client gets an error in place of any partial reply and the log
-            // says where, instead of Netty closing the connection without a word (Redis would stop with a bug report).
-            if (session.out().size() >= replyBefore) {
-                session.out().truncate(replyBefore);
-            }
-            StackTraceElement[] at = e.getStackTrace();
-            Log.warning("Internal error in " + cmd.name() + ": " + e + (at.length > 0 ? " at " + at[0] : ""));
-            session.out().error("ERR internal error in '" + cmd.name() + "' (see the server log)");
-            stats.error("ERR");
             cmd.failedCalls.increment();
         }
         long micros;
