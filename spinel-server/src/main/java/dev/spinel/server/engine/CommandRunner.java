@@ -9,6 +9,7 @@ import dev.spinel.server.engine.clock.CommandChain;
 import dev.spinel.server.engine.clock.CommandClock;
 import dev.spinel.server.engine.tracking.Tracking;
 import dev.spinel.server.errors.RedisError;
+import dev.spinel.server.log.Log;
 import dev.spinel.server.stats.ServerStats;
 import dev.spinel.store.Keyspace;
 import dev.spinel.store.StripeLocks;
@@ -110,6 +111,22 @@ final class CommandRunner {
         return false;
     }
 
+    /**
+     * A bug, not the client's mistake: the client gets an error in place of any partial reply and the log says where,
+     * instead of Netty closing the connection without a word (Redis would stop with a bug report). A method of its
+     * own, so that the hot runCommand stays small.
+     */
+    private void internalError(Session session, Command cmd, RuntimeException e, int replyBefore) {
+        if (session.out().size() >= replyBefore) {
+            session.out().truncate(replyBefore);
+        }
+        StackTraceElement[] at = e.getStackTrace();
+        Log.warning("Internal error in " + cmd.name() + ": " + e + (at.length > 0 ? " at " + at[0] : ""));
+        session.out().error("ERR internal error in '" + cmd.name() + "' (see the server log)");
+        stats.error("ERR");
+        cmd.failedCalls.increment();
+    }
+
     private void runCommand(Session session, Command cmd, Args args, Propagator p) {
         CommandChain chain = CommandChain.current();
         // A fast command in a read batch may be timed with the run of such commands around it (RunTiming): it starts
@@ -138,6 +155,8 @@ final class CommandRunner {
                 stats.error(e.code());
             }
             cmd.failedCalls.increment();
+        } catch (RuntimeException e) {
+            internalError(session, cmd, e, replyBefore);
         }
         long micros;
         if (mayJoin && RunTiming.stays(args, session.out().size() - replyBefore, session.dirtyCount() != dirtyBefore)) {
