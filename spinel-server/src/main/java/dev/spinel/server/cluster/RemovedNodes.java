@@ -14,7 +14,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * ones would get {@code -ERR Unknown node} for a node their own FORGET would have removed. A minute, as Redis keeps
  * a forgotten node out of its gossip (CLUSTER_BLACKLIST_TTL).
  *
- * A MEET under way also asks it: the node it met, brought in and gone again, has reset, and is not asked back.
+ * <p>A MEET under way also asks it ({@link #removedSince}): the node it met, brought in and gone again, has reset,
+ * and is not asked back.
  *
  * <p>Thread-safety: {@link #applied} runs under ClusterMode's monitor, the queries on any thread.
  */
