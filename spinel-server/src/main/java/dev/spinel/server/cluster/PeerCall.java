@@ -104,10 +104,16 @@ final class PeerCall implements AutoCloseable {
 
     /** The value of {@code field} in an INFO text, or null. */
     static String infoField(String info, String field) {
-        for (String line : info.split("\r\n")) {
-            if (line.startsWith(field + ":")) {
-                return line.substring(field.length() + 1).trim();
+        // asked on every probe: String.split of a two-character separator would compile a regex each time
+        for (int start = 0; start < info.length(); ) {
+            int end = info.indexOf("\r\n", start);
+            if (end < 0) {
+                end = info.length();
             }
+            if (info.startsWith(field, start) && start + field.length() < end && info.charAt(start + field.length()) == ':') {
+                return info.substring(start + field.length() + 1, end).trim();
+            }
+            start = end + 2;
         }
         return null;
     }
