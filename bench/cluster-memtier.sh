@@ -3,7 +3,7 @@
 # 3 primaries, against the summed throughput of the same 3 servers run standalone under the same load, for Spinel
 # and for redis-server side by side.
 #
-#   bench/cluster-memtier.sh           measure: ROUNDS (3) rounds, medians (about 7 minutes a round: a cluster settles first)
+#   bench/cluster-memtier.sh           measure: ROUNDS (3) rounds, medians (about 8 minutes a round: the servers settle first)
 #   CHECK=1 bench/cluster-memtier.sh   correctness only: a short --cluster-mode run of few requests per server kind;
 #                                      fails unless every request was answered, with no MOVED and no ASK
 #
@@ -27,13 +27,16 @@
 # CHECK, CHECK_REQUESTS (2000 per client), SPINEL_ARGS (more options for every Spinel node, e.g. "--event-loop-threads 1"),
 # MEMTIER_ARGS (more memtier options for every run, e.g. "--rate-limiting=4500" to compare at one request rate),
 # OUT (raw results; default a temporary directory), NO_BUILD=1,
-# MEMTIER (path to memtier_benchmark or its wrapper; default ../shared/tools/memtier.sh), SETTLE_SECONDS (65: a cluster's
-# measured run starts at least this long after its creation, warm-up included; see below).
+# MEMTIER (path to memtier_benchmark or its wrapper; default ../shared/tools/memtier.sh), SETTLE_SECONDS (65: every
+# measured run starts at least this long after its servers started, warm-up included; see below).
 #
 # Settling: a Spinel node brought into another node's Raft group by a MEET keeps the groups it was in for 60 s (a merge
 # under way may bring it back; docs/cluster.md) and runs their heartbeats meanwhile; `--cluster create` leaves two or
 # three groups a node for that minute. The measured run waits it out, so it sees the cluster as it runs from then on;
-# redis-server's clusters wait the same.
+# redis-server's clusters, and the standalone servers of both kinds, wait the same. A JVM's background work (the crons,
+# Raft's heartbeats over gRPC) still runs partly in the interpreter then, and costs less once compiled: an idle Spinel
+# node of a cluster spent 40-60 ms of CPU a second at 70-140 s, 25 ms at 240-280 s (docs/benchmarks.md);
+# SETTLE_SECONDS=240 measures that steady state (about 25 minutes a round).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 SERVERS=${SERVERS:-spinel redis}
@@ -93,9 +96,8 @@ start_servers() {
     done
     echo "cluster-memtier.sh: $kind on ${PORTS[$i]} did not start (see $OUT)" >&2; exit 1
   done
-  CREATED=
+  CREATED=$SECONDS # a standalone server's age counts too: its own background code warms up as the cluster's does
   if [ "$cluster" = yes ]; then
-    CREATED=$SECONDS
     redis-cli --cluster create "127.0.0.1:${PORTS[0]}" "127.0.0.1:${PORTS[1]}" "127.0.0.1:${PORTS[2]}" --cluster-yes \
       > "$OUT/create-$kind.log" 2>&1 || { echo "cluster-memtier.sh: $kind cluster create failed (see $OUT)" >&2; exit 1; }
     for i in 0 1 2; do
@@ -117,9 +119,8 @@ cpu_ticks() {
   echo "$total"
 }
 
-# settle: before a cluster's warm-up, so that its measured run starts SETTLE_SECONDS after its creation at the earliest
+# settle: before the warm-up, so that the measured run starts SETTLE_SECONDS after the servers started at the earliest
 settle() {
-  [ -n "$CREATED" ] || return 0
   local wait=$((SETTLE_SECONDS - WARMUP_SECONDS - (SECONDS - CREATED)))
   if [ "$wait" -gt 0 ]; then sleep "$wait"; fi
 }
