@@ -20,6 +20,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.concurrent.TimeUnit;
 
@@ -76,7 +77,7 @@ public class DispatchBenchmark {
         for (int i = 0; i < 300; i++) {
             session.out().clear();
             engine.execute(session, info);
-            if (new String(session.out().array(), 0, session.out().size(), java.nio.charset.StandardCharsets.US_ASCII)
+            if (new String(session.out().array(), 0, session.out().size(), StandardCharsets.US_ASCII)
                     .contains("cluster_state:ok")) {
                 session.out().clear();
                 return;
