@@ -26,7 +26,7 @@ public final class Database {
     Database(Keyspace keyspace, int index, boolean slotIndexed) {
         this.keyspace = keyspace;
         this.index = index;
-        this.slots = slotIndexed ? new SlotIndex() : null;
+        this.slots = slotIndexed ? new SlotIndex(this) : null;
         for (int i = 0; i < SEGMENTS; i++) {
             segments[i] = slotIndexed ? new SlotIndexedSegment(this, i, slots) : new Segment(this, i);
         }

@@ -244,7 +244,7 @@ public class Segment extends CopyOnWriteTable {
         e.access(owner.clock());
         e.stringMark(owner.stringMark());
         link(e, hash);
-        linked(e);
+        linked(e, hash);
         size++;
         memory += SLOT_OVERHEAD + e.footprint() + e.valueFootprint();
         if (size > MAX_LOAD * table.length) {
@@ -346,7 +346,7 @@ public class Segment extends CopyOnWriteTable {
                     prev.next = c.next;
                 }
                 size--;
-                unlinked(e);
+                unlinked(e, hash);
                 if (e.expireAt() >= 0) {
                     volatileCount--;
                 }
@@ -364,11 +364,11 @@ public class Segment extends CopyOnWriteTable {
     }
 
     /** A key was added (hook for {@link SlotIndexedSegment}; called under the lock). */
-    void linked(Entry e) {
+    void linked(Entry e, int hash) {
     }
 
     /** A key was removed (hook for {@link SlotIndexedSegment}; called under the lock). */
-    void unlinked(Entry e) {
+    void unlinked(Entry e, int hash) {
     }
 
     /** Removes every key. */

@@ -140,6 +140,112 @@ class SlotIndexTest {
         assertThrows(IllegalStateException.class, () -> main.swapContents(new Keyspace(1), () -> { }));
     }
 
+    private static void del(Database db, String k) {
+        byte[] key = b(k);
+        int h = KeyHash.hash(key);
+        Segment s = db.segment(h);
+        s.lock();
+        try {
+            s.remove(key, 0, key.length, h);
+        } finally {
+            s.unlock();
+        }
+    }
+
+    /**
+     * The index holds hashes in an open-addressing table per slot: against a model, through growth, random removals
+     * (each moving later cells of its run back), shrinking and emptying; keys of several slots side by side, inline
+     * and long keys.
+     */
+    @Test
+    void indexMatchesAModelThroughGrowthRemovalsAndShrinking() {
+        Database db = new Keyspace(1, true).db(0);
+        SlotIndex idx = db.slotIndex();
+        Random random = new Random(20);
+        java.util.Map<Integer, Set<String>> model = new java.util.HashMap<>();
+        List<String> live = new java.util.ArrayList<>();
+        String[] tags = {"{a}", "{b}", "", "{long-tag-for-a-key-longer-than-inline-keys}"};
+        for (int round = 0; round < 3; round++) {
+            for (int i = 0; i < 3000; i++) {
+                String k = tags[random.nextInt(tags.length)] + "k" + round + "-" + i;
+                put(db, k);
+                live.add(k);
+                model.computeIfAbsent(KeySlot.of(b(k)), x -> new HashSet<>()).add(k);
+            }
+            java.util.Collections.shuffle(live, random);
+            int drop = round == 2 ? live.size() : live.size() * 3 / 4;
+            for (int i = 0; i < drop; i++) {
+                String k = live.remove(live.size() - 1);
+                del(db, k);
+                model.get(KeySlot.of(b(k))).remove(k);
+            }
+            for (String tag : new String[] {"{a}", "{b}", "{long-tag-for-a-key-longer-than-inline-keys}"}) {
+                int slot = KeySlot.of(b(tag));
+                Set<String> want = model.getOrDefault(slot, Set.of());
+                assertEquals(want.size(), idx.count(slot), tag);
+                assertEquals(want, keys(idx, slot), tag);
+                assertEquals(want.size(), idx.keys(slot, 100_000).size(), tag); // each key once
+                assertEquals(want.size(), idx.hashed(slot), tag); // every removal found its hash
+                assertEquals(Math.min(5, want.size()), idx.keys(slot, 5).size());
+            }
+            for (String k : live.subList(0, Math.min(50, live.size()))) {
+                int slot = KeySlot.of(b(k));
+                assertEquals(model.get(slot).size(), idx.count(slot), k);
+                assertTrue(keys(idx, slot).contains(k), k);
+            }
+        }
+        assertEquals(0, db.size());
+        for (int slot = 0; slot < KeySlot.SLOTS; slot++) {
+            assertEquals(0, idx.count(slot));
+        }
+    }
+
+    /** Two keys of one slot with one 32-bit hash: both counted, both listed once, each removed on its own. */
+    @Test
+    void keysSharingAHashAreListedOnceEach() {
+        java.util.Map<Integer, String> seen = new java.util.HashMap<>();
+        String x = null;
+        String y = null;
+        for (int i = 0; x == null; i++) {
+            String k = "{t}" + i;
+            String other = seen.putIfAbsent(KeyHash.hash(b(k)), k);
+            if (other != null) {
+                x = other;
+                y = k;
+            }
+        }
+        Database db = new Keyspace(1, true).db(0);
+        SlotIndex idx = db.slotIndex();
+        int slot = KeySlot.of(b("{t}"));
+        put(db, x);
+        put(db, y);
+        put(db, "{t}z");
+        assertEquals(3, idx.count(slot));
+        assertEquals(Set.of(x, y, "{t}z"), keys(idx, slot));
+        assertEquals(3, idx.keys(slot, 100).size()); // the shared hash visited once
+        del(db, x);
+        assertEquals(Set.of(y, "{t}z"), keys(idx, slot));
+        del(db, y);
+        assertEquals(Set.of("{t}z"), keys(idx, slot));
+    }
+
+    /** A zero hash marks an empty cell: a key hashing to 0 is counted beside the table, and leaves it as it came. */
+    @Test
+    void aZeroHashIsCountedBesideTheTable() {
+        Database db = new Keyspace(1, true).db(0);
+        SlotIndex idx = db.slotIndex();
+        put(db, "{t}a");
+        int slot = KeySlot.of(b("{t}"));
+        idx.added(slot, 0);
+        assertEquals(2, idx.count(slot));
+        assertEquals(Set.of("{t}a"), keys(idx, slot)); // no entry of that hash in the segments: nothing more listed
+        idx.removed(slot, 0);
+        assertEquals(1, idx.count(slot));
+        del(db, "{t}a");
+        assertEquals(0, idx.count(slot));
+        assertEquals(Set.of(), keys(idx, slot));
+    }
+
     @Test
     void keySlotMatchesRedis() {
         // values from redis-server 7.0.15's CLUSTER KEYSLOT
