@@ -378,9 +378,14 @@ public final class ClusterCommands {
         return n;
     }
 
+    /** This node as its CLUSTER NODES lists it: also while a join into another group is being applied. */
+    private static ClusterNode self(ClusterMode m) {
+        return m.nodesView().node(m.myId());
+    }
+
     private static void setSlot(ClusterMode m, Session s, Args a) {
         Topology t = m.topology();
-        ClusterNode me = m.nodesView().node(m.myId()); // listed also while a join into another group is being applied
+        ClusterNode me = self(m);
         if (!me.isPrimary()) {
             throw new RedisError("ERR Please use SETSLOT only with masters.");
         }
@@ -413,7 +418,7 @@ public final class ClusterCommands {
         if (!n.isPrimary()) {
             throw new RedisError("ERR I can only replicate a master, not a replica.");
         }
-        if (m.nodesView().node(m.myId()).isPrimary() && (t.slotCount(m.myId()) != 0 || s.engine().keyspace().db(0).size() != 0)) {
+        if (self(m).isPrimary() && (t.slotCount(m.myId()) != 0 || s.engine().keyspace().db(0).size() != 0)) {
             throw new RedisError("ERR To set a master the node must be empty and without assigned slots.");
         }
         m.commit(new TopologyChange.Replicate(m.myId(), id));
@@ -473,7 +478,7 @@ public final class ClusterCommands {
                 throw Errors.SYNTAX;
             }
         }
-        ClusterNode me = m.nodesView().node(m.myId());
+        ClusterNode me = self(m);
         if (me.isPrimary() && s.engine().keyspace().db(0).size() != 0) {
             throw new RedisError("ERR CLUSTER RESET can't be called with master nodes containing keys");
         }
