@@ -11,9 +11,10 @@ import java.util.List;
  * a keyspace built without it has no index and pays nothing per write.
  *
  * <p>A slot holds its keys' count and their 32-bit {@link KeyHash}es, not the keys: one {@code int[]} per slot that
- * has keys, an open-addressing table (linear probing, at most 3/4 full), 4-11 bytes a key and no object per key
- * (a set of the keys themselves cost ~157 bytes a key, three objects each for the collector to trace: 16 MB beside
- * 32 MB of data for 100,000 keys of 256-byte values). The keys are found again through their hashes: a hash
+ * has keys, an open-addressing table (linear probing, at most 3/4 full), 5-11 bytes a key as keys come (up to 32 after
+ * most of a slot's keys left, before its table halves) and no object per key (a set of the keys themselves cost ~156
+ * bytes a key, three objects each for the collector to trace: 16 MB beside 32 MB of data for 100,000 keys of
+ * 256-byte values). The keys are found again through their hashes: a hash
  * picks the segment and the bucket, whose entries of that hash and slot are the keys. Two keys of one slot may share
  * a hash; the table keeps it twice and GETKEYSINSLOT visits it once. A zero hash marks an empty cell, so keys
  * hashing to 0 are only counted (the count minus the table's cells) and looked up when there are any.
